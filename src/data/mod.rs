@@ -1,0 +1,193 @@
+//! Datasets: loading from files and bundled copies, generators and
+//! preprocessing. Everything ends up as a [`Dataset`].
+
+use crate::error::{Error, Result};
+use ndarray::Array2;
+
+pub mod bundled;
+pub mod delimited;
+pub mod generate;
+pub mod matv5;
+pub mod npy;
+pub mod preprocess;
+pub mod source;
+
+pub use preprocess::{Missing, Scaling};
+pub use source::{DataSource, load};
+
+/// Ground-truth class labels, as dense ids `0..names.len()` in order of
+/// first appearance, with the original spelling of each class kept.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Labels {
+    pub ids: Vec<usize>,
+    pub names: Vec<String>,
+}
+
+impl Labels {
+    /// Builds dense ids from the raw label strings of each row.
+    pub fn from_strings<S: AsRef<str>>(raw: &[S]) -> Self {
+        let mut names: Vec<String> = Vec::new();
+        let mut index = std::collections::HashMap::new();
+        let ids = raw
+            .iter()
+            .map(|s| {
+                let s = s.as_ref().trim();
+                *index.entry(s.to_string()).or_insert_with(|| {
+                    names.push(s.to_string());
+                    names.len() - 1
+                })
+            })
+            .collect();
+        Labels { ids, names }
+    }
+
+    /// Builds labels from numeric codes, naming each class by its code
+    /// (`1`, not `1.0`, for integral codes).
+    pub fn from_codes(codes: &[f64]) -> Self {
+        let raw: Vec<String> = codes
+            .iter()
+            .map(|&c| {
+                if c.fract() == 0.0 && c.abs() < 1e15 {
+                    format!("{}", c as i64)
+                } else {
+                    format!("{c}")
+                }
+            })
+            .collect();
+        Self::from_strings(&raw)
+    }
+
+    pub fn n_classes(&self) -> usize {
+        self.names.len()
+    }
+
+    /// Keeps only the rows whose index is in `keep` (sorted).
+    pub fn select(&self, keep: &[usize]) -> Self {
+        let raw: Vec<&str> = keep
+            .iter()
+            .map(|&i| self.names[self.ids[i]].as_str())
+            .collect();
+        Self::from_strings(&raw)
+    }
+}
+
+/// A numeric data matrix with what is known about it.
+#[derive(Debug, Clone)]
+pub struct Dataset {
+    /// Short name shown to users (file stem, bundled name or generator).
+    pub name: String,
+    /// Where it came from: a path, `bundled:NAME` or `gen:NAME,...`.
+    pub source: String,
+    /// n × p features, row-major.
+    pub x: Array2<f64>,
+    /// One name per feature (`f1..fp` when the source has none).
+    pub feature_names: Vec<String>,
+    /// Ground truth, when known.
+    pub labels: Option<Labels>,
+    /// Which features are informative, when known (the `sparse` generator).
+    pub relevance: Option<Vec<bool>>,
+    /// Things the loader or preprocessing did that the user should know.
+    pub notes: Vec<String>,
+}
+
+impl Dataset {
+    pub fn new(name: impl Into<String>, source: impl Into<String>, x: Array2<f64>) -> Self {
+        let p = x.ncols();
+        Dataset {
+            name: name.into(),
+            source: source.into(),
+            x,
+            feature_names: default_feature_names(p),
+            labels: None,
+            relevance: None,
+            notes: Vec::new(),
+        }
+    }
+
+    pub fn n(&self) -> usize {
+        self.x.nrows()
+    }
+
+    pub fn p(&self) -> usize {
+        self.x.ncols()
+    }
+
+    /// Checks the invariants every loader must leave: at least one row and
+    /// one feature, consistent names and labels, every value finite.
+    pub fn validate(&self) -> Result<()> {
+        if self.n() == 0 {
+            return Err(Error::Data(format!("{}: no data rows", self.source)));
+        }
+        if self.p() == 0 {
+            return Err(Error::Data(format!(
+                "{}: no feature columns (only labels?)",
+                self.source
+            )));
+        }
+        assert_eq!(self.feature_names.len(), self.p());
+        if let Some(l) = &self.labels {
+            assert_eq!(l.ids.len(), self.n());
+        }
+        if let Some(r) = &self.relevance {
+            assert_eq!(r.len(), self.p());
+        }
+        if let Some((idx, _)) = self.x.indexed_iter().find(|(_, v)| !v.is_finite()) {
+            return Err(Error::Data(format!(
+                "{}: row {}, column {} ({}): value is not finite",
+                self.source,
+                idx.0 + 1,
+                idx.1 + 1,
+                self.feature_names[idx.1]
+            )));
+        }
+        Ok(())
+    }
+}
+
+pub fn default_feature_names(p: usize) -> Vec<String> {
+    (1..=p).map(|j| format!("f{j}")).collect()
+}
+
+/// Which column or variable holds the ground-truth labels.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum LabelChoice {
+    /// A column named label, class, target, y or cluster (any case); for
+    /// `.mat` files a variable `gnd`, `Y` or `label`.
+    #[default]
+    Auto,
+    /// No labels: every column is a feature.
+    None,
+    /// The column (or `.mat` variable) with this name.
+    Name(String),
+    /// The column at this 0-based index.
+    Index(usize),
+}
+
+impl std::str::FromStr for LabelChoice {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        let t = s.trim();
+        Ok(match t.to_ascii_lowercase().as_str() {
+            "" => return Err("empty label choice".into()),
+            "auto" => LabelChoice::Auto,
+            "none" => LabelChoice::None,
+            _ => match t.parse::<usize>() {
+                Ok(i) => LabelChoice::Index(i),
+                Err(_) => LabelChoice::Name(t.to_string()),
+            },
+        })
+    }
+}
+
+/// Column names taken as labels by [`LabelChoice::Auto`].
+pub const AUTO_LABEL_NAMES: [&str; 5] = ["label", "class", "target", "y", "cluster"];
+
+/// How to read a source: which labels, which `.mat` variable, and what to
+/// do with missing cells.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    pub label: LabelChoice,
+    /// `.mat` files: the variable that holds the features.
+    pub var: Option<String>,
+    pub missing: Missing,
+}

@@ -1,0 +1,6 @@
+//! NumPy .npy (STUB — being written).
+use super::{Dataset, LoadOptions};
+use crate::error::Result;
+pub fn read(_path: &std::path::Path, _opts: &LoadOptions) -> Result<Dataset> {
+    todo!()
+}

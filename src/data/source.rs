@@ -1,0 +1,143 @@
+//! Where a dataset comes from: a file, a bundled name or a generator.
+
+use super::{Dataset, LoadOptions, bundled, delimited, generate, matv5, npy, preprocess};
+use crate::error::{Error, Result};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum DataSource {
+    File(PathBuf),
+    Bundled(&'static str),
+    /// `gen:NAME[,key=value…]`
+    Generator {
+        name: String,
+        params: Vec<(String, String)>,
+    },
+}
+
+impl DataSource {
+    /// Reads `PATH|NAME|gen:NAME[,key=value…]`. An existing file wins over
+    /// a bundled dataset of the same name.
+    pub fn parse(spec: &str) -> Result<Self> {
+        let spec = spec.trim();
+        if let Some(rest) = spec.strip_prefix("gen:") {
+            let mut parts = rest.split(',');
+            let name = parts.next().unwrap_or("").trim().to_string();
+            let mut params = Vec::new();
+            for part in parts.filter(|p| !p.trim().is_empty()) {
+                let (k, v) = part.split_once('=').ok_or_else(|| {
+                    Error::Param(format!(
+                        "generator parameter '{part}' must be key=value, as in gen:blobs,n=1000,k=5"
+                    ))
+                })?;
+                params.push((k.trim().to_string(), v.trim().to_string()));
+            }
+            generate::check_name(&name)?;
+            return Ok(DataSource::Generator { name, params });
+        }
+        let path = Path::new(spec);
+        if path.exists() {
+            return Ok(DataSource::File(path.to_path_buf()));
+        }
+        if let Some(b) = bundled::find(spec) {
+            return Ok(DataSource::Bundled(b.name));
+        }
+        let names: Vec<&str> = bundled::BUNDLED.iter().map(|b| b.name).collect();
+        Err(Error::Data(format!(
+            "{spec}: no such file, and not a bundled dataset ({}) or a generator (gen:NAME)",
+            names.join(", ")
+        )))
+    }
+
+    /// The text that reproduces this source on the command line.
+    pub fn spec(&self) -> String {
+        match self {
+            DataSource::File(p) => p.display().to_string(),
+            DataSource::Bundled(n) => n.to_string(),
+            DataSource::Generator { name, params } => {
+                let mut s = format!("gen:{name}");
+                for (k, v) in params {
+                    s.push_str(&format!(",{k}={v}"));
+                }
+                s
+            }
+        }
+    }
+}
+
+/// Loads a source into a validated dataset (not yet scaled).
+pub fn load(src: &DataSource, opts: &LoadOptions) -> Result<Dataset> {
+    let mut ds = match src {
+        DataSource::Bundled(name) => bundled::load(bundled::find(name).expect("known"), opts)?,
+        DataSource::Generator { name, params } => generate::generate(name, params)?,
+        DataSource::File(path) => load_file(path, opts)?,
+    };
+    preprocess::resolve_missing(&mut ds, opts.missing)?;
+    ds.validate()?;
+    Ok(ds)
+}
+
+fn load_file(path: &Path, opts: &LoadOptions) -> Result<Dataset> {
+    let shown = path.display().to_string();
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let mut ds = match ext.as_str() {
+        "npy" => npy::read(path, opts)?,
+        "mat" => matv5::read(path, opts)?,
+        _ => {
+            let bytes = std::fs::read(path).map_err(|e| Error::io(&shown, e))?;
+            let text = String::from_utf8(bytes).map_err(|e| {
+                Error::Data(format!(
+                    "{shown}: not UTF-8 text (invalid byte at offset {}); expected a delimited text file, .npy or .mat",
+                    e.utf8_error().valid_up_to()
+                ))
+            })?;
+            delimited::parse(&text, &shown, opts)?
+        }
+    };
+    ds.name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or(shown.clone());
+    ds.source = shown;
+    Ok(ds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_generator_specs() {
+        let s = DataSource::parse("gen:blobs,n=100, k=3").unwrap();
+        assert_eq!(
+            s,
+            DataSource::Generator {
+                name: "blobs".into(),
+                params: vec![("n".into(), "100".into()), ("k".into(), "3".into())]
+            }
+        );
+        assert_eq!(s.spec(), "gen:blobs,n=100,k=3");
+        assert!(DataSource::parse("gen:blobs,n").is_err());
+        assert!(DataSource::parse("gen:nosuch").is_err());
+    }
+
+    #[test]
+    fn bundled_names_and_unknowns() {
+        assert_eq!(DataSource::parse("iris").unwrap(), DataSource::Bundled("iris"));
+        let e = DataSource::parse("no_such_thing.csv").unwrap_err().to_string();
+        assert!(e.contains("no such file") && e.contains("iris"), "{e}");
+    }
+
+    #[test]
+    fn every_bundled_dataset_loads_with_labels() {
+        for b in bundled::BUNDLED.iter() {
+            let ds = load(&DataSource::Bundled(b.name), &LoadOptions::default()).unwrap();
+            assert!(ds.n() > 100 && ds.p() >= 4, "{}", b.name);
+            assert!(ds.labels.is_some(), "{}", b.name);
+        }
+    }
+}

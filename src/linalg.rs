@@ -1,0 +1,157 @@
+//! Dense matrix products on ndarray arrays, computed by faer's GEMM.
+//!
+//! Every hot loop of the solvers (n×k distances, weighted means, K·W) goes
+//! through here. The product is split into a fixed number of tasks whatever
+//! the size of the thread pool, so the floating-point result depends only on
+//! the inputs, never on how many threads run them.
+
+use faer::linalg::matmul::matmul;
+use faer::{Accum, MatMut, MatRef, Par};
+use ndarray::{Array2, ArrayView2, ArrayViewMut2};
+use std::num::NonZeroUsize;
+
+/// Tasks a product is split into. Fixed so results are identical for any
+/// thread count; a pool with fewer threads simply runs several of them.
+const SPLIT: usize = 8;
+
+fn par_for(flops: usize) -> Par {
+    if flops < 1 << 18 {
+        Par::Seq
+    } else {
+        Par::Rayon(NonZeroUsize::new(SPLIT).unwrap())
+    }
+}
+
+fn as_faer<'a>(a: &'a ArrayView2<'a, f64>) -> MatRef<'a, f64> {
+    let (r, c) = a.dim();
+    let s = a.strides();
+    // SAFETY: the view covers r×c elements at these strides and outlives the result.
+    unsafe { MatRef::from_raw_parts(a.as_ptr(), r, c, s[0], s[1]) }
+}
+
+fn as_faer_mut<'a>(a: &'a mut ArrayViewMut2<'a, f64>) -> MatMut<'a, f64> {
+    let (r, c) = a.dim();
+    let s = a.strides().to_vec();
+    // SAFETY: the mutable view is uniquely borrowed and covers r×c elements.
+    unsafe { MatMut::from_raw_parts_mut(a.as_mut_ptr(), r, c, s[0], s[1]) }
+}
+
+/// `out ← alpha·a·b (+ out if accumulate)`.
+pub fn gemm_into(
+    mut out: ArrayViewMut2<f64>,
+    a: ArrayView2<f64>,
+    b: ArrayView2<f64>,
+    alpha: f64,
+    accumulate: bool,
+) {
+    assert_eq!(a.ncols(), b.nrows(), "inner dimensions differ");
+    assert_eq!(out.dim(), (a.nrows(), b.ncols()), "output shape");
+    let flops = a.nrows() * a.ncols() * b.ncols();
+    let accum = if accumulate {
+        Accum::Add
+    } else {
+        Accum::Replace
+    };
+    let mut view = out.view_mut();
+    matmul(
+        as_faer_mut(&mut view),
+        accum,
+        as_faer(&a),
+        as_faer(&b),
+        alpha,
+        par_for(flops),
+    );
+}
+
+/// `a·b`.
+pub fn dot(a: ArrayView2<f64>, b: ArrayView2<f64>) -> Array2<f64> {
+    let mut out = Array2::zeros((a.nrows(), b.ncols()));
+    gemm_into(out.view_mut(), a, b, 1.0, false);
+    out
+}
+
+/// `a·bᵀ`.
+pub fn dot_nt(a: ArrayView2<f64>, b: ArrayView2<f64>) -> Array2<f64> {
+    dot(a, b.t())
+}
+
+/// `aᵀ·b`.
+pub fn dot_tn(a: ArrayView2<f64>, b: ArrayView2<f64>) -> Array2<f64> {
+    dot(a.t(), b)
+}
+
+/// Squared Euclidean distances between the rows of `x` and of `c`,
+/// `‖x‖² + ‖c‖² − 2·x·cᵀ`, clamped at zero against rounding.
+/// `x_norms` are the precomputed squared row norms of `x`.
+pub fn sq_dists(x: ArrayView2<f64>, x_norms: &[f64], c: ArrayView2<f64>) -> Array2<f64> {
+    let c_norms = row_sq_norms(c);
+    let mut d = Array2::zeros((x.nrows(), c.nrows()));
+    gemm_into(d.view_mut(), x, c.t(), -2.0, false);
+    par_rows_mut(&mut d, |i, row| {
+        for (j, v) in row.iter_mut().enumerate() {
+            *v = (*v + x_norms[i] + c_norms[j]).max(0.0);
+        }
+    });
+    d
+}
+
+/// Squared Euclidean norm of every row.
+pub fn row_sq_norms(x: ArrayView2<f64>) -> Vec<f64> {
+    let mut out = vec![0.0; x.nrows()];
+    let body = |(i, o): (usize, &mut f64)| {
+        let r = x.row(i);
+        *o = r.dot(&r);
+    };
+    if x.len() > 1 << 16 {
+        use rayon::prelude::*;
+        out.par_iter_mut().enumerate().for_each(body);
+    } else {
+        out.iter_mut().enumerate().for_each(body);
+    }
+    out
+}
+
+/// Runs `f(i, row_i)` over the rows of `a`, in parallel for large arrays.
+/// Each row is handled by exactly one call, so the result is deterministic.
+pub fn par_rows_mut<F>(a: &mut Array2<f64>, f: F)
+where
+    F: Fn(usize, &mut [f64]) + Sync + Send,
+{
+    let cols = a.ncols().max(1);
+    let big = a.len() > 1 << 15;
+    let slice = a
+        .as_slice_mut()
+        .expect("par_rows_mut needs a standard-layout array");
+    if big {
+        use rayon::prelude::*;
+        slice
+            .par_chunks_mut(cols)
+            .enumerate()
+            .for_each(|(i, r)| f(i, r));
+    } else {
+        slice.chunks_mut(cols).enumerate().for_each(|(i, r)| f(i, r));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    #[test]
+    fn products_match_ndarray() {
+        let a = array![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]];
+        let b = array![[1.0, 0.5], [0.0, 1.0], [2.0, -1.0]];
+        assert_eq!(dot(a.view(), b.view()), a.dot(&b));
+        assert_eq!(dot_nt(a.view(), a.view()), a.dot(&a.t()));
+        assert_eq!(dot_tn(b.view(), b.view()), b.t().dot(&b));
+    }
+
+    #[test]
+    fn squared_distances() {
+        let x = array![[0.0, 0.0], [3.0, 4.0]];
+        let c = array![[0.0, 0.0], [3.0, 0.0]];
+        let d = sq_dists(x.view(), &row_sq_norms(x.view()), c.view());
+        assert_eq!(d, array![[0.0, 9.0], [25.0, 16.0]]);
+    }
+}

@@ -1,0 +1,1 @@
+//! Clustering scores (STUB — being written).
