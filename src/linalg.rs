@@ -129,7 +129,10 @@ where
             .enumerate()
             .for_each(|(i, r)| f(i, r));
     } else {
-        slice.chunks_mut(cols).enumerate().for_each(|(i, r)| f(i, r));
+        slice
+            .chunks_mut(cols)
+            .enumerate()
+            .for_each(|(i, r)| f(i, r));
     }
 }
 

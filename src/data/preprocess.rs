@@ -43,13 +43,12 @@ impl std::fmt::Display for Scaling {
 /// With [`Missing::Error`] the loader has already refused such a file; here
 /// it only guards the invariant.
 pub fn resolve_missing(ds: &mut Dataset, policy: Missing) -> Result<()> {
-    let bad_rows: Vec<usize> = ds
-        .x
-        .axis_iter(Axis(0))
-        .enumerate()
-        .filter(|(_, r)| r.iter().any(|v| !v.is_finite()))
-        .map(|(i, _)| i)
-        .collect();
+    let bad_rows: Vec<usize> =
+        ds.x.axis_iter(Axis(0))
+            .enumerate()
+            .filter(|(_, r)| r.iter().any(|v| !v.is_finite()))
+            .map(|(i, _)| i)
+            .collect();
     if bad_rows.is_empty() {
         return Ok(());
     }
@@ -76,8 +75,9 @@ pub fn resolve_missing(ds: &mut Dataset, policy: Missing) -> Result<()> {
                     filled += 1;
                 }
             }
-            ds.notes
-                .push(format!("imputed {filled} missing cell(s) with column means"));
+            ds.notes.push(format!(
+                "imputed {filled} missing cell(s) with column means"
+            ));
             Ok(())
         }
         Missing::DropIncomplete => {

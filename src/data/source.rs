@@ -127,8 +127,13 @@ mod tests {
 
     #[test]
     fn bundled_names_and_unknowns() {
-        assert_eq!(DataSource::parse("iris").unwrap(), DataSource::Bundled("iris"));
-        let e = DataSource::parse("no_such_thing.csv").unwrap_err().to_string();
+        assert_eq!(
+            DataSource::parse("iris").unwrap(),
+            DataSource::Bundled("iris")
+        );
+        let e = DataSource::parse("no_such_thing.csv")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no such file") && e.contains("iris"), "{e}");
     }
 

@@ -1,0 +1,306 @@
+#!/usr/bin/env python3
+"""Seconds per iteration: meanscape `power` and `kmeans` vs scikit-learn's Lloyd KMeans.
+
+What it measures
+----------------
+The cost of one iteration of
+
+* our power k-means   (`meanscape run --algo power  -P tol=0`, which forces exactly N iterations),
+* our k-means (Lloyd) (`meanscape run --algo kmeans -P tol=0`; it may still stop early when no
+  label changes, so the *reported* `iterations` is used),
+* scikit-learn's `KMeans(algorithm="lloyd", n_init=1, tol=0)` started from fixed k-means++ centres,
+
+all timed in the same run of this script on the same machine, on
+
+* USPS (`../shared/data/usps.csv`, 11000 x 256 integer pixels, k = 10), and
+* Fashion-MNIST (train + test = 70000 x 784, k = 10), read from the Debian package
+  `dataset-fashion-mnist` (IDX files in /usr/share/datasets/fashion-mnist/, installed with apt-get
+  if missing) and converted to one float64 .npy under bench/out/.
+
+Both sides cluster identical raw float64 values: our runs use `--scale none`, and scikit-learn is fed
+the same unscaled matrix.
+
+How
+---
+Our `elapsed_ms` is solver time (no loading) but includes k-means++ seeding; scikit-learn's `.fit`
+includes input validation, a copy and centring of X and a final labelling pass. To remove all such
+one-off costs on both sides, every configuration is run at max_iter = N and at max_iter = 1 and
+
+    seconds/iteration = (t_N - t_1) / (iters_N - iters_1)
+
+where t is the median over REPS (3) repeats and iters is the reported iteration count (`iterations`
+for ours, `n_iter_` for scikit-learn; both are 1 at max_iter = 1). N = 30 for USPS, 20 for
+Fashion-MNIST. scikit-learn's centres come from `sklearn.cluster.kmeans_plusplus` (computed once,
+outside the timing). scikit-learn uses all cores (OpenMP + OpenBLAS threads, recorded via
+threadpoolctl); our binary also uses all cores.
+
+The machine may be shared (other builds): each timed run waits for an idle machine and is redone
+if other processes used more than 0.05 CPU-s while it ran (from /proc/stat minus our own CPU time).
+
+Output: a markdown table on stdout and the raw timings in bench/out/iteration.json.
+
+Run from the repo root:  python3 bench/iteration.py   [--only usps|fashion] [--reps 3]
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+VENV = BENCH / ".venv"
+OUT = BENCH / "out"
+
+
+def ensure_venv():
+    """Re-run this script inside bench/.venv (creating it, with numpy + scikit-learn, if needed)."""
+    vpy = VENV / "bin" / "python"
+    if Path(sys.prefix).resolve() == VENV.resolve():
+        return
+    if not vpy.exists():
+        print(f"creating {VENV} ...", file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+    ok = subprocess.run([str(vpy), "-c", "import numpy, sklearn"], capture_output=True).returncode == 0
+    if not ok:
+        subprocess.run([str(vpy), "-m", "pip", "install", "-q", "numpy", "scikit-learn"], check=True)
+    os.execv(str(vpy), [str(vpy), str(Path(__file__).resolve()), *sys.argv[1:]])
+
+
+ensure_venv()
+
+import argparse  # noqa: E402
+import gzip  # noqa: E402
+import json  # noqa: E402
+import platform  # noqa: E402
+import statistics  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+import sklearn  # noqa: E402
+from sklearn.cluster import KMeans, kmeans_plusplus  # noqa: E402
+from threadpoolctl import threadpool_info  # noqa: E402
+
+BIN = ROOT / "target" / "release" / "meanscape"
+K = 10
+FMNIST_DIR = Path("/usr/share/datasets/fashion-mnist")
+
+
+def build():
+    print("cargo build --release ...", file=sys.stderr)
+    subprocess.run(["cargo", "build", "--release"], cwd=ROOT, check=True)
+
+
+# ---------------------------------------------------------------------------- datasets
+
+def load_usps():
+    path = ROOT.parent / "shared" / "data" / "usps.csv"
+    if not path.exists():
+        return None, f"{path} not found"
+    with open(path) as f:
+        header = f.readline().strip().split(",")
+    if header[-1] != "label":
+        return None, f"{path}: last column is {header[-1]!r}, expected 'label'"
+    X = np.loadtxt(path, delimiter=",", skiprows=1, usecols=range(len(header) - 1), dtype=np.float64)
+    # Our binary reads the CSV itself; --label label drops the label column from the features.
+    return dict(name="usps", file=path, X=X, N=30, extra=["--label", "label"]), None
+
+
+def read_idx(path):
+    """Read an IDX file (gzipped or not: decided by the magic bytes, not the name)."""
+    with open(path, "rb") as f:
+        gz = f.read(2) == b"\x1f\x8b"
+    raw = (gzip.open if gz else open)(path, "rb").read()
+    if raw[0] != 0 or raw[1] != 0 or raw[2] != 0x08:
+        raise ValueError(f"{path}: not an unsigned-byte IDX file")
+    ndim = raw[3]
+    dims = [int.from_bytes(raw[4 + 4 * i: 8 + 4 * i], "big") for i in range(ndim)]
+    data = np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * ndim)
+    return data.reshape(dims)
+
+
+def load_fashion():
+    npy = OUT / "fashion-mnist.npy"
+    if not FMNIST_DIR.is_dir():
+        print(f"{FMNIST_DIR} missing: apt-get install -y dataset-fashion-mnist", file=sys.stderr)
+        r = subprocess.run(["apt-get", "install", "-y", "dataset-fashion-mnist"], capture_output=True, text=True)
+        if r.returncode != 0:
+            subprocess.run(["apt-get", "update"], capture_output=True)
+            r = subprocess.run(["apt-get", "install", "-y", "dataset-fashion-mnist"], capture_output=True, text=True)
+        if not FMNIST_DIR.is_dir():
+            return None, f"could not install dataset-fashion-mnist: {r.stderr.strip()[-300:]}"
+    if not (npy.exists() and np.load(npy, mmap_mode="r").shape == (70000, 784)):
+        parts = []
+        for stem in ("train-images-idx3-ubyte", "t10k-images-idx3-ubyte"):
+            cands = [FMNIST_DIR / (stem + ".gz"), FMNIST_DIR / stem]
+            path = next((c for c in cands if c.exists()), None)
+            if path is None:
+                return None, f"{stem}[.gz] not found in {FMNIST_DIR}"
+            parts.append(read_idx(path).reshape(-1, 784))
+        X = np.ascontiguousarray(np.vstack(parts), dtype=np.float64)
+        assert X.shape == (70000, 784), X.shape
+        np.save(npy, X)
+    X = np.load(npy)
+    return dict(name="fashion-mnist", file=npy, X=X, N=20, extra=["--label", "none"]), None
+
+
+# ---------------------------------------------------------------------------- timing
+#
+# Other work on this 2-core machine (e.g. a cargo build) distorts timings badly, OpenMP's static
+# schedule in scikit-learn most of all. So every timed run is (a) started only once the machine has
+# been idle for a moment and (b) repeated (up to TRIES times) if the machine's CPU time during the run
+# exceeded our own process's by more than FOREIGN_MAX seconds -- i.e. someone else was running.
+
+HZ = os.sysconf("SC_CLK_TCK")
+TRIES = 6
+FOREIGN_MAX = 0.05
+
+
+def busy_seconds():
+    """CPU-seconds the whole machine has spent not idle, from /proc/stat."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return (sum(v) - v[3] - v[4]) / HZ  # minus idle and iowait
+
+
+def own_seconds():
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def wait_quiet(max_wait=300.0):
+    """Wait until the machine is (almost) idle for 0.5 s."""
+    t0 = time.time()
+    while time.time() - t0 < max_wait:
+        b0 = busy_seconds()
+        time.sleep(0.5)
+        if busy_seconds() - b0 < 0.05:
+            return
+    print("  warning: machine not idle, measuring anyway", file=sys.stderr)
+
+
+def guarded(fn):
+    """Run fn() (which returns a dict) on a quiet machine; retry when foreign CPU use overlapped it."""
+    for attempt in range(TRIES):
+        wait_quiet()
+        b0, o0 = busy_seconds(), own_seconds()
+        r = fn()
+        foreign = (busy_seconds() - b0) - (own_seconds() - o0)
+        r.update(foreign_cpu_s=round(foreign, 3), attempt=attempt + 1)
+        if foreign <= FOREIGN_MAX:
+            return r
+        print(f"  {foreign:.2f} CPU-s of other work overlapped a run; retrying", file=sys.stderr)
+    r["contended"] = True
+    return r
+
+
+def ours(ds, algo, max_iter):
+    cmd = [str(BIN), "run", "--data", str(ds["file"]), "--algo", algo, "--k", str(K), "--scale", "none",
+           *ds["extra"], "--max-iter", str(max_iter), "-P", "tol=0", "--seed", "0", "--json", "-q"]
+    r = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    j = json.loads(r.stdout)
+    return dict(seconds=j["elapsed_ms"] / 1000, iterations=j["iterations"], load_ms=j["load_ms"],
+                objective=j["objective"], nmi=(j.get("metrics") or {}).get("nmi"))
+
+
+def sk(X, init, max_iter):
+    km = KMeans(n_clusters=K, init=init, n_init=1, max_iter=max_iter, tol=0, algorithm="lloyd")
+    t0 = time.perf_counter()
+    km.fit(X)
+    dt = time.perf_counter() - t0
+    return dict(seconds=dt, iterations=int(km.n_iter_), objective=float(km.inertia_))
+
+
+def per_iter(runs_n, runs_1):
+    """(median t_N - median t_1) / (iters_N - iters_1)."""
+    tn = statistics.median(r["seconds"] for r in runs_n)
+    t1 = statistics.median(r["seconds"] for r in runs_1)
+    itn = statistics.median(r["iterations"] for r in runs_n)
+    it1 = statistics.median(r["iterations"] for r in runs_1)
+    if itn <= it1:
+        return dict(s_per_iter=None, t_N=tn, t_1=t1, iters_N=itn, iters_1=it1)
+    return dict(s_per_iter=(tn - t1) / (itn - it1), t_N=tn, t_1=t1, iters_N=itn, iters_1=it1)
+
+
+def bench(ds, reps):
+    X, N = ds["X"], ds["N"]
+    init, _ = kmeans_plusplus(X, n_clusters=K, random_state=0)
+    raw = {key: {1: [], N: []} for key in ("power", "kmeans", "sklearn")}
+    for rep in range(reps):
+        for m in (1, N):
+            for algo in ("power", "kmeans"):
+                raw[algo][m].append(guarded(lambda: ours(ds, algo, m)))
+            raw["sklearn"][m].append(guarded(lambda: sk(X, init, m)))
+        print(f"  {ds['name']}: repeat {rep + 1}/{reps} done", file=sys.stderr)
+    summary = {key: per_iter(v[N], v[1]) for key, v in raw.items()}
+    return dict(dataset=ds["name"], file=str(ds["file"]), n=X.shape[0], p=X.shape[1], k=K, N=N,
+                summary=summary, raw={key: {str(m): v for m, v in d.items()} for key, d in raw.items()})
+
+
+# ---------------------------------------------------------------------------- report
+
+def fmt(x, spec=".4f"):
+    return "—" if x is None else format(x, spec)
+
+
+def ratio(a, b):
+    return None if a is None or b is None or b <= 0 else a / b
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--only", choices=["usps", "fashion"], help="run one dataset only")
+    ap.add_argument("--reps", type=int, default=3)
+    args = ap.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    build()
+
+    loaders = {"usps": load_usps, "fashion": load_fashion}
+    results, skipped = [], []
+    for key, loader in loaders.items():
+        if args.only and args.only != key:
+            continue
+        ds, why = loader()
+        if ds is None:
+            print(f"SKIPPED {key}: {why}", file=sys.stderr)
+            skipped.append(dict(dataset=key, reason=why))
+            continue
+        print(f"{ds['name']}: {ds['X'].shape[0]}x{ds['X'].shape[1]}, N={ds['N']}", file=sys.stderr)
+        results.append(bench(ds, args.reps))
+
+    env = dict(sklearn=sklearn.__version__, numpy=np.__version__, python=platform.python_version(),
+               cpus=os.cpu_count(), threadpools=threadpool_info(),
+               git=subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                                  text=True).stdout.strip(),
+               git_dirty=bool(subprocess.run(["git", "status", "--porcelain", "src", "Cargo.toml"], cwd=ROOT,
+                                             capture_output=True, text=True).stdout.strip()))
+    out = OUT / "iteration.json"
+    out.write_text(json.dumps(dict(env=env, reps=args.reps, results=results, skipped=skipped), indent=1))
+
+    print("| dataset | n×p | ours power s/iter | ours kmeans s/iter | sklearn Lloyd s/iter "
+          "| power/sklearn | kmeans/sklearn |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for r in results:
+        s = r["summary"]
+        pw, km, sl = (s[a]["s_per_iter"] for a in ("power", "kmeans", "sklearn"))
+        print(f"| {r['dataset']} | {r['n']}×{r['p']} | {fmt(pw)} | {fmt(km)} | {fmt(sl)} "
+              f"| {fmt(ratio(pw, sl), '.2f')} | {fmt(ratio(km, sl), '.2f')} |")
+    for s in skipped:
+        print(f"| {s['dataset']} | skipped: {s['reason']} | | | | | |")
+
+    print("\nDetails (medians of %d repeats; t in seconds; iters = reported iterations at max_iter=N / 1):\n"
+          % args.reps)
+    print("| dataset | N | impl | t_1 | t_N | iters_N | s/iter |")
+    print("|---|---:|---|---:|---:|---:|---:|")
+    for r in results:
+        for impl, s in r["summary"].items():
+            print(f"| {r['dataset']} | {r['N']} | {impl} | {s['t_1']:.4f} | {s['t_N']:.4f} | "
+                  f"{s['iters_N']:g} | {fmt(s['s_per_iter'])} |")
+    threads = ", ".join(f"{t['internal_api']}={t['num_threads']}" for t in env["threadpools"])
+    print(f"\nscikit-learn {env['sklearn']}, numpy {env['numpy']}, threadpools: {threads}; "
+          f"{env['cpus']} CPUs; meanscape {env['git']}{' (+uncommitted src changes)' if env['git_dirty'] else ''}")
+    print(f"raw results: {out.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,181 @@
+//! Lloyd's k-means with scikit-learn's semantics: tolerance relative to the
+//! mean feature variance on the squared centre shift, strict convergence
+//! when no label changes, empty clusters moved to the farthest points.
+
+use super::params::ParamSpec;
+use super::power::{max_iter_spec, report, tol_spec};
+use super::weights::argmin;
+use super::{Algorithm, Ctx, Fit, Problem, RunConfig, Start, TracePoint, init};
+use crate::error::Result;
+use crate::linalg;
+use ndarray::{Array1, Array2, ArrayView2, Axis, Zip};
+use rayon::prelude::*;
+
+/// Rows per block when summing clusters: fixed, so the order of the
+/// floating-point additions never depends on the thread count.
+const BLOCK: usize = 2048;
+
+/// Nearest centre and squared distance of every row.
+pub fn assign(d: ArrayView2<f64>) -> (Vec<usize>, Vec<f64>) {
+    let mut lab = Array1::<usize>::zeros(d.nrows());
+    let mut dist = Array1::<f64>::zeros(d.nrows());
+    Zip::from(d.rows())
+        .and(&mut lab)
+        .and(&mut dist)
+        .for_each(|r, l, v| (*l, *v) = argmin(r.iter().copied()));
+    (lab.to_vec(), dist.to_vec())
+}
+
+/// Sums and counts of the rows of `x` per label.
+pub fn cluster_sums(x: ArrayView2<f64>, labels: &[usize], k: usize) -> (Array2<f64>, Vec<usize>) {
+    let p = x.ncols();
+    let partial: Vec<(Array2<f64>, Vec<usize>)> = (0..x.nrows().div_ceil(BLOCK))
+        .into_par_iter()
+        .map(|b| {
+            let lo = b * BLOCK;
+            let hi = (lo + BLOCK).min(x.nrows());
+            let mut sums = Array2::zeros((k, p));
+            let mut counts = vec![0; k];
+            for i in lo..hi {
+                let l = labels[i];
+                counts[l] += 1;
+                let mut row = sums.row_mut(l);
+                row += &x.row(i);
+            }
+            (sums, counts)
+        })
+        .collect();
+    let mut sums = Array2::zeros((k, p));
+    let mut counts = vec![0; k];
+    for (s, c) in partial {
+        sums += &s;
+        for (a, b) in counts.iter_mut().zip(c) {
+            *a += b;
+        }
+    }
+    (sums, counts)
+}
+
+/// Lloyd iterations from the given centres. `tol_abs` bounds the total
+/// squared centre shift.
+pub fn lloyd_loop(
+    x: ArrayView2<f64>,
+    x_norms: &[f64],
+    mut centres: Array2<f64>,
+    tol_abs: f64,
+    max_iter: usize,
+    ctx: &Ctx,
+) -> Result<Fit> {
+    let k = centres.nrows();
+    let mut trace = Vec::new();
+    let mut labels: Vec<usize> = Vec::new();
+    let mut shift = f64::INFINITY;
+    let mut converged = false;
+    for m in 1..=max_iter {
+        ctx.check()?;
+        let d = linalg::sq_dists(x, x_norms, centres.view());
+        let (lab, dist) = assign(d.view());
+        let inertia: f64 = dist.iter().sum();
+        trace.push(TracePoint {
+            iter: m,
+            s: None,
+            objective: inertia,
+            kernel_weights: None,
+        });
+        report(ctx, m, None, inertia, &lab, &labels, k);
+        let unchanged = lab == labels;
+        labels = lab;
+        if unchanged || shift <= tol_abs {
+            converged = true;
+            break;
+        }
+        if m == max_iter {
+            break;
+        }
+        let (sums, counts) = cluster_sums(x, &labels, k);
+        let mut next = sums;
+        let far = farthest(&dist, counts.iter().filter(|&&c| c == 0).count());
+        let mut far = far.into_iter();
+        for j in 0..k {
+            if counts[j] == 0 {
+                // sklearn: an empty cluster moves to a far-away point.
+                let i = far.next().expect("enough points");
+                next.row_mut(j).assign(&x.row(i));
+            } else {
+                next.row_mut(j).mapv_inplace(|v| v / counts[j] as f64);
+            }
+        }
+        shift = (&next - &centres).mapv(|v| v * v).sum();
+        centres = next;
+    }
+    let objective = trace.last().map_or(0.0, |t| t.objective);
+    Ok(Fit {
+        labels,
+        centroids: Some(centres),
+        objective,
+        iterations: trace.len(),
+        trace,
+        converged,
+        ..Fit::default()
+    })
+}
+
+/// Indices of the `m` rows farthest from their centre, farthest first.
+fn farthest(dist: &[f64], m: usize) -> Vec<usize> {
+    if m == 0 {
+        return Vec::new();
+    }
+    let mut idx: Vec<usize> = (0..dist.len()).collect();
+    idx.sort_by(|&a, &b| dist[b].total_cmp(&dist[a]).then(a.cmp(&b)));
+    idx.truncate(m);
+    idx
+}
+
+/// Mean of the per-feature variances: sklearn's unit for `tol`.
+pub fn mean_variance(x: ArrayView2<f64>) -> f64 {
+    let n = x.nrows() as f64;
+    let var = x.var_axis(Axis(0), 0.0);
+    if n == 0.0 {
+        0.0
+    } else {
+        var.mean().unwrap_or(0.0)
+    }
+}
+
+pub struct KMeans;
+
+impl Algorithm for KMeans {
+    fn id(&self) -> &'static str {
+        "kmeans"
+    }
+    fn name(&self) -> &'static str {
+        "k-means (Lloyd)"
+    }
+    fn summary(&self) -> &'static str {
+        "Lloyd's algorithm with scikit-learn's stopping rule and empty-cluster relocation: the baseline every other method is measured against."
+    }
+    fn params(&self) -> Vec<ParamSpec> {
+        vec![
+            tol_spec(
+                1e-4,
+                "Stop when the squared centre shift is below tol × mean feature variance (scikit-learn's rule), or no label changes.",
+            ),
+            max_iter_spec(300.0),
+        ]
+    }
+    fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
+        let mut rng = start.rng();
+        let x = problem.x.view();
+        let seeds = init::euclidean_seeds(x, &problem.x_norms, cfg.k, cfg.init, &mut rng)?;
+        let centres = x.select(Axis(0), &seeds);
+        let tol = cfg.params.get("tol") * mean_variance(x);
+        lloyd_loop(
+            x,
+            &problem.x_norms,
+            centres,
+            tol,
+            cfg.params.get_usize("max_iter"),
+            ctx,
+        )
+    }
+}

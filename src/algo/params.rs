@@ -1,0 +1,203 @@
+//! Declared parameters: one description per tunable value, shared by the
+//! CLI's validation, the JSON output and the UI's sliders.
+
+use crate::error::{Error, Result};
+use std::collections::BTreeMap;
+
+/// How a slider moves through a parameter's range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scale {
+    /// Steps add a fixed amount.
+    Linear,
+    /// Steps multiply the magnitude by a fixed factor (the sign is kept).
+    Log,
+}
+
+/// Where a parameter's default comes from.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Default {
+    Fixed(f64),
+    /// Computed from the data by the algorithm; the string names the rule.
+    Auto(&'static str),
+}
+
+/// One declared parameter.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ParamSpec {
+    /// Name on the command line (`--param NAME=…`) and in JSON.
+    pub name: &'static str,
+    /// Short mathematical symbol for the UI (`s₀`, `η`, `λ`).
+    pub symbol: &'static str,
+    pub default: Default,
+    /// Valid range, both ends included.
+    pub min: f64,
+    pub max: f64,
+    pub scale: Scale,
+    /// Fine step: an amount (linear) or a factor > 1 (log).
+    pub step: f64,
+    /// Coarse step, same units as `step`.
+    pub coarse: f64,
+    /// Only whole numbers.
+    pub integer: bool,
+    pub help: &'static str,
+}
+
+impl ParamSpec {
+    pub fn contains(&self, v: f64) -> bool {
+        v.is_finite() && v >= self.min && v <= self.max && (!self.integer || v.fract() == 0.0)
+    }
+
+    pub fn range_text(&self) -> String {
+        let kind = if self.integer { "an integer " } else { "" };
+        format!("{kind}in [{}, {}]", fmt_num(self.min), fmt_num(self.max))
+    }
+
+    /// Checks `v` and says why it is refused.
+    pub fn check(&self, v: f64) -> Result<f64> {
+        if self.contains(v) {
+            Ok(v)
+        } else {
+            Err(Error::Param(format!(
+                "{} = {} is out of range: must be {}",
+                self.name,
+                fmt_num(v),
+                self.range_text()
+            )))
+        }
+    }
+
+    /// The value `steps` fine (or coarse) steps away from `v` (positive
+    /// steps go numerically up), clamped into range. A log step never
+    /// crosses zero.
+    pub fn step_from(&self, v: f64, steps: i32, coarse: bool) -> f64 {
+        let amount = if coarse { self.coarse } else { self.step };
+        let next = match self.scale {
+            Scale::Linear => v + amount * steps as f64,
+            Scale::Log => v * amount.powi(if v < 0.0 { -steps } else { steps }),
+        };
+        let next = if self.integer { next.round() } else { next };
+        next.clamp(self.min, self.max)
+    }
+}
+
+pub fn fmt_num(v: f64) -> String {
+    if v.is_infinite() {
+        return if v > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        let s = format!("{v}");
+        if s.len() > 12 { format!("{v:.6e}") } else { s }
+    }
+}
+
+/// Resolved values for every declared parameter of an algorithm.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct Params(BTreeMap<String, f64>);
+
+impl Params {
+    /// The value of a declared parameter. Panics on a name the algorithm
+    /// did not declare: that is a programming error, not user input.
+    pub fn get(&self, name: &str) -> f64 {
+        *self
+            .0
+            .get(name)
+            .unwrap_or_else(|| panic!("parameter {name} was not declared"))
+    }
+
+    pub fn get_usize(&self, name: &str) -> usize {
+        self.get(name) as usize
+    }
+
+    pub fn set(&mut self, name: &str, v: f64) {
+        self.0.insert(name.to_string(), v);
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, f64)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), *v))
+    }
+
+    /// Builds the full set from the declared specs and the values the user
+    /// gave. Unknown names and out-of-range values are refused with the
+    /// reason; parameters left at an `Auto` default are filled by `auto`.
+    pub fn resolve(
+        algo: &str,
+        specs: &[ParamSpec],
+        given: &[(String, f64)],
+        mut auto: impl FnMut(&str) -> Result<f64>,
+    ) -> Result<Params> {
+        let mut out = Params::default();
+        for (name, v) in given {
+            let spec = specs.iter().find(|s| s.name == name).ok_or_else(|| {
+                let names: Vec<&str> = specs.iter().map(|s| s.name).collect();
+                let list = if names.is_empty() {
+                    "it has none".to_string()
+                } else {
+                    format!("its parameters: {}", names.join(", "))
+                };
+                Error::Param(format!(
+                    "parameter {name} does not apply to algorithm {algo} ({list})"
+                ))
+            })?;
+            out.set(name, spec.check(*v)?);
+        }
+        for spec in specs {
+            if out.0.contains_key(spec.name) {
+                continue;
+            }
+            let v = match spec.default {
+                Default::Fixed(v) => v,
+                Default::Auto(_) => auto(spec.name)?,
+            };
+            out.set(spec.name, v);
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s0() -> ParamSpec {
+        ParamSpec {
+            name: "s0",
+            symbol: "s₀",
+            default: Default::Fixed(-1.0),
+            min: -1000.0,
+            max: -0.01,
+            scale: Scale::Log,
+            step: 1.1,
+            coarse: 2.0,
+            integer: false,
+            help: "",
+        }
+    }
+
+    #[test]
+    fn resolve_fills_defaults_and_refuses_bad_values() {
+        let specs = [s0()];
+        let p = Params::resolve("power", &specs, &[], |_| unreachable!()).unwrap();
+        assert_eq!(p.get("s0"), -1.0);
+        let e = Params::resolve("power", &specs, &[("s0".into(), 1.0)], |_| unreachable!())
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "s0 = 1 is out of range: must be in [-1000, -0.01]");
+        let e = Params::resolve("power", &specs, &[("eta".into(), 1.0)], |_| unreachable!())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("does not apply") && e.contains("s0"), "{e}");
+    }
+
+    #[test]
+    fn log_steps_keep_sign_and_range() {
+        let s = s0();
+        // Up means numerically up: towards zero for a negative value.
+        assert!((s.step_from(-1.0, 1, false) + 1.0 / 1.1).abs() < 1e-12);
+        assert!((s.step_from(-1.0, -1, false) + 1.1).abs() < 1e-12);
+        assert_eq!(s.step_from(-900.0, -1, true), -1000.0);
+    }
+}

@@ -1,0 +1,75 @@
+//! The data an algorithm works on, with caches shared across runs.
+
+use crate::error::Result;
+use ndarray::Array2;
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// Scaled data plus whatever is expensive to derive from it (squared row
+/// norms now; Gram matrices and feature maps, keyed by their parameters).
+/// A cached item is built once and reused by every restart and every later
+/// run on the same problem, so moving s₀ or η never rebuilds it.
+pub struct Problem {
+    pub x: Array2<f64>,
+    pub x_norms: Vec<f64>,
+    cache: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
+}
+
+impl Problem {
+    pub fn new(x: Array2<f64>) -> Self {
+        let x = if x.is_standard_layout() {
+            x
+        } else {
+            x.as_standard_layout().to_owned()
+        };
+        let x_norms = crate::linalg::row_sq_norms(x.view());
+        Problem {
+            x,
+            x_norms,
+            cache: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn n(&self) -> usize {
+        self.x.nrows()
+    }
+
+    pub fn p(&self) -> usize {
+        self.x.ncols()
+    }
+
+    /// The item cached under `key`, built by `build` on first use. Callers
+    /// racing for the same key wait for one build rather than doing it twice.
+    pub fn cached<T: Any + Send + Sync>(
+        &self,
+        key: &str,
+        build: impl FnOnce() -> Result<T>,
+    ) -> Result<Arc<T>> {
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(hit) = cache.get(key)
+            && let Ok(t) = hit.clone().downcast::<T>()
+        {
+            return Ok(t);
+        }
+        let built = Arc::new(build()?);
+        cache.insert(key.to_string(), built.clone());
+        Ok(built)
+    }
+
+    /// Whether `key` is cached (for the UI: "kernel reused").
+    pub fn is_cached(&self, key: &str) -> bool {
+        self.cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains_key(key)
+    }
+
+    /// Drops cached items whose key starts with `prefix`.
+    pub fn evict(&self, prefix: &str) {
+        self.cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|k, _| !k.starts_with(prefix));
+    }
+}

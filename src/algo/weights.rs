@@ -1,0 +1,260 @@
+//! Power-mean MM weights, evaluated in the log domain
+//! (spec: kernel-power-kmeans.md §3.1–3.3).
+//!
+//! For a row of squared distances `d` and `s < 0`, the MM weights are
+//! `w_l = k^{-1/s} r_l^{s-1} S^{1/s-1}` with `r_l = d_l / min(d)` and
+//! `S = Σ_t r_t^s ∈ [1, k]`: every factor is bounded, so nothing overflows
+//! whatever `s` is, and underflow of a term yields its true limit, 0.
+
+use ndarray::{Array1, Array2, ArrayView1, ArrayView2, ArrayViewMut1, Axis, Zip};
+
+/// Result of one weight step over all rows.
+pub struct PowerStep {
+    /// log of the MM weights (−∞ for an exact zero weight).
+    pub log_w: Array2<f64>,
+    /// Σ_i M_s(d_i·), the power-mean objective at the current centres.
+    pub objective: f64,
+    /// argmin_j d_ij, ties to the lowest index.
+    pub labels: Vec<usize>,
+}
+
+/// Weights, objective and labels for distances `d` (n×k) at exponent `s`
+/// (`s < 0`, or `-inf` for hard k-means assignments). Distances at or
+/// below `zero_tol` count as exact zeros: such a point is on a centre and
+/// all its weight goes there (the one-hot limit of the formula).
+pub fn power_step(d: ArrayView2<f64>, s: f64, zero_tol: f64) -> PowerStep {
+    assert!(s < 0.0, "power weights need s < 0 (got {s})");
+    let (n, k) = d.dim();
+    let mut log_w = Array2::zeros((n, k));
+    let mut row_obj = Array1::<f64>::zeros(n);
+    let mut labels = Array1::<usize>::zeros(n);
+    let log_k = (k as f64).ln();
+    let body = |mut lw: ArrayViewMut1<f64>, dr: ArrayView1<f64>, obj: &mut f64, lab: &mut usize| {
+        let (amin, m) = argmin(dr.iter().copied());
+        *lab = amin;
+        let zeros = dr.iter().filter(|&&v| v <= zero_tol).count();
+        if zeros > 0 || s == f64::NEG_INFINITY {
+            // One-hot limit: equal shares on the zero set (or the argmin
+            // set when s = -inf).
+            let (set_tol, count) = if zeros > 0 {
+                (zero_tol, zeros)
+            } else {
+                (m, dr.iter().filter(|&&v| v <= m).count())
+            };
+            let lw_on = if s == f64::NEG_INFINITY {
+                -(count as f64).ln()
+            } else {
+                -log_k / s + (1.0 / s - 1.0) * (count as f64).ln()
+            };
+            for (w, &v) in lw.iter_mut().zip(dr.iter()) {
+                *w = if v <= set_tol {
+                    lw_on
+                } else {
+                    f64::NEG_INFINITY
+                };
+            }
+            *obj = if zeros > 0 { 0.0 } else { m };
+            return;
+        }
+        let log_m = m.ln();
+        let mut sum = 0.0;
+        for (w, &v) in lw.iter_mut().zip(dr.iter()) {
+            let lr = v.ln() - log_m;
+            *w = lr;
+            sum += (s * lr).exp();
+        }
+        let log_s = sum.ln();
+        let c = -log_k / s + (1.0 / s - 1.0) * log_s;
+        lw.mapv_inplace(|lr| c + (s - 1.0) * lr);
+        // M_s = m (S/k)^{1/s}
+        *obj = m * ((log_s - log_k) / s).exp();
+    };
+    let zip = Zip::from(log_w.rows_mut())
+        .and(d.rows())
+        .and(&mut row_obj)
+        .and(&mut labels);
+    if n * k > 1 << 14 {
+        zip.par_for_each(body);
+    } else {
+        zip.for_each(body);
+    }
+    let labels = labels.to_vec();
+    PowerStep {
+        log_w,
+        objective: row_obj.iter().sum(),
+        labels,
+    }
+}
+
+/// Σ_i M_s(d_i·) alone, without the weights.
+pub fn power_objective(d: ArrayView2<f64>, s: f64, zero_tol: f64) -> f64 {
+    let log_k = (d.ncols() as f64).ln();
+    let mut rows = Array1::<f64>::zeros(d.nrows());
+    let body = |dr: ArrayView1<f64>, out: &mut f64| {
+        let (_, m) = argmin(dr.iter().copied());
+        *out = if m <= zero_tol {
+            0.0
+        } else if s == f64::NEG_INFINITY {
+            m
+        } else {
+            let log_m = m.ln();
+            let sum: f64 = dr.iter().map(|&v| (s * (v.ln() - log_m)).exp()).sum();
+            m * ((sum.ln() - log_k) / s).exp()
+        };
+    };
+    let zip = Zip::from(d.rows()).and(&mut rows);
+    if d.len() > 1 << 14 {
+        zip.par_for_each(body);
+    } else {
+        zip.for_each(body);
+    }
+    rows.iter().sum()
+}
+
+/// Index and value of the smallest element, ties to the lowest index.
+pub fn argmin(it: impl Iterator<Item = f64>) -> (usize, f64) {
+    let mut best = (0, f64::INFINITY);
+    for (j, v) in it.enumerate() {
+        if v < best.1 {
+            best = (j, v);
+        }
+    }
+    best
+}
+
+/// Column-normalised weights `Ω_ij = w_ij / Σ_i w_ij`, computed from log
+/// weights so that a column whose raw weights all underflow still gives a
+/// usable distribution. Returns `None` for a column with no finite weight
+/// at all (every point is pinned to another centre); the caller keeps that
+/// centre where it was.
+pub fn normalize_columns(log_w: &Array2<f64>) -> (Array2<f64>, Vec<bool>) {
+    let (n, k) = log_w.dim();
+    let mut max = vec![f64::NEG_INFINITY; k];
+    for row in log_w.axis_iter(Axis(0)) {
+        for (m, &v) in max.iter_mut().zip(row.iter()) {
+            *m = m.max(v);
+        }
+    }
+    let mut omega = Array2::zeros((n, k));
+    let mut sums = vec![0.0; k];
+    for (mut orow, row) in omega.axis_iter_mut(Axis(0)).zip(log_w.axis_iter(Axis(0))) {
+        for j in 0..k {
+            if max[j] > f64::NEG_INFINITY {
+                let e = (row[j] - max[j]).exp();
+                orow[j] = e;
+                sums[j] += e;
+            }
+        }
+    }
+    let alive: Vec<bool> = max.iter().map(|&m| m > f64::NEG_INFINITY).collect();
+    for mut orow in omega.axis_iter_mut(Axis(0)) {
+        for j in 0..k {
+            if alive[j] {
+                orow[j] /= sums[j];
+            }
+        }
+    }
+    (omega, alive)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    fn naive(d: &[f64], s: f64) -> (Vec<f64>, f64) {
+        let k = d.len() as f64;
+        let inner: f64 = d.iter().map(|v| v.powf(s)).sum::<f64>() / k;
+        let w = d
+            .iter()
+            .map(|v| v.powf(s - 1.0) / k / inner.powf(1.0 - 1.0 / s))
+            .collect();
+        (w, inner.powf(1.0 / s))
+    }
+
+    #[test]
+    fn matches_naive_formula() {
+        let d = array![[1.0, 2.0, 4.0], [0.5, 0.25, 3.0]];
+        for s in [-1.0, -2.5, -10.0] {
+            let st = power_step(d.view(), s, 0.0);
+            let mut f = 0.0;
+            for i in 0..2 {
+                let (w, m) = naive(&d.row(i).to_vec(), s);
+                f += m;
+                for j in 0..3 {
+                    let got = st.log_w[[i, j]].exp();
+                    assert!((got - w[j]).abs() < 1e-12 * w[j].max(1.0), "s={s}");
+                }
+            }
+            assert!((st.objective - f).abs() < 1e-12 * f);
+            assert_eq!(power_objective(d.view(), s, 0.0), st.objective);
+            assert_eq!(st.labels, vec![0, 1]);
+        }
+    }
+
+    #[test]
+    fn weights_are_the_gradient_of_the_power_mean() {
+        let d = [1.3, 0.7, 2.2];
+        let s = -3.0;
+        let m = |y: &[f64]| (y.iter().map(|v| v.powf(s)).sum::<f64>() / 3.0).powf(1.0 / s);
+        let st = power_step(array![[1.3, 0.7, 2.2]].view(), s, 0.0);
+        for j in 0..3 {
+            let mut up = d;
+            up[j] += 1e-6;
+            let mut dn = d;
+            dn[j] -= 1e-6;
+            let g = (m(&up) - m(&dn)) / 2e-6;
+            assert!((st.log_w[[0, j]].exp() - g).abs() < 1e-8);
+        }
+    }
+
+    #[test]
+    fn zero_distance_gives_one_hot_limit() {
+        let d = array![[0.0, 4.0, 9.0], [0.0, 0.0, 1.0]];
+        let st = power_step(d.view(), -1.0, 1e-12);
+        // k^{-1/s} with s = -1, k = 3.
+        assert!((st.log_w[[0, 0]].exp() - 3.0).abs() < 1e-12);
+        assert_eq!(st.log_w[[0, 1]], f64::NEG_INFINITY);
+        // Two zeros share: k^{-1/s} |Z|^{1/s-1} = 3 · 2^{-2}.
+        assert!((st.log_w[[1, 0]].exp() - 0.75).abs() < 1e-12);
+        assert_eq!(st.objective, 0.0);
+    }
+
+    #[test]
+    fn extreme_s_stays_finite_and_tends_to_min() {
+        let d = array![[2.0, 3.0, 1e6], [1e-300, 1e300, 5.0]];
+        for s in [-1000.0, -1e6, f64::NEG_INFINITY] {
+            let st = power_step(d.view(), s, 0.0);
+            assert!(st.objective.is_finite());
+            assert!(st.log_w.iter().all(|v| !v.is_nan()));
+            let (om, alive) = normalize_columns(&st.log_w);
+            assert!(om.iter().all(|v| v.is_finite()));
+            // Finite s keeps every centre alive; hard assignments (s = -inf)
+            // leave the two centres nobody is closest to without weight.
+            let expect = if s.is_finite() {
+                vec![true; 3]
+            } else {
+                vec![true, false, false]
+            };
+            assert_eq!(alive, expect);
+            assert!(
+                (st.objective - (2.0 + 1e-300)).abs() < 1e-2,
+                "{}",
+                st.objective
+            );
+        }
+    }
+
+    #[test]
+    fn all_underflowed_column_still_normalises() {
+        // At s = -2000 the middle centre's raw weights underflow to 0;
+        // in the log domain its column concentrates on the closest ratio.
+        let d = array![[1.0, 3.0, 9.0], [9.0, 2.0, 1.0], [1.0, 1.5, 8.0]];
+        let st = power_step(d.view(), -2000.0, 0.0);
+        assert!(st.log_w.column(1).iter().all(|v| v.exp() == 0.0));
+        let (om, alive) = normalize_columns(&st.log_w);
+        assert!(alive[1]);
+        assert!((om.column(1).sum() - 1.0).abs() < 1e-12);
+        assert!(om[[2, 1]] > 0.99);
+    }
+}

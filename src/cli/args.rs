@@ -1,0 +1,149 @@
+//! Command-line arguments shared by the subcommands.
+
+use crate::algo::Init;
+use crate::data::{LabelChoice, LoadOptions, Missing, Scaling};
+use clap::Args;
+
+/// Where the data comes from and how it is read and scaled.
+#[derive(Debug, Clone, Args)]
+pub struct DataArgs {
+    /// A file (.csv/.tsv/.txt, .npy, .mat), a bundled dataset (iris, wine,
+    /// breast_cancer, digits) or a generator (gen:NAME[,key=value…], e.g.
+    /// gen:blobs,n=100000,p=50,k=10). See `meanscape datasets`.
+    #[arg(
+        long,
+        short = 'd',
+        default_value = "iris",
+        value_name = "PATH|NAME|gen:NAME"
+    )]
+    pub data: String,
+    /// Feature scaling before clustering.
+    #[arg(long, value_enum, default_value_t = Scaling::Standard)]
+    pub scale: Scaling,
+    /// Ground-truth labels: a column name, a 0-based column index, `none`,
+    /// or `auto` (a column named label, class, target, y or cluster; for
+    /// .mat files a variable gnd, Y or label).
+    #[arg(long, default_value = "auto", value_name = "NAME|INDEX|none")]
+    pub label: LabelChoice,
+    /// .mat files: the variable holding the features (default: fea, X or data).
+    #[arg(long, value_name = "NAME")]
+    pub var: Option<String>,
+    /// Replace empty, NaN and infinite cells with their column's mean.
+    #[arg(long, value_enum, value_name = "mean")]
+    pub impute: Option<Impute>,
+    /// Drop rows that have an empty, NaN or infinite cell.
+    #[arg(long, conflicts_with = "impute")]
+    pub drop_incomplete: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Impute {
+    Mean,
+}
+
+impl DataArgs {
+    pub fn load_options(&self) -> LoadOptions {
+        LoadOptions {
+            label: self.label.clone(),
+            var: self.var.clone(),
+            missing: if self.impute.is_some() {
+                Missing::ImputeMean
+            } else if self.drop_incomplete {
+                Missing::DropIncomplete
+            } else {
+                Missing::Error
+            },
+        }
+    }
+}
+
+/// The algorithm and its parameters.
+#[derive(Debug, Clone, Args)]
+pub struct AlgoArgs {
+    /// Algorithm id (see `meanscape algorithms`).
+    #[arg(long, short = 'a', default_value = "power", value_name = "ID")]
+    pub algo: String,
+    /// Number of clusters (default: the number of ground-truth classes).
+    #[arg(long, short = 'k')]
+    pub k: Option<usize>,
+    /// Seed of the run; restart r uses seed + r.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Starts run in parallel; the lowest objective wins.
+    #[arg(long, default_value_t = 1)]
+    pub restarts: usize,
+    /// How the initial centres are chosen.
+    #[arg(long, value_enum, default_value_t = Init::KmeansPP)]
+    pub init: Init,
+    /// Initial power-mean exponent s₀ (< 0).
+    #[arg(long, allow_negative_numbers = true)]
+    pub s0: Option<f64>,
+    /// Annealing factor η (s ← η·s every period T).
+    #[arg(long)]
+    pub eta: Option<f64>,
+    /// Iteration cap.
+    #[arg(long)]
+    pub max_iter: Option<f64>,
+    /// Convergence tolerance (its meaning per algorithm: `meanscape algorithms ID`).
+    #[arg(long)]
+    pub tol: Option<f64>,
+    /// Kernel for kernel algorithms, e.g. gaussian:sigma=2.5, poly:a=1,b=2,
+    /// linear, cosine, laplacian:sigma=1, geodesic:sigma=1.
+    #[arg(long, value_name = "SPEC")]
+    pub kernel: Option<String>,
+    /// Kernel list for multi-kernel algorithms, separated by ';'.
+    #[arg(long, value_name = "SPEC;SPEC…")]
+    pub kernels: Option<String>,
+    /// Column groups treated as views by multi-view algorithms, e.g. 1-64,65-128 (1-based, inclusive).
+    #[arg(long, value_name = "RANGES")]
+    pub views: Option<String>,
+    /// Refuse work whose memory estimate exceeds this (e.g. 4G, 500M; default: half the RAM).
+    #[arg(long, value_name = "BYTES")]
+    pub max_memory: Option<String>,
+    /// Any declared parameter, e.g. -P period=5 -P s_min=-200.
+    #[arg(long = "param", short = 'P', value_name = "NAME=VALUE", value_parser = parse_param, allow_negative_numbers = true)]
+    pub params: Vec<(String, f64)>,
+}
+
+impl AlgoArgs {
+    /// The non-numeric options the user set, by name.
+    pub fn options(&self) -> Vec<(String, String)> {
+        [
+            ("kernel", &self.kernel),
+            ("kernels", &self.kernels),
+            ("views", &self.views),
+            ("max_memory", &self.max_memory),
+        ]
+        .into_iter()
+        .filter_map(|(n, v)| v.as_ref().map(|v| (n.to_string(), v.clone())))
+        .collect()
+    }
+
+    /// Every parameter the user set, named as the algorithms declare them.
+    pub fn given(&self) -> Vec<(String, f64)> {
+        let mut v = Vec::new();
+        for (name, val) in [
+            ("s0", self.s0),
+            ("eta", self.eta),
+            ("max_iter", self.max_iter),
+            ("tol", self.tol),
+        ] {
+            if let Some(x) = val {
+                v.push((name.to_string(), x));
+            }
+        }
+        v.extend(self.params.iter().cloned());
+        v
+    }
+}
+
+pub fn parse_param(s: &str) -> Result<(String, f64), String> {
+    let (k, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("'{s}' must be NAME=VALUE"))?;
+    let x: f64 = v
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{v}' is not a number (in {s})"))?;
+    Ok((k.trim().to_string(), x))
+}

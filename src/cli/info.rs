@@ -1,0 +1,104 @@
+//! `meanscape datasets`, `meanscape algorithms` and the defaults table in
+//! `meanscape run --help`.
+
+use crate::algo::params::{Default, Scale, fmt_num};
+use crate::algo::{self, Algorithm};
+use crate::data::{bundled, generate};
+use crate::error::Result;
+
+pub fn datasets() -> String {
+    let mut out = String::from("Bundled datasets (use the name with --data):\n");
+    for b in bundled::BUNDLED.iter() {
+        out.push_str(&format!("  {:<14} {}\n", b.name, b.summary));
+    }
+    out.push_str("\nGenerators (--data gen:NAME[,key=value…] or `meanscape gen NAME`):\n");
+    for g in generate::generators() {
+        out.push_str(&format!("  {:<14} {}\n", g.name, g.summary));
+        let keys: Vec<String> = g
+            .params
+            .iter()
+            .map(|p| format!("{}={}", p.key, p.default))
+            .collect();
+        out.push_str(&format!("  {:<14}   defaults: {}\n", "", keys.join(",")));
+    }
+    out.push_str("\nFiles: delimited text (comma, tab, semicolon, whitespace), .npy (2-D), .mat (MATLAB v5).\n");
+    out
+}
+
+fn default_text(d: &Default) -> String {
+    match d {
+        Default::Fixed(v) => fmt_num(*v),
+        Default::Auto(rule) => format!("auto ({rule})"),
+    }
+}
+
+fn param_table(a: &dyn Algorithm) -> String {
+    let mut out = String::new();
+    for p in a.params() {
+        let scale = match p.scale {
+            Scale::Linear => "linear",
+            Scale::Log => "log",
+        };
+        out.push_str(&format!(
+            "    {:<10} {:<6} default {:<10} range [{}, {}] {scale}{}\n      {}\n",
+            p.name,
+            p.symbol,
+            default_text(&p.default),
+            fmt_num(p.min),
+            fmt_num(p.max),
+            if p.integer { ", integer" } else { "" },
+            p.help
+        ));
+    }
+    if out.is_empty() {
+        out.push_str("    (no parameters besides k, seed, restarts, init)\n");
+    }
+    for (name, default) in a.options() {
+        out.push_str(&format!("    --{name} (default {default})\n"));
+    }
+    out
+}
+
+pub fn algorithms(id: Option<&str>) -> Result<String> {
+    if let Some(id) = id {
+        let a = algo::find(id)?;
+        return Ok(format!(
+            "{} — {}\n  {}\n  parameters (set with -P NAME=VALUE, or --s0/--eta/--tol/--max-iter):\n{}",
+            a.id(),
+            a.name(),
+            a.summary(),
+            param_table(a.as_ref())
+        ));
+    }
+    let mut out = String::from("Algorithms (meanscape algorithms ID for parameters):\n");
+    for a in algo::registry() {
+        out.push_str(&format!("  {:<15} {}\n", a.id(), a.name()));
+    }
+    let missing: Vec<&str> = algo::ALL_IDS
+        .iter()
+        .copied()
+        .filter(|id| algo::find(id).is_err())
+        .collect();
+    if !missing.is_empty() {
+        out.push_str(&format!("  not yet implemented: {}\n", missing.join(", ")));
+    }
+    Ok(out)
+}
+
+/// Appended to `meanscape run --help`: every algorithm's defaults and the
+/// stopping rules.
+pub fn defaults_help() -> String {
+    let mut out = String::from("Algorithms and their parameter defaults:\n");
+    for a in algo::registry() {
+        out.push_str(&format!("  {} — {}\n", a.id(), a.name()));
+        out.push_str(&param_table(a.as_ref()));
+    }
+    out.push_str(
+        "\nStopping rules: power-mean algorithms test every T iterations and stop when \
+|f(m) − f(m−T)| ≤ tol·|f(m−T)| (khm: T = 1); kmeans stops when no label changes or the squared \
+centre shift is below tol × the mean feature variance (scikit-learn's rule). Every algorithm \
+also stops at max_iter; the JSON says whether it converged.\n\
+Restarts run in parallel; restart r uses seed + r and the lowest objective wins.\n",
+    );
+    out
+}

@@ -1,0 +1,148 @@
+//! `meanscape run`.
+
+use super::args::{AlgoArgs, DataArgs};
+use super::files;
+use crate::algo::{self, Ctx, Event, RunConfig, RunResult};
+use crate::error::Result;
+use crate::report::{ReportInput, RunReport, fmt_sig};
+use crate::session;
+use clap::Args;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub data: DataArgs,
+    #[command(flatten)]
+    pub algo: AlgoArgs,
+    /// Print one JSON object on stdout instead of the summary.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the labels (row,cluster; 0-based, input order) to this CSV file.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Replace --out if it exists.
+    #[arg(long)]
+    pub force: bool,
+    /// No progress line on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+pub fn run(a: &RunArgs) -> Result<()> {
+    let loaded = session::load(&a.data.data, &a.data.load_options(), a.data.scale)?;
+    let algo = algo::find(&a.algo.algo)?;
+    let k = loaded.choose_k(a.algo.k)?;
+    let params = algo::resolve_params(algo.as_ref(), &loaded.problem, k, &a.algo.given())?;
+    let cfg = RunConfig {
+        k,
+        seed: a.algo.seed,
+        restarts: a.algo.restarts,
+        init: a.algo.init,
+        params,
+        options: algo::resolve_options(algo.as_ref(), &a.algo.options())?,
+    };
+    algo::check_config(&loaded.problem, &cfg)?;
+    if let Some(out) = &a.out {
+        let input = match &loaded.source {
+            crate::data::DataSource::File(p) => vec![p.as_path()],
+            _ => vec![],
+        };
+        files::check_target(out, &input, a.force)?;
+    }
+    let show_progress = !a.quiet && std::io::stderr().is_terminal();
+    let result = solve(algo.as_ref(), &loaded.problem, &cfg, show_progress)?;
+    let spec = loaded.source.spec();
+    let report = RunReport::build(ReportInput {
+        algo: algo.as_ref(),
+        cfg: &cfg,
+        result: &result,
+        dataset: &loaded.dataset,
+        data_spec: &spec,
+        scale: loaded.scale,
+        load_ms: loaded.load_ms,
+    });
+    if let Some(out) = &a.out {
+        write_labels(out, &report.labels)?;
+    }
+    let mut stdout = std::io::stdout().lock();
+    let text = if a.json {
+        serde_json::to_string(&report).expect("report serialises") + "\n"
+    } else {
+        report.human()
+    };
+    // A closed pipe (`| head`) is not an error worth a message.
+    let _ = stdout.write_all(text.as_bytes());
+    Ok(())
+}
+
+/// Runs the solver, drawing a status line on stderr while it works.
+fn solve(
+    algo: &dyn algo::Algorithm,
+    problem: &algo::Problem,
+    cfg: &RunConfig,
+    show_progress: bool,
+) -> Result<RunResult> {
+    if !show_progress {
+        return algo::run(algo, problem, cfg, &Ctx::new());
+    }
+    let (tx, rx) = mpsc::channel();
+    let ctx = Ctx::new().with_events(tx, false);
+    std::thread::scope(|scope| {
+        let handle = scope.spawn(move || algo::run(algo, problem, cfg, &ctx));
+        let mut last = Instant::now() - Duration::from_secs(1);
+        let mut line = String::new();
+        let mut drawn = false;
+        loop {
+            match rx.recv_timeout(Duration::from_millis(100)) {
+                Ok(ev) => line = status(&ev, cfg.restarts).unwrap_or(line),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+            if last.elapsed() >= Duration::from_millis(100) && !line.is_empty() {
+                eprint!("\r\x1b[2K{line}");
+                drawn = true;
+                last = Instant::now();
+            }
+        }
+        if drawn {
+            eprint!("\r\x1b[2K");
+        }
+        handle.join().expect("solver thread panicked")
+    })
+}
+
+fn status(ev: &Event, restarts: usize) -> Option<String> {
+    match ev {
+        Event::Iteration(p) => {
+            let s =
+                p.s.map(|s| format!("  s {}", fmt_sig(s)))
+                    .unwrap_or_default();
+            let r = if restarts > 1 {
+                format!("restart {}/{restarts}  ", p.restart + 1)
+            } else {
+                String::new()
+            };
+            Some(format!(
+                "{r}iter {}{s}  objective {}  changed {}",
+                p.iter,
+                fmt_sig(p.objective),
+                p.changed
+            ))
+        }
+        Event::Stage { label, done } => Some(format!("{label} {:.0}%", done * 100.0)),
+        Event::RestartDone { .. } => None,
+    }
+}
+
+fn write_labels(out: &Path, labels: &[usize]) -> Result<()> {
+    let mut text = String::with_capacity(labels.len() * 8 + 16);
+    text.push_str("row,cluster\n");
+    for (i, l) in labels.iter().enumerate() {
+        text.push_str(&format!("{i},{l}\n"));
+    }
+    files::write_atomic(out, text.as_bytes())
+}

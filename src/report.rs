@@ -1,0 +1,261 @@
+//! The result of a run as users and scripts see it: the JSON object of
+//! `meanscape run --json`, the human summary, and the command line that
+//! reproduces it.
+
+use crate::algo::params::fmt_num;
+use crate::algo::{Algorithm, RunConfig, RunResult, TracePoint};
+use crate::data::{Dataset, Scaling};
+use crate::metrics::Scores;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DataInfo {
+    pub name: String,
+    pub source: String,
+    pub scale: Scaling,
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    pub algorithm: String,
+    pub algorithm_name: String,
+    pub data: DataInfo,
+    /// Every parameter actually used, defaults included.
+    pub params: Map<String, Value>,
+    pub n: usize,
+    pub p: usize,
+    pub k: usize,
+    pub seed: u64,
+    /// 0-based cluster per row, input order.
+    pub labels: Vec<usize>,
+    pub sizes: Vec<usize>,
+    pub objective: f64,
+    pub trace: Vec<TracePoint>,
+    pub iterations: usize,
+    pub converged: bool,
+    /// Solver time, loading and preprocessing excluded.
+    pub elapsed_ms: f64,
+    /// Loading and preprocessing time.
+    pub load_ms: f64,
+    pub restarts: usize,
+    pub best_restart: usize,
+    pub restart_objectives: Vec<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metrics: Option<Scores>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub feature_weights: Option<Vec<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selected_features: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel_weights: Option<Vec<f64>>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+    pub warnings: Vec<String>,
+    /// The `meanscape run` command that reproduces this result.
+    pub command: String,
+}
+
+/// Every parameter of a run, run-level ones first.
+pub fn params_map(cfg: &RunConfig) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("k".into(), cfg.k.into());
+    m.insert("seed".into(), cfg.seed.into());
+    m.insert("restarts".into(), cfg.restarts.into());
+    m.insert("init".into(), cfg.init.to_string().into());
+    for (name, v) in cfg.params.iter() {
+        let val = if v.fract() == 0.0 && v.abs() < 9e15 {
+            Value::from(v as i64)
+        } else {
+            Value::from(v)
+        };
+        m.insert(name.into(), val);
+    }
+    for (name, v) in &cfg.options {
+        m.insert(name.clone(), v.clone().into());
+    }
+    m
+}
+
+/// The command line that reproduces a run.
+pub fn command_line(
+    data_spec: &str,
+    scale: Scaling,
+    algo: &dyn Algorithm,
+    cfg: &RunConfig,
+) -> String {
+    let quote = |s: &str| {
+        if s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:,=+".contains(c))
+        {
+            s.to_string()
+        } else {
+            format!("'{}'", s.replace('\'', r"'\''"))
+        }
+    };
+    let mut parts = vec![
+        "meanscape run".to_string(),
+        format!("--data {}", quote(data_spec)),
+        format!("--algo {}", algo.id()),
+        format!("--k {}", cfg.k),
+        format!("--seed {}", cfg.seed),
+    ];
+    if cfg.restarts != 1 {
+        parts.push(format!("--restarts {}", cfg.restarts));
+    }
+    if cfg.init != crate::algo::Init::default() {
+        parts.push(format!("--init {}", cfg.init));
+    }
+    if scale != Scaling::default() {
+        parts.push(format!("--scale {scale}"));
+    }
+    for spec in algo.params() {
+        let v = cfg.params.get(spec.name);
+        let is_default = matches!(spec.default, crate::algo::params::Default::Fixed(d) if d == v);
+        if !is_default {
+            parts.push(format!("-P {}={}", spec.name, fmt_num(v)));
+        }
+    }
+    for (name, v) in &cfg.options {
+        parts.push(format!("--{} {}", name.replace('_', "-"), quote(v)));
+    }
+    parts.join(" ")
+}
+
+pub struct ReportInput<'a> {
+    pub algo: &'a dyn Algorithm,
+    pub cfg: &'a RunConfig,
+    pub result: &'a RunResult,
+    pub dataset: &'a Dataset,
+    pub data_spec: &'a str,
+    pub scale: Scaling,
+    pub load_ms: f64,
+}
+
+impl RunReport {
+    pub fn build(inp: ReportInput) -> Self {
+        let fit = &inp.result.best;
+        let ds = inp.dataset;
+        let metrics = ds
+            .labels
+            .as_ref()
+            .map(|t| Scores::compute(&t.ids, &fit.labels));
+        let selected = fit
+            .feature_weights
+            .as_ref()
+            .map(|w| w.iter().filter(|&&v| v > 0.0).count());
+        RunReport {
+            algorithm: inp.algo.id().to_string(),
+            algorithm_name: inp.algo.name().to_string(),
+            data: DataInfo {
+                name: ds.name.clone(),
+                source: inp.data_spec.to_string(),
+                scale: inp.scale,
+                notes: ds.notes.clone(),
+            },
+            params: params_map(inp.cfg),
+            n: ds.n(),
+            p: ds.p(),
+            k: inp.cfg.k,
+            seed: inp.cfg.seed,
+            labels: fit.labels.clone(),
+            sizes: fit.sizes(inp.cfg.k),
+            objective: fit.objective,
+            trace: fit.trace.clone(),
+            iterations: fit.iterations,
+            converged: fit.converged,
+            elapsed_ms: inp.result.elapsed.as_secs_f64() * 1e3,
+            load_ms: inp.load_ms,
+            restarts: inp.cfg.restarts,
+            best_restart: inp.result.best_restart,
+            restart_objectives: inp.result.restart_objectives.clone(),
+            metrics,
+            feature_weights: fit.feature_weights.clone(),
+            selected_features: selected,
+            kernel_weights: fit.kernel_weights.clone(),
+            extra: fit.extra.clone(),
+            warnings: fit.warnings.clone(),
+            command: command_line(inp.data_spec, inp.scale, inp.algo, inp.cfg),
+        }
+    }
+
+    /// A few lines for people.
+    pub fn human(&self) -> String {
+        let mut out = String::new();
+        let last_s = self.trace.last().and_then(|t| t.s);
+        out.push_str(&format!(
+            "{} ({}) on {}: n = {}, p = {}, k = {}, scale {}\n",
+            self.algorithm,
+            self.algorithm_name,
+            self.data.name,
+            self.n,
+            self.p,
+            self.k,
+            self.data.scale
+        ));
+        let state = if self.converged {
+            format!("converged after {} iterations", self.iterations)
+        } else {
+            format!("stopped at the iteration cap ({})", self.iterations)
+        };
+        let s_text = last_s
+            .map(|s| format!(", final s = {}", fmt_num(s)))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "  {state}{s_text}; objective {}; {:.1} ms (load {:.1} ms)\n",
+            fmt_sig(self.objective),
+            self.elapsed_ms,
+            self.load_ms
+        ));
+        if self.restarts > 1 {
+            out.push_str(&format!(
+                "  best of {} restarts: #{} (seed {})\n",
+                self.restarts,
+                self.best_restart,
+                self.seed + self.best_restart as u64
+            ));
+        }
+        let sizes: Vec<String> = self.sizes.iter().map(|s| s.to_string()).collect();
+        out.push_str(&format!("  cluster sizes: {}\n", sizes.join(" ")));
+        if let Some(m) = &self.metrics {
+            out.push_str(&format!(
+                "  NMI {:.4}  ARI {:.4}  ACC {:.4}  purity {:.4}\n",
+                m.nmi, m.ari, m.acc, m.purity
+            ));
+        }
+        if let (Some(sel), Some(w)) = (self.selected_features, &self.feature_weights) {
+            out.push_str(&format!("  selected features: {sel} of {}\n", w.len()));
+        }
+        if let Some(a) = &self.kernel_weights {
+            let s: Vec<String> = a.iter().map(|v| format!("{v:.3}")).collect();
+            out.push_str(&format!("  kernel weights: {}\n", s.join(" ")));
+        }
+        let params: Vec<String> = self
+            .params
+            .iter()
+            .map(|(k, v)| format!("{k}={}", v.to_string().trim_matches('"')))
+            .collect();
+        out.push_str(&format!("  parameters: {}\n", params.join(" ")));
+        for w in &self.warnings {
+            out.push_str(&format!("  warning: {w}\n"));
+        }
+        for note in &self.data.notes {
+            out.push_str(&format!("  note: {note}\n"));
+        }
+        out
+    }
+}
+
+/// Six significant digits.
+pub fn fmt_sig(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let mag = v.abs().log10().floor() as i32;
+    if (-4..6).contains(&mag) {
+        format!("{:.*}", (5 - mag).max(0) as usize, v)
+    } else {
+        format!("{v:.5e}")
+    }
+}

@@ -1,0 +1,303 @@
+//! The binary as scripts use it: JSON output, exit codes, files.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_meanscape"))
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("binary runs")
+}
+
+fn json(args: &[&str]) -> Value {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+fn fixtures(kind: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(kind)
+}
+
+/// A refused command: exit code 2, one line on stderr naming `needle`,
+/// nothing on stdout, no panic.
+fn refused(args: &[&str], needle: &str) -> String {
+    let out = run(args);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(out.stdout.is_empty(), "{args:?} wrote to stdout");
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        err.contains(needle),
+        "{args:?}: expected '{needle}' in: {err}"
+    );
+    err
+}
+
+#[test]
+fn json_has_the_documented_fields() {
+    let v = json(&[
+        "run", "--data", "iris", "--algo", "power", "--json", "--seed", "4",
+    ]);
+    for key in [
+        "algorithm",
+        "params",
+        "n",
+        "p",
+        "k",
+        "seed",
+        "labels",
+        "objective",
+        "trace",
+        "iterations",
+        "converged",
+        "elapsed_ms",
+        "load_ms",
+        "metrics",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}");
+    }
+    assert_eq!(v["algorithm"], "power");
+    assert_eq!(
+        (v["n"].as_u64(), v["p"].as_u64(), v["k"].as_u64()),
+        (Some(150), Some(4), Some(3))
+    );
+    assert_eq!(v["seed"], 4);
+    let params = v["params"].as_object().unwrap();
+    for key in [
+        "k", "seed", "restarts", "init", "s0", "eta", "period", "s_min", "tol", "max_iter",
+    ] {
+        assert!(params.contains_key(key), "params lacks {key}");
+    }
+    assert_eq!(params["s0"], -1);
+    assert_eq!(params["eta"], 1.04);
+    let labels = v["labels"].as_array().unwrap();
+    assert_eq!(labels.len(), 150);
+    assert!(labels.iter().all(|l| l.as_u64().unwrap() < 3));
+    let trace = v["trace"].as_array().unwrap();
+    assert_eq!(trace.len() as u64, v["iterations"].as_u64().unwrap());
+    assert!(trace[0]["s"].as_f64().unwrap() == -1.0);
+    let last = trace.last().unwrap()["objective"].as_f64().unwrap();
+    assert_eq!(last, v["objective"].as_f64().unwrap());
+    let nmi = v["metrics"]["nmi"].as_f64().unwrap();
+    assert!(nmi > 0.5 && nmi <= 1.0, "{nmi}");
+    assert!(
+        v["command"]
+            .as_str()
+            .unwrap()
+            .starts_with("meanscape run --data iris --algo power")
+    );
+}
+
+#[test]
+fn every_algorithm_runs_and_kmeans_has_no_s() {
+    for algo in ["kmeans", "khm", "power"] {
+        let v = json(&["run", "--data", "wine", "--algo", algo, "--json"]);
+        assert_eq!(v["algorithm"], algo);
+        let s = &v["trace"][0]["s"];
+        assert_eq!(s.is_null(), algo == "kmeans", "{algo}: {s}");
+        assert!(v["metrics"]["ari"].as_f64().unwrap() > 0.6, "{algo}");
+    }
+}
+
+#[test]
+fn same_output_for_any_thread_count() {
+    let args = [
+        "run",
+        "--data",
+        "gen:blobs,n=4000,p=6,k=5,seed=2",
+        "--restarts",
+        "3",
+        "--json",
+    ];
+    let strip = |o: Output| {
+        let mut v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        for k in ["elapsed_ms", "load_ms"] {
+            v.as_object_mut().unwrap().remove(k);
+        }
+        v
+    };
+    let one = strip(
+        bin()
+            .args(args)
+            .env("RAYON_NUM_THREADS", "1")
+            .output()
+            .unwrap(),
+    );
+    let two = strip(
+        bin()
+            .args(args)
+            .env("RAYON_NUM_THREADS", "2")
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(one, two);
+}
+
+#[test]
+fn bad_parameters_are_refused_with_the_range() {
+    refused(
+        &["run", "--data", "iris", "--k", "0"],
+        "k = 0 is out of range: must be in [1, 150]",
+    );
+    refused(&["run", "--data", "iris", "--k", "151"], "[1, 150]");
+    refused(
+        &["run", "--data", "iris", "--algo", "nope"],
+        "'nope' is not an algorithm",
+    );
+    refused(
+        &["run", "--data", "iris", "--s0", "2"],
+        "s0 = 2 is out of range: must be in [-1000, -0.01]",
+    );
+    refused(
+        &["run", "--data", "iris", "--eta", "0.5"],
+        "eta = 0.5 is out of range",
+    );
+    refused(
+        &["run", "--data", "iris", "--algo", "kmeans", "--s0", "-2"],
+        "does not apply to algorithm kmeans",
+    );
+    refused(&["run", "--data", "iris", "-P", "period=2.5"], "an integer");
+    refused(&["run", "--data", "no/such/file.csv"], "no such file");
+    refused(&["run", "--data", "gen:blobs,n=0"], "n");
+    refused(
+        &["run", "--data", "gen:blobs", "--algo", "power", "--k", "0"],
+        "k = 0",
+    );
+}
+
+#[test]
+fn k_defaults_to_the_classes_and_is_required_without_labels() {
+    let v = json(&["run", "--data", "wine", "--algo", "kmeans", "--json"]);
+    assert_eq!(v["k"], 3);
+    refused(
+        &["run", "--data", "iris", "--label", "none"],
+        "--k is required",
+    );
+}
+
+#[test]
+fn bad_files_exit_2_with_one_line_naming_the_file() {
+    let dir = fixtures("bad");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).expect("fixtures/bad exists") {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        refused(
+            &["run", "--data", path.to_str().unwrap(), "--k", "2"],
+            &name,
+        );
+        seen += 1;
+    }
+    assert!(seen >= 8, "only {seen} bad fixtures");
+}
+
+#[test]
+fn labels_file_is_written_atomically_and_never_clobbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("labels.csv");
+    let o = out.to_str().unwrap();
+    let v = json(&["run", "--data", "iris", "--json", "--out", o]);
+    let text = std::fs::read_to_string(&out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "row,cluster");
+    assert_eq!(lines.len(), 151);
+    assert_eq!(lines[1], format!("0,{}", v["labels"][0]));
+    refused(&["run", "--data", "iris", "--out", o], "--force");
+    assert!(
+        run(&["run", "--data", "iris", "--out", o, "--force", "-q"])
+            .status
+            .success()
+    );
+    // The input file itself is never a target, even with --force.
+    let input = dir.path().join("in.csv");
+    std::fs::write(&input, "a,b\n1,2\n3,4\n5,7\n").unwrap();
+    let i = input.to_str().unwrap();
+    refused(
+        &["run", "--data", i, "--k", "2", "--out", i, "--force"],
+        "input file",
+    );
+    assert_eq!(
+        std::fs::read_to_string(&input).unwrap(),
+        "a,b\n1,2\n3,4\n5,7\n"
+    );
+}
+
+#[test]
+fn generated_files_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("b.csv");
+    let fs = f.to_str().unwrap();
+    let o = run(&[
+        "gen", "blobs", "--n", "300", "--seed", "5", "p=3", "k=4", "--out", fs,
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let from_file = json(&["run", "--data", fs, "--algo", "kmeans", "--json"]);
+    let direct = json(&[
+        "run",
+        "--data",
+        "gen:blobs,n=300,seed=5,p=3,k=4",
+        "--algo",
+        "kmeans",
+        "--json",
+    ]);
+    assert_eq!(from_file["k"], 4);
+    assert_eq!(from_file["labels"], direct["labels"]);
+    assert_eq!(from_file["metrics"], direct["metrics"]);
+    refused(&["gen", "blobs", "--out", fs], "--force");
+    let npy = dir.path().join("b.npy");
+    let o = run(&[
+        "gen",
+        "sparse",
+        "--seed",
+        "1",
+        "--out",
+        npy.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    let v = json(&[
+        "run",
+        "--data",
+        npy.to_str().unwrap(),
+        "--k",
+        "3",
+        "--algo",
+        "kmeans",
+        "--json",
+    ]);
+    assert_eq!((v["n"].as_u64(), v["p"].as_u64()), (Some(300), Some(100)));
+}
+
+#[test]
+fn listings_name_everything() {
+    let d = String::from_utf8(run(&["datasets"]).stdout).unwrap();
+    for name in [
+        "iris",
+        "wine",
+        "breast_cancer",
+        "digits",
+        "blobs",
+        "rings",
+        "sphere",
+        "sparse",
+    ] {
+        assert!(d.contains(name), "datasets lacks {name}");
+    }
+    let a = String::from_utf8(run(&["algorithms", "power"]).stdout).unwrap();
+    assert!(
+        a.contains("s0") && a.contains("-1") && a.contains("1.04"),
+        "{a}"
+    );
+    let h = String::from_utf8(run(&["run", "--help"]).stdout).unwrap();
+    assert!(h.contains("Stopping rules") && h.contains("s_min"), "{h}");
+}

@@ -1,0 +1,514 @@
+//! Every fixture under tests/fixtures/, loaded through the public API
+//! (`DataSource` + `load`), plus the reference `.mat` files in
+//! ../shared/data when they are present.
+//!
+//! The binary fixtures are written by tests/fixtures/make_binary_fixtures.py.
+
+use meanscape::Error;
+use meanscape::data::{DataSource, Dataset, LabelChoice, LoadOptions, Missing, load};
+use ndarray::{Array2, array};
+use std::path::{Path, PathBuf};
+
+fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(rel)
+}
+
+fn load_fixture(rel: &str, opts: &LoadOptions) -> meanscape::Result<Dataset> {
+    load(&DataSource::File(fixture(rel)), opts)
+}
+
+fn good(rel: &str) -> Dataset {
+    good_with(rel, &LoadOptions::default())
+}
+
+fn good_with(rel: &str, opts: &LoadOptions) -> Dataset {
+    load_fixture(rel, opts).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// The message of the `Error::Data` that loading `rel` must give.
+fn data_error(rel: &str, opts: &LoadOptions) -> String {
+    match load_fixture(rel, opts) {
+        Err(Error::Data(m)) => {
+            assert!(!m.contains('\n'), "message on more than one line: {m}");
+            assert!(
+                m.starts_with(&fixture(rel).display().to_string()),
+                "message must start with the path: {m}"
+            );
+            m
+        }
+        Err(other) => panic!("{rel}: expected Error::Data, got {other:?}"),
+        Ok(ds) => panic!("{rel}: expected an error, loaded {}×{}", ds.n(), ds.p()),
+    }
+}
+
+fn default_error(rel: &str) -> String {
+    data_error(rel, &LoadOptions::default())
+}
+
+fn with_label(label: LabelChoice) -> LoadOptions {
+    LoadOptions {
+        label,
+        ..Default::default()
+    }
+}
+
+fn with_missing(missing: Missing) -> LoadOptions {
+    LoadOptions {
+        missing,
+        ..Default::default()
+    }
+}
+
+fn label_names(ds: &Dataset) -> Vec<&str> {
+    let l = ds.labels.as_ref().expect("labels");
+    l.ids.iter().map(|&i| l.names[i].as_str()).collect()
+}
+
+// ------------------------------------------------------------- good files
+
+#[test]
+fn bom_crlf_and_quoted_fields() {
+    let ds = good("good/bom_crlf_quoted.csv");
+    assert_eq!((ds.n(), ds.p()), (3, 2));
+    assert_eq!(ds.feature_names, ["sepal length", "sepal, width"]);
+    assert_eq!(ds.x, array![[5.1, 3.5], [4.9, 3.0], [6.3, 2.9]]);
+    assert_eq!(label_names(&ds), ["setosa", "setosa", "vir,ginica"]);
+    assert_eq!(ds.name, "bom_crlf_quoted");
+    assert_eq!(
+        ds.source,
+        fixture("good/bom_crlf_quoted.csv").display().to_string()
+    );
+}
+
+#[test]
+fn tab_separated_with_target_column() {
+    let ds = good("good/tabs.tsv");
+    assert_eq!((ds.n(), ds.p()), (3, 3));
+    assert_eq!(ds.feature_names, ["x", "y", "z"]);
+    assert_eq!(ds.x.row(1).to_vec(), [1.1, 1.2, 1.3]);
+    assert_eq!(label_names(&ds), ["1", "2", "1"]);
+}
+
+#[test]
+fn semicolon_separated() {
+    let ds = good("good/semicolon.csv");
+    assert_eq!((ds.n(), ds.p()), (2, 3));
+    assert_eq!(ds.feature_names, ["a", "b", "c"]);
+    assert_eq!(ds.x, array![[1.5, 2.0, 3.0], [4.0, 5.25, 6.0]]);
+    assert!(ds.labels.is_none());
+}
+
+#[test]
+fn whitespace_separated() {
+    let ds = good("good/whitespace.txt");
+    assert_eq!((ds.n(), ds.p()), (3, 3));
+    assert_eq!(ds.feature_names, ["f1", "f2", "f3"]);
+    assert_eq!(ds.x, array![[1., 2., 3.], [4., 5., 6.], [7., 8., 9.]]);
+    assert!(ds.labels.is_none());
+}
+
+#[test]
+fn headerless_file() {
+    // Auto without a header: no labels, every column a feature.
+    let ds = good("good/headerless.csv");
+    assert_eq!((ds.n(), ds.p()), (5, 4));
+    assert_eq!(ds.feature_names, ["f1", "f2", "f3", "f4"]);
+    assert_eq!(ds.x.row(1).to_vec(), [0.1, 2.0, 300.0, 1.0]);
+    assert!(ds.labels.is_none());
+
+    // The last column as labels, by 0-based index: 1 and 1.0 are one class.
+    let ds = good_with("good/headerless.csv", &with_label(LabelChoice::Index(3)));
+    assert_eq!((ds.n(), ds.p()), (5, 3));
+    assert_eq!(ds.feature_names, ["f1", "f2", "f3"]);
+    assert_eq!(label_names(&ds), ["1", "1", "2", "2", "1"]);
+    assert_eq!(ds.labels.as_ref().unwrap().n_classes(), 2);
+
+    let e = data_error("good/headerless.csv", &with_label(LabelChoice::Index(4)));
+    assert!(e.contains("label column index 4 is out of range"), "{e}");
+    let e = data_error(
+        "good/headerless.csv",
+        &with_label(LabelChoice::Name("label".into())),
+    );
+    assert!(e.contains("no header row"), "{e}");
+}
+
+#[test]
+fn string_labels_in_a_class_column() {
+    let ds = good("good/string_labels.csv");
+    assert_eq!((ds.n(), ds.p()), (4, 2));
+    assert_eq!(ds.feature_names, ["f_a", "f_b"]);
+    assert_eq!(label_names(&ds), ["cat", "dog", "cat", "bird"]);
+    assert_eq!(ds.labels.as_ref().unwrap().names, ["cat", "dog", "bird"]);
+
+    // --label none: the Class column is then a feature, and not a number.
+    let e = data_error("good/string_labels.csv", &with_label(LabelChoice::None));
+    assert!(
+        e.ends_with(
+            "good/string_labels.csv: line 2, column 3 (\"Class\"): \"cat\" is not a number"
+        ),
+        "{e}"
+    );
+    // A label column by name, and a name that is not there.
+    for choice in [LabelChoice::Name("class".into()), LabelChoice::Index(2)] {
+        let ds = good_with("good/string_labels.csv", &with_label(choice));
+        assert_eq!(ds.feature_names, ["f_a", "f_b"]);
+        assert_eq!(label_names(&ds), ["cat", "dog", "cat", "bird"]);
+    }
+    let e = data_error(
+        "good/string_labels.csv",
+        &with_label(LabelChoice::Name("species".into())),
+    );
+    assert!(
+        e.contains("no column named \"species\"") && e.contains("\"f_a\", \"f_b\", \"Class\""),
+        "{e}"
+    );
+}
+
+#[test]
+fn small_npy() {
+    let ds = good("good/small.npy");
+    assert_eq!((ds.n(), ds.p()), (4, 3));
+    assert_eq!(ds.feature_names, ["f1", "f2", "f3"]);
+    assert_eq!(
+        ds.x,
+        array![
+            [1.0, 2.0, 3.0],
+            [4.0, 5.0, 6.0],
+            [7.5, 8.5, 9.5],
+            [-1.0, 0.0, 1e-3]
+        ]
+    );
+    assert!(ds.labels.is_none());
+    assert_eq!(ds.name, "small");
+}
+
+#[test]
+fn fortran_order_int_npy_with_label_column() {
+    let ds = good("good/fortran_int.npy");
+    assert_eq!(ds.x, array![[1., 10., 0.], [2., 20., 1.], [3., 30., 0.]]);
+    let ds = good_with("good/fortran_int.npy", &with_label(LabelChoice::Index(2)));
+    assert_eq!(ds.x, array![[1., 10.], [2., 20.], [3., 30.]]);
+    assert_eq!(label_names(&ds), ["0", "1", "0"]);
+}
+
+#[test]
+fn small_mat() {
+    let ds = good("good/small.mat");
+    assert_eq!((ds.n(), ds.p()), (4, 3));
+    assert_eq!(
+        ds.x,
+        array![
+            [1.0, 2.0, 3.0],
+            [4.0, 5.0, 6.0],
+            [7.5, 8.5, 9.5],
+            [-1.0, 0.0, 1e-3]
+        ]
+    );
+    assert_eq!(label_names(&ds), ["1", "2", "2", "3"]);
+
+    // Another variable, compressed with dynamic Huffman codes.
+    let o = LoadOptions {
+        var: Some("big".into()),
+        label: LabelChoice::None,
+        ..Default::default()
+    };
+    let ds = good_with("good/small.mat", &o);
+    let expect = Array2::from_shape_fn((30, 20), |(i, j)| ((i * 31 + j * 17) % 13) as f64 / 4.0);
+    assert_eq!(ds.x, expect);
+    assert!(ds.labels.is_none());
+}
+
+#[test]
+fn int32_mat() {
+    let ds = good("good/int32.mat");
+    let expect = Array2::from_shape_fn((30, 20), |(i, j)| ((i * 31 + j * 17) % 13) as f64 - 6.0);
+    assert_eq!(ds.x, expect);
+    let l = ds.labels.as_ref().unwrap();
+    assert_eq!(l.names, ["0", "1", "2"]);
+    assert_eq!(l.ids[..4], [0, 1, 2, 0]);
+}
+
+#[test]
+fn mat_variables_that_cannot_be_used() {
+    let var = |v: &str| LoadOptions {
+        var: Some(v.into()),
+        ..Default::default()
+    };
+    let e = data_error("good/small.mat", &var("nosuch"));
+    assert!(
+        e.contains("no variable named \"nosuch\"")
+            && e.contains(
+                "fea (4×3 double), gnd (4×1 double), big (30×20 double), names (1×3 char), \
+                 S (2×2 sparse), C (0×0 cell)"
+            ),
+        "{e}"
+    );
+    let e = data_error("good/small.mat", &var("S"));
+    assert!(
+        e.contains("\"S\" is a sparse matrix") && e.contains("full(S)"),
+        "{e}"
+    );
+    let e = data_error("good/small.mat", &var("names"));
+    assert!(e.contains("\"names\" is a char array"), "{e}");
+    let e = data_error("good/small.mat", &var("C"));
+    assert!(e.contains("\"C\" is a cell array"), "{e}");
+    let e = data_error(
+        "good/small.mat",
+        &with_label(LabelChoice::Name("labels".into())),
+    );
+    assert!(e.contains("no label variable named \"labels\""), "{e}");
+    // Labels whose length does not match.
+    let o = LoadOptions {
+        var: Some("big".into()),
+        ..Default::default()
+    };
+    let e = data_error("good/small.mat", &o);
+    assert!(
+        e.contains("\"gnd\" has 4 values but \"big\" has 30 rows"),
+        "{e}"
+    );
+}
+
+// -------------------------------------------------------------- bad files
+
+#[test]
+fn ragged_row() {
+    let e = default_error("bad/ragged.csv");
+    assert!(
+        e.ends_with("bad/ragged.csv: line 5: 3 fields, expected 5 like the header (line 1)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn non_numeric_cell() {
+    let e = default_error("bad/not_a_number.csv");
+    assert!(
+        e.ends_with(
+            "bad/not_a_number.csv: line 7, column 3 (\"petal_width\"): \"abc\" is not a number"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn nan_cell() {
+    let e = default_error("bad/nan_cell.csv");
+    assert!(
+        e.ends_with(
+            "bad/nan_cell.csv: line 3, column 2 (\"x2\"): \"NaN\" is a missing value \
+             (use --impute mean or --drop-incomplete)"
+        ),
+        "{e}"
+    );
+    let ds = good_with("bad/nan_cell.csv", &with_missing(Missing::ImputeMean));
+    assert_eq!(ds.x, array![[1., 2., 3.], [4., 5., 6.], [7., 8., 9.]]);
+    assert_eq!(label_names(&ds), ["a", "b", "a"]);
+    let ds = good_with("bad/nan_cell.csv", &with_missing(Missing::DropIncomplete));
+    assert_eq!(ds.x, array![[1., 2., 3.], [7., 8., 9.]]);
+    assert_eq!(label_names(&ds), ["a", "a"]);
+}
+
+#[test]
+fn inf_cell() {
+    let e = default_error("bad/inf_cell.csv");
+    assert!(
+        e.ends_with(
+            "bad/inf_cell.csv: line 4, column 1 (\"a\"): \"-inf\" is not a finite number \
+             (use --impute mean or --drop-incomplete)"
+        ),
+        "{e}"
+    );
+    let ds = good_with("bad/inf_cell.csv", &with_missing(Missing::ImputeMean));
+    assert_eq!(ds.x, array![[1., 2.], [3., 4.], [2., 6.]]);
+    let ds = good_with("bad/inf_cell.csv", &with_missing(Missing::DropIncomplete));
+    assert_eq!(ds.x, array![[1., 2.], [3., 4.]]);
+}
+
+#[test]
+fn empty_cell() {
+    let e = default_error("bad/empty_cell.csv");
+    assert!(
+        e.ends_with(
+            "bad/empty_cell.csv: line 4, column 2 (\"x2\"): empty cell \
+             (use --impute mean or --drop-incomplete)"
+        ),
+        "{e}"
+    );
+    let ds = good_with("bad/empty_cell.csv", &with_missing(Missing::ImputeMean));
+    assert_eq!((ds.n(), ds.p()), (4, 3));
+    assert_eq!(ds.x.row(2).to_vec(), [3.0, 14.0 / 3.0, 9.0]);
+    assert_eq!(ds.notes, ["imputed 1 missing cell(s) with column means"]);
+    let ds = good_with("bad/empty_cell.csv", &with_missing(Missing::DropIncomplete));
+    assert_eq!(ds.x, array![[1., 2., 3.], [2., 4., 6.], [4., 8., 12.]]);
+    assert_eq!(label_names(&ds), ["0", "1", "1"]);
+}
+
+#[test]
+fn empty_file() {
+    let e = default_error("bad/empty.csv");
+    assert!(e.ends_with("bad/empty.csv: empty file"), "{e}");
+}
+
+#[test]
+fn header_only() {
+    let e = default_error("bad/header_only.csv");
+    assert!(
+        e.ends_with("bad/header_only.csv: header only, no data rows"),
+        "{e}"
+    );
+}
+
+#[test]
+fn label_column_only() {
+    let e = default_error("bad/label_only.csv");
+    assert!(e.contains("label_only.csv: no feature columns"), "{e}");
+    // With --label none the column is an ordinary feature.
+    let ds = good_with("bad/label_only.csv", &with_label(LabelChoice::None));
+    assert_eq!((ds.n(), ds.p()), (2, 1));
+}
+
+#[test]
+fn empty_label() {
+    let e = default_error("bad/empty_label.csv");
+    assert!(
+        e.ends_with("bad/empty_label.csv: line 3, column 3 (\"label\"): empty label"),
+        "{e}"
+    );
+}
+
+#[test]
+fn one_dimensional_npy() {
+    let e = default_error("bad/vector_1d.npy");
+    assert!(
+        e.contains("vector_1d.npy: 1-D array of shape (5,)") && e.contains("2-D"),
+        "{e}"
+    );
+}
+
+#[test]
+fn three_dimensional_npy() {
+    let e = default_error("bad/cube_3d.npy");
+    assert!(
+        e.contains("cube_3d.npy: 3-D array of shape (2, 2, 2)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn nan_in_npy() {
+    let e = default_error("bad/nan.npy");
+    assert!(
+        e.contains("nan.npy: row 2, column 2: value NaN is not a finite number"),
+        "{e}"
+    );
+    let ds = good_with("bad/nan.npy", &with_missing(Missing::ImputeMean));
+    assert_eq!(ds.x, array![[1., 2.], [3., 2.]]);
+    let ds = good_with("bad/nan.npy", &with_missing(Missing::DropIncomplete));
+    assert_eq!(ds.x, array![[1., 2.]]);
+}
+
+// ------------------------------------------- reference data (../shared/data)
+
+fn shared(name: &str) -> Option<PathBuf> {
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data"));
+    if !dir.is_dir() {
+        eprintln!(
+            "skipping: {} is absent (reference data lives beside the repository)",
+            dir.display()
+        );
+        return None;
+    }
+    Some(dir.join(name))
+}
+
+fn assert_mat_equals_csv(stem: &str, n: usize, p: usize, k: usize) {
+    let (Some(mat), Some(csv)) = (
+        shared(&format!("{stem}.mat")),
+        shared(&format!("{stem}.csv")),
+    ) else {
+        return;
+    };
+    let o = LoadOptions::default();
+    let m = load(&DataSource::File(mat), &o).unwrap();
+    let c = load(&DataSource::File(csv), &o).unwrap();
+    assert_eq!((m.n(), m.p()), (n, p), "{stem}.mat");
+    assert_eq!((c.n(), c.p()), (n, p), "{stem}.csv");
+    let worst =
+        m.x.iter()
+            .zip(c.x.iter())
+            .map(|(a, b)| (a - b).abs() / a.abs().max(1.0))
+            .fold(0.0, f64::max);
+    assert!(worst <= 1e-12, "{stem}: .mat and .csv differ by {worst}");
+    let (lm, lc) = (m.labels.unwrap(), c.labels.unwrap());
+    assert_eq!(lm.n_classes(), k);
+    assert_eq!(lm, lc, "{stem}: labels differ");
+}
+
+#[test]
+fn lung_discrete_mat_equals_csv() {
+    assert_mat_equals_csv("lung_discrete", 73, 325, 7);
+}
+
+#[test]
+fn isolet_mat_equals_csv() {
+    assert_mat_equals_csv("isolet", 1560, 617, 26);
+}
+
+#[test]
+fn every_reference_csv_loads() {
+    let table = [
+        ("iris", 150, 4, 3),
+        ("wine", 178, 13, 3),
+        ("breast_cancer", 569, 30, 2),
+        ("digits", 1797, 64, 10),
+        ("seeds", 210, 7, 3),
+        ("ecoli", 336, 7, 8),
+        ("yeast", 1484, 8, 10),
+        ("glass", 214, 9, 6),
+        ("colon", 62, 2000, 2),
+        ("leukemia", 72, 3571, 2),
+        ("lymphoma", 62, 4026, 3),
+        ("brain", 42, 5597, 5),
+    ];
+    for (stem, n, p, k) in table {
+        let Some(path) = shared(&format!("{stem}.csv")) else {
+            return;
+        };
+        let ds = load(&DataSource::File(path), &LoadOptions::default()).unwrap();
+        assert_eq!(
+            (ds.n(), ds.p(), ds.labels.unwrap().n_classes()),
+            (n, p, k),
+            "{stem}"
+        );
+    }
+}
+
+/// `cargo test --release --test loaders -- --ignored --nocapture usps`
+#[test]
+#[ignore = "timing; run in release"]
+fn usps_parse_time() {
+    let Some(path) = shared("usps.csv") else {
+        return;
+    };
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut best = f64::INFINITY;
+    for _ in 0..5 {
+        let t = std::time::Instant::now();
+        let ds =
+            meanscape::data::delimited::parse(&text, "usps.csv", &LoadOptions::default()).unwrap();
+        best = best.min(t.elapsed().as_secs_f64());
+        assert_eq!((ds.n(), ds.p()), (11000, 256));
+    }
+    let t = std::time::Instant::now();
+    let ds = load(&DataSource::File(path), &LoadOptions::default()).unwrap();
+    let whole = t.elapsed().as_secs_f64();
+    assert_eq!(ds.labels.unwrap().n_classes(), 10);
+    eprintln!(
+        "usps.csv: parse {:.1} ms (best of 5), read+parse+validate {:.1} ms",
+        best * 1e3,
+        whole * 1e3
+    );
+}
