@@ -9,9 +9,11 @@ pub mod algo;
 pub mod cli;
 pub mod data;
 pub mod error;
+pub mod kernel;
 pub mod linalg;
 pub mod metrics;
 pub mod report;
 pub mod session;
+pub mod tui;
 
 pub use error::{Error, Result};

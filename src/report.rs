@@ -48,6 +48,10 @@ pub struct RunReport {
     pub feature_weights: Option<Vec<f64>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub selected_features: Option<usize>,
+    /// Matthews correlation of the selected features (weight > 0) with the
+    /// true relevance, when the data has one (the `sparse` generator).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selection_mcc: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kernel_weights: Option<Vec<f64>>,
     #[serde(flatten)]
@@ -145,6 +149,13 @@ impl RunReport {
             .feature_weights
             .as_ref()
             .map(|w| w.iter().filter(|&&v| v > 0.0).count());
+        let selection_mcc = match (&fit.feature_weights, &ds.relevance) {
+            (Some(w), Some(r)) if w.len() == r.len() => {
+                let sel: Vec<bool> = w.iter().map(|&v| v > 0.0).collect();
+                Some(crate::metrics::mcc(&sel, r))
+            }
+            _ => None,
+        };
         RunReport {
             algorithm: inp.algo.id().to_string(),
             algorithm_name: inp.algo.name().to_string(),
@@ -173,6 +184,7 @@ impl RunReport {
             metrics,
             feature_weights: fit.feature_weights.clone(),
             selected_features: selected,
+            selection_mcc,
             kernel_weights: fit.kernel_weights.clone(),
             extra: fit.extra.clone(),
             warnings: fit.warnings.clone(),
@@ -226,6 +238,11 @@ impl RunReport {
         }
         if let (Some(sel), Some(w)) = (self.selected_features, &self.feature_weights) {
             out.push_str(&format!("  selected features: {sel} of {}\n", w.len()));
+            if let Some(m) = self.selection_mcc {
+                out.push_str(&format!(
+                    "  selection MCC against the true relevance: {m:.4}\n"
+                ));
+            }
         }
         if let Some(a) = &self.kernel_weights {
             let s: Vec<String> = a.iter().map(|v| format!("{v:.3}")).collect();

@@ -8,13 +8,22 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+pub mod feature_weights;
 pub mod init;
+pub mod kernel_kmeans;
+pub mod kpower;
 pub mod lloyd;
+pub mod lw;
+pub mod mkpower;
 pub mod params;
+pub mod path;
 pub mod power;
 pub mod problem;
 pub mod progress;
+pub mod sparse_kmeans;
+pub mod spectral;
 pub mod weights;
+pub mod wkmeans;
 
 pub use init::Init;
 pub use params::{ParamSpec, Params, Scale};
@@ -132,6 +141,13 @@ pub fn registry() -> Vec<Box<dyn Algorithm>> {
         Box::new(lloyd::KMeans),
         Box::new(power::Khm),
         Box::new(power::PowerKMeans),
+        Box::new(kernel_kmeans::KernelKMeans),
+        Box::new(kpower::KernelPower),
+        Box::new(mkpower::MultiKernelPower),
+        Box::new(spectral::Spectral),
+        Box::new(wkmeans::WkMeans),
+        Box::new(lw::Lw),
+        Box::new(sparse_kmeans::SparseKMeans),
     ]
 }
 

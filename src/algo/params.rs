@@ -77,9 +77,24 @@ impl ParamSpec {
             Scale::Linear => v + amount * steps as f64,
             Scale::Log => v * amount.powi(if v < 0.0 { -steps } else { steps }),
         };
-        let next = if self.integer { next.round() } else { next };
+        // Snap to 4 significant digits so values stay readable and typeable.
+        let next = if self.integer {
+            next.round()
+        } else {
+            round_sig(next, 4)
+        };
         next.clamp(self.min, self.max)
     }
+}
+
+/// `v` rounded to `digits` significant digits.
+pub fn round_sig(v: f64, digits: i32) -> f64 {
+    if v == 0.0 || !v.is_finite() {
+        return v;
+    }
+    let mag = v.abs().log10().floor() as i32;
+    let scale = 10f64.powi(digits - 1 - mag);
+    (v * scale).round() / scale
 }
 
 pub fn fmt_num(v: f64) -> String {
@@ -90,7 +105,16 @@ pub fn fmt_num(v: f64) -> String {
         format!("{}", v as i64)
     } else {
         let s = format!("{v}");
-        if s.len() > 12 { format!("{v:.6e}") } else { s }
+        if s.len() <= 10 {
+            s
+        } else if (1e-4..1e9).contains(&v.abs()) {
+            // Six significant digits, trailing zeros dropped.
+            let r = round_sig(v, 6);
+            let t = format!("{r:.10}");
+            t.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            format!("{v:e}")
+        }
     }
 }
 
@@ -196,8 +220,8 @@ mod tests {
     fn log_steps_keep_sign_and_range() {
         let s = s0();
         // Up means numerically up: towards zero for a negative value.
-        assert!((s.step_from(-1.0, 1, false) + 1.0 / 1.1).abs() < 1e-12);
-        assert!((s.step_from(-1.0, -1, false) + 1.1).abs() < 1e-12);
+        assert_eq!(s.step_from(-1.0, 1, false), -0.9091);
+        assert_eq!(s.step_from(-1.0, -1, false), -1.1);
         assert_eq!(s.step_from(-900.0, -1, true), -1000.0);
     }
 }

@@ -100,6 +100,10 @@ pub struct AlgoArgs {
     /// Refuse work whose memory estimate exceeds this (e.g. 4G, 500M; default: half the RAM).
     #[arg(long, value_name = "BYTES")]
     pub max_memory: Option<String>,
+    /// Choose a parameter from the data: `gap` picks sparse-kmeans' bound
+    /// s by the permutation gap statistic (as R's sparcl).
+    #[arg(long, value_name = "gap|none")]
+    pub tune: Option<String>,
     /// Any declared parameter, e.g. -P period=5 -P s_min=-200.
     #[arg(long = "param", short = 'P', value_name = "NAME=VALUE", value_parser = parse_param, allow_negative_numbers = true)]
     pub params: Vec<(String, f64)>,
@@ -113,6 +117,7 @@ impl AlgoArgs {
             ("kernels", &self.kernels),
             ("views", &self.views),
             ("max_memory", &self.max_memory),
+            ("tune", &self.tune),
         ]
         .into_iter()
         .filter_map(|(n, v)| v.as_ref().map(|v| (n.to_string(), v.clone())))

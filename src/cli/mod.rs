@@ -4,6 +4,7 @@ pub mod args;
 pub mod files;
 mod gen_cmd;
 mod info;
+mod path;
 mod run;
 
 use crate::error::Error;
@@ -20,8 +21,14 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Open the terminal UI (the default when no command is given).
+    Tui(Box<TuiArgs>),
     /// Cluster a dataset once (best of --restarts) and print the result.
     Run(Box<run::RunArgs>),
+    /// Regularisation path of lw (over λ) or sparse-kmeans (over the bound
+    /// s): weights, #selected, objective and metrics per grid point, each
+    /// warm-started from the previous one (CSV, or JSON with --json).
+    Path(Box<path::PathArgs>),
     /// Write a generated dataset to a file (CSV, or .npy by extension).
     Gen(gen_cmd::GenArgs),
     /// List the bundled datasets and the generators.
@@ -31,6 +38,53 @@ pub enum Command {
         /// Show the parameters of this algorithm.
         id: Option<String>,
     },
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct TuiArgs {
+    #[command(flatten)]
+    pub data: args::DataArgs,
+    #[command(flatten)]
+    pub algo: args::AlgoArgs,
+    /// Draw with ASCII only: no Braille, no box-drawing glyphs.
+    #[arg(long)]
+    pub ascii: bool,
+}
+
+impl Default for TuiArgs {
+    fn default() -> Self {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Wrap {
+            #[command(flatten)]
+            t: TuiArgs,
+        }
+        Wrap::parse_from(["meanscape"]).t
+    }
+}
+
+fn tui(a: &TuiArgs) -> crate::Result<()> {
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        return Err(Error::Param(
+            "the terminal UI needs a terminal; use `meanscape run` for scripts (see --help)".into(),
+        ));
+    }
+    crate::tui::run(crate::tui::UiOptions {
+        start: crate::tui::app::StartOptions {
+            data: a.data.data.clone(),
+            load_opts: a.data.load_options(),
+            scale: a.data.scale,
+            algo: a.algo.algo.clone(),
+            k: a.algo.k,
+            seed: a.algo.seed,
+            restarts: a.algo.restarts,
+            init: a.algo.init,
+            given: a.algo.given(),
+            options: a.algo.options(),
+        },
+        ascii: a.ascii,
+    })
 }
 
 /// Parses the process arguments (with per-algorithm defaults in the long
@@ -43,11 +97,10 @@ pub fn main() -> i32 {
         Err(e) => e.exit(),
     };
     let result = match cli.command {
-        None => {
-            let _ = Cli::command().print_help();
-            Ok(())
-        }
+        None => tui(&TuiArgs::default()),
+        Some(Command::Tui(a)) => tui(&a),
         Some(Command::Run(a)) => run::run(&a),
+        Some(Command::Path(a)) => path::run(&a),
         Some(Command::Gen(a)) => gen_cmd::run(&a),
         Some(Command::Datasets) => {
             print!("{}", info::datasets());

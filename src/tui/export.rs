@@ -1,0 +1,82 @@
+//! Export from the UI: labels and the full result, atomically, never over
+//! the input, and only over existing files once the user said yes.
+
+use super::app::App;
+use crate::cli::files;
+use crate::error::{Error, Result};
+use crate::report::{ReportInput, RunReport};
+use std::path::{Path, PathBuf};
+
+pub enum Outcome {
+    Written(Vec<String>),
+    /// These files exist; ask first.
+    NeedsConfirm(Vec<String>),
+}
+
+fn targets(base: &Path) -> [PathBuf; 2] {
+    let b = base.display().to_string();
+    let b = b
+        .strip_suffix(".json")
+        .or_else(|| b.strip_suffix(".csv"))
+        .unwrap_or(&b)
+        .to_string();
+    [
+        PathBuf::from(format!("{b}.labels.csv")),
+        PathBuf::from(format!("{b}.json")),
+    ]
+}
+
+pub fn export(app: &App, base: &Path, confirmed: bool) -> Result<Outcome> {
+    let loaded = app
+        .loaded()
+        .ok_or_else(|| Error::Param("no data loaded".into()))?;
+    let result = app
+        .view
+        .result
+        .as_ref()
+        .ok_or_else(|| Error::Param("no finished run to export".into()))?;
+    let [labels_path, json_path] = targets(base);
+    let inputs: Vec<&Path> = match &loaded.source {
+        crate::data::DataSource::File(p) => vec![p.as_path()],
+        _ => vec![],
+    };
+    for t in [&labels_path, &json_path] {
+        files::check_target(t, &inputs, true)?;
+    }
+    let existing: Vec<String> = [&labels_path, &json_path]
+        .iter()
+        .filter(|p| p.exists())
+        .map(|p| p.display().to_string())
+        .collect();
+    if !existing.is_empty() && !confirmed {
+        return Ok(Outcome::NeedsConfirm(existing));
+    }
+    let (id, cfg) = app
+        .view
+        .config
+        .as_ref()
+        .ok_or_else(|| Error::Param("no finished run to export".into()))?;
+    let algo = crate::algo::find(id)?;
+    let algo = algo.as_ref();
+    let spec = loaded.source.spec();
+    let report = RunReport::build(ReportInput {
+        algo,
+        cfg,
+        result,
+        dataset: &loaded.dataset,
+        data_spec: &spec,
+        scale: loaded.scale,
+        load_ms: loaded.load_ms,
+    });
+    let mut csv = String::from("row,cluster\n");
+    for (i, l) in report.labels.iter().enumerate() {
+        csv.push_str(&format!("{i},{l}\n"));
+    }
+    files::write_atomic(&labels_path, csv.as_bytes())?;
+    let json = serde_json::to_string_pretty(&report).expect("report serialises") + "\n";
+    files::write_atomic(&json_path, json.as_bytes())?;
+    Ok(Outcome::Written(vec![
+        labels_path.display().to_string(),
+        json_path.display().to_string(),
+    ]))
+}

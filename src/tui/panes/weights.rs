@@ -1,0 +1,153 @@
+use super::{bar, block, clip};
+use crate::tui::app::{App, Pane};
+use crate::tui::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+/// One character per group of features: how strongly the group is used.
+pub fn strip(weights: &[f64], width: usize, ascii: bool) -> String {
+    let shades: &[char] = if ascii {
+        &[' ', '.', ':', '*', '#']
+    } else {
+        &[' ', '░', '▒', '▓', '█']
+    };
+    let max = weights.iter().cloned().fold(0.0, f64::max);
+    if weights.is_empty() || width == 0 {
+        return String::new();
+    }
+    let per = weights.len().div_ceil(width);
+    weights
+        .chunks(per)
+        .map(|g| {
+            let m = g.iter().cloned().fold(0.0, f64::max);
+            if m <= 0.0 || max <= 0.0 {
+                shades[0]
+            } else {
+                let level = 1 + ((m / max) * 3.999) as usize;
+                shades[level.min(4)]
+            }
+        })
+        .collect()
+}
+
+pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let focused = app.focus == Pane::Weights;
+    let w = area.width.saturating_sub(2) as usize;
+    let h = area.height.saturating_sub(2) as usize;
+    let mut lines: Vec<Line> = Vec::new();
+    let mut extra = String::new();
+    if let Some(alpha) = &app.view.kernel_weights {
+        extra = "kernel weights α".into();
+        let names: Vec<String> = app
+            .view
+            .result
+            .as_ref()
+            .and_then(|r| r.best.extra.get("kernels"))
+            .and_then(|v| v.as_array())
+            .map(|a| {
+                a.iter()
+                    .map(|s| s.as_str().unwrap_or("").to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let name_w = names
+            .iter()
+            .map(|s| s.chars().count())
+            .max()
+            .unwrap_or(3)
+            .clamp(3, 16);
+        let max = alpha.iter().cloned().fold(0.0, f64::max).max(1e-300);
+        for (l, a) in alpha.iter().enumerate().take(h) {
+            let name = names
+                .get(l)
+                .cloned()
+                .unwrap_or_else(|| format!("K{}", l + 1));
+            let bw = w.saturating_sub(name_w + 8).max(1);
+            lines.push(Line::from(vec![
+                Span::raw(format!("{:<name_w$} ", clip(&name, name_w))),
+                Span::styled(bar(a / max, bw, theme), theme.accent()),
+                Span::raw(format!(" {a:.3}")),
+            ]));
+        }
+    } else if let Some(wts) = &app.view.feature_weights {
+        let p = wts.len();
+        let selected = wts.iter().filter(|&&v| v > 0.0).count();
+        extra = format!("{selected} of {p} selected");
+        let names = app
+            .loaded()
+            .map(|l| l.dataset.feature_names.clone())
+            .unwrap_or_default();
+        let mut order: Vec<usize> = (0..p).collect();
+        order.sort_by(|&a, &b| wts[b].total_cmp(&wts[a]).then(a.cmp(&b)));
+        let max = wts.iter().cloned().fold(0.0, f64::max).max(1e-300);
+        let strip_rows = if p > h.saturating_sub(1) && h >= 4 {
+            2
+        } else {
+            0
+        };
+        let rows = h.saturating_sub(strip_rows);
+        let name_w = (w / 3).clamp(4, 18);
+        let bw = w.saturating_sub(name_w + 8).max(1);
+        for &j in order.iter().take(rows) {
+            let name = names
+                .get(j)
+                .cloned()
+                .unwrap_or_else(|| format!("f{}", j + 1));
+            let style = if wts[j] > 0.0 {
+                theme.good()
+            } else {
+                theme.dim()
+            };
+            lines.push(Line::from(vec![
+                Span::raw(format!("{:<name_w$} ", clip(&name, name_w))),
+                Span::styled(bar(wts[j] / max, bw, theme), style),
+                Span::raw(format!(" {:.3}", wts[j])),
+            ]));
+        }
+        if strip_rows > 0 {
+            while lines.len() < rows {
+                lines.push(Line::from(""));
+            }
+            lines.push(Line::from(Span::styled(
+                clip(&format!("all {p} features in order (blank = dropped):"), w),
+                theme.dim(),
+            )));
+            lines.push(Line::from(Span::styled(
+                strip(wts, w, theme.ascii),
+                theme.good(),
+            )));
+        }
+    } else {
+        let p = app.loaded().map_or(0, |l| l.dataset.p());
+        lines.push(Line::from(Span::styled(
+            clip(
+                &format!("{} weighs all {p} features equally", app.algo().id()),
+                w,
+            ),
+            theme.dim(),
+        )));
+        lines.push(Line::from(Span::styled(
+            clip(
+                "(feature weights: wkmeans, lw, sparse-kmeans; kernel weights: mkpower)",
+                w,
+            ),
+            theme.dim(),
+        )));
+    }
+    f.render_widget(
+        Paragraph::new(lines).block(block(Pane::Weights, focused, theme, &extra)),
+        area,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn strip_marks_dropped_groups_blank() {
+        let w = [0.0, 0.0, 1.0, 0.5, 0.0, 0.0];
+        assert_eq!(super::strip(&w, 3, true), " # ");
+        assert_eq!(super::strip(&w, 6, true), "  #:  ");
+    }
+}

@@ -1,0 +1,129 @@
+//! The 2-D view of the data for the Scatter pane: the first two principal
+//! components of a deterministic subsample (at most [`MAX_POINTS`] rows, so
+//! drawing stays fast on 70 000 points).
+
+use faer::Side;
+use ndarray::{Array2, ArrayView2, Axis};
+
+pub const MAX_POINTS: usize = 3000;
+
+#[derive(Debug, Clone)]
+pub struct Projection {
+    /// Rows of the data that are drawn.
+    pub rows: Vec<usize>,
+    /// Their first two principal component scores (empty when p = 1).
+    pub pcs: Vec<[f64; 2]>,
+    /// Share of the variance the two components explain.
+    pub explained: f64,
+}
+
+impl Projection {
+    pub fn pca(x: &Array2<f64>) -> Self {
+        let n = x.nrows();
+        let step = n.div_ceil(MAX_POINTS).max(1);
+        let rows: Vec<usize> = (0..n).step_by(step).collect();
+        let sub = x.select(Axis(0), &rows);
+        let (pcs, explained) = top2(sub.view());
+        Projection {
+            rows,
+            pcs,
+            explained,
+        }
+    }
+
+    /// Scores of the drawn rows on two features instead.
+    pub fn features(&self, x: &Array2<f64>, fx: usize, fy: usize) -> Vec<[f64; 2]> {
+        self.rows
+            .iter()
+            .map(|&i| [x[[i, fx]], x[[i, fy]]])
+            .collect()
+    }
+}
+
+/// Principal component scores through the smaller of the covariance
+/// (p×p) and Gram (m×m) eigenproblems.
+fn top2(x: ArrayView2<f64>) -> (Vec<[f64; 2]>, f64) {
+    let (m, p) = x.dim();
+    let mean = x.mean_axis(Axis(0)).expect("rows");
+    let xc = &x - &mean;
+    if p == 1 {
+        return (xc.column(0).iter().map(|&v| [v, 0.0]).collect(), 1.0);
+    }
+    let (small, via_gram) = if p <= m {
+        (crate::linalg::dot_tn(xc.view(), xc.view()), false)
+    } else {
+        (crate::linalg::dot_nt(xc.view(), xc.view()), true)
+    };
+    let d = small.nrows();
+    let mat = faer::Mat::from_fn(d, d, |i, j| small[[i, j]]);
+    let Ok(eig) = mat.self_adjoint_eigen(Side::Lower) else {
+        return (vec![[0.0, 0.0]; m], 0.0);
+    };
+    let vals: Vec<f64> = (0..d).map(|i| eig.S()[i].max(0.0)).collect();
+    let total: f64 = vals.iter().sum();
+    let u = eig.U();
+    // Eigenvalues come in ascending order: the last two are the top ones.
+    let top = [d - 1, d - 2];
+    let mut pcs = vec![[0.0; 2]; m];
+    for (c, &t) in top.iter().enumerate() {
+        // Fix the sign so the picture does not flip between runs.
+        let col: Vec<f64> = (0..d).map(|i| u[(i, t)]).collect();
+        let sign = if col
+            .iter()
+            .cloned()
+            .fold(0.0, |a: f64, v| if v.abs() > a.abs() { v } else { a })
+            < 0.0
+        {
+            -1.0
+        } else {
+            1.0
+        };
+        if via_gram {
+            let scale = vals[t].sqrt();
+            for i in 0..m {
+                pcs[i][c] = sign * col[i] * scale;
+            }
+        } else {
+            for i in 0..m {
+                pcs[i][c] = sign * xc.row(i).iter().zip(&col).map(|(a, b)| a * b).sum::<f64>();
+            }
+        }
+    }
+    let explained = if total > 0.0 {
+        (vals[d - 1] + vals[d - 2]) / total
+    } else {
+        0.0
+    };
+    (pcs, explained)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    #[test]
+    fn recovers_the_main_axis_either_way() {
+        // Points along (1, 1, 0) with a little spread along (0, 0, 1).
+        let x = array![
+            [0.0, 0.0, 0.1],
+            [1.0, 1.0, -0.1],
+            [2.0, 2.0, 0.1],
+            [3.0, 3.0, -0.1]
+        ];
+        let p = Projection::pca(&x);
+        let first: Vec<f64> = p.pcs.iter().map(|s| s[0]).collect();
+        let gaps: Vec<f64> = first.windows(2).map(|w| w[1] - w[0]).collect();
+        for g in gaps {
+            assert!((g.abs() - 2f64.sqrt()).abs() < 1e-9, "{g}");
+        }
+        assert!(p.explained > 0.99);
+        // More features than rows: the Gram route gives the same scores.
+        let wide =
+            ndarray::concatenate(Axis(1), &[x.view(), Array2::zeros((4, 5)).view()]).unwrap();
+        let q = Projection::pca(&wide);
+        for (a, b) in p.pcs.iter().zip(&q.pcs) {
+            assert!((a[0].abs() - b[0].abs()).abs() < 1e-9);
+        }
+    }
+}

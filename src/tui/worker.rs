@@ -1,0 +1,110 @@
+//! Background jobs for the UI: one solver run or one dataset load at a
+//! time, each on its own thread, reporting through a channel the UI drains
+//! without ever blocking.
+
+use crate::algo::{self, Algorithm, Ctx, Event, RunConfig, RunResult};
+use crate::data::{LoadOptions, Scaling};
+use crate::error::Result;
+use crate::session::{self, Loaded};
+use crate::tui::projection::Projection;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, TryRecvError};
+
+/// What a job sends back.
+pub enum Msg {
+    Event(Event),
+    RunDone(Result<RunResult>),
+    Loaded(Result<Box<(Loaded, Projection)>>),
+}
+
+/// A running job: dropping it (or calling `cancel`) asks it to stop and
+/// forgets whatever it still sends.
+pub struct Job {
+    cancel: Arc<AtomicBool>,
+    rx: Receiver<Msg>,
+}
+
+impl Job {
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+
+    /// Everything the job has sent so far, without waiting. The flag is
+    /// true once the job has finished and its channel is closed.
+    pub fn drain(&self) -> (Vec<Msg>, bool) {
+        let mut out = Vec::new();
+        loop {
+            match self.rx.try_recv() {
+                Ok(m) => out.push(m),
+                Err(TryRecvError::Empty) => return (out, false),
+                Err(TryRecvError::Disconnected) => return (out, true),
+            }
+        }
+    }
+
+    /// Blocks until the job sends something (tests only).
+    pub fn recv_blocking(&self) -> Option<Msg> {
+        self.rx.recv().ok()
+    }
+}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        self.cancel();
+    }
+}
+
+/// Starts one run of `algo` on `problem`.
+pub fn start_run(algo: Box<dyn Algorithm>, problem: Arc<algo::Problem>, cfg: RunConfig) -> Job {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::channel();
+    let (etx, erx) = mpsc::channel::<Event>();
+    let flag = cancel.clone();
+    let fwd = tx.clone();
+    // Forward solver events into the job's one channel, tagged.
+    std::thread::spawn(move || {
+        for ev in erx {
+            if fwd.send(Msg::Event(ev)).is_err() {
+                break;
+            }
+        }
+    });
+    std::thread::Builder::new()
+        .name("meanscape-solver".into())
+        .spawn(move || {
+            let ctx = Ctx::new().with_events(etx, true).with_cancel(flag);
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                algo::run(algo.as_ref(), &problem, &cfg, &ctx)
+            }))
+            .unwrap_or_else(|p| {
+                let what = p
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_else(|| "unknown".into());
+                Err(crate::Error::Resource(format!("the solver failed: {what}")))
+            });
+            drop(ctx);
+            let _ = tx.send(Msg::RunDone(r));
+        })
+        .expect("spawn solver thread");
+    Job { cancel, rx }
+}
+
+/// Loads a dataset (and its 2-D projection) in the background.
+pub fn start_load(spec: String, opts: LoadOptions, scale: Scaling) -> Job {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("meanscape-loader".into())
+        .spawn(move || {
+            let r = session::load(&spec, &opts, scale).map(|l| {
+                let proj = Projection::pca(&l.problem.x);
+                Box::new((l, proj))
+            });
+            let _ = tx.send(Msg::Loaded(r));
+        })
+        .expect("spawn loader thread");
+    Job { cancel, rx }
+}

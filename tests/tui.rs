@@ -1,0 +1,328 @@
+//! The terminal UI without a terminal: state changes through
+//! `App::update`, and what the screen shows, through ratatui's TestBackend
+//! and insta snapshots.
+
+use meanscape::tui::app::{Action, App, Pane, PromptKind, RunStatus, StartOptions};
+use meanscape::tui::theme::Theme;
+use meanscape::tui::ui;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use std::time::{Duration, Instant};
+
+fn start(data: &str, algo: &str) -> App {
+    App::new(StartOptions {
+        data: data.into(),
+        algo: algo.into(),
+        ..StartOptions::default()
+    })
+    .unwrap()
+}
+
+/// Ticks (with the debounce already passed) until `done` holds.
+fn settle(app: &mut App, done: impl Fn(&App) -> bool) {
+    let t0 = Instant::now();
+    while !done(app) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "timed out; status {:?}",
+            app.status
+        );
+        app.tick(Instant::now() + Duration::from_secs(1));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn finished(app: &App) -> bool {
+    app.loaded().is_some()
+        && matches!(
+            app.status,
+            RunStatus::Converged | RunStatus::Stopped | RunStatus::Error(_)
+        )
+}
+
+/// A deterministic frame: no wall-clock text.
+fn screen(app: &mut App, w: u16, h: u16, theme: Theme) -> String {
+    app.view.elapsed = Duration::from_millis(250);
+    app.message = None;
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| {
+        ui::render(f, app, &theme);
+    })
+    .unwrap();
+    format!("{}", t.backend())
+}
+
+const COLOR: Theme = Theme {
+    color: true,
+    ascii: false,
+};
+
+#[test]
+fn starts_running_power_kmeans_on_iris() {
+    let mut app = start("iris", "power");
+    assert_eq!(app.algo().id(), "power");
+    settle(&mut app, finished);
+    assert_eq!(app.status, RunStatus::Converged);
+    assert_eq!(app.view.sizes.iter().sum::<usize>(), 150);
+    let r = app.view.result.as_ref().unwrap();
+    assert_eq!(app.view.curve.len(), r.best.iterations);
+    assert!(app.view.scores.unwrap().nmi > 0.6);
+}
+
+#[test]
+fn moving_a_slider_cancels_and_reruns_after_the_debounce() {
+    let mut app = start("iris", "power");
+    settle(&mut app, finished);
+    let first_curve = app.view.curve.clone();
+    app.update(Action::Focus(Pane::Parameters));
+    // Slider 3 is s0 (after k, seed, restarts).
+    app.update(Action::Move(3));
+    assert_eq!(app.sliders()[app.param_cursor].spec.name, "s0");
+    app.update(Action::Step {
+        steps: -1,
+        coarse: true,
+    });
+    assert_eq!(app.sliders()[3].value, -2.0);
+    assert!(!app.sliders()[3].is_default);
+    assert!(matches!(app.status, RunStatus::Pending(_)));
+    // Nothing starts before the debounce.
+    app.tick(Instant::now());
+    assert!(matches!(app.status, RunStatus::Pending(_)));
+    settle(&mut app, finished);
+    assert_eq!(
+        app.view.previous, first_curve,
+        "previous curve kept for comparison"
+    );
+    assert_eq!(app.view.curve[0].s, Some(-2.0));
+}
+
+#[test]
+fn typed_values_are_validated() {
+    let mut app = start("iris", "power");
+    settle(&mut app, |a| a.loaded().is_some());
+    app.update(Action::Focus(Pane::Parameters));
+    app.update(Action::Move(4)); // eta
+    app.update(Action::Activate);
+    assert!(matches!(
+        app.prompt.as_ref().unwrap().kind,
+        PromptKind::Value(4)
+    ));
+    for c in "0.5".chars() {
+        app.update(Action::Input(c));
+    }
+    app.update(Action::Activate);
+    let p = app
+        .prompt
+        .as_ref()
+        .expect("refused value keeps the prompt open");
+    assert_eq!(p.hint, "eta = 0.5 is out of range: must be in [1, 3]");
+    for _ in 0..3 {
+        app.update(Action::Backspace);
+    }
+    for c in "1.2".chars() {
+        app.update(Action::Input(c));
+    }
+    app.update(Action::Activate);
+    assert!(app.prompt.is_none());
+    assert_eq!(app.sliders()[4].value, 1.2);
+    // "default" puts it back.
+    app.update(Action::Activate);
+    for c in "default".chars() {
+        app.update(Action::Input(c));
+    }
+    app.update(Action::Activate);
+    assert_eq!(app.sliders()[4].value, 1.04);
+    assert!(app.sliders()[4].is_default);
+}
+
+#[test]
+fn choosing_an_algorithm_starts_it_and_keeps_its_own_settings() {
+    let mut app = start("iris", "power");
+    settle(&mut app, finished);
+    app.update(Action::Focus(Pane::Algorithm));
+    let kmeans = app.algos.iter().position(|a| a.id() == "kmeans").unwrap();
+    let power = app.algo_idx;
+    app.update(Action::Move(kmeans as i32 - power as i32));
+    assert_eq!(app.algo().id(), "kmeans");
+    settle(&mut app, finished);
+    assert_eq!(app.view.result.as_ref().unwrap().best.trace[0].s, None);
+    assert!(app.sliders().iter().all(|s| s.spec.name != "s0"));
+}
+
+#[test]
+fn escape_cancels_and_help_toggles() {
+    let mut app = start("iris", "power");
+    settle(&mut app, |a| a.loaded().is_some());
+    app.update(Action::Reseed);
+    assert_eq!(app.seed, 1);
+    app.update(Action::Cancel);
+    assert_eq!(app.status, RunStatus::Cancelled);
+    app.update(Action::ToggleHelp);
+    assert!(app.help);
+    // Keys go to the overlay while it is open.
+    app.update(Action::Reseed);
+    assert_eq!(app.seed, 1);
+    app.update(Action::Cancel);
+    assert!(!app.help);
+    app.update(Action::Quit);
+    assert!(app.quit);
+}
+
+#[test]
+fn a_bad_file_is_reported_and_the_old_data_kept() {
+    let mut app = start("iris", "kmeans");
+    settle(&mut app, finished);
+    app.update(Action::OpenFilePrompt);
+    for c in "/no/such/file.csv".chars() {
+        app.update(Action::Input(c));
+    }
+    app.update(Action::Activate);
+    settle(&mut app, |a| a.loading.is_none());
+    assert!(
+        app.message.as_ref().unwrap().contains("no such file"),
+        "{:?}",
+        app.message
+    );
+    assert_eq!(app.loaded().unwrap().dataset.name, "iris");
+}
+
+#[test]
+fn export_writes_files_and_asks_before_replacing() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("res");
+    let mut app = start("wine", "kmeans");
+    settle(&mut app, finished);
+    let export = |app: &mut App| {
+        app.update(Action::ExportPrompt);
+        let p = app.prompt.as_mut().unwrap();
+        p.text = base.display().to_string();
+        app.update(Action::Activate);
+    };
+    export(&mut app);
+    let labels = std::fs::read_to_string(dir.path().join("res.labels.csv")).unwrap();
+    assert_eq!(labels.lines().count(), 179);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("res.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["algorithm"], "kmeans");
+    let msg = app.message.clone().unwrap();
+    assert!(
+        msg.contains("meanscape run --data wine --algo kmeans --k 3 --seed 0"),
+        "{msg}"
+    );
+    // Again: now it asks, and "n" leaves the files alone.
+    std::fs::write(dir.path().join("res.json"), "keep me").unwrap();
+    export(&mut app);
+    assert!(matches!(
+        app.prompt.as_ref().unwrap().kind,
+        PromptKind::ConfirmExport(_)
+    ));
+    app.update(Action::Input('n'));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("res.json")).unwrap(),
+        "keep me"
+    );
+    export(&mut app);
+    app.update(Action::Input('y'));
+    assert!(
+        std::fs::read_to_string(dir.path().join("res.json"))
+            .unwrap()
+            .contains("\"algorithm\"")
+    );
+}
+
+#[test]
+fn a_failing_run_shows_the_error_and_the_ui_goes_on() {
+    let mut app = start("iris", "power");
+    settle(&mut app, finished);
+    // k above n is refused by the engine, not by a panic.
+    app.update(Action::Focus(Pane::Parameters));
+    app.update(Action::Activate);
+    for c in "150".chars() {
+        app.update(Action::Input(c));
+    }
+    app.update(Action::Activate);
+    settle(&mut app, finished);
+    match &app.status {
+        RunStatus::Error(e) => assert!(e.contains("distinct") || e.contains("empty"), "{e}"),
+        RunStatus::Converged | RunStatus::Stopped => {}
+        s => panic!("{s:?}"),
+    }
+    app.update(Action::Reseed);
+    assert!(matches!(app.status, RunStatus::Pending(_)));
+}
+
+#[test]
+fn snapshot_main_screen() {
+    let mut app = start("iris", "power");
+    settle(&mut app, finished);
+    insta::assert_snapshot!("main_120x40", screen(&mut app, 120, 40, COLOR));
+}
+
+#[test]
+fn snapshot_help_overlay() {
+    let mut app = start("iris", "kmeans");
+    settle(&mut app, finished);
+    app.update(Action::ToggleHelp);
+    insta::assert_snapshot!("help_120x40", screen(&mut app, 120, 40, COLOR));
+}
+
+#[test]
+fn snapshot_small_terminal_ascii() {
+    let mut app = start("iris", "power");
+    settle(&mut app, finished);
+    let s = screen(
+        &mut app,
+        80,
+        24,
+        Theme {
+            color: false,
+            ascii: true,
+        },
+    );
+    let body: String = s
+        .lines()
+        .map(|l| l.trim_matches('"'))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(body.is_ascii(), "ASCII mode drew non-ASCII glyphs");
+    insta::assert_snapshot!("compact_80x24_ascii", s);
+}
+
+#[test]
+fn snapshot_error_state() {
+    let mut app = start("iris", "power");
+    settle(&mut app, finished);
+    app.status = RunStatus::Error(
+        "k = 500 is out of range: must be in [1, 150] (the number of rows)".into(),
+    );
+    app.update(Action::Focus(Pane::Metrics));
+    insta::assert_snapshot!("error_120x40", screen(&mut app, 120, 40, COLOR));
+}
+
+#[test]
+fn every_size_renders_without_panicking() {
+    let mut app = start("iris", "power");
+    settle(&mut app, finished);
+    for (w, h) in [
+        (1, 1),
+        (20, 5),
+        (40, 12),
+        (60, 20),
+        (80, 24),
+        (100, 30),
+        (200, 60),
+    ] {
+        for ascii in [false, true] {
+            screen(
+                &mut app,
+                w,
+                h,
+                Theme {
+                    color: !ascii,
+                    ascii,
+                },
+            );
+        }
+    }
+}
