@@ -36,17 +36,40 @@ fn as_faer_mut<'a>(a: &'a mut ArrayViewMut2<'a, f64>) -> MatMut<'a, f64> {
     unsafe { MatMut::from_raw_parts_mut(a.as_mut_ptr(), r, c, s[0], s[1]) }
 }
 
-/// `out ← alpha·a·b (+ out if accumulate)`.
+/// `out ← alpha·a·b (+ out if accumulate)`, split over threads when large.
 pub fn gemm_into(
-    mut out: ArrayViewMut2<f64>,
+    out: ArrayViewMut2<f64>,
     a: ArrayView2<f64>,
     b: ArrayView2<f64>,
     alpha: f64,
     accumulate: bool,
 ) {
+    let flops = a.nrows() * a.ncols() * b.ncols();
+    gemm_with(out, a, b, alpha, accumulate, par_for(flops));
+}
+
+/// As [`gemm_into`], on the calling thread only: for blocks that are
+/// already one task of a parallel loop.
+pub fn gemm_seq(
+    out: ArrayViewMut2<f64>,
+    a: ArrayView2<f64>,
+    b: ArrayView2<f64>,
+    alpha: f64,
+    accumulate: bool,
+) {
+    gemm_with(out, a, b, alpha, accumulate, Par::Seq);
+}
+
+fn gemm_with(
+    mut out: ArrayViewMut2<f64>,
+    a: ArrayView2<f64>,
+    b: ArrayView2<f64>,
+    alpha: f64,
+    accumulate: bool,
+    par: Par,
+) {
     assert_eq!(a.ncols(), b.nrows(), "inner dimensions differ");
     assert_eq!(out.dim(), (a.nrows(), b.ncols()), "output shape");
-    let flops = a.nrows() * a.ncols() * b.ncols();
     let accum = if accumulate {
         Accum::Add
     } else {
@@ -59,7 +82,7 @@ pub fn gemm_into(
         as_faer(&a),
         as_faer(&b),
         alpha,
-        par_for(flops),
+        par,
     );
 }
 
@@ -85,13 +108,37 @@ pub fn dot_tn(a: ArrayView2<f64>, b: ArrayView2<f64>) -> Array2<f64> {
 /// `x_norms` are the precomputed squared row norms of `x`.
 pub fn sq_dists(x: ArrayView2<f64>, x_norms: &[f64], c: ArrayView2<f64>) -> Array2<f64> {
     let c_norms = row_sq_norms(c);
+    sq_dists_with(x, x_norms, c, &c_norms, true)
+}
+
+/// As [`sq_dists`] with both norms given; `parallel` off for blocks that
+/// are already one task of a parallel loop.
+pub fn sq_dists_with(
+    x: ArrayView2<f64>,
+    x_norms: &[f64],
+    c: ArrayView2<f64>,
+    c_norms: &[f64],
+    parallel: bool,
+) -> Array2<f64> {
     let mut d = Array2::zeros((x.nrows(), c.nrows()));
-    gemm_into(d.view_mut(), x, c.t(), -2.0, false);
-    par_rows_mut(&mut d, |i, row| {
+    if parallel {
+        gemm_into(d.view_mut(), x, c.t(), -2.0, false);
+    } else {
+        gemm_seq(d.view_mut(), x, c.t(), -2.0, false);
+    }
+    let fix = |i: usize, row: &mut [f64]| {
         for (j, v) in row.iter_mut().enumerate() {
             *v = (*v + x_norms[i] + c_norms[j]).max(0.0);
         }
-    });
+    };
+    if parallel {
+        par_rows_mut(&mut d, fix);
+    } else {
+        let cols = d.ncols().max(1);
+        for (i, r) in d.as_slice_mut().expect("standard layout").chunks_mut(cols).enumerate() {
+            fix(i, r);
+        }
+    }
     d
 }
 

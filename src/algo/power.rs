@@ -6,11 +6,10 @@
 //! column-normalised MM weights Ω.
 
 use super::params::{Default, ParamSpec, Scale};
-use super::weights::{normalize_columns, power_objective, power_step};
+use super::sweep::sweep;
 use super::{Algorithm, Ctx, Event, Fit, Problem, Progress, RunConfig, Start, TracePoint};
 use super::{cluster_sizes, init};
 use crate::error::Result;
-use crate::linalg;
 use ndarray::{Array2, ArrayView2, Axis};
 
 /// The annealing schedule: s starts at `s0` and is multiplied by `eta`
@@ -61,6 +60,16 @@ impl PeriodCheck {
             period: period.max(1),
             tol,
             reference: None,
+        }
+    }
+
+    /// The earlier exponent the objective must also be evaluated at, on
+    /// iterations where the rule will test.
+    pub fn reference_s(&self, m: usize) -> Option<f64> {
+        if m.is_multiple_of(self.period) {
+            self.reference.map(|(s, _)| s)
+        } else {
+            None
         }
     }
 
@@ -147,32 +156,24 @@ pub fn power_loop(
     let mut check = PeriodCheck::new(sched.period, tol);
     for m in 1..=max_iter {
         ctx.check()?;
-        let d = linalg::sq_dists(x, x_norms, centres.view());
-        let step = power_step(d.view(), s, zero_tol);
+        let s_ref = check.reference_s(m).filter(|&r| r != s);
+        let sw = sweep(x, x_norms, centres.view(), s, s_ref, zero_tol);
         trace.push(TracePoint {
             iter: m,
             s: Some(s),
-            objective: step.objective,
+            objective: sw.objective,
             kernel_weights: None,
         });
-        report(ctx, m, Some(s), step.objective, &step.labels, &labels, k);
-        labels = step.labels;
-        if check.converged(m, s, step.objective, |s_ref| {
-            power_objective(d.view(), s_ref, zero_tol)
-        }) {
+        report(ctx, m, Some(s), sw.objective, &sw.labels, &labels, k);
+        labels = sw.labels;
+        if check.converged(m, s, sw.objective, |_| sw.objective_ref.expect("asked for")) {
             converged_flag = true;
             break;
         }
         if m == max_iter {
             break;
         }
-        let (omega, alive) = normalize_columns(&step.log_w);
-        let next = linalg::dot_tn(omega.view(), x);
-        for (j, row) in next.axis_iter(Axis(0)).enumerate() {
-            if alive[j] {
-                centres.row_mut(j).assign(&row);
-            }
-        }
+        centres = sw.next;
         s = sched.next(s, m);
     }
     let objective = trace.last().map_or(0.0, |t| t.objective);
