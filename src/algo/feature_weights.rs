@@ -1,0 +1,666 @@
+//! Pieces shared by the feature-weighted family — WK-means (`wkmeans`),
+//! LW-k-means (`lw`), sparse k-means (`sparse-kmeans`) — and by the
+//! regularisation path (`path.rs`). Spec: lw-kmeans.md §3–§9.
+//!
+//! * per-feature within-cluster dispersions `D_l = Σ_i (x_il − z_{c(i),l})²`
+//!   and total sums of squares, summed over fixed row blocks so the result
+//!   never depends on the thread count;
+//! * weighted squared distances `Σ_l v_l (x_il − z_jl)²` for all rows and
+//!   centres as one matrix product (`X·(Z∘v)ᵀ`), restricted to the features
+//!   with `v_l > 0` when few are left;
+//! * the weight rules (Huang's WK-means weights, the LW lasso weights) in the
+//!   log domain, with the `D_l = 0` guard;
+//! * a silent Lloyd (no progress events) for initial partitions and for
+//!   sparse k-means' cluster update;
+//! * the block-coordinate loop WK-means and LW-k-means share.
+
+use super::lloyd::{assign, cluster_sums, mean_variance};
+use super::{Ctx, Event, Fit, Init, Problem, Progress, Rng, TracePoint, cluster_sizes, init};
+use crate::error::{Error, Result};
+use crate::linalg;
+use ndarray::{Array1, Array2, ArrayView2, Axis, Zip};
+use rand::{Rng as _, SeedableRng};
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// Rows per block in the per-feature sums: fixed, so the order of the
+/// floating-point additions never depends on the thread count.
+const BLOCK: usize = 256;
+
+/// Sums `f(i, acc)` over the rows in fixed blocks, blocks in parallel, and
+/// adds the block results in block order.
+fn per_feature_sum(n: usize, p: usize, f: impl Fn(usize, &mut [f64]) + Sync) -> Vec<f64> {
+    let parts: Vec<Vec<f64>> = (0..n.div_ceil(BLOCK))
+        .into_par_iter()
+        .map(|b| {
+            let mut acc = vec![0.0; p];
+            for i in b * BLOCK..((b + 1) * BLOCK).min(n) {
+                f(i, &mut acc);
+            }
+            acc
+        })
+        .collect();
+    let mut out = vec![0.0; p];
+    for part in parts {
+        for (o, v) in out.iter_mut().zip(part) {
+            *o += v;
+        }
+    }
+    out
+}
+
+/// Per-feature within-cluster sum of squares around `centres`:
+/// `D_l = Σ_i (x_il − z_{c(i),l})²`.
+pub fn dispersions(x: ArrayView2<f64>, labels: &[usize], centres: ArrayView2<f64>) -> Vec<f64> {
+    per_feature_sum(x.nrows(), x.ncols(), |i, acc| {
+        let z = centres.row(labels[i]);
+        for ((a, &xv), &zv) in acc.iter_mut().zip(x.row(i)).zip(z) {
+            let d = xv - zv;
+            *a += d * d;
+        }
+    })
+}
+
+/// Per-feature total sum of squares around the column means.
+pub fn total_ss(x: ArrayView2<f64>) -> Vec<f64> {
+    let n = x.nrows().max(1) as f64;
+    let mean = x.sum_axis(Axis(0)) / n;
+    per_feature_sum(x.nrows(), x.ncols(), |i, acc| {
+        for ((a, &xv), &m) in acc.iter_mut().zip(x.row(i)).zip(&mean) {
+            let d = xv - m;
+            *a += d * d;
+        }
+    })
+}
+
+/// Cluster means. A cluster with no point keeps its row of `prev` (the
+/// previous centres) or, without one, sits at the origin.
+pub fn cluster_means(
+    x: ArrayView2<f64>,
+    labels: &[usize],
+    k: usize,
+    prev: Option<ArrayView2<f64>>,
+) -> (Array2<f64>, Vec<usize>) {
+    let (mut z, counts) = cluster_sums(x, labels, k);
+    for (j, &c) in counts.iter().enumerate() {
+        if c > 0 {
+            z.row_mut(j).mapv_inplace(|v| v / c as f64);
+        } else if let Some(p) = prev {
+            z.row_mut(j).assign(&p.row(j));
+        }
+    }
+    (z, counts)
+}
+
+/// `Σ_l v_l (x_il − z_jl)²` for every row i and centre j, as
+/// `Σ v x² + Σ v z² − 2·X·(Z∘v)ᵀ` (one GEMM), clamped at 0. Features with
+/// `v_l = 0` contribute nothing and are left out of the product when they
+/// are the majority.
+pub fn weighted_sq_dists(x: ArrayView2<f64>, v: &[f64], centres: ArrayView2<f64>) -> Array2<f64> {
+    let active: Vec<usize> = (0..v.len()).filter(|&l| v[l] > 0.0).collect();
+    if active.is_empty() {
+        return Array2::zeros((x.nrows(), centres.nrows()));
+    }
+    if active.len() * 2 < v.len() {
+        let xs = x.select(Axis(1), &active);
+        let zs = centres.select(Axis(1), &active);
+        let vs: Vec<f64> = active.iter().map(|&l| v[l]).collect();
+        return weighted_sq_dists_dense(xs.view(), &vs, zs.view());
+    }
+    weighted_sq_dists_dense(x, v, centres)
+}
+
+fn weighted_sq_dists_dense(x: ArrayView2<f64>, v: &[f64], centres: ArrayView2<f64>) -> Array2<f64> {
+    let va = Array1::from(v.to_vec());
+    let zv = &centres * &va;
+    let zv2: Vec<f64> = zv
+        .axis_iter(Axis(0))
+        .zip(centres.axis_iter(Axis(0)))
+        .map(|(a, b)| a.dot(&b))
+        .collect();
+    let mut xv2 = Array1::<f64>::zeros(x.nrows());
+    let body = |r: ndarray::ArrayView1<f64>, o: &mut f64| {
+        *o = r.iter().zip(v).map(|(&a, &w)| w * a * a).sum();
+    };
+    if x.len() > 1 << 16 {
+        Zip::from(x.rows()).and(&mut xv2).par_for_each(body);
+    } else {
+        Zip::from(x.rows()).and(&mut xv2).for_each(body);
+    }
+    let mut d = Array2::zeros((x.nrows(), centres.nrows()));
+    linalg::gemm_into(d.view_mut(), x, zv.t(), -2.0, false);
+    linalg::par_rows_mut(&mut d, |i, row| {
+        for (j, e) in row.iter_mut().enumerate() {
+            *e = (*e + xv2[i] + zv2[j]).max(0.0);
+        }
+    });
+    d
+}
+
+/// Nearest centre of every row, keeping the current label unless another
+/// centre is strictly nearer (lowest index among those), so ties never move
+/// a point and never raise the objective (spec §9.5). Returns the labels
+/// and how many changed.
+pub fn assign_keep(d: ArrayView2<f64>, current: &[usize]) -> (Vec<usize>, usize) {
+    let mut out = Vec::with_capacity(d.nrows());
+    let mut changed = 0;
+    for (i, row) in d.axis_iter(Axis(0)).enumerate() {
+        let cur = current[i];
+        let (mut best, mut bv) = (cur, row[cur]);
+        for (j, &v) in row.iter().enumerate() {
+            if v < bv {
+                best = j;
+                bv = v;
+            }
+        }
+        if best != cur {
+            changed += 1;
+        }
+        out.push(best);
+    }
+    (out, changed)
+}
+
+/// Dispersions at or below this are treated as exactly zero (a feature
+/// constant within every cluster): far above rounding, far below any real
+/// within-cluster spread.
+pub fn zero_floor(d: &[f64]) -> f64 {
+    let mean = d.iter().sum::<f64>() / d.len().max(1) as f64;
+    1e-12 * mean
+}
+
+/// `log Σ_l D_l^{−1/(β−1)}` over the features with `D_l` above the zero
+/// floor, or `None` when there is none.
+fn log_sum_inv(d: &[f64], beta: f64) -> Option<f64> {
+    let floor = zero_floor(d);
+    let e = 1.0 / (beta - 1.0);
+    let logs: Vec<f64> = d
+        .iter()
+        .filter(|&&v| v > floor && v > 0.0)
+        .map(|&v| -e * v.ln())
+        .collect();
+    let m = logs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !m.is_finite() {
+        return None;
+    }
+    Some(m + logs.iter().map(|&l| (l - m).exp()).sum::<f64>().ln())
+}
+
+/// Huang et al.'s WK-means weights, `w_l = D_l^{−1/(β−1)} / Σ_t D_t^{−1/(β−1)}`
+/// over the features with `D_t > 0`, and `w_l = 0` where `D_l = 0` (spec
+/// §7.2). They sum to 1 (all zero only if every dispersion is zero).
+pub fn huang_weights(d: &[f64], beta: f64) -> Vec<f64> {
+    let floor = zero_floor(d);
+    let Some(lse) = log_sum_inv(d, beta) else {
+        return vec![0.0; d.len()];
+    };
+    let e = 1.0 / (beta - 1.0);
+    d.iter()
+        .map(|&v| {
+            if v > floor && v > 0.0 {
+                (-e * v.ln() - lse).exp()
+            } else {
+                0.0
+            }
+        })
+        .collect()
+}
+
+/// The reference code's α (spec §5, `α_c`): `(Σ_l D_l^{−1/(β−1)})^{−(β−1)}`
+/// over the features with non-zero dispersion. `None` when every feature
+/// has zero dispersion.
+pub fn lw_alpha(d: &[f64], beta: f64) -> Option<f64> {
+    log_sum_inv(d, beta).map(|lse| (-(beta - 1.0) * lse).exp())
+}
+
+/// LW-k-means weights in reference-code units (spec §5–§6):
+/// `w_l = (α/D_l − λ/p²)^{1/(β−1)}` when `α > (λ/p²)·D_l`, else exactly 0;
+/// also 0 when `D_l = 0` (Algorithm 1's rule). `lam_p2` is `λ/p²`.
+pub fn lw_weights(d: &[f64], alpha: f64, lam_p2: f64, beta: f64) -> Vec<f64> {
+    let floor = zero_floor(d);
+    let e = 1.0 / (beta - 1.0);
+    d.iter()
+        .map(|&v| {
+            if v > floor && v > 0.0 && alpha > lam_p2 * v {
+                let t = alpha / v - lam_p2;
+                if beta == 4.0 { t.cbrt() } else { t.powf(e) }
+            } else {
+                0.0
+            }
+        })
+        .collect()
+}
+
+/// The weight rule of a block-coordinate loop.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Rule {
+    /// WK-means: Huang's weights; objective `Σ_l w_l^β D_l`.
+    Huang { beta: f64 },
+    /// LW-k-means in reference-code units: `alpha` = α_c, `lam_p2` = λ/p².
+    /// The objective reported is the paper's eq. (4) with λ_paper = β·λ and
+    /// α = α_R2 = β·α_c/n, i.e. `(β/n)·[Σ_l (w_l^β/β + (λ/p²) w_l) D_l − α_c Σ_l w_l]`;
+    /// the assignment uses `v_l = w_l^β + β(λ/p²) w_l` (exact block-coordinate
+    /// descent) or, with `code_assign`, `w_l^β + (λ/p²) w_l` as `lwkmeans.m`.
+    Lasso {
+        beta: f64,
+        alpha: f64,
+        lam_p2: f64,
+        n: usize,
+        code_assign: bool,
+    },
+}
+
+impl Rule {
+    pub fn weights(&self, d: &[f64]) -> Vec<f64> {
+        match *self {
+            Rule::Huang { beta } => huang_weights(d, beta),
+            Rule::Lasso {
+                beta,
+                alpha,
+                lam_p2,
+                ..
+            } => lw_weights(d, alpha, lam_p2, beta),
+        }
+    }
+
+    /// The objective and the sum of the magnitudes of its terms (the scale
+    /// the stopping rule measures changes against).
+    pub fn objective(&self, d: &[f64], w: &[f64]) -> (f64, f64) {
+        match *self {
+            Rule::Huang { beta } => {
+                let f: f64 = d.iter().zip(w).map(|(&d, &w)| w.powf(beta) * d).sum();
+                (f, f.abs())
+            }
+            Rule::Lasso {
+                beta,
+                alpha,
+                lam_p2,
+                n,
+                ..
+            } => {
+                let data: f64 = d
+                    .iter()
+                    .zip(w)
+                    .map(|(&d, &w)| (w.powf(beta) / beta + lam_p2 * w) * d)
+                    .sum();
+                let reward = alpha * w.iter().sum::<f64>();
+                let c = beta / n as f64;
+                (c * (data - reward), c * (data + reward))
+            }
+        }
+    }
+
+    /// Per-feature multipliers of the squared differences in the assignment.
+    pub fn assign_weights(&self, w: &[f64]) -> Vec<f64> {
+        match *self {
+            Rule::Huang { beta } => w.iter().map(|&w| w.powf(beta)).collect(),
+            Rule::Lasso {
+                beta,
+                lam_p2,
+                code_assign,
+                ..
+            } => {
+                let c = if code_assign { lam_p2 } else { beta * lam_p2 };
+                w.iter().map(|&w| w.powf(beta) + c * w).collect()
+            }
+        }
+    }
+}
+
+/// Sends one iteration event carrying the feature weights.
+#[allow(clippy::too_many_arguments)]
+pub fn report_weights(
+    ctx: &Ctx,
+    iter: usize,
+    objective: f64,
+    labels: &[usize],
+    prev: &[usize],
+    k: usize,
+    weights: &[f64],
+) {
+    if !ctx.wants_events() {
+        return;
+    }
+    let changed = if prev.len() == labels.len() {
+        labels.iter().zip(prev).filter(|(a, b)| a != b).count()
+    } else {
+        labels.len()
+    };
+    ctx.emit(Event::Iteration(Progress {
+        restart: ctx.restart(),
+        iter,
+        s: None,
+        objective,
+        changed,
+        sizes: cluster_sizes(labels, k),
+        feature_weights: Some(weights.to_vec()),
+        kernel_weights: None,
+        labels: ctx.wants_labels().then(|| labels.to_vec()),
+    }));
+}
+
+/// Where a block-coordinate loop ended.
+#[derive(Debug, Clone)]
+pub struct WeightedFit {
+    pub labels: Vec<usize>,
+    pub centres: Array2<f64>,
+    pub weights: Vec<f64>,
+    pub dispersions: Vec<f64>,
+    pub objective: f64,
+    pub trace: Vec<TracePoint>,
+    pub iterations: usize,
+    pub converged: bool,
+}
+
+/// The loop WK-means and LW-k-means share, from a partition: every
+/// iteration computes the centres (means; an empty cluster keeps its
+/// previous centre), the dispersions D, the weights (`rule`), records the
+/// objective, then reassigns every point by the weighted distance (keeping
+/// its label on ties). Each step exactly minimises the objective over its
+/// block, so the recorded objective never increases (spec §4), except
+/// where the `D_l = 0` convention applies. Stops when no label changes,
+/// when the objective moves by at most `tol` × the size of its terms, or at
+/// `max_iter`. Events carry the weights unless `quiet`.
+#[allow(clippy::too_many_arguments)]
+pub fn weighted_loop(
+    x: ArrayView2<f64>,
+    mut labels: Vec<usize>,
+    prev_centres: Option<Array2<f64>>,
+    k: usize,
+    rule: &Rule,
+    tol: f64,
+    max_iter: usize,
+    ctx: &Ctx,
+    quiet: bool,
+) -> Result<WeightedFit> {
+    let mut centres = prev_centres;
+    let mut trace: Vec<TracePoint> = Vec::new();
+    let mut prev_labels: Vec<usize> = Vec::new();
+    let mut prev_obj: Option<f64> = None;
+    let mut converged = false;
+    let max_iter = max_iter.max(1);
+    loop {
+        ctx.check()?;
+        let m = trace.len() + 1;
+        let (z, _) = cluster_means(x, &labels, k, centres.as_ref().map(|c| c.view()));
+        let d = dispersions(x, &labels, z.view());
+        let w = rule.weights(&d);
+        let (obj, scale) = rule.objective(&d, &w);
+        trace.push(TracePoint {
+            iter: m,
+            s: None,
+            objective: obj,
+            kernel_weights: None,
+        });
+        if !quiet {
+            report_weights(ctx, m, obj, &labels, &prev_labels, k, &w);
+        }
+        centres = Some(z);
+        let small_change = prev_obj.is_some_and(|p| (p - obj).abs() <= tol * scale);
+        prev_obj = Some(obj);
+        if small_change || m >= max_iter {
+            converged = small_change;
+            let z = centres.expect("set above");
+            return Ok(WeightedFit {
+                labels,
+                centres: z,
+                weights: w,
+                dispersions: d,
+                objective: obj,
+                iterations: trace.len(),
+                trace,
+                converged,
+            });
+        }
+        let v = rule.assign_weights(&w);
+        let dist = weighted_sq_dists(x, &v, centres.as_ref().expect("set").view());
+        let (next, changed) = assign_keep(dist.view(), &labels);
+        if changed == 0 {
+            converged = true;
+        }
+        if converged {
+            return Ok(WeightedFit {
+                labels,
+                centres: centres.expect("set above"),
+                weights: w,
+                dispersions: d,
+                objective: obj,
+                iterations: trace.len(),
+                trace,
+                converged,
+            });
+        }
+        prev_labels = std::mem::replace(&mut labels, next);
+    }
+}
+
+/// Lloyd's iterations on the weighted distance `Σ_l v_l (x_l − z_l)²` from
+/// `centres`, without progress events (cancellation is still checked). An
+/// empty cluster moves to the point farthest from its centre, as in
+/// `lloyd.rs`. Stops when no label changes, when the squared centre shift
+/// is at most `tol_abs`, or at `max_iter`. Returns the labels and their
+/// weighted within-cluster sum of squares.
+pub fn lloyd_weighted(
+    x: ArrayView2<f64>,
+    v: &[f64],
+    mut centres: Array2<f64>,
+    tol_abs: f64,
+    max_iter: usize,
+    ctx: &Ctx,
+) -> Result<(Vec<usize>, f64)> {
+    let k = centres.nrows();
+    let mut labels: Vec<usize> = Vec::new();
+    let mut inertia = f64::INFINITY;
+    for m in 1..=max_iter.max(1) {
+        ctx.check()?;
+        let d = weighted_sq_dists(x, v, centres.view());
+        let (lab, dist) = assign(d.view());
+        inertia = dist.iter().sum();
+        let unchanged = lab == labels;
+        labels = lab;
+        if unchanged || m == max_iter {
+            break;
+        }
+        let (mut next, counts) = cluster_sums(x, &labels, k);
+        let empty = counts.iter().filter(|&&c| c == 0).count();
+        let mut far: Vec<usize> = (0..dist.len()).collect();
+        if empty > 0 {
+            far.sort_by(|&a, &b| dist[b].total_cmp(&dist[a]).then(a.cmp(&b)));
+        }
+        let mut far = far.into_iter();
+        for j in 0..k {
+            if counts[j] == 0 {
+                let i = far.next().expect("enough points");
+                next.row_mut(j).assign(&x.row(i));
+            } else {
+                next.row_mut(j).mapv_inplace(|e| e / counts[j] as f64);
+            }
+        }
+        let shift: f64 = (&next - &centres)
+            .axis_iter(Axis(1))
+            .zip(v)
+            .map(|(c, &w)| w * c.dot(&c))
+            .sum();
+        centres = next;
+        if shift <= tol_abs {
+            // The centres moved too little to matter: one last assignment.
+            let d = weighted_sq_dists(x, v, centres.view());
+            let (lab, dist) = assign(d.view());
+            let f: f64 = dist.iter().sum();
+            if f <= inertia {
+                labels = lab;
+                inertia = f;
+            }
+            break;
+        }
+    }
+    Ok((labels, inertia))
+}
+
+/// The best (lowest inertia; the earliest on a tie) of `nstart` Lloyd runs
+/// on `x`, each seeded by `init` (k-means++ or random rows) from its own
+/// seed drawn from `rng`, run in parallel. scikit-learn's stopping rule
+/// (tol 1e-4 × mean feature variance, at most 300 iterations). Every
+/// cluster is non-empty.
+pub fn kmeans_partition(
+    x: ArrayView2<f64>,
+    k: usize,
+    nstart: usize,
+    init_kind: Init,
+    rng: &mut Rng,
+    ctx: &Ctx,
+) -> Result<Vec<usize>> {
+    let norms = linalg::row_sq_norms(x);
+    let seeds: Vec<u64> = (0..nstart.max(1)).map(|_| rng.random::<u64>()).collect();
+    let ones = vec![1.0; x.ncols()];
+    let tol = 1e-4 * mean_variance(x);
+    let runs: Vec<Result<(Vec<usize>, f64)>> = seeds
+        .par_iter()
+        .map(|&s| {
+            let mut r = Rng::seed_from_u64(s);
+            let idx = init::euclidean_seeds(x, &norms, k, init_kind, &mut r)?;
+            let c = x.select(Axis(0), &idx);
+            lloyd_weighted(x, &ones, c, tol, 300, ctx)
+        })
+        .collect();
+    let mut best: Option<(Vec<usize>, f64)> = None;
+    for r in runs {
+        let (lab, f) = r?;
+        if best.as_ref().is_none_or(|b| f < b.1) {
+            best = Some((lab, f));
+        }
+    }
+    Ok(best.expect("at least one start").0)
+}
+
+/// The data z-scored column by column (sample standard deviation, n − 1),
+/// with the means and deviations to map centres back. Constant columns
+/// become 0.
+#[derive(Debug)]
+pub struct Standardized {
+    pub x: Array2<f64>,
+    pub mean: Vec<f64>,
+    pub sd: Vec<f64>,
+}
+
+impl Standardized {
+    pub fn of(x: ArrayView2<f64>) -> Self {
+        let n = x.nrows();
+        let mean = x.sum_axis(Axis(0)) / n.max(1) as f64;
+        let ss = per_feature_sum(n, x.ncols(), |i, acc| {
+            for ((a, &v), &m) in acc.iter_mut().zip(x.row(i)).zip(&mean) {
+                *a += (v - m) * (v - m);
+            }
+        });
+        let sd: Vec<f64> = ss
+            .iter()
+            .zip(&mean)
+            .map(|(&s, &m)| {
+                let sd = (s / (n.saturating_sub(1).max(1)) as f64).sqrt();
+                // Constant up to rounding: no spread to standardise.
+                if sd > 1e-12 * m.abs().max(f64::MIN_POSITIVE) {
+                    sd
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let mut z = x.to_owned();
+        linalg::par_rows_mut(&mut z, |_, row| {
+            for ((e, &m), &s) in row.iter_mut().zip(&mean).zip(&sd) {
+                *e = if s > 0.0 { (*e - m) / s } else { 0.0 };
+            }
+        });
+        Standardized {
+            x: z,
+            mean: mean.to_vec(),
+            sd,
+        }
+    }
+
+    /// Maps centres from the z-scored space back to the input space.
+    pub fn unscale(&self, z: &Array2<f64>) -> Array2<f64> {
+        let mut out = z.clone();
+        for mut row in out.axis_iter_mut(Axis(0)) {
+            for ((e, &m), &s) in row.iter_mut().zip(&self.mean).zip(&self.sd) {
+                *e = m + *e * s;
+            }
+        }
+        out
+    }
+}
+
+/// The z-scored problem data, built once per problem and cached.
+pub fn standardized(problem: &Problem) -> Result<Arc<Standardized>> {
+    problem.cached("feature-weights:zscore", || {
+        Ok(Standardized::of(problem.x.view()))
+    })
+}
+
+/// Refuses β ≤ 1 and non-finite values (the ParamSpec ranges already do;
+/// this guards library callers).
+pub fn check_beta(beta: f64) -> Result<()> {
+    if beta.is_finite() && beta > 1.0 {
+        Ok(())
+    } else {
+        Err(Error::Param(format!(
+            "beta = {beta} is out of range: must be greater than 1"
+        )))
+    }
+}
+
+/// Fills a [`Fit`] from a loop's outcome.
+pub fn to_fit(w: WeightedFit, centroids: Array2<f64>) -> Fit {
+    Fit {
+        labels: w.labels,
+        centroids: Some(centroids),
+        objective: w.objective,
+        trace: w.trace,
+        iterations: w.iterations,
+        converged: w.converged,
+        feature_weights: Some(w.weights),
+        ..Fit::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    #[test]
+    fn weighted_distances_match_the_direct_sum() {
+        let x = array![[1.0, 2.0, 3.0], [0.0, -1.0, 4.0], [2.0, 2.0, 2.0]];
+        let z = array![[0.0, 0.0, 0.0], [1.0, 1.0, 1.0]];
+        for v in [vec![1.0, 0.5, 2.0], vec![0.0, 0.0, 3.0], vec![0.0; 3]] {
+            let d = weighted_sq_dists(x.view(), &v, z.view());
+            for i in 0..3 {
+                for j in 0..2 {
+                    let want: f64 = (0..3).map(|l| v[l] * (x[[i, l]] - z[[j, l]]).powi(2)).sum();
+                    assert!((d[[i, j]] - want).abs() < 1e-12, "{i} {j}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ties_keep_the_current_label() {
+        let d = array![[1.0, 1.0, 2.0], [3.0, 2.0, 2.0], [0.0, 0.0, 0.0]];
+        let (lab, changed) = assign_keep(d.view(), &[1, 0, 2]);
+        assert_eq!(lab, vec![1, 1, 2]);
+        assert_eq!(changed, 1);
+    }
+
+    #[test]
+    fn zero_dispersion_gets_zero_weight() {
+        let d = [2.0, 0.0, 1.0];
+        let w = huang_weights(&d, 4.0);
+        assert_eq!(w[1], 0.0);
+        assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        let a = lw_alpha(&d, 4.0).unwrap();
+        let w = lw_weights(&d, a, 0.0, 4.0);
+        assert_eq!(w[1], 0.0);
+        assert!(w.iter().all(|v| v.is_finite()));
+        assert!(lw_alpha(&[0.0, 0.0], 4.0).is_none());
+    }
+}

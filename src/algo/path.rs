@@ -1,0 +1,311 @@
+//! Regularisation paths: one algorithm over a grid of its sparsity
+//! parameter, each grid point warm-started from the previous one (its
+//! partition and centres), as glmnet does. For `lw` the parameter is λ
+//! (reference-code units, see `lw.rs`), for `sparse-kmeans` the L1 bound s.
+//!
+//! The automatic grid starts at the sparsest end: for `lw` at `lambda_max`,
+//! the smallest λ that sets every weight to zero at the initial partition
+//! (spec lw-kmeans.md §9.3), going down log-spaced to `lambda_max·ratio`;
+//! for `sparse-kmeans` from s = 1.1 (sparcl's smallest bound, about one
+//! feature) up to the bound at which every feature with a positive BCSS
+//! keeps its weight (`‖a‖₁/‖a‖₂` at the initial partition).
+//!
+//! One initial partition (k-means, `nstart` runs seeded by `cfg.seed`) is
+//! shared by all points; α for `lw` comes from it. Progress: a
+//! `Stage("regularisation path", i/N)` event per point and the iteration
+//! events of every point's run (with weights), `restart` = point index.
+//! Cancellation is checked every iteration.
+
+use super::feature_weights::{cluster_means, dispersions, kmeans_partition, total_ss};
+use super::lw::{LwSettings, LwStart, lw_from};
+use super::sparse_kmeans::{SparseSettings, log_space, sparse_loop};
+use super::{Ctx, Problem, Rng, RunConfig};
+use crate::error::{Error, Result};
+use crate::metrics::{Scores, mcc};
+use rand::SeedableRng;
+use serde_json::{Map, Value};
+use std::time::{Duration, Instant};
+
+/// The algorithms that have a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathAlgo {
+    Lw,
+    SparseKMeans,
+}
+
+impl PathAlgo {
+    pub fn from_id(id: &str) -> Result<Self> {
+        match id {
+            "lw" => Ok(PathAlgo::Lw),
+            "sparse-kmeans" => Ok(PathAlgo::SparseKMeans),
+            other => Err(Error::Param(format!(
+                "algorithm '{other}' has no regularisation path; use --algo lw or --algo sparse-kmeans"
+            ))),
+        }
+    }
+
+    pub fn id(&self) -> &'static str {
+        match self {
+            PathAlgo::Lw => "lw",
+            PathAlgo::SparseKMeans => "sparse-kmeans",
+        }
+    }
+
+    /// The declared parameter the grid runs over.
+    pub fn parameter(&self) -> &'static str {
+        match self {
+            PathAlgo::Lw => "lambda",
+            PathAlgo::SparseKMeans => "wbound",
+        }
+    }
+}
+
+/// The grid of a path.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Grid {
+    /// These values, in this order.
+    Values(Vec<f64>),
+    /// `count` points from the sparsest end. For `lw` the other end is
+    /// `lambda_max·ratio`, or without a ratio `lambda_all`, the largest λ
+    /// at which every feature keeps a weight at the initial partition.
+    Auto { count: usize, ratio: Option<f64> },
+}
+
+impl Grid {
+    /// Parses `FROM:TO:COUNT`: log-spaced when both ends are positive,
+    /// evenly spaced otherwise; FROM first.
+    pub fn parse(spec: &str) -> Result<Grid> {
+        let bad = |why: &str| {
+            Error::Param(format!(
+                "--lambda {spec}: {why} (expected FROM:TO:COUNT, e.g. 0.002:0.0001:40)"
+            ))
+        };
+        let parts: Vec<&str> = spec.split(':').collect();
+        if parts.len() != 3 {
+            return Err(bad("three fields separated by ':'"));
+        }
+        let num = |s: &str| -> Result<f64> {
+            match s.trim().parse::<f64>() {
+                Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+                _ => Err(bad(&format!("'{s}' is not a finite number ≥ 0"))),
+            }
+        };
+        let (a, b) = (num(parts[0])?, num(parts[1])?);
+        let count: usize = parts[2]
+            .trim()
+            .parse()
+            .map_err(|_| bad(&format!("'{}' is not a whole number", parts[2])))?;
+        if count == 0 || count > 10_000 {
+            return Err(bad("COUNT must be from 1 to 10000"));
+        }
+        let values = if count == 1 {
+            vec![a]
+        } else if a > 0.0 && b > 0.0 {
+            log_space(a, b, count)
+        } else {
+            (0..count)
+                .map(|i| a + (b - a) * i as f64 / (count - 1) as f64)
+                .collect()
+        };
+        Ok(Grid::Values(values))
+    }
+}
+
+/// One point of a path.
+#[derive(Debug, Clone)]
+pub struct PathPoint {
+    /// The grid value (λ for `lw`, the bound s for `sparse-kmeans`).
+    pub lambda: f64,
+    /// Features with a non-zero weight.
+    pub selected: usize,
+    pub feature_weights: Vec<f64>,
+    pub objective: f64,
+    pub labels: Vec<usize>,
+    pub iterations: usize,
+    pub converged: bool,
+}
+
+impl PathPoint {
+    /// NMI, ARI, ACC, CER (1 − ACC) and purity against the ground truth,
+    /// and the MCC of the selection against the true relevance, for what is
+    /// known.
+    pub fn metrics(
+        &self,
+        truth: Option<&[usize]>,
+        relevance: Option<&[bool]>,
+    ) -> Map<String, Value> {
+        let mut m = Map::new();
+        if let Some(t) = truth {
+            let s = Scores::compute(t, &self.labels);
+            m.insert("nmi".into(), s.nmi.into());
+            m.insert("ari".into(), s.ari.into());
+            m.insert("acc".into(), s.acc.into());
+            m.insert("cer".into(), (1.0 - s.acc).into());
+            m.insert("purity".into(), s.purity.into());
+        }
+        if let Some(r) = relevance {
+            let sel: Vec<bool> = self.feature_weights.iter().map(|&w| w > 0.0).collect();
+            m.insert("mcc".into(), mcc(&sel, r).into());
+        }
+        m
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct PathResult {
+    pub algo: PathAlgo,
+    pub points: Vec<PathPoint>,
+    /// Where the automatic grid is anchored: `lambda_max` for `lw` (every
+    /// weight zero at and above it), and for `sparse-kmeans` the bound
+    /// `‖a‖₁/‖a‖₂` at and above which every feature with a positive BCSS
+    /// keeps a weight.
+    pub limit: f64,
+    /// α (code units) for `lw`.
+    pub alpha: Option<f64>,
+    pub elapsed: Duration,
+}
+
+/// Runs the path. `cfg.params` holds every parameter of the algorithm (the
+/// grid parameter's value is ignored); `cfg.restarts` must be 1.
+pub fn run_path(
+    algo: PathAlgo,
+    problem: &Problem,
+    cfg: &RunConfig,
+    grid: &Grid,
+    ctx: &Ctx,
+) -> Result<PathResult> {
+    super::check_config(problem, cfg)?;
+    if cfg.restarts != 1 {
+        return Err(Error::Param(
+            "--restarts does not apply to path: every point is warm-started from the previous one"
+                .into(),
+        ));
+    }
+    if let Grid::Auto { count, ratio } = grid {
+        if *count == 0 || *count > 10_000 {
+            return Err(Error::Param(format!(
+                "path grid: {count} points is out of range: must be from 1 to 10000"
+            )));
+        }
+        if let Some(r) = ratio
+            && !(*r > 0.0 && *r < 1.0)
+        {
+            return Err(Error::Param(format!(
+                "path grid: ratio {r} is out of range: must be in (0, 1)"
+            )));
+        }
+    }
+    let t0 = Instant::now();
+    let mut rng = Rng::seed_from_u64(cfg.seed);
+    let k = cfg.k;
+    let (points, limit, alpha) = match algo {
+        PathAlgo::Lw => {
+            let s = LwSettings::from_params(&cfg.params)?;
+            let start = LwStart::new(problem, k, cfg.init, &s, &mut rng, ctx)?;
+            let lmax = start.lambda_max();
+            let values = match grid {
+                Grid::Values(v) => v.clone(),
+                Grid::Auto { count, ratio } => {
+                    let low = ratio.map_or(start.lambda_all(), |r| lmax * r);
+                    log_space(lmax, low.min(lmax), *count)
+                }
+            };
+            let mut labels = start.labels.clone();
+            let mut centres = None;
+            let mut points = Vec::with_capacity(values.len());
+            for (i, &lambda) in values.iter().enumerate() {
+                ctx.stage("regularisation path", i as f64 / values.len() as f64);
+                let pctx = ctx.for_restart(i);
+                let (fit, z) = lw_from(
+                    problem,
+                    &start,
+                    labels.clone(),
+                    centres.take(),
+                    k,
+                    lambda,
+                    &s,
+                    &pctx,
+                    false,
+                )?;
+                labels = fit.labels.clone();
+                centres = Some(z);
+                let w = fit.feature_weights.unwrap_or_default();
+                points.push(PathPoint {
+                    lambda,
+                    selected: w.iter().filter(|&&v| v > 0.0).count(),
+                    feature_weights: w,
+                    objective: fit.objective,
+                    labels: fit.labels,
+                    iterations: fit.iterations,
+                    converged: fit.converged,
+                });
+            }
+            (points, lmax, Some(start.alpha))
+        }
+        PathAlgo::SparseKMeans => {
+            let x = problem.x.view();
+            let labels0 = kmeans_partition(
+                x,
+                k,
+                cfg.params.get_usize("nstart"),
+                cfg.init,
+                &mut rng,
+                ctx,
+            )?;
+            let tss = total_ss(x);
+            let (z, _) = cluster_means(x, &labels0, k, None);
+            let wcss = dispersions(x, &labels0, z.view());
+            let a: Vec<f64> = tss
+                .iter()
+                .zip(&wcss)
+                .map(|(&t, &w)| (t - w).max(0.0))
+                .collect();
+            let n2 = a.iter().map(|v| v * v).sum::<f64>().sqrt();
+            let dense = if n2 > 0.0 {
+                (a.iter().sum::<f64>() / n2).max(1.1)
+            } else {
+                1.1
+            };
+            let values = match grid {
+                Grid::Values(v) => v.clone(),
+                Grid::Auto { count, .. } => log_space(1.1, dense, *count),
+            };
+            if let Some(bad) = values.iter().find(|&&v| v < 1.0) {
+                return Err(Error::Param(format!(
+                    "wbound = {bad} is out of range: the sparse k-means bound must be at least 1"
+                )));
+            }
+            let mut labels = labels0;
+            let mut points = Vec::with_capacity(values.len());
+            for (i, &b) in values.iter().enumerate() {
+                ctx.stage("regularisation path", i as f64 / values.len() as f64);
+                let pctx = ctx.for_restart(i);
+                let st = SparseSettings {
+                    wbound: b,
+                    tol: cfg.params.get("tol"),
+                    max_iter: cfg.params.get_usize("max_iter"),
+                };
+                let f = sparse_loop(x, &tss, labels.clone(), k, &st, &pctx, false)?;
+                labels = f.labels.clone();
+                points.push(PathPoint {
+                    lambda: b,
+                    selected: f.weights.iter().filter(|&&v| v > 0.0).count(),
+                    feature_weights: f.weights,
+                    objective: -f.criterion,
+                    labels: f.labels,
+                    iterations: f.iterations,
+                    converged: f.converged,
+                });
+            }
+            (points, dense, None)
+        }
+    };
+    ctx.stage("regularisation path", 1.0);
+    Ok(PathResult {
+        algo,
+        points,
+        limit,
+        alpha,
+        elapsed: t0.elapsed(),
+    })
+}

@@ -1,0 +1,518 @@
+//! Sparse k-means (Witten & Tibshirani, JASA 105(490), 2010), following the
+//! R package sparcl (`KMeansSparseCluster`, `KMeansSparseCluster.permute`).
+//! Spec: lw-kmeans.md §7.3, prior-art.md §1.7.
+//!
+//! Maximises `Σ_l w_l·BCSS_l` subject to `‖w‖₂ ≤ 1`, `‖w‖₁ ≤ s`, `w ≥ 0`
+//! (BCSS_l = TSS_l − WCSS_l, the between-cluster sum of squares of feature
+//! l). One start: the initial partition is the best of `nstart` k-means
+//! runs; `w = 1/√p`; then up to `max_iter` times (sparcl: 6): (a) from the
+//! second iteration on, k-means on the weighted data `x_l·√w_l` warm-started
+//! from the current cluster means (an empty cluster moves to the farthest
+//! point instead of sparcl's fallback to 10 random starts); (b)
+//! `w = S(a, Δ)/‖S(a, Δ)‖₂` with `a` the BCSS and S the soft threshold, Δ = 0
+//! if that already satisfies the L1 bound, else found by bisection; stop
+//! when `Σ|w − w_old| / Σ|w_old| ≤ tol` (sparcl: 1e-4).
+//!
+//! Deviation from sparcl's `BinarySearch` (15 halvings, returns the
+//! midpoint, which can break the bound slightly): we halve to a relative
+//! width of 1e-12 and keep the end that satisfies the bound, so
+//! `‖w‖₁ ≤ s` always holds; when features tie at the top so that no soft
+//! threshold meets the bound, the weights go to ⌊s²⌋ + 1 of the tied
+//! features with `‖w‖₁ = s` (an optimum there too).
+//!
+//! The objective reported is `−Σ_l w_l·BCSS_l` (lower is better, as for
+//! every algorithm here). `--tune gap` chooses s by the permutation gap
+//! statistic (sparcl's `KMeansSparseCluster.permute`: 10 bounds
+//! log-spaced from 1.2 to 0.9·√p, 25 permuted data sets, each column
+//! permuted independently; `Gap(s) = log O(s) − mean_b log O_b(s)`, the
+//! bound with the largest gap wins).
+
+use super::feature_weights::{
+    cluster_means, dispersions, kmeans_partition, lloyd_weighted, report_weights, total_ss,
+};
+use super::lw::nstart_spec;
+use super::params::{Default, ParamSpec, Scale};
+use super::power::{max_iter_spec, tol_spec};
+use super::{Algorithm, Ctx, Fit, Init, Problem, Rng, RunConfig, Start, TracePoint};
+use crate::error::{Error, Result};
+use ndarray::{Array2, ArrayView2};
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rayon::prelude::*;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Soft threshold `max(a − Δ, 0)` of non-negative values.
+fn soft(a: &[f64], delta: f64) -> Vec<f64> {
+    a.iter().map(|&v| (v - delta).max(0.0)).collect()
+}
+
+fn l1(v: &[f64]) -> f64 {
+    v.iter().map(|x| x.abs()).sum()
+}
+
+fn l2(v: &[f64]) -> f64 {
+    v.iter().map(|x| x * x).sum::<f64>().sqrt()
+}
+
+/// The weight update: `w = S(a, Δ)/‖S(a, Δ)‖₂` with the smallest Δ ≥ 0 such
+/// that `‖w‖₁ ≤ s` (a ≥ 0: negative BCSS from rounding count as 0). All-zero
+/// `a` (no feature separates the clusters) gives uniform weights.
+pub fn update_weights(a: &[f64], s: f64) -> Vec<f64> {
+    let a: Vec<f64> = a.iter().map(|&v| v.max(0.0)).collect();
+    let p = a.len();
+    let norm = l2(&a);
+    if p == 0 {
+        return Vec::new();
+    }
+    if norm == 0.0 || !norm.is_finite() {
+        return vec![1.0 / (p as f64).sqrt(); p];
+    }
+    let ratio = |d: f64| {
+        let w = soft(&a, d);
+        let n = l2(&w);
+        if n > 0.0 { l1(&w) / n } else { 1.0 }
+    };
+    if l1(&a) / norm <= s {
+        return a.iter().map(|v| v / norm).collect();
+    }
+    let top = a.iter().copied().fold(0.0, f64::max);
+    // Just below the largest value only the top (tied) features survive.
+    let second = a.iter().copied().filter(|&v| v < top).fold(0.0, f64::max);
+    let mut hi = top - (top - second) * 1e-6;
+    if ratio(hi) > s {
+        // t features tie at the top and equal weights on all of them break
+        // the bound (√t > s). Any unit vector on the tie with ‖w‖₁ = s is
+        // optimal: m = ⌊s²⌋ features at u and one at v, where
+        // m·u² + v² = 1 and m·u + v = s (m + 1 ≤ t since s² < t).
+        let m = (s * s).floor().max(1.0);
+        let disc = (m * (m + 1.0 - s * s)).max(0.0);
+        let u = (s * m + disc.sqrt()) / (m * (m + 1.0));
+        let v = (s - m * u).max(0.0);
+        let mut w = vec![0.0; p];
+        for (i, l) in (0..p)
+            .filter(|&l| a[l] == top)
+            .take(m as usize + 1)
+            .enumerate()
+        {
+            w[l] = if i < m as usize { u } else { v };
+        }
+        let c = l2(&w);
+        return w.iter().map(|x| x / c).collect();
+    }
+    let mut lo = 0.0;
+    for _ in 0..200 {
+        if hi - lo <= 1e-12 * top {
+            break;
+        }
+        let mid = 0.5 * (lo + hi);
+        if ratio(mid) <= s {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    let w = soft(&a, hi);
+    let n = l2(&w);
+    w.iter().map(|v| v / n).collect()
+}
+
+/// Settings of the sparse k-means iterations.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SparseSettings {
+    pub wbound: f64,
+    pub tol: f64,
+    pub max_iter: usize,
+}
+
+/// The outcome of the iterations from one partition.
+#[derive(Debug, Clone)]
+pub struct SparseFit {
+    pub labels: Vec<usize>,
+    pub centres: Array2<f64>,
+    pub weights: Vec<f64>,
+    /// BCSS per feature at the final partition.
+    pub bcss: Vec<f64>,
+    /// `Σ_l w_l·BCSS_l` (maximised).
+    pub criterion: f64,
+    pub trace: Vec<TracePoint>,
+    pub iterations: usize,
+    pub converged: bool,
+}
+
+/// BCSS per feature of a partition, and its means.
+fn bcss(x: ArrayView2<f64>, tss: &[f64], labels: &[usize], k: usize) -> (Vec<f64>, Array2<f64>) {
+    let (z, _) = cluster_means(x, labels, k, None);
+    let wcss = dispersions(x, labels, z.view());
+    let a = tss
+        .iter()
+        .zip(&wcss)
+        .map(|(&t, &w)| (t - w).max(0.0))
+        .collect();
+    (a, z)
+}
+
+/// sparcl's `KMeansSparseCluster` loop for one bound from `labels`.
+pub fn sparse_loop(
+    x: ArrayView2<f64>,
+    tss: &[f64],
+    mut labels: Vec<usize>,
+    k: usize,
+    s: &SparseSettings,
+    ctx: &Ctx,
+    quiet: bool,
+) -> Result<SparseFit> {
+    if !(s.wbound.is_finite() && s.wbound >= 1.0) {
+        return Err(Error::Param(format!(
+            "wbound = {} is out of range: must be at least 1",
+            s.wbound
+        )));
+    }
+    let p = x.ncols();
+    let mut w = vec![1.0 / (p as f64).sqrt(); p];
+    let mut trace = Vec::new();
+    let mut prev_labels: Vec<usize> = Vec::new();
+    let mut converged = false;
+    let mut last = (Vec::new(), Array2::zeros((k, p)), 0.0);
+    for m in 1..=s.max_iter.max(1) {
+        ctx.check()?;
+        if m > 1 {
+            let (z, _) = cluster_means(x, &labels, k, None);
+            let tol = 0.0;
+            let (next, _) = lloyd_weighted(x, &w, z, tol, 100, ctx)?;
+            prev_labels = std::mem::replace(&mut labels, next);
+        }
+        let (a, z) = bcss(x, tss, &labels, k);
+        let w_old = std::mem::replace(&mut w, update_weights(&a, s.wbound));
+        let crit: f64 = w.iter().zip(&a).map(|(w, a)| w * a).sum();
+        trace.push(TracePoint {
+            iter: m,
+            s: None,
+            objective: -crit,
+            kernel_weights: None,
+        });
+        if !quiet {
+            report_weights(ctx, m, -crit, &labels, &prev_labels, k, &w);
+        }
+        last = (a, z, crit);
+        let change: f64 = w.iter().zip(&w_old).map(|(a, b)| (a - b).abs()).sum();
+        if change <= s.tol * l1(&w_old) {
+            converged = true;
+            break;
+        }
+    }
+    let (a, z, crit) = last;
+    Ok(SparseFit {
+        labels,
+        centres: z,
+        weights: w,
+        bcss: a,
+        criterion: crit,
+        iterations: trace.len(),
+        trace,
+        converged,
+    })
+}
+
+/// The gap statistic over a grid of bounds (sparcl's
+/// `KMeansSparseCluster.permute`).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Gap {
+    pub wbounds: Vec<f64>,
+    pub gaps: Vec<f64>,
+    /// Standard deviation of log O_b(s) over the permutations.
+    pub sd: Vec<f64>,
+    /// Non-zero weights at each bound on the real data.
+    pub nonzero: Vec<usize>,
+    pub best_wbound: f64,
+    pub nperms: usize,
+}
+
+/// sparcl's default grid: `nvals` bounds log-spaced from 1.2 to 0.9·√p.
+pub fn gap_grid(p: usize, nvals: usize) -> Result<Vec<f64>> {
+    let top = 0.9 * (p as f64).sqrt();
+    if top <= 1.2 {
+        return Err(Error::Param(format!(
+            "--tune gap needs at least 2 features (0.9·√p must exceed 1.2; p = {p})"
+        )));
+    }
+    Ok(log_space(1.2, top, nvals))
+}
+
+/// `count` values log-spaced from `a` to `b` (both > 0), ends included.
+pub fn log_space(a: f64, b: f64, count: usize) -> Vec<f64> {
+    if count <= 1 {
+        return vec![a];
+    }
+    let (la, lb) = (a.ln(), b.ln());
+    (0..count)
+        .map(|i| {
+            if i == 0 {
+                a
+            } else if i == count - 1 {
+                b
+            } else {
+                (la + (lb - la) * i as f64 / (count - 1) as f64).exp()
+            }
+        })
+        .collect()
+}
+
+/// `Σ w·BCSS` at every bound of `grid`, each from the same initial partition.
+fn criteria(
+    x: ArrayView2<f64>,
+    k: usize,
+    nstart: usize,
+    s: &SparseSettings,
+    grid: &[f64],
+    rng: &mut Rng,
+    ctx: &Ctx,
+) -> Result<Vec<(f64, usize)>> {
+    let tss = total_ss(x);
+    let labels = kmeans_partition(x, k, nstart, Init::KmeansPP, rng, ctx)?;
+    grid.iter()
+        .map(|&b| {
+            let st = SparseSettings { wbound: b, ..*s };
+            let f = sparse_loop(x, &tss, labels.clone(), k, &st, ctx, true)?;
+            let nz = f.weights.iter().filter(|&&w| w > 0.0).count();
+            Ok((f.criterion, nz))
+        })
+        .collect()
+}
+
+/// The permutation gap statistic. Deterministic in `seed`: data set b (0 =
+/// the real one) uses its own stream, whatever the thread count.
+#[allow(clippy::too_many_arguments)]
+pub fn gap_statistic(
+    x: ArrayView2<f64>,
+    k: usize,
+    nstart: usize,
+    s: &SparseSettings,
+    nperms: usize,
+    nvals: usize,
+    seed: u64,
+    ctx: &Ctx,
+) -> Result<Gap> {
+    let grid = gap_grid(x.ncols(), nvals)?;
+    let done = AtomicUsize::new(0);
+    let total = nperms + 1;
+    ctx.stage("gap statistic", 0.0);
+    let runs: Vec<Result<Vec<(f64, usize)>>> = (0..total)
+        .into_par_iter()
+        .map(|b| {
+            let mut rng = Rng::seed_from_u64(seed);
+            rng.set_stream(b as u64 + 1);
+            let out = if b == 0 {
+                criteria(x, k, nstart, s, &grid, &mut rng, ctx)
+            } else {
+                let mut xp = x.to_owned();
+                for mut col in xp.columns_mut() {
+                    let mut v = col.to_vec();
+                    v.shuffle(&mut rng);
+                    for (e, val) in col.iter_mut().zip(v) {
+                        *e = val;
+                    }
+                }
+                criteria(xp.view(), k, nstart, s, &grid, &mut rng, ctx)
+            };
+            let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+            ctx.stage("gap statistic", d as f64 / total as f64);
+            out
+        })
+        .collect();
+    let mut all = Vec::with_capacity(total);
+    for r in runs {
+        all.push(r?);
+    }
+    let logs = |v: f64| -> Result<f64> {
+        if v > 0.0 && v.is_finite() {
+            Ok(v.ln())
+        } else {
+            Err(Error::Param(
+                "--tune gap: the clustering criterion is 0 (no feature separates the clusters); the gap statistic is undefined".into(),
+            ))
+        }
+    };
+    let mut gaps = Vec::new();
+    let mut sds = Vec::new();
+    for i in 0..grid.len() {
+        let real = logs(all[0][i].0)?;
+        let perm: Vec<f64> = all[1..]
+            .iter()
+            .map(|r| logs(r[i].0))
+            .collect::<Result<_>>()?;
+        let m = perm.iter().sum::<f64>() / perm.len().max(1) as f64;
+        let var = if perm.len() > 1 {
+            perm.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / (perm.len() - 1) as f64
+        } else {
+            0.0
+        };
+        gaps.push(real - m);
+        sds.push(var.sqrt());
+    }
+    let best = (0..gaps.len()).fold(0, |b, i| if gaps[i] > gaps[b] { i } else { b });
+    Ok(Gap {
+        best_wbound: grid[best],
+        nonzero: all[0].iter().map(|r| r.1).collect(),
+        wbounds: grid,
+        gaps,
+        sd: sds,
+        nperms,
+    })
+}
+
+pub struct SparseKMeans;
+
+fn settings(cfg: &RunConfig, wbound: f64) -> SparseSettings {
+    SparseSettings {
+        wbound,
+        tol: cfg.params.get("tol"),
+        max_iter: cfg.params.get_usize("max_iter"),
+    }
+}
+
+fn gap_key(cfg: &RunConfig) -> String {
+    let p = &cfg.params;
+    format!(
+        "sparse-kmeans:gap:k={}:seed={}:nstart={}:tol={}:max_iter={}:nperms={}:nvals={}",
+        cfg.k,
+        cfg.seed,
+        p.get("nstart"),
+        p.get("tol"),
+        p.get("max_iter"),
+        p.get("nperms"),
+        p.get("nvals")
+    )
+}
+
+fn tuned(problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<Option<Arc<Gap>>> {
+    match cfg.options.get("tune").map(String::as_str) {
+        None | Some("none") => Ok(None),
+        Some("gap") => problem
+            .cached(&gap_key(cfg), || {
+                gap_statistic(
+                    problem.x.view(),
+                    cfg.k,
+                    cfg.params.get_usize("nstart"),
+                    &settings(cfg, 1.0),
+                    cfg.params.get_usize("nperms"),
+                    cfg.params.get_usize("nvals"),
+                    cfg.seed,
+                    ctx,
+                )
+            })
+            .map(Some),
+        Some(other) => Err(Error::Param(format!(
+            "--tune {other} is not a tuning method (sparse-kmeans takes gap or none)"
+        ))),
+    }
+}
+
+impl Algorithm for SparseKMeans {
+    fn id(&self) -> &'static str {
+        "sparse-kmeans"
+    }
+    fn name(&self) -> &'static str {
+        "Sparse k-means (Witten & Tibshirani)"
+    }
+    fn summary(&self) -> &'static str {
+        "Witten & Tibshirani (2010), as R's sparcl: maximises Σ w_l·BCSS_l with ‖w‖₂ ≤ 1, ‖w‖₁ ≤ s, w ≥ 0 by soft-thresholding; --tune gap picks s by the permutation gap statistic. The objective reported is −Σ w·BCSS."
+    }
+    fn params(&self) -> Vec<ParamSpec> {
+        vec![
+            ParamSpec {
+                name: "wbound",
+                symbol: "s",
+                default: Default::Auto("√p/2"),
+                min: 1.0,
+                max: 1e4,
+                scale: Scale::Log,
+                step: 1.1,
+                coarse: 1.5,
+                integer: false,
+                help: "L1 bound s on the weights (‖w‖₁ ≤ s, ‖w‖₂ ≤ 1): 1 keeps one feature, √p or more keeps all; about s² features share the weight. Ignored with --tune gap, which chooses it.",
+            },
+            nstart_spec(
+                20.0,
+                "k-means runs (best inertia) giving the initial partition, as sparcl's nstart = 20.",
+            ),
+            tol_spec(
+                1e-4,
+                "Stop when Σ|w − w_old| / Σ|w_old| ≤ tol (sparcl: 1e-4).",
+            ),
+            max_iter_spec(6.0),
+            ParamSpec {
+                name: "nperms",
+                symbol: "B",
+                default: Default::Fixed(25.0),
+                min: 1.0,
+                max: 1000.0,
+                scale: Scale::Linear,
+                step: 1.0,
+                coarse: 5.0,
+                integer: true,
+                help: "--tune gap: number of permuted data sets (sparcl: 25).",
+            },
+            ParamSpec {
+                name: "nvals",
+                symbol: "nvals",
+                default: Default::Fixed(10.0),
+                min: 1.0,
+                max: 100.0,
+                scale: Scale::Linear,
+                step: 1.0,
+                coarse: 5.0,
+                integer: true,
+                help: "--tune gap: number of bounds tried, log-spaced from 1.2 to 0.9·√p (sparcl: 10).",
+            },
+        ]
+    }
+    fn auto_param(&self, name: &str, problem: &Problem, _k: usize) -> Result<f64> {
+        match name {
+            "wbound" => Ok(((problem.p() as f64).sqrt() / 2.0).max(1.0)),
+            _ => unreachable!("sparse-kmeans declares no automatic default for {name}"),
+        }
+    }
+    fn options(&self) -> Vec<(&'static str, &'static str)> {
+        vec![("tune", "none")]
+    }
+    fn prepare(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<()> {
+        tuned(problem, cfg, ctx).map(|_| ())
+    }
+    fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
+        let gap = tuned(problem, cfg, ctx)?;
+        let wbound = gap
+            .as_ref()
+            .map_or(cfg.params.get("wbound"), |g| g.best_wbound);
+        let x = problem.x.view();
+        let mut rng = start.rng();
+        let labels = kmeans_partition(
+            x,
+            cfg.k,
+            cfg.params.get_usize("nstart"),
+            cfg.init,
+            &mut rng,
+            ctx,
+        )?;
+        let tss = total_ss(x);
+        let f = sparse_loop(x, &tss, labels, cfg.k, &settings(cfg, wbound), ctx, false)?;
+        let mut fit = Fit {
+            labels: f.labels,
+            centroids: Some(f.centres),
+            objective: -f.criterion,
+            trace: f.trace,
+            iterations: f.iterations,
+            converged: f.converged,
+            feature_weights: Some(f.weights),
+            ..Fit::default()
+        };
+        fit.extra.insert("wbound".into(), wbound.into());
+        if let Some(g) = gap {
+            fit.extra.insert(
+                "gap".into(),
+                serde_json::to_value(g.as_ref()).expect("gap serialises"),
+            );
+        }
+        Ok(fit)
+    }
+}

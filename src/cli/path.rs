@@ -1,0 +1,236 @@
+//! `meanscape path`: a regularisation path of `lw` (over λ) or
+//! `sparse-kmeans` (over the bound s), as CSV or JSON.
+
+use super::args::{AlgoArgs, DataArgs};
+use crate::algo::path::{Grid, PathAlgo, PathResult, run_path};
+use crate::algo::{self, Ctx, Event, RunConfig};
+use crate::error::{Error, Result};
+use crate::report::{fmt_sig, params_map};
+use crate::session;
+use clap::Args;
+use serde_json::{Map, Value, json};
+use std::io::{IsTerminal, Write};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Clone, Args)]
+pub struct PathArgs {
+    #[command(flatten)]
+    pub data: DataArgs,
+    #[command(flatten)]
+    pub algo: AlgoArgs,
+    /// The grid, FROM:TO:COUNT (log-spaced when both ends are > 0, run in
+    /// that order, each point warm-started from the previous): λ for lw
+    /// (reference-code units), the L1 bound s for sparse-kmeans. Default: an
+    /// automatic grid from the sparsest end (lw: lambda_max, where every
+    /// weight is 0, down to the largest λ that keeps every feature, or to
+    /// lambda_max × --min-ratio; sparse-kmeans: s from 1.1 up to the bound
+    /// that keeps every feature).
+    #[arg(long, value_name = "FROM:TO:COUNT")]
+    pub lambda: Option<String>,
+    /// Number of points of the automatic grid.
+    #[arg(long, default_value_t = 40)]
+    pub points: usize,
+    /// lw's automatic grid ends at lambda_max × this (0 < ratio < 1)
+    /// instead of the largest λ that keeps every feature.
+    #[arg(long)]
+    pub min_ratio: Option<f64>,
+    /// One JSON object instead of CSV.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress line on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+pub fn run(a: &PathArgs) -> Result<()> {
+    let kind = PathAlgo::from_id(&a.algo.algo)?;
+    let loaded = session::load(&a.data.data, &a.data.load_options(), a.data.scale)?;
+    let algo = algo::find(kind.id())?;
+    let given = a.algo.given();
+    if given.iter().any(|(n, _)| n == kind.parameter()) {
+        return Err(Error::Param(format!(
+            "-P {} is set by the path's grid; use --lambda FROM:TO:COUNT",
+            kind.parameter()
+        )));
+    }
+    let options = a.algo.options();
+    if let Some((name, _)) = options.iter().find(|(n, _)| n == "tune") {
+        return Err(Error::Param(format!(
+            "--{name} does not apply to path: the path runs the whole grid"
+        )));
+    }
+    let k = loaded.choose_k(a.algo.k)?;
+    let params = algo::resolve_params(algo.as_ref(), &loaded.problem, k, &given)?;
+    let cfg = RunConfig {
+        k,
+        seed: a.algo.seed,
+        restarts: a.algo.restarts,
+        init: a.algo.init,
+        params,
+        options: algo::resolve_options(algo.as_ref(), &options)?,
+    };
+    let grid = match &a.lambda {
+        Some(spec) => Grid::parse(spec)?,
+        None => Grid::Auto {
+            count: a.points,
+            ratio: a.min_ratio,
+        },
+    };
+    let show = !a.quiet && std::io::stderr().is_terminal();
+    let result = solve(kind, &loaded.problem, &cfg, &grid, show)?;
+    let ds = &loaded.dataset;
+    let truth = ds.labels.as_ref().map(|l| l.ids.as_slice());
+    let relevance = ds.relevance.as_deref();
+    let text = if a.json {
+        let mut params = params_map(&cfg);
+        params.remove(kind.parameter());
+        params.remove("tune");
+        let path: Vec<Value> = result
+            .points
+            .iter()
+            .map(|pt| {
+                json!({
+                    "lambda": pt.lambda,
+                    "selected": pt.selected,
+                    "feature_weights": pt.feature_weights,
+                    "objective": pt.objective,
+                    "metrics": Value::Object(pt.metrics(truth, relevance)),
+                    "iterations": pt.iterations,
+                    "converged": pt.converged,
+                })
+            })
+            .collect();
+        let mut out = Map::new();
+        out.insert("algorithm".into(), kind.id().into());
+        out.insert("parameter".into(), kind.parameter().into());
+        out.insert(
+            "data".into(),
+            json!({"name": ds.name, "source": loaded.source.spec(), "scale": loaded.scale}),
+        );
+        out.insert("n".into(), ds.n().into());
+        out.insert("p".into(), ds.p().into());
+        out.insert("k".into(), k.into());
+        out.insert("params".into(), Value::Object(params));
+        out.insert(
+            "grid".into(),
+            json!({"auto": a.lambda.is_none(), "values": result.points.iter().map(|p| p.lambda).collect::<Vec<_>>()}),
+        );
+        match kind {
+            PathAlgo::Lw => {
+                out.insert("lambda_max".into(), result.limit.into());
+                out.insert("alpha".into(), result.alpha.into());
+            }
+            PathAlgo::SparseKMeans => {
+                out.insert("wbound_all".into(), result.limit.into());
+            }
+        }
+        out.insert("feature_names".into(), ds.feature_names.clone().into());
+        out.insert("path".into(), Value::Array(path));
+        out.insert(
+            "elapsed_ms".into(),
+            (result.elapsed.as_secs_f64() * 1e3).into(),
+        );
+        out.insert("load_ms".into(), loaded.load_ms.into());
+        serde_json::to_string(&Value::Object(out)).expect("path serialises") + "\n"
+    } else {
+        csv_text(&result, &ds.feature_names, truth, relevance)?
+    };
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    Ok(())
+}
+
+/// One row per point: the grid value, #selected, objective, iterations,
+/// converged, the metrics that are known, then one weight per feature
+/// (`w_NAME`).
+fn csv_text(
+    r: &PathResult,
+    names: &[String],
+    truth: Option<&[usize]>,
+    relevance: Option<&[bool]>,
+) -> Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let metric_names: Vec<String> = r
+        .points
+        .first()
+        .map(|p| p.metrics(truth, relevance).keys().cloned().collect())
+        .unwrap_or_default();
+    let mut header = vec![
+        r.algo.parameter().to_string(),
+        "selected".into(),
+        "objective".into(),
+        "iterations".into(),
+        "converged".into(),
+    ];
+    header.extend(metric_names.iter().cloned());
+    header.extend(names.iter().map(|n| format!("w_{n}")));
+    let err = |e: csv::Error| Error::Param(format!("writing the path CSV: {e}"));
+    w.write_record(&header).map_err(err)?;
+    for p in &r.points {
+        let m = p.metrics(truth, relevance);
+        let mut row = vec![
+            format!("{}", p.lambda),
+            p.selected.to_string(),
+            format!("{}", p.objective),
+            p.iterations.to_string(),
+            p.converged.to_string(),
+        ];
+        for name in &metric_names {
+            row.push(m.get(name).map(|v| v.to_string()).unwrap_or_default());
+        }
+        row.extend(p.feature_weights.iter().map(|v| format!("{v}")));
+        w.write_record(&row).map_err(err)?;
+    }
+    let bytes = w
+        .into_inner()
+        .map_err(|e| Error::Param(format!("writing the path CSV: {e}")))?;
+    Ok(String::from_utf8(bytes).expect("CSV of UTF-8 strings"))
+}
+
+/// Runs the path, drawing a status line on stderr while it works.
+fn solve(
+    kind: PathAlgo,
+    problem: &algo::Problem,
+    cfg: &RunConfig,
+    grid: &Grid,
+    show: bool,
+) -> Result<PathResult> {
+    if !show {
+        return run_path(kind, problem, cfg, grid, &Ctx::new());
+    }
+    let (tx, rx) = mpsc::channel();
+    let ctx = Ctx::new().with_events(tx, false);
+    std::thread::scope(|scope| {
+        let handle = scope.spawn(move || run_path(kind, problem, cfg, grid, &ctx));
+        let mut drawn = false;
+        let mut point = String::new();
+        let mut last = Instant::now() - Duration::from_secs(1);
+        loop {
+            match rx.recv_timeout(Duration::from_millis(200)) {
+                Ok(Event::Stage { label, done }) => {
+                    point = format!("{label} {:.0}%", done * 100.0);
+                }
+                Ok(Event::Iteration(p)) if last.elapsed() >= Duration::from_millis(100) => {
+                    last = Instant::now();
+                    let sel = p
+                        .feature_weights
+                        .as_ref()
+                        .map_or(0, |w| w.iter().filter(|&&v| v > 0.0).count());
+                    eprint!(
+                        "\r\x1b[2K{point}  point {}  iter {}  objective {}  selected {sel}",
+                        p.restart + 1,
+                        p.iter,
+                        fmt_sig(p.objective)
+                    );
+                    drawn = true;
+                }
+                Ok(_) | Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        if drawn {
+            eprint!("\r\x1b[2K");
+        }
+        handle.join().expect("path thread panicked")
+    })
+}

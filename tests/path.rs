@@ -1,0 +1,368 @@
+//! Regularisation paths (`meanscape path`, `algo::path`): the automatic
+//! grid runs from "nothing selected" to "everything selected", the number
+//! selected moves monotonically along it, sparse k-means keeps its bounds
+//! at every point, cancellation, and the CLI's CSV and JSON shapes; plus
+//! the feature-selection fields of `meanscape run --json`.
+
+use meanscape::algo::path::{Grid, PathAlgo, run_path};
+use meanscape::algo::{self, Ctx, Init, RunConfig};
+use meanscape::data::{LoadOptions, Scaling};
+use meanscape::error::Error;
+use meanscape::session;
+use serde_json::Value;
+use std::process::{Command, Output};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+const SPARSE: &str = "gen:sparse,n=300,p=60,q=12,k=3,sep=3,seed=11";
+
+fn load(spec: &str) -> session::Loaded {
+    session::load(spec, &LoadOptions::default(), Scaling::Standard).unwrap()
+}
+
+fn config(id: &str, l: &session::Loaded, k: usize) -> RunConfig {
+    let a = algo::find(id).unwrap();
+    RunConfig {
+        k,
+        seed: 2,
+        restarts: 1,
+        init: Init::KmeansPP,
+        params: algo::resolve_params(a.as_ref(), &l.problem, k, &[]).unwrap(),
+        options: Default::default(),
+    }
+}
+
+#[test]
+fn lw_auto_path_goes_from_none_to_all_monotonically() {
+    let l = load(SPARSE);
+    let rel = l.dataset.relevance.clone().unwrap();
+    let truth = l.dataset.labels.as_ref().unwrap().ids.clone();
+    let cfg = config("lw", &l, 3);
+    let grid = Grid::Auto {
+        count: 25,
+        ratio: None,
+    };
+    let r = run_path(PathAlgo::Lw, &l.problem, &cfg, &grid, &Ctx::new()).unwrap();
+    assert_eq!(r.points.len(), 25);
+    let first = &r.points[0];
+    assert_eq!(first.lambda, r.limit, "starts at lambda_max");
+    assert_eq!(first.selected, 0);
+    assert_eq!(r.points.last().unwrap().selected, 60);
+    for w in r.points.windows(2) {
+        assert!(w[1].lambda < w[0].lambda, "λ decreases");
+        assert!(
+            w[1].selected >= w[0].selected,
+            "selected {} then {}",
+            w[0].selected,
+            w[1].selected
+        );
+    }
+    for p in &r.points {
+        assert_eq!(
+            p.selected,
+            p.feature_weights.iter().filter(|&&v| v > 0.0).count()
+        );
+        assert!(p.feature_weights.iter().all(|v| v.is_finite() && *v >= 0.0));
+        assert!(p.objective.is_finite());
+    }
+    // Somewhere along the path exactly the informative features survive.
+    assert!(
+        r.points
+            .iter()
+            .any(|p| p.metrics(Some(&truth), Some(&rel))["mcc"] == 1.0),
+        "no point with MCC 1"
+    );
+    // An explicit grid runs in the given order.
+    let grid = Grid::parse("0.001:0.1:4").unwrap();
+    let r = run_path(PathAlgo::Lw, &l.problem, &cfg, &grid, &Ctx::new()).unwrap();
+    let lams: Vec<f64> = r.points.iter().map(|p| p.lambda).collect();
+    assert!((lams[0] - 0.001).abs() < 1e-15 && (lams[3] - 0.1).abs() < 1e-15);
+    assert!(
+        (lams[1] - 0.001 * 100f64.powf(1.0 / 3.0)).abs() < 1e-12,
+        "log-spaced: {lams:?}"
+    );
+    assert!(r.points.windows(2).all(|w| w[1].selected <= w[0].selected));
+}
+
+#[test]
+fn sparse_kmeans_path_keeps_the_bounds() {
+    let l = load(SPARSE);
+    let cfg = config("sparse-kmeans", &l, 3);
+    let grid = Grid::Auto {
+        count: 12,
+        ratio: None,
+    };
+    let r = run_path(PathAlgo::SparseKMeans, &l.problem, &cfg, &grid, &Ctx::new()).unwrap();
+    assert!((r.points[0].lambda - 1.1).abs() < 1e-12);
+    assert!((r.points.last().unwrap().lambda - r.limit).abs() < 1e-9 * r.limit);
+    for w in r.points.windows(2) {
+        assert!(w[1].lambda > w[0].lambda);
+        assert!(w[1].selected >= w[0].selected);
+    }
+    for p in &r.points {
+        let l1: f64 = p.feature_weights.iter().sum();
+        let l2: f64 = p.feature_weights.iter().map(|v| v * v).sum::<f64>().sqrt();
+        assert!(l1 <= p.lambda * (1.0 + 1e-12) && (l2 - 1.0).abs() < 1e-12);
+    }
+    assert!(r.points[0].selected <= 3);
+    let e = run_path(
+        PathAlgo::SparseKMeans,
+        &l.problem,
+        &cfg,
+        &Grid::Values(vec![2.0, 0.5]),
+        &Ctx::new(),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("at least 1"), "{e}");
+}
+
+#[test]
+fn path_cancels_and_refuses_bad_grids() {
+    let l = load(SPARSE);
+    let cfg = config("lw", &l, 3);
+    let ctx = Ctx::new().with_cancel(Arc::new(AtomicBool::new(true)));
+    let auto = Grid::Auto {
+        count: 5,
+        ratio: None,
+    };
+    let e = run_path(PathAlgo::Lw, &l.problem, &cfg, &auto, &ctx).unwrap_err();
+    assert!(matches!(e, Error::Cancelled));
+    for bad in ["1:2", "a:1:3", "1:2:0", "-1:2:3", "1:inf:3"] {
+        let e = Grid::parse(bad).unwrap_err();
+        assert!(e.to_string().contains("FROM:TO:COUNT"), "{bad}: {e}");
+    }
+    assert!(PathAlgo::from_id("power").is_err());
+    let cfg2 = RunConfig { restarts: 3, ..cfg };
+    assert!(run_path(PathAlgo::Lw, &l.problem, &cfg2, &auto, &Ctx::new()).is_err());
+}
+
+// ---- the binary ----
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_meanscape"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn ok_stdout(args: &[&str]) -> String {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn refused(args: &[&str], needle: &str) {
+    let out = run(args);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(out.stdout.is_empty());
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains(needle),
+        "{args:?}: expected '{needle}' in {err}"
+    );
+}
+
+#[test]
+fn cli_path_json_shape() {
+    let text = ok_stdout(&[
+        "path", "--data", SPARSE, "--algo", "lw", "--points", "8", "--json",
+    ]);
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["algorithm"], "lw");
+    assert_eq!(v["parameter"], "lambda");
+    let params = v["params"].as_object().unwrap();
+    assert!(
+        params.contains_key("beta") && params.contains_key("k") && !params.contains_key("lambda")
+    );
+    assert!(v["lambda_max"].as_f64().unwrap() > 0.0);
+    let path = v["path"].as_array().unwrap();
+    assert_eq!(path.len(), 8);
+    for pt in path {
+        for key in [
+            "lambda",
+            "selected",
+            "feature_weights",
+            "objective",
+            "metrics",
+        ] {
+            assert!(pt.get(key).is_some(), "point lacks {key}");
+        }
+        let w = pt["feature_weights"].as_array().unwrap();
+        assert_eq!(w.len(), 60);
+        let sel = w.iter().filter(|x| x.as_f64().unwrap() > 0.0).count() as u64;
+        assert_eq!(pt["selected"].as_u64().unwrap(), sel);
+        let m = pt["metrics"].as_object().unwrap();
+        for key in ["nmi", "ari", "acc", "cer", "purity", "mcc"] {
+            assert!(m[key].as_f64().unwrap().is_finite(), "metrics lack {key}");
+        }
+    }
+    assert_eq!(path[0]["selected"], 0);
+    assert_eq!(path[7]["selected"], 60);
+    let sk = ok_stdout(&[
+        "path",
+        "--data",
+        SPARSE,
+        "--algo",
+        "sparse-kmeans",
+        "--lambda",
+        "1.5:6:3",
+        "--json",
+    ]);
+    let v: Value = serde_json::from_str(&sk).unwrap();
+    assert_eq!(v["parameter"], "wbound");
+    assert_eq!(v["path"][0]["lambda"], 1.5);
+    assert_eq!(v["path"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn cli_path_csv_shape() {
+    let text = ok_stdout(&[
+        "path",
+        "--data",
+        SPARSE,
+        "--algo",
+        "lw",
+        "--lambda",
+        "0.05:0.005:5",
+    ]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 6, "header + 5 points");
+    let header: Vec<&str> = lines[0].split(',').collect();
+    assert_eq!(
+        &header[..5],
+        ["lambda", "selected", "objective", "iterations", "converged"]
+    );
+    assert!(header.contains(&"mcc") && header.contains(&"cer"));
+    assert_eq!(header.len(), 5 + 6 + 60);
+    assert_eq!(header[11], "w_f1");
+    for l in &lines[1..] {
+        let f: Vec<&str> = l.split(',').collect();
+        assert_eq!(f.len(), header.len());
+        let sel: usize = f[1].parse().unwrap();
+        let nz = f[11..]
+            .iter()
+            .filter(|x| x.parse::<f64>().unwrap() > 0.0)
+            .count();
+        assert_eq!(sel, nz);
+    }
+    assert_eq!(lines[1].split(',').next().unwrap(), "0.05");
+    // Real data without relevance: no mcc column.
+    let text = ok_stdout(&["path", "--data", "wine", "--algo", "lw", "--points", "3"]);
+    let header = text.lines().next().unwrap();
+    assert!(
+        header.contains("cer") && !header.contains("mcc") && header.contains("w_alcohol"),
+        "{header}"
+    );
+    refused(
+        &["path", "--data", "wine", "--algo", "power"],
+        "no regularisation path",
+    );
+    refused(
+        &["path", "--data", "wine", "--algo", "lw", "-P", "lambda=0.1"],
+        "--lambda",
+    );
+    refused(
+        &["path", "--data", "wine", "--algo", "lw", "--lambda", "1:2"],
+        "FROM:TO:COUNT",
+    );
+    refused(
+        &["path", "--data", "wine", "--algo", "lw", "--restarts", "2"],
+        "--restarts",
+    );
+    refused(
+        &["path", "--data", "wine", "--algo", "lw", "--min-ratio", "2"],
+        "ratio",
+    );
+}
+
+#[test]
+fn cli_run_reports_the_selection() {
+    let text = ok_stdout(&[
+        "run",
+        "--data",
+        SPARSE,
+        "--algo",
+        "lw",
+        "-P",
+        "lambda=0.03",
+        "--json",
+    ]);
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["feature_weights"].as_array().unwrap().len(), 60);
+    assert_eq!(v["selected_features"], 12);
+    assert_eq!(v["selection_mcc"], 1.0);
+    assert!(v["lambda_max"].as_f64().unwrap() > 0.03 && v["alpha"].as_f64().unwrap() > 0.0);
+    let cmd = v["command"].as_str().unwrap();
+    assert!(
+        cmd.contains("--algo lw") && cmd.contains("-P lambda=0.03"),
+        "{cmd}"
+    );
+    // No relevance vector, no MCC.
+    let v: Value = serde_json::from_str(&ok_stdout(&[
+        "run", "--data", "wine", "--algo", "wkmeans", "--json",
+    ]))
+    .unwrap();
+    assert!(v.get("selection_mcc").is_none() && v["selected_features"] == 13);
+    let human = ok_stdout(&[
+        "run",
+        "--data",
+        SPARSE,
+        "--algo",
+        "sparse-kmeans",
+        "-P",
+        "wbound=2",
+    ]);
+    assert!(human.contains("selection MCC"), "{human}");
+    let v: Value = serde_json::from_str(&ok_stdout(&[
+        "run",
+        "--data",
+        SPARSE,
+        "--algo",
+        "sparse-kmeans",
+        "--tune",
+        "gap",
+        "-P",
+        "nperms=4",
+        "--json",
+    ]))
+    .unwrap();
+    assert!(v["gap"]["best_wbound"].as_f64().unwrap() >= 1.2);
+    assert!(v["command"].as_str().unwrap().contains("--tune gap"));
+    refused(
+        &["run", "--data", "wine", "--algo", "lw", "--tune", "gap"],
+        "--tune",
+    );
+    refused(
+        &[
+            "run",
+            "--data",
+            "wine",
+            "--algo",
+            "sparse-kmeans",
+            "--tune",
+            "cv",
+        ],
+        "cv",
+    );
+    refused(
+        &["run", "--data", "wine", "--algo", "lw", "-P", "beta=1"],
+        "beta",
+    );
+    refused(
+        &[
+            "run",
+            "--data",
+            "wine",
+            "--algo",
+            "sparse-kmeans",
+            "-P",
+            "wbound=0.5",
+        ],
+        "wbound",
+    );
+}
