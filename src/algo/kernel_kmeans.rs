@@ -1,0 +1,126 @@
+//! Kernel k-means (Girolami 2002; Dhillon, Guan & Kulis 2004), Lloyd
+//! style on the Gram matrix: the s → −∞ limit of kernel power k-means
+//! (spec kernel-power-kmeans.md §2.3).
+//!
+//! Each iteration computes the distances to the implicit cluster means with
+//! one product G = K·Ω, Ω the cluster indicators scaled by 1/|C_j|
+//! (eq. 7), and reassigns every point to its nearest mean; it stops when no
+//! label changes. Seeds come from k-means++ (or random rows) in feature
+//! space; an empty cluster is re-seeded at the point farthest from its
+//! current mean.
+
+use super::lloyd::assign;
+use super::params::ParamSpec;
+use super::power::{max_iter_spec, report};
+use super::{Algorithm, Ctx, Fit, Problem, RunConfig, Start, TracePoint};
+use crate::error::Result;
+use crate::kernel::{self, Gram};
+use ndarray::Array2;
+
+pub struct KernelKMeans;
+
+impl Algorithm for KernelKMeans {
+    fn id(&self) -> &'static str {
+        "kernel-kmeans"
+    }
+    fn name(&self) -> &'static str {
+        "Kernel k-means"
+    }
+    fn summary(&self) -> &'static str {
+        "Lloyd's algorithm in a kernel's feature space (Girolami 2002), k-means++ seeding in feature space, empty clusters re-seeded at the farthest point; the s → −∞ limit of kpower."
+    }
+    fn params(&self) -> Vec<ParamSpec> {
+        vec![kernel::sigma_spec(), max_iter_spec(300.0)]
+    }
+    fn auto_param(&self, _name: &str, problem: &Problem, _k: usize) -> Result<f64> {
+        Ok(kernel::auto_sigma(problem))
+    }
+    fn options(&self) -> Vec<(&'static str, &'static str)> {
+        vec![("kernel", "gaussian")]
+    }
+    fn prepare(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<()> {
+        kernel::single_gram(problem, cfg, ctx, self.id()).map(|_| ())
+    }
+    fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
+        let gram = kernel::single_gram(problem, cfg, ctx, self.id())?;
+        let mut rng = start.rng();
+        let seeds = kernel::seeds(&gram, cfg.k, cfg.init, &mut rng)?;
+        let mut fit = kernel_lloyd(&gram, &seeds, cfg.params.get_usize("max_iter"), ctx)?;
+        fit.extra.insert("kernel".into(), kernel::describe(&[gram]));
+        Ok(fit)
+    }
+}
+
+/// Kernel k-means from seed rows. The objective is Σᵢ minⱼ dᵢⱼ.
+pub fn kernel_lloyd(gram: &Gram, seeds: &[usize], max_iter: usize, ctx: &Ctx) -> Result<Fit> {
+    let n = gram.n();
+    let k = seeds.len();
+    let mut omega = kernel::seed_omega(n, seeds);
+    let mut trace = Vec::new();
+    let mut labels: Vec<usize> = Vec::new();
+    let mut converged = false;
+    let mut reseeded = 0usize;
+    for m in 1..=max_iter {
+        ctx.check()?;
+        let d = kernel::feature_dists(gram, omega.view());
+        let (lab, dist) = assign(d.view());
+        let objective: f64 = dist.iter().sum();
+        trace.push(TracePoint {
+            iter: m,
+            s: None,
+            objective,
+            kernel_weights: None,
+        });
+        report(ctx, m, None, objective, &lab, &labels, k);
+        let unchanged = lab == labels;
+        labels = lab;
+        if unchanged {
+            converged = true;
+            break;
+        }
+        if m == max_iter {
+            break;
+        }
+        let mut counts = vec![0usize; k];
+        for &l in &labels {
+            counts[l] += 1;
+        }
+        // Empty clusters: re-seed at the points farthest from their mean
+        // (spec §2.3), farthest first, each point used once.
+        let empty: Vec<usize> = (0..k).filter(|&j| counts[j] == 0).collect();
+        let mut far: Vec<usize> = Vec::new();
+        if !empty.is_empty() {
+            let mut idx: Vec<usize> = (0..n).collect();
+            idx.sort_by(|&a, &b| dist[b].total_cmp(&dist[a]).then(a.cmp(&b)));
+            far = idx
+                .into_iter()
+                .filter(|&i| counts[labels[i]] > 1)
+                .take(empty.len())
+                .collect();
+        }
+        omega = Array2::zeros((n, k));
+        for (i, &l) in labels.iter().enumerate() {
+            omega[[i, l]] = 1.0 / counts[l] as f64;
+        }
+        for (&j, &i) in empty.iter().zip(&far) {
+            omega[[i, j]] = 1.0;
+            reseeded += 1;
+        }
+    }
+    let objective = trace.last().map_or(0.0, |t| t.objective);
+    let mut fit = Fit {
+        labels,
+        centroids: None,
+        objective,
+        iterations: trace.len(),
+        trace,
+        converged,
+        ..Fit::default()
+    };
+    if reseeded > 0 {
+        fit.warnings.push(format!(
+            "{reseeded} empty cluster(s) were re-seeded at the farthest points during the run"
+        ));
+    }
+    Ok(fit)
+}

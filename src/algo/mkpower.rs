@@ -1,0 +1,312 @@
+//! Multi-kernel power k-means (MKPK; Paul, Chakraborty, Das & Xu,
+//! Algorithm 2, with the corrections of spec kernel-power-kmeans.md §2.5).
+//!
+//! L Gram matrices K_l and kernel weights α on the simplex. One weight
+//! matrix W is shared by every kernel; per iteration:
+//! 1. per-kernel distances D⁽ˡ⁾ from eq. 7 (one product K_l·Ω each);
+//! 2. combined distances D^α = Σ_l α_l D⁽ˡ⁾ and the MM weights W at s;
+//! 3. α ← softmax(−E/λ), E_l = Σ_ij w_ij D⁽ˡ⁾_ij with the raw weights W
+//!    (stable form: exp(−(E_l − min E)/λ));
+//! 4. every T iterations s ← η·s.
+//!
+//! The objective is Σ_i M_s(D^α_i·) + λ Σ_l α_l log α_l; it never increases
+//! at fixed s (checked in tests/kernel.rs).
+//!
+//! λ (§3.6): E_l grows like n × a typical distance, so an absolute λ would
+//! have to follow the data's size. The parameter `lambda` is therefore
+//! relative: λ = lambda × median_l E_l at the first iteration of each run,
+//! then held fixed for that run. Default 1: kernels whose within-cluster
+//! scatter differs from the best one's by one median scatter get e⁻¹ of its
+//! weight. (0.1 makes α nearly one-hot, 10 nearly uniform.)
+
+use super::kpower::{has_empty, soft_tol_spec, softness};
+use super::params::{Default, ParamSpec, Scale};
+use super::power::{PeriodCheck, Schedule, max_iter_spec, schedule_specs, tol_spec};
+use super::weights::{normalize_columns, power_objective, power_step};
+use super::{Algorithm, Ctx, Event, Fit, Problem, Progress, RunConfig, Start, TracePoint};
+use super::{cluster_sizes, init};
+use crate::error::{Error, Result};
+use crate::kernel::{self, Gram, Post};
+use ndarray::{Array2, Axis, Zip};
+use std::sync::Arc;
+
+pub struct MultiKernelPower;
+
+/// Post-processing applied to every kernel of the list unless its spec
+/// says otherwise (spec §7: unit diagonal, then min–max to [0, 1]).
+pub const DEFAULT_POST: Post = Post {
+    center: false,
+    normalize: true,
+    rescale: true,
+};
+
+impl Algorithm for MultiKernelPower {
+    fn id(&self) -> &'static str {
+        "mkpower"
+    }
+    fn name(&self) -> &'static str {
+        "Multi-kernel power k-means"
+    }
+    fn summary(&self) -> &'static str {
+        "Paul, Chakraborty, Das & Xu (Algorithm 2): kernel power k-means on a learned convex combination of L kernels, weights α on the simplex by an entropy-penalised softmax; default 12 kernels (7 Gaussian, 4 polynomial, cosine), each normalised and rescaled to [0, 1]."
+    }
+    fn params(&self) -> Vec<ParamSpec> {
+        let mut v = vec![
+            ParamSpec {
+                name: "lambda",
+                symbol: "λ",
+                default: Default::Fixed(1.0),
+                min: 1e-4,
+                max: 1e4,
+                scale: Scale::Log,
+                step: 1.25,
+                coarse: 10.0,
+                integer: false,
+                help: "Entropy penalty on α, relative: λ = lambda × median_l E_l (the per-kernel weighted scatter at the first iteration). Small: α concentrates on one kernel; large: α stays uniform.",
+            },
+            kernel::sigma_spec(),
+        ];
+        v.extend(schedule_specs());
+        v.push(tol_spec(
+            1e-6,
+            "Relative change of the objective over one period T below which the run stops.",
+        ));
+        v.push(soft_tol_spec());
+        v.push(max_iter_spec(500.0));
+        v
+    }
+    fn auto_param(&self, _name: &str, problem: &Problem, _k: usize) -> Result<f64> {
+        Ok(kernel::auto_sigma(problem))
+    }
+    fn options(&self) -> Vec<(&'static str, &'static str)> {
+        vec![("kernels", "default")]
+    }
+    fn prepare(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<()> {
+        grams(problem, cfg, ctx).map(|_| ())
+    }
+    fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
+        let gs = grams(problem, cfg, ctx)?;
+        let refs: Vec<&Gram> = gs.iter().map(|g| g.as_ref()).collect();
+        let mut rng = start.rng();
+        let seeds = combined_seeds(&refs, cfg.k, cfg.init, &mut rng)?;
+        let p = &cfg.params;
+        let mut fit = mkpower_loop(
+            &refs,
+            kernel::seed_omega(problem.n(), &seeds),
+            &Schedule::from_params(p),
+            p.get("lambda"),
+            p.get("tol"),
+            p.get("soft_tol"),
+            p.get_usize("max_iter"),
+            ctx,
+        )?;
+        fit.extra.insert("kernels".into(), {
+            let d = kernel::describe(&gs);
+            if d.is_array() {
+                d
+            } else {
+                serde_json::Value::Array(vec![d])
+            }
+        });
+        Ok(fit)
+    }
+}
+
+/// The Gram matrices of the `kernels` option.
+fn grams(problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<Vec<Arc<Gram>>> {
+    let text = cfg
+        .options
+        .get("kernels")
+        .map(|s| s.as_str())
+        .unwrap_or("default");
+    let specs: Vec<_> = kernel::parse_list(text, "--kernels")?
+        .into_iter()
+        .map(|s| s.with_default_post(DEFAULT_POST))
+        .collect();
+    if specs.is_empty() {
+        return Err(Error::Param(
+            "--kernels: no kernel given; use SPEC;SPEC… or 'default'".into(),
+        ));
+    }
+    kernel::guard(problem, "mkpower", &specs, 0, cfg)?;
+    let resolved = specs
+        .iter()
+        .map(|s| kernel::resolve_single(problem, cfg, s))
+        .collect::<Result<Vec<_>>>()?;
+    kernel::grams(problem, &resolved, ctx)
+}
+
+/// Seeds in the feature space of the uniform combination Σ_l K_l / L.
+pub fn combined_seeds<R: rand::Rng>(
+    grams: &[&Gram],
+    k: usize,
+    init: super::Init,
+    rng: &mut R,
+) -> Result<Vec<usize>> {
+    let n = grams[0].n();
+    let a = 1.0 / grams.len() as f64;
+    init::choose_seeds(n, k, init, rng, |c| {
+        let mut d = grams[0].dists_to(c) * a;
+        for g in &grams[1..] {
+            d.scaled_add(a, &g.dists_to(c));
+        }
+        d
+    })
+}
+
+/// Σ α log α with 0 log 0 = 0.
+fn neg_entropy(alpha: &[f64]) -> f64 {
+    alpha
+        .iter()
+        .map(|&a| if a > 0.0 { a * a.ln() } else { 0.0 })
+        .sum()
+}
+
+/// α = softmax(−E/λ), computed as exp(−(E − min E)/λ) / Σ.
+pub fn alpha_step(e: &[f64], lambda: f64) -> Vec<f64> {
+    let mn = e.iter().copied().fold(f64::INFINITY, f64::min);
+    let w: Vec<f64> = e.iter().map(|&v| (-(v - mn) / lambda).exp()).collect();
+    let total: f64 = w.iter().sum();
+    w.iter().map(|v| v / total).collect()
+}
+
+/// MKPK from the column-normalised weights `omega` (a seed indicator for a
+/// start from seed rows). `lambda_rel` sets λ relative to the median E_l
+/// of the first iteration (see the module docs).
+#[allow(clippy::too_many_arguments)]
+pub fn mkpower_loop(
+    grams: &[&Gram],
+    mut omega: Array2<f64>,
+    sched: &Schedule,
+    lambda_rel: f64,
+    tol: f64,
+    soft_tol: f64,
+    max_iter: usize,
+    ctx: &Ctx,
+) -> Result<Fit> {
+    let l_count = grams.len();
+    assert!(l_count > 0, "mkpower needs at least one kernel");
+    let (n, k) = omega.dim();
+    let zero_tol = grams
+        .iter()
+        .map(|g| super::power::zero_tolerance(g.diag()))
+        .fold(0.0, f64::max);
+    let mut alpha = vec![1.0 / l_count as f64; l_count];
+    let mut lambda = f64::NAN;
+    let mut s = sched.s0;
+    let mut trace: Vec<TracePoint> = Vec::new();
+    let mut labels: Vec<usize> = Vec::new();
+    let mut converged = false;
+    let mut check = PeriodCheck::new(sched.period, tol);
+    for m in 1..=max_iter {
+        ctx.check()?;
+        let ds: Vec<Array2<f64>> = grams
+            .iter()
+            .map(|g| kernel::feature_dists(g, omega.view()))
+            .collect();
+        let mut dalpha = &ds[0] * alpha[0];
+        for (d, &a) in ds.iter().zip(&alpha).skip(1) {
+            dalpha.scaled_add(a, d);
+        }
+        let step = power_step(dalpha.view(), s, zero_tol);
+        // E_l with the raw (unnormalised) weights.
+        let w = step.log_w.mapv(f64::exp);
+        let e: Vec<f64> = ds
+            .iter()
+            .map(|d| {
+                let mut acc = 0.0;
+                Zip::from(&w).and(d).for_each(|&a, &b| acc += a * b);
+                acc
+            })
+            .collect();
+        if m == 1 {
+            lambda = choose_lambda(&e, lambda_rel);
+        }
+        let ent = neg_entropy(&alpha);
+        let objective = step.objective + lambda * ent;
+        let next_alpha = alpha_step(&e, lambda);
+        trace.push(TracePoint {
+            iter: m,
+            s: Some(s),
+            objective,
+            kernel_weights: Some(next_alpha.clone()),
+        });
+        if ctx.wants_events() {
+            let changed = if labels.len() == n {
+                labels
+                    .iter()
+                    .zip(&step.labels)
+                    .filter(|(a, b)| a != b)
+                    .count()
+            } else {
+                n
+            };
+            ctx.emit(Event::Iteration(Progress {
+                restart: ctx.restart(),
+                iter: m,
+                s: Some(s),
+                objective,
+                changed,
+                sizes: cluster_sizes(&step.labels, k),
+                feature_weights: None,
+                kernel_weights: Some(next_alpha.clone()),
+                labels: ctx.wants_labels().then(|| step.labels.clone()),
+            }));
+        }
+        labels = step.labels;
+        let annealing = s > sched.s_min && sched.eta > 1.0;
+        let soft = annealing && (has_empty(&labels, k) || softness(&step.log_w) > soft_tol);
+        let done = check.converged(m, s, objective, |s_ref| {
+            power_objective(dalpha.view(), s_ref, zero_tol) + lambda * ent
+        }) && !soft;
+        alpha = next_alpha;
+        if done {
+            converged = true;
+            break;
+        }
+        if m == max_iter {
+            break;
+        }
+        let (next, alive) = normalize_columns(&step.log_w);
+        for (j, col) in next.axis_iter(Axis(1)).enumerate() {
+            if alive[j] {
+                omega.column_mut(j).assign(&col);
+            }
+        }
+        s = sched.next(s, m);
+    }
+    let objective = trace.last().map_or(0.0, |t| t.objective);
+    let mut fit = Fit {
+        labels,
+        centroids: None,
+        objective,
+        iterations: trace.len(),
+        trace,
+        converged,
+        kernel_weights: Some(alpha),
+        ..Fit::default()
+    };
+    fit.extra.insert("lambda".into(), lambda.into());
+    Ok(fit)
+}
+
+/// λ = rel × median(E), falling back to the mean and then to 1 when the
+/// scatter is zero (then every α is equal whatever λ is).
+fn choose_lambda(e: &[f64], rel: f64) -> f64 {
+    let mut sorted = e.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let l = sorted.len();
+    let median = if l % 2 == 1 {
+        sorted[l / 2]
+    } else {
+        0.5 * (sorted[l / 2 - 1] + sorted[l / 2])
+    };
+    let mean = e.iter().sum::<f64>() / l as f64;
+    for base in [median, mean] {
+        let v = rel * base;
+        if v.is_finite() && v > 0.0 {
+            return v;
+        }
+    }
+    1.0
+}

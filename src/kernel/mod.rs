@@ -1,0 +1,246 @@
+//! Kernels and Gram matrices for the kernel family (kernel k-means, kernel
+//! power k-means, multi-kernel power k-means, spectral clustering).
+//! Spec: kernel-power-kmeans.md §1–3, §7.
+//!
+//! - [`spec`]: the kernel spec strings (`gaussian:sigma=2.5`, `poly:a=1,b=2`, …).
+//! - [`bandwidth`]: the paper's σ rule, in O(np), and d²_max.
+//! - [`memory`]: the memory guard (`--max-memory`).
+//! - [`Gram`]: the n×n matrices, built by blocked matrix products and
+//!   cached on the [`Problem`] under their exact spec, so that changing s₀,
+//!   η or any other solver parameter never rebuilds them.
+
+pub mod bandwidth;
+mod gram;
+pub mod memory;
+pub mod spec;
+
+pub use gram::Gram;
+pub use spec::{DEFAULT_SET, KernelSpec, Kind, Post, Precision, Resolved, parse_list};
+
+use crate::algo::params::{Default, ParamSpec, Scale};
+use crate::algo::{Ctx, Problem, RunConfig};
+use crate::error::{Error, Result};
+use crate::linalg;
+use ndarray::{Array2, ArrayView2};
+use std::sync::{Arc, Mutex};
+
+/// The rule behind the `sigma` parameter's automatic default.
+pub const SIGMA_RULE: &str =
+    "σ² = 2/(n−1)·Σ‖xᵢ−x̄‖², the KPK paper's rule; √(2p) after standardising";
+
+/// The bandwidth parameter of the single-kernel algorithms.
+pub fn sigma_spec() -> ParamSpec {
+    ParamSpec {
+        name: "sigma",
+        symbol: "σ",
+        default: Default::Auto(SIGMA_RULE),
+        min: 1e-6,
+        max: 1e6,
+        scale: Scale::Log,
+        step: 1.1,
+        coarse: 2.0,
+        integer: false,
+        help: "Bandwidth of the gaussian (exp(−‖x−y‖²/2σ²)), laplacian and geodesic kernels; ignored by the others. A sigma= in --kernel takes precedence.",
+    }
+}
+
+/// The σ rule on the problem's (scaled) data, cached; 1 when the data has
+/// no spread (so that a constant dataset still gets a valid kernel).
+pub fn auto_sigma(problem: &Problem) -> f64 {
+    problem
+        .cached("kernel:sigma_rule|", || {
+            let s = bandwidth::sigma_rule(problem.x.view());
+            Ok(if s > 0.0 { s } else { 1.0 })
+        })
+        .map_or(1.0, |v| *v)
+}
+
+/// The largest squared pairwise distance, cached (for `t=` bandwidths).
+pub fn dmax2(problem: &Problem) -> f64 {
+    problem
+        .cached("kernel:dmax2|", || {
+            Ok(bandwidth::max_sq_dist(problem.x.view()))
+        })
+        .map_or(0.0, |v| *v)
+}
+
+fn max_memory(cfg: &RunConfig) -> Option<&str> {
+    cfg.options.get("max_memory").map(|s| s.as_str())
+}
+
+/// The memory guard for `specs` (plus `extra` f64 matrices of working
+/// memory, e.g. an eigendecomposition's) before anything is built.
+pub fn guard(
+    problem: &Problem,
+    algo: &str,
+    specs: &[KernelSpec],
+    extra: usize,
+    cfg: &RunConfig,
+) -> Result<()> {
+    let n = problem.n();
+    let elem: usize = specs.iter().map(|s| s.precision.bytes()).sum::<usize>() + 8 * extra;
+    let what = match (specs.len(), extra) {
+        (1, 0) => "its kernel matrix".to_string(),
+        (l, 0) => format!("{l} kernel matrices"),
+        (l, e) => format!(
+            "{l} kernel matri{} and {e} working n×n matri{}",
+            if l == 1 { "x" } else { "ces" },
+            if e == 1 { "x" } else { "ces" }
+        ),
+    };
+    // Bytes per entry summed over matrices, reported as one "matrix" of that
+    // width when precisions differ.
+    let (elem_shown, count) =
+        if specs.iter().all(|s| s.precision == specs[0].precision) && extra == 0 {
+            (specs[0].precision.bytes(), specs.len())
+        } else {
+            (elem, 1)
+        };
+    memory::guard(
+        algo,
+        &what,
+        memory::Estimate {
+            n,
+            elem: elem_shown,
+            matrices: count,
+        },
+        max_memory(cfg),
+    )
+}
+
+/// The `kernel` option of a single-kernel algorithm, parsed.
+pub fn kernel_option(cfg: &RunConfig) -> Result<KernelSpec> {
+    let text = cfg
+        .options
+        .get("kernel")
+        .map(|s| s.as_str())
+        .unwrap_or("gaussian");
+    if text.contains(';') {
+        return Err(single_spec_error(text));
+    }
+    KernelSpec::parse(text, "--kernel")
+}
+
+/// The kernel of a single-kernel algorithm with its bandwidth fixed: σ from
+/// the spec if given there, else from the `sigma` parameter.
+pub fn resolve_single(problem: &Problem, cfg: &RunConfig, spec: &KernelSpec) -> Result<Resolved> {
+    spec.resolve(cfg.params.get("sigma"), || dmax2(problem))
+}
+
+/// Cache bookkeeping: the keys of the Gram matrices this module stored.
+type Index = Mutex<Vec<String>>;
+
+/// The Gram matrices of `specs`, from the problem's cache or built now.
+/// Gram matrices cached earlier under other specs are dropped first, so a
+/// session that moves σ around holds one set, not one per value tried.
+/// Call [`guard`] before resolving the specs.
+pub fn grams(problem: &Problem, specs: &[Resolved], ctx: &Ctx) -> Result<Vec<Arc<Gram>>> {
+    let index: Arc<Index> = problem.cached("gram-index|", || Ok(Mutex::new(Vec::new())))?;
+    let wanted: Vec<String> = specs.iter().map(|s| s.key()).collect();
+    {
+        let mut keys = index.lock().unwrap_or_else(|e| e.into_inner());
+        keys.retain(|k| {
+            let keep = wanted.contains(k);
+            if !keep {
+                problem.evict(k);
+            }
+            keep
+        });
+    }
+    let mut out = Vec::with_capacity(specs.len());
+    for (spec, key) in specs.iter().zip(&wanted) {
+        ctx.check()?;
+        let g = problem.cached(key, || Gram::build(problem.x.view(), spec, ctx))?;
+        let mut keys = index.lock().unwrap_or_else(|e| e.into_inner());
+        if !keys.contains(key) {
+            keys.push(key.clone());
+        }
+        out.push(g);
+    }
+    Ok(out)
+}
+
+/// Whether the Gram matrix of `spec` is already cached (the UI can say
+/// "kernel reused").
+pub fn is_cached(problem: &Problem, spec: &Resolved) -> bool {
+    problem.is_cached(&spec.key())
+}
+
+/// Squared feature-space distances to the implicit centroids of the
+/// column-normalised weights Ω (eq. 7 of the KPK paper, spec §1):
+/// D_ij = K_ii + ω_jᵀKω_j − 2(KΩ)_ij, clamped at 0. One n×n×k product.
+pub fn feature_dists(gram: &Gram, omega: ArrayView2<f64>) -> Array2<f64> {
+    let g = gram.times(omega);
+    let k = omega.ncols();
+    let n = omega.nrows();
+    let mut q = vec![0.0; k];
+    for i in 0..n {
+        for j in 0..k {
+            q[j] += omega[[i, j]] * g[[i, j]];
+        }
+    }
+    let diag = gram.diag();
+    let mut d = g;
+    linalg::par_rows_mut(&mut d, |i, row| {
+        for (j, v) in row.iter_mut().enumerate() {
+            *v = (diag[i] + q[j] - 2.0 * *v).max(0.0);
+        }
+    });
+    d
+}
+
+/// Ω for a seed-indicator start: column j is the indicator of row
+/// `seeds[j]`, so eq. 7 gives the exact distances to the seed points.
+pub fn seed_omega(n: usize, seeds: &[usize]) -> Array2<f64> {
+    let mut om = Array2::zeros((n, seeds.len()));
+    for (j, &c) in seeds.iter().enumerate() {
+        om[[c, j]] = 1.0;
+    }
+    om
+}
+
+/// Refuses a spec the algorithm cannot use (e.g. `--kernels` syntax in
+/// `--kernel`).
+pub fn single_spec_error(text: &str) -> Error {
+    Error::Param(format!(
+        "--kernel '{text}' names more than one kernel; use --kernels with a multi-kernel algorithm (mkpower)"
+    ))
+}
+
+/// JSON description of the kernels used, for `Fit::extra`.
+pub fn describe(grams: &[Arc<Gram>]) -> serde_json::Value {
+    let one = |g: &Gram| {
+        serde_json::json!({
+            "spec": g.spec().to_string(),
+            "sigma": g.spec().sigma,
+            "gram": g.spec().precision.name(),
+        })
+    };
+    if grams.len() == 1 {
+        one(&grams[0])
+    } else {
+        serde_json::Value::Array(grams.iter().map(|g| one(g)).collect())
+    }
+}
+
+/// The Gram matrix of a single-kernel algorithm: parses `--kernel`, runs
+/// the memory guard, resolves σ and fetches or builds the matrix.
+pub fn single_gram(problem: &Problem, cfg: &RunConfig, ctx: &Ctx, algo: &str) -> Result<Arc<Gram>> {
+    let spec = kernel_option(cfg)?;
+    guard(problem, algo, std::slice::from_ref(&spec), 0, cfg)?;
+    let r = resolve_single(problem, cfg, &spec)?;
+    Ok(grams(problem, &[r], ctx)?.remove(0))
+}
+
+/// Seed rows chosen in the kernel's feature space (k-means++ with
+/// distances K_ii + K_cc − 2K_ic, or k distinct random rows), from the same
+/// random stream as the Euclidean algorithms' seeding, so `--init random`
+/// gives every algorithm the same seed rows.
+pub fn seeds<R: rand::Rng>(
+    gram: &Gram,
+    k: usize,
+    init: crate::algo::Init,
+    rng: &mut R,
+) -> Result<Vec<usize>> {
+    crate::algo::init::choose_seeds(gram.n(), k, init, rng, |c| gram.dists_to(c))
+}
