@@ -177,6 +177,15 @@ fn gap_statistic_is_deterministic_and_sane() {
     );
     // Real structure beats permuted data.
     assert!(best > 0.0, "{:?}", g1.gaps);
+    // The one-sd rule: the smallest bound within one sd of the best gap.
+    let i1 = g1
+        .wbounds
+        .iter()
+        .position(|&b| b == g1.one_sd_wbound)
+        .unwrap();
+    assert!(g1.one_sd_wbound <= g1.best_wbound);
+    assert!(g1.gaps[i1] >= best - g1.sd[i1]);
+    assert!((0..i1).all(|i| g1.gaps[i] < best - g1.sd[i]));
     assert!(gap_grid(1, 10).is_err());
 }
 
@@ -193,4 +202,12 @@ fn tune_gap_uses_the_chosen_bound() {
     check_bounds(res.best.feature_weights.as_ref().unwrap(), best, "tuned");
     assert_eq!(gap["gaps"].as_array().unwrap().len(), 10);
     assert_eq!(gap["nperms"], 5);
+    let cfg = RunConfig {
+        options: algo::resolve_options(a.as_ref(), &[("tune".into(), "gap-1sd".into())]).unwrap(),
+        ..cfg
+    };
+    let res = algo::run(a.as_ref(), pr, &cfg, &Ctx::new()).unwrap();
+    let one = res.best.extra["gap"]["one_sd_wbound"].as_f64().unwrap();
+    assert_eq!(res.best.extra["wbound"].as_f64().unwrap(), one);
+    check_bounds(res.best.feature_weights.as_ref().unwrap(), one, "one-sd");
 }

@@ -308,7 +308,6 @@ impl Rule {
 }
 
 /// Sends one iteration event carrying the feature weights.
-#[allow(clippy::too_many_arguments)]
 pub fn report_weights(
     ctx: &Ctx,
     iter: usize,
@@ -377,7 +376,6 @@ pub fn weighted_loop(
     let mut trace: Vec<TracePoint> = Vec::new();
     let mut prev_labels: Vec<usize> = Vec::new();
     let mut prev_obj: Option<f64> = None;
-    let mut converged = false;
     let max_iter = max_iter.max(1);
     loop {
         ctx.check()?;
@@ -395,42 +393,37 @@ pub fn weighted_loop(
         if !quiet {
             report_weights(ctx, m, obj, &labels, &prev_labels, k, &w);
         }
-        centres = Some(z);
-        let small_change = prev_obj.is_some_and(|p| (p - obj).abs() <= tol * scale);
+        // Stop on a small change of the objective, on a fixed point (no
+        // label moves), or at the cap; the state returned is consistent:
+        // centres and weights are those of the labels.
+        let mut converged = prev_obj.is_some_and(|p| (p - obj).abs() <= tol * scale);
         prev_obj = Some(obj);
-        if small_change || m >= max_iter {
-            converged = small_change;
-            let z = centres.expect("set above");
-            return Ok(WeightedFit {
-                labels,
-                centres: z,
-                weights: w,
-                dispersions: d,
-                objective: obj,
-                iterations: trace.len(),
-                trace,
-                converged,
-            });
+        let mut next = None;
+        if !converged && m < max_iter {
+            let v = rule.assign_weights(&w);
+            let dist = weighted_sq_dists(x, &v, z.view());
+            let (lab, changed) = assign_keep(dist.view(), &labels);
+            converged = changed == 0;
+            next = (!converged).then_some(lab);
         }
-        let v = rule.assign_weights(&w);
-        let dist = weighted_sq_dists(x, &v, centres.as_ref().expect("set").view());
-        let (next, changed) = assign_keep(dist.view(), &labels);
-        if changed == 0 {
-            converged = true;
+        match next {
+            Some(lab) => {
+                prev_labels = std::mem::replace(&mut labels, lab);
+                centres = Some(z);
+            }
+            None => {
+                return Ok(WeightedFit {
+                    labels,
+                    centres: z,
+                    weights: w,
+                    dispersions: d,
+                    objective: obj,
+                    iterations: trace.len(),
+                    trace,
+                    converged,
+                });
+            }
         }
-        if converged {
-            return Ok(WeightedFit {
-                labels,
-                centres: centres.expect("set above"),
-                weights: w,
-                dispersions: d,
-                objective: obj,
-                iterations: trace.len(),
-                trace,
-                converged,
-            });
-        }
-        prev_labels = std::mem::replace(&mut labels, next);
     }
 }
 
@@ -462,9 +455,9 @@ pub fn lloyd_weighted(
             break;
         }
         let (mut next, counts) = cluster_sums(x, &labels, k);
-        let empty = counts.iter().filter(|&&c| c == 0).count();
-        let mut far: Vec<usize> = (0..dist.len()).collect();
-        if empty > 0 {
+        let mut far: Vec<usize> = Vec::new();
+        if counts.contains(&0) {
+            far = (0..dist.len()).collect();
             far.sort_by(|&a, &b| dist[b].total_cmp(&dist[a]).then(a.cmp(&b)));
         }
         let mut far = far.into_iter();

@@ -240,7 +240,7 @@ pub fn lambda_spec() -> ParamSpec {
         step: 1.1,
         coarse: 2.0,
         integer: false,
-        help: "Sparsity λ in the units of the authors' code lwkmeans.m (the paper's Tables V/VI use them): feature l is dropped (w_l = 0) when (λ/p²)·D_l ≥ α. The paper's λ is β·λ (4λ at β = 4). At β = 4, λ = c/p keeps the features whose dispersion at the initial partition is below M/c, M the (−1/3)-power mean of all dispersions; the default 1/p keeps those below M (the papers' λ are c = 0.1–3). Above lambda_max (in the JSON) every feature is dropped.",
+        help: "Sparsity λ in the units of the authors' code lwkmeans.m (the paper's Tables V/VI use them): feature l is dropped (w_l = 0) when (λ/p²)·D_l ≥ α. The paper's λ is β·λ (4λ at β = 4). At β = 4, λ = c/p keeps the features whose dispersion at the initial partition is below M/c, M the (−1/3)-power mean of all dispersions; the default 1/p keeps those below M (the papers' λ are c = 0.1–3). For another β the same rule reads λ = c·p^(3−β), so set λ explicitly. Above lambda_max (in the JSON) every feature is dropped.",
     }
 }
 

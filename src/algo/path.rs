@@ -291,7 +291,7 @@ pub fn run_path(
                     lambda: b,
                     selected: f.weights.iter().filter(|&&v| v > 0.0).count(),
                     feature_weights: f.weights,
-                    objective: -f.criterion,
+                    objective: 0.0 - f.criterion,
                     labels: f.labels,
                     iterations: f.iterations,
                     converged: f.converged,

@@ -25,7 +25,12 @@
 //! statistic (sparcl's `KMeansSparseCluster.permute`: 10 bounds
 //! log-spaced from 1.2 to 0.9·√p, 25 permuted data sets, each column
 //! permuted independently; `Gap(s) = log O(s) − mean_b log O_b(s)`, the
-//! bound with the largest gap wins).
+//! bound with the largest gap wins). `--tune gap-1sd` takes instead the
+//! smallest bound whose gap is within one standard deviation of
+//! `log O_b(s)` of the largest, the alternative Witten & Tibshirani give:
+//! on well-separated data the gap rises until the informative features are
+//! in and then stays flat, and the largest gap then sits at the flat end,
+//! where every feature keeps a (tiny) weight.
 
 use super::feature_weights::{
     cluster_means, dispersions, kmeans_partition, lloyd_weighted, report_weights, total_ss,
@@ -184,15 +189,16 @@ pub fn sparse_loop(
         }
         let (a, z) = bcss(x, tss, &labels, k);
         let w_old = std::mem::replace(&mut w, update_weights(&a, s.wbound));
-        let crit: f64 = w.iter().zip(&a).map(|(w, a)| w * a).sum();
+        // `+ 0.0` keeps a zero criterion from printing as −0.
+        let crit: f64 = w.iter().zip(&a).map(|(w, a)| w * a).sum::<f64>() + 0.0;
         trace.push(TracePoint {
             iter: m,
             s: None,
-            objective: -crit,
+            objective: 0.0 - crit,
             kernel_weights: None,
         });
         if !quiet {
-            report_weights(ctx, m, -crit, &labels, &prev_labels, k, &w);
+            report_weights(ctx, m, 0.0 - crit, &labels, &prev_labels, k, &w);
         }
         last = (a, z, crit);
         let change: f64 = w.iter().zip(&w_old).map(|(a, b)| (a - b).abs()).sum();
@@ -224,7 +230,12 @@ pub struct Gap {
     pub sd: Vec<f64>,
     /// Non-zero weights at each bound on the real data.
     pub nonzero: Vec<usize>,
+    /// The bound with the largest gap (sparcl's `bestw`, `--tune gap`).
     pub best_wbound: f64,
+    /// The smallest bound whose gap is within one standard deviation of
+    /// the largest, `Gap(s) ≥ max Gap − sd(s)` (Witten & Tibshirani's
+    /// alternative, `--tune gap-1sd`): sparser when the gap curve plateaus.
+    pub one_sd_wbound: f64,
     pub nperms: usize,
 }
 
@@ -351,8 +362,12 @@ pub fn gap_statistic(
         sds.push(var.sqrt());
     }
     let best = (0..gaps.len()).fold(0, |b, i| if gaps[i] > gaps[b] { i } else { b });
+    let one_sd = (0..gaps.len())
+        .find(|&i| gaps[i] >= gaps[best] - sds[i])
+        .unwrap_or(best);
     Ok(Gap {
         best_wbound: grid[best],
+        one_sd_wbound: grid[one_sd],
         nonzero: all[0].iter().map(|r| r.1).collect(),
         wbounds: grid,
         gaps,
@@ -388,7 +403,7 @@ fn gap_key(cfg: &RunConfig) -> String {
 fn tuned(problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<Option<Arc<Gap>>> {
     match cfg.options.get("tune").map(String::as_str) {
         None | Some("none") => Ok(None),
-        Some("gap") => problem
+        Some("gap" | "gap-1sd") => problem
             .cached(&gap_key(cfg), || {
                 gap_statistic(
                     problem.x.view(),
@@ -403,7 +418,7 @@ fn tuned(problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<Option<Arc<Gap
             })
             .map(Some),
         Some(other) => Err(Error::Param(format!(
-            "--tune {other} is not a tuning method (sparse-kmeans takes gap or none)"
+            "--tune {other} is not a tuning method (sparse-kmeans takes gap, gap-1sd or none)"
         ))),
     }
 }
@@ -416,7 +431,7 @@ impl Algorithm for SparseKMeans {
         "Sparse k-means (Witten & Tibshirani)"
     }
     fn summary(&self) -> &'static str {
-        "Witten & Tibshirani (2010), as R's sparcl: maximises Σ w_l·BCSS_l with ‖w‖₂ ≤ 1, ‖w‖₁ ≤ s, w ≥ 0 by soft-thresholding; --tune gap picks s by the permutation gap statistic. The objective reported is −Σ w·BCSS."
+        "Witten & Tibshirani (2010), as R's sparcl: maximises Σ w_l·BCSS_l with ‖w‖₂ ≤ 1, ‖w‖₁ ≤ s, w ≥ 0 by soft-thresholding; --tune gap picks s by the permutation gap statistic. The objective reported is −Σ w·BCSS; --tune gap-1sd takes the smallest bound within one sd of the best gap."
     }
     fn params(&self) -> Vec<ParamSpec> {
         vec![
@@ -430,7 +445,7 @@ impl Algorithm for SparseKMeans {
                 step: 1.1,
                 coarse: 1.5,
                 integer: false,
-                help: "L1 bound s on the weights (‖w‖₁ ≤ s, ‖w‖₂ ≤ 1): 1 keeps one feature, √p or more keeps all; about s² features share the weight. Ignored with --tune gap, which chooses it.",
+                help: "L1 bound s on the weights (‖w‖₁ ≤ s, ‖w‖₂ ≤ 1): 1 keeps one feature, √p or more keeps all; about s² features share the weight. Ignored with --tune gap or gap-1sd, which choose it.",
             },
             nstart_spec(
                 20.0,
@@ -481,9 +496,14 @@ impl Algorithm for SparseKMeans {
     }
     fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
         let gap = tuned(problem, cfg, ctx)?;
-        let wbound = gap
-            .as_ref()
-            .map_or(cfg.params.get("wbound"), |g| g.best_wbound);
+        let one_sd = cfg.options.get("tune").is_some_and(|t| t == "gap-1sd");
+        let wbound = gap.as_ref().map_or(cfg.params.get("wbound"), |g| {
+            if one_sd {
+                g.one_sd_wbound
+            } else {
+                g.best_wbound
+            }
+        });
         let x = problem.x.view();
         let mut rng = start.rng();
         let labels = kmeans_partition(
@@ -499,7 +519,7 @@ impl Algorithm for SparseKMeans {
         let mut fit = Fit {
             labels: f.labels,
             centroids: Some(f.centres),
-            objective: -f.criterion,
+            objective: 0.0 - f.criterion,
             trace: f.trace,
             iterations: f.iterations,
             converged: f.converged,

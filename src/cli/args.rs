@@ -101,8 +101,9 @@ pub struct AlgoArgs {
     #[arg(long, value_name = "BYTES")]
     pub max_memory: Option<String>,
     /// Choose a parameter from the data: `gap` picks sparse-kmeans' bound
-    /// s by the permutation gap statistic (as R's sparcl).
-    #[arg(long, value_name = "gap|none")]
+    /// s by the permutation gap statistic (largest gap, as R's sparcl);
+    /// `gap-1sd` the smallest bound within one sd of the largest gap.
+    #[arg(long, value_name = "gap|gap-1sd|none")]
     pub tune: Option<String>,
     /// Any declared parameter, e.g. -P period=5 -P s_min=-200.
     #[arg(long = "param", short = 'P', value_name = "NAME=VALUE", value_parser = parse_param, allow_negative_numbers = true)]
