@@ -13,10 +13,13 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 const ABOUT: &str = "Center-based clustering with annealing, kernels and feature selection: power k-means and its relatives, headless or in a terminal UI.";
 
 #[derive(Debug, Parser)]
-#[command(name = "meanscape", version, about = ABOUT)]
+#[command(name = "meanscape", version, about = ABOUT, args_conflicts_with_subcommands = true)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Without a command: the terminal UI, with these options.
+    #[command(flatten)]
+    pub tui: TuiArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -49,18 +52,6 @@ pub struct TuiArgs {
     /// Draw with ASCII only: no Braille, no box-drawing glyphs.
     #[arg(long)]
     pub ascii: bool,
-}
-
-impl Default for TuiArgs {
-    fn default() -> Self {
-        use clap::Parser;
-        #[derive(Parser)]
-        struct Wrap {
-            #[command(flatten)]
-            t: TuiArgs,
-        }
-        Wrap::parse_from(["meanscape"]).t
-    }
 }
 
 fn tui(a: &TuiArgs) -> crate::Result<()> {
@@ -97,7 +88,7 @@ pub fn main() -> i32 {
         Err(e) => e.exit(),
     };
     let result = match cli.command {
-        None => tui(&TuiArgs::default()),
+        None => tui(&cli.tui),
         Some(Command::Tui(a)) => tui(&a),
         Some(Command::Run(a)) => run::run(&a),
         Some(Command::Path(a)) => path::run(&a),

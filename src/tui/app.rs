@@ -177,6 +177,16 @@ pub enum ScatterMode {
     Features(usize, usize),
 }
 
+/// The regularisation path shown in the Feature weights pane.
+#[derive(Default)]
+pub struct PathView {
+    pub job: Option<Job>,
+    pub progress: f64,
+    /// The algorithm and its λ (or bound) when the path was asked for.
+    pub for_algo: String,
+    pub result: Option<Result<crate::algo::path::PathResult, String>>,
+}
+
 /// The dataset as loaded, with its projection.
 pub struct DataView {
     pub loaded: Arc<Loaded>,
@@ -212,6 +222,7 @@ pub struct App {
     pub message: Option<String>,
     pub scatter: ScatterMode,
     pub show_path: bool,
+    pub path: PathView,
     pub quit: bool,
     /// Latency probe: when the last key was handled.
     pub last_input: Option<Instant>,
@@ -331,6 +342,7 @@ impl App {
             message: None,
             scatter: ScatterMode::Pca,
             show_path: false,
+            path: PathView::default(),
             quit: false,
             last_input: None,
             auto_cache: Default::default(),
@@ -573,8 +585,65 @@ impl App {
                 }
                 self.scatter = ScatterMode::Features(fx, fy);
             }
-            Action::TogglePath => self.show_path = !self.show_path,
+            Action::TogglePath => self.toggle_path(),
             Action::Input(_) | Action::Backspace | Action::Complete => {}
+        }
+    }
+
+    /// Shows or hides the path; computes it when it is missing or was made
+    /// for another algorithm.
+    fn toggle_path(&mut self) {
+        if self.show_path {
+            self.show_path = false;
+            return;
+        }
+        let id = self.algo().id().to_string();
+        let Ok(which) = crate::algo::path::PathAlgo::from_id(&id) else {
+            self.message = Some(format!(
+                "{id} has no regularisation path; choose lw or sparse-kmeans"
+            ));
+            return;
+        };
+        self.show_path = true;
+        self.focus = Pane::Weights;
+        let fresh =
+            self.path.for_algo == id && (self.path.job.is_some() || self.path.result.is_some());
+        if fresh {
+            return;
+        }
+        let Some(cfg) = self.view.config.as_ref().map(|(_, c)| c.clone()) else {
+            self.message =
+                Some("the path starts from a finished run's settings: wait for it".into());
+            self.show_path = false;
+            return;
+        };
+        let Some(problem) = self.loaded().map(|l| l.problem.clone()) else {
+            return;
+        };
+        self.path = PathView {
+            job: Some(worker::start_path(which, problem, cfg)),
+            progress: 0.0,
+            for_algo: id,
+            result: None,
+        };
+    }
+
+    fn poll_path(&mut self) {
+        let Some(job) = &self.path.job else { return };
+        let (msgs, done) = job.drain();
+        for m in msgs {
+            match m {
+                Msg::Event(Event::Stage { done, .. }) => self.path.progress = done,
+                Msg::PathDone(r) => {
+                    self.path.result = Some(r.map_err(|e| e.to_string()));
+                    self.path.job = None;
+                    return;
+                }
+                _ => {}
+            }
+        }
+        if done {
+            self.path.job = None;
         }
     }
 
@@ -726,6 +795,7 @@ impl App {
     pub fn tick(&mut self, now: Instant) {
         self.poll_loading();
         self.poll_run();
+        self.poll_path();
         if let RunStatus::Pending(at) = self.status
             && now >= at
         {
@@ -758,6 +828,8 @@ impl App {
                             loaded.load_ms
                         ));
                         self.auto_cache.borrow_mut().clear();
+                        self.path = PathView::default();
+                        self.show_path = false;
                         self.data = Some(DataView {
                             loaded: Arc::new(loaded),
                             projection,
@@ -867,7 +939,7 @@ impl App {
                 Msg::Event(Event::Stage { label, done }) => self.view.stage = Some((label, done)),
                 Msg::Event(Event::RestartDone { .. }) => self.view.restarts_done += 1,
                 Msg::RunDone(r) => done = Some(r),
-                Msg::Loaded(_) => {}
+                Msg::Loaded(_) | Msg::PathDone(_) => {}
             }
         }
         if let Some(l) = latest_labels {

@@ -191,6 +191,7 @@ fn render_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme, compact: b
 
 const HINTS: &[(&str, &str)] = &[
     ("?", "help"),
+    ("q", "quit"),
     ("Tab", "pane"),
     ("↑↓", "select"),
     ("←→", "adjust"),
@@ -200,7 +201,6 @@ const HINTS: &[(&str, &str)] = &[
     ("o", "open"),
     ("d", "dataset"),
     ("e", "export"),
-    ("q", "quit"),
 ];
 
 fn render_hints(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {

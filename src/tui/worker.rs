@@ -2,6 +2,7 @@
 //! time, each on its own thread, reporting through a channel the UI drains
 //! without ever blocking.
 
+use crate::algo::path::{Grid, PathAlgo, PathResult, run_path};
 use crate::algo::{self, Algorithm, Ctx, Event, RunConfig, RunResult};
 use crate::data::{LoadOptions, Scaling};
 use crate::error::Result;
@@ -16,6 +17,7 @@ pub enum Msg {
     Event(Event),
     RunDone(Result<RunResult>),
     Loaded(Result<Box<(Loaded, Projection)>>),
+    PathDone(Result<PathResult>),
 }
 
 /// A running job: dropping it (or calling `cancel`) asks it to stop and
@@ -106,5 +108,44 @@ pub fn start_load(spec: String, opts: LoadOptions, scale: Scaling) -> Job {
             let _ = tx.send(Msg::Loaded(r));
         })
         .expect("spawn loader thread");
+    Job { cancel, rx }
+}
+
+/// Points of the regularisation path the UI computes.
+pub const PATH_POINTS: usize = 30;
+
+/// Computes a regularisation path in the background; its `Stage` events
+/// give the progress.
+pub fn start_path(algo: PathAlgo, problem: Arc<algo::Problem>, mut cfg: RunConfig) -> Job {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::channel();
+    let (etx, erx) = mpsc::channel::<Event>();
+    let fwd = tx.clone();
+    std::thread::spawn(move || {
+        for ev in erx {
+            // Only the progress matters here, not every iteration.
+            if matches!(ev, Event::Stage { .. }) && fwd.send(Msg::Event(ev)).is_err() {
+                break;
+            }
+        }
+    });
+    let flag = cancel.clone();
+    std::thread::Builder::new()
+        .name("meanscape-path".into())
+        .spawn(move || {
+            cfg.restarts = 1;
+            let ctx = Ctx::new().with_events(etx, false).with_cancel(flag);
+            let grid = Grid::Auto {
+                count: PATH_POINTS,
+                ratio: None,
+            };
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                run_path(algo, &problem, &cfg, &grid, &ctx)
+            }))
+            .unwrap_or_else(|_| Err(crate::Error::Resource("the path computation failed".into())));
+            drop(ctx);
+            let _ = tx.send(Msg::PathDone(r));
+        })
+        .expect("spawn path thread");
     Job { cancel, rx }
 }
