@@ -3,6 +3,7 @@
 use super::Dataset;
 use crate::error::{Error, Result};
 use ndarray::Axis;
+use ndarray::parallel::prelude::*;
 
 /// What to do with empty, NaN or infinite cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -102,35 +103,64 @@ pub fn resolve_missing(ds: &mut Dataset, policy: Missing) -> Result<()> {
 
 /// Scales the features in place. Constant columns are set to 0 rather than
 /// divided by zero; their indices are returned and noted on the dataset.
+/// Statistics are gathered row by row (the matrix is row-major), so a
+/// 70 000 × 784 matrix is read a few times, not once per column.
 pub fn scale(ds: &mut Dataset, how: Scaling) -> Vec<usize> {
     if how == Scaling::None {
         return Vec::new();
     }
-    let n = ds.n() as f64;
+    let (n, p) = ds.x.dim();
+    let mut sum = vec![0.0; p];
+    let mut lo = vec![f64::INFINITY; p];
+    let mut hi = vec![f64::NEG_INFINITY; p];
+    for row in ds.x.rows() {
+        for (j, &v) in row.iter().enumerate() {
+            sum[j] += v;
+            lo[j] = lo[j].min(v);
+            hi[j] = hi[j].max(v);
+        }
+    }
+    let mean: Vec<f64> = sum.iter().map(|s| s / n as f64).collect();
+    let mut var = vec![0.0; p];
+    for row in ds.x.rows() {
+        for (j, &v) in row.iter().enumerate() {
+            var[j] += (v - mean[j]).powi(2);
+        }
+    }
     let mut constant = Vec::new();
-    for (j, mut col) in ds.x.axis_iter_mut(Axis(1)).enumerate() {
-        let mean = col.sum() / n;
-        let (lo, hi) = col
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
-                (a.min(v), b.max(v))
-            });
-        let spread = hi - lo;
-        if spread == 0.0 || spread <= 1e-12 * hi.abs().max(lo.abs()) {
+    // Per column: x ↦ (x − shift)·mult.
+    let mut shift = vec![0.0; p];
+    let mut mult = vec![0.0; p];
+    for j in 0..p {
+        let spread = hi[j] - lo[j];
+        if spread == 0.0 || spread <= 1e-12 * hi[j].abs().max(lo[j].abs()) {
             constant.push(j);
-            col.fill(0.0);
             continue;
         }
         match how {
             Scaling::Standard => {
-                let var = col.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
-                let sd = var.sqrt();
-                col.mapv_inplace(|v| (v - mean) / sd);
+                shift[j] = mean[j];
+                mult[j] = 1.0 / (var[j] / (n as f64 - 1.0).max(1.0)).sqrt();
             }
-            Scaling::Minmax => col.mapv_inplace(|v| (v - lo) / spread),
+            Scaling::Minmax => {
+                shift[j] = lo[j];
+                mult[j] = 1.0 / spread;
+            }
             Scaling::None => unreachable!(),
         }
     }
+    ds.x.axis_iter_mut(Axis(0))
+        .into_par_iter()
+        .for_each(|mut row| {
+            for (j, v) in row.iter_mut().enumerate() {
+                // A constant column has mult 0: it becomes exactly 0.
+                *v = if mult[j] == 0.0 {
+                    0.0
+                } else {
+                    (*v - shift[j]) * mult[j]
+                };
+            }
+        });
     if !constant.is_empty() {
         let names: Vec<&str> = constant
             .iter()
