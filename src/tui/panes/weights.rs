@@ -194,7 +194,11 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     } else if let Some(wts) = &app.view.feature_weights {
         let p = wts.len();
         let selected = wts.iter().filter(|&&v| v > 0.0).count();
-        extra = format!("{selected} of {p} selected");
+        extra = format!("{selected}/{p}");
+        lines.push(Line::from(Span::styled(
+            clip(&format!("{selected} of {p} features selected"), w),
+            theme.accent(),
+        )));
         let names = app
             .loaded()
             .map(|l| l.dataset.feature_names.clone())
@@ -227,7 +231,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             ]));
         }
         if strip_rows > 0 {
-            while lines.len() < rows {
+            while lines.len() < rows + 1 {
                 lines.push(Line::from(""));
             }
             lines.push(Line::from(Span::styled(
