@@ -8,7 +8,7 @@ with the paper's bandwidth rule (the `sigma` parameter's automatic default),
 algorithm starts from the same k seed rows), mean NMI.
 
     python3 bench/kernel_table1.py                      # the table
-    python3 bench/kernel_table1.py --variants           # + bandwidth variants, mkpower
+    bench/.venv/bin/python bench/kernel_table1.py --variants   # + bandwidth variants, mkpower (numpy)
     python3 bench/kernel_table1.py --datasets seeds --algos kpower -P sigma=2
 
 Writes bench/out/kernel_table1.json (git-ignored) and prints Markdown tables.
@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(os.path.dirname(ROOT), "shared", "data")
-BIN = os.path.join(ROOT, "target", "release", "meanscape")
+BIN = os.environ.get("MEANSCAPE_BIN", os.path.join(ROOT, "target", "release", "meanscape"))
 
 DATASETS = {
     "seeds": "seeds.csv",
@@ -69,12 +69,12 @@ def protocol(path, algo, extra, seeds=range(20), jobs=2):
     if runs[0].get("kernel_weights") is not None:
         L = len(runs[0]["kernel_weights"])
         res["alpha_mean"] = [statistics.mean(r["kernel_weights"][l] for r in runs) for l in range(L)]
-        res["kernels"] = [k["spec"] for k in runs[0]["kernels"]]
+        res["kernels"] = [k.get("given", k["spec"]) for k in runs[0]["kernels"]]
+        res["lambda_abs_mean"] = statistics.mean(r["lambda"] for r in runs)
     return res
 
 
-def median_pairwise_distance(path):
-    """Median heuristic on the standardised data (label-free)."""
+def standardised(path):
     import numpy as np
     x = np.genfromtxt(path, delimiter=",", names=True)
     names = [n for n in x.dtype.names if n.lower() != "label"]
@@ -82,10 +82,27 @@ def median_pairwise_distance(path):
     sd = X.std(axis=0, ddof=1)
     X = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1)
     X[:, sd == 0] = 0
+    return X
+
+
+def median_pairwise_distance(path):
+    """Median heuristic on the standardised data (label-free)."""
+    import numpy as np
+    X = standardised(path)
     sq = (X * X).sum(1)
     d2 = np.maximum(sq[:, None] + sq[None, :] - 2 * X @ X.T, 0)
     iu = np.triu_indices(len(X), 1)
     return float(np.sqrt(np.median(d2[iu])))
+
+
+def knn_distance(path, m):
+    """Mean distance to the m-th nearest neighbour, standardised data (label-free)."""
+    import numpy as np
+    X = standardised(path)
+    sq = (X * X).sum(1)
+    d2 = np.maximum(sq[:, None] + sq[None, :] - 2 * X @ X.T, 0)
+    np.fill_diagonal(d2, np.inf)
+    return float(np.sqrt(np.sort(d2, axis=1)[:, m - 1]).mean())
 
 
 def main():
@@ -121,11 +138,13 @@ def main():
             base = out[ds].get("kpower") or protocol(path, "kpower", [], jobs=a.jobs)
             rule = base["sigma"]
             variants = []
-            for f in [0.5, 0.707, 1.414, 2.0]:
-                variants.append((f"kpower, σ = {f}·rule", "kpower", ["-P", f"sigma={rule * f}"], ""))
+            for f, why in [(0.5, " (= scikit-learn's gamma='scale')"), (0.707, ""), (1.414, ""), (2.0, "")]:
+                variants.append((f"kpower, σ = {f}·rule{why}", "kpower", ["-P", f"sigma={rule * f}"], ""))
             try:
                 med = median_pairwise_distance(path)
                 variants.append(("kpower, σ = median pairwise distance", "kpower", ["-P", f"sigma={med}"], ""))
+                knn = knn_distance(path, 7)
+                variants.append(("kpower, σ = mean distance to the 7th neighbour", "kpower", ["-P", f"sigma={knn}"], ""))
             except Exception as e:  # numpy missing
                 print(f"(median heuristic skipped: {e})", file=sys.stderr)
             variants.append(("kpower, laplacian kernel, σ = rule", "kpower", ["--kernel", "laplacian"], ""))
@@ -141,9 +160,22 @@ def main():
                 sig_t = "—" if sig is None or "kernel" in " ".join(ex) and "laplacian" not in " ".join(ex) else f"{sig:.3g}"
                 if "alpha_mean" in r:
                     top = sorted(zip(r["alpha_mean"], r["kernels"]), reverse=True)[:3]
-                    note = "α top: " + ", ".join(f"{k} {v:.2f}" for v, k in top)
+                    note = "α top: " + ", ".join(f"{k.split(',normalize')[0]} {v:.3f}" for v, k in top)
                     sig_t = "—"
                 print(f"| {ds} | {name} | {sig_t} | {r['mean_nmi']:.4f} | {r['sd_nmi']:.4f} | {note} |", flush=True)
+        # α as learned by mkpower (default kernels, λ = 1), mean over the 20 starts.
+        print()
+        name = "mkpower, default 12 kernels, λ = 1×median E"
+        cols = [ds for ds in a.datasets if name in out[ds].get("variants", {})]
+        if cols:
+            print("| kernel (normalised, rescaled to [0, 1]) | " + " | ".join(f"α on {ds}" for ds in cols) + " |")
+            print("|---|" + "---|" * len(cols))
+            kernels = out[cols[0]]["variants"][name]["kernels"]
+            for i, kname in enumerate(kernels):
+                vals = " | ".join(f"{out[ds]['variants'][name]['alpha_mean'][i]:.3f}" for ds in cols)
+                print(f"| {kname.split(',normalize')[0]} | {vals} |")
+            lam = " | ".join(f"{out[ds]['variants'][name]['lambda_abs_mean']:.4g}" for ds in cols)
+            print(f"| (λ used, mean over starts) | {lam} |")
     os.makedirs(os.path.join(ROOT, "bench", "out"), exist_ok=True)
     with open(os.path.join(ROOT, "bench", "out", "kernel_table1.json"), "w") as f:
         json.dump(out, f, indent=1)

@@ -99,12 +99,13 @@ pub fn kpower_loop(
         });
         report(ctx, m, Some(s), step.objective, &step.labels, &labels, k);
         labels = step.labels;
-        let annealing = s > sched.s_min && sched.eta > 1.0;
-        let soft = annealing && (has_empty(&labels, k) || softness(&step.log_w) > soft_tol);
-        if check.converged(m, s, step.objective, |s_ref| {
+        let still = check.converged(m, s, step.objective, |s_ref| {
             power_objective(d.view(), s_ref, zero_tol)
-        }) && !soft
-        {
+        });
+        // While s still anneals, merged or near-merged centres are not a
+        // solution yet (README, "Stopping rule").
+        let annealing = s > sched.s_min && sched.eta > 1.0;
+        if still && !(annealing && (has_empty(&labels, k) || softness(&step.log_w) > soft_tol)) {
             converged = true;
             break;
         }

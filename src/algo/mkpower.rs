@@ -85,7 +85,7 @@ impl Algorithm for MultiKernelPower {
         grams(problem, cfg, ctx).map(|_| ())
     }
     fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
-        let gs = grams(problem, cfg, ctx)?;
+        let (gs, given) = grams(problem, cfg, ctx)?;
         let refs: Vec<&Gram> = gs.iter().map(|g| g.as_ref()).collect();
         let mut rng = start.rng();
         let seeds = combined_seeds(&refs, cfg.k, cfg.init, &mut rng)?;
@@ -100,20 +100,25 @@ impl Algorithm for MultiKernelPower {
             p.get_usize("max_iter"),
             ctx,
         )?;
-        fit.extra.insert("kernels".into(), {
-            let d = kernel::describe(&gs);
-            if d.is_array() {
+        // One entry per kernel, in α's order: the spec as given (defaults
+        // applied) and as resolved.
+        let list: Vec<serde_json::Value> = gs
+            .iter()
+            .zip(&given)
+            .map(|(g, text)| {
+                let mut d = kernel::describe(std::slice::from_ref(g));
+                d["given"] = text.clone().into();
                 d
-            } else {
-                serde_json::Value::Array(vec![d])
-            }
-        });
+            })
+            .collect();
+        fit.extra.insert("kernels".into(), list.into());
         Ok(fit)
     }
 }
 
-/// The Gram matrices of the `kernels` option.
-fn grams(problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<Vec<Arc<Gram>>> {
+/// The Gram matrices of the `kernels` option, with the spec of each as
+/// given (post-processing defaults applied).
+fn grams(problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<(Vec<Arc<Gram>>, Vec<String>)> {
     let text = cfg
         .options
         .get("kernels")
@@ -133,7 +138,23 @@ fn grams(problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<Vec<Arc<Gram>>
         .iter()
         .map(|s| kernel::resolve_single(problem, cfg, s))
         .collect::<Result<Vec<_>>>()?;
-    kernel::grams(problem, &resolved, ctx)
+    let given = specs
+        .iter()
+        .map(|s| {
+            let mut t = s.source.clone();
+            for (on, given, flag) in [
+                (s.post.normalize, s.post_given[1], "normalize"),
+                (s.post.rescale, s.post_given[2], "rescale"),
+            ] {
+                if on && !given {
+                    t.push(if t.contains(':') { ',' } else { ':' });
+                    t.push_str(flag);
+                }
+            }
+            t
+        })
+        .collect();
+    Ok((kernel::grams(problem, &resolved, ctx)?, given))
 }
 
 /// Seeds in the feature space of the uniform combination Σ_l K_l / L.
@@ -254,11 +275,12 @@ pub fn mkpower_loop(
             }));
         }
         labels = step.labels;
-        let annealing = s > sched.s_min && sched.eta > 1.0;
-        let soft = annealing && (has_empty(&labels, k) || softness(&step.log_w) > soft_tol);
-        let done = check.converged(m, s, objective, |s_ref| {
+        let still = check.converged(m, s, objective, |s_ref| {
             power_objective(dalpha.view(), s_ref, zero_tol) + lambda * ent
-        }) && !soft;
+        });
+        let annealing = s > sched.s_min && sched.eta > 1.0;
+        let done =
+            still && !(annealing && (has_empty(&labels, k) || softness(&step.log_w) > soft_tol));
         alpha = next_alpha;
         if done {
             converged = true;

@@ -25,9 +25,9 @@ use ndarray::{Array2, Axis};
 use std::num::NonZeroUsize;
 use std::sync::Arc;
 
-/// Largest n for the dense eigendecomposition (about 40 s on 2 cores at
+/// Largest n for the dense eigendecomposition (about 30 s on 2 cores at
 /// this size; time grows as n³).
-pub const MAX_N: usize = 6000;
+pub const MAX_N: usize = 5000;
 
 pub struct Spectral;
 
@@ -50,7 +50,7 @@ impl Algorithm for Spectral {
         "Spectral clustering (Ng–Jordan–Weiss)"
     }
     fn summary(&self) -> &'static str {
-        "Ng, Jordan & Weiss (2002): the k leading eigenvectors of the normalised kernel affinity D^-1/2 A D^-1/2, rows normalised, clustered by k-means++/Lloyd. Dense eigendecomposition: n up to 6000."
+        "Ng, Jordan & Weiss (2002): the k leading eigenvectors of the normalised kernel affinity D^-1/2 A D^-1/2, rows normalised, clustered by k-means++/Lloyd. Dense eigendecomposition: n up to 5000."
     }
     fn params(&self) -> Vec<ParamSpec> {
         vec![

@@ -10,7 +10,7 @@ use super::spec::{Kind, Post, Precision, Resolved};
 use crate::algo::Ctx;
 use crate::error::{Error, Result};
 use crate::linalg;
-use ndarray::{Array2, ArrayView2, ArrayViewMut2, s};
+use ndarray::{Array2, ArrayView2, ArrayViewMut2, ShapeBuilder, s};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
@@ -60,8 +60,9 @@ impl Elem for f32 {
     }
 }
 
-/// Rows per block of K·B in f32 storage (converted to f64 block by block).
-const TIMES_BLOCK: usize = 64;
+/// Tile size of the symmetric product K·B (f32 tiles are converted to f64
+/// one at a time, in cache).
+const SYM_TILE: usize = 256;
 
 impl Gram {
     /// Builds the Gram matrix of the rows of `x`. Checks `ctx` for
@@ -142,34 +143,82 @@ impl Gram {
         Array2::from_shape_fn((n, n), |(i, j)| self.get(i, j))
     }
 
-    /// K·B (one matrix product; f64 accumulation in both storages).
+    /// K·B (f64 accumulation in both storages), reading only the lower
+    /// triangle of K: K is symmetric, so every off-diagonal tile K_IJ
+    /// (I > J) is read once and used twice, G_I += K_IJ·B_J and
+    /// G_J += K_IJᵀ·B_I. For the skinny n×n·n×k shape of a kpower step the
+    /// cost is the memory traffic, which this halves.
+    ///
+    /// Work is split into fixed row blocks; each block is one sequential
+    /// GEMM task that keeps its transposed contributions apart, and they are
+    /// summed in block order, so the result never depends on the thread
+    /// count.
     pub fn times(&self, b: ArrayView2<f64>) -> Array2<f64> {
         let n = self.n;
         assert_eq!(b.nrows(), n, "K·B: B must have n rows");
-        match &self.store {
-            Store::F64(_) => linalg::dot(self.view_f64().expect("f64"), b),
-            Store::F32(k) => {
-                let cols = b.ncols();
-                let mut out = Array2::<f64>::zeros((n, cols));
-                if cols == 0 {
-                    return out;
-                }
-                let slice = out.as_slice_mut().expect("standard layout");
-                slice
-                    .par_chunks_mut(TIMES_BLOCK * cols)
-                    .enumerate()
-                    .for_each(|(blk, chunk)| {
-                        let r0 = blk * TIMES_BLOCK;
-                        let rows = chunk.len() / cols;
-                        let src = &k[r0 * n..(r0 + rows) * n];
-                        let buf: Vec<f64> = src.iter().map(|&v| v as f64).collect();
-                        let a = ArrayView2::from_shape((rows, n), &buf).expect("block");
-                        let o = ArrayViewMut2::from_shape((rows, cols), chunk).expect("block");
-                        linalg::gemm_into(o, a, b, 1.0, false);
-                    });
-                out
-            }
+        let cols = b.ncols();
+        let mut out = Array2::<f64>::zeros((n, cols));
+        if cols == 0 || n == 0 {
+            return out;
         }
+        let b = b.as_standard_layout();
+        let nb = n.div_ceil(SYM_TILE);
+        let span = |blk: usize| (blk * SYM_TILE, ((blk + 1) * SYM_TILE).min(n));
+        // Block I: its own rows G_I (lower tiles and the diagonal tile) and
+        // the contributions T_I to rows 0..start(I) from its tiles' transposes.
+        let parts: Vec<(Array2<f64>, Array2<f64>)> = (0..nb)
+            .into_par_iter()
+            .map(|bi| {
+                let (r0, r1) = span(bi);
+                let rows = r1 - r0;
+                let mut own = Array2::<f64>::zeros((rows, cols));
+                let mut trans = Array2::<f64>::zeros((r0, cols));
+                let b_i = b.slice(s![r0..r1, ..]);
+                let mut buf: Vec<f64> = Vec::new();
+                for bj in 0..=bi {
+                    let (c0, c1) = span(bj);
+                    let w = c1 - c0;
+                    let tile: ArrayView2<f64> = match &self.store {
+                        Store::F64(k) => ArrayView2::from_shape(
+                            (rows, w).strides((n, 1)),
+                            &k[r0 * n + c0..(r1 - 1) * n + c1],
+                        )
+                        .expect("tile"),
+                        Store::F32(k) => {
+                            buf.clear();
+                            for i in r0..r1 {
+                                buf.extend(k[i * n + c0..i * n + c1].iter().map(|&v| v as f64));
+                            }
+                            ArrayView2::from_shape((rows, w), &buf[..]).expect("tile")
+                        }
+                    };
+                    linalg::gemm_seq(own.view_mut(), tile, b.slice(s![c0..c1, ..]), 1.0, true);
+                    if bj < bi {
+                        linalg::gemm_seq(
+                            trans.slice_mut(s![c0..c1, ..]),
+                            tile.t(),
+                            b_i,
+                            1.0,
+                            false,
+                        );
+                    }
+                }
+                (own, trans)
+            })
+            .collect();
+        let slice = out.as_slice_mut().expect("standard layout");
+        slice
+            .par_chunks_mut(SYM_TILE * cols)
+            .enumerate()
+            .for_each(|(bj, chunk)| {
+                let (c0, c1) = span(bj);
+                let mut o = ArrayViewMut2::from_shape((c1 - c0, cols), chunk).expect("block");
+                o.assign(&parts[bj].0);
+                for (_, trans) in &parts[bj + 1..] {
+                    o += &trans.slice(s![c0..c1, ..]);
+                }
+            });
+        out
     }
 
     /// Squared feature-space distances ‖φ(xᵢ) − φ(x_c)‖² = K_ii + K_cc − 2K_ic
@@ -259,7 +308,14 @@ fn build_typed<T: Elem>(
             let mut c0 = 0;
             while c0 < r1 {
                 let c1 = (c0 + COL_TILE).min(r1);
-                let g = linalg::dot_nt(x.slice(s![r0..r1, ..]), x.slice(s![c0..c1, ..]));
+                let mut g = Array2::<f64>::zeros((r1 - r0, c1 - c0));
+                linalg::gemm_seq(
+                    g.view_mut(),
+                    x.slice(s![r0..r1, ..]),
+                    x.slice(s![c0..c1, ..]).t(),
+                    1.0,
+                    false,
+                );
                 for ii in 0..r1 - r0 {
                     let i = r0 + ii;
                     let row = &mut chunk[ii * n..(ii + 1) * n];

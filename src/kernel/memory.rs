@@ -106,12 +106,16 @@ pub fn guard(algo: &str, what: &str, est: Estimate, max_memory: Option<&str>) ->
         ""
     };
     Err(Error::Resource(format!(
-        "{algo} needs {} for {what} (n = {}: n² × {} bytes × {}), above the limit of {} ({how}); \
+        "{algo} needs {} for {what} (n = {}: n² × {} bytes{}), above the limit of {} ({how}); \
 for data this large use a random-feature algorithm (rff-power, ip-rff-mkpower), which needs O(n·D) memory{halve}",
         fmt_bytes(need),
         est.n,
         est.elem,
-        est.matrices,
+        if est.matrices == 1 {
+            String::new()
+        } else {
+            format!(" × {}", est.matrices)
+        },
         fmt_bytes(limit as f64),
     )))
 }

@@ -135,6 +135,8 @@ pub struct KernelSpec {
     /// override them).
     pub post_given: [bool; 3],
     pub precision: Precision,
+    /// The text it was parsed from (for messages and the JSON).
+    pub source: String,
 }
 
 impl KernelSpec {
@@ -147,6 +149,7 @@ impl KernelSpec {
             post: Post::default(),
             post_given: [false; 3],
             precision: Precision::F64,
+            source: kind.name().to_string(),
         }
     }
 
@@ -170,6 +173,7 @@ impl KernelSpec {
             ))
         })?;
         let mut spec = KernelSpec::new(kind);
+        spec.source = text.to_string();
         let Some(rest) = rest else {
             return Ok(spec);
         };
