@@ -74,10 +74,11 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         y0 = y0.min(p[1]);
         y1 = y1.max(p[1]);
     }
-    if !(x0 < x1) {
+    // Also catches NaN bounds (no points).
+    if x0.partial_cmp(&x1) != Some(std::cmp::Ordering::Less) {
         (x0, x1) = (x0 - 1.0, x0 + 1.0);
     }
-    if !(y0 < y1) {
+    if y0.partial_cmp(&y1) != Some(std::cmp::Ordering::Less) {
         (y0, y1) = (y0 - 1.0, y0 + 1.0);
     }
     let use_marks = theme.ascii || !theme.color;

@@ -1,14 +1,20 @@
 //! The UI's state and every change to it, apart from drawing: `update`
-//! takes an [`Action`] and is tested without a terminal.
+//! takes an [`Action`] and is tested without a terminal. Sliders live in
+//! `sliders.rs`, background jobs (loading, runs, paths) in `jobs.rs`.
 
-use crate::algo::params::{Default as PDefault, ParamSpec, Scale, fmt_num};
-use crate::algo::{self, Algorithm, Event, Init, RunConfig, RunResult};
+mod jobs;
+mod sliders;
+
+pub use sliders::Slider;
+
+use crate::algo::params::fmt_num;
+use crate::algo::{self, Algorithm, Init, RunConfig, RunResult};
 use crate::data::{LoadOptions, Scaling, bundled};
 use crate::error::Error;
 use crate::metrics::Scores;
 use crate::session::Loaded;
 use crate::tui::projection::Projection;
-use crate::tui::worker::{self, Job, Msg};
+use crate::tui::worker::Job;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -231,16 +237,6 @@ pub struct App {
     auto_cache: std::cell::RefCell<HashMap<(String, String, usize), Option<f64>>>,
 }
 
-/// A slider row: run-level (k, seed, restarts) or an algorithm parameter.
-#[derive(Debug, Clone)]
-pub struct Slider {
-    pub spec: ParamSpec,
-    pub value: f64,
-    /// Automatic default resolved on this data (shown as "auto").
-    pub auto: Option<f64>,
-    pub is_default: bool,
-}
-
 pub struct StartOptions {
     pub data: String,
     pub load_opts: LoadOptions,
@@ -268,28 +264,6 @@ impl std::default::Default for StartOptions {
             given: Vec::new(),
             options: Vec::new(),
         }
-    }
-}
-
-fn run_spec(
-    name: &'static str,
-    symbol: &'static str,
-    min: f64,
-    max: f64,
-    coarse: f64,
-    help: &'static str,
-) -> ParamSpec {
-    ParamSpec {
-        name,
-        symbol,
-        default: PDefault::Fixed(min),
-        min,
-        max,
-        scale: Scale::Linear,
-        step: 1.0,
-        coarse,
-        integer: true,
-        help,
     }
 }
 
@@ -364,92 +338,6 @@ impl App {
         self.k
             .or_else(|| self.loaded().and_then(|l| l.default_k()))
             .unwrap_or(3)
-    }
-
-    /// Every slider of the Parameters pane, in order.
-    pub fn sliders(&self) -> Vec<Slider> {
-        let n = self.loaded().map_or(1000, |l| l.dataset.n());
-        let mut k_spec = run_spec(
-            "k",
-            "k",
-            1.0,
-            n.min(500) as f64,
-            5.0,
-            "Number of clusters (default: the number of classes when labels are known).",
-        );
-        k_spec.default =
-            PDefault::Fixed(self.loaded().and_then(|l| l.default_k()).unwrap_or(3) as f64);
-        let mut seed_spec = run_spec(
-            "seed",
-            "seed",
-            0.0,
-            1e9,
-            10.0,
-            "Seed of the run; restart r uses seed + r. `r` re-runs with the next seed.",
-        );
-        seed_spec.default = PDefault::Fixed(0.0);
-        let mut restarts_spec = run_spec(
-            "restarts",
-            "restarts",
-            1.0,
-            64.0,
-            4.0,
-            "Starts run in parallel; the lowest objective wins.",
-        );
-        restarts_spec.default = PDefault::Fixed(1.0);
-        let mut out = vec![
-            Slider {
-                value: self.current_k() as f64,
-                is_default: self.k.is_none(),
-                spec: k_spec,
-                auto: None,
-            },
-            Slider {
-                value: self.seed as f64,
-                is_default: self.seed == 0,
-                spec: seed_spec,
-                auto: None,
-            },
-            Slider {
-                value: self.restarts as f64,
-                is_default: self.restarts == 1,
-                spec: restarts_spec,
-                auto: None,
-            },
-        ];
-        let algo = self.algo();
-        for spec in algo.params() {
-            let key = (algo.id().to_string(), spec.name.to_string());
-            let auto = match spec.default {
-                PDefault::Auto(_) => {
-                    let k = self.current_k();
-                    let ck = (algo.id().to_string(), spec.name.to_string(), k);
-                    let cached = self.auto_cache.borrow().get(&ck).copied();
-                    cached.unwrap_or_else(|| {
-                        let v = self
-                            .loaded()
-                            .and_then(|l| algo.auto_param(spec.name, &l.problem, k).ok());
-                        if self.loaded().is_some() {
-                            self.auto_cache.borrow_mut().insert(ck, v);
-                        }
-                        v
-                    })
-                }
-                PDefault::Fixed(_) => None,
-            };
-            let default = match spec.default {
-                PDefault::Fixed(v) => v,
-                PDefault::Auto(_) => auto.unwrap_or(f64::NAN),
-            };
-            let value = self.overrides.get(&key).copied().unwrap_or(default);
-            out.push(Slider {
-                is_default: !self.overrides.contains_key(&key),
-                value,
-                auto,
-                spec,
-            });
-        }
-        out
     }
 
     /// Applies one action. Runs are started later by [`App::tick`], after
@@ -590,63 +478,6 @@ impl App {
         }
     }
 
-    /// Shows or hides the path; computes it when it is missing or was made
-    /// for another algorithm.
-    fn toggle_path(&mut self) {
-        if self.show_path {
-            self.show_path = false;
-            return;
-        }
-        let id = self.algo().id().to_string();
-        let Ok(which) = crate::algo::path::PathAlgo::from_id(&id) else {
-            self.message = Some(format!(
-                "{id} has no regularisation path; choose lw or sparse-kmeans"
-            ));
-            return;
-        };
-        self.show_path = true;
-        self.focus = Pane::Weights;
-        let fresh =
-            self.path.for_algo == id && (self.path.job.is_some() || self.path.result.is_some());
-        if fresh {
-            return;
-        }
-        let Some(cfg) = self.view.config.as_ref().map(|(_, c)| c.clone()) else {
-            self.message =
-                Some("the path starts from a finished run's settings: wait for it".into());
-            self.show_path = false;
-            return;
-        };
-        let Some(problem) = self.loaded().map(|l| l.problem.clone()) else {
-            return;
-        };
-        self.path = PathView {
-            job: Some(worker::start_path(which, problem, cfg)),
-            progress: 0.0,
-            for_algo: id,
-            result: None,
-        };
-    }
-
-    fn poll_path(&mut self) {
-        let Some(job) = &self.path.job else { return };
-        let (msgs, done) = job.drain();
-        for m in msgs {
-            match m {
-                Msg::Event(Event::Stage { done, .. }) => self.path.progress = done,
-                Msg::PathDone(r) => {
-                    self.path.result = Some(r.map_err(|e| e.to_string()));
-                    self.path.job = None;
-                    return;
-                }
-                _ => {}
-            }
-        }
-        if done {
-            self.path.job = None;
-        }
-    }
-
     fn update_prompt(&mut self, action: Action) {
         let Some(prompt) = self.prompt.as_mut() else {
             return;
@@ -670,12 +501,10 @@ impl App {
             Action::Backspace => {
                 prompt.text.pop();
             }
-            Action::Complete => {
-                if prompt.kind == PromptKind::OpenFile {
-                    let (text, hint) = super::prompt::complete_path(&prompt.text);
-                    prompt.text = text;
-                    prompt.hint = hint;
-                }
+            Action::Complete if prompt.kind == PromptKind::OpenFile => {
+                let (text, hint) = super::prompt::complete_path(&prompt.text);
+                prompt.text = text;
+                prompt.hint = hint;
             }
             Action::Activate => {
                 let text = prompt.text.trim().to_string();
@@ -702,63 +531,6 @@ impl App {
         }
     }
 
-    fn commit_value(&mut self, index: usize, text: &str) {
-        let sliders = self.sliders();
-        let Some(s) = sliders.get(index) else { return };
-        let parsed: Result<f64, String> = if text.eq_ignore_ascii_case("default") || text.is_empty()
-        {
-            Ok(f64::NAN)
-        } else {
-            text.parse::<f64>()
-                .map_err(|_| format!("'{text}' is not a number"))
-        };
-        match parsed.and_then(|v| {
-            if v.is_nan() {
-                Ok(v)
-            } else {
-                s.spec.check(v).map_err(|e| e.to_string())
-            }
-        }) {
-            Ok(v) => {
-                self.prompt = None;
-                self.set_slider(index, if v.is_nan() { None } else { Some(v) });
-            }
-            Err(why) => {
-                if let Some(p) = self.prompt.as_mut() {
-                    p.hint = why;
-                }
-            }
-        }
-    }
-
-    fn step_param(&mut self, index: usize, steps: i32, coarse: bool) {
-        let sliders = self.sliders();
-        let Some(s) = sliders.get(index) else { return };
-        let v = s.spec.step_from(s.value, steps, coarse);
-        if v != s.value {
-            self.set_slider(index, Some(v));
-        }
-    }
-
-    /// Sets slider `index` to `v` (None = back to its default) and
-    /// schedules a run.
-    pub fn set_slider(&mut self, index: usize, v: Option<f64>) {
-        match index {
-            0 => self.k = v.map(|x| x as usize),
-            1 => self.seed = v.unwrap_or(0.0) as u64,
-            2 => self.restarts = v.unwrap_or(1.0) as usize,
-            _ => {
-                let spec = &self.sliders()[index].spec;
-                let key = (self.algo().id().to_string(), spec.name.to_string());
-                match v {
-                    Some(x) => self.overrides.insert(key, x),
-                    None => self.overrides.remove(&key),
-                };
-            }
-        }
-        self.schedule_run();
-    }
-
     fn choose_algorithm(&mut self, idx: usize) {
         if idx != self.algo_idx {
             self.algo_idx = idx;
@@ -766,258 +538,6 @@ impl App {
             self.options.retain(|(n, _)| n == "max_memory");
         }
         self.schedule_run();
-    }
-
-    /// Cancels the run in flight and starts a new one after the debounce.
-    pub fn schedule_run(&mut self) {
-        if let Some(job) = self.job.take() {
-            job.cancel();
-        }
-        self.status = RunStatus::Pending(Instant::now() + DEBOUNCE);
-    }
-
-    fn open_data(&mut self, spec: String) {
-        if let Some(job) = self.job.take() {
-            job.cancel();
-        }
-        self.status = RunStatus::Idle;
-        self.data_spec = spec.clone();
-        self.load(spec);
-    }
-
-    fn load(&mut self, spec: String) {
-        let job = worker::start_load(spec.clone(), self.load_opts.clone(), self.scale);
-        self.loading = Some((job, Instant::now(), spec));
-    }
-
-    /// Housekeeping once per frame: collects what the background jobs
-    /// sent and starts a pending run whose debounce has passed.
-    pub fn tick(&mut self, now: Instant) {
-        self.poll_loading();
-        self.poll_run();
-        self.poll_path();
-        if let RunStatus::Pending(at) = self.status
-            && now >= at
-        {
-            self.start_run();
-        }
-        if matches!(self.status, RunStatus::Running)
-            && let Some(t) = self.view.started
-        {
-            self.view.elapsed = t.elapsed();
-        }
-    }
-
-    fn poll_loading(&mut self) {
-        let Some((job, _, spec)) = &self.loading else {
-            return;
-        };
-        let spec = spec.clone();
-        let (msgs, done) = job.drain();
-        for m in msgs {
-            if let Msg::Loaded(r) = m {
-                self.loading = None;
-                match r {
-                    Ok(b) => {
-                        let (loaded, projection) = *b;
-                        self.message = Some(format!(
-                            "loaded {} ({} × {}) in {:.0} ms",
-                            loaded.dataset.name,
-                            loaded.dataset.n(),
-                            loaded.dataset.p(),
-                            loaded.load_ms
-                        ));
-                        self.auto_cache.borrow_mut().clear();
-                        self.path = PathView::default();
-                        self.show_path = false;
-                        self.data = Some(DataView {
-                            loaded: Arc::new(loaded),
-                            projection,
-                        });
-                        self.data_spec = spec.clone();
-                        self.k = None;
-                        self.scatter = ScatterMode::Pca;
-                        self.view = RunView::default();
-                        self.schedule_run();
-                    }
-                    Err(e) => {
-                        self.message = Some(format!("could not open {spec}: {e}"));
-                        if self.data.is_none() {
-                            self.status = RunStatus::Error(e.to_string());
-                        } else if let Some(d) = &self.data {
-                            // Keep working on the data that was there.
-                            self.data_spec = d.loaded.source.spec();
-                        }
-                    }
-                }
-                return;
-            }
-        }
-        if done {
-            self.loading = None;
-        }
-    }
-
-    fn start_run(&mut self) {
-        let Some(data) = &self.data else {
-            self.status = RunStatus::Idle;
-            return;
-        };
-        let problem = data.loaded.problem.clone();
-        let algo = algo::find(self.algo().id()).expect("registered");
-        let k = self.current_k();
-        let given: Vec<(String, f64)> = self
-            .overrides
-            .iter()
-            .filter(|((a, _), _)| a == algo.id())
-            .map(|((_, n), v)| (n.clone(), *v))
-            .collect();
-        let cfg = algo::resolve_params(algo.as_ref(), &problem, k, &given)
-            .and_then(|params| {
-                Ok(RunConfig {
-                    k,
-                    seed: self.seed,
-                    restarts: self.restarts,
-                    init: self.init,
-                    params,
-                    options: algo::resolve_options(algo.as_ref(), &self.options)?,
-                })
-            })
-            .and_then(|cfg| algo::check_config(&problem, &cfg).map(|_| cfg));
-        let cfg = match cfg {
-            Ok(c) => c,
-            Err(e) => {
-                self.status = RunStatus::Error(e.to_string());
-                return;
-            }
-        };
-        let mut view = RunView {
-            previous: if self.view.curve.is_empty() {
-                std::mem::take(&mut self.view.previous)
-            } else {
-                std::mem::take(&mut self.view.curve)
-            },
-            started: Some(Instant::now()),
-            ..RunView::default()
-        };
-        // Keep the last picture until the new run draws over it.
-        view.labels = std::mem::take(&mut self.view.labels);
-        view.sizes = std::mem::take(&mut self.view.sizes);
-        view.config = Some((algo.id().to_string(), cfg.clone()));
-        self.view = view;
-        self.job = Some(worker::start_run(algo, problem, cfg));
-        self.status = RunStatus::Running;
-    }
-
-    fn poll_run(&mut self) {
-        let Some(job) = &self.job else { return };
-        let (msgs, _) = job.drain();
-        let mut latest_labels = None;
-        let mut done = None;
-        for m in msgs {
-            match m {
-                Msg::Event(Event::Iteration(p)) => {
-                    if p.restart == 0 {
-                        self.view.curve.push(CurvePoint {
-                            iter: p.iter,
-                            s: p.s,
-                            objective: p.objective,
-                        });
-                        self.view.sizes = p.sizes;
-                        if p.feature_weights.is_some() {
-                            self.view.feature_weights = p.feature_weights;
-                        }
-                        if p.kernel_weights.is_some() {
-                            self.view.kernel_weights = p.kernel_weights;
-                        }
-                        if p.labels.is_some() {
-                            latest_labels = p.labels;
-                        }
-                    }
-                    self.view.stage = None;
-                }
-                Msg::Event(Event::Stage { label, done }) => self.view.stage = Some((label, done)),
-                Msg::Event(Event::RestartDone { .. }) => self.view.restarts_done += 1,
-                Msg::RunDone(r) => done = Some(r),
-                Msg::Loaded(_) | Msg::PathDone(_) => {}
-            }
-        }
-        if let Some(l) = latest_labels {
-            self.set_labels(l);
-        }
-        if let Some(r) = done {
-            self.job = None;
-            self.view.elapsed = self.view.started.map_or(Duration::ZERO, |t| t.elapsed());
-            self.view.stage = None;
-            match r {
-                Ok(res) => {
-                    let fit = &res.best;
-                    self.view.curve = fit
-                        .trace
-                        .iter()
-                        .map(|t| CurvePoint {
-                            iter: t.iter,
-                            s: t.s,
-                            objective: t.objective,
-                        })
-                        .collect();
-                    self.view.sizes = fit.sizes(self.current_k());
-                    self.view.feature_weights = fit.feature_weights.clone();
-                    self.view.kernel_weights = fit.kernel_weights.clone();
-                    self.view.warnings = fit.warnings.clone();
-                    self.set_labels(fit.labels.clone());
-                    self.status = if fit.converged {
-                        RunStatus::Converged
-                    } else {
-                        RunStatus::Stopped
-                    };
-                    self.view.result = Some(res);
-                }
-                Err(Error::Cancelled) => self.status = RunStatus::Cancelled,
-                Err(e) => self.status = RunStatus::Error(e.to_string()),
-            }
-        }
-    }
-
-    fn set_labels(&mut self, labels: Vec<usize>) {
-        if let Some(t) = self.loaded().and_then(|l| l.dataset.labels.as_ref())
-            && t.ids.len() == labels.len()
-        {
-            self.view.scores = Some(Scores::compute(&t.ids, &labels));
-        }
-        self.view.labels = labels;
-    }
-
-    /// The command line that reproduces the last run.
-    pub fn command_line(&self) -> Option<String> {
-        let (id, cfg) = self.view.config.as_ref()?;
-        let l = self.loaded()?;
-        let algo = algo::find(id).ok()?;
-        Some(crate::report::command_line(
-            &l.source.spec(),
-            l.scale,
-            algo.as_ref(),
-            cfg,
-        ))
-    }
-
-    /// Writes NAME.labels.csv and NAME.json. Never over the input; asks
-    /// before replacing existing files.
-    fn export(&mut self, base: &std::path::Path, confirmed: bool) {
-        match super::export::export(self, base, confirmed) {
-            Ok(super::export::Outcome::Written(paths)) => {
-                let cmd = self.command_line().unwrap_or_default();
-                self.message = Some(format!("wrote {}; reproduce with: {cmd}", paths.join(", ")));
-            }
-            Ok(super::export::Outcome::NeedsConfirm(existing)) => {
-                self.prompt = Some(Prompt {
-                    kind: PromptKind::ConfirmExport(base.to_path_buf()),
-                    text: String::new(),
-                    hint: format!("{} exists: replace? (y/n)", existing.join(", ")),
-                });
-            }
-            Err(e) => self.message = Some(format!("export failed: {e}")),
-        }
     }
 
     /// One-line description of a slider value, e.g. "-1 (default)".

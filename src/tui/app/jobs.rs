@@ -1,0 +1,324 @@
+//! Background work seen from the app: loading data, runs (debounced,
+//! cancelled when anything changes) and regularisation paths.
+
+use super::{
+    App, CurvePoint, DEBOUNCE, DataView, Pane, PathView, Prompt, PromptKind, RunStatus, RunView,
+    ScatterMode,
+};
+use crate::algo::{self, Event, RunConfig};
+use crate::error::Error;
+use crate::metrics::Scores;
+use crate::tui::worker::{self, Msg};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+impl App {
+    /// Shows or hides the path; computes it when it is missing or was made
+    /// for another algorithm.
+    pub(super) fn toggle_path(&mut self) {
+        if self.show_path {
+            self.show_path = false;
+            return;
+        }
+        let id = self.algo().id().to_string();
+        let Ok(which) = crate::algo::path::PathAlgo::from_id(&id) else {
+            self.message = Some(format!(
+                "{id} has no regularisation path; choose lw or sparse-kmeans"
+            ));
+            return;
+        };
+        self.show_path = true;
+        self.focus = Pane::Weights;
+        let fresh =
+            self.path.for_algo == id && (self.path.job.is_some() || self.path.result.is_some());
+        if fresh {
+            return;
+        }
+        let Some(cfg) = self.view.config.as_ref().map(|(_, c)| c.clone()) else {
+            self.message =
+                Some("the path starts from a finished run's settings: wait for it".into());
+            self.show_path = false;
+            return;
+        };
+        let Some(problem) = self.loaded().map(|l| l.problem.clone()) else {
+            return;
+        };
+        self.path = PathView {
+            job: Some(worker::start_path(which, problem, cfg)),
+            progress: 0.0,
+            for_algo: id,
+            result: None,
+        };
+    }
+
+    pub(super) fn poll_path(&mut self) {
+        let Some(job) = &self.path.job else { return };
+        let (msgs, done) = job.drain();
+        for m in msgs {
+            match m {
+                Msg::Event(Event::Stage { done, .. }) => self.path.progress = done,
+                Msg::PathDone(r) => {
+                    self.path.result = Some(r.map_err(|e| e.to_string()));
+                    self.path.job = None;
+                    return;
+                }
+                _ => {}
+            }
+        }
+        if done {
+            self.path.job = None;
+        }
+    }
+
+    /// Cancels the run in flight and starts a new one after the debounce.
+    pub fn schedule_run(&mut self) {
+        if let Some(job) = self.job.take() {
+            job.cancel();
+        }
+        self.status = RunStatus::Pending(Instant::now() + DEBOUNCE);
+    }
+
+    pub(super) fn open_data(&mut self, spec: String) {
+        if let Some(job) = self.job.take() {
+            job.cancel();
+        }
+        self.status = RunStatus::Idle;
+        self.data_spec = spec.clone();
+        self.load(spec);
+    }
+
+    pub(super) fn load(&mut self, spec: String) {
+        let job = worker::start_load(spec.clone(), self.load_opts.clone(), self.scale);
+        self.loading = Some((job, Instant::now(), spec));
+    }
+
+    /// Housekeeping once per frame: collects what the background jobs
+    /// sent and starts a pending run whose debounce has passed.
+    pub fn tick(&mut self, now: Instant) {
+        self.poll_loading();
+        self.poll_run();
+        self.poll_path();
+        if let RunStatus::Pending(at) = self.status
+            && now >= at
+        {
+            self.start_run();
+        }
+        if matches!(self.status, RunStatus::Running)
+            && let Some(t) = self.view.started
+        {
+            self.view.elapsed = t.elapsed();
+        }
+    }
+
+    pub(super) fn poll_loading(&mut self) {
+        let Some((job, _, spec)) = &self.loading else {
+            return;
+        };
+        let spec = spec.clone();
+        let (msgs, done) = job.drain();
+        for m in msgs {
+            if let Msg::Loaded(r) = m {
+                self.loading = None;
+                match r {
+                    Ok(b) => {
+                        let (loaded, projection) = *b;
+                        self.message = Some(format!(
+                            "loaded {} ({} × {}) in {:.0} ms",
+                            loaded.dataset.name,
+                            loaded.dataset.n(),
+                            loaded.dataset.p(),
+                            loaded.load_ms
+                        ));
+                        self.auto_cache.borrow_mut().clear();
+                        self.path = PathView::default();
+                        self.show_path = false;
+                        self.data = Some(DataView {
+                            loaded: Arc::new(loaded),
+                            projection,
+                        });
+                        self.data_spec = spec.clone();
+                        self.k = None;
+                        self.scatter = ScatterMode::Pca;
+                        self.view = RunView::default();
+                        self.schedule_run();
+                    }
+                    Err(e) => {
+                        self.message = Some(format!("could not open {spec}: {e}"));
+                        if self.data.is_none() {
+                            self.status = RunStatus::Error(e.to_string());
+                        } else if let Some(d) = &self.data {
+                            // Keep working on the data that was there.
+                            self.data_spec = d.loaded.source.spec();
+                        }
+                    }
+                }
+                return;
+            }
+        }
+        if done {
+            self.loading = None;
+        }
+    }
+
+    pub(super) fn start_run(&mut self) {
+        let Some(data) = &self.data else {
+            self.status = RunStatus::Idle;
+            return;
+        };
+        let problem = data.loaded.problem.clone();
+        let algo = algo::find(self.algo().id()).expect("registered");
+        let k = self.current_k();
+        let given: Vec<(String, f64)> = self
+            .overrides
+            .iter()
+            .filter(|((a, _), _)| a == algo.id())
+            .map(|((_, n), v)| (n.clone(), *v))
+            .collect();
+        let cfg = algo::resolve_params(algo.as_ref(), &problem, k, &given)
+            .and_then(|params| {
+                Ok(RunConfig {
+                    k,
+                    seed: self.seed,
+                    restarts: self.restarts,
+                    init: self.init,
+                    params,
+                    options: algo::resolve_options(algo.as_ref(), &self.options)?,
+                })
+            })
+            .and_then(|cfg| algo::check_config(&problem, &cfg).map(|_| cfg));
+        let cfg = match cfg {
+            Ok(c) => c,
+            Err(e) => {
+                self.status = RunStatus::Error(e.to_string());
+                return;
+            }
+        };
+        let mut view = RunView {
+            previous: if self.view.curve.is_empty() {
+                std::mem::take(&mut self.view.previous)
+            } else {
+                std::mem::take(&mut self.view.curve)
+            },
+            started: Some(Instant::now()),
+            ..RunView::default()
+        };
+        // Keep the last picture until the new run draws over it.
+        view.labels = std::mem::take(&mut self.view.labels);
+        view.sizes = std::mem::take(&mut self.view.sizes);
+        view.config = Some((algo.id().to_string(), cfg.clone()));
+        self.view = view;
+        self.job = Some(worker::start_run(algo, problem, cfg));
+        self.status = RunStatus::Running;
+    }
+
+    pub(super) fn poll_run(&mut self) {
+        let Some(job) = &self.job else { return };
+        let (msgs, _) = job.drain();
+        let mut latest_labels = None;
+        let mut done = None;
+        for m in msgs {
+            match m {
+                Msg::Event(Event::Iteration(p)) => {
+                    if p.restart == 0 {
+                        self.view.curve.push(CurvePoint {
+                            iter: p.iter,
+                            s: p.s,
+                            objective: p.objective,
+                        });
+                        self.view.sizes = p.sizes;
+                        if p.feature_weights.is_some() {
+                            self.view.feature_weights = p.feature_weights;
+                        }
+                        if p.kernel_weights.is_some() {
+                            self.view.kernel_weights = p.kernel_weights;
+                        }
+                        if p.labels.is_some() {
+                            latest_labels = p.labels;
+                        }
+                    }
+                    self.view.stage = None;
+                }
+                Msg::Event(Event::Stage { label, done }) => self.view.stage = Some((label, done)),
+                Msg::Event(Event::RestartDone { .. }) => self.view.restarts_done += 1,
+                Msg::RunDone(r) => done = Some(r),
+                Msg::Loaded(_) | Msg::PathDone(_) => {}
+            }
+        }
+        if let Some(l) = latest_labels {
+            self.set_labels(l);
+        }
+        if let Some(r) = done {
+            self.job = None;
+            self.view.elapsed = self.view.started.map_or(Duration::ZERO, |t| t.elapsed());
+            self.view.stage = None;
+            match r {
+                Ok(res) => {
+                    let fit = &res.best;
+                    self.view.curve = fit
+                        .trace
+                        .iter()
+                        .map(|t| CurvePoint {
+                            iter: t.iter,
+                            s: t.s,
+                            objective: t.objective,
+                        })
+                        .collect();
+                    self.view.sizes = fit.sizes(self.current_k());
+                    self.view.feature_weights = fit.feature_weights.clone();
+                    self.view.kernel_weights = fit.kernel_weights.clone();
+                    self.view.warnings = fit.warnings.clone();
+                    self.set_labels(fit.labels.clone());
+                    self.status = if fit.converged {
+                        RunStatus::Converged
+                    } else {
+                        RunStatus::Stopped
+                    };
+                    self.view.result = Some(res);
+                }
+                Err(Error::Cancelled) => self.status = RunStatus::Cancelled,
+                Err(e) => self.status = RunStatus::Error(e.to_string()),
+            }
+        }
+    }
+
+    pub(super) fn set_labels(&mut self, labels: Vec<usize>) {
+        if let Some(t) = self.loaded().and_then(|l| l.dataset.labels.as_ref())
+            && t.ids.len() == labels.len()
+        {
+            self.view.scores = Some(Scores::compute(&t.ids, &labels));
+        }
+        self.view.labels = labels;
+    }
+
+    /// The command line that reproduces the last run.
+    pub fn command_line(&self) -> Option<String> {
+        let (id, cfg) = self.view.config.as_ref()?;
+        let l = self.loaded()?;
+        let algo = algo::find(id).ok()?;
+        Some(crate::report::command_line(
+            &l.source.spec(),
+            l.scale,
+            algo.as_ref(),
+            cfg,
+        ))
+    }
+
+    /// Writes NAME.labels.csv and NAME.json. Never over the input; asks
+    /// before replacing existing files.
+    pub(super) fn export(&mut self, base: &std::path::Path, confirmed: bool) {
+        match crate::tui::export::export(self, base, confirmed) {
+            Ok(crate::tui::export::Outcome::Written(paths)) => {
+                let cmd = self.command_line().unwrap_or_default();
+                self.message = Some(format!("wrote {}; reproduce with: {cmd}", paths.join(", ")));
+            }
+            Ok(crate::tui::export::Outcome::NeedsConfirm(existing)) => {
+                self.prompt = Some(Prompt {
+                    kind: PromptKind::ConfirmExport(base.to_path_buf()),
+                    text: String::new(),
+                    hint: format!("{} exists: replace? (y/n)", existing.join(", ")),
+                });
+            }
+            Err(e) => self.message = Some(format!("export failed: {e}")),
+        }
+    }
+}
