@@ -135,7 +135,12 @@ pub fn sq_dists_with(
         par_rows_mut(&mut d, fix);
     } else {
         let cols = d.ncols().max(1);
-        for (i, r) in d.as_slice_mut().expect("standard layout").chunks_mut(cols).enumerate() {
+        for (i, r) in d
+            .as_slice_mut()
+            .expect("standard layout")
+            .chunks_mut(cols)
+            .enumerate()
+        {
             fix(i, r);
         }
     }

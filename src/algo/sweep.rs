@@ -95,7 +95,11 @@ fn task(
         for mut row in e.axis_iter_mut(Axis(0)) {
             for j in 0..k {
                 let m = part.max[j];
-                row[j] = if m > f64::NEG_INFINITY { (row[j] - m).exp() } else { 0.0 };
+                row[j] = if m > f64::NEG_INFINITY {
+                    (row[j] - m).exp()
+                } else {
+                    0.0
+                };
                 part.sums[j] += row[j];
             }
         }
@@ -121,7 +125,14 @@ pub fn sweep(
         .map(|t| {
             let lo = t * TASK_ROWS;
             let hi = (lo + TASK_ROWS).min(n);
-            task(x.slice(s![lo..hi, ..]), &x_norms[lo..hi], centres, s, s_ref, zero_tol)
+            task(
+                x.slice(s![lo..hi, ..]),
+                &x_norms[lo..hi],
+                centres,
+                s,
+                s_ref,
+                zero_tol,
+            )
         })
         .collect();
     let mut max = vec![f64::NEG_INFINITY; k];

@@ -104,12 +104,13 @@ mod tests {
 
     #[test]
     fn recovers_the_main_axis_either_way() {
-        // Points along (1, 1, 0) with a little spread along (0, 0, 1).
+        // Points along (1, 1, 0) with a little spread along (0, 0, 1),
+        // uncorrelated with the position along the line.
         let x = array![
             [0.0, 0.0, 0.1],
             [1.0, 1.0, -0.1],
-            [2.0, 2.0, 0.1],
-            [3.0, 3.0, -0.1]
+            [2.0, 2.0, -0.1],
+            [3.0, 3.0, 0.1]
         ];
         let p = Projection::pca(&x);
         let first: Vec<f64> = p.pcs.iter().map(|s| s[0]).collect();
