@@ -83,6 +83,7 @@ pub fn key_action(key: KeyEvent, prompt_open: bool) -> Option<Action> {
         KeyCode::Char('r') => Action::Reseed,
         KeyCode::Char('o') => Action::OpenFilePrompt,
         KeyCode::Char('d') => Action::NextBundled,
+        KeyCode::Char('z') => Action::CycleScaling,
         KeyCode::Char('e') => Action::ExportPrompt,
         KeyCode::Char('s') => Action::ToggleScatterMode,
         KeyCode::Char('x') => Action::ScatterFeature(0),

@@ -244,6 +244,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("Esc", "cancel the run in flight, close a prompt"),
     ("o", "open a file (Tab completes the path)"),
     ("d", "switch to the next bundled dataset"),
+    ("z", "feature scaling: standard → minmax → none (reloads)"),
     (
         "e",
         "export labels + JSON and show the matching `meanscape run` command",

@@ -95,6 +95,8 @@ pub enum Action {
     OpenFilePrompt,
     /// Cycle through the bundled datasets.
     NextBundled,
+    /// Cycle the feature scaling (standard → minmax → none) and reload.
+    CycleScaling,
     ExportPrompt,
     /// Scatter: principal components or two features.
     ToggleScatterMode,
@@ -429,6 +431,15 @@ impl App {
                     text: String::new(),
                     hint: "path to a .csv/.tsv/.txt, .npy or .mat file; Tab completes".into(),
                 });
+            }
+            Action::CycleScaling => {
+                self.scale = match self.scale {
+                    Scaling::Standard => Scaling::Minmax,
+                    Scaling::Minmax => Scaling::None,
+                    Scaling::None => Scaling::Standard,
+                };
+                let spec = self.data_spec.clone();
+                self.open_data(spec);
             }
             Action::NextBundled => {
                 let i = bundled::BUNDLED
