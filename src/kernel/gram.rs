@@ -1,29 +1,86 @@
-//! Gram matrices: built by blocked matrix products (‖x‖² + ‖y‖² − 2xᵀy for
-//! the distance kernels), in parallel row blocks, lower triangle only and
-//! then mirrored, so the matrix is exactly symmetric; stored in f64 or f32.
+//! Gram matrices, stored as their lower triangle in square tiles.
 //!
-//! Every block has a fixed size and every product goes through
-//! [`crate::linalg`], so the matrix does not depend on the thread count.
+//! K is symmetric, so only the tiles K_IJ with J ≤ I are kept (about half of
+//! n² entries), each tile contiguous and row-major, in f64 or f32. A tile is
+//! built by one matrix product (X_I·X_Jᵀ, then ‖x‖² + ‖y‖² − 2xᵀy for the
+//! distance kernels) and the kernel function; K·B reads every stored tile
+//! once and uses an off-diagonal tile twice (K_IJ·B_J and K_IJᵀ·B_I), so the
+//! n×n×k product of every kpower iteration streams about n²/2 entries,
+//! sequentially.
+//!
+//! Work is split into fixed row blocks of tiles, each one sequential task, so
+//! every result depends only on the inputs, never on the thread count.
 
-use super::bandwidth::{COL_TILE, ROW_BLOCK};
 use super::spec::{Kind, Post, Precision, Resolved};
 use crate::algo::Ctx;
 use crate::error::{Error, Result};
 use crate::linalg;
-use ndarray::{Array2, ArrayView2, ArrayViewMut2, ShapeBuilder, s};
+use ndarray::{Array2, ArrayView2, ArrayViewMut2, s};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-/// Storage of the entries, row-major n×n.
+/// Side of a tile.
+pub const TILE: usize = 256;
+
+/// Storage of the tiles.
 enum Store {
     F64(Vec<f64>),
     F32(Vec<f32>),
 }
 
+/// Where the tiles of an n×n lower triangle live.
+#[derive(Debug, Clone, Copy)]
+struct Layout {
+    n: usize,
+    /// Number of row (and column) blocks.
+    nb: usize,
+}
+
+impl Layout {
+    fn new(n: usize) -> Self {
+        Layout {
+            n,
+            nb: n.div_ceil(TILE),
+        }
+    }
+
+    /// Rows (= columns) of block `b`.
+    fn size(&self, b: usize) -> usize {
+        (self.n - b * TILE).min(TILE)
+    }
+
+    /// Offset of tile (bi, bj), bj ≤ bi. Every block but the last is full,
+    /// so the row blocks before `bi` hold TILE²·bi(bi+1)/2 entries.
+    fn offset(&self, bi: usize, bj: usize) -> usize {
+        TILE * TILE * bi * (bi + 1) / 2 + bj * self.size(bi) * TILE
+    }
+
+    /// Entries stored in total.
+    fn len(&self) -> usize {
+        if self.nb == 0 {
+            0
+        } else {
+            self.offset(self.nb - 1, 0) + self.size(self.nb - 1) * self.n
+        }
+    }
+
+    /// Index of entry (i, j) of K.
+    fn index(&self, i: usize, j: usize) -> usize {
+        let (i, j) = if j > i { (j, i) } else { (i, j) };
+        let (bi, bj) = (i / TILE, j / TILE);
+        self.offset(bi, bj) + (i - bi * TILE) * self.size(bj) + (j - bj * TILE)
+    }
+}
+
+/// Bytes a Gram matrix of n points takes in storage of `precision`.
+pub fn stored_bytes(n: usize, precision: Precision) -> f64 {
+    Layout::new(n).len() as f64 * precision.bytes() as f64
+}
+
 /// A kernel matrix K (n×n, symmetric) with its diagonal in f64.
 pub struct Gram {
-    n: usize,
+    layout: Layout,
     store: Store,
     diag: Vec<f64>,
     spec: Resolved,
@@ -60,29 +117,42 @@ impl Elem for f32 {
     }
 }
 
-/// Tile size of the symmetric product K·B (f32 tiles are converted to f64
-/// one at a time, in cache).
-const SYM_TILE: usize = 256;
+/// The storage cut into row blocks of tiles: block `bi` holds tiles
+/// (bi, 0..=bi), contiguous.
+fn row_blocks<T>(k: &mut [T], lay: Layout) -> Vec<(usize, &mut [T])> {
+    let mut out = Vec::with_capacity(lay.nb);
+    let mut rest = k;
+    for bi in 0..lay.nb {
+        let len = lay.size(bi) * (bi * TILE + lay.size(bi));
+        let (head, tail) = rest.split_at_mut(len);
+        out.push((bi, head));
+        rest = tail;
+    }
+    out
+}
 
 impl Gram {
     /// Builds the Gram matrix of the rows of `x`. Checks `ctx` for
-    /// cancellation between blocks and reports progress as a stage.
+    /// cancellation between row blocks and reports progress as a stage.
     pub fn build(x: ArrayView2<f64>, spec: &Resolved, ctx: &Ctx) -> Result<Gram> {
         let t0 = Instant::now();
         let n = x.nrows();
+        let layout = Layout::new(n);
         let label = format!("building kernel {spec} ({n}×{n})");
         ctx.stage(&label, 0.0);
         let store = match spec.precision {
-            Precision::F64 => Store::F64(build_typed::<f64>(x, spec, ctx, &label)?),
-            Precision::F32 => Store::F32(build_typed::<f32>(x, spec, ctx, &label)?),
+            Precision::F64 => Store::F64(build_typed::<f64>(x, spec, layout, ctx, &label)?),
+            Precision::F32 => Store::F32(build_typed::<f32>(x, spec, layout, ctx, &label)?),
         };
-        let diag = match &store {
-            Store::F64(k) => (0..n).map(|i| k[i * n + i]).collect(),
-            Store::F32(k) => (0..n).map(|i| k[i * n + i] as f64).collect(),
-        };
+        let diag = (0..n)
+            .map(|i| match &store {
+                Store::F64(k) => k[layout.index(i, i)],
+                Store::F32(k) => k[layout.index(i, i)] as f64,
+            })
+            .collect();
         ctx.stage(&label, 1.0);
         Ok(Gram {
-            n,
+            layout,
             store,
             diag,
             spec: spec.clone(),
@@ -91,7 +161,7 @@ impl Gram {
     }
 
     pub fn n(&self) -> usize {
-        self.n
+        self.layout.n
     }
 
     /// K_ii for every i.
@@ -108,53 +178,64 @@ impl Gram {
         self.build_secs
     }
 
-    /// Bytes held by the entries.
+    /// Bytes held by the entries (the lower triangle, in tiles: about
+    /// n²/2 × the element size).
     pub fn bytes(&self) -> usize {
-        self.n * self.n * self.spec.precision.bytes()
+        self.layout.len() * self.spec.precision.bytes()
     }
 
     pub fn get(&self, i: usize, j: usize) -> f64 {
+        let at = self.layout.index(i, j);
         match &self.store {
-            Store::F64(k) => k[i * self.n + j],
-            Store::F32(k) => k[i * self.n + j] as f64,
+            Store::F64(k) => k[at],
+            Store::F32(k) => k[at] as f64,
         }
     }
 
     /// Row `i` (= column `i`) in f64.
     pub fn row(&self, i: usize) -> Vec<f64> {
-        let n = self.n;
-        match &self.store {
-            Store::F64(k) => k[i * n..(i + 1) * n].to_vec(),
-            Store::F32(k) => k[i * n..(i + 1) * n].iter().map(|&v| v as f64).collect(),
+        let lay = self.layout;
+        let bi = i / TILE;
+        let mut out = Vec::with_capacity(lay.n);
+        let mut push = |at: usize, len: usize, stride: usize| match &self.store {
+            Store::F64(k) => out.extend((0..len).map(|t| k[at + t * stride])),
+            Store::F32(k) => out.extend((0..len).map(|t| k[at + t * stride] as f64)),
+        };
+        // Tiles left of the diagonal: a contiguous piece of row i.
+        for bj in 0..bi {
+            push(lay.index(i, bj * TILE), lay.size(bj), 1);
         }
-    }
-
-    /// The matrix as an f64 view, when it is stored in f64.
-    pub fn view_f64(&self) -> Option<ArrayView2<'_, f64>> {
-        match &self.store {
-            Store::F64(k) => Some(ArrayView2::from_shape((self.n, self.n), k).expect("n×n")),
-            Store::F32(_) => None,
+        // The diagonal tile holds the whole row piece (both triangles).
+        push(lay.index(i, bi * TILE), lay.size(bi), 1);
+        // Below: column i of the tiles (bj, bi), bj > bi.
+        for bj in bi + 1..lay.nb {
+            push(lay.index(bj * TILE, i), lay.size(bj), lay.size(bi));
         }
+        out
     }
 
     /// A dense f64 copy (tests, small problems).
     pub fn to_array(&self) -> Array2<f64> {
-        let n = self.n;
-        Array2::from_shape_fn((n, n), |(i, j)| self.get(i, j))
+        let n = self.n();
+        let mut a = Array2::zeros((n, n));
+        for i in 0..n {
+            a.row_mut(i).assign(&ndarray::Array1::from(self.row(i)));
+        }
+        a
     }
 
-    /// K·B (f64 accumulation in both storages), reading only the lower
-    /// triangle of K: K is symmetric, so every off-diagonal tile K_IJ
-    /// (I > J) is read once and used twice, G_I += K_IJ·B_J and
+    /// K·B (f64 accumulation in both storages). Every stored tile is read
+    /// once; an off-diagonal tile K_IJ (I > J) serves G_I += K_IJ·B_J and
     /// G_J += K_IJᵀ·B_I. For the skinny n×n·n×k shape of a kpower step the
-    /// cost is the memory traffic, which this halves.
+    /// cost is the memory traffic, which this keeps to one sequential pass
+    /// over n²/2 entries.
     ///
-    /// Work is split into fixed row blocks; each block is one sequential
-    /// GEMM task that keeps its transposed contributions apart, and they are
-    /// summed in block order, so the result never depends on the thread
-    /// count.
+    /// Each row block of tiles is one sequential GEMM task that keeps its
+    /// transposed contributions apart; they are summed in block order, so
+    /// the result never depends on the thread count.
     pub fn times(&self, b: ArrayView2<f64>) -> Array2<f64> {
-        let n = self.n;
+        let lay = self.layout;
+        let n = lay.n;
         assert_eq!(b.nrows(), n, "K·B: B must have n rows");
         let cols = b.ncols();
         let mut out = Array2::<f64>::zeros((n, cols));
@@ -162,40 +243,33 @@ impl Gram {
             return out;
         }
         let b = b.as_standard_layout();
-        let nb = n.div_ceil(SYM_TILE);
-        let span = |blk: usize| (blk * SYM_TILE, ((blk + 1) * SYM_TILE).min(n));
-        // Block I: its own rows G_I (lower tiles and the diagonal tile) and
-        // the contributions T_I to rows 0..start(I) from its tiles' transposes.
-        let parts: Vec<(Array2<f64>, Array2<f64>)> = (0..nb)
+        let parts: Vec<(Array2<f64>, Array2<f64>)> = (0..lay.nb)
             .into_par_iter()
             .map(|bi| {
-                let (r0, r1) = span(bi);
-                let rows = r1 - r0;
+                let r0 = bi * TILE;
+                let rows = lay.size(bi);
                 let mut own = Array2::<f64>::zeros((rows, cols));
                 let mut trans = Array2::<f64>::zeros((r0, cols));
-                let b_i = b.slice(s![r0..r1, ..]);
+                let b_i = b.slice(s![r0..r0 + rows, ..]);
                 let mut buf: Vec<f64> = Vec::new();
                 for bj in 0..=bi {
-                    let (c0, c1) = span(bj);
-                    let w = c1 - c0;
+                    let c0 = bj * TILE;
+                    let w = lay.size(bj);
+                    let at = lay.offset(bi, bj);
                     let tile: ArrayView2<f64> = match &self.store {
-                        Store::F64(k) => ArrayView2::from_shape(
-                            (rows, w).strides((n, 1)),
-                            &k[r0 * n + c0..(r1 - 1) * n + c1],
-                        )
-                        .expect("tile"),
+                        Store::F64(k) => {
+                            ArrayView2::from_shape((rows, w), &k[at..at + rows * w]).expect("tile")
+                        }
                         Store::F32(k) => {
                             buf.clear();
-                            for i in r0..r1 {
-                                buf.extend(k[i * n + c0..i * n + c1].iter().map(|&v| v as f64));
-                            }
+                            buf.extend(k[at..at + rows * w].iter().map(|&v| v as f64));
                             ArrayView2::from_shape((rows, w), &buf[..]).expect("tile")
                         }
                     };
-                    linalg::gemm_seq(own.view_mut(), tile, b.slice(s![c0..c1, ..]), 1.0, true);
+                    linalg::gemm_seq(own.view_mut(), tile, b.slice(s![c0..c0 + w, ..]), 1.0, true);
                     if bj < bi {
                         linalg::gemm_seq(
-                            trans.slice_mut(s![c0..c1, ..]),
+                            trans.slice_mut(s![c0..c0 + w, ..]),
                             tile.t(),
                             b_i,
                             1.0,
@@ -208,14 +282,15 @@ impl Gram {
             .collect();
         let slice = out.as_slice_mut().expect("standard layout");
         slice
-            .par_chunks_mut(SYM_TILE * cols)
+            .par_chunks_mut(TILE * cols)
             .enumerate()
             .for_each(|(bj, chunk)| {
-                let (c0, c1) = span(bj);
-                let mut o = ArrayViewMut2::from_shape((c1 - c0, cols), chunk).expect("block");
+                let c0 = bj * TILE;
+                let w = lay.size(bj);
+                let mut o = ArrayViewMut2::from_shape((w, cols), chunk).expect("block");
                 o.assign(&parts[bj].0);
                 for (_, trans) in &parts[bj + 1..] {
-                    o += &trans.slice(s![c0..c1, ..]);
+                    o += &trans.slice(s![c0..c0 + w, ..]);
                 }
             });
         out
@@ -225,7 +300,7 @@ impl Gram {
     /// from every point to each candidate (n × |cands|), clamped at 0; a
     /// point's distance to itself is exactly 0.
     pub fn dists_to(&self, cands: &[usize]) -> Array2<f64> {
-        let n = self.n;
+        let n = self.n();
         let mut d = Array2::<f64>::zeros((n, cands.len()));
         for (t, &c) in cands.iter().enumerate() {
             let row = self.row(c);
@@ -286,136 +361,132 @@ fn entry(spec: &Resolved, g: f64, ni: f64, nj: f64, same: bool) -> f64 {
 fn build_typed<T: Elem>(
     x: ArrayView2<f64>,
     spec: &Resolved,
+    lay: Layout,
     ctx: &Ctx,
     label: &str,
 ) -> Result<Vec<T>> {
-    let n = x.nrows();
     let norms = linalg::row_sq_norms(x);
-    let mut k: Vec<T> = vec![T::ZERO; n * n];
-    if n == 0 {
-        return Ok(k);
-    }
-    let blocks = n.div_ceil(ROW_BLOCK);
+    let mut k: Vec<T> = vec![T::ZERO; lay.len()];
     let done = AtomicUsize::new(0);
-    k.par_chunks_mut(ROW_BLOCK * n)
-        .enumerate()
-        .try_for_each(|(b, chunk)| -> Result<()> {
+    // Row blocks of tiles, largest (last) first for a better balance.
+    let mut blocks = row_blocks(&mut k, lay);
+    blocks.reverse();
+    blocks
+        .into_par_iter()
+        .try_for_each(|(bi, chunk)| -> Result<()> {
             if ctx.is_cancelled() {
                 return Err(Error::Cancelled);
             }
-            let r0 = b * ROW_BLOCK;
-            let r1 = (r0 + ROW_BLOCK).min(n);
-            let mut c0 = 0;
-            while c0 < r1 {
-                let c1 = (c0 + COL_TILE).min(r1);
-                let mut g = Array2::<f64>::zeros((r1 - r0, c1 - c0));
+            let r0 = bi * TILE;
+            let rows = lay.size(bi);
+            let xi = x.slice(s![r0..r0 + rows, ..]);
+            let mut g = Array2::<f64>::zeros((rows, TILE));
+            let mut at = 0;
+            for bj in 0..=bi {
+                let c0 = bj * TILE;
+                let w = lay.size(bj);
+                let mut gv = g.slice_mut(s![.., ..w]);
                 linalg::gemm_seq(
-                    g.view_mut(),
-                    x.slice(s![r0..r1, ..]),
-                    x.slice(s![c0..c1, ..]).t(),
+                    gv.view_mut(),
+                    xi,
+                    x.slice(s![c0..c0 + w, ..]).t(),
                     1.0,
                     false,
                 );
-                for ii in 0..r1 - r0 {
+                let tile = &mut chunk[at..at + rows * w];
+                for ii in 0..rows {
                     let i = r0 + ii;
-                    let row = &mut chunk[ii * n..(ii + 1) * n];
                     let gr = g.row(ii);
-                    for j in c0..c1.min(i + 1) {
-                        row[j] = T::from_f64(entry(spec, gr[j - c0], norms[i], norms[j], i == j));
+                    let out = &mut tile[ii * w..(ii + 1) * w];
+                    // On the diagonal tile only the lower half is computed
+                    // and then mirrored, so K is exactly symmetric.
+                    let jmax = if bj == bi { ii + 1 } else { w };
+                    for jj in 0..jmax {
+                        let j = c0 + jj;
+                        out[jj] = T::from_f64(entry(spec, gr[jj], norms[i], norms[j], i == j));
                     }
                 }
-                c0 = c1;
+                if bj == bi {
+                    for ii in 0..rows {
+                        for jj in ii + 1..rows {
+                            tile[ii * w + jj] = tile[jj * w + ii];
+                        }
+                    }
+                }
+                at += rows * w;
             }
             let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-            if d.is_multiple_of(8) {
-                ctx.stage(label, 0.9 * d as f64 / blocks as f64);
-            }
+            ctx.stage(label, 0.9 * d as f64 / lay.nb as f64);
             Ok(())
         })?;
-    mirror(&mut k, n);
-    post_process(&mut k, n, spec.post);
+    post_process(&mut k, lay, spec.post);
     Ok(k)
 }
 
-/// A raw pointer that may cross threads (see [`mirror`] for why it is safe).
-#[derive(Clone, Copy)]
-struct SendPtr<T>(*mut T);
-unsafe impl<T> Send for SendPtr<T> {}
-unsafe impl<T> Sync for SendPtr<T> {}
-impl<T> SendPtr<T> {
-    fn get(self) -> *mut T {
-        self.0
-    }
-}
-
-/// Copies the lower triangle onto the upper one, in tiles.
-fn mirror<T: Elem>(k: &mut [T], n: usize) {
-    const TILE: usize = 64;
-    assert_eq!(k.len(), n * n);
-    let ptr = SendPtr(k.as_mut_ptr());
-    (0..n.div_ceil(TILE)).into_par_iter().for_each(|bi| {
-        let p = ptr.get();
-        let i0 = bi * TILE;
-        let i1 = (i0 + TILE).min(n);
-        let mut j0 = i0;
-        while j0 < n {
-            let j1 = (j0 + TILE).min(n);
-            for i in i0..i1 {
-                for j in j0.max(i + 1)..j1 {
-                    // SAFETY: this task alone writes the upper-triangle
-                    // entries (i, j > i) of its row band, and only reads
-                    // lower-triangle entries (j, i), which nobody writes
-                    // during the mirror; all indices are < n².
-                    unsafe { *p.add(i * n + j) = *p.add(j * n + i) };
-                }
+/// Calls `f(i, j, &mut entry)` on every stored entry (i ≥ j, plus the upper
+/// half of the diagonal tiles), one task per row block.
+fn for_each_entry<T: Elem>(k: &mut [T], lay: Layout, f: impl Fn(usize, usize, &mut T) + Sync) {
+    row_blocks(k, lay).into_par_iter().for_each(|(bi, chunk)| {
+        let r0 = bi * TILE;
+        let rows = lay.size(bi);
+        let mut at = 0;
+        for bj in 0..=bi {
+            let c0 = bj * TILE;
+            let w = lay.size(bj);
+            for (t, v) in chunk[at..at + rows * w].iter_mut().enumerate() {
+                f(r0 + t / w, c0 + t % w, v);
             }
-            j0 = j1;
+            at += rows * w;
         }
     });
 }
 
 /// Centre (K ← HKH), normalise (unit diagonal) and rescale (min–max to
-/// [0, 1]), in that order. Each step keeps K exactly symmetric.
-fn post_process<T: Elem>(k: &mut [T], n: usize, post: Post) {
+/// [0, 1]), in that order. Each step is a function of (K_ij, i, j) that is
+/// symmetric in i and j, so the stored triangle stays a symmetric matrix.
+fn post_process<T: Elem>(k: &mut [T], lay: Layout, post: Post) {
+    let n = lay.n;
     if n == 0 {
         return;
     }
+    let diag = |k: &[T]| -> Vec<f64> { (0..n).map(|i| k[lay.index(i, i)].to_f64()).collect() };
     if post.center {
-        let r: Vec<f64> = k
-            .par_chunks(n)
-            .map(|row| row.iter().map(|v| v.to_f64()).sum::<f64>() / n as f64)
+        // Row means from one pass over the rows (K symmetric).
+        let r: Vec<f64> = (0..n)
+            .into_par_iter()
+            .map(|i| {
+                let mut acc = 0.0;
+                for j in 0..n {
+                    acc += k[lay.index(i, j)].to_f64();
+                }
+                acc / n as f64
+            })
             .collect();
         let m = r.iter().sum::<f64>() / n as f64;
-        k.par_chunks_mut(n).enumerate().for_each(|(i, row)| {
-            for (j, v) in row.iter_mut().enumerate() {
-                *v = T::from_f64((v.to_f64() + m) - (r[i] + r[j]));
-            }
+        for_each_entry(k, lay, |i, j, v| {
+            *v = T::from_f64((v.to_f64() + m) - (r[i] + r[j]));
         });
     }
     if post.normalize {
-        let sq: Vec<f64> = (0..n)
-            .map(|i| k[i * n + i].to_f64().max(0.0).sqrt())
-            .collect();
-        k.par_chunks_mut(n).enumerate().for_each(|(i, row)| {
-            for (j, v) in row.iter_mut().enumerate() {
-                let den = sq[i] * sq[j];
-                *v = T::from_f64(if i == j {
-                    1.0
-                } else if den > 0.0 {
-                    v.to_f64() / den
-                } else {
-                    // A point with K_ii = 0 sits at the origin of feature
-                    // space: give it a unit diagonal and no similarity.
-                    0.0
-                });
-            }
+        let sq: Vec<f64> = diag(k).iter().map(|d| d.max(0.0).sqrt()).collect();
+        for_each_entry(k, lay, |i, j, v| {
+            let den = sq[i] * sq[j];
+            *v = T::from_f64(if i == j {
+                1.0
+            } else if den > 0.0 {
+                v.to_f64() / den
+            } else {
+                // A point with K_ii = 0 sits at the origin of feature space:
+                // give it a unit diagonal and no similarity.
+                0.0
+            });
         });
     }
     if post.rescale {
         let (mn, mx) = k
-            .par_chunks(n)
-            .map(|row| {
-                row.iter()
+            .par_chunks(TILE * TILE)
+            .map(|c| {
+                c.iter()
                     .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
                         let v = v.to_f64();
                         (a.min(v), b.max(v))
@@ -426,8 +497,8 @@ fn post_process<T: Elem>(k: &mut [T], n: usize, post: Post) {
                 |(a, b), (c, d)| (a.min(c), b.max(d)),
             );
         let range = mx - mn;
-        k.par_chunks_mut(n).for_each(|row| {
-            for v in row.iter_mut() {
+        k.par_chunks_mut(TILE * TILE).for_each(|c| {
+            for v in c.iter_mut() {
                 *v = T::from_f64(if range > 0.0 {
                     (v.to_f64() - mn) / range
                 } else {
@@ -435,5 +506,32 @@ fn post_process<T: Elem>(k: &mut [T], n: usize, post: Post) {
                 });
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_indexes_every_entry_once() {
+        for n in [1, 5, 255, 256, 257, 600] {
+            let lay = Layout::new(n);
+            let mut seen = vec![0u32; lay.len()];
+            for i in 0..n {
+                for j in 0..=i {
+                    seen[lay.index(i, j)] += 1;
+                    assert_eq!(lay.index(i, j), lay.index(j, i));
+                }
+            }
+            // Off-diagonal tiles: each entry once; diagonal tiles also hold
+            // the upper half (the mirror), never indexed for j > i directly.
+            let extra: usize = (0..lay.nb)
+                .map(|b| lay.size(b) * (lay.size(b) - 1) / 2)
+                .sum();
+            assert_eq!(seen.iter().filter(|&&c| c == 1).count(), n * (n + 1) / 2);
+            assert_eq!(seen.iter().filter(|&&c| c == 0).count(), extra);
+            assert_eq!(lay.len(), n * (n + 1) / 2 + extra);
+        }
     }
 }

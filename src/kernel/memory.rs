@@ -75,47 +75,31 @@ pub fn fmt_bytes(b: f64) -> String {
     }
 }
 
-/// What a kernel method is about to allocate.
-#[derive(Debug, Clone, Copy)]
-pub struct Estimate {
-    pub n: usize,
-    /// Bytes per stored entry (8 for f64, 4 for f32).
-    pub elem: usize,
-    /// Number of n×n matrices.
-    pub matrices: usize,
-}
-
-impl Estimate {
-    pub fn bytes(&self) -> f64 {
-        (self.n as f64).powi(2) * self.elem as f64 * self.matrices as f64
-    }
-}
-
-/// Refuses (one line, `Error::Resource`) when the estimate exceeds the
-/// limit. `algo` names the algorithm, `what` the matrices ("1 Gram
-/// matrix", "12 Gram matrices").
-pub fn guard(algo: &str, what: &str, est: Estimate, max_memory: Option<&str>) -> Result<()> {
+/// Refuses (one line, `Error::Resource`) when `need` bytes exceed the
+/// limit. `algo` names the algorithm, `what` the matrices ("its kernel
+/// matrix", "12 kernel matrices"), `detail` how the estimate is made;
+/// `can_halve` adds the hint that f32 storage halves it.
+pub fn guard(
+    algo: &str,
+    what: &str,
+    need: f64,
+    detail: &str,
+    can_halve: bool,
+    max_memory: Option<&str>,
+) -> Result<()> {
     let (limit, how) = limit(max_memory)?;
-    let need = est.bytes();
     if need <= limit as f64 {
         return Ok(());
     }
-    let halve = if est.elem > 4 {
+    let halve = if can_halve {
         ", or add gram=f32 to the kernel spec to halve it"
     } else {
         ""
     };
     Err(Error::Resource(format!(
-        "{algo} needs {} for {what} (n = {}: n² × {} bytes{}), above the limit of {} ({how}); \
+        "{algo} needs {} for {what} ({detail}), above the limit of {} ({how}); \
 for data this large use a random-feature algorithm (rff-power, ip-rff-mkpower), which needs O(n·D) memory{halve}",
         fmt_bytes(need),
-        est.n,
-        est.elem,
-        if est.matrices == 1 {
-            String::new()
-        } else {
-            format!(" × {}", est.matrices)
-        },
         fmt_bytes(limit as f64),
     )))
 }
@@ -138,16 +122,20 @@ mod tests {
 
     #[test]
     fn guard_refuses_with_the_estimate() {
-        let est = Estimate {
-            n: 300_000,
-            elem: 8,
-            matrices: 1,
-        };
-        let e = guard("kpower", "1 Gram matrix", est, Some("1G"))
-            .unwrap_err()
-            .to_string();
+        let need = 300_000f64.powi(2) * 8.0;
+        let e = guard(
+            "kpower",
+            "its kernel matrix",
+            need,
+            "n = 300000",
+            true,
+            Some("1G"),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("670.6 GiB") && e.contains("rff-power"), "{e}");
+        assert!(e.contains("limit of 1.0 GiB (--max-memory)"), "{e}");
         assert!(!e.contains('\n'));
-        assert!(guard("kpower", "x", Estimate { n: 100, ..est }, Some("1G")).is_ok());
+        assert!(guard("kpower", "x", 1e6, "", true, Some("1G")).is_ok());
     }
 }

@@ -78,34 +78,33 @@ pub fn guard(
     cfg: &RunConfig,
 ) -> Result<()> {
     let n = problem.n();
-    let elem: usize = specs.iter().map(|s| s.precision.bytes()).sum::<usize>() + 8 * extra;
-    let what = match (specs.len(), extra) {
-        (1, 0) => "its kernel matrix".to_string(),
-        (l, 0) => format!("{l} kernel matrices"),
-        (l, e) => format!(
-            "{l} kernel matri{} and {e} working n×n matri{}",
-            if l == 1 { "x" } else { "ces" },
-            if e == 1 { "x" } else { "ces" }
-        ),
+    let need: f64 = specs
+        .iter()
+        .map(|s| gram::stored_bytes(n, s.precision))
+        .sum::<f64>()
+        + extra as f64 * (n as f64).powi(2) * 8.0;
+    let what = match specs.len() {
+        1 => "its kernel matrix".to_string(),
+        l => format!("{l} kernel matrices"),
     };
-    // Bytes per entry summed over matrices, reported as one "matrix" of that
-    // width when precisions differ.
-    let (elem_shown, count) =
-        if specs.iter().all(|s| s.precision == specs[0].precision) && extra == 0 {
-            (specs[0].precision.bytes(), specs.len())
-        } else {
-            (elem, 1)
-        };
-    memory::guard(
-        algo,
-        &what,
-        memory::Estimate {
-            n,
-            elem: elem_shown,
-            matrices: count,
-        },
-        max_memory(cfg),
-    )
+    let elems: Vec<String> = {
+        let mut v: Vec<usize> = specs.iter().map(|s| s.precision.bytes()).collect();
+        v.sort();
+        v.dedup();
+        v.iter().map(|b| b.to_string()).collect()
+    };
+    let mut detail = format!(
+        "n = {n}; a kernel matrix stores its lower triangle, ≈ n²/2 × {} bytes",
+        elems.join(" or ")
+    );
+    if extra > 0 {
+        detail.push_str(&format!(
+            ", plus {extra} working n×n matri{} of 8 bytes for the eigensolver",
+            if extra == 1 { "x" } else { "ces" }
+        ));
+    }
+    let can_halve = specs.iter().any(|s| s.precision == Precision::F64);
+    memory::guard(algo, &what, need, &detail, can_halve, max_memory(cfg))
 }
 
 /// The `kernel` option of a single-kernel algorithm, parsed.
