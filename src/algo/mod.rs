@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 pub mod feature_weights;
 pub mod init;
+pub mod ip_rff;
 pub mod kernel_kmeans;
 pub mod kpower;
 pub mod lloyd;
@@ -20,6 +21,9 @@ pub mod path;
 pub mod power;
 pub mod problem;
 pub mod progress;
+pub mod rff_mkpower;
+pub mod rff_power;
+pub mod sweep;
 pub mod sparse_kmeans;
 pub mod spectral;
 pub mod weights;
@@ -144,6 +148,9 @@ pub fn registry() -> Vec<Box<dyn Algorithm>> {
         Box::new(kernel_kmeans::KernelKMeans),
         Box::new(kpower::KernelPower),
         Box::new(mkpower::MultiKernelPower),
+        Box::new(rff_power::RffPower),
+        Box::new(rff_mkpower::RffMkPower),
+        Box::new(ip_rff::IpRffMkPower),
         Box::new(spectral::Spectral),
         Box::new(wkmeans::WkMeans),
         Box::new(lw::Lw),

@@ -12,6 +12,7 @@
 pub mod bandwidth;
 mod gram;
 pub mod memory;
+pub mod rff;
 pub mod spec;
 
 pub use gram::Gram;

@@ -1,0 +1,801 @@
+//! Multi-view RFF kernel power k-means: RFF-MKPKM (the ablation of Chen et
+//! al.'s Table 2) and the loop it shares with IP-RFF-MKPKM (`ip_rff.rs`).
+//! Spec rff-power-kmeans.md §3–4.
+//!
+//! L views, each with its own random Fourier feature map Φ̃_l (n × 2D) and
+//! centroids θ_{j,l} in that map's space; one weight matrix W shared by
+//! every view; view weights α on the simplex. Per iteration, at exponent s:
+//!
+//! 1. d̃_{ij,l} = u_ij^m ‖φ_l(xᵢ) − θ_{j,l}‖² + (1 − u_ij)^m η_{j,l}
+//!    (u ≡ 1 for RFF-MKPKM, so d̃ = the squared feature distance), and
+//!    D̄ = Σ_l α_l d̃_l;
+//! 2. W from the power-mean MM weights of D̄ (eq. 22, log domain);
+//! 3. (IP) typicality u from eq. 26 against the current centroids;
+//! 4. θ_{j,l} = Σᵢ wᵢⱼ uᵢⱼ^m φ_l(xᵢ) / Σᵢ wᵢⱼ uᵢⱼ^m (one GEMM per view, with
+//!    the column normalisation in the log domain);
+//! 5. distances to the new centroids (one GEMM per view), then
+//!    α = softmax(−E/λ), E_l = Σᵢⱼ wᵢⱼ d̃_{ij,l} (eq. 31);
+//! 6. every T iterations s ← η·s.
+//!
+//! The objective Σᵢ M_s(D̄ᵢ·) + λ Σ_l α_l ln α_l never increases at fixed s
+//! (majorisation–minimisation, each block exactly minimised; tested).
+//!
+//! **Views** (`--views`): `auto` (default) is three Gaussian bandwidths
+//! σ/2, σ, 2σ on all columns; `sigmas=F,F,…` any bandwidth factors (so
+//! `sigmas=1`, or `all`, is one view: exactly `rff-power`'s map and
+//! iteration); `1-64,65-128` column groups (1-based, inclusive) as views of
+//! multi-view data, each with its own KPK bandwidth rule scaled by
+//! σ / σ_auto (so the default is each view's own rule). View l draws its
+//! frequencies from stream l of `rff_seed`.
+//!
+//! **λ** is relative, as in `mkpower`: λ = lambda × median_l E_l at the
+//! start of each run (E_l grows with n, so an absolute λ would have to
+//! follow the data's size; spec §6.5). The absolute value used is reported
+//! as `lambda` in the JSON.
+
+use super::lloyd::assign;
+use super::params::{Default, ParamSpec, Scale};
+use super::power::{PeriodCheck, Schedule, max_iter_spec, tol_spec, zero_tolerance};
+use super::rff_power::{
+    INIT_STAGE, INIT_TOL, checked_features, init_iter_spec, kmeans_start, rff_auto_param,
+    rff_schedule_specs,
+};
+use super::weights::{normalize_columns, power_objective, power_step};
+use super::{Algorithm, Ctx, Event, Fit, Problem, Progress, RunConfig, Start, TracePoint};
+use super::{cluster_sizes, init};
+use crate::error::{Error, Result};
+use crate::kernel::{self, rff};
+use crate::linalg;
+use ndarray::{Array1, Array2, ArrayView2, Axis, Zip, s};
+use rayon::prelude::*;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// Default s₀ of the multi-view algorithms: spec §10.1 (the paper's best
+/// "15" with the sign its algorithm requires).
+pub const MV_S0: f64 = -15.0;
+/// The paper anneals every 2 iterations in Algorithm 2.
+pub const MV_PERIOD: f64 = 2.0;
+/// Bandwidth factors of the default views.
+pub const DEFAULT_FACTORS: [f64; 3] = [0.5, 1.0, 2.0];
+
+/// What `--views` asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Views {
+    /// All columns, one view per bandwidth σ·factor.
+    Bandwidths(Vec<f64>),
+    /// Column groups (0-based, end exclusive), one view each.
+    Columns(Vec<Range<usize>>),
+}
+
+/// Parses `--views` for data with `p` columns.
+pub fn parse_views(text: &str, p: usize) -> Result<Views> {
+    let t = text.trim();
+    let bad = |why: String| Error::Param(format!("--views '{text}': {why}"));
+    match t {
+        "auto" | "default" | "" => return Ok(Views::Bandwidths(DEFAULT_FACTORS.to_vec())),
+        "all" => return Ok(Views::Bandwidths(vec![1.0])),
+        _ => {}
+    }
+    if let Some(list) = t.strip_prefix("sigmas=") {
+        let mut f = Vec::new();
+        for item in list.split(',') {
+            let v: f64 = item.trim().parse().map_err(|_| {
+                bad(format!(
+                    "'{}' is not a number (bandwidth factors, e.g. sigmas=0.5,1,2)",
+                    item.trim()
+                ))
+            })?;
+            if !(v.is_finite() && v > 0.0) {
+                return Err(bad(format!("bandwidth factor {v} must be positive")));
+            }
+            f.push(v);
+        }
+        return Ok(Views::Bandwidths(f));
+    }
+    let mut groups = Vec::new();
+    for item in t.split(',') {
+        let item = item.trim();
+        let (a, b) = match item.split_once('-') {
+            Some((a, b)) => (a.trim(), b.trim()),
+            None => (item, item),
+        };
+        let parse = |v: &str| {
+            v.parse::<usize>().map_err(|_| {
+                bad(format!(
+                    "'{item}' is not a column range (1-based, inclusive, e.g. 1-64,65-128; or auto, all, sigmas=F,F,…)"
+                ))
+            })
+        };
+        let (a, b) = (parse(a)?, parse(b)?);
+        if a == 0 || b < a || b > p {
+            return Err(bad(format!(
+                "columns {a}-{b} are out of range: must be within 1-{p} (1-based, inclusive), start ≤ end"
+            )));
+        }
+        groups.push(a - 1..b);
+    }
+    Ok(Views::Columns(groups))
+}
+
+/// The feature maps of the `views` option.
+pub fn map_specs(problem: &Problem, cfg: &RunConfig) -> Result<Vec<rff::MapSpec>> {
+    let text = cfg
+        .options
+        .get("views")
+        .map(|s| s.as_str())
+        .unwrap_or("auto");
+    let p = &cfg.params;
+    let sigma = p.get("sigma");
+    let dim = p.get_usize("rff_dim");
+    let seed = p.get("rff_seed") as u64;
+    let specs = match parse_views(text, problem.p())? {
+        Views::Bandwidths(f) => f
+            .iter()
+            .enumerate()
+            .map(|(l, &c)| rff::MapSpec {
+                cols: 0..problem.p(),
+                sigma: sigma * c,
+                dim,
+                seed,
+                stream: l as u64,
+            })
+            .collect(),
+        Views::Columns(groups) => {
+            let ratio = sigma / kernel::auto_sigma(problem);
+            groups
+                .into_iter()
+                .enumerate()
+                .map(|(l, cols)| {
+                    let rule = view_sigma_rule(problem, &cols);
+                    rff::MapSpec {
+                        cols,
+                        sigma: ratio * rule,
+                        dim,
+                        seed,
+                        stream: l as u64,
+                    }
+                })
+                .collect()
+        }
+    };
+    Ok(specs)
+}
+
+/// The KPK bandwidth rule on a column group (1 for a group without spread).
+fn view_sigma_rule(problem: &Problem, cols: &Range<usize>) -> f64 {
+    let key = format!("rff:sigma_rule|{}..{}", cols.start, cols.end);
+    problem
+        .cached(&key, || {
+            let s = kernel::bandwidth::sigma_rule(problem.x.slice(s![.., cols.clone()]));
+            Ok(if s > 0.0 { s } else { 1.0 })
+        })
+        .map_or(1.0, |v| *v)
+}
+
+/// The possibilistic part of IP-RFF-MKPKM.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Possibilistic {
+    /// Fuzzifier m > 1.
+    pub m: f64,
+    /// Multiplier on η_{j,l} (1 = Krishnapuram & Keller's scale).
+    pub eta_scale: f64,
+}
+
+/// Everything the multi-view loop needs besides the features and centres.
+#[derive(Debug, Clone)]
+pub struct MvSettings {
+    pub sched: Schedule,
+    /// λ relative to the median E_l of the initial state.
+    pub lambda_rel: f64,
+    /// `None`: RFF-MKPKM (u ≡ 1).
+    pub possibilistic: Option<Possibilistic>,
+    pub tol: f64,
+    pub max_iter: usize,
+}
+
+/// Rows per parallel task and per cache block of the distance pass: the
+/// values of the engine's fused sweep (`sweep.rs`), so that one view gives
+/// `rff-power`'s distances bit for bit.
+const TASK_ROWS: usize = 4096;
+const BLOCK_ROWS: usize = 256;
+
+/// Working memory of the loop per row, in f64 values.
+pub fn work_per_row(k: usize, views: usize) -> usize {
+    k * (views + 8) + 8
+}
+
+/// Squared distances from the rows of `phi` to `centres`, computed in the
+/// same blocks as the engine's fused sweep (so a single view reproduces
+/// `rff-power`'s distances exactly).
+fn dists(phi: ArrayView2<f64>, norms: &[f64], centres: ArrayView2<f64>) -> Array2<f64> {
+    let n = phi.nrows();
+    let k = centres.nrows();
+    let c_norms = linalg::row_sq_norms(centres);
+    let mut d = Array2::<f64>::zeros((n, k));
+    if n == 0 || k == 0 {
+        return d;
+    }
+    d.as_slice_mut()
+        .expect("fresh array")
+        .par_chunks_mut(TASK_ROWS * k)
+        .enumerate()
+        .for_each(|(t, chunk)| {
+            let lo = t * TASK_ROWS;
+            let hi = (lo + TASK_ROWS).min(n);
+            let mut b = lo;
+            while b < hi {
+                let e = (b + BLOCK_ROWS).min(hi);
+                let db = linalg::sq_dists_with(
+                    phi.slice(s![b..e, ..]),
+                    &norms[b..e],
+                    centres,
+                    &c_norms,
+                    false,
+                );
+                chunk[(b - lo) * k..(e - lo) * k]
+                    .copy_from_slice(db.as_slice().expect("fresh array"));
+                b = e;
+            }
+        });
+    d
+}
+
+/// ln u and ln(1 − u) from eq. 26: u = 1 / (1 + (a/b)^{1/(m−1)}) with
+/// a_ij = Σ_l α_l y_ij,l and b_j = Σ_l α_l η_j,l, through softplus so that
+/// neither u nor 1 − u underflows to a spurious 0 (spec §6.7).
+struct Typicality {
+    ln_u: Array2<f64>,
+    ln_1mu: Array2<f64>,
+}
+
+fn softplus(t: f64) -> f64 {
+    t.max(0.0) + (-t.abs()).exp().ln_1p()
+}
+
+fn typicality(y: &[Array2<f64>], alpha: &[f64], eta: &[Vec<f64>], m: f64) -> Typicality {
+    let (n, k) = y[0].dim();
+    let b: Vec<f64> = (0..k)
+        .map(|j| {
+            let v: f64 = alpha.iter().zip(eta).map(|(a, e)| a * e[j]).sum();
+            v.max(f64::MIN_POSITIVE)
+        })
+        .collect();
+    let ln_b: Vec<f64> = b.iter().map(|v| v.ln()).collect();
+    let mut ln_u = Array2::<f64>::zeros((n, k));
+    let mut ln_1mu = Array2::<f64>::zeros((n, k));
+    let inv = 1.0 / (m - 1.0);
+    Zip::indexed(&mut ln_u)
+        .and(&mut ln_1mu)
+        .par_for_each(|(i, j), lu, l1| {
+            let a: f64 = y.iter().zip(alpha).map(|(yl, al)| al * yl[[i, j]]).sum();
+            if a <= 0.0 {
+                *lu = 0.0;
+                *l1 = f64::NEG_INFINITY;
+            } else {
+                let t = (a.ln() - ln_b[j]) * inv;
+                *lu = -softplus(t);
+                *l1 = -softplus(-t);
+            }
+        });
+    Typicality { ln_u, ln_1mu }
+}
+
+/// d̃ of view l at (i, j).
+#[inline]
+fn dtilde(y: f64, typ: Option<(&Typicality, f64)>, eta: f64, i: usize, j: usize) -> f64 {
+    match typ {
+        None => y,
+        Some((t, m)) => (m * t.ln_u[[i, j]]).exp() * y + (m * t.ln_1mu[[i, j]]).exp() * eta,
+    }
+}
+
+/// D̄ = Σ_l α_l d̃_l.
+fn combine(
+    y: &[Array2<f64>],
+    alpha: &[f64],
+    typ: Option<(&Typicality, f64)>,
+    eta: &[Vec<f64>],
+) -> Array2<f64> {
+    if y.len() == 1 && typ.is_none() {
+        // α = 1: exactly the distances (a single view is rff-power).
+        return y[0].clone();
+    }
+    let (n, k) = y[0].dim();
+    let mut out = Array2::<f64>::zeros((n, k));
+    Zip::indexed(&mut out).par_for_each(|(i, j), o| {
+        *o = y
+            .iter()
+            .zip(alpha)
+            .zip(eta)
+            .map(|((yl, &a), el)| a * dtilde(yl[[i, j]], typ, el[j], i, j))
+            .sum();
+    });
+    out
+}
+
+/// E_l = Σᵢⱼ wᵢⱼ d̃_ij,l with the raw weights w = exp(log_w); row sums in
+/// parallel, added in row order.
+fn scatter(
+    log_w: &Array2<f64>,
+    y: &[Array2<f64>],
+    typ: Option<(&Typicality, f64)>,
+    eta: &[Vec<f64>],
+) -> Vec<f64> {
+    y.iter()
+        .zip(eta)
+        .map(|(yl, el)| {
+            let rows: Array1<f64> =
+                Zip::indexed(log_w.rows())
+                    .and(yl.rows())
+                    .par_map_collect(|i, lw, yr| {
+                        let mut acc = 0.0;
+                        for j in 0..lw.len() {
+                            let w = lw[j].exp();
+                            if w > 0.0 {
+                                acc += w * dtilde(yr[j], typ, el[j], i, j);
+                            }
+                        }
+                        acc
+                    });
+            rows.iter().sum()
+        })
+        .collect()
+}
+
+/// Σ α ln α with 0 ln 0 = 0.
+pub fn neg_entropy(alpha: &[f64]) -> f64 {
+    alpha
+        .iter()
+        .map(|&a| if a > 0.0 { a * a.ln() } else { 0.0 })
+        .sum()
+}
+
+/// λ = rel × median(E), falling back to the mean and then to 1 when the
+/// scatter is zero (then every α is equal whatever λ is).
+pub fn choose_lambda(e: &[f64], rel: f64) -> f64 {
+    let mut sorted = e.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let l = sorted.len();
+    let median = if l % 2 == 1 {
+        sorted[l / 2]
+    } else {
+        0.5 * (sorted[l / 2 - 1] + sorted[l / 2])
+    };
+    let mean = e.iter().sum::<f64>() / l as f64;
+    for base in [median, mean] {
+        let v = rel * base;
+        if v.is_finite() && v > 0.0 {
+            return v;
+        }
+    }
+    1.0
+}
+
+/// argmaxⱼ (ln wᵢⱼ + m ln uᵢⱼ), the paper's final membership γ = w·u^m
+/// (ties to the lowest index).
+fn gamma_labels(log_w: &Array2<f64>, ln_u: &Array2<f64>, m: f64) -> Vec<usize> {
+    Zip::from(log_w.rows())
+        .and(ln_u.rows())
+        .par_map_collect(|lw, lu| {
+            let mut best = (0, f64::NEG_INFINITY);
+            for j in 0..lw.len() {
+                let g = lw[j] + m * lu[j];
+                if g > best.1 {
+                    best = (j, g);
+                }
+            }
+            best.0
+        })
+        .to_vec()
+}
+
+/// Seeds in the concatenated feature space [Φ̃_1, …, Φ̃_L] (distances
+/// averaged over views; one view is exactly the Euclidean seeding of
+/// `rff-power` on its features).
+pub fn mv_seeds<R: rand::Rng>(
+    views: &[&rff::Features],
+    k: usize,
+    init: super::Init,
+    rng: &mut R,
+) -> Result<Vec<usize>> {
+    let n = views[0].phi.nrows();
+    let a = 1.0 / views.len() as f64;
+    init::choose_seeds(n, k, init, rng, |cands| {
+        let d_of = |f: &rff::Features| {
+            let c = f.phi.select(Axis(0), cands);
+            linalg::sq_dists(f.phi.view(), &f.norms, c.view())
+        };
+        if views.len() == 1 {
+            return d_of(views[0]);
+        }
+        let mut d = d_of(views[0]) * a;
+        for f in &views[1..] {
+            d.scaled_add(a, &d_of(f));
+        }
+        d
+    })
+}
+
+/// The paper's Θ₀ for several views: Lloyd's k-means on the concatenated
+/// features [Φ̃_1, …, Φ̃_L] (distances summed over views, centroids the
+/// per-view cluster means, one GEMM per view), without forming the
+/// concatenation. One view is exactly `rff-power`'s start; otherwise the
+/// same rule: at most `max_iter` iterations, stop when the inertia changes
+/// by less than `INIT_TOL` (relative); an empty cluster keeps its centre.
+pub fn mv_kmeans_start(
+    views: &[&rff::Features],
+    mut centres: Vec<Array2<f64>>,
+    max_iter: usize,
+    ctx: &Ctx,
+) -> Result<(Vec<Array2<f64>>, usize)> {
+    if views.len() == 1 {
+        let (c, it) = kmeans_start(
+            views[0].phi.view(),
+            &views[0].norms,
+            centres.remove(0),
+            max_iter,
+            ctx,
+        )?;
+        return Ok((vec![c], it));
+    }
+    if max_iter == 0 {
+        return Ok((centres, 0));
+    }
+    ctx.stage(INIT_STAGE, 0.0);
+    let (n, k) = (views[0].phi.nrows(), centres[0].nrows());
+    let mut last = f64::INFINITY;
+    let mut iters = 0;
+    while iters < max_iter {
+        ctx.check()?;
+        iters += 1;
+        let mut d = dists(views[0].phi.view(), &views[0].norms, centres[0].view());
+        for (f, c) in views.iter().zip(&centres).skip(1) {
+            d += &dists(f.phi.view(), &f.norms, c.view());
+        }
+        let (labels, dmin) = assign(d.view());
+        let inertia: f64 = dmin.iter().sum();
+        let settled = last.is_finite() && (last - inertia).abs() <= INIT_TOL * last.abs();
+        if settled || iters == max_iter {
+            break;
+        }
+        last = inertia;
+        let mut onehot = Array2::<f64>::zeros((n, k));
+        let mut counts = vec![0usize; k];
+        for (i, &l) in labels.iter().enumerate() {
+            onehot[[i, l]] = 1.0;
+            counts[l] += 1;
+        }
+        for (f, c) in views.iter().zip(centres.iter_mut()) {
+            let sums = linalg::dot_tn(onehot.view(), f.phi.view());
+            for j in 0..k {
+                if counts[j] > 0 {
+                    let inv = 1.0 / counts[j] as f64;
+                    c.row_mut(j).assign(&sums.row(j).mapv(|v| v * inv));
+                }
+            }
+        }
+    }
+    ctx.stage(INIT_STAGE, 1.0);
+    Ok((centres, iters))
+}
+
+/// Summary of the typicalities u_{i,label(i)} for the JSON: how many points
+/// look like outliers (u < ½, i.e. farther from their centre than that
+/// centre's scale b_j when m = 2) and the lower quantiles.
+fn typicality_summary(ln_u: &Array2<f64>, labels: &[usize]) -> serde_json::Value {
+    const THRESHOLD: f64 = 0.5;
+    const MAX_ROWS: usize = 10_000;
+    let n = labels.len();
+    let u: Vec<f64> = labels
+        .iter()
+        .enumerate()
+        .map(|(i, &l)| ln_u[[i, l]].exp())
+        .collect();
+    let rows: Vec<usize> = (0..n).filter(|&i| u[i] < THRESHOLD).collect();
+    let mut sorted = u.clone();
+    sorted.sort_by(f64::total_cmp);
+    let q = |p: f64| {
+        if n == 0 {
+            0.0
+        } else {
+            sorted[((n - 1) as f64 * p).round() as usize]
+        }
+    };
+    let mean = if n == 0 {
+        0.0
+    } else {
+        u.iter().sum::<f64>() / n as f64
+    };
+    serde_json::json!({
+        "threshold": THRESHOLD,
+        "outliers": rows.len(),
+        "outlier_fraction": if n == 0 { 0.0 } else { rows.len() as f64 / n as f64 },
+        "mean": mean,
+        "min": q(0.0),
+        "q01": q(0.01),
+        "q05": q(0.05),
+        "q25": q(0.25),
+        "median": q(0.5),
+        "outlier_rows_truncated": rows.len() > MAX_ROWS,
+        "outlier_rows": rows.into_iter().take(MAX_ROWS).collect::<Vec<_>>(),
+    })
+}
+
+/// The multi-view loop from the given centroids (one k × 2D array per
+/// view). `possibilistic: None` is RFF-MKPKM, `Some` IP-RFF-MKPKM.
+pub fn mv_loop(
+    views: &[&rff::Features],
+    mut centres: Vec<Array2<f64>>,
+    set: &MvSettings,
+    ctx: &Ctx,
+) -> Result<Fit> {
+    let l_count = views.len();
+    assert!(
+        l_count > 0 && centres.len() == l_count,
+        "one centre set per view"
+    );
+    let n = views[0].phi.nrows();
+    let k = centres[0].nrows();
+    let sched = &set.sched;
+    let m = set.possibilistic.map_or(1.0, |p| p.m);
+    let zero_tol = views
+        .iter()
+        .map(|v| zero_tolerance(&v.norms))
+        .fold(0.0, f64::max);
+    let all_dists = |centres: &[Array2<f64>]| -> Vec<Array2<f64>> {
+        views
+            .iter()
+            .zip(centres)
+            .map(|(v, c)| dists(v.phi.view(), &v.norms, c.view()))
+            .collect()
+    };
+    let mut y = all_dists(&centres);
+    let mut alpha = vec![1.0 / l_count as f64; l_count];
+    // η_{j,l} = (1/n) Σᵢ y_ij,l at the start, held fixed (spec §3).
+    let eta: Vec<Vec<f64>> = y
+        .iter()
+        .map(|yl| {
+            yl.mean_axis(Axis(0))
+                .map_or(vec![0.0; k], |v| v.to_vec())
+                .into_iter()
+                .map(|e| {
+                    (e * set.possibilistic.map_or(1.0, |p| p.eta_scale)).max(f64::MIN_POSITIVE)
+                })
+                .collect()
+        })
+        .collect();
+    let mut typ: Option<Typicality> = set.possibilistic.map(|_| typicality(&y, &alpha, &eta, m));
+    // λ from the initial state's scatter.
+    let lambda = {
+        let t = typ.as_ref().map(|t| (t, m));
+        let dbar = combine(&y, &alpha, t, &eta);
+        let step = power_step(dbar.view(), sched.s0, zero_tol);
+        choose_lambda(&scatter(&step.log_w, &y, t, &eta), set.lambda_rel)
+    };
+    let mut s = sched.s0;
+    let mut trace: Vec<TracePoint> = Vec::new();
+    let mut labels: Vec<usize> = Vec::new();
+    let mut converged = false;
+    let mut check = PeriodCheck::new(sched.period, set.tol);
+    let mut final_typ = None;
+    for it in 1..=set.max_iter {
+        ctx.check()?;
+        let t = typ.as_ref().map(|t| (t, m));
+        let dbar = combine(&y, &alpha, t, &eta);
+        let step = power_step(dbar.view(), s, zero_tol);
+        let ent = neg_entropy(&alpha);
+        let objective = step.objective + lambda * ent;
+        let new_typ = set.possibilistic.map(|_| typicality(&y, &alpha, &eta, m));
+        let now_labels = match &new_typ {
+            Some(nt) => gamma_labels(&step.log_w, &nt.ln_u, m),
+            None => step.labels.clone(),
+        };
+        let done = check.converged(it, s, objective, |s_ref| {
+            power_objective(dbar.view(), s_ref, zero_tol) + lambda * ent
+        });
+        drop(dbar);
+        let last = done || it == set.max_iter;
+        if !last {
+            let log_g = match &new_typ {
+                Some(nt) => {
+                    let mut g = step.log_w.clone();
+                    g.zip_mut_with(&nt.ln_u, |a, &b| *a += m * b);
+                    g
+                }
+                None => step.log_w.clone(),
+            };
+            let (omega, alive) = normalize_columns(&log_g);
+            drop(log_g);
+            for (v, c) in views.iter().zip(centres.iter_mut()) {
+                let next = linalg::dot_tn(omega.view(), v.phi.view());
+                for j in 0..k {
+                    // A centre with no finite weight at all stays where it was.
+                    if alive[j] {
+                        c.row_mut(j).assign(&next.row(j));
+                    }
+                }
+            }
+            drop(omega);
+            y = all_dists(&centres);
+            let nt = new_typ.as_ref().map(|t| (t, m));
+            let e = scatter(&step.log_w, &y, nt, &eta);
+            alpha = super::mkpower::alpha_step(&e, lambda);
+            typ = new_typ;
+        } else {
+            final_typ = new_typ;
+        }
+        trace.push(TracePoint {
+            iter: it,
+            s: Some(s),
+            objective,
+            kernel_weights: Some(alpha.clone()),
+        });
+        if ctx.wants_events() {
+            let changed = if labels.len() == n {
+                labels
+                    .iter()
+                    .zip(&now_labels)
+                    .filter(|(a, b)| a != b)
+                    .count()
+            } else {
+                n
+            };
+            ctx.emit(Event::Iteration(Progress {
+                restart: ctx.restart(),
+                iter: it,
+                s: Some(s),
+                objective,
+                changed,
+                sizes: cluster_sizes(&now_labels, k),
+                feature_weights: None,
+                kernel_weights: Some(alpha.clone()),
+                labels: ctx.wants_labels().then(|| now_labels.clone()),
+            }));
+        }
+        labels = now_labels;
+        if last {
+            converged = done;
+            break;
+        }
+        s = sched.next(s, it);
+    }
+    let objective = trace.last().map_or(0.0, |t| t.objective);
+    let mut fit = Fit {
+        labels,
+        centroids: None,
+        objective,
+        iterations: trace.len(),
+        trace,
+        converged,
+        kernel_weights: Some(alpha),
+        ..Fit::default()
+    };
+    fit.extra.insert("lambda".into(), lambda.into());
+    if let Some(t) = final_typ {
+        fit.extra.insert(
+            "typicality".into(),
+            typicality_summary(&t.ln_u, &fit.labels),
+        );
+        fit.extra
+            .insert("possibilistic_scales".into(), serde_json::json!(eta));
+    }
+    Ok(fit)
+}
+
+/// The λ parameter (relative, as `mkpower`'s).
+pub fn lambda_spec() -> ParamSpec {
+    ParamSpec {
+        name: "lambda",
+        symbol: "λ",
+        default: Default::Fixed(1.0),
+        min: 1e-4,
+        max: 1e4,
+        scale: Scale::Log,
+        step: 1.25,
+        coarse: 10.0,
+        integer: false,
+        help: "Entropy penalty on the view weights α, relative: λ = lambda × median_l E_l (the per-view weighted scatter at the start). Small: α concentrates on one view; large: α stays uniform.",
+    }
+}
+
+/// Parameters shared by the two multi-view algorithms.
+pub fn mv_params() -> Vec<ParamSpec> {
+    let mut v = vec![
+        lambda_spec(),
+        rff::sigma_spec(),
+        rff::dim_spec(),
+        rff::seed_spec(),
+        init_iter_spec(),
+    ];
+    v.extend(rff_schedule_specs(MV_S0, MV_PERIOD));
+    v.push(tol_spec(
+        1e-6,
+        "Relative change of the objective over one period T below which the run stops.",
+    ));
+    v.push(max_iter_spec(500.0));
+    v
+}
+
+/// Features of every view (memory-guarded, cached).
+pub fn mv_features(
+    algo: &str,
+    problem: &Problem,
+    cfg: &RunConfig,
+    ctx: &Ctx,
+) -> Result<Vec<Arc<rff::Features>>> {
+    let specs = map_specs(problem, cfg)?;
+    checked_features(
+        algo,
+        problem,
+        cfg,
+        &specs,
+        work_per_row(cfg.k, specs.len()),
+        ctx,
+    )
+}
+
+/// One start of a multi-view algorithm.
+pub fn mv_fit(
+    algo: &str,
+    problem: &Problem,
+    cfg: &RunConfig,
+    start: Start,
+    possibilistic: Option<Possibilistic>,
+    ctx: &Ctx,
+) -> Result<Fit> {
+    let fs = mv_features(algo, problem, cfg, ctx)?;
+    let views: Vec<&rff::Features> = fs.iter().map(|f| f.as_ref()).collect();
+    let mut rng = start.rng();
+    let seeds = mv_seeds(&views, cfg.k, cfg.init, &mut rng)?;
+    let centres = views
+        .iter()
+        .map(|f| f.phi.select(Axis(0), &seeds))
+        .collect();
+    let p = &cfg.params;
+    let (centres, init_iters) = mv_kmeans_start(&views, centres, p.get_usize("init_iter"), ctx)?;
+    let set = MvSettings {
+        sched: Schedule::from_params(p),
+        lambda_rel: p.get("lambda"),
+        possibilistic,
+        tol: p.get("tol"),
+        max_iter: p.get_usize("max_iter"),
+    };
+    let mut fit = mv_loop(&views, centres, &set, ctx)?;
+    fit.extra
+        .insert("init_iterations".into(), init_iters.into());
+    fit.extra.insert(
+        "views".into(),
+        serde_json::Value::Array(views.iter().map(|f| rff::describe(f)).collect()),
+    );
+    Ok(fit)
+}
+
+pub struct RffMkPower;
+
+impl Algorithm for RffMkPower {
+    fn id(&self) -> &'static str {
+        "rff-mkpower"
+    }
+    fn name(&self) -> &'static str {
+        "RFF multi-view kernel power k-means"
+    }
+    fn summary(&self) -> &'static str {
+        "Chen et al. (RFF-MKPKM, the ablation of Table 2): power k-means on several random Fourier feature maps (bandwidths or column-group views) with view weights α by an entropy-penalised softmax; O(n·D·L) memory."
+    }
+    fn params(&self) -> Vec<ParamSpec> {
+        mv_params()
+    }
+    fn auto_param(&self, name: &str, problem: &Problem, k: usize) -> Result<f64> {
+        rff_auto_param(name, problem, k)
+    }
+    fn options(&self) -> Vec<(&'static str, &'static str)> {
+        vec![("views", "auto")]
+    }
+    fn prepare(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<()> {
+        mv_features(self.id(), problem, cfg, ctx).map(|_| ())
+    }
+    fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
+        mv_fit(self.id(), problem, cfg, start, None, ctx)
+    }
+}
