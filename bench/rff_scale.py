@@ -12,6 +12,12 @@ computed against the IDX labels.
     python3 bench/rff_scale.py                    # the default set below, 1 repetition
     python3 bench/rff_scale.py --reps 3 --only blobs
     python3 bench/rff_scale.py --extra "-P rff_dim=128"
+    python3 bench/rff_scale.py --breakdown       # where the million-point run's time goes
+
+--breakdown runs the million-point rff-power (D = 256) three ways — stopped after one iteration
+without the k-means start, after one iteration with it, and in full — and splits the wall time
+into reading/generating + scaling (`load_ms`), the feature map (`rff.build_secs`), the k-means++
+seeding (+ one iteration), the k-means start Θ₀ and the power iterations, by differences.
 
 Writes bench/out/rff_scale.json (appends every run) and prints a Markdown table.
 """
@@ -100,6 +106,7 @@ def main():
     ap.add_argument("--only", choices=["blobs", "fashion"])
     ap.add_argument("--extra", default="", help="extra arguments for every run")
     ap.add_argument("--rebuild", action="store_true")
+    ap.add_argument("--breakdown", action="store_true")
     ap.add_argument("--max-load", type=float, default=None,
                     help="wait (up to 20 min) until the 1-minute load average is below this before each run")
     a = ap.parse_args()
@@ -108,7 +115,15 @@ def main():
     log = OUT / "rff_scale.json"
     runs = json.loads(log.read_text()) if log.exists() else []
     rows = []
-    for name, data_args, algo_args in CONFIGS:
+    configs = CONFIGS
+    if a.breakdown:
+        base = ["--algo", "rff-power", "-P", "rff_dim=256"]
+        configs = [
+            ("blobs", ["--data", BLOBS], base + ["--max-iter", "1", "-P", "init_iter=0"]),
+            ("blobs", ["--data", BLOBS], base + ["--max-iter", "1"]),
+            ("blobs", ["--data", BLOBS], base),
+        ]
+    for name, data_args, algo_args in configs:
         if a.only and name != a.only:
             continue
         if name == "fashion":
@@ -149,6 +164,22 @@ def main():
             log.write_text(json.dumps(runs, indent=1))
             rows.append(rec)
             print(json.dumps(rec), flush=True)
+    if a.breakdown and len(rows) == 3:
+        r0, r1, r2 = rows
+        feat = r2["feature_secs"]
+        seed_one = r0["elapsed_ms"] / 1e3 - r0["feature_secs"]
+        init = r1["elapsed_ms"] / 1e3 - r1["feature_secs"] - seed_one
+        iters = r2["elapsed_ms"] / 1e3 - r2["feature_secs"] - seed_one - init
+        print()
+        print("| part | seconds |")
+        print("|---|---|")
+        print(f"| process start to end (wall) | {r2['wall_s']:.1f} |")
+        print(f"| generate + scale (load_ms) | {r2['load_ms'] / 1e3:.1f} |")
+        print(f"| feature map (n × 2D = {r2['n']} × 512) | {feat:.1f} |")
+        print(f"| k-means++ seeding + 1 iteration | {seed_one:.1f} |")
+        print(f"| k-means start Θ₀ ({r1['init_iterations']} iterations) | {init:.1f} |")
+        print(f"| power iterations ({r2['iterations']}, ≈ {iters / max(1, r2['iterations'] - 1):.2f} s each) | {iters:.1f} |")
+        print(f"| rest (JSON, labels, exit) | {r2['wall_s'] - r2['load_ms'] / 1e3 - r2['elapsed_ms'] / 1e3:.1f} |")
     print()
     print("| data | command | wall (s) | peak RSS (GiB) | load | read+scale (s) | features (s) | k-means Θ₀ it | "
           "power it | NMI |")

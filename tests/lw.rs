@@ -46,8 +46,9 @@ fn settings(problem: &Problem, k: usize, given: &[(&str, f64)]) -> LwSettings {
 fn random_labels(n: usize, k: usize, seed: u64) -> Vec<usize> {
     let mut r = rng(seed);
     let mut l: Vec<usize> = (0..n).map(|_| r.random_range(0..k)).collect();
-    for j in 0..k {
-        l[j] = j;
+    // Every cluster starts non-empty.
+    for (j, slot) in l.iter_mut().take(k).enumerate() {
+        *slot = j;
     }
     l
 }

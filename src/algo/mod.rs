@@ -23,9 +23,9 @@ pub mod problem;
 pub mod progress;
 pub mod rff_mkpower;
 pub mod rff_power;
-pub mod sweep;
 pub mod sparse_kmeans;
 pub mod spectral;
+pub mod sweep;
 pub mod weights;
 pub mod wkmeans;
 

@@ -15,13 +15,13 @@
 //! Tasks have a fixed size and are combined in order, so the result is the
 //! same for any number of threads.
 
-use super::weights::{power_objective, power_step};
+use super::weights::block_weights;
 use crate::linalg::{gemm_seq, sq_dists_with};
 use ndarray::{Array2, ArrayView2, Axis, s};
 use rayon::prelude::*;
 
 /// Rows per parallel task (fixed: it decides the order of the sums).
-const TASK_ROWS: usize = 4096;
+const TASK_ROWS: usize = 1024;
 /// Rows per cache block inside a task.
 const BLOCK_ROWS: usize = 256;
 
@@ -68,11 +68,9 @@ fn task(
         let hi = (lo + BLOCK_ROWS).min(x.nrows());
         let xb = x.slice(s![lo..hi, ..]);
         let d = sq_dists_with(xb, &x_norms[lo..hi], centres, &c_norms, false);
-        let step = power_step(d.view(), s, zero_tol);
+        let step = block_weights(d.view(), s, s_ref, zero_tol);
         part.objective += step.objective;
-        if let Some(sr) = s_ref {
-            part.objective_ref += power_objective(d.view(), sr, zero_tol);
-        }
+        part.objective_ref += step.objective_ref;
         part.labels.extend_from_slice(&step.labels);
         // Raise the running maxima, rescaling what was summed so far.
         for j in 0..k {
@@ -91,14 +89,34 @@ fn task(
                 part.max[j] = m;
             }
         }
+        // e_ij = exp(log w_ij − M_j) = exp(c_i − c*)·exp(c* − M_j)·u_ij:
+        // one exponential per row and per column instead of per entry,
+        // unless a factor could overflow, where the log domain is used.
+        let c_star = step
+            .c
+            .iter()
+            .cloned()
+            .filter(|c| !c.is_nan())
+            .fold(f64::NEG_INFINITY, f64::max);
+        let col: Vec<Option<f64>> = part
+            .max
+            .iter()
+            .map(|&m| (m > f64::NEG_INFINITY && c_star - m < 600.0).then(|| (c_star - m).exp()))
+            .collect();
         let mut e = step.log_w;
-        for mut row in e.axis_iter_mut(Axis(0)) {
+        for (i, mut row) in e.axis_iter_mut(Axis(0)).enumerate() {
+            let ci = step.c[i];
+            let a = if ci.is_nan() {
+                f64::NAN
+            } else {
+                (ci - c_star).exp()
+            };
             for j in 0..k {
                 let m = part.max[j];
-                row[j] = if m > f64::NEG_INFINITY {
-                    (row[j] - m).exp()
-                } else {
-                    0.0
+                row[j] = match col[j] {
+                    Some(b) if !ci.is_nan() => a * b * step.u[[i, j]],
+                    _ if m > f64::NEG_INFINITY => (row[j] - m).exp(),
+                    _ => 0.0,
                 };
                 part.sums[j] += row[j];
             }

@@ -86,6 +86,87 @@ pub fn power_step(d: ArrayView2<f64>, s: f64, zero_tol: f64) -> PowerStep {
     }
 }
 
+/// The weights of one block of rows, in the form the one-pass sweep wants:
+/// besides `log w`, the factors `w_ij = exp(c_i)·u_ij` with
+/// `u_ij = r_ij^{s−1}`, which give the weights with one exponential per
+/// entry instead of two.
+pub struct BlockWeights {
+    pub log_w: Array2<f64>,
+    /// `r^{s−1}`, or NaN on rows that need the log-domain path (a point on
+    /// a centre, or s = −∞).
+    pub u: Array2<f64>,
+    /// The row constant `c_i = −ln k/s + (1/s − 1)·ln S_i` (NaN as above).
+    pub c: Vec<f64>,
+    pub labels: Vec<usize>,
+    pub objective: f64,
+    /// Σ_i M_{s_ref}(d_i·), when asked for.
+    pub objective_ref: f64,
+}
+
+/// Weights, labels and objective(s) of a block of rows, one logarithm and
+/// one exponential per entry (the logarithms of the ratios are shared by
+/// the objective at `s_ref`).
+pub fn block_weights(
+    d: ArrayView2<f64>,
+    s: f64,
+    s_ref: Option<f64>,
+    zero_tol: f64,
+) -> BlockWeights {
+    assert!(s < 0.0, "power weights need s < 0 (got {s})");
+    let (n, k) = d.dim();
+    let log_k = (k as f64).ln();
+    let mut out = BlockWeights {
+        log_w: Array2::zeros((n, k)),
+        u: Array2::zeros((n, k)),
+        c: vec![f64::NAN; n],
+        labels: vec![0; n],
+        objective: 0.0,
+        objective_ref: 0.0,
+    };
+    let mut lr = vec![0.0; k];
+    for i in 0..n {
+        let dr = d.row(i);
+        let (amin, m) = argmin(dr.iter().copied());
+        out.labels[i] = amin;
+        if m <= zero_tol || s == f64::NEG_INFINITY {
+            // Rare: reuse the general routine for this row.
+            let one = power_step(d.slice(ndarray::s![i..i + 1, ..]), s, zero_tol);
+            out.log_w.row_mut(i).assign(&one.log_w.row(0));
+            out.u.row_mut(i).fill(f64::NAN);
+            out.objective += one.objective;
+            if let Some(sr) = s_ref {
+                out.objective_ref +=
+                    power_objective(d.slice(ndarray::s![i..i + 1, ..]), sr, zero_tol);
+            }
+            continue;
+        }
+        let log_m = m.ln();
+        let mut sum = 0.0;
+        let mut u = out.u.row_mut(i);
+        for j in 0..k {
+            let l = dr[j].ln() - log_m;
+            lr[j] = l;
+            let t = (s * l).exp();
+            sum += t;
+            // r^{s−1} = r^s / r, and 1/r = m/d.
+            u[j] = t * m / dr[j];
+        }
+        let log_s = sum.ln();
+        let c = -log_k / s + (1.0 / s - 1.0) * log_s;
+        out.c[i] = c;
+        let mut lw = out.log_w.row_mut(i);
+        for j in 0..k {
+            lw[j] = c + (s - 1.0) * lr[j];
+        }
+        out.objective += m * ((log_s - log_k) / s).exp();
+        if let Some(sr) = s_ref {
+            let sum_ref: f64 = lr.iter().map(|&l| (sr * l).exp()).sum();
+            out.objective_ref += m * ((sum_ref.ln() - log_k) / sr).exp();
+        }
+    }
+    out
+}
+
 /// Σ_i M_s(d_i·) alone, without the weights.
 pub fn power_objective(d: ArrayView2<f64>, s: f64, zero_tol: f64) -> f64 {
     let log_k = (d.ncols() as f64).ln();
@@ -189,6 +270,38 @@ mod tests {
             assert!((st.objective - f).abs() < 1e-12 * f);
             assert_eq!(power_objective(d.view(), s, 0.0), st.objective);
             assert_eq!(st.labels, vec![0, 1]);
+        }
+    }
+
+    #[test]
+    fn block_weights_agree_with_power_step() {
+        let d = array![
+            [1.0, 2.0, 4.0],
+            [0.5, 0.25, 3.0],
+            [0.0, 1.0, 2.0],
+            [9.0, 1e-3, 1e3]
+        ];
+        for s in [-1.0, -3.0, -40.0] {
+            let a = power_step(d.view(), s, 1e-12);
+            let b = block_weights(d.view(), s, Some(-2.0), 1e-12);
+            assert_eq!(a.labels, b.labels);
+            assert!((a.objective - b.objective).abs() < 1e-12 * a.objective);
+            assert!((b.objective_ref - power_objective(d.view(), -2.0, 1e-12)).abs() < 1e-12);
+            for i in 0..4 {
+                for j in 0..3 {
+                    let (x, y) = (a.log_w[[i, j]], b.log_w[[i, j]]);
+                    assert!(
+                        x == y || (x - y).abs() < 1e-12 * x.abs().max(1.0),
+                        "{x} {y}"
+                    );
+                    if !b.c[i].is_nan() {
+                        let w = b.c[i].exp() * b.u[[i, j]];
+                        assert!((w - x.exp()).abs() < 1e-12 * x.exp().max(1e-300));
+                    }
+                }
+            }
+            // The row on a centre takes the log-domain path.
+            assert!(b.c[2].is_nan());
         }
     }
 
