@@ -115,41 +115,30 @@ fn linear_kpower_is_power_from_the_same_start() {
     ] {
         let (x, _) = blobs(seed, 300, 4, 5, 4.0);
         let pr = Problem::new(x);
-        // With the hardness condition off, kpower stops by power's rule: the
-        // same run, iteration by iteration.
-        let p = run("power", &pr, 5, seed, init, &[], &[]);
-        let kp = run(
-            "kpower",
-            &pr,
-            5,
-            seed,
-            init,
-            &[("soft_tol", 1.0)],
-            &[("kernel", "linear")],
-        );
-        assert!(
-            p.trace.len() > 10,
-            "a real run: {} iterations",
-            p.trace.len()
-        );
-        assert_eq!(kp.labels, p.labels, "seed {seed}");
-        assert_traces_close(&kp, &p, 1e-8, &format!("seed {seed} {init}"));
-        assert_eq!(kp.converged, p.converged);
-        // At the defaults kpower anneals on until the memberships are hard;
-        // power run for as many iterations gives the same trace.
-        let kp = run("kpower", &pr, 5, seed, init, &[], &[("kernel", "linear")]);
-        assert!(kp.trace.len() >= p.trace.len());
-        let p = run(
-            "power",
-            &pr,
-            5,
-            seed,
-            init,
-            &[("tol", 0.0), ("max_iter", kp.trace.len() as f64)],
-            &[],
-        );
-        assert_eq!(kp.labels, p.labels, "seed {seed}");
-        assert_traces_close(&kp, &p, 1e-8, &format!("seed {seed} {init}, defaults"));
+        // Both stopping rules, with the hardness condition off and at the
+        // defaults: the same run, iteration by iteration.
+        for soft_tol in [1.0, 0.01] {
+            let given = [("soft_tol", soft_tol)];
+            let p = run("power", &pr, 5, seed, init, &given, &[]);
+            let kp = run(
+                "kpower",
+                &pr,
+                5,
+                seed,
+                init,
+                &given,
+                &[("kernel", "linear")],
+            );
+            assert!(
+                p.trace.len() > 10,
+                "a real run: {} iterations",
+                p.trace.len()
+            );
+            assert_eq!(kp.labels, p.labels, "seed {seed}");
+            let what = format!("seed {seed} {init} soft_tol {soft_tol}");
+            assert_traces_close(&kp, &p, 1e-8, &what);
+            assert_eq!(kp.converged, p.converged);
+        }
     }
 }
 

@@ -162,7 +162,8 @@ pub fn softness(log_w: &ndarray::Array2<f64>) -> f64 {
     total / n as f64
 }
 
-/// The hardness condition of the kernel algorithms' stopping rule.
+/// The hardness condition of the power family's stopping rule (power,
+/// kpower, mkpower).
 pub fn soft_tol_spec() -> ParamSpec {
     ParamSpec {
         name: "soft_tol",

@@ -31,6 +31,8 @@ pub struct Sweep {
     /// The same at `s_ref`, when asked for (the stopping rule).
     pub objective_ref: Option<f64>,
     pub labels: Vec<usize>,
+    /// Mean share of a point's weight outside its own cluster (0 = hard).
+    pub softness: f64,
     /// The MM update of the centres; rows of dead centres (no finite
     /// weight anywhere) are left as they were.
     pub next: Array2<f64>,
@@ -42,6 +44,7 @@ struct Part {
     sums: Vec<f64>,
     objective: f64,
     objective_ref: f64,
+    softness: f64,
     labels: Vec<usize>,
 }
 
@@ -60,6 +63,7 @@ fn task(
         sums: vec![0.0; k],
         objective: 0.0,
         objective_ref: 0.0,
+        softness: 0.0,
         labels: Vec::with_capacity(x.nrows()),
     };
     let c_norms = crate::linalg::row_sq_norms(centres);
@@ -71,6 +75,7 @@ fn task(
         let step = block_weights(d.view(), s, s_ref, zero_tol);
         part.objective += step.objective;
         part.objective_ref += step.objective_ref;
+        part.softness += step.softness;
         part.labels.extend_from_slice(&step.labels);
         // Raise the running maxima, rescaling what was summed so far.
         for j in 0..k {
@@ -163,6 +168,7 @@ pub fn sweep(
     let mut sums = vec![0.0; k];
     let mut objective = 0.0;
     let mut objective_ref = 0.0;
+    let mut softness = 0.0;
     let mut labels = Vec::with_capacity(n);
     for part in parts {
         for j in 0..k {
@@ -174,6 +180,7 @@ pub fn sweep(
         }
         objective += part.objective;
         objective_ref += part.objective_ref;
+        softness += part.softness;
         labels.extend(part.labels);
     }
     let mut next = centres.to_owned();
@@ -187,6 +194,7 @@ pub fn sweep(
         objective,
         objective_ref: s_ref.map(|_| objective_ref),
         labels,
+        softness: softness / n.max(1) as f64,
         next,
     }
 }

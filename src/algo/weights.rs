@@ -101,6 +101,9 @@ pub struct BlockWeights {
     pub objective: f64,
     /// Σ_i M_{s_ref}(d_i·), when asked for.
     pub objective_ref: f64,
+    /// Σ_i (1 − max_j w_ij / Σ_j w_ij): how far the rows are from hard
+    /// memberships (see `kpower::softness`).
+    pub softness: f64,
 }
 
 /// Weights, labels and objective(s) of a block of rows, one logarithm and
@@ -122,6 +125,7 @@ pub fn block_weights(
         labels: vec![0; n],
         objective: 0.0,
         objective_ref: 0.0,
+        softness: 0.0,
     };
     let mut lr = vec![0.0; k];
     for i in 0..n {
@@ -132,6 +136,7 @@ pub fn block_weights(
             // Rare: reuse the general routine for this row.
             let one = power_step(d.slice(ndarray::s![i..i + 1, ..]), s, zero_tol);
             out.log_w.row_mut(i).assign(&one.log_w.row(0));
+            out.softness += super::kpower::softness(&one.log_w);
             out.u.row_mut(i).fill(f64::NAN);
             out.objective += one.objective;
             if let Some(sr) = s_ref {
@@ -151,6 +156,9 @@ pub fn block_weights(
             // r^{s−1} = r^s / r, and 1/r = m/d.
             u[j] = t * m / dr[j];
         }
+        // The largest u is 1 (at the nearest centre), so the row's share
+        // outside its cluster is 1 − 1/Σ_j u_ij.
+        out.softness += 1.0 - 1.0 / u.sum();
         let log_s = sum.ln();
         let c = -log_k / s + (1.0 / s - 1.0) * log_s;
         out.c[i] = c;

@@ -107,7 +107,13 @@ fn read_as_f64(bytes: &[u8]) -> std::result::Result<Array2<f64>, ReadNpyError> {
             )*
         };
     }
-    attempt!(f64, f32, i64, i32, i16, i8, u64, u32, u16, u8);
+    // f64 as is: a converting copy of a large file would double its memory.
+    match Array2::<f64>::read_npy(bytes) {
+        Ok(a) => return Ok(a),
+        Err(ReadNpyError::WrongDescriptor(_)) => {}
+        Err(e) => return Err(e),
+    }
+    attempt!(f32, i64, i32, i16, i8, u64, u32, u16, u8);
     match Array2::<bool>::read_npy(bytes) {
         Ok(a) => Ok(a.mapv(|v| f64::from(u8::from(v)))),
         Err(e) => Err(e),
