@@ -40,6 +40,7 @@ BLOBS = "gen:blobs,n=1000000,p=50,k=10"
 # (name, data arguments, algorithm arguments)
 CONFIGS = [
     ("blobs", ["--data", BLOBS], ["--algo", "rff-power", "-P", "rff_dim=256"]),
+    ("blobs", ["--data", BLOBS], ["--algo", "rff-power", "-P", "rff_dim=256", "-P", "rff_f32=1"]),
     ("blobs", ["--data", BLOBS], ["--algo", "rff-power", "-P", "rff_dim=128"]),
     ("blobs", ["--data", BLOBS], ["--algo", "kmeans"]),
     ("fashion", ["--label", "none", "--k", "10"], ["--algo", "rff-power", "-P", "rff_dim=256"]),

@@ -39,7 +39,7 @@ pub fn load(spec: &str, opts: &LoadOptions, scale: Scaling) -> Result<Loaded> {
     let source = DataSource::parse(spec)?;
     let mut dataset = data::load(&source, opts)?;
     data::preprocess::scale(&mut dataset, scale);
-    let problem = Arc::new(Problem::new(dataset.x.clone()));
+    let problem = Arc::new(Problem::from_shared(dataset.x.clone()));
     Ok(Loaded {
         source,
         dataset,

@@ -73,7 +73,7 @@ fn bom_crlf_and_quoted_fields() {
     let ds = good("good/bom_crlf_quoted.csv");
     assert_eq!((ds.n(), ds.p()), (3, 2));
     assert_eq!(ds.feature_names, ["sepal length", "sepal, width"]);
-    assert_eq!(ds.x, array![[5.1, 3.5], [4.9, 3.0], [6.3, 2.9]]);
+    assert_eq!(*ds.x, array![[5.1, 3.5], [4.9, 3.0], [6.3, 2.9]]);
     assert_eq!(label_names(&ds), ["setosa", "setosa", "vir,ginica"]);
     assert_eq!(ds.name, "bom_crlf_quoted");
     assert_eq!(
@@ -96,7 +96,7 @@ fn semicolon_separated() {
     let ds = good("good/semicolon.csv");
     assert_eq!((ds.n(), ds.p()), (2, 3));
     assert_eq!(ds.feature_names, ["a", "b", "c"]);
-    assert_eq!(ds.x, array![[1.5, 2.0, 3.0], [4.0, 5.25, 6.0]]);
+    assert_eq!(*ds.x, array![[1.5, 2.0, 3.0], [4.0, 5.25, 6.0]]);
     assert!(ds.labels.is_none());
 }
 
@@ -105,7 +105,7 @@ fn whitespace_separated() {
     let ds = good("good/whitespace.txt");
     assert_eq!((ds.n(), ds.p()), (3, 3));
     assert_eq!(ds.feature_names, ["f1", "f2", "f3"]);
-    assert_eq!(ds.x, array![[1., 2., 3.], [4., 5., 6.], [7., 8., 9.]]);
+    assert_eq!(*ds.x, array![[1., 2., 3.], [4., 5., 6.], [7., 8., 9.]]);
     assert!(ds.labels.is_none());
 }
 
@@ -172,7 +172,7 @@ fn small_npy() {
     assert_eq!((ds.n(), ds.p()), (4, 3));
     assert_eq!(ds.feature_names, ["f1", "f2", "f3"]);
     assert_eq!(
-        ds.x,
+        *ds.x,
         array![
             [1.0, 2.0, 3.0],
             [4.0, 5.0, 6.0],
@@ -187,9 +187,9 @@ fn small_npy() {
 #[test]
 fn fortran_order_int_npy_with_label_column() {
     let ds = good("good/fortran_int.npy");
-    assert_eq!(ds.x, array![[1., 10., 0.], [2., 20., 1.], [3., 30., 0.]]);
+    assert_eq!(*ds.x, array![[1., 10., 0.], [2., 20., 1.], [3., 30., 0.]]);
     let ds = good_with("good/fortran_int.npy", &with_label(LabelChoice::Index(2)));
-    assert_eq!(ds.x, array![[1., 10.], [2., 20.], [3., 30.]]);
+    assert_eq!(*ds.x, array![[1., 10.], [2., 20.], [3., 30.]]);
     assert_eq!(label_names(&ds), ["0", "1", "0"]);
 }
 
@@ -198,7 +198,7 @@ fn small_mat() {
     let ds = good("good/small.mat");
     assert_eq!((ds.n(), ds.p()), (4, 3));
     assert_eq!(
-        ds.x,
+        *ds.x,
         array![
             [1.0, 2.0, 3.0],
             [4.0, 5.0, 6.0],
@@ -216,7 +216,7 @@ fn small_mat() {
     };
     let ds = good_with("good/small.mat", &o);
     let expect = Array2::from_shape_fn((30, 20), |(i, j)| ((i * 31 + j * 17) % 13) as f64 / 4.0);
-    assert_eq!(ds.x, expect);
+    assert_eq!(*ds.x, expect);
     assert!(ds.labels.is_none());
 }
 
@@ -224,7 +224,7 @@ fn small_mat() {
 fn int32_mat() {
     let ds = good("good/int32.mat");
     let expect = Array2::from_shape_fn((30, 20), |(i, j)| ((i * 31 + j * 17) % 13) as f64 - 6.0);
-    assert_eq!(ds.x, expect);
+    assert_eq!(*ds.x, expect);
     let l = ds.labels.as_ref().unwrap();
     assert_eq!(l.names, ["0", "1", "2"]);
     assert_eq!(l.ids[..4], [0, 1, 2, 0]);
@@ -304,10 +304,10 @@ fn nan_cell() {
         "{e}"
     );
     let ds = good_with("bad/nan_cell.csv", &with_missing(Missing::ImputeMean));
-    assert_eq!(ds.x, array![[1., 2., 3.], [4., 5., 6.], [7., 8., 9.]]);
+    assert_eq!(*ds.x, array![[1., 2., 3.], [4., 5., 6.], [7., 8., 9.]]);
     assert_eq!(label_names(&ds), ["a", "b", "a"]);
     let ds = good_with("bad/nan_cell.csv", &with_missing(Missing::DropIncomplete));
-    assert_eq!(ds.x, array![[1., 2., 3.], [7., 8., 9.]]);
+    assert_eq!(*ds.x, array![[1., 2., 3.], [7., 8., 9.]]);
     assert_eq!(label_names(&ds), ["a", "a"]);
 }
 
@@ -322,9 +322,9 @@ fn inf_cell() {
         "{e}"
     );
     let ds = good_with("bad/inf_cell.csv", &with_missing(Missing::ImputeMean));
-    assert_eq!(ds.x, array![[1., 2.], [3., 4.], [2., 6.]]);
+    assert_eq!(*ds.x, array![[1., 2.], [3., 4.], [2., 6.]]);
     let ds = good_with("bad/inf_cell.csv", &with_missing(Missing::DropIncomplete));
-    assert_eq!(ds.x, array![[1., 2.], [3., 4.]]);
+    assert_eq!(*ds.x, array![[1., 2.], [3., 4.]]);
 }
 
 #[test]
@@ -342,7 +342,7 @@ fn empty_cell() {
     assert_eq!(ds.x.row(2).to_vec(), [3.0, 14.0 / 3.0, 9.0]);
     assert_eq!(ds.notes, ["imputed 1 missing cell(s) with column means"]);
     let ds = good_with("bad/empty_cell.csv", &with_missing(Missing::DropIncomplete));
-    assert_eq!(ds.x, array![[1., 2., 3.], [2., 4., 6.], [4., 8., 12.]]);
+    assert_eq!(*ds.x, array![[1., 2., 3.], [2., 4., 6.], [4., 8., 12.]]);
     assert_eq!(label_names(&ds), ["0", "1", "1"]);
 }
 
@@ -405,9 +405,9 @@ fn nan_in_npy() {
         "{e}"
     );
     let ds = good_with("bad/nan.npy", &with_missing(Missing::ImputeMean));
-    assert_eq!(ds.x, array![[1., 2.], [3., 2.]]);
+    assert_eq!(*ds.x, array![[1., 2.], [3., 2.]]);
     let ds = good_with("bad/nan.npy", &with_missing(Missing::DropIncomplete));
-    assert_eq!(ds.x, array![[1., 2.]]);
+    assert_eq!(*ds.x, array![[1., 2.]]);
 }
 
 // ------------------------------------------- reference data (../shared/data)

@@ -108,6 +108,7 @@ fn features(x: &Array2<f64>, sigma: f64, dim: usize, seed: u64) -> Features {
         dim,
         seed,
         stream: 0,
+        f32: false,
     };
     Features::build(x.view(), &spec, &Ctx::new(), "test").unwrap()
 }
@@ -133,11 +134,11 @@ fn rff_gram_approaches_the_gaussian_gram_like_one_over_sqrt_d() {
         let mut e = 0.0;
         for seed in 0..4 {
             let f = features(&x, sigma, dim, seed);
-            assert_eq!(f.phi.dim(), (n, 2 * dim), "2D columns");
+            assert_eq!(f.phi().dim(), (n, 2 * dim), "2D columns");
             for &v in &f.norms {
                 assert!((v - 1.0).abs() < 1e-12, "‖φ(x)‖² = 1 exactly, got {v}");
             }
-            let approx = f.phi.dot(&f.phi.t());
+            let approx = f.phi().dot(&f.phi().t());
             e += ((&approx - &exact).mapv(|v| v * v).mean().unwrap()).sqrt() / 4.0;
         }
         errs.push(e);
@@ -170,9 +171,9 @@ fn feature_map_is_the_papers_block_form_and_seeded() {
     let (x, _) = blobs(2, 30, 3, 2, 2.0);
     let a = features(&x, 1.7, 8, 5);
     let b = features(&x, 1.7, 8, 5);
-    assert_eq!(a.phi, b.phi, "same seed, same map");
+    assert_eq!(a.phi(), b.phi(), "same seed, same map");
     let c = features(&x, 1.7, 8, 6);
-    assert_ne!(a.phi, c.phi, "another seed, another map");
+    assert_ne!(a.phi(), c.phi(), "another seed, another map");
     // φ(x) = [sin(Ωᵀx), cos(Ωᵀx)]/√D with Ω ~ N(0, σ⁻²).
     let omega = a.spec.frequencies();
     assert_eq!(omega.dim(), (3, 8));
@@ -180,8 +181,8 @@ fn feature_map_is_the_papers_block_form_and_seeded() {
     for i in 0..x.nrows() {
         for j in 0..8 {
             let sc = 1.0 / 8f64.sqrt();
-            assert!((a.phi[[i, j]] - z[[i, j]].sin() * sc).abs() < 1e-15);
-            assert!((a.phi[[i, 8 + j]] - z[[i, j]].cos() * sc).abs() < 1e-15);
+            assert!((a.phi()[[i, j]] - z[[i, j]].sin() * sc).abs() < 1e-15);
+            assert!((a.phi()[[i, 8 + j]] - z[[i, j]].cos() * sc).abs() < 1e-15);
         }
     }
     // The frequencies' spread is 1/σ.
@@ -191,6 +192,7 @@ fn feature_map_is_the_papers_block_form_and_seeded() {
         dim: 2000,
         seed: 1,
         stream: 0,
+        f32: false,
     }
     .frequencies();
     let sd = (big.mapv(|v| v * v).mean().unwrap()).sqrt();
@@ -208,6 +210,7 @@ fn big_spec_stream(stream: u64) -> MapSpec {
         dim: 8,
         seed: 5,
         stream,
+        f32: false,
     }
 }
 
@@ -265,7 +268,7 @@ fn rff_power_reuses_the_power_loop_on_its_features() {
         &[("rff_dim", 64.0), ("sigma", 2.0), ("init_iter", 0.0)],
     );
     let f = features(&x, 2.0, 64, 0);
-    let on_phi = Problem::new(f.phi.clone());
+    let on_phi = Problem::new(f.phi().clone());
     let p = run("power", &on_phi, 3, 2, &[("s0", -15.0), ("period", 3.0)]);
     assert_same_run(&fit, &p, 1e-12, "rff-power = power on Φ̃");
     assert!(nmi(&truth, &fit.labels) > 0.9);
@@ -414,6 +417,7 @@ fn objectives_never_increase_at_fixed_s() {
                 dim: 40,
                 seed: 3,
                 stream: l as u64,
+                f32: false,
             };
             Features::build(x.slice(s![.., cols.clone()]), &spec, &Ctx::new(), "t").unwrap()
         })
@@ -447,7 +451,7 @@ fn objectives_never_increase_at_fixed_s() {
                 };
                 let centres = views
                     .iter()
-                    .map(|f| f.phi.select(Axis(0), &seeds))
+                    .map(|f| f.phi().select(Axis(0), &seeds))
                     .collect();
                 let fit = mv_loop(&views, centres, &set, &Ctx::new()).unwrap();
                 assert!(fit.trace.len() >= 5);
@@ -729,4 +733,27 @@ fn views_parse_or_are_refused_with_the_reason() {
     let a = algo::find("rff-power").unwrap();
     let e = algo::resolve_options(a.as_ref(), &[("views".into(), "1-2".into())]).unwrap_err();
     assert!(e.to_string().contains("does not apply"), "{e}");
+}
+
+/// f32 storage halves the matrix and changes nothing else: the same
+/// iterations, labels and objectives to ~1e-6 (the features are rounded to
+/// f32, the sums are f64).
+#[test]
+fn f32_features_halve_the_memory_and_keep_the_run() {
+    let (x, truth) = blobs(4, 600, 6, 4, 4.0);
+    let pr = Problem::new(x);
+    let a = run("rff-power", &pr, 4, 1, &[("rff_dim", 64.0)]);
+    let b = run(
+        "rff-power",
+        &pr,
+        4,
+        1,
+        &[("rff_dim", 64.0), ("rff_f32", 1.0)],
+    );
+    assert_eq!(a.labels, b.labels);
+    assert_same_run(&a, &b, 1e-5, "f32 vs f64 features");
+    assert!(nmi(&truth, &b.labels) > 0.9);
+    let bytes = |f: &Fit| f.extra["rff"]["feature_bytes"].as_f64().unwrap();
+    assert_eq!(bytes(&a), 2.0 * bytes(&b));
+    assert_eq!(b.extra["rff"]["storage"], "f32");
 }

@@ -64,6 +64,20 @@ pub fn euclidean_seeds<R: Rng>(
     })
 }
 
+/// Seeds for rows stored in f64 or f32 (a feature map).
+pub fn rows_seeds<R: Rng>(
+    x: super::rows::Rows,
+    x_norms: &[f64],
+    k: usize,
+    init: Init,
+    rng: &mut R,
+) -> Result<Vec<usize>> {
+    choose_seeds(x.nrows(), k, init, rng, |cands| {
+        let c = x.select(cands);
+        x.sq_dists(x_norms, c.view())
+    })
+}
+
 fn too_few_distinct(k: usize) -> Error {
     Error::Data(format!(
         "the data has fewer than k = {k} distinct points; lower k or remove duplicate rows"

@@ -23,6 +23,7 @@ pub mod problem;
 pub mod progress;
 pub mod rff_mkpower;
 pub mod rff_power;
+pub mod rows;
 pub mod sparse_kmeans;
 pub mod spectral;
 pub mod sweep;

@@ -7,11 +7,12 @@
 
 use super::kpower::{has_empty, soft_tol_spec};
 use super::params::{Default, ParamSpec, Scale};
+use super::rows::Rows;
 use super::sweep::sweep;
 use super::{Algorithm, Ctx, Event, Fit, Problem, Progress, RunConfig, Start, TracePoint};
 use super::{cluster_sizes, init};
 use crate::error::Result;
-use ndarray::{Array2, ArrayView2, Axis};
+use ndarray::{Array2, Axis};
 
 /// The annealing schedule: s starts at `s0` and is multiplied by `eta`
 /// every `period` iterations until it reaches the floor `s_min`.
@@ -140,8 +141,8 @@ pub fn zero_tolerance(x_norms: &[f64]) -> f64 {
 /// the data or a feature map of it). Reused by every Euclidean member of
 /// the family. The stopping rule is `PeriodCheck` alone; see
 /// `power_loop_hard` for the hardness condition.
-pub fn power_loop(
-    x: ArrayView2<f64>,
+pub fn power_loop<'a>(
+    x: impl Into<Rows<'a>>,
     x_norms: &[f64],
     centres: Array2<f64>,
     sched: &Schedule,
@@ -158,8 +159,8 @@ pub fn power_loop(
 /// at s = −1, the objective stalls there, and stopping would freeze the
 /// merge (isolet at s₀ = −1: 13 of 26 clusters empty after 35 iterations).
 #[allow(clippy::too_many_arguments)]
-pub fn power_loop_hard(
-    x: ArrayView2<f64>,
+pub fn power_loop_hard<'a>(
+    x: impl Into<Rows<'a>>,
     x_norms: &[f64],
     mut centres: Array2<f64>,
     sched: &Schedule,
@@ -168,6 +169,7 @@ pub fn power_loop_hard(
     soft_tol: f64,
     ctx: &Ctx,
 ) -> Result<Fit> {
+    let x: Rows = x.into();
     let k = centres.nrows();
     let zero_tol = zero_tolerance(x_norms);
     let mut s = sched.s0;

@@ -11,17 +11,25 @@ use std::sync::{Arc, Mutex};
 /// A cached item is built once and reused by every restart and every later
 /// run on the same problem, so moving s₀ or η never rebuilds it.
 pub struct Problem {
-    pub x: Array2<f64>,
+    /// n × p, row-major. Shared, so a loaded dataset and its problem hold
+    /// one copy of the matrix.
+    pub x: Arc<Array2<f64>>,
     pub x_norms: Vec<f64>,
     cache: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
 }
 
 impl Problem {
     pub fn new(x: Array2<f64>) -> Self {
+        Self::from_shared(Arc::new(x))
+    }
+
+    /// A problem on a matrix shared with its owner (no copy, unless the
+    /// matrix is not row-major).
+    pub fn from_shared(x: Arc<Array2<f64>>) -> Self {
         let x = if x.is_standard_layout() {
             x
         } else {
-            x.as_standard_layout().to_owned()
+            Arc::new(x.as_standard_layout().into_owned())
         };
         let x_norms = crate::linalg::row_sq_norms(x.view());
         Problem {

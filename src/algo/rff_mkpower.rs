@@ -139,6 +139,7 @@ pub fn map_specs(problem: &Problem, cfg: &RunConfig) -> Result<Vec<rff::MapSpec>
                 dim,
                 seed,
                 stream: l as u64,
+                f32: false,
             })
             .collect(),
         Views::Columns(groups) => {
@@ -154,6 +155,7 @@ pub fn map_specs(problem: &Problem, cfg: &RunConfig) -> Result<Vec<rff::MapSpec>
                         dim,
                         seed,
                         stream: l as u64,
+                        f32: false,
                     }
                 })
                 .collect()
@@ -399,12 +401,12 @@ pub fn mv_seeds<R: rand::Rng>(
     init: super::Init,
     rng: &mut R,
 ) -> Result<Vec<usize>> {
-    let n = views[0].phi.nrows();
+    let n = views[0].phi().nrows();
     let a = 1.0 / views.len() as f64;
     init::choose_seeds(n, k, init, rng, |cands| {
         let d_of = |f: &rff::Features| {
-            let c = f.phi.select(Axis(0), cands);
-            linalg::sq_dists(f.phi.view(), &f.norms, c.view())
+            let c = f.phi().select(Axis(0), cands);
+            linalg::sq_dists(f.phi().view(), &f.norms, c.view())
         };
         if views.len() == 1 {
             return d_of(views[0]);
@@ -431,7 +433,7 @@ pub fn mv_kmeans_start(
 ) -> Result<(Vec<Array2<f64>>, usize)> {
     if views.len() == 1 {
         let (c, it) = kmeans_start(
-            views[0].phi.view(),
+            views[0].phi().view(),
             &views[0].norms,
             centres.remove(0),
             max_iter,
@@ -443,15 +445,15 @@ pub fn mv_kmeans_start(
         return Ok((centres, 0));
     }
     ctx.stage(INIT_STAGE, 0.0);
-    let (n, k) = (views[0].phi.nrows(), centres[0].nrows());
+    let (n, k) = (views[0].phi().nrows(), centres[0].nrows());
     let mut last = f64::INFINITY;
     let mut iters = 0;
     while iters < max_iter {
         ctx.check()?;
         iters += 1;
-        let mut d = dists(views[0].phi.view(), &views[0].norms, centres[0].view());
+        let mut d = dists(views[0].phi().view(), &views[0].norms, centres[0].view());
         for (f, c) in views.iter().zip(&centres).skip(1) {
-            d += &dists(f.phi.view(), &f.norms, c.view());
+            d += &dists(f.phi().view(), &f.norms, c.view());
         }
         let (labels, dmin) = assign(d.view());
         let inertia: f64 = dmin.iter().sum();
@@ -467,7 +469,7 @@ pub fn mv_kmeans_start(
             counts[l] += 1;
         }
         for (f, c) in views.iter().zip(centres.iter_mut()) {
-            let sums = linalg::dot_tn(onehot.view(), f.phi.view());
+            let sums = linalg::dot_tn(onehot.view(), f.phi().view());
             for j in 0..k {
                 if counts[j] > 0 {
                     let inv = 1.0 / counts[j] as f64;
@@ -535,7 +537,7 @@ pub fn mv_loop(
         l_count > 0 && centres.len() == l_count,
         "one centre set per view"
     );
-    let n = views[0].phi.nrows();
+    let n = views[0].phi().nrows();
     let k = centres[0].nrows();
     let sched = &set.sched;
     let m = set.possibilistic.map_or(1.0, |p| p.m);
@@ -547,7 +549,7 @@ pub fn mv_loop(
         views
             .iter()
             .zip(centres)
-            .map(|(v, c)| dists(v.phi.view(), &v.norms, c.view()))
+            .map(|(v, c)| dists(v.phi().view(), &v.norms, c.view()))
             .collect()
     };
     let mut y = all_dists(&centres);
@@ -608,7 +610,7 @@ pub fn mv_loop(
             let (omega, alive) = normalize_columns(&log_g);
             drop(log_g);
             for (v, c) in views.iter().zip(centres.iter_mut()) {
-                let next = linalg::dot_tn(omega.view(), v.phi.view());
+                let next = linalg::dot_tn(omega.view(), v.phi().view());
                 for j in 0..k {
                     // A centre with no finite weight at all stays where it was.
                     if alive[j] {
@@ -750,7 +752,7 @@ pub fn mv_fit(
     let seeds = mv_seeds(&views, cfg.k, cfg.init, &mut rng)?;
     let centres = views
         .iter()
-        .map(|f| f.phi.select(Axis(0), &seeds))
+        .map(|f| f.phi().select(Axis(0), &seeds))
         .collect();
     let p = &cfg.params;
     let (centres, init_iters) = mv_kmeans_start(&views, centres, p.get_usize("init_iter"), ctx)?;

@@ -19,10 +19,11 @@
 
 use super::params::{Default, ParamSpec, Scale};
 use super::power::{Schedule, max_iter_spec, power_loop, schedule_specs, tol_spec};
+use super::rows::Rows;
 use super::{Algorithm, Ctx, Fit, Problem, RunConfig, Start, init};
 use crate::error::Result;
 use crate::kernel::{self, rff};
-use ndarray::{Array2, ArrayView2, Axis};
+use ndarray::Array2;
 use std::sync::Arc;
 
 /// Default s₀ of the RFF family: the middle of the paper's grid read with
@@ -84,8 +85,8 @@ pub const INIT_TOL: f64 = 1e-4;
 /// features per iteration; a centre that loses all its points stays where
 /// it was. Returns the centres and the iterations used (0 when `max_iter`
 /// is 0).
-pub fn kmeans_start(
-    phi: ArrayView2<f64>,
+pub fn kmeans_start<'a>(
+    phi: impl Into<Rows<'a>>,
     norms: &[f64],
     centres: Array2<f64>,
     max_iter: usize,
@@ -131,6 +132,7 @@ pub fn map_spec(problem: &Problem, cfg: &RunConfig) -> rff::MapSpec {
         dim: p.get_usize("rff_dim"),
         seed: p.get("rff_seed") as u64,
         stream: 0,
+        f32: p.get("rff_f32") != 0.0,
     }
 }
 
@@ -178,6 +180,7 @@ impl Algorithm for RffPower {
     }
     fn params(&self) -> Vec<ParamSpec> {
         let mut v = vec![rff::sigma_spec(), rff::dim_spec(), rff::seed_spec()];
+        v.push(rff::f32_spec());
         v.push(init_iter_spec());
         v.extend(rff_schedule_specs(RFF_S0, 3.0));
         v.push(tol_spec(
@@ -196,17 +199,18 @@ impl Algorithm for RffPower {
     fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
         let f = self.features(problem, cfg, ctx)?;
         let mut rng = start.rng();
-        let seeds = init::euclidean_seeds(f.phi.view(), &f.norms, cfg.k, cfg.init, &mut rng)?;
+        let rows = f.rows();
+        let seeds = init::rows_seeds(rows, &f.norms, cfg.k, cfg.init, &mut rng)?;
         let p = &cfg.params;
         let (centres, init_iters) = kmeans_start(
-            f.phi.view(),
+            rows,
             &f.norms,
-            f.phi.select(Axis(0), &seeds),
+            rows.select(&seeds),
             p.get_usize("init_iter"),
             ctx,
         )?;
         let mut fit = power_loop(
-            f.phi.view(),
+            rows,
             &f.norms,
             centres,
             &Schedule::from_params(p),

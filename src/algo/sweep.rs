@@ -15,9 +15,10 @@
 //! Tasks have a fixed size and are combined in order, so the result is the
 //! same for any number of threads.
 
+use super::rows::Rows;
 use super::weights::block_weights;
 use crate::linalg::{gemm_seq, sq_dists_with};
-use ndarray::{Array2, ArrayView2, Axis, s};
+use ndarray::{Array2, ArrayView2, Axis};
 use rayon::prelude::*;
 
 /// Rows per parallel task (fixed: it decides the order of the sums).
@@ -49,7 +50,7 @@ struct Part {
 }
 
 fn task(
-    x: ArrayView2<f64>,
+    x: Rows,
     x_norms: &[f64],
     centres: ArrayView2<f64>,
     s: f64,
@@ -67,10 +68,11 @@ fn task(
         labels: Vec::with_capacity(x.nrows()),
     };
     let c_norms = crate::linalg::row_sq_norms(centres);
+    let mut buf = Vec::new();
     let mut lo = 0;
     while lo < x.nrows() {
         let hi = (lo + BLOCK_ROWS).min(x.nrows());
-        let xb = x.slice(s![lo..hi, ..]);
+        let xb = x.block_in(lo, hi, &mut buf);
         let d = sq_dists_with(xb, &x_norms[lo..hi], centres, &c_norms, false);
         let step = block_weights(d.view(), s, s_ref, zero_tol);
         part.objective += step.objective;
@@ -134,7 +136,7 @@ fn task(
 
 /// Distances, weights, objective, labels and the next centres, in one pass.
 pub fn sweep(
-    x: ArrayView2<f64>,
+    x: Rows,
     x_norms: &[f64],
     centres: ArrayView2<f64>,
     s: f64,
@@ -149,7 +151,7 @@ pub fn sweep(
             let lo = t * TASK_ROWS;
             let hi = (lo + TASK_ROWS).min(n);
             task(
-                x.slice(s![lo..hi, ..]),
+                x.slice(lo, hi),
                 &x_norms[lo..hi],
                 centres,
                 s,

@@ -56,7 +56,7 @@ pub fn run(a: &GenArgs) -> Result<()> {
         .is_some_and(|e| e.eq_ignore_ascii_case("npy"));
     let bytes = if is_npy {
         let mut buf = Vec::new();
-        ndarray_npy::WriteNpyExt::write_npy(&ds.x, &mut buf)
+        ndarray_npy::WriteNpyExt::write_npy(&*ds.x, &mut buf)
             .map_err(|e| Error::Data(format!("cannot encode .npy: {e}")))?;
         buf
     } else {

@@ -921,7 +921,7 @@ mod tests {
             file(&[compressed(&fea), compressed(&gnd)]),
         ] {
             let ds = parse(&b, "t.mat", &LoadOptions::default()).unwrap();
-            assert_eq!(ds.x, ndarray::array![[1., 2., 3.], [4., 5., 6.]]);
+            assert_eq!(*ds.x, ndarray::array![[1., 2., 3.], [4., 5., 6.]]);
             assert_eq!(ds.labels.unwrap().names, ["1", "2"]);
         }
     }
@@ -959,7 +959,7 @@ mod tests {
         // The reason for the fallback: matfile 0.5 refuses int32 storage.
         assert!(matfile::MatFile::parse(&b[..]).is_err());
         let ds = parse(&b, "t.mat", &LoadOptions::default()).unwrap();
-        assert_eq!(ds.x, ndarray::array![[1., 2.], [-3., 4.]]);
+        assert_eq!(*ds.x, ndarray::array![[1., 2.], [-3., 4.]]);
     }
 
     #[test]
@@ -1018,7 +1018,7 @@ mod tests {
         let b = file(&[fea, compressed(&obj), subsystem]);
         assert!(matfile::MatFile::parse(&b[..]).is_err());
         let ds = parse(&b, "t.mat", &LoadOptions::default()).unwrap();
-        assert_eq!(ds.x, ndarray::array![[1.], [2.]]);
+        assert_eq!(*ds.x, ndarray::array![[1.], [2.]]);
         let o = LoadOptions {
             var: Some("nosuch".into()),
             ..Default::default()

@@ -3,6 +3,7 @@
 
 use crate::error::{Error, Result};
 use ndarray::Array2;
+use std::sync::Arc;
 
 pub mod bundled;
 pub mod delimited;
@@ -78,8 +79,11 @@ pub struct Dataset {
     pub name: String,
     /// Where it came from: a path, `bundled:NAME` or `gen:NAME,...`.
     pub source: String,
-    /// n × p features, row-major.
-    pub x: Array2<f64>,
+    /// n × p features, row-major. Shared with the [`Problem`] built from
+    /// it, so the matrix is held once; change it with `Arc::make_mut`.
+    ///
+    /// [`Problem`]: crate::algo::Problem
+    pub x: Arc<Array2<f64>>,
     /// One name per feature (`f1..fp` when the source has none).
     pub feature_names: Vec<String>,
     /// Ground truth, when known.
@@ -96,7 +100,7 @@ impl Dataset {
         Dataset {
             name: name.into(),
             source: source.into(),
-            x,
+            x: Arc::new(x),
             feature_names: default_feature_names(p),
             labels: None,
             relevance: None,

@@ -4,23 +4,37 @@
 use super::{Dataset, LabelChoice, Labels, LoadOptions, Missing};
 use crate::error::{Error, Result};
 use ndarray::{Array2, Axis};
-use ndarray_npy::npy::header::Header;
+use ndarray_npy::npy::header::{Header, ReadHeaderError};
 use ndarray_npy::{ReadNpyError, ReadNpyExt};
+use std::io::{BufReader, ErrorKind, Read, Seek};
 use std::path::Path;
 
 /// Reads a 2-D `.npy` array as features. An `.npy` file has no column
 /// names, so labels come only from [`LabelChoice::Index`]: that column is
 /// taken out of the features.
+///
+/// The file is streamed, not read whole first: the data lands straight in
+/// the array (for little-endian f64, the common case, with no conversion),
+/// so a large file is never in memory twice.
 pub fn read(path: &Path, opts: &LoadOptions) -> Result<Dataset> {
     let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| Error::io(&shown, e))?;
-    parse(&bytes, &shown, opts)
+    let file = std::fs::File::open(path).map_err(|e| Error::io(&shown, e))?;
+    parse_from(BufReader::new(file), &shown, opts)
 }
 
 /// Reads `.npy` bytes; `origin` starts every message.
+#[cfg(test)]
 pub(crate) fn parse(bytes: &[u8], origin: &str, opts: &LoadOptions) -> Result<Dataset> {
-    let header = Header::from_reader(&mut &bytes[..])
-        .map_err(|e| Error::Data(format!("{origin}: not a readable .npy file ({e})")))?;
+    parse_from(std::io::Cursor::new(bytes), origin, opts)
+}
+
+/// Reads a `.npy` stream from its start; `origin` starts every message.
+fn parse_from<R: Read + Seek>(mut reader: R, origin: &str, opts: &LoadOptions) -> Result<Dataset> {
+    let header = Header::from_reader(&mut reader).map_err(|e| match e {
+        // A failing device or a directory, not a malformed file.
+        ReadHeaderError::Io(e) if e.kind() != ErrorKind::UnexpectedEof => Error::io(origin, e),
+        e => Error::Data(format!("{origin}: not a readable .npy file ({e})")),
+    })?;
     let dtype = header.type_descriptor.to_string();
     let shape = &header.shape;
     if shape.len() != 2 {
@@ -41,7 +55,7 @@ pub(crate) fn parse(bytes: &[u8], origin: &str, opts: &LoadOptions) -> Result<Da
         )));
     }
 
-    let mut x = read_as_f64(bytes).map_err(|e| match e {
+    let mut x = read_as_f64(&mut reader).map_err(|e| match e {
         ReadNpyError::WrongDescriptor(_) => Error::Data(format!(
             "{origin}: unsupported dtype {dtype}; expected floats, integers or booleans"
         )),
@@ -94,12 +108,15 @@ pub(crate) fn parse(bytes: &[u8], origin: &str, opts: &LoadOptions) -> Result<Da
     Ok(ds)
 }
 
-/// Reads the array as whatever numeric type the header declares.
-fn read_as_f64(bytes: &[u8]) -> std::result::Result<Array2<f64>, ReadNpyError> {
+/// Reads the array as whatever numeric type the header declares, trying
+/// each type from the start of the stream (a wrong type is refused on the
+/// header, before any data is read).
+fn read_as_f64<R: Read + Seek>(reader: &mut R) -> std::result::Result<Array2<f64>, ReadNpyError> {
     macro_rules! attempt {
         ($($t:ty),*) => {
             $(
-                match Array2::<$t>::read_npy(bytes) {
+                reader.rewind()?;
+                match Array2::<$t>::read_npy(&mut *reader) {
                     Ok(a) => return Ok(a.mapv(|v| v as f64)),
                     Err(ReadNpyError::WrongDescriptor(_)) => {}
                     Err(e) => return Err(e),
@@ -108,13 +125,15 @@ fn read_as_f64(bytes: &[u8]) -> std::result::Result<Array2<f64>, ReadNpyError> {
         };
     }
     // f64 as is: a converting copy of a large file would double its memory.
-    match Array2::<f64>::read_npy(bytes) {
+    reader.rewind()?;
+    match Array2::<f64>::read_npy(&mut *reader) {
         Ok(a) => return Ok(a),
         Err(ReadNpyError::WrongDescriptor(_)) => {}
         Err(e) => return Err(e),
     }
     attempt!(f32, i64, i32, i16, i8, u64, u32, u16, u8);
-    match Array2::<bool>::read_npy(bytes) {
+    reader.rewind()?;
+    match Array2::<bool>::read_npy(&mut *reader) {
         Ok(a) => Ok(a.mapv(|v| f64::from(u8::from(v)))),
         Err(e) => Err(e),
     }
@@ -168,10 +187,10 @@ pub(crate) mod tests {
         let o = LoadOptions::default();
         let c = npy_bytes("<f8", false, "(2, 3)", &f64s(&[1., 2., 3., 4., 5., 6.]));
         let ds = parse(&c, "c.npy", &o).unwrap();
-        assert_eq!(ds.x, ndarray::array![[1., 2., 3.], [4., 5., 6.]]);
+        assert_eq!(*ds.x, ndarray::array![[1., 2., 3.], [4., 5., 6.]]);
         let f = npy_bytes("<f8", true, "(2, 3)", &f64s(&[1., 4., 2., 5., 3., 6.]));
         let ds = parse(&f, "f.npy", &o).unwrap();
-        assert_eq!(ds.x, ndarray::array![[1., 2., 3.], [4., 5., 6.]]);
+        assert_eq!(*ds.x, ndarray::array![[1., 2., 3.], [4., 5., 6.]]);
         assert!(ds.x.is_standard_layout());
         assert_eq!(ds.feature_names, ["f1", "f2", "f3"]);
     }
@@ -188,7 +207,7 @@ pub(crate) mod tests {
             ..Default::default()
         };
         let ds = parse(&b, "i.npy", &o).unwrap();
-        assert_eq!(ds.x, ndarray::array![[1., 10.], [2., 20.], [3., 30.]]);
+        assert_eq!(*ds.x, ndarray::array![[1., 10.], [2., 20.], [3., 30.]]);
         let l = ds.labels.unwrap();
         assert_eq!(
             (l.ids, l.names),
@@ -196,7 +215,7 @@ pub(crate) mod tests {
         );
         let b = npy_bytes("|u1", false, "(1, 2)", &[7, 255]);
         let ds = parse(&b, "u.npy", &LoadOptions::default()).unwrap();
-        assert_eq!(ds.x, ndarray::array![[7., 255.]]);
+        assert_eq!(*ds.x, ndarray::array![[7., 255.]]);
         let o = LoadOptions {
             label: LabelChoice::Index(5),
             ..Default::default()

@@ -4,6 +4,7 @@ use super::Dataset;
 use crate::error::{Error, Result};
 use ndarray::Axis;
 use ndarray::parallel::prelude::*;
+use std::sync::Arc;
 
 /// What to do with empty, NaN or infinite cells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -57,7 +58,7 @@ pub fn resolve_missing(ds: &mut Dataset, policy: Missing) -> Result<()> {
         Missing::Error => ds.validate(),
         Missing::ImputeMean => {
             let mut filled = 0usize;
-            for (j, mut col) in ds.x.axis_iter_mut(Axis(1)).enumerate() {
+            for (j, mut col) in Arc::make_mut(&mut ds.x).axis_iter_mut(Axis(1)).enumerate() {
                 let (sum, count) = col
                     .iter()
                     .filter(|v| v.is_finite())
@@ -89,7 +90,7 @@ pub fn resolve_missing(ds: &mut Dataset, policy: Missing) -> Result<()> {
                     ds.source
                 )));
             }
-            ds.x = ds.x.select(Axis(0), &keep);
+            ds.x = Arc::new(ds.x.select(Axis(0), &keep));
             ds.labels = ds.labels.as_ref().map(|l| l.select(&keep));
             ds.notes.push(format!(
                 "dropped {} incomplete row(s), {} left",
@@ -149,7 +150,8 @@ pub fn scale(ds: &mut Dataset, how: Scaling) -> Vec<usize> {
             Scaling::None => unreachable!(),
         }
     }
-    ds.x.axis_iter_mut(Axis(0))
+    Arc::make_mut(&mut ds.x)
+        .axis_iter_mut(Axis(0))
         .into_par_iter()
         .for_each(|mut row| {
             for (j, v) in row.iter_mut().enumerate() {
@@ -209,12 +211,12 @@ mod tests {
         let x = array![[1.0, f64::NAN], [3.0, 4.0], [f64::NAN, 8.0]];
         let mut d = ds(x.clone());
         resolve_missing(&mut d, Missing::ImputeMean).unwrap();
-        assert_eq!(d.x, array![[1.0, 6.0], [3.0, 4.0], [2.0, 8.0]]);
+        assert_eq!(*d.x, array![[1.0, 6.0], [3.0, 4.0], [2.0, 8.0]]);
 
         let mut d = ds(x);
         d.labels = Some(Labels::from_strings(&["a", "b", "c"]));
         resolve_missing(&mut d, Missing::DropIncomplete).unwrap();
-        assert_eq!(d.x, array![[3.0, 4.0]]);
+        assert_eq!(*d.x, array![[3.0, 4.0]]);
         assert_eq!(d.labels.unwrap().names, vec!["b"]);
 
         let mut d = ds(array![[f64::NAN]]);

@@ -30,6 +30,7 @@
 //!   is built, so a session that moves D or σ holds one set at a time.
 
 use crate::algo::params::{Default, ParamSpec, Scale};
+use crate::algo::rows::Rows;
 use crate::algo::{Ctx, Problem};
 use crate::error::{Error, Result};
 use crate::kernel::memory;
@@ -89,6 +90,22 @@ pub fn seed_spec() -> ParamSpec {
     }
 }
 
+/// The `rff_f32` switch of `rff-power`.
+pub fn f32_spec() -> ParamSpec {
+    ParamSpec {
+        name: "rff_f32",
+        symbol: "f32",
+        default: Default::Fixed(0.0),
+        min: 0.0,
+        max: 1.0,
+        scale: Scale::Linear,
+        step: 1.0,
+        coarse: 1.0,
+        integer: true,
+        help: "1 stores the feature matrix in f32: half the memory and half the bytes read per iteration; every sum stays in f64, the features are rounded to ~7 digits.",
+    }
+}
+
 /// The `sigma` parameter of the RFF algorithms (Gaussian bandwidth).
 pub fn sigma_spec() -> ParamSpec {
     ParamSpec {
@@ -117,19 +134,22 @@ pub struct MapSpec {
     pub seed: u64,
     /// Random stream of `seed` (the view's index).
     pub stream: u64,
+    /// Store the matrix in f32 (half the memory; arithmetic stays f64).
+    pub f32: bool,
 }
 
 impl MapSpec {
     /// The cache key: every field, σ to the bit.
     pub fn key(&self) -> String {
         format!(
-            "rff|sigma={:016x}|D={}|seed={}|stream={}|cols={}..{}",
+            "rff|sigma={:016x}|D={}|seed={}|stream={}|cols={}..{}|{}",
             self.sigma.to_bits(),
             self.dim,
             self.seed,
             self.stream,
             self.cols.start,
-            self.cols.end
+            self.cols.end,
+            if self.f32 { "f32" } else { "f64" }
         )
     }
 
@@ -146,12 +166,17 @@ impl MapSpec {
     }
 }
 
+/// The feature matrix, n × 2D: [sin(XΩ), cos(XΩ)] / √D.
+pub enum Store {
+    F64(Array2<f64>),
+    F32(Array2<f32>),
+}
+
 /// A built feature matrix.
 pub struct Features {
     pub spec: MapSpec,
-    /// n × 2D: [sin(XΩ), cos(XΩ)] / √D.
-    pub phi: Array2<f64>,
-    /// Squared row norms of `phi` (1 up to rounding).
+    pub store: Store,
+    /// Squared row norms of the stored rows (1 up to rounding).
     pub norms: Vec<f64>,
     pub build_secs: f64,
 }
@@ -164,35 +189,78 @@ impl Features {
         let t0 = std::time::Instant::now();
         assert_eq!(x.ncols(), spec.cols.len(), "columns of the view");
         let omega = spec.frequencies();
-        let phi = map_rows(x, omega.view(), ctx, label)?;
-        let norms = linalg::row_sq_norms(phi.view());
-        Ok(Features {
+        let store = if spec.f32 {
+            Store::F32(map_rows(x, omega.view(), ctx, label)?)
+        } else {
+            Store::F64(map_rows(x, omega.view(), ctx, label)?)
+        };
+        let mut f = Features {
             spec: spec.clone(),
-            phi,
-            norms,
-            build_secs: t0.elapsed().as_secs_f64(),
-        })
+            store,
+            norms: Vec::new(),
+            build_secs: 0.0,
+        };
+        f.norms = f.rows().sq_norms();
+        f.build_secs = t0.elapsed().as_secs_f64();
+        Ok(f)
+    }
+
+    /// The rows, as the solvers read them.
+    pub fn rows(&self) -> Rows<'_> {
+        match &self.store {
+            Store::F64(a) => a.view().into(),
+            Store::F32(a) => a.view().into(),
+        }
+    }
+
+    /// The f64 matrix. Only `rff-power` asks for f32 storage; the
+    /// multi-view algorithms, which use this, always build f64.
+    pub fn phi(&self) -> &Array2<f64> {
+        match &self.store {
+            Store::F64(a) => a,
+            Store::F32(_) => panic!("an f32 feature matrix has no f64 view"),
+        }
     }
 
     pub fn bytes(&self) -> usize {
-        self.phi.len() * 8
+        match &self.store {
+            Store::F64(a) => a.len() * 8,
+            Store::F32(a) => a.len() * 4,
+        }
+    }
+}
+
+/// An element the feature matrix can be stored as.
+pub trait Element: Copy + Send + Sync {
+    fn from_f64(v: f64) -> Self;
+}
+
+impl Element for f64 {
+    fn from_f64(v: f64) -> Self {
+        v
+    }
+}
+
+impl Element for f32 {
+    fn from_f64(v: f64) -> Self {
+        v as f32
     }
 }
 
 /// φ for the rows of `x` with frequencies `omega` (d × D): n × 2D, built in
 /// fixed blocks of rows in parallel (each row's features depend only on the
 /// row, so the result does not depend on the thread count).
-pub fn map_rows(
+pub fn map_rows<T: Element>(
     x: ArrayView2<f64>,
     omega: ArrayView2<f64>,
     ctx: &Ctx,
     label: &str,
-) -> Result<Array2<f64>> {
+) -> Result<Array2<T>> {
     let n = x.nrows();
     let dim = omega.ncols();
     assert_eq!(x.ncols(), omega.nrows(), "frequencies and data differ in d");
     let width = 2 * dim;
-    let mut phi = Array2::<f64>::zeros((n, width));
+    let mut phi = Array2::from_elem((n, width), T::from_f64(0.0));
     if n == 0 || dim == 0 {
         return Ok(phi);
     }
@@ -213,10 +281,14 @@ pub fn map_rows(
             let rows = r1 - r0;
             let mut z = Array2::<f64>::zeros((rows, dim));
             linalg::gemm_seq(z.view_mut(), x.slice(s![r0..r1, ..]), omega, 1.0, false);
+            let mut buf = vec![0.0; width];
             for (ii, zr) in z.outer_iter().enumerate() {
-                let out = &mut chunk[ii * width..(ii + 1) * width];
-                let (sin, cos) = out.split_at_mut(dim);
+                let (sin, cos) = buf.split_at_mut(dim);
                 sin_cos_into(zr.as_slice().expect("fresh array"), sin, cos, scale);
+                let out = &mut chunk[ii * width..(ii + 1) * width];
+                for (o, &v) in out.iter_mut().zip(&buf) {
+                    *o = T::from_f64(v);
+                }
             }
             let d = done.fetch_add(1, Ordering::Relaxed) + 1;
             if d.is_multiple_of(16) {
@@ -318,7 +390,7 @@ fn kernel_cos(x: f64) -> f64 {
 pub fn feature_bytes(n: usize, specs: &[MapSpec]) -> f64 {
     specs
         .iter()
-        .map(|s| n as f64 * 2.0 * s.dim as f64 * 8.0)
+        .map(|s| n as f64 * 2.0 * s.dim as f64 * if s.f32 { 4.0 } else { 8.0 })
         .sum()
 }
 
@@ -339,18 +411,21 @@ pub fn guard(
         return Ok(());
     }
     let cols: usize = specs.iter().map(|s| 2 * s.dim).sum();
+    let bytes = if specs.iter().all(|s| s.f32) { 4 } else { 8 };
     let what = if specs.len() == 1 {
         "its feature matrix".to_string()
     } else {
         format!("{} feature matrices", specs.len())
     };
     Err(Error::Resource(format!(
-        "{algo} needs {} for {what} and working arrays (n = {n} rows × {cols} feature columns × 8 bytes = {}), above the limit of {} ({how}); lower rff_dim (-P rff_dim=…){}",
+        "{algo} needs {} for {what} and working arrays (n = {n} rows × {cols} feature columns × {bytes} bytes = {}), above the limit of {} ({how}); lower rff_dim (-P rff_dim=…){}",
         memory::fmt_bytes(need),
         memory::fmt_bytes(feats),
         memory::fmt_bytes(limit as f64),
         if specs.len() > 1 {
             " or use fewer views"
+        } else if bytes == 8 {
+            " or store the features in f32 (-P rff_f32=1, half the memory)"
         } else {
             ""
         },
@@ -431,6 +506,7 @@ pub fn describe(f: &Features) -> serde_json::Value {
         "rff_seed": f.spec.seed,
         "stream": f.spec.stream,
         "feature_bytes": f.bytes(),
+        "storage": if f.spec.f32 { "f32" } else { "f64" },
         "build_secs": f.build_secs,
     })
 }
