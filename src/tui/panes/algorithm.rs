@@ -36,7 +36,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         })
         .collect();
     f.render_widget(
-        Paragraph::new(lines).block(block(Pane::Algorithm, focused, theme, "")),
+        Paragraph::new(lines).block(block(Pane::Algorithm, focused, theme, "", area.width)),
         area,
     );
 }

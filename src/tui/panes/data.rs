@@ -51,7 +51,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         None => {}
     }
     f.render_widget(
-        Paragraph::new(lines).block(block(Pane::Data, focused, theme, "")),
+        Paragraph::new(lines).block(block(Pane::Data, focused, theme, "", area.width)),
         area,
     );
 }

@@ -97,6 +97,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             focused,
             theme,
             "",
+            area.width,
         )),
         area,
     );

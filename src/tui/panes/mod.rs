@@ -16,12 +16,19 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders};
 
 /// The bordered block of a pane, highlighted when focused.
-pub fn block<'a>(pane: Pane, focused: bool, theme: &Theme, extra: &str) -> Block<'a> {
-    let title = if extra.is_empty() {
-        format!(" {} ", pane.title())
-    } else {
-        format!(" {} · {extra} ", pane.title())
-    };
+/// A pane's frame. The title is the pane's name, then as many of the
+/// ` · `-separated parts of `extra` as fit whole in `width`: a number cut
+/// off by the border would read as another number.
+pub fn block<'a>(pane: Pane, focused: bool, theme: &Theme, extra: &str, width: u16) -> Block<'a> {
+    let mut title = format!(" {}", pane.title());
+    for part in extra.split(" · ").filter(|p| !p.is_empty()) {
+        let longer = format!("{title} · {part}");
+        if longer.chars().count() + 3 > width as usize {
+            break;
+        }
+        title = longer;
+    }
+    title.push(' ');
     Block::default()
         .borders(Borders::ALL)
         .border_type(if focused {

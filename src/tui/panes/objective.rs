@@ -44,7 +44,10 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if !prev.is_empty() {
         extra.push_str(" · grey: previous run");
     }
-    f.render_widget(block(Pane::Objective, focused, theme, &extra), area);
+    f.render_widget(
+        block(Pane::Objective, focused, theme, &extra, area.width),
+        area,
+    );
     let body = inner(area);
     if curve.is_empty() && prev.is_empty() {
         f.render_widget(

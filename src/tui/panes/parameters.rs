@@ -100,7 +100,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Vec<(usize
         ""
     };
     f.render_widget(
-        Paragraph::new(lines).block(block(Pane::Parameters, focused, theme, extra)),
+        Paragraph::new(lines).block(block(Pane::Parameters, focused, theme, extra, area.width)),
         area,
     );
     hits

@@ -11,7 +11,7 @@ use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph};
 pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let focused = app.focus == Pane::Scatter;
     let Some(data) = &app.data else {
-        f.render_widget(block(Pane::Scatter, focused, theme, ""), area);
+        f.render_widget(block(Pane::Scatter, focused, theme, "", area.width), area);
         return;
     };
     let x = &data.loaded.problem.x;
@@ -36,7 +36,10 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     } else {
         what
     };
-    f.render_widget(block(Pane::Scatter, focused, theme, &extra), area);
+    f.render_widget(
+        block(Pane::Scatter, focused, theme, &extra, area.width),
+        area,
+    );
     let body = inner(area);
     if body.width < 4 || body.height < 3 {
         return;

@@ -44,12 +44,12 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         lines.push(Line::from(Span::styled("no run yet", theme.dim())));
     }
     let extra = if total > 0 {
-        format!("n = {total}")
+        format!("n={total}")
     } else {
         String::new()
     };
     f.render_widget(
-        Paragraph::new(lines).block(block(Pane::Sizes, focused, theme, &extra)),
+        Paragraph::new(lines).block(block(Pane::Sizes, focused, theme, &extra, area.width)),
         area,
     );
 }

@@ -123,7 +123,8 @@ fn render_path(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                     Pane::Weights,
                     focused,
                     theme,
-                    &format!("path: selected vs {param} (log), | = now"),
+                    &format!("path · selected vs {param} (log) · | = now"),
+                    area.width,
                 ));
             f.render_widget(chart, area);
         }
@@ -132,7 +133,7 @@ fn render_path(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 clip(&format!("path failed: {e}"), w),
                 theme.bad(),
             )))
-            .block(block(Pane::Weights, focused, theme, "path"));
+            .block(block(Pane::Weights, focused, theme, "path", area.width));
             f.render_widget(p, area);
         }
         (None, Some(_)) => {
@@ -142,10 +143,13 @@ fn render_path(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 bar(path.progress, w.saturating_sub(34).max(4), theme),
                 path.progress * 100.0
             )))
-            .block(block(Pane::Weights, focused, theme, "path"));
+            .block(block(Pane::Weights, focused, theme, "path", area.width));
             f.render_widget(p, area);
         }
-        (None, None) => f.render_widget(block(Pane::Weights, focused, theme, "path"), area),
+        (None, None) => f.render_widget(
+            block(Pane::Weights, focused, theme, "path", area.width),
+            area,
+        ),
     }
 }
 
@@ -261,7 +265,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         )));
     }
     f.render_widget(
-        Paragraph::new(lines).block(block(Pane::Weights, focused, theme, &extra)),
+        Paragraph::new(lines).block(block(Pane::Weights, focused, theme, &extra, area.width)),
         area,
     );
 }
