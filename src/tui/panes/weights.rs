@@ -163,18 +163,14 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut lines: Vec<Line> = Vec::new();
     let mut extra = String::new();
     if let Some(alpha) = &app.view.kernel_weights {
-        extra = "kernel weights α".into();
+        extra = "α".into();
         let names: Vec<String> = app
             .view
             .result
             .as_ref()
-            .and_then(|r| r.best.extra.get("kernels"))
+            .and_then(|r| r.best.extra.get("kernels").or(r.best.extra.get("views")))
             .and_then(|v| v.as_array())
-            .map(|a| {
-                a.iter()
-                    .map(|s| s.as_str().unwrap_or("").to_string())
-                    .collect()
-            })
+            .map(|a| a.iter().map(kernel_label).collect())
             .unwrap_or_default();
         let name_w = names
             .iter()
@@ -186,6 +182,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         for (l, a) in alpha.iter().enumerate().take(h) {
             let name = names
                 .get(l)
+                .filter(|n| !n.is_empty())
                 .cloned()
                 .unwrap_or_else(|| format!("K{}", l + 1));
             let bw = w.saturating_sub(name_w + 8).max(1);
@@ -277,5 +274,61 @@ mod tests {
         let w = [0.0, 0.0, 1.0, 0.5, 0.0, 0.0];
         assert_eq!(super::strip(&w, 3, true), " # ");
         assert_eq!(super::strip(&w, 6, true), "  #:  ");
+    }
+}
+
+/// A short name for a kernel (mkpower's `kernels`) or a view (the RFF
+/// family's `views`) of the result JSON.
+fn kernel_label(v: &serde_json::Value) -> String {
+    if let Some(text) = v.as_str() {
+        return text.to_string();
+    }
+    if let Some(given) = v.get("given").and_then(|g| g.as_str()) {
+        let mut parts = given.splitn(2, ':');
+        let name = parts.next().unwrap_or("");
+        let keys: Vec<&str> = parts
+            .next()
+            .unwrap_or("")
+            .split(',')
+            .filter(|k| k.contains('=') && !k.starts_with("gram"))
+            .collect();
+        let name = if name == "gaussian" { "gauss" } else { name };
+        return if keys.is_empty() {
+            name.to_string()
+        } else {
+            format!("{name} {}", keys.join(","))
+        };
+    }
+    match (
+        v.get("columns").and_then(|c| c.as_str()),
+        v.get("sigma").and_then(|s| s.as_f64()),
+    ) {
+        (Some(cols), Some(sigma)) => format!("σ={} c{cols}", short(sigma)),
+        (None, Some(sigma)) => format!("σ={}", short(sigma)),
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod label_tests {
+    use super::kernel_label;
+    use serde_json::json;
+
+    #[test]
+    fn kernels_and_views_get_short_names() {
+        let k = json!({"spec": "gaussian:sigma=0.65,normalize,rescale", "given": "gaussian:t=0.01,normalize,rescale"});
+        assert_eq!(kernel_label(&k), "gauss t=0.01");
+        assert_eq!(
+            kernel_label(&json!({"given": "cosine:normalize,rescale"})),
+            "cosine"
+        );
+        assert_eq!(
+            kernel_label(&json!({"given": "poly:a=1,b=2,gram=f32"})),
+            "poly a=1,b=2"
+        );
+        let v = json!({"columns": "1-64", "sigma": 2.0});
+        assert_eq!(kernel_label(&v), "σ=2.000 c1-64");
+        assert_eq!(kernel_label(&json!("linear")), "linear");
+        assert_eq!(kernel_label(&json!({})), "");
     }
 }
