@@ -326,3 +326,24 @@ fn every_size_renders_without_panicking() {
         }
     }
 }
+
+#[test]
+fn prompt_keys_edit_the_text_and_control_keys_are_not_typed() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let mut app = start("iris", "kmeans");
+    app.update(Action::OpenFilePrompt);
+    let ctrl = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
+    let plain = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+    for c in "data/sets/iris.csv".chars() {
+        let action = meanscape::tui::key_action(plain(c), true).unwrap();
+        app.update(action);
+    }
+    assert_eq!(app.prompt.as_ref().unwrap().text, "data/sets/iris.csv");
+    app.update(meanscape::tui::key_action(ctrl('w'), true).unwrap());
+    assert_eq!(app.prompt.as_ref().unwrap().text, "data/sets/");
+    app.update(meanscape::tui::key_action(ctrl('w'), true).unwrap());
+    assert_eq!(app.prompt.as_ref().unwrap().text, "data/");
+    assert!(meanscape::tui::key_action(ctrl('a'), true).is_none());
+    app.update(meanscape::tui::key_action(ctrl('u'), true).unwrap());
+    assert_eq!(app.prompt.as_ref().unwrap().text, "");
+}

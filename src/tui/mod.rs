@@ -43,6 +43,9 @@ pub fn key_action(key: KeyEvent, prompt_open: bool) -> Option<Action> {
             KeyCode::Esc => Some(Action::Cancel),
             KeyCode::Backspace => Some(Action::Backspace),
             KeyCode::Tab => Some(Action::Complete),
+            KeyCode::Char('u') if ctrl => Some(Action::ClearInput),
+            KeyCode::Char('w') if ctrl => Some(Action::DeleteWord),
+            KeyCode::Char(_) if ctrl => None,
             KeyCode::Char(c) => Some(Action::Input(c)),
             _ => None,
         };

@@ -242,7 +242,10 @@ pub const HELP: &[(&str, &str)] = &[
     ("Enter", "type an exact value (\"default\" resets it)"),
     ("r", "re-run with the next seed"),
     ("Esc", "cancel the run in flight, close a prompt"),
-    ("o", "open a file (Tab completes the path)"),
+    (
+        "o",
+        "open a file (Tab completes; in a prompt Ctrl-U clears, Ctrl-W deletes a word)",
+    ),
     ("d", "switch to the next bundled dataset"),
     ("z", "feature scaling: standard → minmax → none (reloads)"),
     (

@@ -90,6 +90,10 @@ pub enum Action {
     /// Text entry into the open prompt.
     Input(char),
     Backspace,
+    /// Ctrl-U in a prompt: clear the text.
+    ClearInput,
+    /// Ctrl-W in a prompt: delete the last word (or path component).
+    DeleteWord,
     /// Tab inside a path prompt: complete.
     Complete,
     OpenFilePrompt,
@@ -485,7 +489,11 @@ impl App {
                 self.scatter = ScatterMode::Features(fx, fy);
             }
             Action::TogglePath => self.toggle_path(),
-            Action::Input(_) | Action::Backspace | Action::Complete => {}
+            Action::Input(_)
+            | Action::Backspace
+            | Action::ClearInput
+            | Action::DeleteWord
+            | Action::Complete => {}
         }
     }
 
@@ -511,6 +519,12 @@ impl App {
             }
             Action::Backspace => {
                 prompt.text.pop();
+            }
+            Action::ClearInput => prompt.text.clear(),
+            Action::DeleteWord => {
+                let t = prompt.text.trim_end_matches(['/', ' ']);
+                let cut = t.rfind(['/', ' ']).map_or(0, |i| i + 1);
+                prompt.text.truncate(cut);
             }
             Action::Complete if prompt.kind == PromptKind::OpenFile => {
                 let (text, hint) = super::prompt::complete_path(&prompt.text);
