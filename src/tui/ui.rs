@@ -59,9 +59,17 @@ pub fn render(f: &mut Frame, app: &App, theme: &Theme) -> HitMap {
         finish(f, theme);
         return hits;
     }
+    // A long message (an export's reproduce command) wraps onto up to four
+    // lines rather than being cut.
+    let status_h = app.message.as_ref().map_or(1, |m| {
+        m.chars()
+            .count()
+            .div_ceil(area.width.max(1) as usize)
+            .clamp(1, 4) as u16
+    });
     let [main, status, hints] = Layout::vertical([
         Constraint::Min(8),
-        Constraint::Length(1),
+        Constraint::Length(status_h),
         Constraint::Length(1),
     ])
     .areas(area);
@@ -186,7 +194,12 @@ fn render_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme, compact: b
     } else {
         panes::metrics::status_style(app, theme)
     };
-    f.render_widget(Paragraph::new(Span::styled(clip(&text, w), style)), area);
+    if app.message.is_some() && area.height > 1 {
+        let p = Paragraph::new(Span::styled(text, style)).wrap(Wrap { trim: false });
+        f.render_widget(p, area);
+    } else {
+        f.render_widget(Paragraph::new(Span::styled(clip(&text, w), style)), area);
+    }
 }
 
 const HINTS: &[(&str, &str)] = &[
