@@ -1,7 +1,7 @@
 //! Layout and the parts drawn over the panes: key hints, messages, the
 //! help overlay and prompts.
 
-use super::app::{App, Pane, PromptKind};
+use super::app::{App, Pane, PromptKind, RunStatus};
 use super::panes::{self, clip};
 use super::theme::{Theme, asciify};
 use ratatui::Frame;
@@ -61,7 +61,7 @@ pub fn render(f: &mut Frame, app: &App, theme: &Theme) -> HitMap {
     }
     // A long message (an export's reproduce command) wraps onto up to four
     // lines rather than being cut.
-    let status_h = app.message.as_ref().map_or(1, |m| {
+    let status_h = status_text(app).map_or(1, |m| {
         m.chars()
             .count()
             .div_ceil(area.width.max(1) as usize)
@@ -182,9 +182,20 @@ fn render_right(f: &mut Frame, p: Pane, r: Rect, app: &App, theme: &Theme) {
     }
 }
 
+/// What the status line says in full: a message, else the run's error
+/// (the Metrics pane is too narrow for a whole error with its advice).
+fn status_text(app: &App) -> Option<String> {
+    match (&app.message, &app.status) {
+        (Some(m), _) => Some(m.clone()),
+        (None, RunStatus::Error(e)) => Some(format!("error: {e}")),
+        _ => None,
+    }
+}
+
 fn render_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme, compact: bool) {
     let w = area.width as usize;
-    let text = match &app.message {
+    let full = status_text(app);
+    let text = match &full {
         Some(m) => m.clone(),
         None if compact => panes::metrics::summary(app),
         None => String::new(),
@@ -194,7 +205,7 @@ fn render_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme, compact: b
     } else {
         panes::metrics::status_style(app, theme)
     };
-    if app.message.is_some() && area.height > 1 {
+    if full.is_some() && area.height > 1 {
         let p = Paragraph::new(Span::styled(text, style)).wrap(Wrap { trim: false });
         f.render_widget(p, area);
     } else {

@@ -189,6 +189,9 @@ impl App {
         let cfg = match cfg {
             Ok(c) => c,
             Err(e) => {
+                // The status line shows the error in full; an older
+                // message must not hide it.
+                self.message = None;
                 self.status = RunStatus::Error(e.to_string());
                 return;
             }
@@ -276,7 +279,10 @@ impl App {
                     self.view.result = Some(res);
                 }
                 Err(Error::Cancelled) => self.status = RunStatus::Cancelled,
-                Err(e) => self.status = RunStatus::Error(e.to_string()),
+                Err(e) => {
+                    self.message = None;
+                    self.status = RunStatus::Error(e.to_string());
+                }
             }
         }
     }
