@@ -347,3 +347,24 @@ fn prompt_keys_edit_the_text_and_control_keys_are_not_typed() {
     app.update(meanscape::tui::key_action(ctrl('u'), true).unwrap());
     assert_eq!(app.prompt.as_ref().unwrap().text, "");
 }
+
+#[test]
+fn k_from_the_command_line_survives_the_first_load_only() {
+    let mut app = App::new(StartOptions {
+        data: "iris".into(),
+        algo: "kmeans".into(),
+        k: Some(5),
+        ..StartOptions::default()
+    })
+    .unwrap();
+    settle(&mut app, finished);
+    assert_eq!(app.k, Some(5));
+    let fit = &app.view.result.as_ref().unwrap().best;
+    assert_eq!(fit.labels.iter().max(), Some(&4), "the run used k = 5");
+    // Another dataset starts from its own default k.
+    app.update(Action::NextBundled);
+    settle(&mut app, |a| {
+        finished(a) && a.loaded().is_some_and(|l| l.dataset.name != "iris")
+    });
+    assert_eq!(app.k, None);
+}

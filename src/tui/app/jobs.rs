@@ -137,7 +137,7 @@ impl App {
                             projection,
                         });
                         self.data_spec = spec.clone();
-                        self.k = None;
+                        self.k = self.start_k.take();
                         self.scatter = ScatterMode::Pca;
                         self.view = RunView::default();
                         self.schedule_run();

@@ -216,6 +216,9 @@ pub struct App {
     pub scale: Scaling,
     pub loading: Option<(Job, Instant, String)>,
     pub k: Option<usize>,
+    /// The k asked for on the command line, applied when the first
+    /// dataset has loaded (a later dataset starts from its own default).
+    start_k: Option<usize>,
     pub seed: u64,
     pub restarts: usize,
     pub init: Init,
@@ -306,6 +309,7 @@ impl App {
             scale: opts.scale,
             loading: None,
             k: opts.k,
+            start_k: opts.k,
             seed: opts.seed,
             restarts: opts.restarts.max(1),
             init: opts.init,
