@@ -368,3 +368,23 @@ fn k_from_the_command_line_survives_the_first_load_only() {
     });
     assert_eq!(app.k, None);
 }
+
+#[test]
+fn long_work_shows_its_gauge_at_every_size() {
+    let mut app = start("iris", "kmeans");
+    settle(&mut app, finished);
+    let label = "building kernel gaussian:sigma=22.627416997976223 (11000×11000)".to_string();
+    app.view.stage = Some((label, 0.5));
+    let wide = screen(&mut app, 120, 40, COLOR);
+    assert!(wide.contains(" 50%"), "{wide}");
+    // Compact: the Metrics pane is a hidden tab; the status line says it,
+    // even over an older message.
+    app.message = Some("loaded iris (150 × 4) in 0 ms".into());
+    let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    t.draw(|f| {
+        ui::render(f, &mut app, &COLOR);
+    })
+    .unwrap();
+    let small = format!("{}", t.backend());
+    assert!(small.contains("50% building kernel"), "{small}");
+}

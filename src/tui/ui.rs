@@ -194,7 +194,13 @@ fn status_text(app: &App) -> Option<String> {
 
 fn render_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme, compact: bool) {
     let w = area.width as usize;
-    let full = status_text(app);
+    // Compact: the Metrics pane may be hidden behind a tab, so long work
+    // (a kernel being built) shows its progress here over older messages.
+    let full = if compact && app.view.stage.is_some() && app.message.is_some() {
+        None
+    } else {
+        status_text(app)
+    };
     let text = match &full {
         Some(m) => m.clone(),
         None if compact => panes::metrics::summary(app),

@@ -27,6 +27,9 @@ pub fn summary(app: &App) -> String {
         }
     }
     parts.push(format!("{:.2} s", v.elapsed.as_secs_f64()));
+    if let Some((label, done)) = &v.stage {
+        parts.push(format!("{:.0}% {label}", done * 100.0));
+    }
     if let Some(sc) = &v.scores {
         parts.push(format!("NMI {:.3}", sc.nmi));
     }
@@ -52,9 +55,12 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         v.elapsed.as_secs_f64()
     )));
     if let Some((label, done)) = &v.stage {
-        let bw = w.saturating_sub(label.chars().count() + 6).max(4);
+        // The label can be long (a kernel spec): the gauge gets its own line
+        // so that clipping never hides it.
+        lines.push(Line::from(clip(label, w)));
+        let bw = w.saturating_sub(5).max(4);
         lines.push(Line::from(format!(
-            "{label} {} {:>3.0}%",
+            "{} {:>3.0}%",
             bar(*done, bw, theme),
             done * 100.0
         )));
