@@ -382,7 +382,7 @@ fn long_work_shows_its_gauge_at_every_size() {
     app.message = Some("loaded iris (150 × 4) in 0 ms".into());
     let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
     t.draw(|f| {
-        ui::render(f, &mut app, &COLOR);
+        ui::render(f, &app, &COLOR);
     })
     .unwrap();
     let small = format!("{}", t.backend());
