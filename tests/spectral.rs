@@ -1,9 +1,9 @@
 //! Spectral clustering (Ng–Jordan–Weiss) on the kernel family's Gram
 //! matrices: the embedding's properties, rings that k-means cannot
-//! separate, the size limit of the dense eigensolver, caching, and no NaN
+//! separate, the Lanczos solver above the dense solver's size, caching, and no NaN
 //! when σ is so small that points have no neighbours.
 
-use meanscape::algo::spectral::{self, MAX_N};
+use meanscape::algo::spectral::{self, DENSE_MAX};
 use meanscape::algo::{self, Ctx, Fit, Init, Problem, RunConfig};
 use meanscape::{Error, metrics};
 use ndarray::Array2;
@@ -111,29 +111,43 @@ fn embedding_rows_are_unit_and_the_top_eigenvalue_is_one() {
     assert_eq!(fit.extra["eigenvalues"].as_array().unwrap().len(), 3);
 }
 
+/// Above `DENSE_MAX` points the k leading eigenpairs come from block
+/// Lanczos: the same eigenvalues as a dense decomposition of L, the same
+/// clustering, and no n×n working matrices in the memory guard.
 #[test]
-fn size_limit_is_refused_at_once_with_the_reason() {
-    let pr = Problem::new(Array2::zeros((MAX_N + 1, 2)));
-    let (a, cfg) = config("spectral", &pr, 3, 0, &[("sigma", 1.0)], &[]);
-    let t0 = Instant::now();
-    let e = algo::run(a.as_ref(), &pr, &cfg, &Ctx::new()).unwrap_err();
-    assert!(t0.elapsed().as_secs_f64() < 1.0);
-    assert!(matches!(e, Error::Resource(_)));
-    let msg = e.to_string();
-    assert!(
-        msg.contains(&format!("n ≤ {MAX_N}")) && msg.contains(&format!("n = {}", MAX_N + 1)),
-        "{msg}"
-    );
-    assert!(msg.contains("kpower"));
-    // The memory guard applies too, counting the eigensolver's matrices.
-    let pr = Problem::new(Array2::from_shape_fn((3000, 2), |(i, j)| {
+fn lanczos_above_the_dense_size_matches_the_dense_solver() {
+    let n = DENSE_MAX + 300;
+    let (x, truth) = rings(n / 2, 7);
+    let pr = Problem::new(x);
+    let (_, cfg) = config("spectral", &pr, 2, 0, &[("sigma", 0.5)], &[]);
+    let (emb, gram) = spectral::embedding(&pr, &cfg, &Ctx::new()).unwrap();
+    // L = D^{-1/2} (K − diag K) D^{-1/2}, decomposed densely here.
+    let mut l = gram.to_array();
+    for i in 0..n {
+        l[[i, i]] = 0.0;
+    }
+    let d: Vec<f64> = l.rows().into_iter().map(|r| r.sum()).collect();
+    let lm = faer::Mat::<f64>::from_fn(n, n, |i, j| l[[i, j]] / (d[i] * d[j]).sqrt());
+    let eig = lm.self_adjoint_eigen(faer::Side::Lower).unwrap();
+    for (c, got) in emb.eigenvalues.iter().enumerate() {
+        let want = eig.S()[n - 1 - c];
+        assert!((got - want).abs() < 1e-8, "eigenvalue {c}: {got} vs {want}");
+    }
+    let fit = run("spectral", &pr, 2, 0, &[("sigma", 0.5)]);
+    assert_eq!(metrics::Scores::compute(&truth, &fit.labels).ari, 1.0);
+    // The guard counts the dense solver's two n×n matrices only where it
+    // is used.
+    let (a, cfg) = config("spectral", &pr, 2, 0, &[], &[("max_memory", "30M")]);
+    assert!(algo::run(a.as_ref(), &pr, &cfg, &Ctx::new()).is_ok());
+    let small = Problem::new(Array2::from_shape_fn((DENSE_MAX, 2), |(i, j)| {
         (i * 7 + j) as f64
     }));
-    let (a, cfg) = config("spectral", &pr, 3, 0, &[], &[("max_memory", "100M")]);
-    let msg = algo::run(a.as_ref(), &pr, &cfg, &Ctx::new())
-        .unwrap_err()
-        .to_string();
-    assert!(msg.contains("2 working n×n matrices"), "{msg}");
+    let (a, cfg) = config("spectral", &small, 3, 0, &[], &[("max_memory", "50M")]);
+    let t0 = Instant::now();
+    let e = algo::run(a.as_ref(), &small, &cfg, &Ctx::new()).unwrap_err();
+    assert!(t0.elapsed().as_secs_f64() < 1.0);
+    assert!(matches!(e, Error::Resource(_)));
+    assert!(e.to_string().contains("2 working n×n matrices"), "{e}");
 }
 
 #[test]

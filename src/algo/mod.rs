@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+pub mod eigs;
 pub mod feature_weights;
 pub mod init;
 pub mod ip_rff;

@@ -2,32 +2,39 @@
 //! kernel family (spec kernel-power-kmeans.md §6.5, prior-art.md §1.11).
 //!
 //! Affinity A = K with a zero diagonal, degrees d = A·1, the normalised
-//! affinity L = D^{-1/2} A D^{-1/2}; its k leading eigenvectors (dense
-//! eigendecomposition, faer) with unit-norm rows form an n×k embedding, on
-//! which k-means++ (or random rows) and Lloyd run. The embedding is cached
-//! on the problem, so restarts and later runs with other Lloyd settings
-//! reuse it.
+//! affinity L = D^{-1/2} A D^{-1/2}; its k leading eigenvectors with
+//! unit-norm rows form an n×k embedding, on which k-means++ (or random
+//! rows) and Lloyd run. The embedding is cached on the problem, so restarts
+//! and later runs with other Lloyd settings reuse it.
 //!
-//! The eigendecomposition is dense, O(n³) time and three n×n matrices of
-//! memory: problems above [`MAX_N`] points are refused with that reason
-//! rather than left to run for an hour.
+//! Up to [`DENSE_MAX`] points the eigenvectors come from a dense
+//! decomposition (faer; O(n³), two n×n working matrices). Above it, block
+//! Lanczos (`eigs::leading`) finds only the k leading ones, with products
+//! L·V = D^{-1/2}(K − diag K)D^{-1/2}V on the stored Gram matrix: no n×n
+//! working matrix, one pass over K per block.
 
 use super::lloyd::{lloyd_loop, mean_variance};
 use super::params::ParamSpec;
 use super::power::{max_iter_spec, tol_spec};
-use super::{Algorithm, Ctx, Fit, Problem, RunConfig, Start, init};
+use super::{Algorithm, Ctx, Fit, Problem, RunConfig, Start, eigs, init};
 use crate::error::{Error, Result};
 use crate::kernel::{self, Gram};
 use crate::linalg;
-use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::{Mat, Par};
 use ndarray::{Array2, Axis};
 use std::num::NonZeroUsize;
 use std::sync::Arc;
 
-/// Largest n for the dense eigendecomposition (about 30 s on 2 cores at
-/// this size; time grows as n³).
-pub const MAX_N: usize = 5000;
+/// Largest n for the dense eigendecomposition (a few seconds on 2 cores;
+/// time grows as n³). Above it the Lanczos solver is faster.
+pub const DENSE_MAX: usize = 2000;
+
+/// Residual ‖Ly − θy‖ at which the Lanczos solver stops (L's spectrum lies
+/// in [−1, 1]; k-means on the embedding needs far less).
+const LANCZOS_TOL: f64 = 1e-6;
+
+/// Largest Lanczos basis (columns of n).
+const LANCZOS_MAX_DIM: usize = 600;
 
 pub struct Spectral;
 
@@ -50,7 +57,7 @@ impl Algorithm for Spectral {
         "Spectral clustering (Ng–Jordan–Weiss)"
     }
     fn summary(&self) -> &'static str {
-        "Ng, Jordan & Weiss (2002): the k leading eigenvectors of the normalised kernel affinity D^-1/2 A D^-1/2, rows normalised, clustered by k-means++/Lloyd. Dense eigendecomposition: n up to 5000."
+        "Ng, Jordan & Weiss (2002): the k leading eigenvectors of the normalised kernel affinity D^-1/2 A D^-1/2, rows normalised, clustered by k-means++/Lloyd. Dense eigendecomposition up to 2000 points, block Lanczos above."
     }
     fn params(&self) -> Vec<ParamSpec> {
         vec![
@@ -108,14 +115,17 @@ pub fn embedding(
     ctx: &Ctx,
 ) -> Result<(Arc<Embedding>, Arc<Gram>)> {
     let n = problem.n();
-    if n > MAX_N {
-        return Err(Error::Resource(format!(
-            "spectral uses a dense eigendecomposition (O(n³) time, three n×n matrices) and is limited to n ≤ {MAX_N} points; this data has n = {n}: use kpower or kernel-kmeans (one n×n×k product per iteration)"
-        )));
-    }
     let spec = kernel::kernel_option(cfg)?;
-    // The Gram matrix, the eigensolver's copy and its eigenvectors.
-    kernel::guard(problem, "spectral", std::slice::from_ref(&spec), 2, cfg)?;
+    // The Gram matrix, and for the dense eigensolver its copy and its
+    // eigenvectors.
+    let working = if n <= DENSE_MAX { 2 } else { 0 };
+    kernel::guard(
+        problem,
+        "spectral",
+        std::slice::from_ref(&spec),
+        working,
+        cfg,
+    )?;
     let resolved = kernel::resolve_single(problem, cfg, &spec)?;
     let gram = kernel::grams(problem, std::slice::from_ref(&resolved), ctx)?.remove(0);
     let key = format!("spectral:{}k={}|", resolved.key(), cfg.k);
@@ -149,6 +159,53 @@ pub fn build_embedding(gram: &Gram, k: usize, ctx: &Ctx) -> Result<Embedding> {
             }
         })
         .collect();
+    let (eigenvalues, mut emb) = if n <= DENSE_MAX {
+        dense_leading(gram, &dinv, k, ctx)?
+    } else {
+        let diag = gram.diag().to_vec();
+        let apply = |v: ndarray::ArrayView2<f64>| {
+            let mut sv = v.to_owned();
+            scale_rows(&mut sv, &dinv);
+            let mut out = gram.times(sv.view());
+            for (i, mut row) in out.rows_mut().into_iter().enumerate() {
+                row.scaled_add(-diag[i], &sv.row(i));
+            }
+            scale_rows(&mut out, &dinv);
+            out
+        };
+        let label = "spectral: leading eigenvectors (Lanczos)";
+        let found = eigs::leading(n, k, apply, LANCZOS_TOL, LANCZOS_MAX_DIM, ctx, label)?;
+        (found.values, found.vectors)
+    };
+    linalg::par_rows_mut(&mut emb, |_, row| {
+        let r = row.iter().map(|v| v * v).sum::<f64>().sqrt();
+        if r > 0.0 {
+            row.iter_mut().for_each(|v| *v /= r);
+        }
+    });
+    let norms = linalg::row_sq_norms(emb.view());
+    Ok(Embedding {
+        u: emb,
+        norms,
+        eigenvalues,
+        isolated,
+    })
+}
+
+fn scale_rows(a: &mut Array2<f64>, by: &[f64]) {
+    for (mut row, &f) in a.rows_mut().into_iter().zip(by) {
+        row.mapv_inplace(|v| v * f);
+    }
+}
+
+/// The k leading eigenpairs of L by a dense decomposition.
+fn dense_leading(
+    gram: &Gram,
+    dinv: &[f64],
+    k: usize,
+    ctx: &Ctx,
+) -> Result<(Vec<f64>, Array2<f64>)> {
+    let n = gram.n();
     // Column j of L is row j of K (symmetric) scaled: contiguous reads.
     let mut a = Mat::<f64>::zeros(n, n);
     for j in 0..n {
@@ -163,30 +220,7 @@ pub fn build_embedding(gram: &Gram, k: usize, ctx: &Ctx) -> Result<Embedding> {
     ctx.check()?;
     ctx.stage("spectral: eigendecomposition", 0.2);
     let par = Par::Rayon(NonZeroUsize::new(8).expect("8 > 0"));
-    let mut s = faer::diag::Diag::<f64>::zeros(n);
-    let mut u = Mat::<f64>::zeros(n, n);
-    let scratch = faer::linalg::evd::self_adjoint_evd_scratch::<f64>(
-        n,
-        faer::linalg::evd::ComputeEigenvectors::Yes,
-        par,
-        Default::default(),
-    );
-    let mut mem = MemBuffer::try_new(scratch).map_err(|_| {
-        Error::Resource(format!(
-            "spectral: cannot allocate the eigensolver's workspace for n = {n}"
-        ))
-    })?;
-    faer::linalg::evd::self_adjoint_evd(
-        a.as_ref(),
-        s.as_mut(),
-        Some(u.as_mut()),
-        par,
-        MemStack::new(&mut mem),
-        Default::default(),
-    )
-    .map_err(|_| {
-        Error::Resource("spectral: the eigendecomposition did not converge".to_string())
-    })?;
+    let (s, u) = eigs::symmetric(&a, par).map_err(|e| Error::Resource(format!("spectral: {e}")))?;
     drop(a);
     ctx.stage("spectral: eigendecomposition", 1.0);
     // Eigenvalues ascend: the k leading ones are the last k, largest first.
@@ -199,17 +233,5 @@ pub fn build_embedding(gram: &Gram, k: usize, ctx: &Ctx) -> Result<Embedding> {
             emb[[i, t]] = u[(i, c)];
         }
     }
-    linalg::par_rows_mut(&mut emb, |_, row| {
-        let r = row.iter().map(|v| v * v).sum::<f64>().sqrt();
-        if r > 0.0 {
-            row.iter_mut().for_each(|v| *v /= r);
-        }
-    });
-    let norms = linalg::row_sq_norms(emb.view());
-    Ok(Embedding {
-        u: emb,
-        norms,
-        eigenvalues,
-        isolated,
-    })
+    Ok((eigenvalues, emb))
 }
