@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 pub mod eigs;
+pub mod fastmath;
 pub mod feature_weights;
 pub mod init;
 pub mod ip_rff;

@@ -6,6 +6,7 @@
 //! `S = Σ_t r_t^s ∈ [1, k]`: every factor is bounded, so nothing overflows
 //! whatever `s` is, and underflow of a term yields its true limit, 0.
 
+use super::fastmath;
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2, ArrayViewMut1, Axis, Zip};
 
 /// Result of one weight step over all rows.
@@ -127,12 +128,38 @@ pub fn block_weights(
         objective_ref: 0.0,
         softness: 0.0,
     };
-    let mut lr = vec![0.0; k];
+    // Row minima first; a row with a point on a centre (or s = −∞) takes
+    // the general routine.
+    let mut mins = vec![0.0; n];
+    let mut rare = vec![false; n];
     for i in 0..n {
-        let dr = d.row(i);
-        let (amin, m) = argmin(dr.iter().copied());
+        let (amin, m) = argmin(d.row(i).iter().copied());
         out.labels[i] = amin;
-        if m <= zero_tol || s == f64::NEG_INFINITY {
+        mins[i] = m;
+        rare[i] = m <= zero_tol || s == f64::NEG_INFINITY;
+    }
+    // ln r = ln d − ln m over the whole block, then r^s = exp(s·ln r):
+    // two branch-free passes the compiler vectorises (`fastmath`). ln m is
+    // the row's own entry at its argmin.
+    let dd = d.as_standard_layout();
+    let mut lr = Array2::<f64>::zeros((n, k));
+    fastmath::ln_slice(
+        dd.as_slice().expect("standard layout"),
+        lr.as_slice_mut().expect("fresh array"),
+    );
+    for (i, mut row) in lr.axis_iter_mut(Axis(0)).enumerate() {
+        let lm = row[out.labels[i]];
+        row.iter_mut().for_each(|v| *v -= lm);
+    }
+    let mut t = Array2::<f64>::zeros((n, k));
+    fastmath::exp_scaled_slice(
+        s,
+        lr.as_slice().expect("fresh array"),
+        t.as_slice_mut().expect("fresh array"),
+    );
+    for i in 0..n {
+        let dr = dd.row(i);
+        if rare[i] {
             // Rare: reuse the general routine for this row.
             let one = power_step(d.slice(ndarray::s![i..i + 1, ..]), s, zero_tol);
             out.log_w.row_mut(i).assign(&one.log_w.row(0));
@@ -145,16 +172,13 @@ pub fn block_weights(
             }
             continue;
         }
-        let log_m = m.ln();
-        let mut sum = 0.0;
+        let m = mins[i];
+        let (tr, lri) = (t.row(i), lr.row(i));
+        let sum: f64 = tr.sum();
         let mut u = out.u.row_mut(i);
-        for j in 0..k {
-            let l = dr[j].ln() - log_m;
-            lr[j] = l;
-            let t = (s * l).exp();
-            sum += t;
-            // r^{s−1} = r^s / r, and 1/r = m/d.
-            u[j] = t * m / dr[j];
+        // r^{s−1} = r^s / r, and 1/r = m/d.
+        for ((uj, &tj), &dj) in u.iter_mut().zip(tr).zip(dr) {
+            *uj = tj * m / dj;
         }
         // The largest u is 1 (at the nearest centre), so the row's share
         // outside its cluster is 1 − 1/Σ_j u_ij.
@@ -162,13 +186,12 @@ pub fn block_weights(
         let log_s = sum.ln();
         let c = -log_k / s + (1.0 / s - 1.0) * log_s;
         out.c[i] = c;
-        let mut lw = out.log_w.row_mut(i);
-        for j in 0..k {
-            lw[j] = c + (s - 1.0) * lr[j];
+        for (w, &l) in out.log_w.row_mut(i).iter_mut().zip(lri) {
+            *w = c + (s - 1.0) * l;
         }
         out.objective += m * ((log_s - log_k) / s).exp();
         if let Some(sr) = s_ref {
-            let sum_ref: f64 = lr.iter().map(|&l| (sr * l).exp()).sum();
+            let sum_ref: f64 = lri.iter().map(|&l| fastmath::exp_neg(sr * l)).sum();
             out.objective_ref += m * ((sum_ref.ln() - log_k) / sr).exp();
         }
     }
