@@ -56,6 +56,64 @@ pub fn cluster_sums(x: ArrayView2<f64>, labels: &[usize], k: usize) -> (Array2<f
     (sums, counts)
 }
 
+/// Rows per cache block inside a task of [`assign_and_sum`].
+const CACHE_ROWS: usize = 256;
+
+/// Labels, squared distances, and per-cluster sums and counts, in one pass
+/// over `x`: each cache block's distances (a GEMM) are taken and its rows
+/// added to their cluster's sum while the block is hot — one read of a
+/// large matrix per iteration instead of two. Fixed blocks combined in
+/// order: the same result for any thread count.
+pub fn assign_and_sum(
+    x: ArrayView2<f64>,
+    x_norms: &[f64],
+    centres: ArrayView2<f64>,
+) -> (Vec<usize>, Vec<f64>, Array2<f64>, Vec<usize>) {
+    let (n, p) = x.dim();
+    let k = centres.nrows();
+    let c_norms = linalg::row_sq_norms(centres);
+    let parts: Vec<_> = (0..n.div_ceil(BLOCK))
+        .into_par_iter()
+        .map(|b| {
+            let lo = b * BLOCK;
+            let hi = (lo + BLOCK).min(n);
+            let mut sums = Array2::<f64>::zeros((k, p));
+            let mut counts = vec![0; k];
+            let mut labels = Vec::with_capacity(hi - lo);
+            let mut dists = Vec::with_capacity(hi - lo);
+            let mut r0 = lo;
+            while r0 < hi {
+                let r1 = (r0 + CACHE_ROWS).min(hi);
+                let xb = x.slice(ndarray::s![r0..r1, ..]);
+                let d = linalg::sq_dists_with(xb, &x_norms[r0..r1], centres, &c_norms, false);
+                for (row, dr) in xb.rows().into_iter().zip(d.rows()) {
+                    let (l, v) = argmin(dr.iter().copied());
+                    counts[l] += 1;
+                    let mut acc = sums.row_mut(l);
+                    acc += &row;
+                    labels.push(l);
+                    dists.push(v);
+                }
+                r0 = r1;
+            }
+            (labels, dists, sums, counts)
+        })
+        .collect();
+    let mut labels = Vec::with_capacity(n);
+    let mut dists = Vec::with_capacity(n);
+    let mut sums = Array2::<f64>::zeros((k, p));
+    let mut counts = vec![0; k];
+    for (l, d, s, c) in parts {
+        labels.extend(l);
+        dists.extend(d);
+        sums += &s;
+        for (a, b) in counts.iter_mut().zip(c) {
+            *a += b;
+        }
+    }
+    (labels, dists, sums, counts)
+}
+
 /// Lloyd iterations from the given centres. `tol_abs` bounds the total
 /// squared centre shift.
 pub fn lloyd_loop(
@@ -73,8 +131,7 @@ pub fn lloyd_loop(
     let mut converged = false;
     for m in 1..=max_iter {
         ctx.check()?;
-        let d = linalg::sq_dists(x, x_norms, centres.view());
-        let (lab, dist) = assign(d.view());
+        let (lab, dist, sums, counts) = assign_and_sum(x, x_norms, centres.view());
         let inertia: f64 = dist.iter().sum();
         trace.push(TracePoint {
             iter: m,
@@ -92,7 +149,6 @@ pub fn lloyd_loop(
         if m == max_iter {
             break;
         }
-        let (sums, counts) = cluster_sums(x, &labels, k);
         let mut next = sums;
         let far = farthest(&dist, counts.iter().filter(|&&c| c == 0).count());
         let mut far = far.into_iter();
