@@ -176,7 +176,7 @@ pub fn combined_seeds<R: rand::Rng>(
 }
 
 /// Σ α log α with 0 log 0 = 0.
-fn neg_entropy(alpha: &[f64]) -> f64 {
+pub fn neg_entropy(alpha: &[f64]) -> f64 {
     alpha
         .iter()
         .map(|&a| if a > 0.0 { a * a.ln() } else { 0.0 })
@@ -313,8 +313,9 @@ pub fn mkpower_loop(
 }
 
 /// λ = rel × median(E), falling back to the mean and then to 1 when the
-/// scatter is zero (then every α is equal whatever λ is).
-fn choose_lambda(e: &[f64], rel: f64) -> f64 {
+/// scatter is zero (then every α is equal whatever λ is). Shared with the
+/// RFF multi-view algorithms.
+pub fn choose_lambda(e: &[f64], rel: f64) -> f64 {
     let mut sorted = e.to_vec();
     sorted.sort_by(f64::total_cmp);
     let l = sorted.len();

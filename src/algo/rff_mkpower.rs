@@ -34,6 +34,7 @@
 //! as `lambda` in the JSON.
 
 use super::lloyd::assign;
+use super::mkpower::{alpha_step, choose_lambda, neg_entropy};
 use super::params::{Default, ParamSpec, Scale};
 use super::power::{PeriodCheck, Schedule, max_iter_spec, tol_spec, zero_tolerance};
 use super::rff_power::{
@@ -345,35 +346,6 @@ fn scatter(
         .collect()
 }
 
-/// Σ α ln α with 0 ln 0 = 0.
-pub fn neg_entropy(alpha: &[f64]) -> f64 {
-    alpha
-        .iter()
-        .map(|&a| if a > 0.0 { a * a.ln() } else { 0.0 })
-        .sum()
-}
-
-/// λ = rel × median(E), falling back to the mean and then to 1 when the
-/// scatter is zero (then every α is equal whatever λ is).
-pub fn choose_lambda(e: &[f64], rel: f64) -> f64 {
-    let mut sorted = e.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let l = sorted.len();
-    let median = if l % 2 == 1 {
-        sorted[l / 2]
-    } else {
-        0.5 * (sorted[l / 2 - 1] + sorted[l / 2])
-    };
-    let mean = e.iter().sum::<f64>() / l as f64;
-    for base in [median, mean] {
-        let v = rel * base;
-        if v.is_finite() && v > 0.0 {
-            return v;
-        }
-    }
-    1.0
-}
-
 /// argmaxⱼ (ln wᵢⱼ + m ln uᵢⱼ), the paper's final membership γ = w·u^m
 /// (ties to the lowest index).
 fn gamma_labels(log_w: &Array2<f64>, ln_u: &Array2<f64>, m: f64) -> Vec<usize> {
@@ -622,7 +594,7 @@ pub fn mv_loop(
             y = all_dists(&centres);
             let nt = new_typ.as_ref().map(|t| (t, m));
             let e = scatter(&step.log_w, &y, nt, &eta);
-            alpha = super::mkpower::alpha_step(&e, lambda);
+            alpha = alpha_step(&e, lambda);
             typ = new_typ;
         } else {
             final_typ = new_typ;
