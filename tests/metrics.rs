@@ -222,18 +222,11 @@ fn pseudo_random_20000() {
 #[test]
 fn pseudo_random_million() {
     let (t, p) = noisy_pair(7, 1_000_000, 10, 12, 80);
-    let start = std::time::Instant::now();
     check(
         "lcg_1e6",
         &t,
         &p,
         [0.6304088942237595, 0.6582793691328616, 0.81714, 0.820601],
-    );
-    // Nine passes over 1e6 labels; generous bound for debug builds.
-    assert!(
-        start.elapsed().as_secs_f64() < 10.0,
-        "{:?}",
-        start.elapsed()
     );
 }
 

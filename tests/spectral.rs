@@ -10,7 +10,6 @@ use ndarray::Array2;
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
 use std::sync::Arc;
-use std::time::Instant;
 
 fn config(
     id: &str,
@@ -143,9 +142,7 @@ fn lanczos_above_the_dense_size_matches_the_dense_solver() {
         (i * 7 + j) as f64
     }));
     let (a, cfg) = config("spectral", &small, 3, 0, &[], &[("max_memory", "50M")]);
-    let t0 = Instant::now();
     let e = algo::run(a.as_ref(), &small, &cfg, &Ctx::new()).unwrap_err();
-    assert!(t0.elapsed().as_secs_f64() < 1.0);
     assert!(matches!(e, Error::Resource(_)));
     assert!(e.to_string().contains("2 working n×n matrices"), "{e}");
 }
