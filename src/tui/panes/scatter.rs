@@ -32,7 +32,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     };
     let n_drawn = data.projection.rows.len();
     let extra = if n_drawn < x.nrows() {
-        format!("{what}, {n_drawn} of {} pts", x.nrows())
+        format!("{what} · {n_drawn} of {} pts", x.nrows())
     } else {
         what
     };
