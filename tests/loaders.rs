@@ -512,3 +512,77 @@ fn usps_parse_time() {
         whole * 1e3
     );
 }
+
+// ------------------------------------------------------------ IDX (MNIST)
+
+fn idx_bytes(code: u8, dims: &[u32], data: &[u8]) -> Vec<u8> {
+    let mut b = vec![0, 0, code, dims.len() as u8];
+    for d in dims {
+        b.extend_from_slice(&d.to_be_bytes());
+    }
+    b.extend_from_slice(data);
+    b
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut enc = libflate::gzip::Encoder::new(Vec::new()).unwrap();
+    enc.write_all(bytes).unwrap();
+    enc.finish().into_result().unwrap()
+}
+
+#[test]
+fn idx_images_load_with_the_labels_beside_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let pixels: Vec<u8> = (0..24).collect();
+    let images = idx_bytes(0x08, &[3, 2, 4], &pixels);
+    let labels = idx_bytes(0x08, &[3], &[7, 2, 7]);
+    for gz in [false, true] {
+        let suffix = if gz { ".gz" } else { "" };
+        let wrap = |b: &[u8]| if gz { gzip(b) } else { b.to_vec() };
+        let img = dir.path().join(format!("t10k-images-idx3-ubyte{suffix}"));
+        std::fs::write(&img, wrap(&images)).unwrap();
+        let src = DataSource::File(img.clone());
+        // Without the labels file: features only.
+        let ds = load(&src, &LoadOptions::default()).unwrap();
+        assert_eq!((ds.n(), ds.p()), (3, 8));
+        assert_eq!(
+            ds.x.row(2).to_vec(),
+            (16..24).map(f64::from).collect::<Vec<_>>()
+        );
+        assert!(ds.labels.is_none());
+        assert_eq!(ds.name, "t10k-images");
+        // With it (found by name): two classes.
+        let lab = dir.path().join(format!("t10k-labels-idx1-ubyte{suffix}"));
+        std::fs::write(&lab, wrap(&labels)).unwrap();
+        let ds = load(&src, &LoadOptions::default()).unwrap();
+        let l = ds.labels.unwrap();
+        assert_eq!(l.n_classes(), 2);
+        assert_eq!(l.ids[0], l.ids[2]);
+        let none = LoadOptions {
+            label: LabelChoice::None,
+            ..LoadOptions::default()
+        };
+        assert!(load(&src, &none).unwrap().labels.is_none());
+        std::fs::remove_file(&lab).unwrap();
+    }
+}
+
+#[test]
+fn bad_idx_files_are_refused_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("x-images-idx3-ubyte");
+    // Truncated data.
+    std::fs::write(&img, idx_bytes(0x08, &[3, 2, 2], &[1, 2, 3])).unwrap();
+    let e = load(&DataSource::File(img.clone()), &LoadOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("need 12 bytes"), "{e}");
+    // Labels that do not match the images.
+    std::fs::write(&img, idx_bytes(0x08, &[3, 2, 2], &[0; 12])).unwrap();
+    let lab = dir.path().join("x-labels-idx1-ubyte");
+    std::fs::write(&lab, idx_bytes(0x08, &[2], &[1, 2])).unwrap();
+    let e = load(&DataSource::File(img), &LoadOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("do not match the 3 images"), "{e}");
+    // A labels file given as data.
+    let e = load(&DataSource::File(lab), &LoadOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("1-D IDX array"), "{e}");
+}

@@ -8,6 +8,7 @@ use std::sync::Arc;
 pub mod bundled;
 pub mod delimited;
 pub mod generate;
+pub mod idx;
 pub mod matv5;
 pub mod npy;
 pub mod preprocess;

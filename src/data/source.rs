@@ -1,6 +1,6 @@
 //! Where a dataset comes from: a file, a bundled name or a generator.
 
-use super::{Dataset, LoadOptions, bundled, delimited, generate, matv5, npy, preprocess};
+use super::{Dataset, LoadOptions, bundled, delimited, generate, idx, matv5, npy, preprocess};
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 
@@ -77,6 +77,15 @@ pub fn load(src: &DataSource, opts: &LoadOptions) -> Result<Dataset> {
     Ok(ds)
 }
 
+/// `train-images-idx3-ubyte.gz` → `train-images`.
+fn idx_name(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map_or(String::new(), |s| s.to_string_lossy().into_owned());
+    let name = name.trim_end_matches(".gz");
+    name.split("-idx").next().unwrap_or(name).to_string()
+}
+
 fn load_file(path: &Path, opts: &LoadOptions) -> Result<Dataset> {
     let shown = path.display().to_string();
     let ext = path
@@ -88,10 +97,18 @@ fn load_file(path: &Path, opts: &LoadOptions) -> Result<Dataset> {
         "npy" => npy::read(path, opts)?,
         "mat" => matv5::read(path, opts)?,
         _ => {
-            let bytes = std::fs::read(path).map_err(|e| Error::io(&shown, e))?;
+            // IDX (MNIST's format) is recognised by its header, gzipped or
+            // not; everything else is delimited text (also inside .gz).
+            let bytes = idx::read_maybe_gz(path)?;
+            if idx::looks_like_idx(&bytes) {
+                let mut ds = idx::read(path, &bytes, opts)?;
+                ds.name = idx_name(path);
+                ds.source = shown;
+                return Ok(ds);
+            }
             let text = String::from_utf8(bytes).map_err(|e| {
                 Error::Data(format!(
-                    "{shown}: not UTF-8 text (invalid byte at offset {}); expected a delimited text file, .npy or .mat",
+                    "{shown}: not UTF-8 text (invalid byte at offset {}); expected a delimited text file, .npy, .mat or IDX (MNIST)",
                     e.utf8_error().valid_up_to()
                 ))
             })?;
