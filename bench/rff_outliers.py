@@ -16,6 +16,7 @@ explicitly, so the inlier NMI then measures the 10 digit clusters alone.
 
     python3 bench/rff_outliers.py                # 20 starts, k = 10 and 11
     python3 bench/rff_outliers.py --starts 5 --extra "-P rff_dim=256"
+    python3 bench/rff_outliers.py --design scattered --k 10   # 3 % far, mutually distant outliers
 
 Writes bench/out/rff_outliers.json (every run, cached) and prints a Markdown table.
 """
@@ -61,6 +62,45 @@ def contaminate(frac=0.10, seed=0):
     return dst, truth, len(body), n_out
 
 
+def scattered(frac=0.03, radius=70.0, seed=0):
+    """Inliers standardised with their own statistics; each outlier is a random inlier moved by
+    `radius` (about 3.5 times the typical inlier distance, ~19) in a uniformly random direction:
+    mutually distant, so no centroid can sit close to them (the case the bounded possibilistic
+    loss is for). Runs use --scale none on this file."""
+    src = ROOT / data_path("usps")
+    dst = OUT / f"usps_scattered_{frac:g}.csv"
+    with open(src, newline="") as f:
+        rows = list(csv.reader(f))
+    header, body = rows[0], rows[1:]
+    li = header.index("label")
+    cols = [i for i in range(len(header)) if i != li]
+    xs = [[float(r[i]) for i in cols] for r in body]
+    n, p = len(xs), len(cols)
+    mean = [sum(x[j] for x in xs) / n for j in range(p)]
+    sd = [(sum((x[j] - mean[j]) ** 2 for x in xs) / (n - 1)) ** 0.5 or 1.0 for j in range(p)]
+    z = [[(x[j] - mean[j]) / sd[j] for j in range(p)] for x in xs]
+    rng = random.Random(seed)
+    n_out = round(frac * n)
+    outs = []
+    for _ in range(n_out):
+        base = z[rng.randrange(n)]
+        g = [rng.gauss(0.0, 1.0) for _ in range(p)]
+        norm = sum(v * v for v in g) ** 0.5
+        outs.append([b + radius * v / norm for b, v in zip(base, g)])
+    if not dst.exists():
+        tmp = dst.with_suffix(".tmp")
+        with open(tmp, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow([header[i] for i in cols] + ["label"])
+            for zr, r in zip(z, body):
+                w.writerow([f"{v:.6g}" for v in zr] + [r[li]])
+            for o in outs:
+                w.writerow([f"{v:.6g}" for v in o] + ["outlier"])
+        tmp.replace(dst)
+    truth = [r[li] for r in body]
+    return dst, truth, n, n_out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--starts", type=int, default=20)
@@ -68,23 +108,34 @@ def main():
     ap.add_argument("--methods", default=",".join(METHODS))
     ap.add_argument("--k", default="10,11", help="comma-separated k values")
     ap.add_argument("--rebuild", action="store_true")
+    ap.add_argument("--design", choices=["uniform", "scattered"], default="uniform",
+                    help="uniform: 10 %% uniform in the bounding box (default); scattered: 3 %% far, "
+                         "mutually distant outliers, see scattered()")
     a = ap.parse_args()
     binary(a.rebuild)
-    path, truth, n_in, n_out = contaminate()
+    if a.design == "uniform":
+        path, truth, n_in, n_out = contaminate()
+        scale = []
+    else:
+        path, truth, n_in, n_out = scattered()
+        scale = ["--scale", "none"]
     rel = str(path.relative_to(ROOT))
     cache = Cache(OUT / "rff_outliers.json")
-    print(f"{rel}: {n_in} inliers + {n_out} uniform outliers")
+    print(f"{rel}: {n_in} inliers + {n_out} {a.design} outliers")
     res = {}
     for k, m in [(k, m) for k in a.k.split(",") for m in a.methods.split(",")]:
-        nm, flagged, caught, secs, alphas, lumped = [], [], [], [], [], []
+        nm, flagged, caught, secs, alphas, lumped, pure = [], [], [], [], [], [], []
         for seed in range(a.starts):
             args = ["--data", rel, "--algo", m, "--k", k, "--seed", str(seed), "-P", f"rff_seed={seed}"]
-            args += a.extra.split()
+            args += scale + a.extra.split()
             d = run(args, cache, keep=("labels",))
             labels = d["labels"]
             nm.append(nmi(truth, labels[:n_in]))
             out_labels = labels[n_in:]
             lumped.append(max(out_labels.count(c) for c in set(out_labels)) / n_out)
+            # Clusters that are (almost) only outliers: a cluster taken from the data.
+            sizes = {c: labels.count(c) for c in set(labels)}
+            pure.append(sum(1 for c in sizes if out_labels.count(c) > 0.9 * sizes[c]))
             secs.append(d["elapsed_ms"] / 1e3)
             t = d.get("typicality")
             if t:
@@ -99,17 +150,18 @@ def main():
             caught=statistics.mean(caught) if caught else None,
             alpha=[round(statistics.mean(x), 3) for x in zip(*alphas)] if alphas else None,
             lumped=statistics.mean(lumped),
+            pure=statistics.mean(pure),
         )
         print(k, m, res[(k, m)], flush=True)
     print()
-    print("| k | method | inlier NMI, mean (sd) | outliers in one cluster | flagged as outliers | "
-          "injected outliers caught | mean α | time (s) |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| k | method | inlier NMI, mean (sd) | outliers in one cluster | outlier-only clusters | "
+          "flagged as outliers | injected outliers caught | mean α | time (s) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for (k, m), r in res.items():
         fl = f"{r['flagged']:.0f}" if r["flagged"] is not None else "–"
         ca = f"{100 * r['caught']:.1f} %" if r["caught"] is not None else "–"
         al = str(r["alpha"]) if r["alpha"] else "–"
-        print(f"| {k} | {m} | {r['nmi']:.4f} ({r['sd']:.3f}) | {100 * r['lumped']:.1f} % | {fl} | {ca} | {al} | "
+        print(f"| {k} | {m} | {r['nmi']:.4f} ({r['sd']:.3f}) | {100 * r['lumped']:.1f} % | {r['pure']:.2f} | {fl} | {ca} | {al} | "
               f"{r['secs']:.2f} |")
 
 
