@@ -73,11 +73,13 @@ impl Problem {
             .contains_key(key)
     }
 
-    /// Drops cached items whose key starts with `prefix`.
-    pub fn evict(&self, prefix: &str) {
+    /// Drops the cached items of a family (keys starting with `family`)
+    /// other than those in `keep`: a session that moves σ around holds one
+    /// set of Gram matrices or feature maps, not one per value tried.
+    pub fn retain_family(&self, family: &str, keep: &[String]) {
         self.cache
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .retain(|k, _| !k.starts_with(prefix));
+            .retain(|k, _| !k.starts_with(family) || keep.contains(k));
     }
 }

@@ -23,7 +23,7 @@ use crate::algo::{Ctx, Problem, RunConfig};
 use crate::error::{Error, Result};
 use crate::linalg;
 use ndarray::{Array2, ArrayView2};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// The rule behind the `sigma` parameter's automatic default.
 pub const SIGMA_RULE: &str =
@@ -127,35 +127,20 @@ pub fn resolve_single(problem: &Problem, cfg: &RunConfig, spec: &KernelSpec) -> 
     spec.resolve(cfg.params.get("sigma"), || dmax2(problem))
 }
 
-/// Cache bookkeeping: the keys of the Gram matrices this module stored.
-type Index = Mutex<Vec<String>>;
+/// Prefix of the cache keys of Gram matrices.
+pub(crate) const GRAM_FAMILY: &str = "gram:";
 
 /// The Gram matrices of `specs`, from the problem's cache or built now.
 /// Gram matrices cached earlier under other specs are dropped first, so a
 /// session that moves σ around holds one set, not one per value tried.
 /// Call [`guard`] before resolving the specs.
 pub fn grams(problem: &Problem, specs: &[Resolved], ctx: &Ctx) -> Result<Vec<Arc<Gram>>> {
-    let index: Arc<Index> = problem.cached("gram-index|", || Ok(Mutex::new(Vec::new())))?;
     let wanted: Vec<String> = specs.iter().map(|s| s.key()).collect();
-    {
-        let mut keys = index.lock().unwrap_or_else(|e| e.into_inner());
-        keys.retain(|k| {
-            let keep = wanted.contains(k);
-            if !keep {
-                problem.evict(k);
-            }
-            keep
-        });
-    }
+    problem.retain_family(GRAM_FAMILY, &wanted);
     let mut out = Vec::with_capacity(specs.len());
     for (spec, key) in specs.iter().zip(&wanted) {
         ctx.check()?;
-        let g = problem.cached(key, || Gram::build(problem.x.view(), spec, ctx))?;
-        let mut keys = index.lock().unwrap_or_else(|e| e.into_inner());
-        if !keys.contains(key) {
-            keys.push(key.clone());
-        }
-        out.push(g);
+        out.push(problem.cached(key, || Gram::build(problem.x.view(), spec, ctx))?);
     }
     Ok(out)
 }

@@ -40,8 +40,8 @@ use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;
 use std::ops::Range;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
 /// The rule behind the `rff_dim` parameter's automatic default.
 pub const DIM_RULE: &str = "⌈4·ln³(2k)⌉ frequencies, the paper's rule (2D feature columns)";
@@ -122,6 +122,9 @@ pub fn sigma_spec() -> ParamSpec {
     }
 }
 
+/// Prefix of the cache keys of feature maps.
+const FAMILY: &str = "rff|";
+
 /// One feature map: which columns of the data, at which bandwidth, from
 /// which random stream.
 #[derive(Debug, Clone, PartialEq)]
@@ -142,7 +145,7 @@ impl MapSpec {
     /// The cache key: every field, σ to the bit.
     pub fn key(&self) -> String {
         format!(
-            "rff|sigma={:016x}|D={}|seed={}|stream={}|cols={}..{}|{}",
+            "{FAMILY}sigma={:016x}|D={}|seed={}|stream={}|cols={}..{}|{}",
             self.sigma.to_bits(),
             self.dim,
             self.seed,
@@ -432,25 +435,12 @@ pub fn guard(
     )))
 }
 
-/// Keys of the feature matrices this module cached on a problem.
-type Index = Mutex<Vec<String>>;
-
 /// The feature matrices of `specs` on the problem's (scaled) data, from its
 /// cache or built now (call [`guard`] first). Matrices cached earlier under
 /// other specs are dropped first.
 pub fn features(problem: &Problem, specs: &[MapSpec], ctx: &Ctx) -> Result<Vec<Arc<Features>>> {
-    let index: Arc<Index> = problem.cached("rff-index|", || Ok(Mutex::new(Vec::new())))?;
     let wanted: Vec<String> = specs.iter().map(|s| s.key()).collect();
-    {
-        let mut keys = index.lock().unwrap_or_else(|e| e.into_inner());
-        keys.retain(|k| {
-            let keep = wanted.contains(k);
-            if !keep {
-                problem.evict(k);
-            }
-            keep
-        });
-    }
+    problem.retain_family(FAMILY, &wanted);
     let mut out = Vec::with_capacity(specs.len());
     for (v, (spec, key)) in specs.iter().zip(&wanted).enumerate() {
         ctx.check()?;
@@ -481,10 +471,6 @@ pub fn features(problem: &Problem, specs: &[MapSpec], ctx: &Ctx) -> Result<Vec<A
                 &label,
             )
         })?;
-        let mut keys = index.lock().unwrap_or_else(|e| e.into_inner());
-        if !keys.contains(key) {
-            keys.push(key.clone());
-        }
         out.push(f);
     }
     Ok(out)

@@ -347,7 +347,7 @@ impl Resolved {
     /// The cache key: exact (f64 values print with round-trip precision)
     /// and ending in `|`, so no key is a prefix of another.
     pub fn key(&self) -> String {
-        format!("gram:{self}|")
+        format!("{}{self}|", super::GRAM_FAMILY)
     }
 }
 
