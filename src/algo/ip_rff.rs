@@ -75,18 +75,12 @@ impl Algorithm for IpRffMkPower {
                 integer: false,
                 help: "Multiplier on the possibilistic scales η_j,l = (1/n) Σᵢ ‖φ_l(xᵢ) − θ_j,l‖² (at the initial centroids; not the annealing factor eta). Smaller: more points look like outliers; very large: no typicality effect (→ rff-mkpower).",
             },
-            ParamSpec {
-                name: "possibilistic",
-                symbol: "IP",
-                default: Default::Fixed(1.0),
-                min: 0.0,
-                max: 1.0,
-                scale: Scale::Linear,
-                step: 1.0,
-                coarse: 1.0,
-                integer: true,
-                help: "1: possibilistic typicalities on (IP-RFF-MKPKM); 0: off, u ≡ 1 (exactly rff-mkpower, the paper's ablation).",
-            },
+            ParamSpec::flag(
+                "possibilistic",
+                "IP",
+                1.0,
+                "1: possibilistic typicalities on (IP-RFF-MKPKM); 0: off, u ≡ 1 (exactly rff-mkpower, the paper's ablation).",
+            ),
         ]);
         v
     }

@@ -274,21 +274,6 @@ pub fn nstart_spec(default: f64, help: &'static str) -> ParamSpec {
     }
 }
 
-fn flag_spec(name: &'static str, default: f64, help: &'static str) -> ParamSpec {
-    ParamSpec {
-        name,
-        symbol: name,
-        default: Default::Fixed(default),
-        min: 0.0,
-        max: 1.0,
-        scale: Scale::Linear,
-        step: 1.0,
-        coarse: 1.0,
-        integer: true,
-        help,
-    }
-}
-
 impl Algorithm for Lw {
     fn id(&self) -> &'static str {
         "lw"
@@ -307,12 +292,14 @@ impl Algorithm for Lw {
                 50.0,
                 "k-means runs (k-means++ seeds, best inertia) giving the initial partition and α. The reference code uses 10 MATLAB replicates; 10 of ours miss the lowest-inertia partition of raw Lymphoma in 4 of 20 seeds, 50 never do (and then reproduce the paper's Leukemia and Lymphoma numbers exactly).",
             ),
-            flag_spec(
+            ParamSpec::flag(
+                "zscore",
                 "zscore",
                 1.0,
                 "1: z-score the data after the initial partition, as lwkmeans.m (with --scale none the initial k-means then sees the raw values, as in the paper's experiments); 0: iterate on the data as scaled by --scale.",
             ),
-            flag_spec(
+            ParamSpec::flag(
+                "code_assign",
                 "code_assign",
                 0.0,
                 "1: assign with w^β + (λ/p²)w as lwkmeans.m; 0: with w^β + β(λ/p²)w, exact descent on the paper's objective (never increases). The weights are the same.",

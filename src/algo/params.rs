@@ -45,6 +45,27 @@ pub struct ParamSpec {
 }
 
 impl ParamSpec {
+    /// A 0/1 switch (1 = on), stepped by 1.
+    pub fn flag(
+        name: &'static str,
+        symbol: &'static str,
+        default: f64,
+        help: &'static str,
+    ) -> Self {
+        ParamSpec {
+            name,
+            symbol,
+            default: Default::Fixed(default),
+            min: 0.0,
+            max: 1.0,
+            scale: Scale::Linear,
+            step: 1.0,
+            coarse: 1.0,
+            integer: true,
+            help,
+        }
+    }
+
     pub fn contains(&self, v: f64) -> bool {
         v.is_finite() && v >= self.min && v <= self.max && (!self.integer || v.fract() == 0.0)
     }

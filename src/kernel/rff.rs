@@ -92,18 +92,12 @@ pub fn seed_spec() -> ParamSpec {
 
 /// The `rff_f32` switch of `rff-power`.
 pub fn f32_spec() -> ParamSpec {
-    ParamSpec {
-        name: "rff_f32",
-        symbol: "f32",
-        default: Default::Fixed(0.0),
-        min: 0.0,
-        max: 1.0,
-        scale: Scale::Linear,
-        step: 1.0,
-        coarse: 1.0,
-        integer: true,
-        help: "1 stores the feature matrix in f32: half the memory and half the bytes read per iteration; every sum stays in f64, the features are rounded to ~7 digits.",
-    }
+    ParamSpec::flag(
+        "rff_f32",
+        "f32",
+        0.0,
+        "1 stores the feature matrix in f32: half the memory and half the bytes read per iteration; every sum stays in f64, the features are rounded to ~7 digits.",
+    )
 }
 
 /// The `sigma` parameter of the RFF algorithms (Gaussian bandwidth).
