@@ -4,7 +4,7 @@
 //! the distance callback, in a kernel's feature space.
 
 use crate::error::{Error, Result};
-use ndarray::{Array2, ArrayView2};
+use ndarray::Array2;
 use rand::Rng;
 use rand::seq::index::sample;
 
@@ -50,28 +50,16 @@ pub fn choose_seeds<R: Rng>(
     }
 }
 
-/// Seeds for plain Euclidean data.
-pub fn euclidean_seeds<R: Rng>(
-    x: ArrayView2<f64>,
+/// Seeds for Euclidean rows: the data, or a feature map stored in f64 or
+/// f32.
+pub fn euclidean_seeds<'a, R: Rng>(
+    x: impl Into<super::rows::Rows<'a>>,
     x_norms: &[f64],
     k: usize,
     init: Init,
     rng: &mut R,
 ) -> Result<Vec<usize>> {
-    choose_seeds(x.nrows(), k, init, rng, |cands| {
-        let c = x.select(ndarray::Axis(0), cands);
-        crate::linalg::sq_dists(x, x_norms, c.view())
-    })
-}
-
-/// Seeds for rows stored in f64 or f32 (a feature map).
-pub fn rows_seeds<R: Rng>(
-    x: super::rows::Rows,
-    x_norms: &[f64],
-    k: usize,
-    init: Init,
-    rng: &mut R,
-) -> Result<Vec<usize>> {
+    let x = x.into();
     choose_seeds(x.nrows(), k, init, rng, |cands| {
         let c = x.select(cands);
         x.sq_dists(x_norms, c.view())

@@ -200,7 +200,7 @@ impl Algorithm for RffPower {
         let f = self.features(problem, cfg, ctx)?;
         let mut rng = start.rng();
         let rows = f.rows();
-        let seeds = init::rows_seeds(rows, &f.norms, cfg.k, cfg.init, &mut rng)?;
+        let seeds = init::euclidean_seeds(rows, &f.norms, cfg.k, cfg.init, &mut rng)?;
         let p = &cfg.params;
         let (centres, init_iters) = kmeans_start(
             rows,
