@@ -19,6 +19,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
+mod common;
+use common::shared;
+
 /// Gaussian blobs with their true labels.
 fn blobs(seed: u64, n: usize, p: usize, k: usize, sep: f64) -> (Array2<f64>, Vec<usize>) {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
@@ -789,18 +792,6 @@ fn sigma_rule_is_sqrt_2p_after_standardising() {
 }
 
 // ------------------------------------------- reference data (../shared/data)
-
-fn shared(name: &str) -> Option<std::path::PathBuf> {
-    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data"));
-    if !dir.is_dir() {
-        eprintln!(
-            "skipping: {} is absent (reference data lives beside the repository)",
-            dir.display()
-        );
-        return None;
-    }
-    Some(dir.join(name))
-}
 
 /// The paper's protocol (standardise, σ rule, matched random starts) on a
 /// reference dataset: mean NMI of `id` over seeds 0..starts.

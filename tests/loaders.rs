@@ -9,6 +9,9 @@ use meanscape::data::{DataSource, Dataset, LabelChoice, LoadOptions, Missing, lo
 use ndarray::{Array2, array};
 use std::path::{Path, PathBuf};
 
+mod common;
+use common::shared;
+
 fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
@@ -411,18 +414,6 @@ fn nan_in_npy() {
 }
 
 // ------------------------------------------- reference data (../shared/data)
-
-fn shared(name: &str) -> Option<PathBuf> {
-    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data"));
-    if !dir.is_dir() {
-        eprintln!(
-            "skipping: {} is absent (reference data lives beside the repository)",
-            dir.display()
-        );
-        return None;
-    }
-    Some(dir.join(name))
-}
 
 fn assert_mat_equals_csv(stem: &str, n: usize, p: usize, k: usize) {
     let (Some(mat), Some(csv)) = (

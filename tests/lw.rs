@@ -14,9 +14,10 @@ use meanscape::error::Error;
 use meanscape::session;
 use ndarray::Array2;
 use rand::{Rng, SeedableRng};
-use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+
+mod common;
 
 fn rng(seed: u64) -> rand_chacha::ChaCha8Rng {
     rand_chacha::ChaCha8Rng::seed_from_u64(seed)
@@ -473,11 +474,9 @@ fn reference_protocol_on_leukemia_and_lymphoma() {
         ("leukemia", 0.0005, 2, 0.0278, 20..=35),
         ("lymphoma", 0.0006, 3, 0.0161, 25..=40),
     ] {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../shared/data/{name}.csv"));
-        if !path.exists() {
-            eprintln!("skipping: {} is absent", path.display());
+        let Some(path) = common::shared(&format!("{name}.csv")) else {
             return;
-        }
+        };
         let l = load(path.to_str().unwrap(), Scaling::None);
         let pr = &l.problem;
         let truth = &l.dataset.labels.as_ref().unwrap().ids;

@@ -9,6 +9,8 @@ use ndarray::{Array2, Axis};
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
 
+mod common;
+
 /// Gaussian blobs made here, so these tests do not depend on the generators.
 fn blobs(seed: u64, n: usize, p: usize, k: usize, sep: f64) -> Array2<f64> {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
@@ -276,12 +278,9 @@ fn progress_events_describe_each_iteration() {
 /// reaches the paper's power k-means value (Table 1: 0.7582).
 #[test]
 fn annealing_continues_while_centres_are_merged() {
-    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data"));
-    let path = dir.join("isolet.csv");
-    if !path.is_file() {
-        eprintln!("skipping: {} is absent", path.display());
+    let Some(path) = common::shared("isolet.csv") else {
         return;
-    }
+    };
     let loaded = meanscape::session::load(
         path.to_str().unwrap(),
         &meanscape::data::LoadOptions::default(),
