@@ -62,25 +62,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
-VENV = BENCH / ".venv"
 OUT = BENCH / "out"
 
+from venv_common import ensure_venv  # noqa: E402
 
-def ensure_venv():
-    """Re-run this script inside bench/.venv (creating it, with numpy + scikit-learn, if needed)."""
-    vpy = VENV / "bin" / "python"
-    if Path(sys.prefix).resolve() == VENV.resolve():
-        return
-    if not vpy.exists():
-        print(f"creating {VENV} ...", file=sys.stderr)
-        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-    ok = subprocess.run([str(vpy), "-c", "import numpy, sklearn"], capture_output=True).returncode == 0
-    if not ok:
-        subprocess.run([str(vpy), "-m", "pip", "install", "-q", "numpy", "scikit-learn"], check=True)
-    os.execv(str(vpy), [str(vpy), str(Path(__file__).resolve()), *sys.argv[1:]])
-
-
-ensure_venv()
+ensure_venv(__file__)
 
 import argparse  # noqa: E402
 import json  # noqa: E402
