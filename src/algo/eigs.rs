@@ -98,9 +98,6 @@ pub fn leading(
                 let z: f64 = StandardNormal.sample(&mut rng);
                 z
             });
-            if m == n {
-                return Err(Error::Resource("the eigensolver found no basis".into()));
-            }
             continue;
         }
         if kept > 0 {

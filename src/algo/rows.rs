@@ -7,7 +7,7 @@
 //! half the bytes.
 
 use crate::linalg;
-use ndarray::{Array2, ArrayView2, Axis, CowArray, Ix2, s};
+use ndarray::{Array2, ArrayView2, Axis, s};
 use rayon::prelude::*;
 
 #[derive(Debug, Clone, Copy)]
@@ -51,14 +51,6 @@ impl<'a> Rows<'a> {
         match self {
             Rows::F64(x) => Rows::F64(x.slice_move(s![lo..hi, ..])),
             Rows::F32(x) => Rows::F32(x.slice_move(s![lo..hi, ..])),
-        }
-    }
-
-    /// Rows `lo..hi` as f64: borrowed when stored so, widened otherwise.
-    pub fn block(&self, lo: usize, hi: usize) -> CowArray<'a, f64, Ix2> {
-        match self {
-            Rows::F64(x) => CowArray::from(x.slice_move(s![lo..hi, ..])),
-            Rows::F32(x) => CowArray::from(x.slice(s![lo..hi, ..]).mapv(f64::from)),
         }
     }
 
@@ -116,9 +108,9 @@ impl<'a> Rows<'a> {
                     .for_each(|(b, mut o)| {
                         let lo = b * DIST_BLOCK;
                         let hi = lo + o.nrows();
-                        let xb = self.block(lo, hi);
-                        let d =
-                            linalg::sq_dists_with(xb.view(), &norms[lo..hi], c, &c_norms, false);
+                        let mut buf = Vec::new();
+                        let xb = self.block_in(lo, hi, &mut buf);
+                        let d = linalg::sq_dists_with(xb, &norms[lo..hi], c, &c_norms, false);
                         o.assign(&d);
                     });
                 out
