@@ -11,6 +11,7 @@ pub mod data;
 pub mod error;
 pub mod kernel;
 pub mod linalg;
+pub mod memory;
 pub mod metrics;
 pub mod report;
 pub mod session;

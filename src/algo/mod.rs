@@ -123,6 +123,11 @@ pub trait Algorithm: Send + Sync {
     fn summary(&self) -> &'static str;
     /// The tunable parameters, with defaults and ranges.
     fn params(&self) -> Vec<ParamSpec>;
+    /// The feature scaling applied before this algorithm when the user does
+    /// not choose one (`--scale` overrides it): the one its paper used.
+    fn default_scaling(&self) -> crate::data::Scaling {
+        crate::data::Scaling::Standard
+    }
     /// The value of a parameter whose default is `Auto`, from the data.
     fn auto_param(&self, name: &str, _problem: &Problem, _k: usize) -> Result<f64> {
         unreachable!("{} declares no automatic default for {name}", self.id())

@@ -53,6 +53,7 @@ impl DataArgs {
             } else {
                 Missing::Error
             },
+            max_memory: None,
         }
     }
 }

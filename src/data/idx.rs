@@ -129,6 +129,9 @@ pub fn read(path: &Path, bytes: &[u8], opts: &LoadOptions) -> Result<Dataset> {
         }
     };
     let mut ds = Dataset::new(&shown, &shown, x);
+    if labels.is_some() {
+        ds.inputs.extend(sibling_labels(path));
+    }
     ds.labels = labels;
     Ok(ds)
 }

@@ -93,6 +93,10 @@ pub struct Dataset {
     pub relevance: Option<Vec<bool>>,
     /// Things the loader or preprocessing did that the user should know.
     pub notes: Vec<String>,
+    /// Every file this dataset was read from (the data file and any
+    /// companion, such as an IDX labels file): outputs must never replace
+    /// one of them.
+    pub inputs: Vec<std::path::PathBuf>,
 }
 
 impl Dataset {
@@ -106,6 +110,7 @@ impl Dataset {
             labels: None,
             relevance: None,
             notes: Vec::new(),
+            inputs: Vec::new(),
         }
     }
 
@@ -195,4 +200,8 @@ pub struct LoadOptions {
     /// `.mat` files: the variable that holds the features.
     pub var: Option<String>,
     pub missing: Missing,
+    /// The memory budget in bytes (`--max-memory`); `None` is the default
+    /// budget of [`crate::memory::limit`]. Loaders check sizes taken from
+    /// headers and decompressed lengths against it before allocating.
+    pub max_memory: Option<u64>,
 }

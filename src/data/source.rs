@@ -104,6 +104,7 @@ fn load_file(path: &Path, opts: &LoadOptions) -> Result<Dataset> {
                 let mut ds = idx::read(path, &bytes, opts)?;
                 ds.name = idx_name(path);
                 ds.source = shown;
+                ds.inputs.insert(0, path.to_path_buf());
                 return Ok(ds);
             }
             let text = String::from_utf8(bytes).map_err(|e| {
@@ -120,6 +121,7 @@ fn load_file(path: &Path, opts: &LoadOptions) -> Result<Dataset> {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or(shown.clone());
     ds.source = shown;
+    ds.inputs.insert(0, path.to_path_buf());
     Ok(ds)
 }
 

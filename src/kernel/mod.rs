@@ -4,14 +4,13 @@
 //!
 //! - [`spec`]: the kernel spec strings (`gaussian:sigma=2.5`, `poly:a=1,b=2`, …).
 //! - [`bandwidth`]: the paper's σ rule, in O(np), and d²_max.
-//! - [`memory`]: the memory guard (`--max-memory`).
 //! - [`Gram`]: the n×n matrices, built by blocked matrix products and
 //!   cached on the [`Problem`] under their exact spec, so that changing s₀,
 //!   η or any other solver parameter never rebuilds them.
 
 pub mod bandwidth;
 mod gram;
-pub mod memory;
+pub use crate::memory;
 pub mod rff;
 pub mod spec;
 

@@ -1,7 +1,7 @@
-//! The memory guard: kernel methods store n×n matrices, so before building
-//! one the bytes are estimated and compared with `--max-memory` (default:
-//! half the machine's RAM). Refusing takes microseconds, not the minutes a
-//! doomed allocation would.
+//! The memory budget (`--max-memory`, default half the machine's RAM): the
+//! loaders and the algorithms estimate what they will allocate and compare
+//! it with the budget before allocating. Refusing takes microseconds, not
+//! the minutes (or the abort) a doomed allocation would.
 
 use crate::error::{Error, Result};
 
