@@ -477,33 +477,6 @@ fn every_reference_csv_loads() {
     }
 }
 
-/// `cargo test --release --test loaders -- --ignored --nocapture usps`
-#[test]
-#[ignore = "timing; run in release"]
-fn usps_parse_time() {
-    let Some(path) = shared("usps.csv") else {
-        return;
-    };
-    let text = std::fs::read_to_string(&path).unwrap();
-    let mut best = f64::INFINITY;
-    for _ in 0..5 {
-        let t = std::time::Instant::now();
-        let ds =
-            meanscape::data::delimited::parse(&text, "usps.csv", &LoadOptions::default()).unwrap();
-        best = best.min(t.elapsed().as_secs_f64());
-        assert_eq!((ds.n(), ds.p()), (11000, 256));
-    }
-    let t = std::time::Instant::now();
-    let ds = load(&DataSource::File(path), &LoadOptions::default()).unwrap();
-    let whole = t.elapsed().as_secs_f64();
-    assert_eq!(ds.labels.unwrap().n_classes(), 10);
-    eprintln!(
-        "usps.csv: parse {:.1} ms (best of 5), read+parse+validate {:.1} ms",
-        best * 1e3,
-        whole * 1e3
-    );
-}
-
 // ------------------------------------------------------------ IDX (MNIST)
 
 fn idx_bytes(code: u8, dims: &[u32], data: &[u8]) -> Vec<u8> {
