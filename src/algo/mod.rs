@@ -136,6 +136,14 @@ pub trait Algorithm: Send + Sync {
     fn options(&self) -> Vec<(&'static str, &'static str)> {
         Vec::new()
     }
+    /// Peak memory of one start beyond the data and what `prepare` caches
+    /// (Gram matrices and feature maps guard themselves), checked against
+    /// the budget by [`run`] before anything is allocated. The default is
+    /// what the Euclidean algorithms that sweep the rows in blocks hold:
+    /// the seeding and the labels.
+    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> StartMemory {
+        StartMemory::seeding(problem.n(), cfg.k, cfg.init)
+    }
     /// Work shared by all restarts (a Gram matrix, a feature map), done
     /// once before them and cached on the problem.
     fn prepare(&self, _problem: &Problem, _cfg: &RunConfig, _ctx: &Ctx) -> Result<()> {
@@ -145,6 +153,88 @@ pub trait Algorithm: Send + Sync {
     /// the problem, the config and `start`, and return `Err(Cancelled)`
     /// promptly once `ctx` is cancelled.
     fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit>;
+}
+
+/// Peak bytes of one start and what they are for (for the refusal).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StartMemory {
+    pub bytes: f64,
+    pub what: String,
+}
+
+impl StartMemory {
+    /// Seeding and labels: k-means++ keeps n distances per candidate
+    /// (2 + ⌊ln k⌋ of them), the running minima and their cumulative sums;
+    /// random seeding the n×k distances to its k rows; two label vectors.
+    pub fn seeding(n: usize, k: usize, init: Init) -> Self {
+        let cols = match init {
+            Init::KmeansPP => 2 + (k.max(1) as f64).ln().floor() as usize + 2,
+            Init::Random => k,
+        };
+        StartMemory {
+            bytes: (cols + 2) as f64 * n as f64 * 8.0,
+            what: format!("{init} seeding ({cols} columns of n = {n} distances)"),
+        }
+    }
+
+    /// Adds `count` dense n×k arrays of f64 (distances, weights).
+    pub fn plus_nk(self, n: usize, k: usize, count: usize, what: &str) -> Self {
+        StartMemory {
+            bytes: self.bytes + count as f64 * n as f64 * k as f64 * 8.0,
+            what: format!("{}, {count} n×k {what} (k = {k})", self.what),
+        }
+    }
+
+    /// The feature-weighted algorithms (wkmeans, lw, sparse-kmeans): the
+    /// seeding, the n×k weighted distances and a copy of the data's columns
+    /// that keep a weight.
+    pub fn feature_weighted(problem: &Problem, cfg: &RunConfig) -> Self {
+        let (n, p) = (problem.n(), problem.p());
+        Self::seeding(n, cfg.k, cfg.init)
+            .plus_nk(n, cfg.k, 1, "array of weighted distances")
+            .plus(n as f64 * p as f64 * 8.0, "a copy of the weighted columns")
+    }
+
+    /// Adds `bytes` for `what`.
+    pub fn plus(self, bytes: f64, what: &str) -> Self {
+        StartMemory {
+            bytes: self.bytes + bytes,
+            what: format!("{}, {what}", self.what),
+        }
+    }
+}
+
+/// Refuses a run whose starts would not fit in the memory budget
+/// (`--max-memory`), before anything is allocated: the starts that run at
+/// once (one per thread) each hold [`Algorithm::start_memory`], and every
+/// finished start keeps its labels until the best is chosen.
+pub fn check_memory(algo: &dyn Algorithm, problem: &Problem, cfg: &RunConfig) -> Result<()> {
+    let one = algo.start_memory(problem, cfg);
+    let at_once = cfg.restarts.clamp(1, rayon::current_num_threads().max(1));
+    let n = problem.n() as f64;
+    let need = at_once as f64 * one.bytes + cfg.restarts as f64 * n * 8.0;
+    let what = format!(
+        "{at_once} start{} at once, each with {}, and the labels of {} restart{}",
+        if at_once == 1 { "" } else { "s" },
+        one.what,
+        cfg.restarts,
+        if cfg.restarts == 1 { "" } else { "s" },
+    );
+    let mut fix = String::from("lower k");
+    if cfg.restarts > 1 {
+        fix.push_str(" or --restarts");
+    }
+    if cfg.init == Init::Random && cfg.k > 16 {
+        fix.push_str(", use --init kmeans++ (n distances per candidate, not per centre)");
+    }
+    fix.push_str(", or cluster fewer rows");
+    crate::memory::check(
+        algo.id(),
+        need,
+        &what,
+        &fix,
+        cfg.options.get("max_memory").map(|s| s.as_str()),
+    )
 }
 
 /// Every algorithm, in the order users see them.
@@ -286,6 +376,7 @@ pub fn run(
     ctx: &Ctx,
 ) -> Result<RunResult> {
     check_config(problem, cfg)?;
+    check_memory(algo, problem, cfg)?;
     let t0 = Instant::now();
     algo.prepare(problem, cfg, ctx)?;
     let fits: Vec<Result<Fit>> = (0..cfg.restarts)
@@ -301,7 +392,7 @@ pub fn run(
                 return Err(Error::Resource(format!(
                     "{} produced an invalid result on restart {r} (objective {}); please report this",
                     algo.id(),
-                    fit.objective
+                    crate::report::fmt_sig(fit.objective)
                 )));
             }
             rctx.emit(Event::RestartDone {
