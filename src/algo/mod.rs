@@ -204,17 +204,31 @@ impl StartMemory {
     }
 }
 
-/// Refuses a run whose starts would not fit in the memory budget
-/// (`--max-memory`), before anything is allocated: the starts that run at
-/// once (one per thread) each hold [`Algorithm::start_memory`], and every
-/// finished start keeps its labels until the best is chosen.
+/// Refuses a run that would not fit in the memory budget (`--max-memory`),
+/// before anything is allocated: see [`check_start_memory`].
 pub fn check_memory(algo: &dyn Algorithm, problem: &Problem, cfg: &RunConfig) -> Result<()> {
     let one = algo.start_memory(problem, cfg);
+    check_start_memory(algo.id(), problem.n(), problem.p(), one, cfg)
+}
+
+/// The budget check of a run on n × p data: the data and its row norms
+/// (already held), the starts that run at once (one per thread) with
+/// `one` each, and the labels every finished start keeps until the best is
+/// chosen.
+pub fn check_start_memory(
+    id: &str,
+    n: usize,
+    p: usize,
+    one: StartMemory,
+    cfg: &RunConfig,
+) -> Result<()> {
     let at_once = cfg.restarts.clamp(1, rayon::current_num_threads().max(1));
-    let n = problem.n() as f64;
-    let need = at_once as f64 * one.bytes + cfg.restarts as f64 * n * 8.0;
+    let (nf, pf) = (n as f64, p as f64);
+    let held = nf * (pf + 1.0) * 8.0;
+    let need = held + at_once as f64 * one.bytes + cfg.restarts as f64 * nf * 8.0;
     let what = format!(
-        "{at_once} start{} at once, each with {}, and the labels of {} restart{}",
+        "the data with its row norms ({}), {at_once} start{} at once, each with {}, and the labels of {} restart{}",
+        crate::memory::fmt_bytes(held),
         if at_once == 1 { "" } else { "s" },
         one.what,
         cfg.restarts,
@@ -229,7 +243,7 @@ pub fn check_memory(algo: &dyn Algorithm, problem: &Problem, cfg: &RunConfig) ->
     }
     fix.push_str(", or cluster fewer rows");
     crate::memory::check(
-        algo.id(),
+        id,
         need,
         &what,
         &fix,
@@ -428,4 +442,55 @@ pub fn run(
         restart_objectives,
         elapsed: t0.elapsed(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(k: usize, restarts: usize, max_memory: &str) -> RunConfig {
+        RunConfig {
+            k,
+            seed: 0,
+            restarts,
+            init: Init::KmeansPP,
+            params: Params::default(),
+            options: [("max_memory".to_string(), max_memory.to_string())].into(),
+        }
+    }
+
+    #[test]
+    fn power_on_1e8_rows_and_k_1000_is_refused_with_the_estimate() {
+        let n = 100_000_000;
+        let one = StartMemory::seeding(n, 1000, Init::KmeansPP);
+        // 2 + ⌊ln 1000⌋ = 8 candidates, the minima, their sums, two label
+        // vectors: 12 × 8 bytes per row.
+        assert_eq!(one.bytes, 12.0 * n as f64 * 8.0);
+        let e = check_start_memory("power", n, 1, one, &cfg(1000, 1, "8G"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("power needs 11.2 GiB for the data"), "{e}");
+        assert!(
+            e.contains("kmeans++ seeding") && e.contains("lower k"),
+            "{e}"
+        );
+        assert!(e.contains("limit of 8.0 GiB (--max-memory)"), "{e}");
+        assert!(!e.contains('\n'));
+        let small = StartMemory::seeding(1000, 10, Init::KmeansPP);
+        assert!(check_start_memory("power", 1000, 4, small, &cfg(10, 1, "8G")).is_ok());
+    }
+
+    #[test]
+    fn restarts_multiply_the_labels_and_the_starts_at_once() {
+        let one = || StartMemory::seeding(1_000_000, 10, Init::KmeansPP);
+        let limit = "100M";
+        assert!(check_start_memory("power", 1_000_000, 1, one(), &cfg(10, 1, limit)).is_ok());
+        let e = check_start_memory("power", 1_000_000, 1, one(), &cfg(10, 64, limit))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("the labels of 64 restarts") && e.contains("--restarts"),
+            "{e}"
+        );
+    }
 }

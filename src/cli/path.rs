@@ -30,11 +30,11 @@ pub struct PathArgs {
     #[arg(long, value_name = "FROM:TO:COUNT")]
     pub lambda: Option<String>,
     /// Number of points of the automatic grid.
-    #[arg(long, default_value_t = 40)]
+    #[arg(long, default_value_t = 40, value_parser = parse_points, allow_negative_numbers = true)]
     pub points: usize,
     /// lw's automatic grid ends at lambda_max × this (0 < ratio < 1)
     /// instead of the largest λ that keeps every feature.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub min_ratio: Option<f64>,
     /// One JSON object instead of CSV.
     #[arg(long)]
@@ -159,6 +159,12 @@ pub fn run(a: &PathArgs) -> Result<()> {
     };
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
     Ok(())
+}
+
+fn parse_points(s: &str) -> std::result::Result<usize, String> {
+    s.trim().parse().map_err(|_| {
+        format!("'{s}' is not a valid number of points: a whole number from 1 to 10000")
+    })
 }
 
 /// The grid of `--lambda FROM:TO:COUNT`, refused when an end lies outside

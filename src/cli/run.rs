@@ -34,7 +34,6 @@ pub struct RunArgs {
 
 pub fn run(a: &RunArgs) -> Result<()> {
     if let Some(out) = &a.out {
-        files::check_extension(out, "run --out", &["csv", "txt"])?;
         files::check_target(out, &files::source_files(&a.data.data), a.force)?;
     }
     let loaded = session::load(&a.data.data, &a.data.load_options(), a.data.scale)?;
@@ -57,6 +56,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
         // Now with every file the data came from (an IDX labels companion).
         let inputs: Vec<&Path> = loaded.dataset.inputs.iter().map(|p| p.as_path()).collect();
         files::check_target(out, &inputs, a.force)?;
+        files::check_extension(out, "run --out", &["csv", "txt"])?;
     }
     let show_progress = !a.quiet && std::io::stderr().is_terminal();
     let result =
