@@ -55,6 +55,8 @@ impl Error {
     }
 }
 
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,5 +70,3 @@ mod tests {
         assert!(matches!(Error::Cancelled.about("x"), Error::Cancelled));
     }
 }
-
-pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -206,7 +206,7 @@ pub fn write_atomic(out: &Path, bytes: &[u8]) -> Result<()> {
         // umask, as any created file.
         let mode = old
             .as_ref()
-            .map_or(0o666, |m| m.permissions().mode() & 0o7777);
+            .map_or(0o666, |m| m.permissions().mode() & 0o777);
         fs::Permissions::from_mode(mode)
     };
     #[cfg(unix)]
