@@ -347,3 +347,25 @@ fn sigterm_ends_at_once_and_leaves_no_file() {
     assert!(o.stdout.is_empty());
     assert!(left.is_empty(), "left behind: {left:?}");
 }
+
+#[test]
+fn ctrl_c_outside_the_solver_ends_at_once_and_leaves_no_file() {
+    // Generating and formatting 40 million values takes seconds and does
+    // not watch the flag: Ctrl-C ends it at once, whatever it is doing,
+    // the write included.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("big.csv");
+    let child = bin()
+        .args(["gen", "blobs", "--n", "2000000", "p=20", "--out", s(&out)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1000));
+    signal(&child, "-INT");
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{err}");
+    assert_eq!(err.trim_end(), "meanscape: cancelled");
+    assert!(names(dir.path()).is_empty(), "{:?}", names(dir.path()));
+}

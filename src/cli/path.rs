@@ -245,6 +245,7 @@ fn solve(
     if super::interrupt::requested() {
         return Err(Error::Cancelled);
     }
+    let _watch = super::interrupt::Watch::start();
     let ctx = Ctx::new().with_cancel(super::interrupt::flag());
     if !show {
         return run_path(kind, problem, cfg, grid, &ctx);

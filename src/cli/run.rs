@@ -98,6 +98,7 @@ fn solve(
     if interrupt::requested() {
         return Err(Error::Cancelled);
     }
+    let _watch = interrupt::Watch::start();
     let ctx = Ctx::new().with_cancel(interrupt::flag());
     if !show_progress {
         return algo::run(algo, problem, cfg, &ctx);
