@@ -34,6 +34,39 @@ impl Error {
             source,
         }
     }
+
+    /// The error with the data it is about named first (`iris.csv: …`),
+    /// for checks that depend on the data but do not know its name (k
+    /// against the rows, distinct points). Messages that already name it,
+    /// I/O errors and cancellation are left as they are.
+    pub fn about(self, data: &str) -> Self {
+        let named = |m: String| {
+            if m.contains(data) {
+                m
+            } else {
+                format!("{data}: {m}")
+            }
+        };
+        match self {
+            Error::Data(m) => Error::Data(named(m)),
+            Error::Param(m) => Error::Param(named(m)),
+            other => other,
+        }
+    }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn about_names_the_data_once() {
+        let e = Error::Data("fewer than k = 3 distinct points".into()).about("x.csv");
+        assert_eq!(e.to_string(), "x.csv: fewer than k = 3 distinct points");
+        let e = Error::Param("x.csv: bad".into()).about("x.csv");
+        assert_eq!(e.to_string(), "x.csv: bad");
+        assert!(matches!(Error::Cancelled.about("x"), Error::Cancelled));
+    }
+}

@@ -5,33 +5,55 @@
 
 use crate::error::{Error, Result};
 
+/// The bytes of `text`, or why it is not a size: one line without the
+/// option's name, so clap and [`parse_size`] can both frame it.
+pub fn size_bytes(text: &str) -> std::result::Result<u64, String> {
+    const HINT: &str = "give bytes with an optional unit K, M, G or T (e.g. 500M, 4G)";
+    let t = text.trim();
+    if t.is_empty() {
+        return Err(format!("no size given; {HINT}"));
+    }
+    if t.starts_with('-') {
+        return Err(format!("a memory budget cannot be negative; {HINT}"));
+    }
+    // A plain number first, so 1e9 reads as bytes and 1e400 as too large.
+    let (v, mult) = match t.parse::<f64>() {
+        Ok(v) if !v.is_nan() => (v, 1.0),
+        Ok(_) => return Err(format!("not a number; {HINT}")),
+        Err(_) => {
+            let split = t
+                .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+                .unwrap_or(t.len());
+            let (num, unit) = t.split_at(split);
+            let v: f64 = num.parse().map_err(|_| format!("not a number; {HINT}"))?;
+            let mult: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+                "" | "b" => 1.0,
+                "k" | "kb" | "kib" => 1024.0,
+                "m" | "mb" | "mib" => 1024.0f64.powi(2),
+                "g" | "gb" | "gib" => 1024.0f64.powi(3),
+                "t" | "tb" | "tib" => 1024.0f64.powi(4),
+                _ => return Err(format!("unknown unit '{}'; {HINT}", unit.trim())),
+            };
+            (v, mult)
+        }
+    };
+    let bytes = v * mult;
+    if bytes < 1.0 {
+        return Err(format!(
+            "a budget below 1 byte would refuse everything; {HINT}"
+        ));
+    }
+    if !bytes.is_finite() || bytes >= u64::MAX as f64 {
+        return Err("too large: at most 16 EiB".to_string());
+    }
+    Ok(bytes as u64)
+}
+
 /// Bytes in a `--max-memory` value: a number with an optional binary unit
 /// `K`, `M`, `G`, `T` (also `KB`, `KiB`, …; powers of 1024), or plain bytes.
 pub fn parse_size(text: &str) -> Result<u64> {
-    let t = text.trim();
-    let bad = || {
-        Error::Param(format!(
-            "--max-memory '{text}' is not a size (e.g. 4G, 500M, 1.5GiB or a number of bytes)"
-        ))
-    };
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let v: f64 = num.parse().map_err(|_| bad())?;
-    let mult: f64 = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1.0,
-        "k" | "kb" | "kib" => 1024.0,
-        "m" | "mb" | "mib" => 1024.0f64.powi(2),
-        "g" | "gb" | "gib" => 1024.0f64.powi(3),
-        "t" | "tb" | "tib" => 1024.0f64.powi(4),
-        _ => return Err(bad()),
-    };
-    let bytes = v * mult;
-    if !bytes.is_finite() || bytes < 1.0 {
-        return Err(bad());
-    }
-    Ok(bytes.min(u64::MAX as f64) as u64)
+    size_bytes(text)
+        .map_err(|why| Error::Param(format!("--max-memory '{text}' is not a size: {why}")))
 }
 
 /// Total RAM from /proc/meminfo, if it can be read.
@@ -42,11 +64,14 @@ pub fn total_ram() -> Option<u64> {
     Some(kb * 1024)
 }
 
-/// The limit in force and how it was set (for the message).
-pub fn limit(max_memory: Option<&str>) -> Result<(u64, &'static str)> {
+const SET_BY_USER: &str = "--max-memory";
+
+/// The limit in force for a budget in bytes (`None`: the default) and how
+/// it was set (for the message).
+pub fn limit_bytes(max_memory: Option<u64>) -> (u64, &'static str) {
     match max_memory {
-        Some(s) => Ok((parse_size(s)?, "--max-memory")),
-        None => Ok(match total_ram() {
+        Some(b) => (b, SET_BY_USER),
+        None => match total_ram() {
             Some(ram) => (
                 ram / 2,
                 "the default, half the RAM; set --max-memory to change it",
@@ -55,8 +80,16 @@ pub fn limit(max_memory: Option<&str>) -> Result<(u64, &'static str)> {
                 4 << 30,
                 "the default when the RAM size is unknown; set --max-memory to change it",
             ),
-        }),
+        },
     }
+}
+
+/// The limit in force and how it was set (for the message). `max_memory`
+/// is the option's text as the algorithms receive it (bytes, or a size
+/// with a unit).
+pub fn limit(max_memory: Option<&str>) -> Result<(u64, &'static str)> {
+    let bytes = max_memory.map(parse_size).transpose()?;
+    Ok(limit_bytes(bytes))
 }
 
 /// Human-readable bytes (binary units).
@@ -75,8 +108,28 @@ pub fn fmt_bytes(b: f64) -> String {
     }
 }
 
-/// Refuses (one line, `Error::Resource`) when `need` bytes exceed the
-/// limit. `algo` names the algorithm, `what` the matrices ("its kernel
+/// The one check of the budget: refuses (one line, `Error::Resource`) when
+/// `need` bytes exceed the limit. `who` names the algorithm or loader,
+/// `what` what the bytes are for, with the sizes that make them
+/// ("its kernel matrix (n = 300000, …)"), and `fix` what to change.
+pub fn check(who: &str, need: f64, what: &str, fix: &str, max_memory: Option<&str>) -> Result<()> {
+    let (limit, how) = limit(max_memory)?;
+    if need <= limit as f64 {
+        return Ok(());
+    }
+    let raise = if how == SET_BY_USER {
+        ", or raise --max-memory"
+    } else {
+        ""
+    };
+    Err(Error::Resource(format!(
+        "{who} needs {} for {what}, above the limit of {} ({how}); {fix}{raise}",
+        fmt_bytes(need),
+        fmt_bytes(limit as f64),
+    )))
+}
+
+/// [`check`] for Gram matrices: `what` names the matrices ("its kernel
 /// matrix", "12 kernel matrices"), `detail` how the estimate is made;
 /// `can_halve` adds the hint that f32 storage halves it.
 pub fn guard(
@@ -87,21 +140,20 @@ pub fn guard(
     can_halve: bool,
     max_memory: Option<&str>,
 ) -> Result<()> {
-    let (limit, how) = limit(max_memory)?;
-    if need <= limit as f64 {
-        return Ok(());
-    }
     let halve = if can_halve {
         ", or add gram=f32 to the kernel spec to halve it"
     } else {
         ""
     };
-    Err(Error::Resource(format!(
-        "{algo} needs {} for {what} ({detail}), above the limit of {} ({how}); \
-for data this large use a random-feature algorithm (rff-power, ip-rff-mkpower), which needs O(n·D) memory{halve}",
-        fmt_bytes(need),
-        fmt_bytes(limit as f64),
-    )))
+    check(
+        algo,
+        need,
+        &format!("{what} ({detail})"),
+        &format!(
+            "for data this large use a random-feature algorithm (rff-power, ip-rff-mkpower), which needs O(n·D) memory{halve}"
+        ),
+        max_memory,
+    )
 }
 
 #[cfg(test)]
@@ -115,8 +167,25 @@ mod tests {
         assert_eq!(parse_size("1.5GiB").unwrap(), 3 << 29);
         assert_eq!(parse_size("1024").unwrap(), 1024);
         assert_eq!(parse_size(" 2 kb ").unwrap(), 2048);
-        for bad in ["", "G", "4X", "-1G", "abc", "0"] {
-            assert!(parse_size(bad).is_err(), "{bad}");
+        assert_eq!(parse_size("1e9").unwrap(), 1_000_000_000);
+        for (bad, why) in [
+            ("", "no size"),
+            ("G", "not a number"),
+            ("4X", "unknown unit 'X'"),
+            ("-1G", "negative"),
+            ("abc", "not a number"),
+            ("nan", "not a number"),
+            ("0", "below 1 byte"),
+            ("0.5", "below 1 byte"),
+            ("1e400", "too large"),
+            ("99999999T", "too large"),
+        ] {
+            let e = parse_size(bad).unwrap_err().to_string();
+            assert!(e.contains(why), "{bad}: {e}");
+            assert!(
+                e.starts_with(&format!("--max-memory '{bad}' is not a size: ")),
+                "{e}"
+            );
         }
     }
 
@@ -135,6 +204,7 @@ mod tests {
         .to_string();
         assert!(e.contains("670.6 GiB") && e.contains("rff-power"), "{e}");
         assert!(e.contains("limit of 1.0 GiB (--max-memory)"), "{e}");
+        assert!(e.ends_with("or raise --max-memory"), "{e}");
         assert!(!e.contains('\n'));
         assert!(guard("kpower", "x", 1e6, "", true, Some("1G")).is_ok());
     }

@@ -27,9 +27,10 @@ impl Loaded {
     /// The k the user gave, else the number of classes, else an error.
     pub fn choose_k(&self, given: Option<usize>) -> Result<usize> {
         given.or(self.default_k()).ok_or_else(|| {
-            Error::Param(
-                "--k is required: the data has no ground-truth labels to take k from".into(),
-            )
+            Error::Param(format!(
+                "--k is required: {} has no ground-truth labels to take k from; give --k N",
+                self.source.spec()
+            ))
         })
     }
 }

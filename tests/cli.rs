@@ -301,3 +301,184 @@ fn listings_name_everything() {
     let h = String::from_utf8(run(&["run", "--help"]).stdout).unwrap();
     assert!(h.contains("Stopping rules") && h.contains("s_min"), "{h}");
 }
+
+#[test]
+fn usage_errors_are_one_line_in_our_style() {
+    let e = refused(&["run", "--foo"], "unexpected argument '--foo'");
+    assert!(e.starts_with("meanscape: error: "), "{e}");
+    assert!(
+        e.trim_end().ends_with("(see 'meanscape run --help')"),
+        "{e}"
+    );
+    refused(&["run", "--dat", "iris"], "did you mean '--data'?");
+    refused(&["gen"], "<NAME>");
+    refused(&["datasets", "--x"], "(see 'meanscape datasets --help')");
+    // A negative k is a bad k, not an unknown option.
+    refused(&["run", "--k", "-1"], "--k: -1 is not a valid k");
+    refused(&["run", "--k", "two"], "'two' is not a valid k");
+    refused(
+        &["run", "--restarts", "-2"],
+        "-2 is not a valid restart count",
+    );
+    refused(
+        &["path", "--algo", "lw", "--seed", "-1"],
+        "-1 is not a valid seed",
+    );
+}
+
+#[test]
+fn max_memory_is_checked_when_parsed() {
+    for (value, why) in [
+        ("abc", "not a number"),
+        ("0", "below 1 byte"),
+        ("1e400", "too large"),
+        ("-5M", "cannot be negative"),
+        ("12Q", "unknown unit 'Q'"),
+    ] {
+        let e = refused(
+            &["run", "--data", "iris", "--max-memory", value],
+            &format!("--max-memory: '{value}' is not a size: "),
+        );
+        assert!(e.contains(why), "{e}");
+    }
+    let v = json(&["run", "--data", "iris", "--max-memory", "1G", "--json"]);
+    assert_eq!(v["n"], 150);
+}
+
+#[test]
+fn every_algorithm_is_refused_above_the_budget_before_allocating() {
+    // 10^5 rows and k = 1000: the seeding alone needs ~10 MiB.
+    let base = ["run", "--data", "gen:blobs,n=100000,p=2", "--k", "1000"];
+    let mut args = base.to_vec();
+    args.extend(["--max-memory", "5M", "-q"]);
+    let e = refused(&args, "power needs");
+    assert!(
+        e.contains("kmeans++ seeding") && e.contains("lower k") && e.contains("--max-memory"),
+        "{e}"
+    );
+    for algo in [
+        "kmeans",
+        "khm",
+        "wkmeans",
+        "lw",
+        "sparse-kmeans",
+        "kernel-kmeans",
+        "kpower",
+        "mkpower",
+        "spectral",
+        "rff-power",
+        "rff-mkpower",
+        "ip-rff-mkpower",
+    ] {
+        let mut a = args.clone();
+        a.extend(["--algo", algo]);
+        refused(&a, &format!("{algo} needs"));
+    }
+    // The same run fits a generous budget's estimate (it is refused by no
+    // check up to the solver: --max-iter 1 keeps it short).
+    let ok = run(&[
+        "run",
+        "--data",
+        "gen:blobs,n=2000,p=2",
+        "--k",
+        "100",
+        "--max-memory",
+        "64M",
+        "--max-iter",
+        "1",
+        "-q",
+    ]);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+}
+
+#[test]
+fn errors_about_the_data_name_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let same = dir.path().join("same.csv");
+    std::fs::write(&same, "a,b\n1,2\n1,2\n1,2\n1,2\n").unwrap();
+    let f = same.to_str().unwrap();
+    let e = refused(
+        &["run", "--data", f, "--k", "2", "-q"],
+        "fewer than k = 2 distinct",
+    );
+    assert!(e.contains(f), "{e}");
+    let e = refused(
+        &["run", "--data", f, "--k", "9", "-q"],
+        "k = 9 is out of range",
+    );
+    assert!(e.contains(f), "{e}");
+    refused(
+        &["run", "--data", f, "-q"],
+        &format!("--k is required: {f} has no ground-truth labels"),
+    );
+    refused(
+        &["path", "--data", f, "--algo", "lw", "--k", "9", "-q"],
+        &format!("{f}: k = 9 is out of range"),
+    );
+}
+
+#[test]
+fn path_grids_stay_in_the_declared_range_and_print_compactly() {
+    let e = refused(
+        &["path", "--algo", "sparse-kmeans", "--lambda", "1e-300:2:3"],
+        "wbound = 1e-300 is out of range: must be in [1, 10000]",
+    );
+    assert!(e.len() < 200, "{e}");
+    refused(
+        &["path", "--algo", "lw", "--lambda", "1e300:1:3"],
+        "lambda = 1e300 is out of range: must be in [0, 1000000]",
+    );
+    refused(
+        &["path", "--algo", "sparse-kmeans", "--lambda", "2:20000:3"],
+        "wbound = 20000 is out of range",
+    );
+    refused(
+        &["path", "--algo", "lw", "--min-ratio", "2"],
+        "--min-ratio 2 is out of range",
+    );
+    let long = format!("-0.{}1", "0".repeat(300));
+    refused(
+        &["path", "--algo", "lw", "--min-ratio", &long],
+        "--min-ratio -1e-301 is out of range: must be in (0, 1)",
+    );
+}
+
+#[test]
+fn json_is_one_document_on_success_and_nothing_on_error() {
+    let ok = run(&["run", "--data", "iris", "--json", "-q"]);
+    assert!(ok.status.success());
+    let mut docs = serde_json::Deserializer::from_slice(&ok.stdout).into_iter::<Value>();
+    assert!(docs.next().unwrap().unwrap().is_object());
+    assert!(docs.next().is_none(), "more than one JSON document");
+    let ok = run(&["path", "--algo", "lw", "--points", "3", "--json", "-q"]);
+    assert!(ok.status.success());
+    let v: Value = serde_json::from_slice(&ok.stdout).expect("one JSON document");
+    assert_eq!(v["path"].as_array().map(|p| p.len()), Some(3));
+    let dir = tempfile::tempdir().unwrap();
+    let exists = dir.path().join("x.csv");
+    std::fs::write(&exists, "x").unwrap();
+    for args in [
+        vec!["run", "--json", "--bogus"],
+        vec!["run", "--json", "--k", "-1"],
+        vec!["run", "--json", "--data", "no/such.csv"],
+        vec!["run", "--json", "--data", "iris", "--k", "0"],
+        vec!["run", "--json", "--data", "iris", "--algo", "nope"],
+        vec!["run", "--json", "--data", "iris", "--max-memory", "1K"],
+        vec![
+            "run",
+            "--json",
+            "--data",
+            "iris",
+            "--out",
+            exists.to_str().unwrap(),
+        ],
+        vec!["path", "--json", "--algo", "lw", "--lambda", "5:1:0"],
+        vec!["path", "--json", "--algo", "kmeans"],
+    ] {
+        refused(&args, "meanscape: error: ");
+    }
+}

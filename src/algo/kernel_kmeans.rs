@@ -41,6 +41,14 @@ impl Algorithm for KernelKMeans {
     fn prepare(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<()> {
         kernel::single_gram(problem, cfg, ctx, self.id()).map(|_| ())
     }
+    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> super::StartMemory {
+        super::StartMemory::seeding(problem.n(), cfg.k, cfg.init).plus_nk(
+            problem.n(),
+            cfg.k,
+            2,
+            "arrays of memberships and distances",
+        )
+    }
     fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
         let gram = kernel::single_gram(problem, cfg, ctx, self.id())?;
         let mut rng = start.rng();

@@ -49,6 +49,15 @@ impl Algorithm for KernelPower {
     fn prepare(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<()> {
         kernel::single_gram(problem, cfg, ctx, self.id()).map(|_| ())
     }
+    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> super::StartMemory {
+        // ω, the feature-space distances and the four arrays of the weight step.
+        super::StartMemory::seeding(problem.n(), cfg.k, cfg.init).plus_nk(
+            problem.n(),
+            cfg.k,
+            6,
+            "arrays of weights and distances",
+        )
+    }
     fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
         let gram = kernel::single_gram(problem, cfg, ctx, self.id())?;
         let mut rng = start.rng();

@@ -317,6 +317,9 @@ impl Algorithm for Lw {
             _ => unreachable!("lw declares no automatic default for {name}"),
         }
     }
+    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> super::StartMemory {
+        super::StartMemory::feature_weighted(problem, cfg)
+    }
     fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
         let s = LwSettings::from_params(&cfg.params)?;
         let mut rng = start.rng();

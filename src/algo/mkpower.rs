@@ -84,6 +84,20 @@ impl Algorithm for MultiKernelPower {
     fn prepare(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<()> {
         grams(problem, cfg, ctx).map(|_| ())
     }
+    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> super::StartMemory {
+        // ω, one distance array per kernel, their mix and the weight step's.
+        let kernels = cfg
+            .options
+            .get("kernels")
+            .and_then(|t| kernel::parse_list(t, "--kernels").ok())
+            .map_or(kernel::DEFAULT_SET.len(), |l| l.len());
+        super::StartMemory::seeding(problem.n(), cfg.k, cfg.init).plus_nk(
+            problem.n(),
+            cfg.k,
+            7 + kernels,
+            "arrays of weights and distances",
+        )
+    }
     fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
         let (gs, given) = grams(problem, cfg, ctx)?;
         let refs: Vec<&Gram> = gs.iter().map(|g| g.as_ref()).collect();

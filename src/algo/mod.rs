@@ -136,6 +136,14 @@ pub trait Algorithm: Send + Sync {
     fn options(&self) -> Vec<(&'static str, &'static str)> {
         Vec::new()
     }
+    /// Peak memory of one start beyond the data and what `prepare` caches
+    /// (Gram matrices and feature maps guard themselves), checked against
+    /// the budget by [`run`] before anything is allocated. The default is
+    /// what the Euclidean algorithms that sweep the rows in blocks hold:
+    /// the seeding and the labels.
+    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> StartMemory {
+        StartMemory::seeding(problem.n(), cfg.k, cfg.init)
+    }
     /// Work shared by all restarts (a Gram matrix, a feature map), done
     /// once before them and cached on the problem.
     fn prepare(&self, _problem: &Problem, _cfg: &RunConfig, _ctx: &Ctx) -> Result<()> {
@@ -145,6 +153,102 @@ pub trait Algorithm: Send + Sync {
     /// the problem, the config and `start`, and return `Err(Cancelled)`
     /// promptly once `ctx` is cancelled.
     fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit>;
+}
+
+/// Peak bytes of one start and what they are for (for the refusal).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StartMemory {
+    pub bytes: f64,
+    pub what: String,
+}
+
+impl StartMemory {
+    /// Seeding and labels: k-means++ keeps n distances per candidate
+    /// (2 + ⌊ln k⌋ of them), the running minima and their cumulative sums;
+    /// random seeding the n×k distances to its k rows; two label vectors.
+    pub fn seeding(n: usize, k: usize, init: Init) -> Self {
+        let cols = match init {
+            Init::KmeansPP => 2 + (k.max(1) as f64).ln().floor() as usize + 2,
+            Init::Random => k,
+        };
+        StartMemory {
+            bytes: (cols + 2) as f64 * n as f64 * 8.0,
+            what: format!("{init} seeding ({cols} columns of n = {n} distances)"),
+        }
+    }
+
+    /// Adds `count` dense n×k arrays of f64 (distances, weights).
+    pub fn plus_nk(self, n: usize, k: usize, count: usize, what: &str) -> Self {
+        StartMemory {
+            bytes: self.bytes + count as f64 * n as f64 * k as f64 * 8.0,
+            what: format!("{}, {count} n×k {what} (k = {k})", self.what),
+        }
+    }
+
+    /// The feature-weighted algorithms (wkmeans, lw, sparse-kmeans): the
+    /// seeding, the n×k weighted distances and a copy of the data's columns
+    /// that keep a weight.
+    pub fn feature_weighted(problem: &Problem, cfg: &RunConfig) -> Self {
+        let (n, p) = (problem.n(), problem.p());
+        Self::seeding(n, cfg.k, cfg.init)
+            .plus_nk(n, cfg.k, 1, "array of weighted distances")
+            .plus(n as f64 * p as f64 * 8.0, "a copy of the weighted columns")
+    }
+
+    /// Adds `bytes` for `what`.
+    pub fn plus(self, bytes: f64, what: &str) -> Self {
+        StartMemory {
+            bytes: self.bytes + bytes,
+            what: format!("{}, {what}", self.what),
+        }
+    }
+}
+
+/// Refuses a run that would not fit in the memory budget (`--max-memory`),
+/// before anything is allocated: see [`check_start_memory`].
+pub fn check_memory(algo: &dyn Algorithm, problem: &Problem, cfg: &RunConfig) -> Result<()> {
+    let one = algo.start_memory(problem, cfg);
+    check_start_memory(algo.id(), problem.n(), problem.p(), one, cfg)
+}
+
+/// The budget check of a run on n × p data: the data and its row norms
+/// (already held), the starts that run at once (one per thread) with
+/// `one` each, and the labels every finished start keeps until the best is
+/// chosen.
+pub fn check_start_memory(
+    id: &str,
+    n: usize,
+    p: usize,
+    one: StartMemory,
+    cfg: &RunConfig,
+) -> Result<()> {
+    let at_once = cfg.restarts.clamp(1, rayon::current_num_threads().max(1));
+    let (nf, pf) = (n as f64, p as f64);
+    let held = nf * (pf + 1.0) * 8.0;
+    let need = held + at_once as f64 * one.bytes + cfg.restarts as f64 * nf * 8.0;
+    let what = format!(
+        "the data with its row norms ({}), {at_once} start{} at once, each with {}, and the labels of {} restart{}",
+        crate::memory::fmt_bytes(held),
+        if at_once == 1 { "" } else { "s" },
+        one.what,
+        cfg.restarts,
+        if cfg.restarts == 1 { "" } else { "s" },
+    );
+    let mut fix = String::from("lower k");
+    if cfg.restarts > 1 {
+        fix.push_str(" or --restarts");
+    }
+    if cfg.init == Init::Random && cfg.k > 16 {
+        fix.push_str(", use --init kmeans++ (n distances per candidate, not per centre)");
+    }
+    fix.push_str(", or cluster fewer rows");
+    crate::memory::check(
+        id,
+        need,
+        &what,
+        &fix,
+        cfg.options.get("max_memory").map(|s| s.as_str()),
+    )
 }
 
 /// Every algorithm, in the order users see them.
@@ -286,6 +390,7 @@ pub fn run(
     ctx: &Ctx,
 ) -> Result<RunResult> {
     check_config(problem, cfg)?;
+    check_memory(algo, problem, cfg)?;
     let t0 = Instant::now();
     algo.prepare(problem, cfg, ctx)?;
     let fits: Vec<Result<Fit>> = (0..cfg.restarts)
@@ -301,7 +406,7 @@ pub fn run(
                 return Err(Error::Resource(format!(
                     "{} produced an invalid result on restart {r} (objective {}); please report this",
                     algo.id(),
-                    fit.objective
+                    crate::report::fmt_sig(fit.objective)
                 )));
             }
             rctx.emit(Event::RestartDone {
@@ -337,4 +442,55 @@ pub fn run(
         restart_objectives,
         elapsed: t0.elapsed(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(k: usize, restarts: usize, max_memory: &str) -> RunConfig {
+        RunConfig {
+            k,
+            seed: 0,
+            restarts,
+            init: Init::KmeansPP,
+            params: Params::default(),
+            options: [("max_memory".to_string(), max_memory.to_string())].into(),
+        }
+    }
+
+    #[test]
+    fn power_on_1e8_rows_and_k_1000_is_refused_with_the_estimate() {
+        let n = 100_000_000;
+        let one = StartMemory::seeding(n, 1000, Init::KmeansPP);
+        // 2 + ⌊ln 1000⌋ = 8 candidates, the minima, their sums, two label
+        // vectors: 12 × 8 bytes per row.
+        assert_eq!(one.bytes, 12.0 * n as f64 * 8.0);
+        let e = check_start_memory("power", n, 1, one, &cfg(1000, 1, "8G"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("power needs 11.2 GiB for the data"), "{e}");
+        assert!(
+            e.contains("kmeans++ seeding") && e.contains("lower k"),
+            "{e}"
+        );
+        assert!(e.contains("limit of 8.0 GiB (--max-memory)"), "{e}");
+        assert!(!e.contains('\n'));
+        let small = StartMemory::seeding(1000, 10, Init::KmeansPP);
+        assert!(check_start_memory("power", 1000, 4, small, &cfg(10, 1, "8G")).is_ok());
+    }
+
+    #[test]
+    fn restarts_multiply_the_labels_and_the_starts_at_once() {
+        let one = || StartMemory::seeding(1_000_000, 10, Init::KmeansPP);
+        let limit = "100M";
+        assert!(check_start_memory("power", 1_000_000, 1, one(), &cfg(10, 1, limit)).is_ok());
+        let e = check_start_memory("power", 1_000_000, 1, one(), &cfg(10, 64, limit))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("the labels of 64 restarts") && e.contains("--restarts"),
+            "{e}"
+        );
+    }
 }

@@ -494,6 +494,19 @@ impl Algorithm for SparseKMeans {
     fn prepare(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<()> {
         tuned(problem, cfg, ctx).map(|_| ())
     }
+    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> super::StartMemory {
+        let m = super::StartMemory::feature_weighted(problem, cfg);
+        if cfg.options.get("tune").is_some_and(|t| t != "none") {
+            // The gap statistic permutes copies of the data in parallel.
+            let copies = rayon::current_num_threads().max(1) as f64;
+            let data = (problem.n() * problem.p()) as f64 * 8.0;
+            return m.plus(
+                copies * data,
+                "a permuted copy of the data per thread for --tune",
+            );
+        }
+        m
+    }
     fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
         let gap = tuned(problem, cfg, ctx)?;
         let one_sd = cfg.options.get("tune").is_some_and(|t| t == "gap-1sd");

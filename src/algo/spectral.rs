@@ -78,6 +78,14 @@ impl Algorithm for Spectral {
     fn prepare(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<()> {
         embedding(problem, cfg, ctx).map(|_| ())
     }
+    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> super::StartMemory {
+        super::StartMemory::seeding(problem.n(), cfg.k, cfg.init).plus_nk(
+            problem.n(),
+            cfg.k,
+            1,
+            "embedding",
+        )
+    }
     fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
         let (emb, gram) = embedding(problem, cfg, ctx)?;
         let mut rng = start.rng();

@@ -44,6 +44,9 @@ impl Algorithm for WkMeans {
             max_iter_spec(100.0),
         ]
     }
+    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> super::StartMemory {
+        super::StartMemory::feature_weighted(problem, cfg)
+    }
     fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
         let beta = cfg.params.get("beta");
         check_beta(beta)?;

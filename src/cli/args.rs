@@ -34,6 +34,11 @@ pub struct DataArgs {
     /// Drop rows that have an empty, NaN or infinite cell.
     #[arg(long, conflicts_with = "impute")]
     pub drop_incomplete: bool,
+    /// Refuse work whose memory estimate exceeds this, for reading the data
+    /// and for every algorithm (e.g. 4G, 500M; units K, M, G, T are powers
+    /// of 1024; default: half the RAM).
+    #[arg(long, value_name = "SIZE", value_parser = parse_max_memory, allow_hyphen_values = true)]
+    pub max_memory: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -53,9 +58,48 @@ impl DataArgs {
             } else {
                 Missing::Error
             },
-            max_memory: None,
+            max_memory: self.max_memory,
         }
     }
+
+    /// The budget as the algorithms take it: the option `max_memory`, in
+    /// bytes.
+    pub fn memory_option(&self) -> Option<(String, String)> {
+        self.max_memory
+            .map(|b| ("max_memory".to_string(), b.to_string()))
+    }
+}
+
+/// Clap's parser for `--max-memory`: bytes, refused with the reason.
+pub fn parse_max_memory(s: &str) -> Result<u64, String> {
+    crate::memory::size_bytes(s).map_err(|why| format!("'{s}' is not a size: {why}"))
+}
+
+/// A whole number ≥ 0 for `name`, with a message that says what it must
+/// be (clap's own says "invalid digit found in string").
+fn whole(s: &str, name: &str, what: &str) -> Result<usize, String> {
+    s.trim().parse::<usize>().map_err(|_| {
+        if s.trim().parse::<f64>().is_ok_and(f64::is_finite) && s.len() <= 24 {
+            format!("{s} is not a valid {name}: {what}")
+        } else {
+            format!("'{s}' is not a valid {name}: {what}")
+        }
+    })
+}
+
+fn parse_k(s: &str) -> Result<usize, String> {
+    whole(s, "k", "the number of clusters, a whole number ≥ 1")
+}
+
+fn parse_restarts(s: &str) -> Result<usize, String> {
+    whole(s, "restart count", "a whole number ≥ 1")
+}
+
+fn parse_seed(s: &str) -> Result<u64, String> {
+    let what = format!("a whole number from 0 to {}", u64::MAX);
+    s.trim()
+        .parse::<u64>()
+        .map_err(|_| whole(s, "seed", &what).unwrap_err())
 }
 
 /// The algorithm and its parameters.
@@ -65,13 +109,13 @@ pub struct AlgoArgs {
     #[arg(long, short = 'a', default_value = "power", value_name = "ID")]
     pub algo: String,
     /// Number of clusters (default: the number of ground-truth classes).
-    #[arg(long, short = 'k')]
+    #[arg(long, short = 'k', value_parser = parse_k, allow_negative_numbers = true)]
     pub k: Option<usize>,
     /// Seed of the run; restart r uses seed + r.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = parse_seed, allow_negative_numbers = true)]
     pub seed: u64,
     /// Starts run in parallel; the lowest objective wins.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = parse_restarts, allow_negative_numbers = true)]
     pub restarts: usize,
     /// How the initial centres are chosen.
     #[arg(long, value_enum, default_value_t = Init::KmeansPP)]
@@ -80,13 +124,13 @@ pub struct AlgoArgs {
     #[arg(long, allow_negative_numbers = true)]
     pub s0: Option<f64>,
     /// Annealing factor η (s ← η·s every period T).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub eta: Option<f64>,
     /// Iteration cap.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub max_iter: Option<f64>,
     /// Convergence tolerance (its meaning per algorithm: `meanscape algorithms ID`).
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub tol: Option<f64>,
     /// Kernel for kernel algorithms, e.g. gaussian:sigma=2.5, poly:a=1,b=2,
     /// linear, cosine, laplacian:sigma=1, geodesic:sigma=1.
@@ -98,9 +142,6 @@ pub struct AlgoArgs {
     /// Column groups treated as views by multi-view algorithms, e.g. 1-64,65-128 (1-based, inclusive).
     #[arg(long, value_name = "RANGES")]
     pub views: Option<String>,
-    /// Refuse work whose memory estimate exceeds this (e.g. 4G, 500M; default: half the RAM).
-    #[arg(long, value_name = "BYTES")]
-    pub max_memory: Option<String>,
     /// Choose a parameter from the data: `gap` picks sparse-kmeans' bound
     /// s by the permutation gap statistic (largest gap, as R's sparcl);
     /// `gap-1sd` the smallest bound within one sd of the largest gap.
@@ -118,7 +159,6 @@ impl AlgoArgs {
             ("kernel", &self.kernel),
             ("kernels", &self.kernels),
             ("views", &self.views),
-            ("max_memory", &self.max_memory),
             ("tune", &self.tune),
         ]
         .into_iter()

@@ -46,9 +46,13 @@ pub fn run(a: &GenArgs) -> Result<()> {
         params.push(("seed".into(), s.to_string()));
     }
     if let Some(out) = &a.out {
+        files::check_extension(out, "gen", &["csv", "npy"])?;
         files::check_target(out, &[], a.force)?;
     }
     let ds = generate::generate(&a.name, &params)?;
+    if super::interrupt::requested() {
+        return Err(Error::Cancelled);
+    }
     let is_npy = a
         .out
         .as_ref()

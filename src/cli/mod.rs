@@ -4,6 +4,7 @@ pub mod args;
 pub mod files;
 mod gen_cmd;
 mod info;
+pub mod interrupt;
 mod path;
 mod run;
 
@@ -72,7 +73,12 @@ fn tui(a: &TuiArgs) -> crate::Result<()> {
             restarts: a.algo.restarts,
             init: a.algo.init,
             given: a.algo.given(),
-            options: a.algo.options(),
+            options: a
+                .algo
+                .options()
+                .into_iter()
+                .chain(a.data.memory_option())
+                .collect(),
         },
         ascii: a.ascii,
     })
@@ -82,11 +88,19 @@ fn tui(a: &TuiArgs) -> crate::Result<()> {
 /// help of `run`) and runs the command. Returns the exit code.
 pub fn main() -> i32 {
     let cmd = Cli::command().mut_subcommand("run", |c| c.after_long_help(info::defaults_help()));
-    let matches = cmd.get_matches();
-    let cli = match Cli::from_arg_matches(&matches) {
+    let parsed = cmd
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(c) => c,
-        Err(e) => e.exit(),
+        Err(e) => return usage_error(e),
     };
+    if matches!(
+        cli.command,
+        Some(Command::Run(_) | Command::Path(_) | Command::Gen(_))
+    ) {
+        interrupt::install();
+    }
     let result = match cli.command {
         None => tui(&cli.tui),
         Some(Command::Tui(a)) => tui(&a),
@@ -106,8 +120,70 @@ pub fn main() -> i32 {
             130
         }
         Err(e) => {
-            eprintln!("meanscape: error: {e}");
+            // One line, whatever a file name or a library put in the text.
+            let text = e.to_string().replace(['\n', '\r'], " ");
+            eprintln!("meanscape: error: {text}");
             2
         }
     }
+}
+
+/// Help and version as clap prints them; a usage error as one line in our
+/// style: clap's first sentence, its suggestion, and where to read more.
+fn usage_error(e: clap::Error) -> i32 {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit();
+    }
+    let rendered = e.render().to_string();
+    // The sentence runs until clap's first blank line (a list of missing
+    // arguments continues it on indented lines).
+    let sentence: Vec<&str> = rendered
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    let sentence = sentence.join(" ");
+    let mut text = sentence
+        .strip_prefix("error: ")
+        .unwrap_or(&sentence)
+        .to_string();
+    // Our value parsers say what is wrong with the value themselves.
+    if e.kind() == ErrorKind::ValueValidation
+        && let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg)
+        && let Some(why) = std::error::Error::source(&e)
+    {
+        let flag = arg.split_whitespace().next().unwrap_or(arg);
+        text = format!("{flag}: {why}");
+    }
+    for kind in [
+        ContextKind::SuggestedArg,
+        ContextKind::SuggestedValue,
+        ContextKind::SuggestedSubcommand,
+    ] {
+        match e.get(kind) {
+            Some(ContextValue::String(s)) => text.push_str(&format!("; did you mean '{s}'?")),
+            Some(ContextValue::Strings(v)) if !v.is_empty() => {
+                text.push_str(&format!("; did you mean '{}'?", v.join("' or '")))
+            }
+            _ => {}
+        }
+    }
+    // The subcommand, when the first argument names one.
+    let sub = std::env::args().nth(1).filter(|a| {
+        Cli::command()
+            .get_subcommands()
+            .any(|c| c.get_name() == a.as_str())
+    });
+    let command = match sub {
+        Some(s) => format!("meanscape {s}"),
+        None => "meanscape".to_string(),
+    };
+    eprintln!("meanscape: error: {text} (see '{command} --help')");
+    2
 }

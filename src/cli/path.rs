@@ -2,6 +2,7 @@
 //! `sparse-kmeans` (over the bound s), as CSV or JSON.
 
 use super::args::{AlgoArgs, DataArgs};
+use crate::algo::params::fmt_num;
 use crate::algo::path::{Grid, PathAlgo, PathResult, run_path};
 use crate::algo::{self, Ctx, Event, RunConfig};
 use crate::error::{Error, Result};
@@ -29,11 +30,11 @@ pub struct PathArgs {
     #[arg(long, value_name = "FROM:TO:COUNT")]
     pub lambda: Option<String>,
     /// Number of points of the automatic grid.
-    #[arg(long, default_value_t = 40)]
+    #[arg(long, default_value_t = 40, value_parser = parse_points, allow_negative_numbers = true)]
     pub points: usize,
     /// lw's automatic grid ends at lambda_max × this (0 < ratio < 1)
     /// instead of the largest λ that keeps every feature.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub min_ratio: Option<f64>,
     /// One JSON object instead of CSV.
     #[arg(long)]
@@ -45,6 +46,9 @@ pub struct PathArgs {
 
 pub fn run(a: &PathArgs) -> Result<()> {
     let kind = PathAlgo::from_id(&a.algo.algo)?;
+    if let Some(spec) = &a.lambda {
+        grid_in_range(spec, algo::find(kind.id())?.as_ref(), kind)?;
+    }
     let loaded = session::load(&a.data.data, &a.data.load_options(), a.data.scale)?;
     let algo = algo::find(kind.id())?;
     let given = a.algo.given();
@@ -54,7 +58,8 @@ pub fn run(a: &PathArgs) -> Result<()> {
             kind.parameter()
         )));
     }
-    let options = a.algo.options();
+    let mut options = a.algo.options();
+    options.extend(a.data.memory_option());
     if let Some((name, _)) = options.iter().find(|(n, _)| n == "tune") {
         return Err(Error::Param(format!(
             "--{name} does not apply to path: the path runs the whole grid"
@@ -71,14 +76,30 @@ pub fn run(a: &PathArgs) -> Result<()> {
         options: algo::resolve_options(algo.as_ref(), &options)?,
     };
     let grid = match &a.lambda {
-        Some(spec) => Grid::parse(spec)?,
-        None => Grid::Auto {
-            count: a.points,
-            ratio: a.min_ratio,
-        },
+        Some(spec) => grid_in_range(spec, algo.as_ref(), kind)?,
+        None => {
+            if let Some(r) = a.min_ratio
+                && !(r > 0.0 && r < 1.0)
+            {
+                return Err(Error::Param(format!(
+                    "--min-ratio {} is out of range: must be in (0, 1)",
+                    fmt_num(r)
+                )));
+            }
+            Grid::Auto {
+                count: a.points,
+                ratio: a.min_ratio,
+            }
+        }
     };
+    let data = loaded.source.spec();
+    algo::check_config(&loaded.problem, &cfg).map_err(|e| e.about(&data))?;
+    algo::check_memory(algo.as_ref(), &loaded.problem, &cfg)?;
     let show = !a.quiet && std::io::stderr().is_terminal();
-    let result = solve(kind, &loaded.problem, &cfg, &grid, show)?;
+    let result = solve(kind, &loaded.problem, &cfg, &grid, show).map_err(|e| match e {
+        Error::Data(_) => e.about(&data),
+        e => e,
+    })?;
     let ds = &loaded.dataset;
     let truth = ds.labels.as_ref().map(|l| l.ids.as_slice());
     let relevance = ds.relevance.as_deref();
@@ -140,6 +161,32 @@ pub fn run(a: &PathArgs) -> Result<()> {
     Ok(())
 }
 
+fn parse_points(s: &str) -> std::result::Result<usize, String> {
+    s.trim().parse().map_err(|_| {
+        format!("'{s}' is not a valid number of points: a whole number from 1 to 10000")
+    })
+}
+
+/// The grid of `--lambda FROM:TO:COUNT`, refused when an end lies outside
+/// the declared range of the parameter it sweeps.
+fn grid_in_range(spec: &str, algo: &dyn algo::Algorithm, kind: PathAlgo) -> Result<Grid> {
+    let grid = Grid::parse(spec)?;
+    let param = algo
+        .params()
+        .into_iter()
+        .find(|p| p.name == kind.parameter())
+        .expect("the path's parameter is declared");
+    // Parsed above, so both ends are numbers; the ends, not the points in
+    // between, which rounding may push past a bound by an ulp.
+    for end in spec.split(':').take(2) {
+        let v: f64 = end.trim().parse().unwrap_or(f64::NAN);
+        param
+            .check(v)
+            .map_err(|e| Error::Param(format!("--lambda: {e}")))?;
+    }
+    Ok(grid)
+}
+
 /// One row per point: the grid value, #selected, objective, iterations,
 /// converged, the metrics that are known, then one weight per feature
 /// (`w_NAME`).
@@ -195,11 +242,16 @@ fn solve(
     grid: &Grid,
     show: bool,
 ) -> Result<PathResult> {
+    if super::interrupt::requested() {
+        return Err(Error::Cancelled);
+    }
+    let _watch = super::interrupt::Watch::start();
+    let ctx = Ctx::new().with_cancel(super::interrupt::flag());
     if !show {
-        return run_path(kind, problem, cfg, grid, &Ctx::new());
+        return run_path(kind, problem, cfg, grid, &ctx);
     }
     let (tx, rx) = mpsc::channel();
-    let ctx = Ctx::new().with_events(tx, false);
+    let ctx = ctx.with_events(tx, false);
     std::thread::scope(|scope| {
         let handle = scope.spawn(move || run_path(kind, problem, cfg, grid, &ctx));
         let mut drawn = false;

@@ -1,9 +1,9 @@
 //! `meanscape run`.
 
 use super::args::{AlgoArgs, DataArgs};
-use super::files;
+use super::{files, interrupt};
 use crate::algo::{self, Ctx, Event, RunConfig, RunResult};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::report::{ReportInput, RunReport, fmt_sig};
 use crate::session;
 use clap::Args;
@@ -33,28 +33,37 @@ pub struct RunArgs {
 }
 
 pub fn run(a: &RunArgs) -> Result<()> {
+    if let Some(out) = &a.out {
+        files::check_target(out, &files::source_files(&a.data.data), a.force)?;
+    }
     let loaded = session::load(&a.data.data, &a.data.load_options(), a.data.scale)?;
+    let data = loaded.source.spec();
     let algo = algo::find(&a.algo.algo)?;
     let k = loaded.choose_k(a.algo.k)?;
     let params = algo::resolve_params(algo.as_ref(), &loaded.problem, k, &a.algo.given())?;
+    let mut options = a.algo.options();
+    options.extend(a.data.memory_option());
     let cfg = RunConfig {
         k,
         seed: a.algo.seed,
         restarts: a.algo.restarts,
         init: a.algo.init,
         params,
-        options: algo::resolve_options(algo.as_ref(), &a.algo.options())?,
+        options: algo::resolve_options(algo.as_ref(), &options)?,
     };
-    algo::check_config(&loaded.problem, &cfg)?;
+    algo::check_config(&loaded.problem, &cfg).map_err(|e| e.about(&data))?;
     if let Some(out) = &a.out {
-        let input = match &loaded.source {
-            crate::data::DataSource::File(p) => vec![p.as_path()],
-            _ => vec![],
-        };
-        files::check_target(out, &input, a.force)?;
+        // Now with every file the data came from (an IDX labels companion).
+        let inputs: Vec<&Path> = loaded.dataset.inputs.iter().map(|p| p.as_path()).collect();
+        files::check_target(out, &inputs, a.force)?;
+        files::check_extension(out, "run --out", &["csv", "txt"])?;
     }
     let show_progress = !a.quiet && std::io::stderr().is_terminal();
-    let result = solve(algo.as_ref(), &loaded.problem, &cfg, show_progress)?;
+    let result =
+        solve(algo.as_ref(), &loaded.problem, &cfg, show_progress).map_err(|e| match e {
+            Error::Data(_) => e.about(&data),
+            e => e,
+        })?;
     let spec = loaded.source.spec();
     let report = RunReport::build(ReportInput {
         algo: algo.as_ref(),
@@ -86,11 +95,16 @@ fn solve(
     cfg: &RunConfig,
     show_progress: bool,
 ) -> Result<RunResult> {
+    if interrupt::requested() {
+        return Err(Error::Cancelled);
+    }
+    let _watch = interrupt::Watch::start();
+    let ctx = Ctx::new().with_cancel(interrupt::flag());
     if !show_progress {
-        return algo::run(algo, problem, cfg, &Ctx::new());
+        return algo::run(algo, problem, cfg, &ctx);
     }
     let (tx, rx) = mpsc::channel();
-    let ctx = Ctx::new().with_events(tx, false);
+    let ctx = ctx.with_events(tx, false);
     std::thread::scope(|scope| {
         let handle = scope.spawn(move || algo::run(algo, problem, cfg, &ctx));
         let mut last = Instant::now() - Duration::from_secs(1);

@@ -401,12 +401,7 @@ pub fn guard(
     work: f64,
     max_memory: Option<&str>,
 ) -> Result<()> {
-    let (limit, how) = memory::limit(max_memory)?;
     let feats = feature_bytes(n, specs);
-    let need = feats + work;
-    if need <= limit as f64 {
-        return Ok(());
-    }
     let cols: usize = specs.iter().map(|s| 2 * s.dim).sum();
     let bytes = if specs.iter().all(|s| s.f32) { 4 } else { 8 };
     let what = if specs.len() == 1 {
@@ -414,19 +409,26 @@ pub fn guard(
     } else {
         format!("{} feature matrices", specs.len())
     };
-    Err(Error::Resource(format!(
-        "{algo} needs {} for {what} and working arrays (n = {n} rows × {cols} feature columns × {bytes} bytes = {}), above the limit of {} ({how}); lower rff_dim (-P rff_dim=…){}",
-        memory::fmt_bytes(need),
-        memory::fmt_bytes(feats),
-        memory::fmt_bytes(limit as f64),
+    let fix = format!(
+        "lower rff_dim (-P rff_dim=…){}",
         if specs.len() > 1 {
             " or use fewer views"
         } else if bytes == 8 {
             " or store the features in f32 (-P rff_f32=1, half the memory)"
         } else {
             ""
-        },
-    )))
+        }
+    );
+    memory::check(
+        algo,
+        feats + work,
+        &format!(
+            "{what} and working arrays (n = {n} rows × {cols} feature columns × {bytes} bytes = {})",
+            memory::fmt_bytes(feats)
+        ),
+        &fix,
+        max_memory,
+    )
 }
 
 /// The feature matrices of `specs` on the problem's (scaled) data, from its
