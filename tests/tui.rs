@@ -693,3 +693,105 @@ fn cancelling_a_run_drops_what_it_built_and_a_new_run_keeps_it() {
     assert_eq!(app.status, RunStatus::Cancelled);
     settle(&mut app, |a| rff_keys(a) == 0);
 }
+
+#[test]
+fn export_names_the_full_paths_and_pairs_weights_with_features() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = start("iris", "wkmeans");
+    settle(&mut app, finished);
+    app.update(Action::ExportPrompt);
+    app.prompt.as_mut().unwrap().text = dir.path().join("w").display().to_string();
+    app.update(Action::Activate);
+    let full = std::path::absolute(dir.path().join("w.json")).unwrap();
+    let msg = app.message.clone().unwrap();
+    assert!(msg.contains(&full.display().to_string()), "{msg}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&full).unwrap()).unwrap();
+    let w = json["feature_weights"].as_array().unwrap();
+    let names = &app.loaded().unwrap().dataset.feature_names;
+    assert_eq!(w.len(), names.len());
+    let fit = &app.view.result.as_ref().unwrap().best;
+    for (j, entry) in w.iter().enumerate() {
+        assert_eq!(entry["feature"], names[j].as_str());
+        assert_eq!(
+            entry["weight"].as_f64(),
+            Some(fit.feature_weights.as_ref().unwrap()[j])
+        );
+    }
+}
+
+#[test]
+fn feature_names_are_not_cut_at_120x40() {
+    let mut app = start("iris", "wkmeans");
+    settle(&mut app, finished);
+    let s = screen(&mut app, 120, 40, COLOR);
+    for name in &app.loaded().unwrap().dataset.feature_names {
+        assert!(s.contains(name.as_str()), "{name} cut:\n{s}");
+    }
+    assert!(s.contains("purity 0."), "{s}");
+    // Nor a long state, nor s.
+    let mut app = start("iris", "power");
+    settle(&mut app, finished);
+    type_value(&mut app, "max_iter", "40");
+    settle(&mut app, finished);
+    assert_eq!(app.status, RunStatus::Stopped);
+    let s = screen(&mut app, 120, 40, COLOR);
+    let metrics: String = s
+        .lines()
+        .map(|l| l.chars().skip(95).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let s_now = meanscape::report::fmt_sig(app.view.curve.last().unwrap().s.unwrap());
+    assert!(metrics.contains(&s_now), "{metrics}");
+    let flat: String = metrics
+        .replace(['│', '"'], " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(flat.contains("stopped at max_iter"), "{metrics}");
+}
+
+#[test]
+fn a_parameters_whole_help_is_readable_at_both_sizes() {
+    let mut app = start("iris", "lw");
+    settle(&mut app, |a| a.loaded().is_some());
+    let s = slider(&app, "lambda");
+    let help = s.spec.help;
+    let last_words: String = help
+        .split_whitespace()
+        .rev()
+        .take(2)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect::<Vec<_>>()
+        .join(" ");
+    app.update(Action::Focus(Pane::Parameters));
+    app.param_cursor = app
+        .sliders()
+        .iter()
+        .position(|x| x.spec.name == "lambda")
+        .unwrap();
+    // Enter opens the value prompt with the whole help under it.
+    app.update(Action::Activate);
+    for (w, h) in [(120, 40), (80, 24)] {
+        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+        t.draw(|f| {
+            ui::render(f, &app, &COLOR);
+        })
+        .unwrap();
+        let flat: String = format!("{}", t.backend())
+            .lines()
+            .map(|l| l.trim_matches('"').replace('│', " "))
+            .collect::<Vec<_>>()
+            .join(" ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            flat.contains(&last_words),
+            "{w}x{h}: {last_words:?} not shown"
+        );
+        assert!(flat.contains("Set λ lambda"), "{w}x{h}");
+    }
+}

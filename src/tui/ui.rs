@@ -49,13 +49,17 @@ pub const RIGHT_PANES: [Pane; 5] = [
 /// run's error, or the full text of what the focused pane cuts.
 fn status_lines(app: &App, width: u16, theme: &Theme) -> Vec<String> {
     let w = width.max(1) as usize;
-    let text = status_text(app).or_else(|| focus_detail(app));
+    // A focused pane's text is read on purpose: it may take more lines.
+    let (text, max) = match status_text(app) {
+        Some(t) => (Some(t), 4),
+        None => (focus_detail(app), 6),
+    };
     match text {
         Some(t) => {
             let mut lines = wrap(&theme.text(&t), w);
-            if lines.len() > 4 {
-                lines.truncate(4);
-                let last = lines.last_mut().expect("four lines");
+            if lines.len() > max {
+                lines.truncate(max);
+                let last = lines.last_mut().expect("max > 0");
                 *last = clip(&format!("{last}…"), w);
             }
             lines

@@ -23,6 +23,9 @@ use std::time::{Duration, Instant};
 /// Wait this long after the last parameter change before starting a run.
 pub const DEBOUNCE: Duration = Duration::from_millis(200);
 
+/// (algorithm id, parameter name).
+pub type ParamKey = (String, String);
+
 /// How long a note ("loaded iris …") stays on the status line.
 pub const NOTE_TIME: Duration = Duration::from_secs(4);
 
@@ -238,10 +241,10 @@ pub struct App {
     pub restarts: usize,
     pub init: Init,
     /// Values the user set, per algorithm; others are the defaults.
-    pub overrides: HashMap<(String, String), f64>,
+    pub overrides: HashMap<ParamKey, f64>,
     /// Values of data-derived parameters (an automatic default) typed for
     /// another dataset, by its spec: they return with that dataset.
-    stash: HashMap<String, Vec<((String, String), f64)>>,
+    stash: HashMap<String, Vec<(ParamKey, f64)>>,
     pub options: Vec<(String, String)>,
     pub focus: Pane,
     /// The right-hand pane shown when they share one area (small terminals).
@@ -402,7 +405,9 @@ impl App {
             match action {
                 Action::ToggleHelp | Action::Cancel | Action::Quit => self.help = false,
                 Action::Move(d) => {
-                    self.help_scroll = (self.help_scroll as i32 + d).clamp(0, 100) as u16
+                    // The help is at most two lines a key plus its note.
+                    let max = 2 * super::ui::HELP.len() as i32 + 6;
+                    self.help_scroll = (self.help_scroll as i32 + d).clamp(0, max) as u16
                 }
                 _ => {}
             }
@@ -683,7 +688,7 @@ impl App {
     /// The dataset changed from `old` to `new`: values typed for data-derived
     /// parameters stay with `old`, and those typed for `new` come back.
     fn follow_data(&mut self, old: &str, new: &str) {
-        let derived: Vec<(String, String)> = self
+        let derived: Vec<ParamKey> = self
             .overrides
             .keys()
             .filter(|(a, p)| self.is_derived(a, p))

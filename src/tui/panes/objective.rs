@@ -2,7 +2,7 @@
 //! current run, scaled to that run alone; the previous run is drawn only
 //! where it falls inside, as dots, so the two differ without colour.
 
-use super::{bar, block, clip, inner};
+use super::{bar, block, inner, wrap};
 use crate::report::fmt_sig;
 use crate::tui::app::{App, CurvePoint, Pane, RunStatus};
 use crate::tui::theme::Theme;
@@ -74,7 +74,7 @@ fn waiting(app: &App) -> String {
     }
     match &app.status {
         RunStatus::Running => format!(
-            "running for {:.1} s; the first iteration is not in yet",
+            "running for {:.1} s; no iteration reported yet",
             app.view.elapsed.as_secs_f64()
         ),
         RunStatus::Pending(_) => "starting".into(),
@@ -91,10 +91,10 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let body = inner(area);
     if curve.is_empty() {
         f.render_widget(block(Pane::Objective, focused, theme, "", area.width), area);
-        let mut lines = vec![Line::from(Span::styled(
-            clip(&theme.text(&waiting(app)), body.width as usize),
-            theme.dim(),
-        ))];
+        let mut lines: Vec<Line> = wrap(&theme.text(&waiting(app)), body.width as usize)
+            .into_iter()
+            .map(|l| Line::from(Span::styled(l, theme.dim())))
+            .collect();
         if let Some((_, done)) = &app.view.stage {
             lines.push(Line::from(Span::styled(
                 bar(*done, body.width as usize, theme),
