@@ -15,18 +15,17 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders};
 
-/// The bordered block of a pane, highlighted when focused.
-/// A pane's frame. The title is the pane's name, then as many of the
-/// ` · `-separated parts of `extra` as fit whole in `width`: a number cut
-/// off by the border would read as another number.
+/// A pane's frame, highlighted when focused. The title is the pane's name,
+/// then those of the ` · `-separated parts of `extra` that fit whole in
+/// `width`, in order: a number cut off by the border would read as another
+/// number.
 pub fn block<'a>(pane: Pane, focused: bool, theme: &Theme, extra: &str, width: u16) -> Block<'a> {
     let mut title = format!(" {}", pane.title());
     for part in extra.split(" · ").filter(|p| !p.is_empty()) {
         let longer = format!("{title} · {part}");
-        if longer.chars().count() + 3 > width as usize {
-            break;
+        if longer.chars().count() + 3 <= width as usize {
+            title = longer;
         }
-        title = longer;
     }
     title.push(' ');
     Block::default()

@@ -130,23 +130,27 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .collect();
     let has_s = !s.is_empty() && body.height >= 10;
     let (now_marker, prev_marker) = markers(theme);
-    let mut extra = format!(
-        "f {} at iter {last}",
-        fmt_sig(curve.last().map_or(f64::NAN, |p| p.objective))
-    );
+    // Title parts, most needed first: what the dots are, the value now,
+    // what the lower chart is; those that do not fit are left out.
+    let mut parts = Vec::new();
     if !before.is_empty() {
-        let how = if theme.color {
-            "grey dots"
+        parts.push(if theme.color {
+            "grey: previous run"
         } else if theme.ascii {
-            "."
+            ". previous run"
         } else {
-            "•"
-        };
-        extra.push_str(&format!(" · {how}: previous run"));
+            "• previous run"
+        });
     }
+    let now_text = format!(
+        "{} at iter {last}",
+        label(curve.last().map_or(f64::NAN, |p| p.objective))
+    );
+    parts.push(&now_text);
     if has_s {
-        extra.push_str(" · below: s");
+        parts.push("below: s");
     }
+    let extra = parts.join(" · ");
     f.render_widget(
         block(Pane::Objective, focused, theme, &extra, area.width),
         area,

@@ -137,7 +137,9 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Vec<(usize
                 let last = help_lines.last_mut().expect("left > 0");
                 let more = theme.text(" … Enter: all").into_owned();
                 let keep = w.saturating_sub(more.chars().count());
-                *last = format!("{}{more}", clip(last, keep).trim_end_matches('…'));
+                // Whole words only, then the pointer to the rest.
+                let head = wrap(last, keep).into_iter().next().unwrap_or_default();
+                *last = format!("{head}{more}");
             } else if left == 0 {
                 help_lines.clear();
             }
