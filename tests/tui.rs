@@ -388,3 +388,410 @@ fn long_work_shows_its_gauge_at_every_size() {
     let small = format!("{}", t.backend());
     assert!(small.contains("50% building kernel"), "{small}");
 }
+
+/// One pane, drawn alone into a `w` × `h` area.
+fn pane(
+    app: &App,
+    w: u16,
+    h: u16,
+    theme: Theme,
+    draw: impl Fn(&mut ratatui::Frame, ratatui::layout::Rect, &App, &Theme),
+) -> String {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| draw(f, f.area(), app, &theme)).unwrap();
+    format!("{}", t.backend())
+}
+
+const PLAIN_ASCII: Theme = Theme {
+    color: false,
+    ascii: true,
+};
+
+/// Types `text` into the value prompt of slider `name` and accepts it.
+fn type_value(app: &mut App, name: &str, text: &str) {
+    app.update(Action::Focus(Pane::Parameters));
+    let i = app
+        .sliders()
+        .iter()
+        .position(|s| s.spec.name == name)
+        .unwrap_or_else(|| panic!("no slider {name}"));
+    app.param_cursor = i;
+    app.update(Action::Activate);
+    for c in text.chars() {
+        app.update(Action::Input(c));
+    }
+    app.update(Action::Activate);
+    assert!(app.prompt.is_none(), "{name} = {text} was refused");
+}
+
+fn slider(app: &App, name: &str) -> meanscape::tui::app::Slider {
+    app.sliders()
+        .into_iter()
+        .find(|s| s.spec.name == name)
+        .unwrap_or_else(|| panic!("no slider {name}"))
+}
+
+#[test]
+fn objective_scales_to_a_short_run_after_a_long_one() {
+    let mut app = start("iris", "power");
+    settle(&mut app, finished);
+    let long = app.view.curve.len();
+    // Faster annealing: the same start, far fewer iterations.
+    type_value(&mut app, "eta", "2");
+    settle(&mut app, finished);
+    let short = app.view.curve.clone();
+    assert!(
+        short.len() * 5 < long,
+        "{} then {} iterations",
+        long,
+        short.len()
+    );
+    let last = short.last().unwrap().iter;
+    let wide = pane(
+        &app,
+        60,
+        20,
+        COLOR,
+        meanscape::tui::panes::objective::render,
+    );
+    // The time axis ends at the short run's last iteration, not the long one's.
+    assert!(wide.contains(&format!("{last} iter")), "{wide}");
+    assert!(!wide.contains(&format!("{long} iter")), "{wide}");
+    // Axis labels are values that occur: the short run's first objective.
+    let first = meanscape::report::fmt_sig(short[0].objective);
+    assert!(wide.contains(first.trim_end_matches('0')), "{wide}");
+    let plain = pane(
+        &app,
+        60,
+        20,
+        PLAIN_ASCII,
+        meanscape::tui::panes::objective::render,
+    );
+    // Without colour the previous run is dots, the current one stars.
+    assert!(plain.contains(". previous run"), "{plain}");
+    insta::assert_snapshot!("objective_long_then_short", plain);
+}
+
+#[test]
+fn compact_screen_keeps_state_score_tabs_and_scaling_in_view() {
+    let mut app = start("iris", "power");
+    settle(&mut app, finished);
+    app.view.elapsed = Duration::from_millis(250);
+    // A message does not push the run's state off the screen.
+    app.message = Some("loaded iris (150 × 4, scale standard) in 1 ms".into());
+    let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    t.draw(|f| {
+        ui::render(f, &app, &PLAIN_ASCII);
+    })
+    .unwrap();
+    let s = format!("{}", t.backend());
+    let status = s.lines().nth(22).unwrap();
+    assert!(
+        status.contains("converged") && status.contains("NMI 0.6"),
+        "{s}"
+    );
+    assert!(s.contains("loaded iris"), "{s}");
+    assert!(s.lines().next().unwrap().contains("Metrics"), "{s}");
+    assert!(s.contains("scale standard"), "{s}");
+    insta::assert_snapshot!("compact_80x24_state_and_score", s);
+    // A note goes by itself; the summary stays.
+    app.note("loaded iris");
+    app.tick(Instant::now() + meanscape::tui::app::NOTE_TIME + Duration::from_secs(1));
+    assert_eq!(app.message, None);
+}
+
+#[test]
+fn algorithm_list_says_what_is_below() {
+    let mut app = start("iris", "kmeans");
+    settle(&mut app, |a| a.loaded().is_some());
+    let n = app.algos.len();
+    let s = pane(&app, 32, 6, COLOR, meanscape::tui::panes::algorithm::render);
+    assert!(s.contains(&format!("↓ {} more", n - 4)), "{s}");
+    insta::assert_snapshot!("algorithm_scroll_hint", s);
+    // At the end of the list the hint points up.
+    app.update(Action::Focus(Pane::Algorithm));
+    app.update(Action::Move(-1));
+    let s = pane(&app, 32, 6, COLOR, meanscape::tui::panes::algorithm::render);
+    assert!(s.contains(&format!("↑ {} more", n - 4)), "{s}");
+    // A large terminal lists all of them.
+    let big = screen(&mut app, 120, 40, COLOR);
+    for a in &app.algos {
+        assert!(big.contains(a.id()), "{} missing:\n{big}", a.id());
+    }
+}
+
+#[test]
+fn derived_values_follow_the_data_unless_typed_for_it() {
+    let mut app = start("iris", "lw");
+    settle(&mut app, |a| a.loaded().is_some());
+    assert_eq!(slider(&app, "lambda").auto, Some(0.25), "1/p on iris");
+    type_value(&mut app, "lambda", "0.0005");
+    type_value(&mut app, "beta", "6");
+    app.update(Action::NextBundled);
+    settle(&mut app, |a| {
+        a.loading.is_none() && a.loaded().unwrap().dataset.name == "wine"
+    });
+    let lambda = slider(&app, "lambda");
+    assert!(lambda.is_default, "λ typed for iris stays with iris");
+    assert_eq!(lambda.value, 1.0 / 13.0);
+    // β is not derived from the data: it stays.
+    assert_eq!(slider(&app, "beta").value, 6.0);
+    // Typed on wine, it is wine's.
+    type_value(&mut app, "lambda", "0.002");
+    for name in ["breast_cancer", "digits", "iris"] {
+        app.update(Action::NextBundled);
+        settle(&mut app, |a| {
+            a.loading.is_none() && a.loaded().unwrap().dataset.name == name
+        });
+    }
+    // Back on iris, the value typed for it returns.
+    let lambda = slider(&app, "lambda");
+    assert_eq!((lambda.value, lambda.is_default), (0.0005, false));
+    app.update(Action::NextBundled);
+    settle(&mut app, |a| {
+        a.loading.is_none() && a.loaded().unwrap().dataset.name == "wine"
+    });
+    assert_eq!(slider(&app, "lambda").value, 0.002);
+}
+
+#[test]
+fn reset_all_restores_every_default() {
+    let mut app = start("iris", "power");
+    settle(&mut app, finished);
+    type_value(&mut app, "k", "5");
+    type_value(&mut app, "s0", "-4");
+    type_value(&mut app, "restarts", "3");
+    app.update(Action::Reseed);
+    app.update(Action::CycleScaling);
+    assert!(app.scale_chosen);
+    settle(&mut app, |a| a.loading.is_none());
+    app.update(Action::ResetAll);
+    assert_eq!((app.k, app.seed, app.restarts), (None, 0, 1));
+    assert!(app.overrides.is_empty());
+    assert!(!app.scale_chosen);
+    assert_eq!(app.scale, app.algo().default_scaling());
+    assert!(app.sliders().iter().all(|s| s.is_default));
+    assert!(app.message.as_ref().unwrap().contains("default"));
+    settle(&mut app, finished);
+    assert_eq!(app.loaded().unwrap().scale, app.algo().default_scaling());
+    // The reset key is in the hints and the help.
+    let s = screen(&mut app, 120, 40, COLOR);
+    assert!(s.contains("R reset all"), "{s}");
+    assert!(ui::HELP.iter().any(|(k, _)| *k == "R"));
+}
+
+#[test]
+fn scaling_follows_the_algorithm_until_chosen() {
+    let mut app = start("iris", "power");
+    settle(&mut app, |a| a.loaded().is_some());
+    assert!(!app.scale_chosen);
+    app.update(Action::Focus(Pane::Algorithm));
+    for _ in 0..app.algos.len() {
+        app.update(Action::Move(1));
+        assert_eq!(
+            app.scale,
+            app.algo().default_scaling(),
+            "{}",
+            app.algo().id()
+        );
+    }
+    settle(&mut app, |a| a.loading.is_none());
+    assert_eq!(app.loaded().unwrap().scale, app.algo().default_scaling());
+    // Chosen: z steps through standard, minmax, none, then back to following.
+    app.update(Action::CycleScaling);
+    app.update(Action::CycleScaling);
+    assert_eq!(
+        (app.scale_chosen, app.scale),
+        (true, meanscape::data::Scaling::Minmax)
+    );
+    for _ in 0..app.algos.len() {
+        app.update(Action::Move(1));
+        assert_eq!(app.scale, meanscape::data::Scaling::Minmax);
+    }
+    settle(&mut app, |a| a.loading.is_none());
+    let s = screen(&mut app, 120, 40, COLOR);
+    assert!(s.contains("scale minmax (chosen"), "{s}");
+    app.update(Action::CycleScaling);
+    app.update(Action::CycleScaling);
+    assert!(!app.scale_chosen);
+    assert_eq!(app.scale, app.algo().default_scaling());
+}
+
+#[test]
+fn weights_pane_says_nothing_about_a_run_that_has_not_produced_them() {
+    let mut app = start("iris", "lw");
+    settle(&mut app, |a| a.loaded().is_some());
+    app.status = RunStatus::Running;
+    app.view = Default::default();
+    let s = pane(&app, 70, 8, COLOR, meanscape::tui::panes::weights::render);
+    assert!(!s.contains("equally"), "{s}");
+    assert!(s.contains("first iteration"), "{s}");
+    settle(&mut app, finished);
+    let s = pane(&app, 40, 8, COLOR, meanscape::tui::panes::weights::render);
+    assert!(s.contains("of 4 features selected"), "{s}");
+}
+
+#[test]
+fn ascii_mode_spells_greek_symbols_out() {
+    let mut app = start("iris", "kpower");
+    settle(&mut app, |a| a.loaded().is_some());
+    let s = screen(&mut app, 120, 40, PLAIN_ASCII);
+    assert!(s.contains("sigma "), "{s}");
+    assert!(s.contains("eta "), "{s}");
+    assert!(s.contains("eps_w soft_tol"), "{s}");
+    let unicode = screen(&mut app, 120, 40, COLOR);
+    assert!(unicode.contains("σ sigma"), "{unicode}");
+    assert!(unicode.contains("ε_w soft_tol"), "{unicode}");
+}
+
+#[test]
+fn log_sliders_span_decades_around_the_automatic_value() {
+    use meanscape::tui::panes::parameters::{position, window};
+    let mut app = start("iris", "lw");
+    settle(&mut app, |a| a.loaded().is_some());
+    let mut s = slider(&app, "lambda");
+    let auto = s.auto.unwrap();
+    assert_eq!(window(&s), (auto / 1e3, auto * 1e3));
+    assert!(
+        (position(&s) - 0.5).abs() < 1e-9,
+        "the default sits mid-bar"
+    );
+    s.value = auto * 10.0;
+    let up = position(&s);
+    assert!((up - 4.0 / 6.0).abs() < 1e-9, "a decade is a sixth: {up}");
+    let bar = meanscape::tui::panes::parameters::slider_bar(&s, 13, &PLAIN_ASCII);
+    assert_eq!(bar.chars().nth(6), Some('|'), "{bar}");
+}
+
+#[test]
+fn cancelling_a_run_drops_what_it_built_and_a_new_run_keeps_it() {
+    let mut app = App::new(StartOptions {
+        data: "gen:blobs,n=4000,p=8,k=3".into(),
+        algo: "rff-power".into(),
+        given: vec![
+            ("rff_dim".into(), 512.0),
+            ("max_iter".into(), 100000.0),
+            ("tol".into(), 0.0),
+            ("init_iter".into(), 0.0),
+        ],
+        ..StartOptions::default()
+    })
+    .unwrap();
+    let rff_keys = |app: &App| -> usize {
+        let keys = app.loaded().unwrap().problem.cache_keys();
+        keys.iter().filter(|k| k.starts_with("rff")).count()
+    };
+    let iterating = |a: &App| a.status == RunStatus::Running && a.view.curve.len() > 2;
+    settle(&mut app, iterating);
+    assert_eq!(rff_keys(&app), 1, "the feature map is cached while it runs");
+    // A slider move cancels the run for another: the map stays for it.
+    type_value(&mut app, "s0", "-2");
+    settle(&mut app, iterating);
+    assert_eq!(rff_keys(&app), 1);
+    assert_eq!(app.view.curve[0].s, Some(-2.0), "the second run");
+    app.update(Action::Cancel);
+    assert_eq!(app.status, RunStatus::Cancelled);
+    settle(&mut app, |a| rff_keys(a) == 0);
+}
+
+#[test]
+fn export_names_the_full_paths_and_pairs_weights_with_features() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = start("iris", "wkmeans");
+    settle(&mut app, finished);
+    app.update(Action::ExportPrompt);
+    app.prompt.as_mut().unwrap().text = dir.path().join("w").display().to_string();
+    app.update(Action::Activate);
+    let full = std::path::absolute(dir.path().join("w.json")).unwrap();
+    let msg = app.message.clone().unwrap();
+    assert!(msg.contains(&full.display().to_string()), "{msg}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&full).unwrap()).unwrap();
+    let w = json["feature_weights"].as_array().unwrap();
+    let names = &app.loaded().unwrap().dataset.feature_names;
+    assert_eq!(w.len(), names.len());
+    let fit = &app.view.result.as_ref().unwrap().best;
+    for (j, entry) in w.iter().enumerate() {
+        assert_eq!(entry["feature"], names[j].as_str());
+        assert_eq!(
+            entry["weight"].as_f64(),
+            Some(fit.feature_weights.as_ref().unwrap()[j])
+        );
+    }
+}
+
+#[test]
+fn feature_names_are_not_cut_at_120x40() {
+    let mut app = start("iris", "wkmeans");
+    settle(&mut app, finished);
+    let s = screen(&mut app, 120, 40, COLOR);
+    for name in &app.loaded().unwrap().dataset.feature_names {
+        assert!(s.contains(name.as_str()), "{name} cut:\n{s}");
+    }
+    assert!(s.contains("purity 0."), "{s}");
+    // Nor a long state, nor s.
+    let mut app = start("iris", "power");
+    settle(&mut app, finished);
+    type_value(&mut app, "max_iter", "40");
+    settle(&mut app, finished);
+    assert_eq!(app.status, RunStatus::Stopped);
+    let s = screen(&mut app, 120, 40, COLOR);
+    let metrics: String = s
+        .lines()
+        .map(|l| l.chars().skip(95).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let s_now = meanscape::report::fmt_sig(app.view.curve.last().unwrap().s.unwrap());
+    assert!(metrics.contains(&s_now), "{metrics}");
+    let flat: String = metrics
+        .replace(['│', '"'], " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(flat.contains("stopped at max_iter"), "{metrics}");
+}
+
+#[test]
+fn a_parameters_whole_help_is_readable_at_both_sizes() {
+    let mut app = start("iris", "lw");
+    settle(&mut app, |a| a.loaded().is_some());
+    let s = slider(&app, "lambda");
+    let help = s.spec.help;
+    let last_words: String = help
+        .split_whitespace()
+        .rev()
+        .take(2)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect::<Vec<_>>()
+        .join(" ");
+    app.update(Action::Focus(Pane::Parameters));
+    app.param_cursor = app
+        .sliders()
+        .iter()
+        .position(|x| x.spec.name == "lambda")
+        .unwrap();
+    // Enter opens the value prompt with the whole help under it.
+    app.update(Action::Activate);
+    for (w, h) in [(120, 40), (80, 24)] {
+        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+        t.draw(|f| {
+            ui::render(f, &app, &COLOR);
+        })
+        .unwrap();
+        let flat: String = format!("{}", t.backend())
+            .lines()
+            .map(|l| l.trim_matches('"').replace('│', " "))
+            .collect::<Vec<_>>()
+            .join(" ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            flat.contains(&last_words),
+            "{w}x{h}: {last_words:?} not shown"
+        );
+        assert!(flat.contains("Set λ lambda"), "{w}x{h}");
+    }
+}

@@ -82,4 +82,20 @@ impl Problem {
             .unwrap_or_else(|e| e.into_inner())
             .retain(|k, _| !k.starts_with(family) || keep.contains(k));
     }
+
+    /// The keys cached now.
+    pub fn cache_keys(&self) -> Vec<String> {
+        self.cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .keys()
+            .cloned()
+            .collect()
+    }
+
+    /// Drops every cached item: when the user cancels a run, what it
+    /// built (a feature map of gigabytes) goes then, not at the next run.
+    pub fn clear_cache(&self) {
+        self.cache.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
 }

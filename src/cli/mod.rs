@@ -66,7 +66,7 @@ fn tui(a: &TuiArgs) -> crate::Result<()> {
         start: crate::tui::app::StartOptions {
             data: a.data.data.clone(),
             load_opts: a.data.load_options(),
-            scale: a.data.scale,
+            scale: Some(a.data.scale),
             algo: a.algo.algo.clone(),
             k: a.algo.k,
             seed: a.algo.seed,

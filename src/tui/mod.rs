@@ -84,6 +84,7 @@ pub fn key_action(key: KeyEvent, prompt_open: bool) -> Option<Action> {
         KeyCode::Enter => Action::Activate,
         KeyCode::Esc => Action::Cancel,
         KeyCode::Char('r') => Action::Reseed,
+        KeyCode::Char('R') => Action::ResetAll,
         KeyCode::Char('o') => Action::OpenFilePrompt,
         KeyCode::Char('d') => Action::NextBundled,
         KeyCode::Char('z') => Action::CycleScaling,

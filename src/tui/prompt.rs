@@ -11,6 +11,9 @@ pub fn expand_home(text: &str) -> String {
     text.to_string()
 }
 
+/// Candidates listed after a Tab, at most.
+const MAX_SHOWN: usize = 60;
+
 /// Completes `text` to the longest common prefix of the matching entries.
 /// Returns the new text and a hint listing the candidates.
 pub fn complete_path(text: &str) -> (String, String) {
@@ -53,8 +56,9 @@ pub fn complete_path(text: &str) -> (String, String) {
                     .map(|(a, _)| a)
                     .collect()
             });
-            let shown: Vec<&str> = names.iter().take(8).map(|s| s.as_str()).collect();
-            let more = if names.len() > 8 {
+            // The prompt wraps the list over as many lines as the screen has.
+            let shown: Vec<&str> = names.iter().take(MAX_SHOWN).map(|s| s.as_str()).collect();
+            let more = if names.len() > MAX_SHOWN {
                 format!(" … ({} in all)", names.len())
             } else {
                 String::new()

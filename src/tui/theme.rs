@@ -108,6 +108,17 @@ impl Theme {
         }
     }
 
+    /// `text` as drawn: transliterated to ASCII words in ASCII mode (σ →
+    /// sigma), so that no Greek letter turns into a letter that means
+    /// something else on screen (s is the power exponent, n the row count).
+    pub fn text<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        if self.ascii && !text.is_ascii() {
+            std::borrow::Cow::Owned(to_ascii(text))
+        } else {
+            std::borrow::Cow::Borrowed(text)
+        }
+    }
+
     /// Full and empty glyphs for bars.
     pub fn bar_chars(&self) -> (char, char) {
         if self.ascii {
@@ -116,6 +127,92 @@ impl Theme {
             ('█', '░')
         }
     }
+}
+
+/// ASCII for the symbols used in names, help texts and messages.
+fn ascii_for(c: char) -> Option<&'static str> {
+    Some(match c {
+        'α' => "alpha",
+        'β' => "beta",
+        'γ' => "gamma",
+        'δ' | 'Δ' => "delta",
+        'ε' => "eps",
+        'η' => "eta",
+        'θ' => "theta",
+        'Θ' => "Theta",
+        'κ' => "kappa",
+        'λ' => "lambda",
+        'μ' => "mu",
+        'π' => "pi",
+        'σ' => "sigma",
+        'Σ' => "sum",
+        'φ' | 'Φ' => "phi",
+        'χ' => "chi",
+        'ω' => "omega",
+        'Ω' => "Omega",
+        '−' | '–' => "-",
+        '—' => "--",
+        '·' => ".",
+        '×' => "x",
+        '‖' => "||",
+        '…' => "...",
+        '→' | '↦' => "->",
+        '←' => "<-",
+        '↔' => "<->",
+        '↑' => "^",
+        '↓' => "v",
+        '≤' => "<=",
+        '≥' => ">=",
+        '≈' => "~",
+        '≡' => "==",
+        '∝' => "~",
+        '∈' => " in ",
+        '∞' => "inf",
+        '√' => "sqrt",
+        '∘' => "o",
+        '½' => "1/2",
+        '′' => "'",
+        '⌊' | '⌈' => "[",
+        '⌋' | '⌉' => "]",
+        '²' => "^2",
+        '³' => "^3",
+        '¹' => "^1",
+        '⁰' => "^0",
+        '⁵' => "^5",
+        '⁻' => "^-",
+        '⁽' => "^(",
+        '⁾' => ")",
+        'ᵀ' => "^T",
+        'ˡ' => "^l",
+        'ʲ' => "^j",
+        '₀' => "0",
+        '₁' => "1",
+        '₂' => "2",
+        'ᵢ' => "_i",
+        'ⱼ' => "_j",
+        '§' => "S",
+        'ŷ' => "y^",
+        '●' | '•' => "*",
+        '✓' => "v",
+        '✗' => "x",
+        // Combining marks (x̄, ŷ written as two code points).
+        '\u{0300}'..='\u{036F}' => "",
+        _ => return None,
+    })
+}
+
+/// `text` in ASCII: Greek letters become their names, other symbols their
+/// usual ASCII spelling, anything else `?`.
+pub fn to_ascii(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            out.push_str(ascii_for(c).unwrap_or("?"));
+        }
+    }
+    out
 }
 
 /// Replaces every non-ASCII glyph in the frame by an ASCII stand-in, after
@@ -147,18 +244,36 @@ pub fn asciify(buf: &mut Buffer) {
             '↑' => "^",
             '↓' => "v",
             '·' => ".",
-            'α' => "a",
-            'β' => "b",
-            'η' => "n",
-            'λ' => "l",
-            'σ' => "s",
-            'κ' => "k",
             '×' => "x",
             '−' => "-",
             '✓' => "v",
             '✗' => "x",
+            // Text drawn through `Theme::text` is ASCII already; a Greek
+            // letter reaching here must not pass for a Latin one.
             _ => "?",
         };
         cell.set_symbol(rep);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ascii_names_do_not_collide() {
+        assert_eq!(to_ascii("σ"), "sigma");
+        assert_eq!(to_ascii("η"), "eta");
+        assert_eq!(to_ascii("ε_w"), "eps_w");
+        assert_eq!(to_ascii("it₀"), "it0");
+        assert_eq!(to_ascii("exp(−‖x−y‖²/2σ²)"), "exp(-||x-y||^2/2sigma^2)");
+        assert_eq!(to_ascii("x̄"), "x");
+        let t = Theme {
+            color: false,
+            ascii: true,
+        };
+        assert_eq!(t.text("λ = 1/p"), "lambda = 1/p");
+        let u = Theme { ascii: false, ..t };
+        assert_eq!(u.text("λ"), "λ");
     }
 }

@@ -2,7 +2,7 @@
 //! help overlay and prompts.
 
 use super::app::{App, Pane, PromptKind, RunStatus};
-use super::panes::{self, clip};
+use super::panes::{self, clip, wrap};
 use super::theme::{Theme, asciify};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -45,6 +45,42 @@ pub const RIGHT_PANES: [Pane; 5] = [
     Pane::Metrics,
 ];
 
+/// Lines of the status area above the compact summary: a message, the
+/// run's error, or the full text of what the focused pane cuts.
+fn status_lines(app: &App, width: u16, theme: &Theme) -> Vec<String> {
+    let w = width.max(1) as usize;
+    // A focused pane's text is read on purpose: it may take more lines.
+    let (text, max) = match status_text(app) {
+        Some(t) => (Some(t), 4),
+        None => (focus_detail(app), 6),
+    };
+    match text {
+        Some(t) => {
+            let mut lines = wrap(&theme.text(&t), w);
+            if lines.len() > max {
+                lines.truncate(max);
+                let last = lines.last_mut().expect("max > 0");
+                *last = clip(&format!("{last}…"), w);
+            }
+            lines
+        }
+        None => Vec::new(),
+    }
+}
+
+/// The whole of what the focused pane may cut: the highlighted algorithm's
+/// name and summary, the dataset's notes.
+pub fn focus_detail(app: &App) -> Option<String> {
+    match app.focus {
+        Pane::Algorithm => app
+            .algos
+            .get(app.algo_cursor)
+            .map(|a| format!("{} — {}: {}", a.id(), a.name(), a.summary())),
+        Pane::Data => Some(panes::data::full_text(app).join(" · ")),
+        _ => None,
+    }
+}
+
 pub fn render(f: &mut Frame, app: &App, theme: &Theme) -> HitMap {
     let area = f.area();
     let mut hits = HitMap::default();
@@ -59,29 +95,37 @@ pub fn render(f: &mut Frame, app: &App, theme: &Theme) -> HitMap {
         finish(f, theme);
         return hits;
     }
-    // A long message (an export's reproduce command) wraps onto up to four
-    // lines rather than being cut.
-    let status_h = status_text(app).map_or(1, |m| {
-        m.chars()
-            .count()
-            .div_ceil(area.width.max(1) as usize)
-            .clamp(1, 4) as u16
-    });
-    let [main, status, hints] = Layout::vertical([
+    let compact = is_compact(area);
+    // A message (an export's reproduce command) wraps onto up to four lines
+    // rather than being cut. In a small terminal a one-line summary of the
+    // run (state, score) stays below it at all times.
+    let mut status = status_lines(app, area.width, theme);
+    if compact {
+        status.push(panes::metrics::summary(app, area.width as usize));
+    } else if status.is_empty() {
+        status.push(String::new());
+    }
+    let [main, status_area, hints] = Layout::vertical([
         Constraint::Min(8),
-        Constraint::Length(status_h),
+        Constraint::Length(status.len() as u16),
         Constraint::Length(1),
     ])
     .areas(area);
-    let compact = is_compact(area);
-    let left_w = if compact { 32.min(area.width / 2) } else { 38 };
+    let left_w = if compact { 32.min(area.width / 2) } else { 40 };
     let [left, right] =
         Layout::horizontal([Constraint::Length(left_w), Constraint::Min(10)]).areas(main);
     let n_algos = app.algos.len() as u16;
-    let data_h = if compact { 4 } else { 5 };
-    let algo_h = (n_algos + 2)
-        .min(if compact { 6 } else { 12 })
-        .min(left.height / 3);
+    // Name, classes and k, scaling.
+    let data_h = 5;
+    // The whole list when there is room for it and the sliders (a large
+    // terminal); else part of it, with a scroll hint.
+    let algo_h = if left.height >= 36 {
+        n_algos + 2
+    } else {
+        (n_algos + 2)
+            .min(if compact { 6 } else { 12 })
+            .min(left.height / 3)
+    };
     let [data, algo, params] = Layout::vertical([
         Constraint::Length(data_h),
         Constraint::Length(algo_h),
@@ -104,22 +148,21 @@ pub fn render(f: &mut Frame, app: &App, theme: &Theme) -> HitMap {
         };
         let [tabs, body] =
             Layout::vertical([Constraint::Length(1), Constraint::Min(3)]).areas(right);
+        let titles = tab_titles(tabs.width as usize);
         let mut spans = Vec::new();
-        for p in RIGHT_PANES {
-            let style = if p == shown {
+        let mut x = tabs.x;
+        for (p, t) in RIGHT_PANES.iter().zip(&titles) {
+            let style = if *p == shown {
                 theme.selected()
             } else {
                 theme.dim()
             };
-            spans.push(Span::styled(format!(" {} ", p.title()), style));
-        }
-        f.render_widget(Paragraph::new(Line::from(spans)), tabs);
-        // Tab titles are clickable too.
-        let mut x = tabs.x;
-        for p in RIGHT_PANES {
-            let w = p.title().chars().count() as u16 + 2;
+            let cell = format!(" {t} ");
+            let w = cell.chars().count() as u16;
+            spans.push(Span::styled(cell, style));
+            // Tab titles are clickable too.
             hits.panes.push((
-                p,
+                *p,
                 Rect {
                     x,
                     y: tabs.y,
@@ -129,6 +172,7 @@ pub fn render(f: &mut Frame, app: &App, theme: &Theme) -> HitMap {
             ));
             x += w;
         }
+        f.render_widget(Paragraph::new(Line::from(spans)), tabs);
         render_right(f, shown, body, app, theme);
         hits.panes.push((shown, body));
     } else {
@@ -137,8 +181,8 @@ pub fn render(f: &mut Frame, app: &App, theme: &Theme) -> HitMap {
         let [obj, scat] =
             Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(top);
         let [sizes, weights, metrics] = Layout::horizontal([
-            Constraint::Percentage(30),
-            Constraint::Percentage(38),
+            Constraint::Percentage(28),
+            Constraint::Percentage(40),
             Constraint::Percentage(32),
         ])
         .areas(bottom);
@@ -153,16 +197,48 @@ pub fn render(f: &mut Frame, app: &App, theme: &Theme) -> HitMap {
             hits.panes.push((p, r));
         }
     }
-    render_status(f, status, app, theme, compact);
+    render_status(f, status_area, &status, app, theme, compact);
     render_hints(f, hints, app, theme);
     if app.help {
-        render_help(f, area, theme);
+        render_help(f, area, app, theme);
     }
     if let Some(p) = &app.prompt {
         render_prompt(f, area, p, app, theme);
     }
     finish(f, theme);
     hits
+}
+
+/// The tab titles of the right-hand panes that fit in `w` cells: with
+/// their focus keys (4 Objective …), else without, else shortened.
+pub fn tab_titles(w: usize) -> Vec<String> {
+    let key = |p: Pane| Pane::ALL.iter().position(|q| *q == p).unwrap_or(0) + 1;
+    let short = |p: Pane| match p {
+        Pane::Sizes => "Sizes",
+        Pane::Weights => "Weights",
+        p => p.title(),
+    };
+    let options: [Vec<String>; 4] = [
+        RIGHT_PANES
+            .iter()
+            .map(|p| format!("{} {}", key(*p), p.title()))
+            .collect(),
+        RIGHT_PANES
+            .iter()
+            .map(|p| format!("{} {}", key(*p), short(*p)))
+            .collect(),
+        RIGHT_PANES.iter().map(|p| short(*p).to_string()).collect(),
+        RIGHT_PANES
+            .iter()
+            .map(|p| short(*p).chars().take(4).collect())
+            .collect(),
+    ];
+    let width = |ts: &Vec<String>| ts.iter().map(|t| t.chars().count() + 2).sum::<usize>();
+    options
+        .iter()
+        .find(|ts| width(ts) <= w)
+        .unwrap_or(&options[3])
+        .clone()
 }
 
 fn finish(f: &mut Frame, theme: &Theme) {
@@ -192,51 +268,61 @@ fn status_text(app: &App) -> Option<String> {
     }
 }
 
-fn render_status(f: &mut Frame, area: Rect, app: &App, theme: &Theme, compact: bool) {
-    let w = area.width as usize;
-    // Compact: the Metrics pane may be hidden behind a tab, so long work
-    // (a kernel being built) shows its progress here over older messages.
-    let full = if compact && app.view.stage.is_some() && app.message.is_some() {
-        None
-    } else {
-        status_text(app)
-    };
-    let text = match &full {
-        Some(m) => m.clone(),
-        None if compact => panes::metrics::summary(app),
-        None => String::new(),
-    };
-    let style = if app.message.is_some() {
+fn render_status(
+    f: &mut Frame,
+    area: Rect,
+    lines: &[String],
+    app: &App,
+    theme: &Theme,
+    compact: bool,
+) {
+    let message_style = if app.message.is_some() {
         theme.accent()
+    } else if matches!(app.status, RunStatus::Error(_)) {
+        theme.bad()
     } else {
-        panes::metrics::status_style(app, theme)
+        theme.dim()
     };
-    if full.is_some() && area.height > 1 {
-        let p = Paragraph::new(Span::styled(text, style)).wrap(Wrap { trim: false });
-        f.render_widget(p, area);
-    } else {
-        f.render_widget(Paragraph::new(Span::styled(clip(&text, w), style)), area);
-    }
+    let n = lines.len();
+    let out: Vec<Line> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let summary = compact && i + 1 == n;
+            let style = if summary {
+                panes::metrics::status_style(app, theme)
+            } else {
+                message_style
+            };
+            Line::from(Span::styled(clip(l, area.width as usize), style))
+        })
+        .collect();
+    f.render_widget(Paragraph::new(out), area);
 }
 
+/// Key hints, most useful first: as many as fit are shown.
 const HINTS: &[(&str, &str)] = &[
     ("?", "help"),
     ("q", "quit"),
     ("Tab", "pane"),
-    ("↑↓", "select"),
     ("←→", "adjust"),
     ("Enter", "edit"),
     ("r", "reseed"),
+    ("R", "reset all"),
     ("Esc", "cancel"),
     ("o", "open"),
     ("d", "dataset"),
+    ("z", "scale"),
     ("e", "export"),
+    ("1-8", "focus"),
 ];
 
 fn render_hints(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut spans = Vec::new();
     let mut used = 0usize;
-    let hints: Vec<(&str, &str)> = if app.prompt.is_some() {
+    let hints: Vec<(&str, &str)> = if app.help {
+        vec![("Esc", "close"), ("↑↓", "scroll")]
+    } else if app.prompt.is_some() {
         vec![("Enter", "accept"), ("Esc", "cancel"), ("Tab", "complete")]
     } else {
         HINTS.to_vec()
@@ -244,7 +330,7 @@ fn render_hints(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     for (k, what) in hints {
         let len = k.chars().count() + what.len() + 3;
         if used + len > area.width as usize {
-            break;
+            continue;
         }
         spans.push(Span::styled(format!(" {k}"), theme.accent()));
         spans.push(Span::raw(format!(" {what} ")));
@@ -255,10 +341,14 @@ fn render_hints(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 
 /// Every key, for the help overlay (and the README).
 pub const HELP: &[(&str, &str)] = &[
-    ("?", "open or close this help"),
+    ("?, F1", "open or close this help"),
     (
         "Tab / Shift-Tab",
         "next / previous pane (click also focuses)",
+    ),
+    (
+        "1 … 8",
+        "focus Data, Algorithm, Parameters, Objective, Scatter, Sizes, Weights, Metrics",
     ),
     (
         "↑ ↓  (k j)",
@@ -269,15 +359,31 @@ pub const HELP: &[(&str, &str)] = &[
         "move the slider one fine step (mouse wheel too)",
     ),
     ("Shift-← →, PgUp PgDn", "move the slider one coarse step"),
-    ("Enter", "type an exact value (\"default\" resets it)"),
+    (
+        "Enter",
+        "type an exact value (\"default\" resets it); shows the parameter's whole help",
+    ),
     ("r", "re-run with the next seed"),
-    ("Esc", "cancel the run in flight, close a prompt"),
+    (
+        "R",
+        "reset all: every parameter (of every algorithm), k, seed, restarts and the scaling back to their defaults",
+    ),
+    (
+        "Esc",
+        "cancel the run in flight and free the kernels and feature maps it holds; close a prompt",
+    ),
     (
         "o",
         "open a file (Tab completes; in a prompt Ctrl-U clears, Ctrl-W deletes a word)",
     ),
-    ("d", "switch to the next bundled dataset"),
-    ("z", "feature scaling: standard → minmax → none (reloads)"),
+    (
+        "d",
+        "switch to the next bundled dataset (values typed for data-derived parameters stay with their dataset)",
+    ),
+    (
+        "z",
+        "feature scaling: standard → minmax → none → the algorithm's default (reloads)",
+    ),
     (
         "e",
         "export labels + JSON and show the matching `meanscape run` command",
@@ -291,36 +397,73 @@ pub const HELP: &[(&str, &str)] = &[
     ("q, Ctrl-C", "quit"),
 ];
 
-fn render_help(f: &mut Frame, area: Rect, theme: &Theme) {
-    let w = (area.width.saturating_sub(4)).min(86);
-    let h = (HELP.len() as u16 + 6).min(area.height.saturating_sub(2));
+/// The closing note of the help overlay.
+const HELP_NOTE: &str = "Any change cancels the run in flight and starts a new one; kernels and feature maps are reused. Sliders marked * differ from their default; on a bar, │ marks the default and a log-scale bar spans three decades either side of it.";
+
+/// The help overlay's lines at inner width `w`: keys in a column, their
+/// text wrapped beside them.
+pub fn help_lines(w: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let key_w = if w >= 70 { 22 } else { 12 };
+    let text_w = w.saturating_sub(key_w).max(10);
+    let mut lines = Vec::new();
+    for (k, v) in HELP {
+        let key = theme.text(k).into_owned();
+        let parts = wrap(&theme.text(v), text_w);
+        // A key longer than its column gets a line of its own.
+        let own_line = key.chars().count() >= key_w;
+        if own_line {
+            lines.push(Line::from(Span::styled(key.clone(), theme.accent())));
+        }
+        for (i, part) in parts.into_iter().enumerate() {
+            let k = if i == 0 && !own_line {
+                key.clone()
+            } else {
+                String::new()
+            };
+            lines.push(Line::from(vec![
+                Span::styled(format!("{k:<key_w$}"), theme.accent()),
+                Span::raw(part),
+            ]));
+        }
+    }
+    lines.push(Line::from(""));
+    for l in wrap(&theme.text(HELP_NOTE), w) {
+        lines.push(Line::from(Span::styled(l, theme.dim())));
+    }
+    lines
+}
+
+fn render_help(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let w = (area.width.saturating_sub(4)).min(100);
+    let lines = help_lines(w.saturating_sub(2) as usize, theme);
+    let h = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
     let r = Rect {
         x: area.x + (area.width - w) / 2,
         y: area.y + (area.height - h) / 2,
         width: w,
         height: h,
     };
-    let mut lines: Vec<Line> = HELP
-        .iter()
-        .map(|(k, v)| {
-            Line::from(vec![
-                Span::styled(format!("{k:<22}"), theme.accent()),
-                Span::raw(*v),
-            ])
-        })
-        .collect();
-    lines.push(Line::from(""));
-    lines.push(Line::from(Span::styled(
-        "Any change cancels the run in flight and starts a new one; kernels and feature maps are reused.",
-        theme.dim(),
-    )));
+    let rows = h.saturating_sub(2) as usize;
+    let hidden = lines.len().saturating_sub(rows);
+    let first = (app.help_scroll as usize).min(hidden);
+    let title = if hidden > 0 {
+        format!(
+            " Help · ↑↓ scroll ({}–{} of {}) · Esc closes ",
+            first + 1,
+            first + rows,
+            lines.len()
+        )
+    } else {
+        " Help · Esc closes ".to_string()
+    };
+    let shown: Vec<Line> = lines.into_iter().skip(first).take(rows).collect();
     f.render_widget(Clear, r);
     f.render_widget(
-        Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+        Paragraph::new(shown).block(
             Block::default()
                 .borders(Borders::ALL)
                 .border_style(theme.focused_border())
-                .title(" Help · Esc closes "),
+                .title(theme.text(&title).into_owned()),
         ),
         r,
     );
@@ -328,43 +471,61 @@ fn render_help(f: &mut Frame, area: Rect, theme: &Theme) {
 
 fn render_prompt(f: &mut Frame, area: Rect, p: &super::app::Prompt, app: &App, theme: &Theme) {
     let w = area.width.saturating_sub(4).min(100);
+    let inner_w = w.saturating_sub(2) as usize;
+    let sliders = app.sliders();
+    let slider = match &p.kind {
+        PromptKind::Value(i) => sliders.get(*i),
+        _ => None,
+    };
+    // Under the entry: the reason a value was refused or the completion
+    // candidates, then (for a value) the parameter's whole help.
+    let mut below: Vec<Line> = wrap(&theme.text(&p.hint), inner_w)
+        .into_iter()
+        .filter(|l| !l.is_empty())
+        .map(|l| Line::from(Span::styled(l, theme.accent())))
+        .collect();
+    if let Some(s) = slider {
+        for l in wrap(&theme.text(s.spec.help), inner_w) {
+            below.push(Line::from(Span::styled(l, theme.dim())));
+        }
+    }
+    let max_below = area.height.saturating_sub(6) as usize;
+    if below.len() > max_below {
+        below.truncate(max_below);
+    }
+    let h = below.len() as u16 + 3;
     let r = Rect {
         x: area.x + (area.width - w) / 2,
-        y: area.y + area.height.saturating_sub(7),
+        y: area.y + area.height.saturating_sub(h + 2),
         width: w,
-        height: 5,
+        height: h,
     };
     let title = match &p.kind {
-        PromptKind::Value(i) => {
-            let name = app
-                .sliders()
-                .get(*i)
-                .map(|s| s.spec.name)
-                .unwrap_or("value");
+        PromptKind::Value(_) => {
+            let name = slider
+                .map(|s| panes::parameters::label(s, theme))
+                .unwrap_or_else(|| "value".into());
             format!(" Set {name} ")
         }
         PromptKind::OpenFile => " Open file ".into(),
         PromptKind::Export => " Export ".into(),
         PromptKind::ConfirmExport(_) => " Replace? ".into(),
     };
-    let inner_w = w.saturating_sub(2) as usize;
     let text = format!("> {}_", p.text);
     let shown: String = if text.chars().count() > inner_w {
         text.chars().skip(text.chars().count() - inner_w).collect()
     } else {
         text
     };
-    let lines = vec![
-        Line::from(shown),
-        Line::from(Span::styled(clip(&p.hint, inner_w), theme.dim())),
-    ];
+    let mut lines = vec![Line::from(shown)];
+    lines.extend(below);
     f.render_widget(Clear, r);
     f.render_widget(
         Paragraph::new(lines).block(
             Block::default()
                 .borders(Borders::ALL)
                 .border_style(theme.focused_border())
-                .title(title),
+                .title(theme.text(&title).into_owned()),
         ),
         r,
     );

@@ -24,12 +24,31 @@ pub enum Msg {
 /// forgets whatever it still sends.
 pub struct Job {
     cancel: Arc<AtomicBool>,
+    /// Set with `cancel` when the user stopped the job (rather than a new
+    /// one replacing it): the problem's cached matrices are dropped too.
+    release: Arc<AtomicBool>,
     rx: Receiver<Msg>,
 }
 
 impl Job {
+    fn new(cancel: Arc<AtomicBool>, rx: Receiver<Msg>) -> Self {
+        Job {
+            cancel,
+            release: Arc::new(AtomicBool::new(false)),
+            rx,
+        }
+    }
+
+    /// Stops the job; what it cached is kept for the run that follows.
     pub fn cancel(&self) {
         self.cancel.store(true, Ordering::Relaxed);
+    }
+
+    /// Stops the job and drops the problem's cached matrices: nothing
+    /// follows that would reuse them.
+    pub fn abandon(&self) {
+        self.release.store(true, Ordering::Relaxed);
+        self.cancel();
     }
 
     /// Everything the job has sent so far, without waiting. The flag is
@@ -63,6 +82,8 @@ pub fn start_run(algo: Box<dyn Algorithm>, problem: Arc<algo::Problem>, cfg: Run
     let (tx, rx) = mpsc::channel();
     let (etx, erx) = mpsc::channel::<Event>();
     let flag = cancel.clone();
+    let job = Job::new(cancel, rx);
+    let release = job.release.clone();
     let fwd = tx.clone();
     // Forward solver events into the job's one channel, tagged.
     std::thread::spawn(move || {
@@ -88,10 +109,13 @@ pub fn start_run(algo: Box<dyn Algorithm>, problem: Arc<algo::Problem>, cfg: Run
                 Err(crate::Error::Resource(format!("the solver failed: {what}")))
             });
             drop(ctx);
+            if release.load(Ordering::Relaxed) {
+                problem.clear_cache();
+            }
             let _ = tx.send(Msg::RunDone(r));
         })
         .expect("spawn solver thread");
-    Job { cancel, rx }
+    job
 }
 
 /// Loads a dataset (and its 2-D projection) in the background.
@@ -108,7 +132,7 @@ pub fn start_load(spec: String, opts: LoadOptions, scale: Scaling) -> Job {
             let _ = tx.send(Msg::Loaded(r));
         })
         .expect("spawn loader thread");
-    Job { cancel, rx }
+    Job::new(cancel, rx)
 }
 
 /// Points of the regularisation path the UI computes.
@@ -147,5 +171,5 @@ pub fn start_path(algo: PathAlgo, problem: Arc<algo::Problem>, mut cfg: RunConfi
             let _ = tx.send(Msg::PathDone(r));
         })
         .expect("spawn path thread");
-    Job { cancel, rx }
+    Job::new(cancel, rx)
 }

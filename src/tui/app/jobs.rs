@@ -22,7 +22,7 @@ impl App {
         }
         let id = self.algo().id().to_string();
         let Ok(which) = crate::algo::path::PathAlgo::from_id(&id) else {
-            self.message = Some(format!(
+            self.tell(format!(
                 "{id} has no regularisation path; choose lw or sparse-kmeans"
             ));
             return;
@@ -35,8 +35,7 @@ impl App {
             return;
         }
         let Some(cfg) = self.view.config.as_ref().map(|(_, c)| c.clone()) else {
-            self.message =
-                Some("the path starts from a finished run's settings: wait for it".into());
+            self.tell("the path starts from a finished run's settings: wait for it");
             self.show_path = false;
             return;
         };
@@ -95,6 +94,10 @@ impl App {
     /// Housekeeping once per frame: collects what the background jobs
     /// sent and starts a pending run whose debounce has passed.
     pub fn tick(&mut self, now: Instant) {
+        if self.message_until.is_some_and(|t| now >= t) {
+            self.message = None;
+            self.message_until = None;
+        }
         self.poll_loading();
         self.poll_run();
         self.poll_path();
@@ -122,13 +125,24 @@ impl App {
                 match r {
                     Ok(b) => {
                         let (loaded, projection) = *b;
-                        self.message = Some(format!(
-                            "loaded {} ({} × {}) in {:.0} ms",
+                        self.note(format!(
+                            "loaded {} ({} × {}, scale {}) in {:.0} ms",
                             loaded.dataset.name,
                             loaded.dataset.n(),
                             loaded.dataset.p(),
+                            loaded.scale,
                             loaded.load_ms
                         ));
+                        let new_spec = loaded.source.spec();
+                        match self.loaded().map(|l| l.source.spec()) {
+                            // Rescaled: the user's k and values stay.
+                            Some(old) if old == new_spec => {}
+                            Some(old) => {
+                                self.k = None;
+                                self.follow_data(&old, &new_spec);
+                            }
+                            None => self.k = self.start_k.take(),
+                        }
                         self.auto_cache.borrow_mut().clear();
                         self.path = PathView::default();
                         self.show_path = false;
@@ -137,13 +151,12 @@ impl App {
                             projection,
                         });
                         self.data_spec = spec.clone();
-                        self.k = self.start_k.take();
                         self.scatter = ScatterMode::Pca;
                         self.view = RunView::default();
                         self.schedule_run();
                     }
                     Err(e) => {
-                        self.message = Some(format!("could not open {spec}: {e}"));
+                        self.tell(format!("could not open {spec}: {e}"));
                         if self.data.is_none() {
                             self.status = RunStatus::Error(e.to_string());
                         } else if let Some(d) = &self.data {
@@ -208,6 +221,7 @@ impl App {
         // Keep the last picture until the new run draws over it.
         view.labels = std::mem::take(&mut self.view.labels);
         view.sizes = std::mem::take(&mut self.view.sizes);
+        view.carried = !view.labels.is_empty() || !view.sizes.is_empty();
         view.config = Some((algo.id().to_string(), cfg.clone()));
         self.view = view;
         self.job = Some(worker::start_run(algo, problem, cfg));
@@ -229,6 +243,7 @@ impl App {
                             objective: p.objective,
                         });
                         self.view.sizes = p.sizes;
+                        self.view.carried = false;
                         if p.feature_weights.is_some() {
                             self.view.feature_weights = p.feature_weights;
                         }
@@ -267,6 +282,7 @@ impl App {
                         })
                         .collect();
                     self.view.sizes = fit.sizes(self.current_k());
+                    self.view.carried = false;
                     self.view.feature_weights = fit.feature_weights.clone();
                     self.view.kernel_weights = fit.kernel_weights.clone();
                     self.view.warnings = fit.warnings.clone();
@@ -315,7 +331,10 @@ impl App {
         match crate::tui::export::export(self, base, confirmed) {
             Ok(crate::tui::export::Outcome::Written(paths)) => {
                 let cmd = self.command_line().unwrap_or_default();
-                self.message = Some(format!("wrote {}; reproduce with: {cmd}", paths.join(", ")));
+                self.tell(format!(
+                    "wrote {}; reproduce with: {cmd}",
+                    paths.join(" and ")
+                ));
             }
             Ok(crate::tui::export::Outcome::NeedsConfirm(existing)) => {
                 self.prompt = Some(Prompt {
@@ -324,7 +343,7 @@ impl App {
                     hint: format!("{} exists: replace? (y/n)", existing.join(", ")),
                 });
             }
-            Err(e) => self.message = Some(format!("export failed: {e}")),
+            Err(e) => self.tell(format!("export failed: {e}")),
         }
     }
 }

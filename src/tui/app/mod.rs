@@ -7,7 +7,7 @@ mod sliders;
 
 pub use sliders::Slider;
 
-use crate::algo::params::fmt_num;
+use crate::algo::params::{Default as PDefault, fmt_num};
 use crate::algo::{self, Algorithm, Init, RunConfig, RunResult};
 use crate::data::{LoadOptions, Scaling, bundled};
 use crate::error::Error;
@@ -22,6 +22,12 @@ use std::time::{Duration, Instant};
 
 /// Wait this long after the last parameter change before starting a run.
 pub const DEBOUNCE: Duration = Duration::from_millis(200);
+
+/// (algorithm id, parameter name).
+pub type ParamKey = (String, String);
+
+/// How long a note ("loaded iris …") stays on the status line.
+pub const NOTE_TIME: Duration = Duration::from_secs(4);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Pane {
@@ -99,8 +105,12 @@ pub enum Action {
     OpenFilePrompt,
     /// Cycle through the bundled datasets.
     NextBundled,
-    /// Cycle the feature scaling (standard → minmax → none) and reload.
+    /// Cycle the feature scaling (standard → minmax → none → the
+    /// algorithm's default) and reload.
     CycleScaling,
+    /// Every parameter, k, seed, restarts and the scaling back to their
+    /// defaults.
+    ResetAll,
     ExportPrompt,
     /// Scatter: principal components or two features.
     ToggleScatterMode,
@@ -154,6 +164,9 @@ pub struct RunView {
     pub sizes: Vec<usize>,
     pub feature_weights: Option<Vec<f64>>,
     pub kernel_weights: Option<Vec<f64>>,
+    /// `labels` and `sizes` are still the previous run's: this one has
+    /// not produced its own yet.
+    pub carried: bool,
     pub scores: Option<Scores>,
     pub restarts_done: usize,
     pub stage: Option<(String, f64)>,
@@ -213,7 +226,12 @@ pub struct App {
     pub data: Option<DataView>,
     pub data_spec: String,
     pub load_opts: LoadOptions,
+    /// The scaling in force (the loaded data may still have the old one
+    /// while a reload is under way).
     pub scale: Scaling,
+    /// The user chose the scaling (key z, or --scale); otherwise it
+    /// follows the algorithm's default.
+    pub scale_chosen: bool,
     pub loading: Option<(Job, Instant, String)>,
     pub k: Option<usize>,
     /// The k asked for on the command line, applied when the first
@@ -223,7 +241,10 @@ pub struct App {
     pub restarts: usize,
     pub init: Init,
     /// Values the user set, per algorithm; others are the defaults.
-    pub overrides: HashMap<(String, String), f64>,
+    pub overrides: HashMap<ParamKey, f64>,
+    /// Values of data-derived parameters (an automatic default) typed for
+    /// another dataset, by its spec: they return with that dataset.
+    stash: HashMap<String, Vec<(ParamKey, f64)>>,
     pub options: Vec<(String, String)>,
     pub focus: Pane,
     /// The right-hand pane shown when they share one area (small terminals).
@@ -234,7 +255,11 @@ pub struct App {
     pub job: Option<Job>,
     pub prompt: Option<Prompt>,
     pub help: bool,
+    /// First line of the help overlay shown (it scrolls when it does not fit).
+    pub help_scroll: u16,
     pub message: Option<String>,
+    /// When the message goes by itself; None: at the next key.
+    pub message_until: Option<Instant>,
     pub scatter: ScatterMode,
     pub show_path: bool,
     pub path: PathView,
@@ -249,7 +274,8 @@ pub struct App {
 pub struct StartOptions {
     pub data: String,
     pub load_opts: LoadOptions,
-    pub scale: Scaling,
+    /// None: the chosen algorithm's default, following later choices.
+    pub scale: Option<Scaling>,
     pub algo: String,
     pub k: Option<usize>,
     pub seed: u64,
@@ -264,7 +290,7 @@ impl std::default::Default for StartOptions {
         StartOptions {
             data: bundled::DEFAULT.into(),
             load_opts: LoadOptions::default(),
-            scale: Scaling::Standard,
+            scale: None,
             algo: "power".into(),
             k: None,
             seed: 0,
@@ -299,6 +325,9 @@ impl App {
                 })?;
             overrides.insert((opts.algo.clone(), name.clone()), spec.check(*v)?);
         }
+        let scale = opts
+            .scale
+            .unwrap_or_else(|| algos[algo_idx].default_scaling());
         let mut app = App {
             algos,
             algo_idx,
@@ -306,7 +335,8 @@ impl App {
             data: None,
             data_spec: opts.data.clone(),
             load_opts: opts.load_opts,
-            scale: opts.scale,
+            scale,
+            scale_chosen: opts.scale.is_some(),
             loading: None,
             k: opts.k,
             start_k: opts.k,
@@ -314,6 +344,7 @@ impl App {
             restarts: opts.restarts.max(1),
             init: opts.init,
             overrides,
+            stash: HashMap::new(),
             options: opts.options,
             focus: Pane::Parameters,
             shown_right: Pane::Objective,
@@ -323,7 +354,9 @@ impl App {
             job: None,
             prompt: None,
             help: false,
+            help_scroll: 0,
             message: None,
+            message_until: None,
             scatter: ScatterMode::Pca,
             show_path: false,
             path: PathView::default(),
@@ -354,6 +387,9 @@ impl App {
     /// the debounce, so a burst of slider moves gives one run.
     pub fn update(&mut self, action: Action) {
         self.last_input = Some(Instant::now());
+        if self.message_until.is_none() {
+            self.message = None;
+        }
         self.apply(action);
         if super::ui::RIGHT_PANES.contains(&self.focus) {
             self.shown_right = self.focus;
@@ -366,14 +402,23 @@ impl App {
             return;
         }
         if self.help {
-            if matches!(action, Action::ToggleHelp | Action::Cancel | Action::Quit) {
-                self.help = false;
+            match action {
+                Action::ToggleHelp | Action::Cancel | Action::Quit => self.help = false,
+                Action::Move(d) => {
+                    // The help is at most two lines a key plus its note.
+                    let max = 2 * super::ui::HELP.len() as i32 + 6;
+                    self.help_scroll = (self.help_scroll as i32 + d).clamp(0, max) as u16
+                }
+                _ => {}
             }
             return;
         }
         match action {
             Action::Quit => self.quit = true,
-            Action::ToggleHelp => self.help = true,
+            Action::ToggleHelp => {
+                self.help = true;
+                self.help_scroll = 0;
+            }
             Action::NextPane | Action::PrevPane => {
                 let i = Pane::ALL.iter().position(|p| *p == self.focus).unwrap_or(0);
                 let n = Pane::ALL.len();
@@ -425,7 +470,9 @@ impl App {
             }
             Action::Cancel => {
                 if let Some(job) = &self.job {
-                    job.cancel();
+                    // The user stopped it: what it built for itself (a
+                    // feature map of gigabytes) goes too.
+                    job.abandon();
                     self.job = None;
                     self.status = RunStatus::Cancelled;
                     self.view.elapsed = self.view.started.map_or(Duration::ZERO, |t| t.elapsed());
@@ -441,14 +488,15 @@ impl App {
                 });
             }
             Action::CycleScaling => {
-                self.scale = match self.scale {
-                    Scaling::Standard => Scaling::Minmax,
-                    Scaling::Minmax => Scaling::None,
-                    Scaling::None => Scaling::Standard,
+                let next = match (self.scale_chosen, self.scale) {
+                    (false, _) => Some(Scaling::Standard),
+                    (true, Scaling::Standard) => Some(Scaling::Minmax),
+                    (true, Scaling::Minmax) => Some(Scaling::None),
+                    (true, Scaling::None) => None,
                 };
-                let spec = self.data_spec.clone();
-                self.open_data(spec);
+                self.set_scaling(next);
             }
+            Action::ResetAll => self.reset_all(),
             Action::NextBundled => {
                 let i = bundled::BUNDLED
                     .iter()
@@ -458,7 +506,7 @@ impl App {
             }
             Action::ExportPrompt => {
                 if self.view.result.is_none() {
-                    self.message = Some("nothing to export yet: wait for a run to finish".into());
+                    self.tell("nothing to export yet: wait for a run to finish");
                 } else {
                     self.prompt = Some(Prompt {
                         kind: PromptKind::Export,
@@ -515,7 +563,7 @@ impl App {
                     if c == 'y' || c == 'Y' {
                         self.export(&base, true);
                     } else {
-                        self.message = Some("export cancelled; nothing written".into());
+                        self.tell("export cancelled; nothing written");
                     }
                     return;
                 }
@@ -565,8 +613,99 @@ impl App {
             self.algo_idx = idx;
             self.param_cursor = self.param_cursor.min(self.sliders().len() - 1);
             self.options.retain(|(n, _)| n == "max_memory");
+            let want = self.algo().default_scaling();
+            if !self.scale_chosen && want != self.scale {
+                self.scale = want;
+                self.note(format!(
+                    "scale {want}: {}'s default (z chooses another)",
+                    self.algo().id()
+                ));
+                // The run starts once the data is rescaled.
+                self.open_data(self.data_spec.clone());
+                return;
+            }
         }
         self.schedule_run();
+    }
+
+    /// Sets the scaling (None: follow the algorithm) and reloads the data
+    /// when the values change.
+    fn set_scaling(&mut self, chosen: Option<Scaling>) {
+        self.scale_chosen = chosen.is_some();
+        let want = chosen.unwrap_or_else(|| self.algo().default_scaling());
+        let how = if chosen.is_some() {
+            "chosen; z again for the next"
+        } else {
+            "the algorithm's default"
+        };
+        self.note(format!("scale {want} ({how})"));
+        if want != self.scale || self.loaded().is_some_and(|l| l.scale != want) {
+            self.scale = want;
+            self.open_data(self.data_spec.clone());
+        }
+    }
+
+    /// Every default back: the parameters of all algorithms (on every
+    /// dataset), k, seed, restarts, the algorithm options and the scaling.
+    /// The memory limit and the seeding method stay.
+    fn reset_all(&mut self) {
+        self.overrides.clear();
+        self.stash.clear();
+        self.k = None;
+        self.seed = 0;
+        self.restarts = 1;
+        self.options.retain(|(n, _)| n == "max_memory");
+        self.schedule_run();
+        self.set_scaling(None);
+        self.note(format!(
+            "every parameter back to its default (k, seed, restarts, scale {})",
+            self.scale
+        ));
+    }
+
+    /// A message that goes by itself after a few seconds.
+    pub fn note(&mut self, text: impl Into<String>) {
+        self.message = Some(text.into());
+        self.message_until = Some(Instant::now() + NOTE_TIME);
+    }
+
+    /// A message that stays until the next key.
+    pub fn tell(&mut self, text: impl Into<String>) {
+        self.message = Some(text.into());
+        self.message_until = None;
+    }
+
+    /// Whether `param` of algorithm `algo` has a default computed from the
+    /// data (λ = 1/p, σ by the bandwidth rule, the sparse bound, D).
+    pub fn is_derived(&self, algo: &str, param: &str) -> bool {
+        self.algos.iter().filter(|a| a.id() == algo).any(|a| {
+            a.params()
+                .iter()
+                .any(|s| s.name == param && matches!(s.default, PDefault::Auto(_)))
+        })
+    }
+
+    /// The dataset changed from `old` to `new`: values typed for data-derived
+    /// parameters stay with `old`, and those typed for `new` come back.
+    fn follow_data(&mut self, old: &str, new: &str) {
+        let derived: Vec<ParamKey> = self
+            .overrides
+            .keys()
+            .filter(|(a, p)| self.is_derived(a, p))
+            .cloned()
+            .collect();
+        let mut kept = Vec::new();
+        for key in derived {
+            if let Some(v) = self.overrides.remove(&key) {
+                kept.push((key, v));
+            }
+        }
+        if !kept.is_empty() {
+            self.stash.insert(old.to_string(), kept);
+        }
+        for (key, v) in self.stash.remove(new).unwrap_or_default() {
+            self.overrides.insert(key, v);
+        }
     }
 
     /// One-line description of a slider value, e.g. "-1 (default)".

@@ -14,6 +14,18 @@ pub struct Slider {
     pub is_default: bool,
 }
 
+impl Slider {
+    /// The value the slider returns to on "default" (None while an
+    /// automatic default is not known yet).
+    pub fn default_value(&self) -> Option<f64> {
+        match self.spec.default {
+            PDefault::Fixed(v) => Some(v),
+            PDefault::Auto(_) => self.auto,
+        }
+        .filter(|v| v.is_finite())
+    }
+}
+
 fn run_spec(
     name: &'static str,
     symbol: &'static str,

@@ -35,8 +35,16 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Line::from(Span::styled(text, style))
         })
         .collect();
-    f.render_widget(
-        Paragraph::new(lines).block(block(Pane::Algorithm, focused, theme, "", area.width)),
-        area,
-    );
+    let below = n.saturating_sub(first + rows);
+    let more = match (first, below) {
+        (0, 0) => String::new(),
+        (0, b) => format!(" ↓ {b} more "),
+        (a, 0) => format!(" ↑ {a} more "),
+        (a, b) => format!(" ↑ {a} · ↓ {b} more "),
+    };
+    let mut b = block(Pane::Algorithm, focused, theme, "", area.width);
+    if !more.is_empty() {
+        b = b.title_bottom(Line::from(Span::styled(more, theme.accent())).right_aligned());
+    }
+    f.render_widget(Paragraph::new(lines).block(b), area);
 }

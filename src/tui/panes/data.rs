@@ -6,10 +6,83 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+/// The scaling in force and where it comes from, in the longest wording
+/// that fits `w`: "scale none (default for lw)", "scale minmax (chosen;
+/// lw: none)", down to "scale none (default)".
+pub fn scale_line(app: &App, w: usize) -> String {
+    let id = app.algo().id();
+    let own = app.algo().default_scaling();
+    let now = app.scale;
+    let rescaling = if app.loaded().is_some_and(|l| l.scale != now) {
+        " · rescaling"
+    } else {
+        ""
+    };
+    let options = if app.scale_chosen && own != now {
+        [
+            format!("scale {now} (chosen; default for {id}: {own}){rescaling}"),
+            format!("scale {now} (chosen; {id}: {own}){rescaling}"),
+            format!("scale {now} (chosen){rescaling}"),
+        ]
+    } else if app.scale_chosen {
+        [
+            format!("scale {now} (chosen; also the default for {id}){rescaling}"),
+            format!("scale {now} (chosen; {id}'s too){rescaling}"),
+            format!("scale {now} (chosen){rescaling}"),
+        ]
+    } else {
+        [
+            format!("scale {now} (default for {id}){rescaling}"),
+            format!("scale {now} ({id}'s default){rescaling}"),
+            format!("scale {now} (default){rescaling}"),
+        ]
+    };
+    options
+        .iter()
+        .find(|o| o.chars().count() <= w)
+        .unwrap_or(&options[2])
+        .clone()
+}
+
+/// Everything the pane says, unclipped (the status line shows it in full
+/// when the pane is focused and too narrow).
+pub fn full_text(app: &App) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some((_, since, spec)) = &app.loading {
+        out.push(format!(
+            "loading {spec} … {:.1} s",
+            since.elapsed().as_secs_f64()
+        ));
+    }
+    match app.loaded() {
+        Some(l) => {
+            let ds = &l.dataset;
+            out.push(format!("{}  {} × {}", ds.name, ds.n(), ds.p()));
+            out.push(match &ds.labels {
+                Some(t) => format!(
+                    "labels: {} classes · k = {}",
+                    t.n_classes(),
+                    app.current_k()
+                ),
+                None => format!("no labels · k = {}", app.current_k()),
+            });
+            out.push(scale_line(app, usize::MAX));
+            out.extend(ds.notes.iter().cloned());
+        }
+        None if app.loading.is_none() => {
+            out.push("no data: o opens a file, d a bundled set".into())
+        }
+        None => {}
+    }
+    out
+}
+
 pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let focused = app.focus == Pane::Data;
     let w = area.width.saturating_sub(2) as usize;
+    let rows = area.height.saturating_sub(2) as usize;
     let mut lines = Vec::new();
+    let mut scale_at = None;
     if let Some((_, since, spec)) = &app.loading {
         lines.push(Line::from(Span::styled(
             clip(
@@ -22,36 +95,53 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     match app.loaded() {
         Some(l) => {
             let ds = &l.dataset;
+            let size = format!("  {} × {}", ds.n(), ds.p());
             lines.push(Line::from(vec![
-                Span::styled(clip(&ds.name, w.saturating_sub(16)), theme.title()),
-                Span::raw(format!("  {} × {}", ds.n(), ds.p())),
+                Span::styled(
+                    clip(&ds.name, w.saturating_sub(size.chars().count())),
+                    theme.title(),
+                ),
+                Span::raw(size),
             ]));
             let labels = match &ds.labels {
-                Some(t) => format!(
-                    "labels: {} classes · k = {}",
-                    t.n_classes(),
-                    app.current_k()
-                ),
+                Some(t) => format!("{} classes · k = {}", t.n_classes(), app.current_k()),
                 None => format!("no labels · k = {}", app.current_k()),
             };
             lines.push(Line::from(clip(&labels, w)));
-            let notes = if ds.notes.is_empty() {
-                String::new()
-            } else {
-                format!(" · {} note(s)", ds.notes.len())
-            };
+            scale_at = Some(lines.len());
             lines.push(Line::from(Span::styled(
-                clip(&format!("scale {}{notes}", l.scale), w),
+                clip(&theme.text(&scale_line(app, w)), w),
                 theme.dim(),
             )));
+            for note in ds.notes.iter() {
+                lines.push(Line::from(Span::styled(
+                    clip(&theme.text(note), w),
+                    theme.dim(),
+                )));
+            }
         }
         None if app.loading.is_none() => {
             lines.push(Line::from("no data: o opens a file, d a bundled set"))
         }
         None => {}
     }
+    // The scaling line is never the one to go: it decides what the
+    // algorithm sees.
+    if let Some(i) = scale_at
+        && i >= rows
+        && rows > 0
+    {
+        let line = lines.remove(i);
+        lines.insert(rows - 1, line);
+    }
+    let notes = app.loaded().map_or(0, |l| l.dataset.notes.len());
+    let extra = if notes > 0 && lines.len() > rows {
+        format!("{notes} note(s): focus to read")
+    } else {
+        String::new()
+    };
     f.render_widget(
-        Paragraph::new(lines).block(block(Pane::Data, focused, theme, "", area.width)),
+        Paragraph::new(lines).block(block(Pane::Data, focused, theme, &extra, area.width)),
         area,
     );
 }

@@ -1,4 +1,4 @@
-use super::{bar, block, clip};
+use super::{bar, block, fit_parts};
 use crate::report::fmt_sig;
 use crate::tui::app::{App, Pane, RunStatus};
 use crate::tui::theme::Theme;
@@ -16,24 +16,34 @@ pub fn status_style(app: &App, theme: &Theme) -> ratatui::style::Style {
     }
 }
 
-/// "running · iter 42 · s -1.3 · 1.2 s" — also the compact status line.
-pub fn summary(app: &App) -> String {
+/// The run in one line, most important first, for the compact status
+/// line: "converged · NMI 0.660 · iter 310 · s -10.94 · 0.25 s". Parts
+/// that do not fit in `w` are left out whole.
+pub fn summary(app: &App, w: usize) -> String {
     let v = &app.view;
     let mut parts = vec![app.status.label().to_string()];
-    if let Some(p) = v.curve.last() {
-        parts.push(format!("iter {}", p.iter));
-        if let Some(s) = p.s {
-            parts.push(format!("s {}", fmt_sig(s)));
-        }
-    }
-    parts.push(format!("{:.2} s", v.elapsed.as_secs_f64()));
     if let Some((label, done)) = &v.stage {
         parts.push(format!("{:.0}% {label}", done * 100.0));
     }
     if let Some(sc) = &v.scores {
         parts.push(format!("NMI {:.3}", sc.nmi));
     }
-    parts.join(" · ")
+    if let Some(p) = v.curve.last() {
+        parts.push(format!("iter {}", p.iter));
+    }
+    parts.push(format!("{:.2} s", v.elapsed.as_secs_f64()));
+    if let Some(p) = v.curve.last()
+        && let Some(s) = p.s
+    {
+        parts.push(format!("s {}", fmt_sig(s)));
+    }
+    if let Some(sc) = &v.scores {
+        parts.push(format!("ACC {:.3}", sc.acc));
+    }
+    if app.restarts > 1 {
+        parts.push(format!("restarts {}/{}", v.restarts_done, app.restarts));
+    }
+    fit_parts(&parts, w)
 }
 
 pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
@@ -45,10 +55,10 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Span::styled(app.status.label().to_string(), status_style(app, theme)),
     ])];
     if let Some(p) = v.curve.last() {
-        let s =
-            p.s.map(|s| format!("   s {}", fmt_sig(s)))
-                .unwrap_or_default();
-        lines.push(Line::from(format!("iteration {}{s}", p.iter)));
+        lines.push(Line::from(format!("iteration {}", p.iter)));
+        if let Some(s) = p.s {
+            lines.push(Line::from(format!("s         {}", fmt_sig(s))));
+        }
     }
     lines.push(Line::from(format!(
         "elapsed   {:.2} s",
@@ -56,8 +66,8 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     )));
     if let Some((label, done)) = &v.stage {
         // The label can be long (a kernel spec): the gauge gets its own line
-        // so that clipping never hides it.
-        lines.push(Line::from(clip(label, w)));
+        // so that wrapping never hides it.
+        lines.push(Line::from(theme.text(label).into_owned()));
         let bw = w.saturating_sub(5).max(4);
         lines.push(Line::from(format!(
             "{} {:>3.0}%",
@@ -66,15 +76,30 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         )));
     }
     if let RunStatus::Error(e) = &app.status {
-        lines.push(Line::from(Span::styled(format!("error: {e}"), theme.bad())));
+        lines.push(Line::from(Span::styled(
+            format!("error: {}", theme.text(e)),
+            theme.bad(),
+        )));
     }
     match &v.scores {
         Some(s) => {
-            lines.push(Line::from(format!("NMI {:.4}  ARI {:.4}", s.nmi, s.ari)));
-            lines.push(Line::from(format!(
-                "ACC {:.4}  purity {:.4}",
-                s.acc, s.purity
-            )));
+            // Pairs on one line when they fit, else one a line.
+            let pairs = [
+                (format!("NMI {:.4}", s.nmi), format!("ARI {:.4}", s.ari)),
+                (
+                    format!("ACC {:.4}", s.acc),
+                    format!("purity {:.4}", s.purity),
+                ),
+            ];
+            for (a, b) in pairs {
+                let both = format!("{a:<12}{b}");
+                if both.chars().count() <= w {
+                    lines.push(Line::from(both));
+                } else {
+                    lines.push(Line::from(a));
+                    lines.push(Line::from(b));
+                }
+            }
         }
         None if app.loaded().is_some_and(|l| l.dataset.labels.is_none()) => {
             lines.push(Line::from(Span::styled(
@@ -94,27 +119,16 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         )));
     }
     for warn in &v.warnings {
-        lines.push(Line::from(Span::styled(format!("! {warn}"), theme.warn())));
+        lines.push(Line::from(Span::styled(
+            format!("! {}", theme.text(warn)),
+            theme.warn(),
+        )));
     }
-    let lines: Vec<Line> = lines.into_iter().map(|l| clip_line(l, w)).collect();
+    // Nothing is cut: a line too long for the pane wraps.
     f.render_widget(
-        Paragraph::new(lines).wrap(Wrap { trim: true }).block(block(
-            Pane::Metrics,
-            focused,
-            theme,
-            "",
-            area.width,
-        )),
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(block(Pane::Metrics, focused, theme, "", area.width)),
         area,
     );
-}
-
-/// Lines are wrapped only when they are warnings or errors; others are cut.
-fn clip_line(l: Line<'_>, w: usize) -> Line<'_> {
-    let text: String = l.spans.iter().map(|s| s.content.as_ref()).collect();
-    if text.starts_with('!') || text.starts_with("error") || text.chars().count() <= w {
-        l
-    } else {
-        Line::from(clip(&text, w))
-    }
 }

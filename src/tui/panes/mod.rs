@@ -15,18 +15,17 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders};
 
-/// The bordered block of a pane, highlighted when focused.
-/// A pane's frame. The title is the pane's name, then as many of the
-/// ` · `-separated parts of `extra` as fit whole in `width`: a number cut
-/// off by the border would read as another number.
+/// A pane's frame, highlighted when focused. The title is the pane's name,
+/// then those of the ` · `-separated parts of `extra` that fit whole in
+/// `width`, in order: a number cut off by the border would read as another
+/// number.
 pub fn block<'a>(pane: Pane, focused: bool, theme: &Theme, extra: &str, width: u16) -> Block<'a> {
     let mut title = format!(" {}", pane.title());
     for part in extra.split(" · ").filter(|p| !p.is_empty()) {
         let longer = format!("{title} · {part}");
-        if longer.chars().count() + 3 > width as usize {
-            break;
+        if longer.chars().count() + 3 <= width as usize {
+            title = longer;
         }
-        title = longer;
     }
     title.push(' ');
     Block::default()
@@ -78,5 +77,84 @@ pub fn clip(s: &str, w: usize) -> String {
         let mut t: String = s.chars().take(w - 1).collect();
         t.push('…');
         t
+    }
+}
+
+/// Greedy word wrap to `w` cells; a word longer than a line is split.
+pub fn wrap(text: &str, w: usize) -> Vec<String> {
+    let w = w.max(1);
+    let mut out = Vec::new();
+    for para in text.split('\n') {
+        let mut line = String::new();
+        for word in para.split(' ') {
+            let mut word: String = word.to_string();
+            loop {
+                let used = line.chars().count();
+                let need = word.chars().count() + usize::from(used > 0);
+                if used + need <= w {
+                    if used > 0 {
+                        line.push(' ');
+                    }
+                    line.push_str(&word);
+                    break;
+                }
+                if used > 0 {
+                    out.push(std::mem::take(&mut line));
+                    continue;
+                }
+                // A word wider than the line: split it.
+                let head: String = word.chars().take(w).collect();
+                word = word.chars().skip(w).collect();
+                out.push(head);
+                if word.is_empty() {
+                    break;
+                }
+            }
+        }
+        out.push(line);
+    }
+    out
+}
+
+/// Joins as many of `parts` (in order of importance) as fit in `w` cells
+/// with " · ", dropping whole parts rather than cutting one.
+pub fn fit_parts(parts: &[String], w: usize) -> String {
+    let mut out = String::new();
+    for p in parts.iter().filter(|p| !p.is_empty()) {
+        let longer = if out.is_empty() {
+            p.clone()
+        } else {
+            format!("{out} · {p}")
+        };
+        if longer.chars().count() <= w {
+            out = longer;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrap_keeps_every_word_and_the_width() {
+        let t = "Bandwidth σ of the approximated Gaussian kernel exp(−‖x−y‖²/2σ²).";
+        let lines = wrap(t, 12);
+        assert!(lines.iter().all(|l| l.chars().count() <= 12), "{lines:?}");
+        // Every character kept, in order (a split word loses no letter).
+        let bare = |s: &str| s.replace(' ', "");
+        assert_eq!(bare(&lines.concat()), bare(t));
+        assert_eq!(lines[0], "Bandwidth σ");
+        assert_eq!(wrap("abcdefgh", 3), vec!["abc", "def", "gh"]);
+        assert_eq!(wrap("", 5), vec![""]);
+    }
+
+    #[test]
+    fn fit_parts_drops_whole_parts() {
+        let parts = ["running".to_string(), "NMI 0.8".into(), "iter 310".into()];
+        assert_eq!(fit_parts(&parts, 100), "running · NMI 0.8 · iter 310");
+        assert_eq!(fit_parts(&parts, 20), "running · NMI 0.8");
+        assert_eq!(fit_parts(&parts, 15), "running");
     }
 }

@@ -1,6 +1,10 @@
-use super::{block, inner};
+//! The objective (and the annealing exponent s) per iteration of the
+//! current run, scaled to that run alone; the previous run is drawn only
+//! where it falls inside, as dots, so the two differ without colour.
+
+use super::{bar, block, inner, wrap};
 use crate::report::fmt_sig;
-use crate::tui::app::{App, CurvePoint, Pane};
+use crate::tui::app::{App, CurvePoint, Pane, RunStatus};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -8,7 +12,25 @@ use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph};
 
-fn bounds(values: impl Iterator<Item = f64>) -> Option<[f64; 2]> {
+/// An axis over the values that occur: bounds are the smallest and largest
+/// value (a flat series gets a sliver around it), labels are those values.
+struct Range {
+    bounds: [f64; 2],
+    labels: Vec<String>,
+}
+
+/// A value for an axis label: six significant digits, no trailing zeros
+/// (-1, not -1.00000).
+fn label(v: f64) -> String {
+    let s = fmt_sig(v);
+    if s.contains('.') && !s.contains('e') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+fn range(values: impl Iterator<Item = f64>) -> Option<Range> {
     let (lo, hi) = values
         .filter(|v| v.is_finite())
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
@@ -17,86 +39,163 @@ fn bounds(values: impl Iterator<Item = f64>) -> Option<[f64; 2]> {
     if lo > hi {
         return None;
     }
-    let pad = ((hi - lo) * 0.05).max(hi.abs() * 1e-9).max(1e-12);
-    Some([lo - pad, hi + pad])
+    if lo == hi {
+        let pad = (lo.abs() * 1e-6).max(1e-12);
+        // Three labels put the one value in the middle, where it is drawn.
+        return Some(Range {
+            bounds: [lo - pad, hi + pad],
+            labels: vec![String::new(), label(lo), String::new()],
+        });
+    }
+    Some(Range {
+        bounds: [lo, hi],
+        labels: vec![label(lo), label(hi)],
+    })
 }
 
-fn marker(theme: &Theme) -> Marker {
+fn inside(b: [f64; 2], v: f64) -> bool {
+    v >= b[0] && v <= b[1]
+}
+
+/// The current run's marker and the previous run's: lines of Braille dots
+/// against single dots (ASCII: `*` against `.`).
+fn markers(theme: &Theme) -> (Marker, Marker) {
     if theme.ascii {
-        Marker::Custom('*')
+        (Marker::Custom('*'), Marker::Custom('.'))
     } else {
-        Marker::Braille
+        (Marker::Braille, Marker::Dot)
+    }
+}
+
+/// What the pane says while the run has no iteration to draw.
+fn waiting(app: &App) -> String {
+    if let Some((label, done)) = &app.view.stage {
+        return format!("{label}: {:.0}%", done * 100.0);
+    }
+    match &app.status {
+        RunStatus::Running => format!(
+            "running for {:.1} s; no iteration reported yet",
+            app.view.elapsed.as_secs_f64()
+        ),
+        RunStatus::Pending(_) => "starting".into(),
+        RunStatus::Cancelled => "cancelled before its first iteration".into(),
+        RunStatus::Error(_) => "the run failed: see the status line".into(),
+        _ if app.loading.is_some() => "loading the data".into(),
+        _ => "no run yet".into(),
     }
 }
 
 pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let focused = app.focus == Pane::Objective;
     let curve = &app.view.curve;
-    let prev = &app.view.previous;
-    let last = curve.last();
-    let mut extra = match last {
-        Some(p) => format!("f {} at iter {}", fmt_sig(p.objective), p.iter),
-        None => String::new(),
+    let body = inner(area);
+    if curve.is_empty() {
+        f.render_widget(block(Pane::Objective, focused, theme, "", area.width), area);
+        let mut lines: Vec<Line> = wrap(&theme.text(&waiting(app)), body.width as usize)
+            .into_iter()
+            .map(|l| Line::from(Span::styled(l, theme.dim())))
+            .collect();
+        if let Some((_, done)) = &app.view.stage {
+            lines.push(Line::from(Span::styled(
+                bar(*done, body.width as usize, theme),
+                theme.warn(),
+            )));
+        }
+        f.render_widget(Paragraph::new(lines), body);
+        return;
+    }
+    let pts = |c: &[CurvePoint]| -> Vec<(f64, f64)> {
+        c.iter().map(|p| (p.iter as f64, p.objective)).collect()
     };
-    if curve.iter().any(|p| p.s.is_some()) {
-        extra.push_str(" · below: s");
+    let now = pts(curve);
+    let first = curve.first().map_or(0, |p| p.iter);
+    let last = curve.last().map_or(1, |p| p.iter);
+    let x = if last > first {
+        [first as f64, last as f64]
+    } else {
+        [first as f64 - 0.5, first as f64 + 0.5]
+    };
+    let y = range(now.iter().map(|p| p.1)).unwrap_or(Range {
+        bounds: [0.0, 1.0],
+        labels: vec![],
+    });
+    // Only the part of the previous run that falls in this run's window.
+    let before: Vec<(f64, f64)> = pts(&app.view.previous)
+        .into_iter()
+        .filter(|p| inside(x, p.0) && inside(y.bounds, p.1))
+        .collect();
+    let s: Vec<(f64, f64)> = curve
+        .iter()
+        .filter_map(|p| p.s.map(|s| (p.iter as f64, s)))
+        .collect();
+    let has_s = !s.is_empty() && body.height >= 10;
+    let (now_marker, prev_marker) = markers(theme);
+    // Title parts, most needed first: what the dots are, the value now,
+    // what the lower chart is; those that do not fit are left out.
+    let mut parts = Vec::new();
+    if !before.is_empty() {
+        parts.push(if theme.color {
+            "grey: previous run"
+        } else if theme.ascii {
+            ". previous run"
+        } else {
+            "• previous run"
+        });
     }
-    if !prev.is_empty() {
-        extra.push_str(" · grey: previous run");
+    let now_text = format!(
+        "{} at iter {last}",
+        label(curve.last().map_or(f64::NAN, |p| p.objective))
+    );
+    parts.push(&now_text);
+    if has_s {
+        parts.push("below: s");
     }
+    let extra = parts.join(" · ");
     f.render_widget(
         block(Pane::Objective, focused, theme, &extra, area.width),
         area,
     );
-    let body = inner(area);
-    if curve.is_empty() && prev.is_empty() {
-        f.render_widget(
-            Paragraph::new(Span::styled("waiting for the first iteration", theme.dim())),
-            body,
-        );
-        return;
-    }
-    let has_s = curve.iter().any(|p| p.s.is_some()) && body.height >= 10;
     let [top, bottom] = if has_s {
         Layout::vertical([Constraint::Percentage(68), Constraint::Percentage(32)]).areas(body)
     } else {
         [body, Rect::default()]
     };
-    let pts = |c: &[CurvePoint]| -> Vec<(f64, f64)> {
-        c.iter().map(|p| (p.iter as f64, p.objective)).collect()
-    };
-    let now = pts(curve);
-    let before = pts(prev);
-    let max_iter = curve
+    let sr = range(s.iter().map(|p| p.1));
+    // Same label width on both charts, so their iteration axes line up.
+    let lw = y
+        .labels
         .iter()
-        .chain(prev.iter())
-        .map(|p| p.iter)
+        .chain(sr.iter().flat_map(|r| r.labels.iter()))
+        .map(|l| l.chars().count())
         .max()
-        .unwrap_or(1)
-        .max(2) as f64;
-    let y = bounds(now.iter().chain(before.iter()).map(|p| p.1)).unwrap_or([0.0, 1.0]);
-    let s: Vec<(f64, f64)> = curve
-        .iter()
-        .filter_map(|p| p.s.map(|s| (p.iter as f64, s)))
-        .collect();
-    let sb = bounds(s.iter().map(|p| p.1)).unwrap_or([-1.0, 0.0]);
-    // Same label width on both charts, so their time axes line up.
-    let mut ylabels = [fmt_sig(y[0]), fmt_sig(y[1]), fmt_sig(sb[0]), fmt_sig(sb[1])];
-    let lw = if has_s {
-        ylabels.iter().map(|l| l.len()).max().unwrap_or(0)
-    } else {
-        0
+        .unwrap_or(0);
+    let pad = |labels: &[String]| -> Vec<Line<'static>> {
+        labels
+            .iter()
+            .map(|l| Line::from(format!("{l:>lw$}")))
+            .collect()
     };
-    for l in ylabels.iter_mut() {
-        *l = format!("{l:>lw$}");
-    }
+    let x_labels = |unit: &str| -> Vec<Line<'static>> {
+        if last > first {
+            vec![
+                Line::from(first.to_string()),
+                Line::from(format!("{last}{unit}")),
+            ]
+        } else {
+            vec![
+                Line::from(""),
+                Line::from(format!("{last}{unit}")),
+                Line::from(""),
+            ]
+        }
+    };
     let mut sets = Vec::new();
     if !before.is_empty() {
         sets.push(
             Dataset::default()
                 .name("previous")
-                .marker(marker(theme))
-                .graph_type(GraphType::Line)
+                .marker(prev_marker)
+                .graph_type(GraphType::Scatter)
                 .style(theme.dim())
                 .data(&before),
         );
@@ -104,60 +203,45 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     sets.push(
         Dataset::default()
             .name("objective")
-            .marker(marker(theme))
+            .marker(now_marker)
             .graph_type(GraphType::Line)
             .style(theme.accent())
             .data(&now),
     );
-    let x_axis = Axis::default()
-        .bounds([1.0, max_iter])
-        .labels(if has_s {
-            vec![]
-        } else {
-            vec![
-                Line::from("1"),
-                Line::from(format!("{}", max_iter as usize)),
-            ]
-        })
-        .style(theme.dim());
     let chart = Chart::new(sets)
-        .x_axis(x_axis)
+        .x_axis(
+            Axis::default()
+                .bounds(x)
+                .labels(if has_s { vec![] } else { x_labels(" iter") })
+                .style(theme.dim()),
+        )
         .y_axis(
             Axis::default()
-                .bounds(y)
-                .labels(vec![
-                    Line::from(ylabels[0].clone()),
-                    Line::from(ylabels[1].clone()),
-                ])
+                .bounds(y.bounds)
+                .labels(pad(&y.labels))
                 .style(theme.dim()),
         )
         .legend_position(None);
     f.render_widget(chart, top);
-    if has_s {
+    if let (true, Some(sr)) = (has_s, sr) {
         let chart = Chart::new(vec![
             Dataset::default()
                 .name("s")
-                .marker(marker(theme))
+                .marker(now_marker)
                 .graph_type(GraphType::Line)
                 .style(theme.warn())
                 .data(&s),
         ])
         .x_axis(
             Axis::default()
-                .bounds([1.0, max_iter])
-                .labels(vec![
-                    Line::from("1"),
-                    Line::from(format!("{} iter", max_iter as usize)),
-                ])
+                .bounds(x)
+                .labels(x_labels(" iter"))
                 .style(theme.dim()),
         )
         .y_axis(
             Axis::default()
-                .bounds(sb)
-                .labels(vec![
-                    Line::from(ylabels[2].clone()),
-                    Line::from(ylabels[3].clone()),
-                ])
+                .bounds(sr.bounds)
+                .labels(pad(&sr.labels))
                 .style(theme.dim()),
         )
         .legend_position(None);

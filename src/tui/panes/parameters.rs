@@ -1,4 +1,4 @@
-use super::{bar, block, clip};
+use super::{block, clip, wrap};
 use crate::algo::params::{Default as PDefault, Scale, fmt_num};
 use crate::tui::app::{App, Pane, Slider};
 use crate::tui::theme::Theme;
@@ -7,23 +7,111 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-/// Where a value sits in its slider's range, 0 to 1, on the slider's scale.
-pub fn position(s: &Slider) -> f64 {
-    let (lo, hi, v) = (s.spec.min, s.spec.max, s.value);
-    if hi <= lo {
+/// A log slider spans this factor either side of its default: the declared
+/// ranges (σ in [10⁻⁶, 10⁶]) are far wider than what makes sense for one
+/// dataset, and a bar over all of them would not move between values a
+/// decade apart.
+pub const LOG_SPAN: f64 = 1e3;
+
+/// The part of a slider's range its bar shows: the declared range for a
+/// linear slider, else `LOG_SPAN` either side of the default (the
+/// automatic value on this data), within the declared range.
+pub fn window(s: &Slider) -> (f64, f64) {
+    let (lo, hi) = (s.spec.min, s.spec.max);
+    if s.spec.scale != Scale::Log {
+        return (lo, hi);
+    }
+    match s.default_value().filter(|d| *d != 0.0) {
+        Some(d) if d > 0.0 => ((d / LOG_SPAN).max(lo), (d * LOG_SPAN).min(hi)),
+        Some(d) => ((d * LOG_SPAN).max(lo), (d / LOG_SPAN).min(hi)),
+        None => (lo, hi),
+    }
+}
+
+/// Where `v` sits in the slider's window, 0 to 1, on the slider's scale
+/// (values outside the window give 0 or 1).
+pub fn position_of(s: &Slider, v: f64) -> f64 {
+    let (lo, hi) = window(s);
+    if hi <= lo || !v.is_finite() {
         return 0.0;
     }
-    if s.spec.scale == Scale::Log {
-        let floor = 1e-12;
-        let t = |x: f64| x.abs().max(floor).ln();
-        if lo.signum() == hi.signum() || lo == 0.0 || hi == 0.0 {
-            let (a, b) = (t(lo), t(hi));
-            if a != b {
-                return ((t(v) - a) / (b - a)).clamp(0.0, 1.0);
+    if s.spec.scale == Scale::Log && (lo > 0.0 || hi < 0.0) {
+        let t = |x: f64| x.abs().max(1e-300).ln();
+        let (a, b) = (t(lo), t(hi));
+        if a != b {
+            // 0 lies below a positive window (and above a negative one).
+            if v == 0.0 || v.signum() != lo.signum() {
+                return if lo > 0.0 { 0.0 } else { 1.0 };
             }
+            return ((t(v) - a) / (b - a)).clamp(0.0, 1.0);
         }
     }
     ((v - lo) / (hi - lo)).clamp(0.0, 1.0)
+}
+
+/// Where the slider's value sits, 0 to 1.
+pub fn position(s: &Slider) -> f64 {
+    position_of(s, s.value)
+}
+
+/// The bar of a slider: filled to the value, `|` at the default, `<` or
+/// `>` at an end when the value lies beyond the window.
+pub fn slider_bar(s: &Slider, width: usize, theme: &Theme) -> String {
+    let mut cells: Vec<char> = super::bar(position(s), width, theme).chars().collect();
+    if width == 0 {
+        return String::new();
+    }
+    let cell = |p: f64| ((p * (width - 1) as f64).round() as usize).min(width - 1);
+    if let Some(d) = s.default_value() {
+        cells[cell(position_of(s, d))] = if theme.ascii { '|' } else { '│' };
+    }
+    let (lo, hi) = window(s);
+    if s.value < lo {
+        cells[0] = '<';
+    } else if s.value > hi {
+        cells[width - 1] = '>';
+    }
+    cells.into_iter().collect()
+}
+
+/// "σ sigma", "ε_w soft_tol", or just "k" when symbol and name agree; in
+/// ASCII mode the symbol is spelt out (sigma, eps_w), never cut to a
+/// letter that means something else.
+pub fn label(s: &Slider, theme: &Theme) -> String {
+    let symbol = theme.text(s.spec.symbol);
+    let bare = |t: &str| t.replace([' ', '_'], "");
+    // "max it" for max_iter says nothing the name does not.
+    if bare(s.spec.name).starts_with(&bare(&symbol)) {
+        s.spec.name.to_string()
+    } else {
+        format!("{symbol} {}", s.spec.name)
+    }
+}
+
+/// The help of the focused slider: name, range, scale and default, then
+/// the parameter's help text.
+fn footer_text(s: &Slider, theme: &Theme) -> (String, String) {
+    let default = match (s.spec.default, s.auto) {
+        (PDefault::Auto(rule), Some(v)) => format!("auto {} ({rule})", fmt_num(v)),
+        (PDefault::Auto(rule), None) => format!("auto ({rule})"),
+        (PDefault::Fixed(v), _) => fmt_num(v),
+    };
+    let scale = if s.spec.scale == Scale::Log {
+        let (lo, hi) = window(s);
+        format!("log, bar {}…{}", fmt_num(lo), fmt_num(hi))
+    } else {
+        "lin".into()
+    };
+    let head = format!(
+        "{} [{}, {}] {scale} · default {default}",
+        label(s, theme),
+        fmt_num(s.spec.min),
+        fmt_num(s.spec.max)
+    );
+    (
+        theme.text(&head).into_owned(),
+        theme.text(s.spec.help).into_owned(),
+    )
 }
 
 /// Draws the sliders; returns the screen row of each slider, for the mouse.
@@ -32,21 +120,58 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Vec<(usize
     let sliders = app.sliders();
     let w = area.width.saturating_sub(2) as usize;
     let h = area.height.saturating_sub(2) as usize;
-    let footer = if h >= 6 { 2 } else { 0 };
-    let rows = h.saturating_sub(footer);
+    // The footer (the focused slider's help) takes what it needs, but the
+    // sliders keep at least five rows (or all, if fewer).
+    let footer: Vec<Line> = match sliders.get(app.param_cursor) {
+        Some(s) if h >= 6 => {
+            let (head, help) = footer_text(s, theme);
+            let room = h.saturating_sub(sliders.len().min((h / 2).max(5)) + usize::from(h >= 12));
+            let mut lines: Vec<Line> = wrap(&head, w)
+                .into_iter()
+                .map(|l| Line::from(Span::styled(l, theme.accent())))
+                .collect();
+            let mut help_lines = wrap(&help, w);
+            let left = room.saturating_sub(lines.len());
+            if help_lines.len() > left && left > 0 {
+                help_lines.truncate(left);
+                let last = help_lines.last_mut().expect("left > 0");
+                let more = theme.text(" … Enter: all").into_owned();
+                let keep = w.saturating_sub(more.chars().count());
+                // Whole words only, then the pointer to the rest.
+                let head = wrap(last, keep).into_iter().next().unwrap_or_default();
+                *last = format!("{head}{more}");
+            } else if left == 0 {
+                help_lines.clear();
+            }
+            lines.extend(
+                help_lines
+                    .into_iter()
+                    .map(|l| Line::from(Span::styled(l, theme.dim()))),
+            );
+            lines.truncate(room);
+            lines
+        }
+        _ => Vec::new(),
+    };
+    // A blank line sets the help apart, when there is room for one.
+    let gap = usize::from(!footer.is_empty() && h >= 12);
+    let rows = h.saturating_sub(footer.len() + gap);
     let first = app.param_cursor.saturating_sub(rows.saturating_sub(1));
     let mut lines = Vec::new();
     let mut hits = Vec::new();
-    let val_w = 11;
-    let name_w = 9;
+    let val_w = 10;
+    let labels: Vec<String> = sliders.iter().map(|s| label(s, theme)).collect();
+    let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(4);
+    // The bar keeps at least 6 cells; names get the rest, up to their length.
+    let name_w = (longest + 1).min(w.saturating_sub(val_w + 2 + 6)).max(5);
     let bar_w = w.saturating_sub(name_w + val_w + 2).max(3);
     for (i, s) in sliders.iter().enumerate().skip(first).take(rows) {
         let mark = if s.is_default { ' ' } else { '*' };
         let text = format!(
             "{:<name_w$}{:>val_w$}{mark} {}",
-            clip(s.spec.symbol, name_w - 1),
+            clip(&labels[i], name_w - 1),
             clip(&fmt_num(s.value), val_w),
-            bar(position(s), bar_w, theme),
+            slider_bar(s, bar_w, theme),
         );
         let style = if i == app.param_cursor && focused {
             theme.selected()
@@ -64,43 +189,26 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Vec<(usize
         ));
         lines.push(Line::from(Span::styled(clip(&text, w), style)));
     }
-    if footer > 0 {
-        while lines.len() < rows {
+    if !footer.is_empty() {
+        while lines.len() < rows + gap {
             lines.push(Line::from(""));
         }
-        if let Some(s) = sliders.get(app.param_cursor) {
-            let default = match (s.spec.default, s.auto) {
-                (PDefault::Auto(rule), Some(v)) => format!("auto {} ({rule})", fmt_num(v)),
-                (PDefault::Auto(rule), None) => format!("auto ({rule})"),
-                (PDefault::Fixed(v), _) => fmt_num(v),
-            };
-            let scale = if s.spec.scale == Scale::Log {
-                "log"
-            } else {
-                "lin"
-            };
-            lines.push(Line::from(Span::styled(
-                clip(
-                    &format!(
-                        "{} [{}, {}] {scale} · default {default}",
-                        s.spec.name,
-                        fmt_num(s.spec.min),
-                        fmt_num(s.spec.max)
-                    ),
-                    w,
-                ),
-                theme.accent(),
-            )));
-            lines.push(Line::from(Span::styled(clip(s.spec.help, w), theme.dim())));
-        }
+        lines.extend(footer);
     }
+    let below = sliders.len().saturating_sub(first + rows);
+    let more = match (first, below) {
+        (0, 0) => String::new(),
+        (0, b) => format!("↓ {b} more"),
+        (a, 0) => format!("↑ {a} more"),
+        (a, b) => format!("↑ {a} ↓ {b} more"),
+    };
     let extra = if focused {
-        "←→ adjust, Enter edit"
+        format!("{more} · ←→ adjust · Enter edit · * changed")
     } else {
-        ""
+        more
     };
     f.render_widget(
-        Paragraph::new(lines).block(block(Pane::Parameters, focused, theme, extra, area.width)),
+        Paragraph::new(lines).block(block(Pane::Parameters, focused, theme, &extra, area.width)),
         area,
     );
     hits

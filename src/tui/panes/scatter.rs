@@ -117,12 +117,17 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .x_axis(Axis::default().bounds([x0, x1]))
         .y_axis(Axis::default().bounds([y0, y1]));
     f.render_widget(chart, body);
-    if labels.is_empty() {
+    // Colours from another run are labelled as such.
+    let note = if labels.is_empty() {
+        "(no clusters yet)"
+    } else if app.view.carried {
+        "(the previous run's clusters)"
+    } else {
+        ""
+    };
+    if !note.is_empty() {
         f.render_widget(
-            Paragraph::new(Span::styled(
-                "(clusters appear once a run reports)",
-                theme.dim(),
-            )),
+            Paragraph::new(Span::styled(note, theme.dim())),
             Rect { height: 1, ..body },
         );
     }

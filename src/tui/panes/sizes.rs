@@ -43,10 +43,10 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if sizes.is_empty() {
         lines.push(Line::from(Span::styled("no run yet", theme.dim())));
     }
-    let extra = if total > 0 {
-        format!("n={total}")
-    } else {
-        String::new()
+    let extra = match (total > 0, app.view.carried) {
+        (true, true) => format!("previous run · n={total}"),
+        (true, false) => format!("n={total}"),
+        _ => String::new(),
     };
     f.render_widget(
         Paragraph::new(lines).block(block(Pane::Sizes, focused, theme, &extra, area.width)),

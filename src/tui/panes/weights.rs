@@ -1,5 +1,5 @@
-use super::{bar, block, clip};
-use crate::tui::app::{App, Pane};
+use super::{bar, block, clip, wrap};
+use crate::tui::app::{App, Pane, RunStatus};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -42,6 +42,33 @@ pub fn strip(weights: &[f64], width: usize, ascii: bool) -> String {
             }
         })
         .collect()
+}
+
+/// Algorithms that produce feature weights, or kernel (view) weights.
+const WEIGHING: [&str; 6] = [
+    "wkmeans",
+    "lw",
+    "sparse-kmeans",
+    "mkpower",
+    "rff-mkpower",
+    "ip-rff-mkpower",
+];
+
+/// What the pane says when it has no weights to draw: nothing about the
+/// weights of a run that has not produced them.
+fn no_weights(app: &App) -> String {
+    let id = app.algo().id();
+    if !WEIGHING.contains(&id) {
+        let p = app.loaded().map_or(0, |l| l.dataset.p());
+        return format!(
+            "{id} weighs all {p} features equally (feature weights: wkmeans, lw, sparse-kmeans; kernel or view weights: mkpower, rff-mkpower, ip-rff-mkpower)"
+        );
+    }
+    let state = match &app.status {
+        RunStatus::Running => format!("running for {:.0} s", app.view.elapsed.as_secs_f64()),
+        s => s.label().to_string(),
+    };
+    format!("{id}'s weights appear with its first iteration ({state})")
 }
 
 /// The regularisation path: selected features against log₁₀ λ, with the
@@ -163,7 +190,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut lines: Vec<Line> = Vec::new();
     let mut extra = String::new();
     if let Some(alpha) = &app.view.kernel_weights {
-        extra = "α".into();
+        extra = theme.text("α").into_owned();
         let names: Vec<String> = app
             .view
             .result
@@ -186,6 +213,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 .cloned()
                 .unwrap_or_else(|| format!("K{}", l + 1));
             let bw = w.saturating_sub(name_w + 8).max(1);
+            let name = theme.text(&name).into_owned();
             lines.push(Line::from(vec![
                 Span::raw(format!("{:<name_w$} ", clip(&name, name_w))),
                 Span::styled(bar(a / max, bw, theme), theme.accent()),
@@ -213,13 +241,23 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             0
         };
         let rows = h.saturating_sub(strip_rows);
-        let name_w = (w / 3).clamp(4, 18);
-        let bw = w.saturating_sub(name_w + 8).max(1);
-        for &j in order.iter().take(rows) {
-            let name = names
+        let name_of = |j: usize| {
+            names
                 .get(j)
                 .cloned()
-                .unwrap_or_else(|| format!("f{}", j + 1));
+                .unwrap_or_else(|| format!("f{}", j + 1))
+        };
+        // Names as long as they are, leaving the bar 4 cells.
+        let longest = order
+            .iter()
+            .take(rows)
+            .map(|&j| name_of(j).chars().count())
+            .max()
+            .unwrap_or(4);
+        let name_w = longest.clamp(3, w.saturating_sub(12).max(3));
+        let bw = w.saturating_sub(name_w + 8).max(1);
+        for &j in order.iter().take(rows) {
+            let name = name_of(j);
             let style = if wts[j] > 0.0 {
                 theme.good()
             } else {
@@ -245,21 +283,9 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             )));
         }
     } else {
-        let p = app.loaded().map_or(0, |l| l.dataset.p());
-        lines.push(Line::from(Span::styled(
-            clip(
-                &format!("{} weighs all {p} features equally", app.algo().id()),
-                w,
-            ),
-            theme.dim(),
-        )));
-        lines.push(Line::from(Span::styled(
-            clip(
-                "(feature weights: wkmeans, lw, sparse-kmeans; kernel weights: mkpower)",
-                w,
-            ),
-            theme.dim(),
-        )));
+        for l in wrap(&theme.text(&no_weights(app)), w) {
+            lines.push(Line::from(Span::styled(l, theme.dim())));
+        }
     }
     f.render_widget(
         Paragraph::new(lines).block(block(Pane::Weights, focused, theme, &extra, area.width)),
