@@ -795,3 +795,31 @@ fn a_parameters_whole_help_is_readable_at_both_sizes() {
         assert!(flat.contains("Set λ lambda"), "{w}x{h}");
     }
 }
+
+#[test]
+fn export_never_replaces_the_idx_labels_file_the_data_came_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let images = dir.path().join("x-images-idx3-ubyte");
+    let labels = dir.path().join("x-labels-idx1-ubyte");
+    let mut img = vec![0, 0, 8, 3, 0, 0, 0, 6, 0, 0, 0, 1, 0, 0, 0, 2];
+    img.extend([0, 1, 2, 3, 200, 201, 202, 203, 100, 90, 10, 240]);
+    std::fs::write(&images, img).unwrap();
+    let before = [0, 0, 8, 1, 0, 0, 0, 6, 0, 0, 1, 1, 0, 1];
+    std::fs::write(&labels, before).unwrap();
+    let mut app = start(&images.display().to_string(), "kmeans");
+    settle(&mut app, finished);
+    assert_eq!(app.status, RunStatus::Converged);
+    // Export names end in `.labels.csv`, so reach the companion through a
+    // hard link with such a name: the same file, which must stay untouched.
+    app.update(Action::ExportPrompt);
+    let base = dir.path().join("out");
+    std::fs::hard_link(&labels, dir.path().join("out.labels.csv")).unwrap();
+    app.prompt.as_mut().unwrap().text = base.display().to_string();
+    app.update(Action::Activate);
+    let msg = app.message.clone().unwrap_or_default();
+    assert!(
+        msg.contains("input"),
+        "export over the companion was not refused: {msg}"
+    );
+    assert_eq!(std::fs::read(&labels).unwrap(), before);
+}

@@ -36,10 +36,8 @@ pub fn export(app: &App, base: &Path, confirmed: bool) -> Result<Outcome> {
         .as_ref()
         .ok_or_else(|| Error::Param("no finished run to export".into()))?;
     let [labels_path, json_path] = targets(base);
-    let inputs: Vec<&Path> = match &loaded.source {
-        crate::data::DataSource::File(p) => vec![p.as_path()],
-        _ => vec![],
-    };
+    // Every file the data came from, an IDX labels companion included.
+    let inputs: Vec<&Path> = loaded.dataset.inputs.iter().map(|p| p.as_path()).collect();
     for t in [&labels_path, &json_path] {
         files::check_target(t, &inputs, true)?;
     }
