@@ -517,9 +517,9 @@ fn idx_bytes(code: u8, dims: &[u32], data: &[u8]) -> Vec<u8> {
 
 fn gzip(bytes: &[u8]) -> Vec<u8> {
     use std::io::Write;
-    let mut enc = libflate::gzip::Encoder::new(Vec::new()).unwrap();
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     enc.write_all(bytes).unwrap();
-    enc.finish().into_result().unwrap()
+    enc.finish().unwrap()
 }
 
 #[test]
