@@ -13,6 +13,9 @@
 //! and the peak resident memory (VmHWM) of a child process that loads it
 //! alone. Failing inputs are saved under target/fuzz-failures/.
 //! `--messages` also lists the most frequent refusals per format.
+//!
+//! `--load FILE [--cap BYTES]` loads one file instead (default options,
+//! the cap as the memory budget) and prints the outcome and VmHWM.
 
 #[path = "../tests/fuzz_support/mod.rs"]
 mod fuzz_support;
@@ -165,6 +168,19 @@ fn main() {
         };
         let _ = run_in(&dir, &input);
         println!("{}", vm_hwm_kib());
+        return;
+    }
+    if let Some(file) = arg(&args, "--load") {
+        let opts = LoadOptions {
+            max_memory: arg(&args, "--cap").map(|c| c.parse().expect("--cap BYTES")),
+            ..LoadOptions::default()
+        };
+        let src = meanscape::data::DataSource::File(file.into());
+        match meanscape::data::load(&src, &opts) {
+            Ok(ds) => println!("loaded {}×{}", ds.n(), ds.p()),
+            Err(e) => println!("refused: {e}"),
+        }
+        println!("VmHWM {:.1} MiB", vm_hwm_kib() as f64 / 1024.0);
         return;
     }
     let seconds: f64 = arg(&args, "--seconds").map_or(60.0, |s| s.parse().expect("--seconds N"));

@@ -244,14 +244,16 @@ pub(crate) fn is_gzip(bytes: &[u8]) -> bool {
 /// (concatenated members are valid gzip, as `cat a.gz b.gz` makes), and an
 /// error for bytes after the last member that are not another member.
 pub(crate) struct Gunzip<'a> {
-    decoder: Option<flate2::bufread::GzDecoder<&'a [u8]>>,
+    decoder: flate2::bufread::GzDecoder<&'a [u8]>,
+    done: bool,
     len: usize,
 }
 
 impl<'a> Gunzip<'a> {
     pub fn new(bytes: &'a [u8]) -> Self {
         Gunzip {
-            decoder: Some(flate2::bufread::GzDecoder::new(bytes)),
+            decoder: flate2::bufread::GzDecoder::new(bytes),
+            done: false,
             len: bytes.len(),
         }
     }
@@ -260,19 +262,22 @@ impl<'a> Gunzip<'a> {
 impl Read for Gunzip<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
-            let Some(dec) = self.decoder.as_mut() else {
+            if self.done {
                 return Ok(0);
-            };
-            let n = dec.read(buf)?;
+            }
+            let n = self.decoder.read(buf)?;
             if n > 0 || buf.is_empty() {
                 return Ok(n);
             }
-            let rest = self.decoder.take().expect("present").into_inner();
+            let rest: &[u8] = self.decoder.get_ref();
             if rest.is_empty() {
+                self.done = true;
                 return Ok(0);
             }
             if is_gzip(rest) {
-                self.decoder = Some(flate2::bufread::GzDecoder::new(rest));
+                // One decoder for every member: a file of millions of tiny
+                // members must not cost a fresh inflater each.
+                self.decoder.reset(rest);
                 continue;
             }
             return Err(io::Error::new(

@@ -37,8 +37,9 @@ pub(crate) fn parse(bytes: &[u8], origin: &str, opts: &LoadOptions) -> Result<Da
     let data_err = |msg: String| Error::Data(format!("{origin}: {msg}"));
     let budget = Budget::of(opts);
     let endian = check_header(bytes).map_err(data_err)?;
-    let listing =
-        scan(bytes, endian).map_err(|e| data_err(format!("cannot read this .mat file ({e})")))?;
+    let max_vars = budget.limit.saturating_sub(bytes.len() as u64) / VAR_BYTES;
+    let listing = scan(bytes, endian, max_vars)
+        .map_err(|e| data_err(format!("cannot read this .mat file ({e})")))?;
     let files_vars = || {
         if listing.is_empty() {
             "the file has no variables".to_string()
@@ -109,7 +110,7 @@ pub(crate) fn parse(bytes: &[u8], origin: &str, opts: &LoadOptions) -> Result<Da
                 + count.saturating_mul(8 * copies)
                 + u128::from(cols) * u128::from(NAME_BYTES),
             &format!(
-                "variable {:?}, {rows}×{cols}, as 8-byte floats, and the file's {} bytes",
+                "variable {:?}, {rows}×{cols}, as 8-byte floats with room for a copy, and the file's {} bytes",
                 info.name,
                 bytes.len()
             ),
@@ -325,11 +326,11 @@ impl VarInfo {
             .join("×");
         let complex = if self.complex { " complex" } else { "" };
         let sep = if size.is_empty() { "" } else { " " };
-        format!(
-            "{} ({size}{complex}{sep}{})",
-            self.name.escape_debug(),
-            self.class_name()
-        )
+        let mut name: String = self.name.escape_debug().take(64).collect();
+        if self.name.chars().count() > 64 {
+            name.push('…');
+        }
+        format!("{name} ({size}{complex}{sep}{})", self.class_name())
     }
 
     /// Whether this variable can be a numeric matrix, and if not why.
@@ -454,7 +455,8 @@ fn read_matrix_header<R: Read>(
         }
         dims
     };
-    let (ty, name) = read_sub(r, e, 64 * 1024, "array name")?;
+    // MATLAB's names have at most 63 characters.
+    let (ty, name) = read_sub(r, e, 4096, "array name")?;
     if ty != MI_INT8 {
         return Err("malformed array name".into());
     }
@@ -468,15 +470,28 @@ fn read_matrix_header<R: Read>(
     })
 }
 
-/// How many header bytes of a compressed element are inflated to list it.
-const LIST_PREFIX: u64 = 64 * 1024;
+/// How many header bytes of a compressed element are inflated to list it
+/// (flags, up to 256 dimensions, a name of up to 4096 bytes, and tags).
+const LIST_PREFIX: u64 = 8 * 1024;
 
-/// Walks the top-level elements and describes every variable.
-fn scan(b: &[u8], e: Endian) -> std::result::Result<Vec<VarInfo>, String> {
+/// What listing one variable costs, roughly.
+const VAR_BYTES: u64 = 160;
+
+/// Walks the top-level elements and describes every variable, up to
+/// `max_vars` of them.
+fn scan(b: &[u8], e: Endian, max_vars: u64) -> std::result::Result<Vec<VarInfo>, String> {
     let mut vars: Vec<VarInfo> = Vec::new();
     let mut first_error = None;
     let mut off = 128;
+    // One inflater for all compressed elements: a file of many small ones
+    // must not cost a fresh one each.
+    let mut z = flate2::bufread::ZlibDecoder::new(&b[..0]);
     while off + 8 <= b.len() {
+        if vars.len() as u64 >= max_vars {
+            return Err(format!(
+                "more than {max_vars} variables, beyond what the memory limit allows to list"
+            ));
+        }
         let (ty, data, next) = element(b, off, e)?;
         let start = data.as_ptr() as usize - b.as_ptr() as usize;
         let parsed = match ty {
@@ -484,7 +499,8 @@ fn scan(b: &[u8], e: Endian) -> std::result::Result<Vec<VarInfo>, String> {
                 read_matrix_header(&mut &data[..], e, (start, data.len(), false)).map(Some)
             }
             MI_COMPRESSED => {
-                let mut z = flate2::bufread::ZlibDecoder::new(data).take(LIST_PREFIX);
+                z.reset(data);
+                let mut z = (&mut z).take(LIST_PREFIX);
                 match read_tag(&mut z, e) {
                     Ok(tag) if tag.ty == MI_MATRIX && tag.small.is_none() => {
                         read_matrix_header(&mut z, e, (start, data.len(), true)).map(Some)

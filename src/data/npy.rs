@@ -203,13 +203,14 @@ fn parse_from<R: Read + Seek>(
         )));
     }
     // The array as read, its f64 copy unless it is f64, a C-order copy of
-    // a Fortran-order array, and the feature names.
+    // a Fortran-order array or one without the label column, and the
+    // feature names.
     let count = product(&[n, p]);
     let mut need = count * 8 + u128::from(p) * u128::from(NAME_BYTES);
     if size != 8 || !descr.contains('f') {
         need += count * u128::from(size);
     }
-    if header.layout.is_fortran() {
+    if header.layout.is_fortran() || matches!(opts.label, LabelChoice::Index(_)) {
         need += count * 8;
     }
     Budget::of(opts).check(
