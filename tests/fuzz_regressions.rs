@@ -255,3 +255,17 @@ fn mat_zlib_bomb_beyond_its_dimensions_is_refused_at_the_header() {
     std::fs::write(&path, mat_zlib_bomb(1 << 20, 1 << 20, 2 << 30)).unwrap();
     refused(&path, &with_cap(None), SMALL);
 }
+
+#[test]
+fn one_line_of_twenty_million_commas() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("commas.csv");
+    std::fs::write(&path, ",".repeat(20_000_000)).unwrap();
+    // Splitting it would take over a gigabyte; the text alone is 20 MB.
+    let e = refused(&path, &with_cap(Some(CAP)), 24 << 20);
+    assert!(
+        e.to_string()
+            .contains("its first row of 20000001 fields and its longest line of 20000000 bytes"),
+        "{e}"
+    );
+}

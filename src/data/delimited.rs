@@ -47,6 +47,8 @@ pub fn parse(text: &str, origin: &str, opts: &LoadOptions) -> Result<Dataset> {
     }
     let delim = detect_delimiter(text);
     let decimal_comma = delim == Delimiter::Byte(b';');
+    let budget = Budget::of(opts);
+    check_line_costs(text, delim, origin, &budget)?;
 
     // The first two rows decide whether there is a header.
     let mut first: Vec<(usize, Vec<String>)> = Vec::with_capacity(2);
@@ -99,7 +101,6 @@ pub fn parse(text: &str, origin: &str, opts: &LoadOptions) -> Result<Dataset> {
 
     let p = ncols - usize::from(label_col.is_some());
     // The values must fit beside the text; names cost a little per column.
-    let budget = Budget::of(opts);
     budget.check(
         origin,
         text.len() as u128 + u128::from(NAME_BYTES) * ncols as u128,
@@ -173,6 +174,34 @@ pub fn parse(text: &str, origin: &str, opts: &LoadOptions) -> Result<Dataset> {
     ds.labels = labels;
     ds.notes = notes;
     Ok(ds)
+}
+
+/// What a field of the first row costs while the header is detected: its
+/// text copied, its class, its name.
+const FIELD_BYTES: u64 = 96;
+/// What a byte of the longest line may cost while it is split: a field
+/// may be as short as its delimiter, and each has a bound and a slot.
+const LINE_BYTE_COST: u64 = 32;
+
+/// Refuses text whose first row or longest line would take more memory
+/// to split than the budget leaves beside the text (20 MB of commas on
+/// one line is 20 million fields).
+fn check_line_costs(text: &str, delim: Delimiter, origin: &str, budget: &Budget) -> Result<()> {
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let fields = match delim {
+        Delimiter::Byte(d) => count_unquoted(first, d) + 1,
+        Delimiter::Whitespace => first.split_ascii_whitespace().count(),
+    } as u64;
+    let longest = text.split('\n').map(str::len).max().unwrap_or(0) as u64;
+    budget.check(
+        origin,
+        text.len() as u128
+            + u128::from(fields * FIELD_BYTES)
+            + u128::from(longest * LINE_BYTE_COST),
+        &format!(
+            "the text, its first row of {fields} fields and its longest line of {longest} bytes"
+        ),
+    )
 }
 
 fn out_of_memory(origin: &str, values: usize) -> Error {
