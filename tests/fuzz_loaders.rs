@@ -17,8 +17,8 @@ static ALLOC: Counting = Counting;
 
 const SEED: u64 = 0x5eed_2024;
 const CAP: u64 = 64 << 20;
-/// Mutants per format: about a second of work each in release.
-const MUTANTS: usize = 1500;
+/// Mutants per format: a few seconds of work each in release.
+const MUTANTS: usize = 10_000;
 
 fn fuzz(format: Format) {
     let exec = Executor::new(Duration::from_secs(30));

@@ -900,7 +900,11 @@ pub fn limit_address_space() {
 impl Executor {
     pub fn new(timeout: Duration) -> Self {
         limit_address_space();
-        let dir = tempfile::tempdir().unwrap();
+        // Memory-backed where there is one: on a disk, writing each input
+        // takes far longer than loading it.
+        let dir = tempfile::tempdir_in("/dev/shm")
+            .or_else(|_| tempfile::tempdir())
+            .unwrap();
         let path = dir.path().to_path_buf();
         let (jobs, rx) = mpsc::channel::<Input>();
         let (tx, results) = mpsc::channel::<Run>();
