@@ -73,6 +73,13 @@ impl DataSource {
 }
 
 /// Loads a source into a validated dataset (not yet scaled).
+///
+/// Only regular files are read: a FIFO, socket, device or directory is
+/// refused from its metadata, before it is opened (a FIFO would block the
+/// open forever, `/dev/urandom` never ends). Every size a file declares,
+/// and every decompressed length, is checked against the bytes there are
+/// and against `opts.max_memory` before it is allocated; a refusal is one
+/// line naming the file, the limit and what to do.
 pub fn load(src: &DataSource, opts: &LoadOptions) -> Result<Dataset> {
     let mut ds = match src {
         DataSource::Bundled(name) => bundled::load(bundled::find(name).expect("known"), opts)?,
