@@ -269,3 +269,25 @@ fn one_line_of_twenty_million_commas() {
         "{e}"
     );
 }
+
+/// Loads on another thread; `None` if it does not finish in 20 s.
+fn load_within(path: &Path) -> Option<meanscape::Result<Dataset>> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let path = path.to_path_buf();
+    std::thread::spawn(move || {
+        let _ = tx.send(load(&DataSource::File(path), &with_cap(Some(CAP))));
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(20)).ok()
+}
+
+/// Found by the fuzzer (seed 11): headers nesting brackets deeply made the
+/// .npy header parser backtrack for minutes.
+#[test]
+fn npy_headers_nesting_brackets_deeply() {
+    for name in ["fuzz_hang_nested_tuples.npy", "fuzz_hang_nested_braces.npy"] {
+        let path = fuzz_support::fixtures_dir().join("bad").join(name);
+        let r = load_within(&path).unwrap_or_else(|| panic!("{name}: the load hung"));
+        let e = r.unwrap_err().to_string();
+        assert!(e.contains("the header nests brackets"), "{e}");
+    }
+}

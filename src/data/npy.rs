@@ -98,21 +98,22 @@ fn shorten(text: &str) -> String {
     }
 }
 
-/// Reads the magic string, the version and the header length, and checks
-/// that the header fits in the `len` bytes of the file (a version-2 header
-/// may claim 4 GiB, which the header parser would allocate).
-fn check_header_len<R: Read + Seek>(reader: &mut R, len: u64, origin: &str) -> Result<()> {
+/// The longest header read: numpy writes about a hundred bytes (a few
+/// thousand for structured dtypes, which are not read anyway).
+const MAX_HEADER: u64 = 1 << 20;
+/// The deepest nesting of brackets read: the dictionary and the shape tuple
+/// need two. The header parser backtracks exponentially on deep nesting
+/// (twelve unclosed braces take seconds, twenty would take days).
+const MAX_DEPTH: usize = 4;
+
+/// Checks the start of the file before the header parser sees it: the
+/// header must fit in the `len` bytes of the file (a version-2 header may
+/// claim 4 GiB, which the parser would allocate), be of a sane length, and
+/// not nest brackets deeper than [`MAX_DEPTH`].
+fn check_header_start<R: Read + Seek>(reader: &mut R, len: u64, origin: &str) -> Result<()> {
+    let bad = |why: String| Error::Data(format!("{origin}: not a readable .npy file ({why})"));
     let mut pre = [0u8; 12];
-    let mut got = 0;
-    while got < pre.len() {
-        match reader.read(&mut pre[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == ErrorKind::Interrupted => {}
-            Err(e) => return Err(Error::io(origin, e)),
-        }
-    }
-    reader.rewind().map_err(|e| Error::io(origin, e))?;
+    let got = read_up_to(reader, &mut pre).map_err(|e| Error::io(origin, e))?;
     if got >= 10 && pre.starts_with(b"\x93NUMPY") {
         let (header_len, prefix) = match pre[6] {
             1 => (u64::from(u16::from_le_bytes([pre[8], pre[9]])), 10),
@@ -120,15 +121,66 @@ fn check_header_len<R: Read + Seek>(reader: &mut R, len: u64, origin: &str) -> R
                 u64::from(u32::from_le_bytes([pre[8], pre[9], pre[10], pre[11]])),
                 12,
             ),
-            _ => return Ok(()),
+            _ => (0, 0),
         };
         if header_len + prefix > len {
-            return Err(Error::Data(format!(
-                "{origin}: not a readable .npy file (its header claims {header_len} bytes, the file has {len})"
+            return Err(bad(format!(
+                "its header claims {header_len} bytes, the file has {len}"
             )));
         }
+        if header_len > MAX_HEADER {
+            return Err(bad(format!("a header of {header_len} bytes")));
+        }
+        if prefix > 0 {
+            reader
+                .seek(std::io::SeekFrom::Start(prefix))
+                .map_err(|e| Error::io(origin, e))?;
+            let mut head = vec![0u8; header_len as usize];
+            let got = read_up_to(reader, &mut head).map_err(|e| Error::io(origin, e))?;
+            let depth = nesting(&head[..got]);
+            if depth > MAX_DEPTH {
+                return Err(bad(format!(
+                    "the header nests brackets {depth} deep, not a .npy header dictionary"
+                )));
+            }
+        }
     }
+    reader.rewind().map_err(|e| Error::io(origin, e))?;
     Ok(())
+}
+
+/// Fills `buf` as far as the stream goes; returns how much was read.
+fn read_up_to<R: Read>(r: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+/// The deepest nesting of brackets outside quotes (closing ones ignored
+/// when unmatched: what counts is how deep the parser may have to go).
+fn nesting(text: &[u8]) -> usize {
+    let (mut depth, mut deepest, mut quote) = (0usize, 0, None);
+    for &c in text {
+        match (quote, c) {
+            (Some(q), _) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'\'' | b'"') => quote = Some(c),
+            (None, b'(' | b'[' | b'{') => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            (None, b')' | b']' | b'}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// Reads a `.npy` stream of `len` bytes from its start; `origin` starts
@@ -139,7 +191,7 @@ fn parse_from<R: Read + Seek>(
     origin: &str,
     opts: &LoadOptions,
 ) -> Result<Dataset> {
-    check_header_len(&mut reader, len, origin)?;
+    check_header_start(&mut reader, len, origin)?;
     let header = Header::from_reader(&mut reader).map_err(|e| match e {
         // A failing device, not a malformed file.
         ReadHeaderError::Io(e) if e.kind() != ErrorKind::UnexpectedEof => Error::io(origin, e),
@@ -407,6 +459,21 @@ pub(crate) mod tests {
         let b = npy_bytes("<f8", false, "(2, 2)", &f64s(&[1., 2., 3.]));
         let e = parse(&b, "t.npy", &o).unwrap_err().to_string();
         assert!(e.contains("cannot read the .npy data"), "{e}");
+    }
+
+    #[test]
+    fn deeply_nested_headers_are_refused_before_parsing() {
+        assert_eq!(nesting(b"{'descr': '<f8', 'shape': (2, 3), }"), 2);
+        assert_eq!(nesting(b"{'a': '((((((', 'b': [(1,)]}"), 3);
+        let o = LoadOptions::default();
+        let mut b = npy_bytes("<f8", false, "(1, 1)", &f64s(&[1.0]));
+        // Twenty unclosed braces: days of backtracking in the parser.
+        b[10..30].copy_from_slice(&[b'{'; 20]);
+        let e = parse(&b, "d.npy", &o).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "d.npy: not a readable .npy file (the header nests brackets 20 deep, not a .npy header dictionary)"
+        );
     }
 
     #[test]
