@@ -347,10 +347,10 @@ fn max_memory_is_checked_when_parsed() {
 
 #[test]
 fn every_algorithm_is_refused_above_the_budget_before_allocating() {
-    // 10^5 rows and k = 1000: the seeding alone needs ~10 MiB.
+    // 10^5 rows and k = 1000: the data fit 8 MiB (5.3 MiB), the seeding (~10 MiB) does not.
     let base = ["run", "--data", "gen:blobs,n=100000,p=2", "--k", "1000"];
     let mut args = base.to_vec();
-    args.extend(["--max-memory", "5M", "-q"]);
+    args.extend(["--max-memory", "8M", "-q"]);
     let e = refused(&args, "power needs");
     assert!(
         e.contains("kmeans++ seeding") && e.contains("lower k") && e.contains("--max-memory"),

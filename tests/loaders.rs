@@ -490,9 +490,9 @@ fn idx_bytes(code: u8, dims: &[u32], data: &[u8]) -> Vec<u8> {
 
 fn gzip(bytes: &[u8]) -> Vec<u8> {
     use std::io::Write;
-    let mut enc = libflate::gzip::Encoder::new(Vec::new()).unwrap();
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     enc.write_all(bytes).unwrap();
-    enc.finish().into_result().unwrap()
+    enc.finish().unwrap()
 }
 
 #[test]
@@ -549,4 +549,256 @@ fn bad_idx_files_are_refused_with_the_reason() {
     // A labels file given as data.
     let e = load(&DataSource::File(lab), &LoadOptions::default()).unwrap_err();
     assert!(e.to_string().contains("1-D IDX array"), "{e}");
+}
+
+// ------------------------------------------------- more formats, fixtures
+
+#[test]
+fn idx_fixtures_with_their_labels() {
+    for name in [
+        "good/four-images-idx3-ubyte",
+        "good/four-images-idx3-ubyte.gz",
+    ] {
+        let ds = good(name);
+        assert_eq!((ds.n(), ds.p()), (4, 6));
+        assert_eq!(ds.x[[0, 1]], 37.0);
+        assert_eq!(label_names(&ds), ["3", "1", "3", "0"]);
+        assert_eq!(ds.name, "four-images");
+        let labels = if name.ends_with(".gz") {
+            "good/four-labels-idx1-ubyte.gz"
+        } else {
+            "good/four-labels-idx1-ubyte"
+        };
+        assert_eq!(ds.inputs, [fixture(name), fixture(labels)]);
+        // The labels file belongs to the input even when it is not read.
+        let ds = good_with(name, &with_label(LabelChoice::None));
+        assert!(ds.labels.is_none());
+        assert_eq!(ds.inputs, [fixture(name), fixture(labels)]);
+    }
+    let ds = good("good/floats-idx2-float");
+    assert_eq!(
+        *ds.x,
+        array![[0.5, -1.0], [2.0, 3.25], [1e-3f32 as f64, 7.0]]
+    );
+    assert_eq!(ds.inputs, [fixture("good/floats-idx2-float")]);
+}
+
+#[test]
+fn bad_idx_fixtures() {
+    let e = default_error("bad/short-images-idx3-ubyte");
+    assert!(
+        e.ends_with("IDX dimensions [4, 2, 3] need 24 bytes of data, the file has 20"),
+        "{e}"
+    );
+    let e = default_error("bad/vector-idx1-ubyte");
+    assert!(e.contains("a 1-D IDX array (a labels file?)"), "{e}");
+    let e = default_error("bad/zero-images-idx3-ubyte");
+    assert!(e.contains("no data rows"), "{e}");
+}
+
+#[test]
+fn concatenated_gzip_members_are_one_file() {
+    let ds = good("good/two_members.csv.gz");
+    assert_eq!(*ds.x, array![[1., 2.], [3., 4.], [5., 6.]]);
+    assert_eq!(label_names(&ds), ["x", "y", "x"]);
+}
+
+#[test]
+fn gzip_with_junk_appended_is_refused() {
+    let e = default_error("bad/junk_after.csv.gz");
+    assert!(
+        e.contains(
+            "not a readable gzip file (8 byte(s) after the end of the compressed data, at offset"
+        ) && e.ends_with("are not another gzip member: the file is damaged or has data appended)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn old_mac_line_endings() {
+    let ds = good("good/old_mac.csv");
+    assert_eq!(*ds.x, array![[1., 2.], [3., 4.], [5., 6.]]);
+    assert_eq!(label_names(&ds), ["a", "b", "a"]);
+    // Line numbers count CR-only line ends.
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("mac.csv");
+    std::fs::write(&p, "a,b\r1,2\r3,x\r").unwrap();
+    let e = load(&DataSource::File(p), &LoadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.ends_with("mac.csv: line 3, column 2 (\"b\"): \"x\" is not a number"),
+        "{e}"
+    );
+}
+
+#[test]
+fn every_numeric_mat_class_compressed_or_not_either_byte_order() {
+    let signed = array![[-2., -1.], [0., 2.], [2., 5.]];
+    let unsigned = array![[2., 3.], [4., 6.], [6., 9.]];
+    let logical = array![[1., 1.], [0., 0.], [1., 0.]];
+    let classes = [
+        ("int8", true),
+        ("uint8", false),
+        ("int16", true),
+        ("uint16", false),
+        ("int32", true),
+        ("uint32", false),
+        ("int64", true),
+        ("uint64", false),
+        ("single", true),
+        ("double", true),
+    ];
+    for (file, only) in [
+        ("good/types.mat", None),
+        ("good/types_be.mat", Some(["int16", "int64", "double"])),
+    ] {
+        for (class, is_signed) in classes {
+            if only.is_some_and(|o| !o.contains(&class)) {
+                continue;
+            }
+            for form in ["u", "z"] {
+                let o = LoadOptions {
+                    var: Some(format!("{class}_{form}")),
+                    ..Default::default()
+                };
+                let ds = good_with(file, &o);
+                let want = if is_signed { &signed } else { &unsigned };
+                assert_eq!(*ds.x, want, "{file} {class}_{form}");
+            }
+        }
+        for form in ["u", "z"] {
+            let o = LoadOptions {
+                var: Some(format!("logical_{form}")),
+                ..Default::default()
+            };
+            assert_eq!(*good_with(file, &o).x, logical, "{file} logical_{form}");
+        }
+    }
+    let e = data_error("good/types.mat", &LoadOptions::default());
+    assert!(
+        e.contains("none of the variables \"fea\", \"X\", \"data\" holds the features")
+            && e.contains("int8_u (3×2 int8), int8_z (3×2 int8)")
+            && e.contains(", … (22 in all)"),
+        "{e}"
+    );
+}
+
+#[test]
+fn malformed_npy_header_is_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("bad.npy");
+    let mut b = b"\x93NUMPY\x01\x00".to_vec();
+    let dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), ";
+    let header = format!("{dict}{}\n", " ".repeat(128 - 10 - dict.len() - 1));
+    b.extend((header.len() as u16).to_le_bytes());
+    b.extend(header.as_bytes());
+    std::fs::write(&p, b).unwrap();
+    let e = load(&DataSource::File(p.clone()), &LoadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        format!(
+            "{}: not a readable .npy file (the header is not a Python dictionary literal)",
+            p.display()
+        )
+    );
+}
+
+/// Loads on another thread, failing instead of blocking if it hangs.
+fn load_or_hang(path: &Path) -> meanscape::Result<Dataset> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let path = path.to_path_buf();
+    std::thread::spawn(move || {
+        let _ = tx.send(load(&DataSource::File(path), &LoadOptions::default()));
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(20))
+        .expect("the load blocked")
+}
+
+#[cfg(unix)]
+#[test]
+fn special_files_are_refused_without_waiting() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe.csv");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let sock = dir.path().join("sock.csv");
+    let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    let link = dir.path().join("random.npy");
+    std::os::unix::fs::symlink("/dev/urandom", &link).unwrap();
+    let cases = [
+        (fifo.clone(), "is a named pipe (FIFO), not a regular file"),
+        (sock.clone(), "is a socket, not a regular file"),
+        (
+            PathBuf::from("/dev/urandom"),
+            "is a character device, not a regular file",
+        ),
+        (link.clone(), "is a character device, not a regular file"),
+        (
+            dir.path().to_path_buf(),
+            "is a directory, not a regular file",
+        ),
+    ];
+    for (path, what) in cases {
+        let e = load_or_hang(&path).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!(
+                "{}: {what}; data is read only from regular files (save the data to a file first)",
+                path.display()
+            )
+        );
+    }
+}
+
+#[test]
+fn file_names_with_control_characters_keep_messages_on_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("two\nlines.csv");
+    std::fs::write(&p, "a,b\n1,x\n").unwrap();
+    let e = load(&DataSource::File(p), &LoadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        !e.contains('\n') && e.contains("two\\nlines.csv: line 2"),
+        "{e}"
+    );
+}
+
+#[test]
+fn generators_and_bundled_data_have_no_input_files() {
+    let o = LoadOptions::default();
+    let ds = load(&DataSource::parse("gen:blobs,n=50").unwrap(), &o).unwrap();
+    assert!(ds.inputs.is_empty());
+    assert!(
+        load(&DataSource::Bundled("iris"), &o)
+            .unwrap()
+            .inputs
+            .is_empty()
+    );
+    assert_eq!(good("good/tabs.tsv").inputs, [fixture("good/tabs.tsv")]);
+}
+
+#[test]
+fn generators_check_the_budget_and_their_parts() {
+    let src = DataSource::parse("gen:blobs,n=100000,p=200").unwrap();
+    let e = load(
+        &src,
+        &LoadOptions {
+            max_memory: Some(100 << 20),
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(matches!(e, Error::Resource(_)), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("gen:blobs: generating it needs 156.4 MiB"),
+        "{e}"
+    );
+    let e = DataSource::parse("gen:blobs,,,").unwrap_err().to_string();
+    assert!(e.contains("parameter 1 is empty"), "{e}");
 }

@@ -26,6 +26,10 @@ pub struct GenArgs {
     /// Replace --out if it exists.
     #[arg(long)]
     pub force: bool,
+    /// Refuse to generate data larger than this (e.g. 4G, 500M; default:
+    /// half the RAM).
+    #[arg(long, value_name = "SIZE", value_parser = super::args::parse_max_memory, allow_hyphen_values = true)]
+    pub max_memory: Option<u64>,
 }
 
 pub fn run(a: &GenArgs) -> Result<()> {
@@ -49,7 +53,7 @@ pub fn run(a: &GenArgs) -> Result<()> {
         files::check_extension(out, "gen", &["csv", "npy"])?;
         files::check_target(out, &[], a.force)?;
     }
-    let ds = generate::generate(&a.name, &params)?;
+    let ds = generate::generate_within(&a.name, &params, a.max_memory)?;
     if super::interrupt::requested() {
         return Err(Error::Cancelled);
     }

@@ -2,15 +2,17 @@
 //! with or without a header row, with or without a label column.
 //!
 //! The delimiter and the header are detected from the first lines; quoted
-//! fields, a UTF-8 byte-order mark, CRLF line endings and blank lines are
-//! handled. Every error names the origin, the 1-based line as an editor
+//! fields, a UTF-8 byte-order mark, CRLF and CR-only (old Mac) line endings
+//! and blank lines are handled. Every error names the origin, the 1-based line as an editor
 //! shows it, and where there is one the 1-based column and its name.
 
+use super::input::{Budget, NAME_BYTES};
 use super::{
     AUTO_LABEL_NAMES, Dataset, LabelChoice, Labels, LoadOptions, Missing, default_feature_names,
 };
 use crate::error::{Error, Result};
 use ndarray::Array2;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::ControlFlow;
 
@@ -32,11 +34,21 @@ const SAMPLE_LINES: usize = 20;
 /// starts every error message.
 pub fn parse(text: &str, origin: &str, opts: &LoadOptions) -> Result<Dataset> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let text: Cow<str> = if has_lone_cr(text.as_bytes()) {
+        let mut bytes = text.as_bytes().to_vec();
+        lone_cr_to_lf(&mut bytes);
+        Cow::Owned(String::from_utf8(bytes).expect("CR to LF keeps UTF-8"))
+    } else {
+        Cow::Borrowed(text)
+    };
+    let text: &str = &text;
     if text.trim().is_empty() {
         return Err(Error::Data(format!("{origin}: empty file")));
     }
     let delim = detect_delimiter(text);
     let decimal_comma = delim == Delimiter::Byte(b';');
+    let budget = Budget::of(opts);
+    check_line_costs(text, delim, origin, &budget)?;
 
     // The first two rows decide whether there is a header.
     let mut first: Vec<(usize, Vec<String>)> = Vec::with_capacity(2);
@@ -87,8 +99,26 @@ pub fn parse(text: &str, origin: &str, opts: &LoadOptions) -> Result<Dataset> {
         )));
     }
 
-    let estimated_rows = text.bytes().filter(|&b| b == b'\n').count() + 1;
     let p = ncols - usize::from(label_col.is_some());
+    // The values must fit beside the text; names cost a little per column.
+    budget.check(
+        origin,
+        text.len() as u128 + u128::from(NAME_BYTES) * ncols as u128,
+        &format!("the text, and names for {ncols} columns"),
+    )?;
+    let max_values = (budget.limit.saturating_sub(text.len() as u64) / 8)
+        .saturating_sub(NAME_BYTES / 8 * ncols as u64);
+    // The capacity hint counts lines, but blank lines hold no values and a
+    // value takes at least two bytes of text with its separator: a short
+    // file of blank lines under a wide header asks for little.
+    let estimated_rows = text.bytes().filter(|&b| b == b'\n').count() + 1;
+    let hint = estimated_rows
+        .saturating_mul(p)
+        .min(text.len() / 2 + p)
+        .min(usize::try_from(max_values).unwrap_or(usize::MAX));
+    let mut data = Vec::new();
+    data.try_reserve_exact(hint)
+        .map_err(|_| out_of_memory(origin, hint))?;
     let mut b = Builder {
         origin,
         missing: opts.missing,
@@ -98,7 +128,9 @@ pub fn parse(text: &str, origin: &str, opts: &LoadOptions) -> Result<Dataset> {
         header: header.as_deref(),
         reference_line: first_line,
         decimal_comma,
-        data: Vec::with_capacity(estimated_rows.saturating_mul(p)),
+        data,
+        max_values,
+        budget,
         labels: label_col.map(|_| LabelBuilder::default()),
         nrows: 0,
         used_decimal_comma: false,
@@ -142,6 +174,58 @@ pub fn parse(text: &str, origin: &str, opts: &LoadOptions) -> Result<Dataset> {
     ds.labels = labels;
     ds.notes = notes;
     Ok(ds)
+}
+
+/// What a field of the first row costs while the header is detected: its
+/// text copied, its class, its name.
+const FIELD_BYTES: u64 = 96;
+/// What a byte of the longest line may cost while it is split: a field
+/// may be as short as its delimiter, and each has a bound and a slot.
+const LINE_BYTE_COST: u64 = 32;
+
+/// Refuses text whose first row or longest line would take more memory
+/// to split than the budget leaves beside the text (20 MB of commas on
+/// one line is 20 million fields).
+fn check_line_costs(text: &str, delim: Delimiter, origin: &str, budget: &Budget) -> Result<()> {
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let fields = match delim {
+        Delimiter::Byte(d) => count_unquoted(first, d) + 1,
+        Delimiter::Whitespace => first.split_ascii_whitespace().count(),
+    } as u64;
+    let longest = text.split('\n').map(str::len).max().unwrap_or(0) as u64;
+    budget.check(
+        origin,
+        text.len() as u128
+            + u128::from(fields * FIELD_BYTES)
+            + u128::from(longest * LINE_BYTE_COST),
+        &format!(
+            "the text, its first row of {fields} fields and its longest line of {longest} bytes"
+        ),
+    )
+}
+
+fn out_of_memory(origin: &str, values: usize) -> Error {
+    Error::Resource(format!(
+        "{origin}: out of memory for {values} values; lower --max-memory"
+    ))
+}
+
+/// Whether some CR is not followed by LF.
+fn has_lone_cr(b: &[u8]) -> bool {
+    b.iter()
+        .enumerate()
+        .any(|(i, &c)| c == b'\r' && b.get(i + 1) != Some(&b'\n'))
+}
+
+/// Turns every CR that is not followed by LF into LF, in place: old Mac
+/// files end lines with CR alone, and the line counting (and splitting of
+/// whitespace-separated rows) goes by LF.
+pub(crate) fn lone_cr_to_lf(b: &mut [u8]) {
+    for i in 0..b.len() {
+        if b[i] == b'\r' && b.get(i + 1) != Some(&b'\n') {
+            b[i] = b'\n';
+        }
+    }
 }
 
 /// `bundled:iris` → `iris`, `dir/data.csv` → `data`.
@@ -573,6 +657,9 @@ struct Builder<'a> {
     reference_line: usize,
     decimal_comma: bool,
     data: Vec<f64>,
+    /// How many values the memory budget allows.
+    max_values: u64,
+    budget: Budget,
     labels: Option<LabelBuilder>,
     nrows: usize,
     used_decimal_comma: bool,
@@ -594,6 +681,7 @@ impl Builder<'_> {
                 self.ncols
             )));
         }
+        self.make_room(line, k - usize::from(self.label_col.is_some()))?;
         for j in 0..k {
             let raw = f.field(j);
             if Some(j) == self.label_col {
@@ -659,6 +747,29 @@ impl Builder<'_> {
         }
         self.nrows += 1;
         Ok(())
+    }
+
+    /// Room for one more row of `p` values, growing by doubling up to the
+    /// budget, and refusing past it.
+    fn make_room(&mut self, line: usize, p: usize) -> Result<()> {
+        let len = self.data.len();
+        if len + p <= self.data.capacity() {
+            return Ok(());
+        }
+        if (len + p) as u64 > self.max_values {
+            return Err(Error::Resource(format!(
+                "{}: line {line}: the values up to this row need more than the memory limit of {}{}",
+                self.origin,
+                crate::memory::fmt_bytes(self.budget.limit as f64),
+                self.budget.advice()
+            )));
+        }
+        let grown = (self.data.capacity().saturating_mul(2))
+            .max(len + p)
+            .min(usize::try_from(self.max_values).unwrap_or(usize::MAX));
+        self.data
+            .try_reserve_exact(grown - len)
+            .map_err(|_| out_of_memory(self.origin, grown))
     }
 
     fn cell_error(&self, line: usize, j: usize, what: &str) -> Error {

@@ -8,6 +8,7 @@
 //! order. `Dataset::source` is the canonical spec with every parameter used,
 //! defaults included, so it reproduces the data exactly.
 
+use super::input::{Budget, NAME_BYTES, product};
 use super::{Dataset, Labels};
 use crate::error::{Error, Result};
 use ndarray::Array2;
@@ -150,10 +151,23 @@ pub fn check_name(name: &str) -> Result<()> {
     find(name).map(|_| ())
 }
 
-/// Runs generator `name` with `key=value` parameters (defaults for the rest).
+/// Runs generator `name` with `key=value` parameters (defaults for the
+/// rest), within the default memory budget.
 pub fn generate(name: &str, params: &[(String, String)]) -> Result<Dataset> {
+    generate_within(name, params, None)
+}
+
+/// Runs generator `name` within the memory budget `max_memory` (bytes;
+/// `None` is the default budget of [`crate::memory::limit`]): the size of
+/// the data is checked against it before anything is generated.
+pub fn generate_within(
+    name: &str,
+    params: &[(String, String)],
+    max_memory: Option<u64>,
+) -> Result<Dataset> {
     let info = find(name)?;
     let mut a = Args::new(info, params)?;
+    a.budget = Budget::from_limit(max_memory);
     let ds = match name {
         "blobs" => blobs(&mut a)?,
         "rings" => rings(&mut a)?,
@@ -170,6 +184,7 @@ struct Args {
     info: GeneratorInfo,
     given: HashMap<String, String>,
     used: HashMap<&'static str, String>,
+    budget: Budget,
 }
 
 impl Args {
@@ -196,6 +211,7 @@ impl Args {
             info,
             given,
             used: HashMap::new(),
+            budget: Budget::from_limit(None),
         })
     }
 
@@ -295,7 +311,15 @@ impl Args {
                 self.info.name
             )));
         }
-        Ok(())
+        // The values, a label (id and name) per point, a name per feature.
+        let (n, p) = (n as u64, p as u64);
+        let need = product(&[n, p, 8]) + product(&[n, 8 + NAME_BYTES]) + product(&[p, NAME_BYTES]);
+        self.budget.check_doing(
+            &format!("gen:{}", self.info.name),
+            "generating",
+            need,
+            &format!("n×p = {n}×{p} values as 8-byte floats"),
+        )
     }
 
     /// `gen:NAME,key=value,…` with every parameter, in declared order.
@@ -534,6 +558,24 @@ mod tests {
         s.iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
+    }
+
+    #[test]
+    fn the_budget_is_checked_before_generating() {
+        let e = generate_within(
+            "blobs",
+            &kv(&[("n", "1000000"), ("p", "20")]),
+            Some(100 << 20),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("gen:blobs: generating it needs 190.7 MiB (n×p = 1000000×20 values"),
+            "{e}"
+        );
+        assert!(e.contains("limit of 100.0 MiB (--max-memory)"), "{e}");
+        let ds = generate_within("blobs", &kv(&[("n", "1000"), ("p", "20")]), Some(100 << 20));
+        assert_eq!(ds.unwrap().n(), 1000);
     }
 
     #[test]

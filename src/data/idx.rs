@@ -5,10 +5,10 @@
 //! labels, the matching `…-labels-idx1-ubyte[.gz]` beside an
 //! `…-images-idx3-ubyte[.gz]` file gives the ground truth.
 
+use super::input::{self, Budget, NAME_BYTES, product};
 use super::{Dataset, LabelChoice, Labels, LoadOptions};
 use crate::error::{Error, Result};
 use ndarray::Array2;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Whether `bytes` (already decompressed) start like an IDX file.
@@ -20,39 +20,35 @@ pub fn looks_like_idx(bytes: &[u8]) -> bool {
         && bytes[3] >= 1
 }
 
-/// The file's bytes, gunzipped when it is gzip.
-pub fn read_maybe_gz(path: &Path) -> Result<Vec<u8>> {
-    let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| Error::io(&shown, e))?;
-    if bytes.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::new();
-        libflate::gzip::Decoder::new(&bytes[..])
-            .and_then(|mut d| d.read_to_end(&mut out))
-            .map_err(|e| Error::Data(format!("{shown}: not a readable gzip file ({e})")))?;
-        return Ok(out);
-    }
-    Ok(bytes)
+/// The header of an IDX array.
+struct Header {
+    code: u8,
+    dims: Vec<u64>,
+    /// Bytes before the values.
+    head: usize,
+    /// Bytes per value.
+    size: u64,
 }
 
-/// Dimensions and values of an IDX array.
-fn parse(bytes: &[u8], origin: &str) -> Result<(Vec<usize>, Vec<f64>)> {
+impl Header {
+    /// Bytes of values the dimensions call for (saturating: compared with
+    /// what is there, an absurd count is simply more).
+    fn data_len(&self) -> u128 {
+        product(&self.dims).saturating_mul(u128::from(self.size))
+    }
+}
+
+/// Reads the header from the first bytes; `None` if they do not hold it all.
+fn header(bytes: &[u8]) -> Option<Header> {
     if !looks_like_idx(bytes) {
-        return Err(Error::Data(format!(
-            "{origin}: not an IDX file (it should start with 00 00, a type code and the number of dimensions)"
-        )));
+        return None;
     }
     let (code, ndim) = (bytes[2], bytes[3] as usize);
     let head = 4 + 4 * ndim;
-    if bytes.len() < head {
-        return Err(Error::Data(format!(
-            "{origin}: truncated IDX header ({ndim} dimensions announced)"
-        )));
-    }
-    let dims: Vec<usize> = (0..ndim)
-        .map(|i| {
-            let b = &bytes[4 + 4 * i..8 + 4 * i];
-            u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize
-        })
+    let raw = bytes.get(4..head)?;
+    let dims = raw
+        .chunks_exact(4)
+        .map(|b| u64::from(u32::from_be_bytes([b[0], b[1], b[2], b[3]])))
         .collect();
     let size = match code {
         0x08 | 0x09 => 1,
@@ -60,36 +56,92 @@ fn parse(bytes: &[u8], origin: &str) -> Result<(Vec<usize>, Vec<f64>)> {
         0x0C | 0x0D => 4,
         _ => 8,
     };
-    let count = dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d));
-    let want = count.and_then(|c| c.checked_mul(size));
-    let data = &bytes[head..];
-    if want != Some(data.len()) {
+    Some(Header {
+        code,
+        dims,
+        head,
+        size,
+    })
+}
+
+/// The whole length (header and values) the header at the start of
+/// `bytes` declares, if the header is complete; saturates at `u64::MAX`.
+pub(crate) fn declared_len(bytes: &[u8]) -> Option<u64> {
+    let h = header(bytes)?;
+    let total = h.data_len().saturating_add(h.head as u128);
+    Some(u64::try_from(total).unwrap_or(u64::MAX))
+}
+
+/// Dimensions and values of an IDX array. The dimensions are checked
+/// against the bytes there are before any value is stored, and `budget`
+/// against the values as f64 plus `extra` bytes the caller will need.
+fn parse(
+    bytes: &[u8],
+    origin: &str,
+    budget: &Budget,
+    extra: u128,
+) -> Result<(Vec<usize>, Vec<f64>)> {
+    if !looks_like_idx(bytes) {
         return Err(Error::Data(format!(
-            "{origin}: IDX dimensions {dims:?} need {} bytes of data, the file has {}",
-            want.map_or("more than usize".into(), |w| w.to_string()),
+            "{origin}: not an IDX file (it should start with 00 00, a type code and the number of dimensions)"
+        )));
+    }
+    let Some(h) = header(bytes) else {
+        return Err(Error::Data(format!(
+            "{origin}: truncated IDX header ({} dimensions announced)",
+            bytes[3]
+        )));
+    };
+    let data = &bytes[h.head..];
+    if h.data_len() != data.len() as u128 {
+        return Err(Error::Data(format!(
+            "{origin}: IDX dimensions {:?} need {} bytes of data, the file has {}",
+            h.dims,
+            if h.data_len() > u128::from(u64::MAX) {
+                "more than 2^64".to_string()
+            } else {
+                h.data_len().to_string()
+            },
             data.len()
         )));
     }
-    let values: Vec<f64> = match code {
-        0x08 => data.iter().map(|&v| f64::from(v)).collect(),
-        0x09 => data.iter().map(|&v| f64::from(v as i8)).collect(),
-        0x0B => data
-            .chunks_exact(2)
-            .map(|c| f64::from(i16::from_be_bytes([c[0], c[1]])))
-            .collect(),
-        0x0C => data
-            .chunks_exact(4)
-            .map(|c| f64::from(i32::from_be_bytes([c[0], c[1], c[2], c[3]])))
-            .collect(),
-        0x0D => data
-            .chunks_exact(4)
-            .map(|c| f64::from(f32::from_be_bytes([c[0], c[1], c[2], c[3]])))
-            .collect(),
-        _ => data
-            .chunks_exact(8)
-            .map(|c| f64::from_be_bytes(c.try_into().expect("8 bytes")))
-            .collect(),
-    };
+    let count = data.len() / h.size as usize;
+    budget.check(
+        origin,
+        (count as u128) * 8 + bytes.len() as u128 + extra,
+        &format!(
+            "{count} values as 8-byte floats, and the file's {} bytes",
+            bytes.len()
+        ),
+    )?;
+    let mut values: Vec<f64> = Vec::new();
+    values.try_reserve_exact(count).map_err(|_| {
+        Error::Resource(format!(
+            "{origin}: out of memory for {count} values; lower --max-memory"
+        ))
+    })?;
+    match h.code {
+        0x08 => values.extend(data.iter().map(|&v| f64::from(v))),
+        0x09 => values.extend(data.iter().map(|&v| f64::from(v as i8))),
+        0x0B => values.extend(
+            data.chunks_exact(2)
+                .map(|c| f64::from(i16::from_be_bytes([c[0], c[1]]))),
+        ),
+        0x0C => values.extend(
+            data.chunks_exact(4)
+                .map(|c| f64::from(i32::from_be_bytes([c[0], c[1], c[2], c[3]]))),
+        ),
+        0x0D => values.extend(
+            data.chunks_exact(4)
+                .map(|c| f64::from(f32::from_be_bytes([c[0], c[1], c[2], c[3]]))),
+        ),
+        _ => values.extend(
+            data.chunks_exact(8)
+                .map(|c| f64::from_be_bytes(c.try_into().expect("8 bytes"))),
+        ),
+    }
+    // Each dimension is at most u32::MAX, and their product is the count.
+    let dims = h.dims.iter().map(|&d| d as usize).collect();
     Ok((dims, values))
 }
 
@@ -106,20 +158,39 @@ pub fn sibling_labels(path: &Path) -> Option<PathBuf> {
 
 /// Reads an IDX file (raw or gzipped) whose bytes are `bytes`.
 pub fn read(path: &Path, bytes: &[u8], opts: &LoadOptions) -> Result<Dataset> {
-    let shown = path.display().to_string();
-    let (dims, values) = parse(bytes, &shown)?;
-    if dims.len() < 2 {
-        return Err(Error::Data(format!(
-            "{shown}: a 1-D IDX array (a labels file?); give the images file, the labels beside it are found by name"
-        )));
+    let shown = input::shown(path);
+    let budget = Budget::of(opts);
+    if let Some(h) = header(bytes) {
+        if h.dims.len() < 2 {
+            return Err(Error::Data(format!(
+                "{shown}: a 1-D IDX array (a labels file?); give the images file, the labels beside it are found by name"
+            )));
+        }
+        if h.dims[0] == 0 {
+            return Err(Error::Data(format!(
+                "{shown}: no data rows (the IDX header declares dimensions {:?})",
+                h.dims
+            )));
+        }
+        if h.dims[1..].contains(&0) {
+            return Err(Error::Data(format!(
+                "{shown}: no feature columns (the IDX header declares dimensions {:?})",
+                h.dims
+            )));
+        }
     }
+    // Names cost little next to the values, but count them all the same.
+    let names = product(&header(bytes).map_or(Vec::new(), |h| h.dims[1..].to_vec()))
+        .saturating_mul(u128::from(NAME_BYTES));
+    let (dims, values) = parse(bytes, &shown, &budget, names)?;
     let n = dims[0];
     let p: usize = dims[1..].iter().product();
     let x = Array2::from_shape_vec((n, p), values).expect("size checked");
+    let companion = sibling_labels(path);
     let labels = match &opts.label {
         LabelChoice::None => None,
-        LabelChoice::Auto => match sibling_labels(path) {
-            Some(lp) => Some(read_labels(&lp, n)?),
+        LabelChoice::Auto => match &companion {
+            Some(lp) => Some(read_labels(lp, n, &budget)?),
             None => None,
         },
         other => {
@@ -129,17 +200,17 @@ pub fn read(path: &Path, bytes: &[u8], opts: &LoadOptions) -> Result<Dataset> {
         }
     };
     let mut ds = Dataset::new(&shown, &shown, x);
-    if labels.is_some() {
-        ds.inputs.extend(sibling_labels(path));
-    }
+    // The companion belongs to the input whether or not it was read: no
+    // output may replace it.
+    ds.inputs.extend(companion);
     ds.labels = labels;
     Ok(ds)
 }
 
-fn read_labels(path: &Path, n: usize) -> Result<Labels> {
-    let shown = path.display().to_string();
-    let bytes = read_maybe_gz(path)?;
-    let (dims, codes) = parse(&bytes, &shown)?;
+fn read_labels(path: &Path, n: usize, budget: &Budget) -> Result<Labels> {
+    let shown = input::shown(path);
+    let bytes = input::read_maybe_gz(path, &shown, budget)?;
+    let (dims, codes) = parse(&bytes, &shown, budget, 0)?;
     if dims.len() != 1 || dims[0] != n {
         return Err(Error::Data(format!(
             "{shown}: labels of shape {dims:?} do not match the {n} images"
@@ -161,6 +232,10 @@ mod tests {
         b
     }
 
+    fn parse(b: &[u8], origin: &str) -> Result<(Vec<usize>, Vec<f64>)> {
+        super::parse(b, origin, &Budget::from_limit(Some(1 << 30)), 0)
+    }
+
     #[test]
     fn images_become_rows_and_types_are_read_big_endian() {
         let b = idx_bytes(0x08, &[3, 2, 2], &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 255]);
@@ -171,6 +246,8 @@ mod tests {
         assert_eq!(parse(&b, "t").unwrap().1, vec![-2.0, 256.0]);
         let b = idx_bytes(0x0D, &[1], &1.5f32.to_be_bytes());
         assert_eq!(parse(&b, "t").unwrap().1, vec![1.5]);
+        assert_eq!(declared_len(&b), Some(12));
+        assert_eq!(declared_len(&b[..7]), None);
     }
 
     #[test]
@@ -182,5 +259,18 @@ mod tests {
         assert!(e.contains("need 6 bytes") && e.contains("has 3"), "{e}");
         let e = parse(&[0, 0, 8, 3, 0, 0], "f").unwrap_err().to_string();
         assert!(e.contains("truncated"), "{e}");
+        // Dimensions whose product overflows are just more than there is.
+        let b = idx_bytes(0x0E, &[u32::MAX; 5], &[]);
+        let e = parse(&b, "f").unwrap_err().to_string();
+        assert!(e.contains("need more than 2^64 bytes"), "{e}");
+    }
+
+    #[test]
+    fn values_beyond_the_budget_are_refused_before_they_are_stored() {
+        let b = idx_bytes(0x08, &[1000, 100], &[0; 100_000]);
+        let e = super::parse(&b, "f", &Budget::from_limit(Some(500_000)), 0)
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("f: loading it needs 878.9 KiB"), "{e}");
     }
 }

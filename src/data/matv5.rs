@@ -1,17 +1,21 @@
-//! MATLAB v5/v6/v7 `.mat` files (not v7.3, which is HDF5).
+//! MATLAB v5/v6/v7 `.mat` files (not v7.3, which is HDF5), read by walking
+//! the file's elements: every variable is listed with its class and size
+//! (for messages, and to say plainly why one cannot be used), and the
+//! numeric ones (double, single, int8 … uint64, logical; compressed or not;
+//! either byte order) are read.
 //!
-//! The numeric data are read with the `matfile` crate. That crate skips
-//! every variable it does not support (sparse, char, cell, struct…) without
-//! a word, and refuses whole files for some valid encodings (an `int32`
-//! matrix, for one), so this module also walks the file's elements itself:
-//! to list the variables with their class and size in messages, to say
-//! plainly why a variable cannot be used, and to read the numeric data
-//! itself when `matfile` gives up on the file.
+//! Sizes are checked before anything is allocated: a variable's dimensions
+//! against its data's declared length and the memory budget, and a
+//! compressed variable is inflated only as far as its header and its data
+//! go, streamed straight into the matrix (so a zlib bomb never inflates past
+//! what the variable's dimensions call for).
 
+use super::input::{self, Budget, NAME_BYTES, product};
 use super::npy::check_finite;
 use super::{Dataset, LabelChoice, Labels, LoadOptions};
 use crate::error::{Error, Result};
-use ndarray::{Array2, Axis, ShapeBuilder};
+use ndarray::{Array2, Axis};
+use std::io::{self, Read};
 use std::path::Path;
 
 /// Feature variables tried, in order, when none is named.
@@ -23,50 +27,34 @@ pub const AUTO_LABEL_VARS: [&str; 3] = ["gnd", "Y", "label"];
 /// labels (`LabelChoice::Name(v)`, else with `Auto` the first of `gnd`, `Y`,
 /// `label`) from a `.mat` file. Matrices are n × p as MATLAB shows them.
 pub fn read(path: &Path, opts: &LoadOptions) -> Result<Dataset> {
-    let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| Error::io(&shown, e))?;
+    let shown = input::shown(path);
+    let bytes = input::read_all(path, &shown, &Budget::of(opts))?;
     parse(&bytes, &shown, opts)
 }
 
 /// Reads `.mat` bytes; `origin` starts every message.
 pub(crate) fn parse(bytes: &[u8], origin: &str, opts: &LoadOptions) -> Result<Dataset> {
     let data_err = |msg: String| Error::Data(format!("{origin}: {msg}"));
+    let budget = Budget::of(opts);
     let endian = check_header(bytes).map_err(data_err)?;
-    let parsed = matfile::MatFile::parse(bytes);
-    let listing: Vec<VarInfo> = match (scan(bytes, endian, None), &parsed) {
-        (Ok((vars, _)), _) => vars,
-        (Err(_), Ok(mf)) if !mf.arrays().is_empty() => mf
-            .arrays()
-            .iter()
-            .map(|a| VarInfo {
-                name: a.name().to_string(),
-                class: class_of(a.data()),
-                dims: a.size().clone(),
-                complex: is_complex(a.data()),
-                logical: false,
-            })
-            .collect(),
-        (Err(own), Err(theirs)) => {
-            return Err(data_err(format!(
-                "cannot read this .mat file ({own}; matfile: {theirs})"
-            )));
-        }
-        (Err(own), Ok(_)) => {
-            return Err(data_err(format!("cannot read this .mat file ({own})")));
-        }
-    };
+    let max_vars = budget.limit.saturating_sub(bytes.len() as u64) / VAR_BYTES;
+    let listing = scan(bytes, endian, max_vars)
+        .map_err(|e| data_err(format!("cannot read this .mat file ({e})")))?;
     let files_vars = || {
         if listing.is_empty() {
             "the file has no variables".to_string()
         } else {
-            format!(
-                "the file has {}",
-                listing
-                    .iter()
-                    .map(VarInfo::describe)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
+            const SHOWN: usize = 20;
+            let mut s = listing
+                .iter()
+                .take(SHOWN)
+                .map(VarInfo::describe)
+                .collect::<Vec<_>>()
+                .join(", ");
+            if listing.len() > SHOWN {
+                s.push_str(&format!(", … ({} in all)", listing.len()));
+            }
+            format!("the file has {s}")
         }
     };
     let find = |name: &str| -> Option<&VarInfo> {
@@ -104,37 +92,39 @@ pub(crate) fn parse(bytes: &[u8], origin: &str, opts: &LoadOptions) -> Result<Da
             LabelChoice::None | LabelChoice::Index(_) => None,
         };
 
-    // Their data.
-    let load = |info: &VarInfo| -> Result<(usize, usize, Vec<f64>)> {
+    // Their data: the file is held, and the matrix may be copied once (to
+    // transpose it or to take a label column out).
+    let load = |info: &VarInfo, copies: u128| -> Result<(usize, usize, Vec<f64>)> {
         info.check_usable().map_err(data_err)?;
         let (rows, cols) = (info.dims[0], info.dims[1]);
-        let values = match &parsed {
-            Ok(mf) => match mf.find_by_name(&info.name) {
-                Some(a) => to_f64(a.data()),
-                None => read_var(bytes, endian, &info.name).map_err(data_err)?,
-            },
-            Err(_) => read_var(bytes, endian, &info.name).map_err(data_err)?,
-        };
-        if values.len() != rows * cols {
+        if rows == 0 || cols == 0 {
             return Err(data_err(format!(
-                "variable {:?}: {} values for a {rows}×{cols} matrix",
-                info.name,
-                values.len()
+                "variable {:?} is empty ({rows}×{cols})",
+                info.name
             )));
         }
-        Ok((rows, cols, values))
+        let count = product(&[rows, cols]);
+        budget.check(
+            origin,
+            bytes.len() as u128
+                + count.saturating_mul(8 * copies)
+                + u128::from(cols) * u128::from(NAME_BYTES),
+            &format!(
+                "variable {:?}, {rows}×{cols}, as 8-byte floats with room for a copy, and the file's {} bytes",
+                info.name,
+                bytes.len()
+            ),
+        )?;
+        let values = read_values(bytes, endian, info).map_err(data_err)?;
+        Ok((rows as usize, cols as usize, values))
     };
-    let (rows, cols, values) = load(fea)?;
-    // MATLAB stores column-major.
-    let mut x = Array2::from_shape_vec((rows, cols).f(), values)
-        .expect("size checked")
-        .as_standard_layout()
-        .into_owned();
+    let (rows, cols, values) = load(fea, 2)?;
+    let mut x = Array2::from_shape_vec((rows, cols), values).expect("size checked");
     let mut notes = Vec::new();
 
     let labels = match (gnd, &opts.label) {
         (Some(g), _) => {
-            let (lr, lc, codes) = load(g)?;
+            let (lr, lc, codes) = load(g, 1)?;
             if lr != 1 && lc != 1 {
                 return Err(data_err(format!(
                     "label variable {:?} is {lr}×{lc}; expected a vector with one label per row",
@@ -211,54 +201,6 @@ fn quoted_list(names: &[&str]) -> String {
         .join(", ")
 }
 
-fn to_f64(d: &matfile::NumericData) -> Vec<f64> {
-    use matfile::NumericData as N;
-    match d {
-        N::Int8 { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
-        N::UInt8 { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
-        N::Int16 { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
-        N::UInt16 { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
-        N::Int32 { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
-        N::UInt32 { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
-        N::Int64 { real, .. } => real.iter().map(|&v| v as f64).collect(),
-        N::UInt64 { real, .. } => real.iter().map(|&v| v as f64).collect(),
-        N::Single { real, .. } => real.iter().map(|&v| f64::from(v)).collect(),
-        N::Double { real, .. } => real.clone(),
-    }
-}
-
-fn class_of(d: &matfile::NumericData) -> u8 {
-    use matfile::NumericData as N;
-    match d {
-        N::Double { .. } => 6,
-        N::Single { .. } => 7,
-        N::Int8 { .. } => 8,
-        N::UInt8 { .. } => 9,
-        N::Int16 { .. } => 10,
-        N::UInt16 { .. } => 11,
-        N::Int32 { .. } => 12,
-        N::UInt32 { .. } => 13,
-        N::Int64 { .. } => 14,
-        N::UInt64 { .. } => 15,
-    }
-}
-
-fn is_complex(d: &matfile::NumericData) -> bool {
-    use matfile::NumericData as N;
-    match d {
-        N::Int8 { imag, .. } => imag.is_some(),
-        N::UInt8 { imag, .. } => imag.is_some(),
-        N::Int16 { imag, .. } => imag.is_some(),
-        N::UInt16 { imag, .. } => imag.is_some(),
-        N::Int32 { imag, .. } => imag.is_some(),
-        N::UInt32 { imag, .. } => imag.is_some(),
-        N::Int64 { imag, .. } => imag.is_some(),
-        N::UInt64 { imag, .. } => imag.is_some(),
-        N::Single { imag, .. } => imag.is_some(),
-        N::Double { imag, .. } => imag.is_some(),
-    }
-}
-
 // ------------------------------------------------------------ file layout
 
 const MI_INT8: u32 = 1;
@@ -269,6 +211,10 @@ const MI_COMPRESSED: u32 = 15;
 
 const CLASS_SPARSE: u8 = 5;
 const CLASS_FUNCTION: u8 = 16;
+
+/// Deflate expands at most about 1032 times: a compressed variable that
+/// declares more data than that is damaged, whatever the budget.
+const MAX_INFLATE_RATIO: u64 = 1032;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Endian {
@@ -303,15 +249,9 @@ fn u32_at(b: &[u8], off: usize, e: Endian) -> Option<u32> {
     })
 }
 
-/// One data element: its type, its data, and where the next one starts
-/// (`padded`: sub-elements are padded to 8 bytes; a top-level compressed
-/// element is not).
-fn element(
-    b: &[u8],
-    off: usize,
-    e: Endian,
-    padded: bool,
-) -> std::result::Result<(u32, &[u8], usize), String> {
+/// One top-level data element: its type, its data, and where the next one
+/// starts (a top-level compressed element is not padded to 8 bytes).
+fn element(b: &[u8], off: usize, e: Endian) -> std::result::Result<(u32, &[u8], usize), String> {
     let truncated = || "truncated data element".to_string();
     let first = u32_at(b, off, e).ok_or_else(truncated)?;
     if first >> 16 != 0 {
@@ -326,7 +266,7 @@ fn element(
     let n = u32_at(b, off + 4, e).ok_or_else(truncated)? as usize;
     let start = off + 8;
     let data = b.get(start..start + n).ok_or_else(truncated)?;
-    let next = if padded {
+    let next = if first == MI_MATRIX {
         start + n.div_ceil(8) * 8
     } else {
         start + n
@@ -334,14 +274,16 @@ fn element(
     Ok((first, data, next))
 }
 
-/// What the file says about one top-level variable.
+/// What the file says about one top-level variable, and where it is.
 #[derive(Debug, Clone, PartialEq)]
 struct VarInfo {
     name: String,
     class: u8,
-    dims: Vec<usize>,
+    dims: Vec<u64>,
     complex: bool,
     logical: bool,
+    /// The element's data in the file: offset, length, compressed or not.
+    at: (usize, usize, bool),
 }
 
 impl VarInfo {
@@ -384,7 +326,11 @@ impl VarInfo {
             .join("×");
         let complex = if self.complex { " complex" } else { "" };
         let sep = if size.is_empty() { "" } else { " " };
-        format!("{} ({size}{complex}{sep}{})", self.name, self.class_name())
+        let mut name: String = self.name.escape_debug().take(64).collect();
+        if self.name.chars().count() > 64 {
+            name.push('…');
+        }
+        format!("{name} ({size}{complex}{sep}{})", self.class_name())
     }
 
     /// Whether this variable can be a numeric matrix, and if not why.
@@ -393,7 +339,9 @@ impl VarInfo {
         if self.class == CLASS_SPARSE {
             return Err(format!(
                 "variable {name:?} is a sparse matrix, which is not supported; \
-                 save it as a full matrix ({name} = full({name}))"
+                 save it as a full matrix ({} = full({}))",
+                name.escape_debug(),
+                name.escape_debug()
             ));
         }
         if !self.is_numeric() {
@@ -418,198 +366,273 @@ impl VarInfo {
     }
 }
 
-/// Parses the sub-elements of a matrix: flags, dimensions, name and, when
-/// `with_data` and the class is numeric, the real part as f64.
-fn parse_matrix(
-    b: &[u8],
+/// The text of a read error inside an element.
+fn io_msg(e: &io::Error) -> String {
+    if e.kind() == io::ErrorKind::UnexpectedEof {
+        "truncated data element".to_string()
+    } else {
+        format!(
+            "corrupt or truncated compressed data ({})",
+            input::first_line(&e.to_string())
+        )
+    }
+}
+
+/// A sub-element's tag: type, byte count, and the data of a small element.
+struct Tag {
+    ty: u32,
+    n: usize,
+    small: Option<[u8; 4]>,
+}
+
+fn read_tag<R: Read>(r: &mut R, e: Endian) -> std::result::Result<Tag, String> {
+    let mut t = [0u8; 8];
+    r.read_exact(&mut t).map_err(|e| io_msg(&e))?;
+    let first = u32_at(&t, 0, e).expect("8 bytes");
+    if first >> 16 != 0 {
+        let n = (first >> 16) as usize;
+        if n > 4 {
+            return Err("malformed small data element".into());
+        }
+        return Ok(Tag {
+            ty: first & 0xffff,
+            n,
+            small: Some([t[4], t[5], t[6], t[7]]),
+        });
+    }
+    Ok(Tag {
+        ty: first,
+        n: u32_at(&t, 4, e).expect("8 bytes") as usize,
+        small: None,
+    })
+}
+
+/// Reads a sub-element of at most `max` bytes whole, with its padding.
+fn read_sub<R: Read>(
+    r: &mut R,
     e: Endian,
-    with_data: bool,
-) -> std::result::Result<(VarInfo, Option<Vec<f64>>), String> {
-    let (ty, flags, off) = element(b, 0, e, true)?;
+    max: usize,
+    what: &str,
+) -> std::result::Result<(u32, Vec<u8>), String> {
+    let tag = read_tag(r, e)?;
+    if let Some(small) = tag.small {
+        return Ok((tag.ty, small[..tag.n].to_vec()));
+    }
+    if tag.n > max {
+        return Err(format!("malformed {what} ({} bytes)", tag.n));
+    }
+    let mut data = vec![0u8; tag.n.div_ceil(8) * 8];
+    r.read_exact(&mut data).map_err(|e| io_msg(&e))?;
+    data.truncate(tag.n);
+    Ok((tag.ty, data))
+}
+
+/// Reads the flags, dimensions and name of a matrix from the start of its
+/// data (the stream is then at its first data sub-element).
+fn read_matrix_header<R: Read>(
+    r: &mut R,
+    e: Endian,
+    at: (usize, usize, bool),
+) -> std::result::Result<VarInfo, String> {
+    let (ty, flags) = read_sub(r, e, 8, "array flags")?;
     if ty != MI_UINT32 || flags.len() != 8 {
         return Err("malformed array flags".into());
     }
-    let f = u32_at(flags, 0, e).unwrap_or(0);
+    let f = u32_at(&flags, 0, e).expect("8 bytes");
     let class = (f & 0xff) as u8;
     // Objects (MATLAB strings, tables…) have no dimensions sub-element.
-    let (dims, off) = if class >= CLASS_FUNCTION {
-        (Vec::new(), off)
+    let dims = if class >= CLASS_FUNCTION {
+        Vec::new()
     } else {
-        let (ty, dims, off) = element(b, off, e, true)?;
+        let (ty, raw) = read_sub(r, e, 4 * 256, "array dimensions")?;
         if ty != MI_INT32 {
             return Err("malformed array dimensions".into());
         }
-        let dims: Vec<usize> = (0..dims.len() / 4)
-            .map(|k| u32_at(dims, 4 * k, e).unwrap_or(0) as usize)
-            .collect();
-        (dims, off)
+        let mut dims = Vec::with_capacity(raw.len() / 4);
+        for k in 0..raw.len() / 4 {
+            let d = u32_at(&raw, 4 * k, e).expect("in range") as i32;
+            dims.push(u64::try_from(d).map_err(|_| format!("negative array dimension {d}"))?);
+        }
+        dims
     };
-    let (ty, name, off) = element(b, off, e, true)?;
+    // MATLAB's names have at most 63 characters.
+    let (ty, name) = read_sub(r, e, 4096, "array name")?;
     if ty != MI_INT8 {
         return Err("malformed array name".into());
     }
-    let info = VarInfo {
-        name: String::from_utf8_lossy(name).into_owned(),
+    Ok(VarInfo {
+        name: String::from_utf8_lossy(&name).into_owned(),
         class,
         dims,
         complex: f & 0x0800 != 0,
         logical: f & 0x0200 != 0,
-    };
-    if !with_data || !info.is_numeric() {
-        return Ok((info, None));
-    }
-    let (ty, raw, _) = element(b, off, e, true)?;
-    let values = numbers(ty, raw, e)?;
-    Ok((info, Some(values)))
-}
-
-/// Decodes a numeric sub-element of any storage type.
-fn numbers(ty: u32, raw: &[u8], e: Endian) -> std::result::Result<Vec<f64>, String> {
-    macro_rules! conv {
-        ($t:ty, $n:expr) => {
-            raw.chunks_exact($n)
-                .map(|c| {
-                    let a: [u8; $n] = c.try_into().expect("chunk");
-                    (match e {
-                        Endian::Little => <$t>::from_le_bytes(a),
-                        Endian::Big => <$t>::from_be_bytes(a),
-                    }) as f64
-                })
-                .collect()
-        };
-    }
-    Ok(match ty {
-        1 => conv!(i8, 1),
-        2 => conv!(u8, 1),
-        3 => conv!(i16, 2),
-        4 => conv!(u16, 2),
-        5 => conv!(i32, 4),
-        6 => conv!(u32, 4),
-        7 => conv!(f32, 4),
-        9 => conv!(f64, 8),
-        12 => conv!(i64, 8),
-        13 => conv!(u64, 8),
-        _ => return Err(format!("unsupported numeric storage type {ty}")),
+        at,
     })
 }
 
-/// Walks the top-level elements: every variable's description, and the
-/// data of the one named `want` if any.
-#[allow(clippy::type_complexity)]
-fn scan(
-    b: &[u8],
-    e: Endian,
-    want: Option<&str>,
-) -> std::result::Result<(Vec<VarInfo>, Option<Vec<f64>>), String> {
+/// How many header bytes of a compressed element are inflated to list it
+/// (flags, up to 256 dimensions, a name of up to 4096 bytes, and tags).
+const LIST_PREFIX: u64 = 8 * 1024;
+
+/// What listing one variable costs, roughly.
+const VAR_BYTES: u64 = 160;
+
+/// Walks the top-level elements and describes every variable, up to
+/// `max_vars` of them.
+fn scan(b: &[u8], e: Endian, max_vars: u64) -> std::result::Result<Vec<VarInfo>, String> {
     let mut vars: Vec<VarInfo> = Vec::new();
-    let mut found = None;
     let mut first_error = None;
     let mut off = 128;
+    // One inflater for all compressed elements: a file of many small ones
+    // must not cost a fresh one each.
+    let mut z = flate2::bufread::ZlibDecoder::new(&b[..0]);
     while off + 8 <= b.len() {
-        let (ty, data, next) = element(b, off, e, false)?;
+        if vars.len() as u64 >= max_vars {
+            return Err(format!(
+                "more than {max_vars} variables, beyond what the memory limit allows to list"
+            ));
+        }
+        let (ty, data, next) = element(b, off, e)?;
+        let start = data.as_ptr() as usize - b.as_ptr() as usize;
         let parsed = match ty {
-            MI_MATRIX => parse_matrix_top(data, e, want).map(Some),
-            MI_COMPRESSED => compressed_matrix(data, e, want),
+            MI_MATRIX => {
+                read_matrix_header(&mut &data[..], e, (start, data.len(), false)).map(Some)
+            }
+            MI_COMPRESSED => {
+                z.reset(data);
+                let mut z = (&mut z).take(LIST_PREFIX);
+                match read_tag(&mut z, e) {
+                    Ok(tag) if tag.ty == MI_MATRIX && tag.small.is_none() => {
+                        read_matrix_header(&mut z, e, (start, data.len(), true)).map(Some)
+                    }
+                    Ok(_) => Ok(None),
+                    Err(err) => Err(err),
+                }
+            }
             _ => Ok(None),
         };
         match parsed {
-            Ok(Some((info, values))) => {
-                if values.is_some() {
-                    found = values;
-                }
-                // MATLAB's unnamed subsystem element is not a variable.
-                if !info.name.is_empty() {
-                    vars.push(info);
-                }
-            }
-            Ok(None) => {}
+            // MATLAB's unnamed subsystem element is not a variable.
+            Ok(Some(info)) if !info.name.is_empty() => vars.push(info),
+            Ok(_) => {}
             // One element we cannot make sense of need not hide the others.
             Err(err) => {
                 first_error.get_or_insert(err);
             }
         }
-        off = if ty == MI_MATRIX {
-            off + 8 + data.len().div_ceil(8) * 8
-        } else {
-            next
-        };
+        off = next;
     }
     match first_error {
         Some(err) if vars.is_empty() => Err(err),
-        _ => Ok((vars, found)),
+        _ => Ok(vars),
     }
 }
 
-/// A compressed top-level element: its description from the first bytes,
-/// and its data, fully inflated, when it is the one wanted.
-#[allow(clippy::type_complexity)]
-fn compressed_matrix(
-    data: &[u8],
+/// Bytes per value of a numeric storage type.
+fn storage_size(ty: u32) -> Option<usize> {
+    match ty {
+        1 | 2 => Some(1),
+        3 | 4 => Some(2),
+        5..=7 => Some(4),
+        9 | 12 | 13 => Some(8),
+        _ => None,
+    }
+}
+
+/// One value of storage type `ty` (whose size `c` has).
+fn decode(ty: u32, c: &[u8], e: Endian) -> f64 {
+    macro_rules! conv {
+        ($t:ty) => {{
+            let a = c.try_into().expect("value size");
+            (match e {
+                Endian::Little => <$t>::from_le_bytes(a),
+                Endian::Big => <$t>::from_be_bytes(a),
+            }) as f64
+        }};
+    }
+    match ty {
+        1 => conv!(i8),
+        2 => conv!(u8),
+        3 => conv!(i16),
+        4 => conv!(u16),
+        5 => conv!(i32),
+        6 => conv!(u32),
+        7 => conv!(f32),
+        9 => conv!(f64),
+        12 => conv!(i64),
+        _ => conv!(u64),
+    }
+}
+
+/// Reads the real part of a numeric matrix (already checked usable, within
+/// the budget, and non-empty), in row-major order: the values are placed
+/// as they stream in, with no column-major copy.
+fn read_values(b: &[u8], e: Endian, info: &VarInfo) -> std::result::Result<Vec<f64>, String> {
+    let (start, len, compressed) = info.at;
+    let data = &b[start..start + len];
+    let name = &info.name;
+    if compressed {
+        let mut z = flate2::bufread::ZlibDecoder::new(data);
+        read_tag(&mut z, e)?;
+        read_matrix_header(&mut z, e, info.at)?;
+        read_real_part(&mut z, e, info, Some(len as u64))
+    } else {
+        let mut r = data;
+        read_matrix_header(&mut r, e, info.at)?;
+        read_real_part(&mut r, e, info, None)
+    }
+    .map_err(|m| format!("variable {name:?}: {m}"))
+}
+
+fn read_real_part<R: Read>(
+    r: &mut R,
     e: Endian,
-    want: Option<&str>,
-) -> std::result::Result<Option<(VarInfo, Option<Vec<f64>>)>, String> {
-    /// Enough of an inflated element for its flags, dimensions and name.
-    const PREFIX: usize = 1024;
-    let head = inflate::zlib(data, PREFIX)?;
-    let (ty, inner) = match element(&head, 0, e, false) {
-        Ok((ty, inner, _)) => (ty, inner),
-        // The prefix cut the element short: read just its start.
-        Err(_) if head.len() >= 8 && u32_at(&head, 0, e) == Some(MI_MATRIX) => {
-            (MI_MATRIX, &head[8..])
+    info: &VarInfo,
+    compressed_len: Option<u64>,
+) -> std::result::Result<Vec<f64>, String> {
+    let (rows, cols) = (info.dims[0] as usize, info.dims[1] as usize);
+    let count = rows * cols;
+    let tag = read_tag(r, e)?;
+    let size = storage_size(tag.ty)
+        .ok_or_else(|| format!("unsupported numeric storage type {}", tag.ty))?;
+    if tag.n % size != 0 || tag.n / size != count {
+        return Err(format!(
+            "{} values for a {rows}×{cols} matrix",
+            tag.n / size
+        ));
+    }
+    if let Some(clen) = compressed_len
+        && tag.n as u64 > clen.saturating_mul(MAX_INFLATE_RATIO)
+    {
+        return Err(format!(
+            "its {clen} compressed bytes cannot hold the {} bytes of data its header declares (a damaged file)",
+            tag.n
+        ));
+    }
+    let mut out: Vec<f64> = Vec::new();
+    out.try_reserve_exact(count)
+        .map_err(|_| format!("out of memory for {count} values"))?;
+    out.resize(count, 0.0);
+    let mut place = |k: usize, v: f64| out[(k % rows) * cols + k / rows] = v;
+    if let Some(small) = tag.small {
+        for (k, c) in small[..tag.n].chunks_exact(size).enumerate() {
+            place(k, decode(tag.ty, c, e));
         }
-        Err(_) => return Err("malformed compressed element".into()),
-    };
-    if ty != MI_MATRIX {
-        return Ok(None);
+        return Ok(out);
     }
-    let (info, _) = parse_matrix(inner, e, false)?;
-    if want == Some(info.name.as_str()) && info.is_numeric() {
-        let full = inflate::zlib(data, usize::MAX)?;
-        let (_, inner, _) = element(&full, 0, e, false)?;
-        let values = parse_matrix(inner, e, true)?.1;
-        return Ok(Some((info, values)));
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut k = 0;
+    let mut left = tag.n;
+    while left > 0 {
+        let m = left.min(chunk.len());
+        r.read_exact(&mut chunk[..m]).map_err(|e| io_msg(&e))?;
+        for c in chunk[..m].chunks_exact(size) {
+            place(k, decode(tag.ty, c, e));
+            k += 1;
+        }
+        left -= m;
     }
-    Ok(Some((info, None)))
-}
-
-fn parse_matrix_top(
-    data: &[u8],
-    e: Endian,
-    want: Option<&str>,
-) -> std::result::Result<(VarInfo, Option<Vec<f64>>), String> {
-    let (info, _) = parse_matrix(data, e, false)?;
-    if want == Some(info.name.as_str()) && info.is_numeric() {
-        return parse_matrix(data, e, true);
-    }
-    Ok((info, None))
-}
-
-/// Reads one numeric variable's data (column-major) without `matfile`.
-fn read_var(b: &[u8], e: Endian, name: &str) -> std::result::Result<Vec<f64>, String> {
-    scan(b, e, Some(name))?
-        .1
-        .ok_or_else(|| format!("cannot read the data of variable {name:?}"))
-}
-
-/// zlib streams of compressed `.mat` elements, via `libflate` (already
-/// `matfile`'s decompressor).
-mod inflate {
-    use std::io::Read;
-
-    type R<T> = std::result::Result<T, String>;
-
-    /// Decompresses a zlib stream, stopping once `limit` bytes are out (the
-    /// head of an element is enough to list it).
-    pub(super) fn zlib(data: &[u8], limit: usize) -> R<Vec<u8>> {
-        let decoder = libflate::zlib::Decoder::new(data)
-            .map_err(|e| format!("compressed element is not a zlib stream ({e})"))?;
-        let mut out = Vec::new();
-        decoder
-            .take(limit.try_into().unwrap_or(u64::MAX))
-            .read_to_end(&mut out)
-            .map_err(|e| format!("corrupt or truncated compressed data ({e})"))?;
-        Ok(out)
-    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -685,15 +708,6 @@ mod tests {
     }
 
     #[test]
-    fn inflates_stored_blocks_and_stops_at_the_limit() {
-        let data: Vec<u8> = (0..1000u32).map(|i| (i * 7 % 251) as u8).collect();
-        let z = zlib_stored(&data);
-        assert_eq!(inflate::zlib(&z, usize::MAX).unwrap(), data);
-        assert!(inflate::zlib(&z, 150).unwrap().len() < 1000);
-        assert!(inflate::zlib(&z[..50], usize::MAX).is_err());
-    }
-
-    #[test]
     fn reads_column_major_with_labels() {
         // fea = [1 2 3; 4 5 6], stored column-major; gnd as uint8 storage.
         let fea = matrix("fea", 6, &[2, 3], 9, &f64s(&[1., 4., 2., 5., 3., 6.]));
@@ -732,14 +746,12 @@ mod tests {
     }
 
     #[test]
-    fn int32_matrices_read_without_matfile() {
+    fn int32_matrices_read() {
         let data: Vec<u8> = [1i32, -3, 2, 4]
             .iter()
             .flat_map(|v| v.to_le_bytes())
             .collect();
         let b = file(&[matrix("X", 12, &[2, 2], 5, &data)]);
-        // The reason for the fallback: matfile 0.5 refuses int32 storage.
-        assert!(matfile::MatFile::parse(&b[..]).is_err());
         let ds = parse(&b, "t.mat", &LoadOptions::default()).unwrap();
         assert_eq!(*ds.x, ndarray::array![[1., 2.], [-3., 4.]]);
     }
@@ -752,37 +764,6 @@ mod tests {
         assert_eq!((ds.n(), ds.p()), (3, 2));
         assert_eq!(ds.x.row(0).to_vec(), [1., 4.]);
         assert_eq!(ds.notes.len(), 1);
-    }
-
-    /// The fallback reader (and its inflater) against `matfile` on files
-    /// MATLAB wrote and compressed.
-    #[test]
-    fn own_reader_matches_matfile_on_reference_files() {
-        let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data"));
-        if !dir.is_dir() {
-            eprintln!("skipping: {} is absent", dir.display());
-            return;
-        }
-        for f in ["lung_discrete.mat", "isolet.mat"] {
-            let b = std::fs::read(dir.join(f)).unwrap();
-            let e = check_header(&b).unwrap();
-            let mf = matfile::MatFile::parse(&b[..]).unwrap();
-            let (vars, _) = scan(&b, e, None).unwrap();
-            assert_eq!(
-                vars.iter().map(|v| v.name.as_str()).collect::<Vec<_>>(),
-                ["fea", "gnd"]
-            );
-            for v in &vars {
-                let a = mf.find_by_name(&v.name).unwrap();
-                assert_eq!(&v.dims, a.size(), "{f} {}", v.name);
-                assert_eq!(
-                    read_var(&b, e, &v.name).unwrap(),
-                    to_f64(a.data()),
-                    "{f} {}",
-                    v.name
-                );
-            }
-        }
     }
 
     #[test]
@@ -798,7 +779,6 @@ mod tests {
         obj.extend(body);
         let subsystem = matrix("", 9, &[1, 8], 2, &[0; 8]);
         let b = file(&[fea, compressed(&obj), subsystem]);
-        assert!(matfile::MatFile::parse(&b[..]).is_err());
         let ds = parse(&b, "t.mat", &LoadOptions::default()).unwrap();
         assert_eq!(*ds.x, ndarray::array![[1.], [2.]]);
         let o = LoadOptions {

@@ -9,6 +9,7 @@ pub mod bundled;
 pub mod delimited;
 pub mod generate;
 pub mod idx;
+pub(crate) mod input;
 pub mod matv5;
 pub mod npy;
 pub mod preprocess;

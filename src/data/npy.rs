@@ -1,10 +1,11 @@
 //! NumPy `.npy` files: one 2-D array, n × p, of floats, integers or booleans,
 //! in C or Fortran order and either byte order.
 
+use super::input::{self, Budget, NAME_BYTES, product};
 use super::{Dataset, LabelChoice, Labels, LoadOptions, Missing};
 use crate::error::{Error, Result};
 use ndarray::{Array2, Axis};
-use ndarray_npy::npy::header::{Header, ReadHeaderError};
+use ndarray_npy::npy::header::{Header, ParseHeaderError, ReadHeaderError};
 use ndarray_npy::{ReadNpyError, ReadNpyExt};
 use std::io::{BufReader, ErrorKind, Read, Seek};
 use std::path::Path;
@@ -15,27 +16,192 @@ use std::path::Path;
 ///
 /// The file is streamed, not read whole first: the data lands straight in
 /// the array (for little-endian f64, the common case, with no conversion),
-/// so a large file is never in memory twice.
+/// so a large file is never in memory twice. The shape in the header is
+/// checked against the file's length and the memory budget before any
+/// of it is allocated.
 pub fn read(path: &Path, opts: &LoadOptions) -> Result<Dataset> {
-    let shown = path.display().to_string();
-    let file = std::fs::File::open(path).map_err(|e| Error::io(&shown, e))?;
-    parse_from(BufReader::new(file), &shown, opts)
+    let shown = input::shown(path);
+    let (file, len) = input::open(path, &shown)?;
+    parse_from(BufReader::new(file), len, &shown, opts)
 }
 
 /// Reads `.npy` bytes; `origin` starts every message.
 #[cfg(test)]
 pub(crate) fn parse(bytes: &[u8], origin: &str, opts: &LoadOptions) -> Result<Dataset> {
-    parse_from(std::io::Cursor::new(bytes), origin, opts)
+    parse_from(
+        std::io::Cursor::new(bytes),
+        bytes.len() as u64,
+        origin,
+        opts,
+    )
 }
 
-/// Reads a `.npy` stream from its start; `origin` starts every message.
-fn parse_from<R: Read + Seek>(mut reader: R, origin: &str, opts: &LoadOptions) -> Result<Dataset> {
+/// The element types read, by their descriptor, with their size in bytes.
+const DTYPES: [(&str, u64); 20] = [
+    ("<f8", 8),
+    (">f8", 8),
+    ("<f4", 4),
+    (">f4", 4),
+    ("<i8", 8),
+    (">i8", 8),
+    ("<i4", 4),
+    (">i4", 4),
+    ("<i2", 2),
+    (">i2", 2),
+    ("<u8", 8),
+    (">u8", 8),
+    ("<u4", 4),
+    (">u4", 4),
+    ("<u2", 2),
+    (">u2", 2),
+    ("|i1", 1),
+    ("|u1", 1),
+    ("|b1", 1),
+    ("i1", 1),
+];
+
+/// The size of one element of a supported dtype.
+fn dtype_size(descr: &str) -> Option<u64> {
+    match descr {
+        "u1" | "b" | "B" => Some(1),
+        _ => DTYPES.iter().find(|(d, _)| *d == descr).map(|&(_, s)| s),
+    }
+}
+
+/// The header's problem in a few words (the parser's own text for a
+/// malformed dictionary is a multi-line syntax diagram).
+fn header_problem(e: &ReadHeaderError) -> String {
+    let text = match e {
+        ReadHeaderError::Io(e) if e.kind() == ErrorKind::UnexpectedEof => {
+            "the header is cut short".to_string()
+        }
+        ReadHeaderError::Parse(ParseHeaderError::MagicString) => {
+            "it does not start with the .npy magic string".to_string()
+        }
+        ReadHeaderError::Parse(ParseHeaderError::DictParse(_)) => {
+            "the header is not a Python dictionary literal".to_string()
+        }
+        e => input::first_line(&e.to_string()).to_string(),
+    };
+    shorten(&text)
+}
+
+/// At most 120 characters of a third party's text (it may quote a value
+/// from the file).
+fn shorten(text: &str) -> String {
+    const MAX: usize = 120;
+    if text.chars().count() > MAX {
+        let cut: String = text.chars().take(MAX).collect();
+        format!("{cut}…")
+    } else {
+        text.to_string()
+    }
+}
+
+/// The longest header read: numpy writes about a hundred bytes (a few
+/// thousand for structured dtypes, which are not read anyway).
+const MAX_HEADER: u64 = 1 << 20;
+/// The deepest nesting of brackets read: the dictionary and the shape tuple
+/// need two. The header parser backtracks exponentially on deep nesting
+/// (twelve unclosed braces take seconds, twenty would take days).
+const MAX_DEPTH: usize = 4;
+
+/// Checks the start of the file before the header parser sees it: the
+/// header must fit in the `len` bytes of the file (a version-2 header may
+/// claim 4 GiB, which the parser would allocate), be of a sane length, and
+/// not nest brackets deeper than [`MAX_DEPTH`].
+fn check_header_start<R: Read + Seek>(reader: &mut R, len: u64, origin: &str) -> Result<()> {
+    let bad = |why: String| Error::Data(format!("{origin}: not a readable .npy file ({why})"));
+    let mut pre = [0u8; 12];
+    let got = read_up_to(reader, &mut pre).map_err(|e| Error::io(origin, e))?;
+    if got >= 10 && pre.starts_with(b"\x93NUMPY") {
+        let (header_len, prefix) = match pre[6] {
+            1 => (u64::from(u16::from_le_bytes([pre[8], pre[9]])), 10),
+            _ if got >= 12 => (
+                u64::from(u32::from_le_bytes([pre[8], pre[9], pre[10], pre[11]])),
+                12,
+            ),
+            _ => (0, 0),
+        };
+        if header_len + prefix > len {
+            return Err(bad(format!(
+                "its header claims {header_len} bytes, the file has {len}"
+            )));
+        }
+        if header_len > MAX_HEADER {
+            return Err(bad(format!("a header of {header_len} bytes")));
+        }
+        if prefix > 0 {
+            reader
+                .seek(std::io::SeekFrom::Start(prefix))
+                .map_err(|e| Error::io(origin, e))?;
+            let mut head = vec![0u8; header_len as usize];
+            let got = read_up_to(reader, &mut head).map_err(|e| Error::io(origin, e))?;
+            let depth = nesting(&head[..got]);
+            if depth > MAX_DEPTH {
+                return Err(bad(format!(
+                    "the header nests brackets {depth} deep, not a .npy header dictionary"
+                )));
+            }
+        }
+    }
+    reader.rewind().map_err(|e| Error::io(origin, e))?;
+    Ok(())
+}
+
+/// Fills `buf` as far as the stream goes; returns how much was read.
+fn read_up_to<R: Read>(r: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+/// The deepest nesting of brackets outside quotes (closing ones ignored
+/// when unmatched: what counts is how deep the parser may have to go).
+fn nesting(text: &[u8]) -> usize {
+    let (mut depth, mut deepest, mut quote) = (0usize, 0, None);
+    for &c in text {
+        match (quote, c) {
+            (Some(q), _) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'\'' | b'"') => quote = Some(c),
+            (None, b'(' | b'[' | b'{') => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            (None, b')' | b']' | b'}') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// Reads a `.npy` stream of `len` bytes from its start; `origin` starts
+/// every message.
+fn parse_from<R: Read + Seek>(
+    mut reader: R,
+    len: u64,
+    origin: &str,
+    opts: &LoadOptions,
+) -> Result<Dataset> {
+    check_header_start(&mut reader, len, origin)?;
     let header = Header::from_reader(&mut reader).map_err(|e| match e {
-        // A failing device or a directory, not a malformed file.
+        // A failing device, not a malformed file.
         ReadHeaderError::Io(e) if e.kind() != ErrorKind::UnexpectedEof => Error::io(origin, e),
-        e => Error::Data(format!("{origin}: not a readable .npy file ({e})")),
+        e => Error::Data(format!(
+            "{origin}: not a readable .npy file ({})",
+            header_problem(&e)
+        )),
     })?;
-    let dtype = header.type_descriptor.to_string();
+    let data_start = reader.stream_position().map_err(|e| Error::io(origin, e))?;
+    let dtype = shorten(&header.type_descriptor.to_string());
     let shape = &header.shape;
     if shape.len() != 2 {
         let dims = shape
@@ -49,22 +215,74 @@ fn parse_from<R: Read + Seek>(mut reader: R, origin: &str, opts: &LoadOptions) -
             _ => "flatten the trailing axes, e.g. x.reshape(len(x), -1)",
         };
         return Err(Error::Data(format!(
-            "{origin}: {}-D array of shape ({dims}{}), expected a 2-D array of n rows × p features ({hint})",
+            "{origin}: {}-D array of shape ({}{}), expected a 2-D array of n rows × p features ({hint})",
             shape.len(),
+            shorten(&dims),
             if shape.len() == 1 { "," } else { "" },
         )));
     }
+    let descr = match &header.type_descriptor {
+        py_literal::Value::String(s) => s.as_str(),
+        _ => "",
+    };
+    let Some(size) = dtype_size(descr) else {
+        return Err(Error::Data(format!(
+            "{origin}: unsupported dtype {dtype}; expected floats, integers or booleans"
+        )));
+    };
+    let (n, p) = (shape[0] as u64, shape[1] as u64);
+    let want = product(&[n, p, size]);
+    let have = len.saturating_sub(data_start);
+    if want != u128::from(have) {
+        let declared = format!(
+            "{origin}: cannot read the .npy data: the header declares a {n} × {p} array of {dtype} ({}), but the file holds {have} bytes after the header",
+            input::fmt_need(want)
+        );
+        return Err(Error::Data(if want > u128::from(have) {
+            format!("{declared} (truncated or damaged)")
+        } else {
+            format!("{declared} (data appended or a damaged header)")
+        }));
+    }
+    if n == 0 {
+        return Err(Error::Data(format!(
+            "{origin}: no data rows (shape ({n}, {p}))"
+        )));
+    }
+    if p == 0 {
+        return Err(Error::Data(format!(
+            "{origin}: no feature columns (shape ({n}, {p}))"
+        )));
+    }
+    // The array as read, its f64 copy unless it is f64, a C-order copy of
+    // a Fortran-order array or one without the label column, and the
+    // feature names.
+    let count = product(&[n, p]);
+    let mut need = count * 8 + u128::from(p) * u128::from(NAME_BYTES);
+    if size != 8 || !descr.contains('f') {
+        need += count * u128::from(size);
+    }
+    if header.layout.is_fortran() || matches!(opts.label, LabelChoice::Index(_)) {
+        need += count * 8;
+    }
+    Budget::of(opts).check(
+        origin,
+        need,
+        &format!("a {n} × {p} array of {dtype} read as 8-byte floats"),
+    )?;
 
-    let mut x = read_as_f64(&mut reader).map_err(|e| match e {
+    let mut x = read_as_f64(&mut reader, descr).map_err(|e| match e {
         ReadNpyError::WrongDescriptor(_) => Error::Data(format!(
             "{origin}: unsupported dtype {dtype}; expected floats, integers or booleans"
         )),
-        e => Error::Data(format!("{origin}: cannot read the .npy data ({e})")),
+        e => Error::Data(format!(
+            "{origin}: cannot read the .npy data ({})",
+            shorten(input::first_line(&e.to_string()))
+        )),
     })?;
     if !x.is_standard_layout() {
         x = x.as_standard_layout().into_owned();
     }
-
     let labels = match &opts.label {
         LabelChoice::Auto | LabelChoice::None => None,
         LabelChoice::Name(name) => {
@@ -108,35 +326,31 @@ fn parse_from<R: Read + Seek>(mut reader: R, origin: &str, opts: &LoadOptions) -
     Ok(ds)
 }
 
-/// Reads the array as whatever numeric type the header declares, trying
-/// each type from the start of the stream (a wrong type is refused on the
-/// header, before any data is read).
-fn read_as_f64<R: Read + Seek>(reader: &mut R) -> std::result::Result<Array2<f64>, ReadNpyError> {
-    macro_rules! attempt {
-        ($($t:ty),*) => {
-            $(
-                reader.rewind()?;
-                match Array2::<$t>::read_npy(&mut *reader) {
-                    Ok(a) => return Ok(a.mapv(|v| v as f64)),
-                    Err(ReadNpyError::WrongDescriptor(_)) => {}
-                    Err(e) => return Err(e),
-                }
-            )*
-        };
+/// Reads the array as the type `descr` names, from the start of the stream
+/// (the reader parses the header again).
+fn read_as_f64<R: Read + Seek>(
+    reader: &mut R,
+    descr: &str,
+) -> std::result::Result<Array2<f64>, ReadNpyError> {
+    fn as_f64<T: Copy + Into<f64>>(a: Array2<T>) -> Array2<f64> {
+        a.mapv(Into::into)
     }
+    reader.rewind()?;
+    let r = &mut *reader;
     // f64 as is: a converting copy of a large file would double its memory.
-    reader.rewind()?;
-    match Array2::<f64>::read_npy(&mut *reader) {
-        Ok(a) => return Ok(a),
-        Err(ReadNpyError::WrongDescriptor(_)) => {}
-        Err(e) => return Err(e),
-    }
-    attempt!(f32, i64, i32, i16, i8, u64, u32, u16, u8);
-    reader.rewind()?;
-    match Array2::<bool>::read_npy(&mut *reader) {
-        Ok(a) => Ok(a.mapv(|v| f64::from(u8::from(v)))),
-        Err(e) => Err(e),
-    }
+    Ok(match &descr[descr.len().saturating_sub(2)..] {
+        "f8" => Array2::<f64>::read_npy(r)?,
+        "f4" => as_f64(Array2::<f32>::read_npy(r)?),
+        "i8" => Array2::<i64>::read_npy(r)?.mapv(|v| v as f64),
+        "i4" => as_f64(Array2::<i32>::read_npy(r)?),
+        "i2" => as_f64(Array2::<i16>::read_npy(r)?),
+        "u8" => Array2::<u64>::read_npy(r)?.mapv(|v| v as f64),
+        "u4" => as_f64(Array2::<u32>::read_npy(r)?),
+        "u2" => as_f64(Array2::<u16>::read_npy(r)?),
+        "b1" => Array2::<bool>::read_npy(r)?.mapv(|v| f64::from(u8::from(v))),
+        "i1" | "b" => as_f64(Array2::<i8>::read_npy(r)?),
+        _ => as_f64(Array2::<u8>::read_npy(r)?),
+    })
 }
 
 /// Applies the missing-value policy to non-finite cells: refuse the file
@@ -245,6 +459,21 @@ pub(crate) mod tests {
         let b = npy_bytes("<f8", false, "(2, 2)", &f64s(&[1., 2., 3.]));
         let e = parse(&b, "t.npy", &o).unwrap_err().to_string();
         assert!(e.contains("cannot read the .npy data"), "{e}");
+    }
+
+    #[test]
+    fn deeply_nested_headers_are_refused_before_parsing() {
+        assert_eq!(nesting(b"{'descr': '<f8', 'shape': (2, 3), }"), 2);
+        assert_eq!(nesting(b"{'a': '((((((', 'b': [(1,)]}"), 3);
+        let o = LoadOptions::default();
+        let mut b = npy_bytes("<f8", false, "(1, 1)", &f64s(&[1.0]));
+        // Twenty unclosed braces: days of backtracking in the parser.
+        b[10..30].copy_from_slice(&[b'{'; 20]);
+        let e = parse(&b, "d.npy", &o).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "d.npy: not a readable .npy file (the header nests brackets 20 deep, not a .npy header dictionary)"
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Where a dataset comes from: a file, a bundled name or a generator.
 
+use super::input::{self, Budget};
 use super::{Dataset, LoadOptions, bundled, delimited, generate, idx, matv5, npy, preprocess};
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -24,7 +25,13 @@ impl DataSource {
             let mut parts = rest.split(',');
             let name = parts.next().unwrap_or("").trim().to_string();
             let mut params = Vec::new();
-            for part in parts.filter(|p| !p.trim().is_empty()) {
+            for (i, part) in parts.enumerate() {
+                if part.trim().is_empty() {
+                    return Err(Error::Param(format!(
+                        "{spec}: parameter {} is empty; give key=value pairs separated by single commas, as in gen:blobs,n=1000,k=5",
+                        i + 1
+                    )));
+                }
                 let (k, v) = part.split_once('=').ok_or_else(|| {
                     Error::Param(format!(
                         "generator parameter '{part}' must be key=value, as in gen:blobs,n=1000,k=5"
@@ -66,10 +73,19 @@ impl DataSource {
 }
 
 /// Loads a source into a validated dataset (not yet scaled).
+///
+/// Only regular files are read: a FIFO, socket, device or directory is
+/// refused from its metadata, before it is opened (a FIFO would block the
+/// open forever, `/dev/urandom` never ends). Every size a file declares,
+/// and every decompressed length, is checked against the bytes there are
+/// and against `opts.max_memory` before it is allocated; a refusal is one
+/// line naming the file, the limit and what to do.
 pub fn load(src: &DataSource, opts: &LoadOptions) -> Result<Dataset> {
     let mut ds = match src {
         DataSource::Bundled(name) => bundled::load(bundled::find(name).expect("known"), opts)?,
-        DataSource::Generator { name, params } => generate::generate(name, params)?,
+        DataSource::Generator { name, params } => {
+            generate::generate_within(name, params, opts.max_memory)?
+        }
         DataSource::File(path) => load_file(path, opts)?,
     };
     preprocess::resolve_missing(&mut ds, opts.missing)?;
@@ -87,7 +103,7 @@ fn idx_name(path: &Path) -> String {
 }
 
 fn load_file(path: &Path, opts: &LoadOptions) -> Result<Dataset> {
-    let shown = path.display().to_string();
+    let shown = input::shown(path);
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
@@ -99,7 +115,7 @@ fn load_file(path: &Path, opts: &LoadOptions) -> Result<Dataset> {
         _ => {
             // IDX (MNIST's format) is recognised by its header, gzipped or
             // not; everything else is delimited text (also inside .gz).
-            let bytes = idx::read_maybe_gz(path)?;
+            let mut bytes = input::read_maybe_gz(path, &shown, &Budget::of(opts))?;
             if idx::looks_like_idx(&bytes) {
                 let mut ds = idx::read(path, &bytes, opts)?;
                 ds.name = idx_name(path);
@@ -107,6 +123,10 @@ fn load_file(path: &Path, opts: &LoadOptions) -> Result<Dataset> {
                 ds.inputs.insert(0, path.to_path_buf());
                 return Ok(ds);
             }
+            if let Some(pos) = bytes.iter().position(|&b| b == 0) {
+                return Err(input::binary_data(&shown, pos, ""));
+            }
+            delimited::lone_cr_to_lf(&mut bytes);
             let text = String::from_utf8(bytes).map_err(|e| {
                 Error::Data(format!(
                     "{shown}: not UTF-8 text (invalid byte at offset {}); expected a delimited text file, .npy, .mat or IDX (MNIST)",
@@ -142,6 +162,10 @@ mod tests {
         assert_eq!(s.spec(), "gen:blobs,n=100,k=3");
         assert!(DataSource::parse("gen:blobs,n").is_err());
         assert!(DataSource::parse("gen:nosuch").is_err());
+        let e = DataSource::parse("gen:blobs,,,").unwrap_err().to_string();
+        assert!(e.starts_with("gen:blobs,,,: parameter 1 is empty"), "{e}");
+        let e = DataSource::parse("gen:blobs,n=5,").unwrap_err().to_string();
+        assert!(e.contains("parameter 2 is empty"), "{e}");
     }
 
     #[test]

@@ -1,0 +1,501 @@
+//! The mutator: generic byte-level changes and changes that know where a
+//! format keeps its header fields, from one seeded ChaCha stream.
+
+use super::Format;
+use super::corpus::{gzip, idx, inflate_some, zlib};
+use meanscape::data::{LabelChoice, LoadOptions, Missing};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+const INTERESTING: [u64; 22] = [
+    0,
+    1,
+    2,
+    3,
+    7,
+    8,
+    0x7f,
+    0x80,
+    0xff,
+    0x100,
+    0x7fff,
+    0x8000,
+    0xffff,
+    0x10000,
+    0x7fff_ffff,
+    0x8000_0000,
+    0xffff_ffff,
+    0x1_0000_0000,
+    1_000_000_000_000,
+    0x7fff_ffff_ffff_ffff,
+    0x8000_0000_0000_0000,
+    u64::MAX,
+];
+
+const TOKENS: [&str; 24] = [
+    "\r",
+    "\n",
+    "\r\n",
+    ",",
+    ";",
+    "\t",
+    "\"",
+    " ",
+    "NaN",
+    "inf",
+    "-",
+    "1e308",
+    "1e-320",
+    "label",
+    "#",
+    "\u{feff}",
+    "\0",
+    "?",
+    "class",
+    "\"\"",
+    "1,5",
+    "9999999999999999999999999",
+    ",,,,",
+    "x",
+];
+
+/// The largest input the mutator makes (bigger ones are cut).
+const MAX_INPUT: usize = 1 << 20;
+
+pub struct Mutator {
+    pub rng: ChaCha8Rng,
+}
+
+impl Mutator {
+    pub fn new(seed: u64) -> Self {
+        Mutator {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+        }
+    }
+
+    fn pos(&mut self, len: usize) -> usize {
+        if len == 0 {
+            0
+        } else {
+            self.rng.random_range(0..=len)
+        }
+    }
+
+    fn interesting(&mut self) -> u64 {
+        let v = INTERESTING[self.rng.random_range(0..INTERESTING.len())];
+        match self.rng.random_range(0..4) {
+            0 => v.wrapping_add(1),
+            1 => v.wrapping_sub(1),
+            _ => v,
+        }
+    }
+
+    /// Writes an interesting integer of 1, 2, 4 or 8 bytes, either byte
+    /// order, at `at` (clipped to the input).
+    fn put_int(&mut self, b: &mut [u8], at: usize) {
+        let width = [1, 2, 4, 8][self.rng.random_range(0..4)];
+        let v = self.interesting();
+        let (le, be) = (v.to_le_bytes(), v.to_be_bytes());
+        let src = if self.rng.random_bool(0.5) {
+            &le[..width]
+        } else {
+            &be[8 - width..]
+        };
+        for (k, &x) in src.iter().enumerate() {
+            if let Some(slot) = b.get_mut(at + k) {
+                *slot = x;
+            }
+        }
+    }
+
+    /// One format-blind change.
+    fn generic(&mut self, b: &mut Vec<u8>, corpus: &[Vec<u8>]) {
+        let len = b.len();
+        match self.rng.random_range(0..10) {
+            0 if len > 0 => {
+                for _ in 0..self.rng.random_range(1..=8) {
+                    let i = self.rng.random_range(0..len);
+                    b[i] ^= 1 << self.rng.random_range(0..8);
+                }
+            }
+            1 if len > 0 => {
+                let i = self.rng.random_range(0..len);
+                b[i] = self.rng.random();
+            }
+            2 => {
+                let at = self.pos(len);
+                let n = self.rng.random_range(1..=16);
+                let ins: Vec<u8> = (0..n).map(|_| self.rng.random()).collect();
+                b.splice(at..at, ins);
+            }
+            3 if len > 0 => {
+                let a = self.rng.random_range(0..len);
+                let e = (a + self.rng.random_range(1..=64)).min(len);
+                b.drain(a..e);
+            }
+            4 => {
+                let at = self.pos(len);
+                b.truncate(at);
+            }
+            5 if !corpus.is_empty() => {
+                let other = &corpus[self.rng.random_range(0..corpus.len())];
+                let at = self.pos(len);
+                let from = self.pos(other.len());
+                b.truncate(at);
+                b.extend_from_slice(&other[from..]);
+            }
+            6 if len > 0 => {
+                let at = self.rng.random_range(0..len);
+                self.put_int(b, at);
+            }
+            7 if len > 0 => {
+                let a = self.rng.random_range(0..len);
+                let e = (a + self.rng.random_range(1..=256)).min(len);
+                let chunk = b[a..e].to_vec();
+                let times = self.rng.random_range(1..=64);
+                let at = self.pos(len);
+                let rep: Vec<u8> = chunk.repeat(times);
+                b.splice(at..at, rep);
+            }
+            8 => {
+                let t = TOKENS[self.rng.random_range(0..TOKENS.len())]
+                    .as_bytes()
+                    .to_vec();
+                let at = self.pos(len);
+                b.splice(at..at, t);
+            }
+            _ => {
+                // Replace a run of digits with an interesting number in text.
+                let digits: Vec<usize> = (0..len).filter(|&i| b[i].is_ascii_digit()).collect();
+                if let Some(&i) = digits.get(self.pos(digits.len().saturating_sub(1))) {
+                    let mut e = i;
+                    while e < len && b[e].is_ascii_digit() {
+                        e += 1;
+                    }
+                    let v = self.interesting().to_string().into_bytes();
+                    b.splice(i..e, v);
+                }
+            }
+        }
+    }
+
+    /// A change that knows where the header fields of `format` are.
+    fn structured(&mut self, format: Format, b: &mut Vec<u8>, corpus: &[Vec<u8>]) {
+        match format {
+            Format::Npy => self.npy_field(b),
+            Format::Idx => {
+                if b.len() >= 4 {
+                    match self.rng.random_range(0..4) {
+                        0 => {
+                            b[2] = [8, 9, 0xB, 0xC, 0xD, 0xE, 0, 0xff][self.rng.random_range(0..8)]
+                        }
+                        3 => {
+                            // Small dimensions with exactly the data they need.
+                            let code = [8, 9, 0xB, 0xC, 0xD, 0xE][self.rng.random_range(0..6)];
+                            let size = [1, 1, 2, 4, 4, 8][[8, 9, 0xB, 0xC, 0xD, 0xE]
+                                .iter()
+                                .position(|&c| c == code)
+                                .unwrap()];
+                            let dims: Vec<u32> = (0..self.rng.random_range(1..=4))
+                                .map(|_| self.rng.random_range(1..6))
+                                .collect();
+                            let n = dims.iter().product::<u32>() as usize * size;
+                            let data: Vec<u8> = (0..n).map(|_| self.rng.random()).collect();
+                            *b = idx(code, &dims, &data);
+                        }
+                        1 => b[3] = self.interesting() as u8,
+                        _ => {
+                            let ndim = (b[3] as usize).max(1);
+                            let at = 4 + 4 * self.rng.random_range(0..ndim);
+                            let v = (self.interesting() as u32).to_be_bytes();
+                            for (k, &x) in v.iter().enumerate() {
+                                if let Some(s) = b.get_mut(at + k) {
+                                    *s = x;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            Format::Gzip => self.gzip_field(b, corpus),
+            Format::Mat => self.mat_field(b, corpus),
+            Format::Delimited => self.generic(b, corpus),
+        }
+    }
+
+    /// Splits a `.npy` file into version, header text and data.
+    fn split_npy(b: &[u8]) -> Option<(u8, String, Vec<u8>)> {
+        if b.len() < 10 || !b.starts_with(b"\x93NUMPY") {
+            return None;
+        }
+        let (len, pre) = if b[6] == 1 {
+            (u16::from_le_bytes([b[8], b[9]]) as usize, 10)
+        } else {
+            (
+                u32::from_le_bytes(b.get(8..12)?.try_into().ok()?) as usize,
+                12,
+            )
+        };
+        let head = b.get(pre..pre + len)?;
+        Some((
+            b[6],
+            String::from_utf8_lossy(head).trim_end().to_string(),
+            b[pre + len..].to_vec(),
+        ))
+    }
+
+    fn npy_field(&mut self, b: &mut Vec<u8>) {
+        let Some((version, mut dict, mut data)) = Self::split_npy(b) else {
+            return self.generic(b, &[]);
+        };
+        let item = |dict: &str| -> usize {
+            let Some(s) = dict.find("'descr': '") else {
+                return 8;
+            };
+            let d = &dict[s + 10..];
+            let d = &d[..d.find('\'').unwrap_or(0)];
+            d.trim_start_matches(|c: char| !c.is_ascii_digit())
+                .parse::<usize>()
+                .unwrap_or(1)
+                .min(16)
+        };
+        let replace = |dict: &mut String, key: &str, end: char, new: &str| {
+            if let Some(s) = dict.find(key) {
+                let s = s + key.len();
+                if let Some(len) = dict[s..].find(end) {
+                    dict.replace_range(s..s + len, new);
+                }
+            }
+        };
+        match self.rng.random_range(0..7) {
+            0 => {
+                let n = self.interesting();
+                let shape = match self.rng.random_range(0..4) {
+                    0 => format!("{n}, 3"),
+                    1 => format!("3, {n}"),
+                    2 => format!("{n},"),
+                    _ => format!("{n}, {n}, -1"),
+                };
+                replace(&mut dict, "'shape': (", ')', &shape);
+            }
+            1 => {
+                let d = [
+                    "<f8", ">f8", "|b1", "<c16", "|O", "<U10", "f8", "<f2", "|i1", ">u8", "<i2",
+                    ">f4", "u1", "b",
+                ][self.rng.random_range(0..14)];
+                replace(&mut dict, "'descr': '", '\'', d);
+            }
+            2 => {
+                let f = ["True", "False", "None", "1", "'x'"][self.rng.random_range(0..5)];
+                replace(&mut dict, "'fortran_order': ", ',', f);
+            }
+            3 => {
+                // A small shape with exactly the data it needs, of random
+                // bytes (NaN patterns, bools that are not 0 or 1…).
+                let (r, c) = (self.rng.random_range(1..6), self.rng.random_range(1..6));
+                replace(&mut dict, "'shape': (", ')', &format!("{r}, {c}"));
+                let n = r * c * item(&dict);
+                data = (0..n).map(|_| self.rng.random()).collect();
+            }
+            4 => {
+                let mut t = dict.into_bytes();
+                self.generic(&mut t, &[]);
+                dict = String::from_utf8_lossy(&t).into_owned();
+            }
+            _ => self.generic(&mut data, &[]),
+        }
+        // Mostly a consistent header length, sometimes the old one.
+        let mut out = b"\x93NUMPY".to_vec();
+        out.push(version);
+        out.push(0);
+        let unpadded = 10 + dict.len() + 1;
+        let header = format!("{dict}{}\n", " ".repeat((64 - unpadded % 64) % 64));
+        if version == 1 {
+            out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+        } else {
+            out.extend_from_slice(&(header.len() as u32 + 2).to_le_bytes());
+            out.extend_from_slice(b"  ");
+        }
+        out.extend_from_slice(header.as_bytes());
+        out.extend(data);
+        if self.rng.random_bool(0.1) {
+            let at = self.rng.random_range(0..out.len());
+            self.put_int(&mut out, at.min(9));
+        }
+        *b = out;
+    }
+
+    fn gzip_field(&mut self, b: &mut Vec<u8>, corpus: &[Vec<u8>]) {
+        match self.rng.random_range(0..4) {
+            0 => {
+                // Mutate what is inside, then compress it again.
+                let mut plain = inflate_some(flate2::read::MultiGzDecoder::new(&b[..]), 1 << 20);
+                self.generic(&mut plain, corpus);
+                *b = gzip(&plain);
+            }
+            1 => {
+                // Junk or another member after the end.
+                if self.rng.random_bool(0.5) {
+                    let n = self.rng.random_range(1..=16);
+                    b.extend((0..n).map(|_| self.rng.random::<u8>()));
+                } else {
+                    let more = gzip(b"1,2\n");
+                    b.extend(more);
+                }
+            }
+            2 if b.len() >= 8 => {
+                // CRC or ISIZE of the trailer.
+                let at = b.len() - self.rng.random_range(1..=8);
+                self.put_int(b, at);
+            }
+            _ if b.len() >= 4 => b[3] = self.rng.random(),
+            _ => self.generic(b, corpus),
+        }
+    }
+
+    /// Top-level elements of a .mat file: (offset, type, length).
+    fn mat_elements(b: &[u8]) -> Vec<(usize, u32, usize)> {
+        let mut out = Vec::new();
+        let mut off = 128;
+        while off + 8 <= b.len() && out.len() < 64 {
+            let ty = u32::from_le_bytes(b[off..off + 4].try_into().unwrap());
+            let n = u32::from_le_bytes(b[off + 4..off + 8].try_into().unwrap()) as usize;
+            out.push((off, ty, n));
+            let next = off + 8 + if ty == 14 { n.div_ceil(8) * 8 } else { n };
+            if next <= off {
+                break;
+            }
+            off = next;
+        }
+        out
+    }
+
+    fn mat_field(&mut self, b: &mut Vec<u8>, corpus: &[Vec<u8>]) {
+        let els = Self::mat_elements(b);
+        if els.is_empty() {
+            return self.generic(b, corpus);
+        }
+        let (off, ty, n) = els[self.rng.random_range(0..els.len())];
+        match (ty, self.rng.random_range(0..3)) {
+            (15, 0) | (15, 1) if off + 8 + n <= b.len() => {
+                // Inside a compressed element: change the matrix, recompress.
+                let mut inner = inflate_some(
+                    flate2::read::ZlibDecoder::new(&b[off + 8..off + 8 + n]),
+                    1 << 20,
+                );
+                if self.rng.random_bool(0.5) && inner.len() >= 8 {
+                    self.matrix_field(&mut inner, 0);
+                } else {
+                    self.generic(&mut inner, corpus);
+                }
+                let z = zlib(&inner);
+                let mut el = 15u32.to_le_bytes().to_vec();
+                el.extend_from_slice(&(z.len() as u32).to_le_bytes());
+                el.extend(z);
+                b.splice(off..off + 8 + n, el);
+            }
+            (14, _) => self.matrix_field(b, off),
+            _ => {
+                let at = off + 4 * self.rng.random_range(0..2);
+                let v = (self.interesting() as u32).to_le_bytes();
+                for (k, &x) in v.iter().enumerate() {
+                    if let Some(s) = b.get_mut(at + k) {
+                        *s = x;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Changes a tag or a dimension among a matrix element's sub-elements.
+    fn matrix_field(&mut self, b: &mut [u8], off: usize) {
+        let mut subs = Vec::new();
+        let mut at = off + 8;
+        while at + 8 <= b.len() && subs.len() < 8 {
+            subs.push(at);
+            let first = u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+            if first >> 16 != 0 {
+                at += 8;
+            } else {
+                let n = u32::from_le_bytes(b[at + 4..at + 8].try_into().unwrap()) as usize;
+                at += 8 + n.div_ceil(8) * 8;
+            }
+        }
+        let targets: Vec<usize> = if subs.is_empty() {
+            vec![off, off + 4]
+        } else {
+            // A sub-element's type, its length, or a value after the tag
+            // (the class in the flags, a dimension).
+            let s = subs[self.rng.random_range(0..subs.len())];
+            vec![s, s + 4, s + 8, s + 12]
+        };
+        let at = targets[self.rng.random_range(0..targets.len())];
+        let v = (self.interesting() as u32).to_le_bytes();
+        for (k, &x) in v.iter().enumerate() {
+            if let Some(s) = b.get_mut(at + k) {
+                *s = x;
+            }
+        }
+    }
+
+    /// A mutant of a corpus entry: one to four changes, half of them
+    /// format-aware.
+    pub fn mutate(&mut self, format: Format, corpus: &[Vec<u8>]) -> Vec<u8> {
+        let mut b = corpus[self.rng.random_range(0..corpus.len())].clone();
+        for _ in 0..self.rng.random_range(1..=4) {
+            if self.rng.random_bool(0.5) {
+                self.structured(format, &mut b, corpus);
+            } else {
+                self.generic(&mut b, corpus);
+            }
+            b.truncate(MAX_INPUT);
+        }
+        b
+    }
+
+    /// Options for one execution: which labels, which .mat variable, and
+    /// the missing-value policy vary.
+    pub fn options(&mut self, max_memory: u64) -> LoadOptions {
+        let label = match self.rng.random_range(0..6) {
+            0 | 1 => LabelChoice::Auto,
+            2 => LabelChoice::None,
+            3 => LabelChoice::Index(self.rng.random_range(0..3)),
+            4 => LabelChoice::Name(
+                ["gnd", "label", "class", "x"][self.rng.random_range(0..4)].into(),
+            ),
+            _ => LabelChoice::Index(usize::MAX),
+        };
+        let var = match self.rng.random_range(0..4) {
+            0 | 1 => Some(MAT_VARS[self.rng.random_range(0..MAT_VARS.len())].into()),
+            _ => None,
+        };
+        let missing = [Missing::Error, Missing::ImputeMean, Missing::DropIncomplete]
+            [self.rng.random_range(0..3)];
+        LoadOptions {
+            label,
+            var,
+            missing,
+            max_memory: Some(max_memory),
+        }
+    }
+}
+
+/// Variable names of the .mat fixtures, for `--var`.
+const MAT_VARS: [&str; 16] = [
+    "fea",
+    "big",
+    "S",
+    "names",
+    "C",
+    "gnd",
+    "int8_u",
+    "int8_z",
+    "uint16_z",
+    "int32_u",
+    "int64_z",
+    "uint64_u",
+    "single_z",
+    "double_u",
+    "logical_z",
+    "logical_u",
+];
