@@ -82,10 +82,18 @@ pub fn update_weights(a: &[f64], s: f64) -> Vec<f64> {
         return a.iter().map(|v| v / norm).collect();
     }
     let top = a.iter().copied().fold(0.0, f64::max);
-    // Just below the largest value only the top (tied) features survive.
-    let second = a.iter().copied().filter(|&v| v < top).fold(0.0, f64::max);
+    // Values within rounding of the largest count as tied with it (with one
+    // point per cluster every standardised feature has BCSS = n − 1, up to
+    // rounding). Just below the tie only the tied features survive.
+    let tie = top - top * 1e-12;
+    let tied = a.iter().filter(|&&v| v >= tie).count();
+    let second = a.iter().copied().filter(|&v| v < tie).fold(0.0, f64::max);
     let mut hi = top - (top - second) * 1e-6;
-    if ratio(hi) > s {
+    if hi >= tie {
+        // The gap is below rounding of `top`: start at the next value.
+        hi = second;
+    }
+    if (tied as f64).sqrt() > s {
         // t features tie at the top and equal weights on all of them break
         // the bound (√t > s). Any unit vector on the tie with ‖w‖₁ = s is
         // optimal: m = ⌊s²⌋ features at u and one at v, where
@@ -96,7 +104,7 @@ pub fn update_weights(a: &[f64], s: f64) -> Vec<f64> {
         let v = (s - m * u).max(0.0);
         let mut w = vec![0.0; p];
         for (i, l) in (0..p)
-            .filter(|&l| a[l] == top)
+            .filter(|&l| a[l] >= tie)
             .take(m as usize + 1)
             .enumerate()
         {
