@@ -5,7 +5,7 @@ use super::args::{AlgoArgs, DataArgs};
 use crate::algo::path::{Grid, PathAlgo, PathResult, run_path};
 use crate::algo::{self, Ctx, Event, RunConfig};
 use crate::error::{Error, Result};
-use crate::report::{fmt_sig, params_map};
+use crate::report::{fmt_sig, insert_scale, params_map};
 use crate::session;
 use clap::Args;
 use serde_json::{Map, Value, json};
@@ -20,7 +20,8 @@ pub struct PathArgs {
     #[command(flatten)]
     pub algo: AlgoArgs,
     /// The grid, FROM:TO:COUNT (log-spaced when both ends are > 0, run in
-    /// that order, each point warm-started from the previous): λ for lw
+    /// that order, each point the better of a warm start from the previous one
+    /// and a start from the shared initial partition): λ for lw
     /// (reference-code units), the L1 bound s for sparse-kmeans. Default: an
     /// automatic grid from the sparsest end (lw: lambda_max, where every
     /// weight is 0, down to the largest λ that keeps every feature, or to
@@ -45,7 +46,8 @@ pub struct PathArgs {
 
 pub fn run(a: &PathArgs) -> Result<()> {
     let kind = PathAlgo::from_id(&a.algo.algo)?;
-    let loaded = session::load(&a.data.data, &a.data.load_options(), a.data.scale)?;
+    let scale = session::resolve_scaling(a.data.scale, kind.id());
+    let loaded = session::load(&a.data.data, &a.data.load_options(), scale)?;
     let algo = algo::find(kind.id())?;
     let given = a.algo.given();
     if given.iter().any(|(n, _)| n == kind.parameter()) {
@@ -86,6 +88,8 @@ pub fn run(a: &PathArgs) -> Result<()> {
         let mut params = params_map(&cfg);
         params.remove(kind.parameter());
         params.remove("tune");
+        let scale_default = loaded.scale == algo.default_scaling();
+        insert_scale(&mut params, loaded.scale, scale_default);
         let path: Vec<Value> = result
             .points
             .iter()
@@ -104,10 +108,13 @@ pub fn run(a: &PathArgs) -> Result<()> {
         let mut out = Map::new();
         out.insert("algorithm".into(), kind.id().into());
         out.insert("parameter".into(), kind.parameter().into());
-        out.insert(
-            "data".into(),
-            json!({"name": ds.name, "source": loaded.source.spec(), "scale": loaded.scale}),
-        );
+        let mut data = json!({"name": ds.name, "source": loaded.source.spec(),
+            "scale": loaded.scale, "scale_default": scale_default});
+        if loaded.rescale_exp != 0 {
+            data["rescale_exp"] = loaded.rescale_exp.into();
+        }
+        data["notes"] = ds.notes.clone().into();
+        out.insert("data".into(), data);
         out.insert("n".into(), ds.n().into());
         out.insert("p".into(), ds.p().into());
         out.insert("k".into(), k.into());

@@ -33,7 +33,8 @@ pub struct RunArgs {
 }
 
 pub fn run(a: &RunArgs) -> Result<()> {
-    let loaded = session::load(&a.data.data, &a.data.load_options(), a.data.scale)?;
+    let scale = session::resolve_scaling(a.data.scale, &a.algo.algo);
+    let loaded = session::load(&a.data.data, &a.data.load_options(), scale)?;
     let algo = algo::find(&a.algo.algo)?;
     let k = loaded.choose_k(a.algo.k)?;
     let params = algo::resolve_params(algo.as_ref(), &loaded.problem, k, &a.algo.given())?;
@@ -56,7 +57,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
     let show_progress = !a.quiet && std::io::stderr().is_terminal();
     let result = solve(algo.as_ref(), &loaded.problem, &cfg, show_progress)?;
     let spec = loaded.source.spec();
-    let report = RunReport::build(ReportInput {
+    let mut report = RunReport::build(ReportInput {
         algo: algo.as_ref(),
         cfg: &cfg,
         result: &result,
@@ -65,6 +66,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
         scale: loaded.scale,
         load_ms: loaded.load_ms,
     });
+    report.data.rescale_exp = (loaded.rescale_exp != 0).then_some(loaded.rescale_exp);
     if let Some(out) = &a.out {
         write_labels(out, &report.labels)?;
     }

@@ -226,7 +226,7 @@ pub fn fit_range(ds: &mut Dataset) -> i32 {
         .into_par_iter()
         .for_each(|mut row| row.mapv_inplace(|v| ldexp(v, e)));
     ds.notes.push(format!(
-        "values reach {m:e}, outside the range 2^±{RANGE_EXP} computed directly: every value was multiplied by 2^{e} (exact); centres, objectives and parameters in data units (σ, …) refer to the rescaled values"
+        "values reach {m:.3e}, outside the range 2^±{RANGE_EXP} computed directly: every value was multiplied by 2^{e} (exact); centres, objectives and parameters in data units (σ, …) refer to the rescaled values"
     ));
     e
 }
