@@ -23,7 +23,9 @@
 //! point index.
 //! Cancellation is checked every iteration.
 
-use super::feature_weights::{cluster_means, dispersions, kmeans_partition, total_ss};
+use super::feature_weights::{
+    StageCounter, cluster_means, dispersions, kmeans_partition, total_ss,
+};
 use super::lw::{LwSettings, LwStart, lw_from};
 use super::sparse_kmeans::{SparseSettings, log_space, sparse_loop};
 use super::{Ctx, Problem, Rng, RunConfig};
@@ -276,6 +278,11 @@ pub fn run_path(
                 cfg.init,
                 &mut rng,
                 ctx,
+                Some(&StageCounter::new(
+                    ctx,
+                    "sparse-kmeans: initial k-means runs",
+                    cfg.params.get_usize("nstart"),
+                )),
             )?;
             let tss = total_ss(x);
             let (z, _) = cluster_means(x, &labels0, k, None);

@@ -36,7 +36,8 @@
 //! where every feature keeps a (tiny) weight.
 
 use super::feature_weights::{
-    cluster_means, dispersions, kmeans_partition, lloyd_weighted, report_weights, total_ss,
+    StageCounter, cluster_means, dispersions, kmeans_partition, lloyd_weighted, report_weights,
+    total_ss,
 };
 use super::lw::nstart_spec;
 use super::params::{Default, ParamSpec, Scale};
@@ -48,7 +49,6 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rayon::prelude::*;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Soft threshold `max(a − Δ, 0)` of non-negative values.
 fn soft(a: &[f64], delta: f64) -> Vec<f64> {
@@ -347,12 +347,20 @@ pub fn gap_statistic(
         rng
     };
     let total = nperms + 1;
-    ctx.stage("gap statistic", 0.0);
+    // Progress: one tick per k-means run and per data set's grid.
+    let progress = StageCounter::new(ctx, "gap statistic", total * (nstart.max(1) + 1));
     // The real data first: its partition fixes the grid.
-    let real = kmeans_partition(x, k, nstart, Init::KmeansPP, &mut stream(0), ctx)?;
+    let real = kmeans_partition(
+        x,
+        k,
+        nstart,
+        Init::KmeansPP,
+        &mut stream(0),
+        ctx,
+        Some(&progress),
+    )?;
     let binding = binding_bound(&partition_bcss(x, &real, k)).unwrap_or(1.0);
     let grid = gap_grid(x.ncols(), binding, nvals)?;
-    let done = AtomicUsize::new(0);
     let runs: Vec<Result<Vec<(f64, usize)>>> = (0..total)
         .into_par_iter()
         .map(|b| {
@@ -368,11 +376,18 @@ pub fn gap_statistic(
                         *e = val;
                     }
                 }
-                let labels = kmeans_partition(xp.view(), k, nstart, Init::KmeansPP, &mut rng, ctx)?;
+                let labels = kmeans_partition(
+                    xp.view(),
+                    k,
+                    nstart,
+                    Init::KmeansPP,
+                    &mut rng,
+                    ctx,
+                    Some(&progress),
+                )?;
                 criteria(xp.view(), k, &labels, s, &grid, ctx)
             };
-            let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-            ctx.stage("gap statistic", d as f64 / total as f64);
+            progress.tick();
             out
         })
         .collect();
@@ -590,6 +605,11 @@ impl Algorithm for SparseKMeans {
             cfg.init,
             &mut rng,
             ctx,
+            Some(&StageCounter::new(
+                ctx,
+                "sparse-kmeans: initial k-means runs",
+                cfg.params.get_usize("nstart"),
+            )),
         )?;
         let tss = total_ss(x);
         let f = sparse_loop(x, &tss, labels, cfg.k, &settings(cfg, wbound), ctx, false)?;
