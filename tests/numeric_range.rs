@@ -5,6 +5,7 @@
 
 use meanscape::algo::{self, Algorithm, Ctx, Fit, Init, RunConfig};
 use meanscape::data::{self, DataSource, LoadOptions, Scaling};
+use meanscape::report::{ReportInput, RunReport};
 use meanscape::session::{self, Loaded};
 use ndarray::Array2;
 use rand::{Rng, SeedableRng};
@@ -28,12 +29,32 @@ fn config(a: &dyn Algorithm, l: &Loaded, k: usize, seed: u64) -> RunConfig {
     }
 }
 
+/// Runs `a` and checks that the JSON a user would get has no `null` (a
+/// NaN or infinity serialises as one).
 fn fit(a: &dyn Algorithm, l: &Loaded, k: usize, seed: u64) -> Fit {
     let cfg = config(a, l, k, seed);
-    match algo::run(a, &l.problem, &cfg, &Ctx::new()) {
-        Ok(r) => r.best,
+    let result = match algo::run(a, &l.problem, &cfg, &Ctx::new()) {
+        Ok(r) => r,
         Err(e) => panic!("{} on {}: {e}", a.id(), l.dataset.name),
-    }
+    };
+    let report = RunReport::build(ReportInput {
+        algo: a,
+        cfg: &cfg,
+        result: &result,
+        dataset: &l.dataset,
+        data_spec: &l.source.spec(),
+        scale: l.scale,
+        load_ms: l.load_ms,
+    });
+    let json = serde_json::to_string(&report).unwrap();
+    assert!(
+        !json.contains("null"),
+        "{} k = {k} on {}: {}",
+        a.id(),
+        l.dataset.name,
+        &json[json.find("null").unwrap().saturating_sub(80)..]
+    );
+    result.best
 }
 
 /// Everything a user sees is finite and consistent.
@@ -55,8 +76,6 @@ fn assert_sane(f: &Fit, n: usize, k: usize, what: &str) {
     if let Some(c) = &f.centroids {
         assert!(c.iter().all(|v| v.is_finite()), "{what}: centroids");
     }
-    let json = serde_json::to_string(&f.extra).unwrap();
-    assert!(!json.contains("null"), "{what}: extra {json}");
 }
 
 /// mkpower's default kernel list holds (1 + xᵀy)^b, which is not free of
