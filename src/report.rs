@@ -144,7 +144,12 @@ pub fn command_line(
     for spec in algo.params() {
         let v = cfg.params.get(spec.name);
         let is_default = matches!(spec.default, crate::algo::params::Default::Fixed(d) if d == v);
-        if !is_default {
+        // A value outside the declared range cannot have been given (it
+        // would have been refused): it is an automatic default (σ of data
+        // in units of 1e-9, say), which the same rule gives again.
+        let from_rule =
+            matches!(spec.default, crate::algo::params::Default::Auto(_)) && !spec.contains(v);
+        if !is_default && !from_rule {
             parts.push(format!("-P {}={}", spec.name, fmt_num(v)));
         }
     }

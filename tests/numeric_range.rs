@@ -60,7 +60,10 @@ fn fit(a: &dyn Algorithm, l: &Loaded, k: usize, seed: u64) -> Fit {
 /// Everything a user sees is finite and consistent.
 fn assert_sane(f: &Fit, n: usize, k: usize, what: &str) {
     assert_eq!(f.labels.len(), n, "{what}");
-    assert!(f.labels.iter().all(|&l| l < k), "{what}: label out of range");
+    assert!(
+        f.labels.iter().all(|&l| l < k),
+        "{what}: label out of range"
+    );
     assert_eq!(f.sizes(k).iter().sum::<usize>(), n, "{what}");
     assert!(f.objective.is_finite(), "{what}: objective {}", f.objective);
     for t in &f.trace {
@@ -70,7 +73,10 @@ fn assert_sane(f: &Fit, n: usize, k: usize, what: &str) {
             assert!(a.iter().all(|v| v.is_finite()), "{what}: {t:?}");
         }
     }
-    for w in [&f.feature_weights, &f.kernel_weights].into_iter().flatten() {
+    for w in [&f.feature_weights, &f.kernel_weights]
+        .into_iter()
+        .flatten()
+    {
         assert!(w.iter().all(|v| v.is_finite()), "{what}: weights {w:?}");
     }
     if let Some(c) = &f.centroids {
@@ -86,8 +92,12 @@ const UNIT_DEPENDENT: [&str; 1] = ["mkpower"];
 
 #[test]
 fn iris_at_any_magnitude_clusters_as_iris() {
-    // The cases, a subnormal one among them.
-    let factors = [1e150, 1e-150, 1e300, 1e-300, 1e155, 1e-170, 1e-310];
+    // The cases, a subnormal one among them, and two inside the
+    // range computed directly (where an absolute tolerance used to merge
+    // every point of data near 1e-7).
+    let factors = [
+        1e150, 1e-150, 1e300, 1e-300, 1e155, 1e-170, 1e-310, 1e-10, 1e10,
+    ];
     for scale in [Scaling::None, Scaling::Standard] {
         let base = iris_times(1.0, scale);
         assert_eq!(base.rescale_exp, 0);
@@ -95,7 +105,12 @@ fn iris_at_any_magnitude_clusters_as_iris() {
             let want = fit(a.as_ref(), &base, 3, 1);
             for f in factors {
                 let l = iris_times(f, scale);
-                assert_eq!(l.rescale_exp != 0, scale == Scaling::None, "{f:e}");
+                let outside = !(1e-15..1e15).contains(&f);
+                assert_eq!(
+                    l.rescale_exp != 0,
+                    outside && scale == Scaling::None,
+                    "{f:e}"
+                );
                 let what = format!("{} × {f:e}, --scale {scale}", a.id());
                 let got = fit(a.as_ref(), &l, 3, 1);
                 assert_sane(&got, 150, 3, &what);
@@ -139,7 +154,10 @@ fn k_one_and_k_n_give_finite_output() {
                 let cfg = config(a.as_ref(), &l, k, 0);
                 let e = algo::run(a.as_ref(), &l.problem, &cfg, &Ctx::new()).unwrap_err();
                 let msg = e.to_string();
-                assert!(msg.contains("α is undefined") && !msg.contains('\n'), "{msg}");
+                assert!(
+                    msg.contains("α is undefined") && !msg.contains('\n'),
+                    "{msg}"
+                );
                 continue;
             }
             let f = fit(a.as_ref(), &l, k, 0);
@@ -196,9 +214,27 @@ fn random_magnitudes_give_finite_output() {
         };
         let k = rng.random_range(1..=distinct.min(5));
         for a in &algos {
-            let what = format!("case {case}: {} n={n} p={p} k={k} mag={mag:e} {scale}", a.id());
+            let what = format!(
+                "case {case}: {} n={n} p={p} k={k} mag={mag:e} {scale}",
+                a.id()
+            );
             let f = fit(a.as_ref(), &l, k, case as u64);
             assert_sane(&f, n, k, &what);
         }
+    }
+}
+
+/// σ's automatic value follows the data's units and can leave σ's declared
+/// range (data near 1e-10); the command that reproduces the run then leaves
+/// σ to the rule rather than print a value the CLI would refuse.
+#[test]
+fn reproduce_command_leaves_out_of_range_automatic_values_to_the_rule() {
+    let a = algo::find("kpower").unwrap();
+    for (f, printed) in [(1.0, true), (1e-10, false)] {
+        let l = iris_times(f, Scaling::None);
+        let cfg = config(a.as_ref(), &l, 3, 0);
+        let cmd = meanscape::report::command_line("iris", Scaling::None, a.as_ref(), &cfg);
+        assert_eq!(cmd.contains("-P sigma="), printed, "× {f:e}: {cmd}");
+        assert!(cmd.contains("--scale none"), "{cmd}");
     }
 }

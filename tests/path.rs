@@ -404,7 +404,9 @@ fn cli_json_says_the_scaling_and_pairs_weights_with_names() {
         assert_eq!(v["params"]["scale_default"], true, "{id}");
         assert!(v.get("features").is_none() || id == "wkmeans");
     }
-    let text = ok_stdout(&["path", "--data", "wine", "--algo", "lw", "--points", "3", "--json"]);
+    let text = ok_stdout(&[
+        "path", "--data", "wine", "--algo", "lw", "--points", "3", "--json",
+    ]);
     let v: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v["params"]["scale"], "none");
     assert_eq!(v["data"]["scale_default"], true);
@@ -421,7 +423,9 @@ fn lw_path_on_leukemia_with_defaults_reaches_the_paper() {
         return;
     };
     let spec = path.display().to_string();
-    let text = ok_stdout(&["path", "--data", &spec, "--algo", "lw", "--k", "2", "--json"]);
+    let text = ok_stdout(&[
+        "path", "--data", &spec, "--algo", "lw", "--k", "2", "--json",
+    ]);
     let v: Value = serde_json::from_str(&text).unwrap();
     let best = v["path"]
         .as_array()

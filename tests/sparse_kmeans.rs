@@ -233,7 +233,10 @@ fn default_bound_binds_and_a_loose_bound_warns() {
         assert!(s < b || s == 1.0, "{scale}: default {s}, binding {b}");
         assert!(fit.warnings.is_empty(), "{scale}: {:?}", fit.warnings);
         let w = fit.feature_weights.unwrap();
-        assert!(w.iter().filter(|&&v| v > 0.0).count() < 13, "{scale}: {w:?}");
+        assert!(
+            w.iter().filter(|&&v| v > 0.0).count() < 13,
+            "{scale}: {w:?}"
+        );
         // Every BCSS counts at or above b: all 13 keep a weight.
         let loose = config(pr, 3, &[("wbound", 13f64.sqrt())], false);
         let fit = algo::run(a.as_ref(), pr, &loose, &Ctx::new()).unwrap().best;
@@ -253,11 +256,23 @@ fn default_bound_selects_on_unscaled_leukemia() {
     let Some(path) = common::shared("leukemia.csv") else {
         return;
     };
-    let l = session::load(path.to_str().unwrap(), &LoadOptions::default(), Scaling::None).unwrap();
+    let l = session::load(
+        path.to_str().unwrap(),
+        &LoadOptions::default(),
+        Scaling::None,
+    )
+    .unwrap();
     let a = algo::find("sparse-kmeans").unwrap();
     let cfg = config(&l.problem, 2, &[], false);
-    let fit = algo::run(a.as_ref(), &l.problem, &cfg, &Ctx::new()).unwrap().best;
-    let sel = fit.feature_weights.unwrap().iter().filter(|&&v| v > 0.0).count();
+    let fit = algo::run(a.as_ref(), &l.problem, &cfg, &Ctx::new())
+        .unwrap()
+        .best;
+    let sel = fit
+        .feature_weights
+        .unwrap()
+        .iter()
+        .filter(|&&v| v > 0.0)
+        .count();
     assert!(sel < 3571 / 2, "{sel} of 3571 selected");
     assert!(fit.warnings.is_empty(), "{:?}", fit.warnings);
 }

@@ -31,8 +31,7 @@
 
 use super::feature_weights::{
     Rule, StageCounter, Standardized, check_beta, cluster_means, dispersions, kmeans_partition,
-    lw_alpha,
-    standardized, to_fit, weighted_loop,
+    lw_alpha, standardized, to_fit, weighted_loop,
 };
 use super::params::{Default, ParamSpec, Scale};
 use super::power::{max_iter_spec, tol_spec};
@@ -97,7 +96,11 @@ impl LwStart {
             init,
             rng,
             ctx,
-            Some(&StageCounter::new(ctx, "lw: initial k-means runs", s.nstart)),
+            Some(&StageCounter::new(
+                ctx,
+                "lw: initial k-means runs",
+                s.nstart,
+            )),
         )?;
         Self::from_labels(problem, labels, k, s)
     }

@@ -289,7 +289,12 @@ mod tests {
 
     #[test]
     fn scaling_is_exact_for_any_magnitude() {
-        let base = array![[5.1, 3.5, 1.0], [4.9, 3.0, 1.0], [6.2, 2.9, 1.0], [7.9, 3.8, 1.0]];
+        let base = array![
+            [5.1, 3.5, 1.0],
+            [4.9, 3.0, 1.0],
+            [6.2, 2.9, 1.0],
+            [7.9, 3.8, 1.0]
+        ];
         for how in [Scaling::Standard, Scaling::Minmax] {
             let mut want = ds(base.clone());
             scale(&mut want, how);
