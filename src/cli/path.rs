@@ -216,6 +216,12 @@ fn solve(
             match rx.recv_timeout(Duration::from_millis(200)) {
                 Ok(Event::Stage { label, done }) => {
                     point = format!("{label} {:.0}%", done * 100.0);
+                    // Long stages (the initial k-means runs) show too.
+                    if last.elapsed() >= Duration::from_millis(100) {
+                        last = Instant::now();
+                        eprint!("\r\x1b[2K{point}");
+                        drawn = true;
+                    }
                 }
                 Ok(Event::Iteration(p)) if last.elapsed() >= Duration::from_millis(100) => {
                     last = Instant::now();
