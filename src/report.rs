@@ -14,7 +14,23 @@ pub struct DataInfo {
     pub name: String,
     pub source: String,
     pub scale: Scaling,
+    /// Whether `scale` is the algorithm's own default (`--scale` not given,
+    /// or given as that same value).
+    pub scale_default: bool,
+    /// Set when every value was multiplied by 2^rescale_exp to bring the
+    /// data into the range computed directly (see
+    /// [`crate::data::preprocess::fit_range`]): centres and objectives are
+    /// then in those units.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rescale_exp: Option<i32>,
     pub notes: Vec<String>,
+}
+
+/// One feature's name and weight, for the JSON.
+#[derive(Debug, Clone, Serialize)]
+pub struct NamedWeight {
+    pub name: String,
+    pub weight: f64,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -44,8 +60,12 @@ pub struct RunReport {
     pub restart_objectives: Vec<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metrics: Option<Scores>,
+    /// One weight per feature, in input order.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub feature_weights: Option<Vec<f64>>,
+    /// The same weights paired with the feature names, in input order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub features: Option<Vec<NamedWeight>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub selected_features: Option<usize>,
     /// Matthews correlation of the selected features (weight > 0) with the
@@ -82,6 +102,13 @@ pub fn params_map(cfg: &RunConfig) -> Map<String, Value> {
     m
 }
 
+/// Adds the scaling to a run's parameters: `scale` and whether it is the
+/// algorithm's default (`scale_default`).
+pub fn insert_scale(params: &mut Map<String, Value>, scale: Scaling, is_default: bool) {
+    params.insert("scale".into(), scale.to_string().into());
+    params.insert("scale_default".into(), is_default.into());
+}
+
 /// The command line that reproduces a run.
 pub fn command_line(
     data_spec: &str,
@@ -111,13 +138,18 @@ pub fn command_line(
     if cfg.init != crate::algo::Init::default() {
         parts.push(format!("--init {}", cfg.init));
     }
-    if scale != Scaling::default() {
+    if scale != algo.default_scaling() {
         parts.push(format!("--scale {scale}"));
     }
     for spec in algo.params() {
         let v = cfg.params.get(spec.name);
         let is_default = matches!(spec.default, crate::algo::params::Default::Fixed(d) if d == v);
-        if !is_default {
+        // A value outside the declared range cannot have been given (it
+        // would have been refused): it is an automatic default (σ of data
+        // in units of 1e-9, say), which the same rule gives again.
+        let from_rule =
+            matches!(spec.default, crate::algo::params::Default::Auto(_)) && !spec.contains(v);
+        if !is_default && !from_rule {
             parts.push(format!("-P {}={}", spec.name, fmt_num(v)));
         }
     }
@@ -156,6 +188,21 @@ impl RunReport {
             }
             _ => None,
         };
+        let scale_default = inp.scale == inp.algo.default_scaling();
+        let mut params = params_map(inp.cfg);
+        insert_scale(&mut params, inp.scale, scale_default);
+        let features = fit.feature_weights.as_ref().and_then(|w| {
+            (w.len() == ds.feature_names.len()).then(|| {
+                ds.feature_names
+                    .iter()
+                    .zip(w)
+                    .map(|(name, &weight)| NamedWeight {
+                        name: name.clone(),
+                        weight,
+                    })
+                    .collect()
+            })
+        });
         RunReport {
             algorithm: inp.algo.id().to_string(),
             algorithm_name: inp.algo.name().to_string(),
@@ -163,9 +210,11 @@ impl RunReport {
                 name: ds.name.clone(),
                 source: inp.data_spec.to_string(),
                 scale: inp.scale,
+                scale_default,
+                rescale_exp: None,
                 notes: ds.notes.clone(),
             },
-            params: params_map(inp.cfg),
+            params,
             n: ds.n(),
             p: ds.p(),
             k: inp.cfg.k,
@@ -183,6 +232,7 @@ impl RunReport {
             restart_objectives: inp.result.restart_objectives.clone(),
             metrics,
             feature_weights: fit.feature_weights.clone(),
+            features,
             selected_features: selected,
             selection_mcc,
             kernel_weights: fit.kernel_weights.clone(),
@@ -196,8 +246,13 @@ impl RunReport {
     pub fn human(&self) -> String {
         let mut out = String::new();
         let last_s = self.trace.last().and_then(|t| t.s);
+        let default = if self.data.scale_default {
+            " (its default)"
+        } else {
+            ""
+        };
         out.push_str(&format!(
-            "{} ({}) on {}: n = {}, p = {}, k = {}, scale {}\n",
+            "{} ({}) on {}: n = {}, p = {}, k = {}, scale {}{default}\n",
             self.algorithm,
             self.algorithm_name,
             self.data.name,
@@ -251,6 +306,8 @@ impl RunReport {
         let params: Vec<String> = self
             .params
             .iter()
+            // The scaling is on the first line.
+            .filter(|(k, _)| !k.starts_with("scale"))
             .map(|(k, v)| format!("{k}={}", v.to_string().trim_matches('"')))
             .collect();
         out.push_str(&format!("  parameters: {}\n", params.join(" ")));

@@ -14,6 +14,11 @@ pub struct Loaded {
     pub dataset: Dataset,
     pub problem: Arc<Problem>,
     pub scale: Scaling,
+    /// The power of two every value was multiplied by to bring the data
+    /// into the range the solvers compute in directly (0: none; see
+    /// [`data::preprocess::fit_range`]). Centres and objectives are in
+    /// these units.
+    pub rescale_exp: i32,
     /// Reading plus preprocessing, in milliseconds.
     pub load_ms: f64,
 }
@@ -35,17 +40,37 @@ impl Loaded {
     }
 }
 
+/// The scaling a run uses: the one the user chose, else the algorithm's
+/// own default ([`crate::algo::Algorithm::default_scaling`]; `standard` for
+/// an id that is not an algorithm, whose error comes later).
+pub fn resolve_scaling(given: Option<Scaling>, algo_id: &str) -> Scaling {
+    given.unwrap_or_else(|| {
+        crate::algo::find(algo_id).map_or(Scaling::default(), |a| a.default_scaling())
+    })
+}
+
 pub fn load(spec: &str, opts: &LoadOptions, scale: Scaling) -> Result<Loaded> {
     let t0 = Instant::now();
     let source = DataSource::parse(spec)?;
-    let mut dataset = data::load(&source, opts)?;
+    let dataset = data::load(&source, opts)?;
+    let mut loaded = prepare(source, dataset, scale);
+    loaded.load_ms = t0.elapsed().as_secs_f64() * 1e3;
+    Ok(loaded)
+}
+
+/// Scales a dataset already in memory, brings it into the solvers' range,
+/// and wraps it in a problem (what [`load`] does after reading).
+pub fn prepare(source: DataSource, mut dataset: Dataset, scale: Scaling) -> Loaded {
+    let t0 = Instant::now();
     data::preprocess::scale(&mut dataset, scale);
+    let rescale_exp = data::preprocess::fit_range(&mut dataset);
     let problem = Arc::new(Problem::from_shared(dataset.x.clone()));
-    Ok(Loaded {
+    Loaded {
         source,
         dataset,
         problem,
         scale,
+        rescale_exp,
         load_ms: t0.elapsed().as_secs_f64() * 1e3,
-    })
+    }
 }

@@ -507,3 +507,35 @@ fn reference_protocol_on_leukemia_and_lymphoma() {
         );
     }
 }
+
+/// The initial partition (nstart k-means runs, most of the time on large
+/// data) reports each finished run as stage progress before the first
+/// iteration.
+#[test]
+fn initial_partition_reports_progress() {
+    let l = load("gen:sparse,n=200,p=30,q=5,k=3,seed=3", Scaling::Standard);
+    let pr = &l.problem;
+    for (id, nstart) in [("lw", 7.0), ("sparse-kmeans", 5.0)] {
+        let a = algo::find(id).unwrap();
+        let cfg = config(id, pr, 3, &[("nstart", nstart)]);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let ctx = Ctx::new().with_events(tx, false);
+        a.fit(pr, &cfg, Start { index: 0, seed: 9 }, &ctx).unwrap();
+        drop(ctx);
+        let events: Vec<Event> = rx.iter().collect();
+        let first_iter = events
+            .iter()
+            .position(|e| matches!(e, Event::Iteration(_)))
+            .unwrap();
+        let mut done: Vec<f64> = events[..first_iter]
+            .iter()
+            .filter_map(|e| match e {
+                Event::Stage { label, done } if label.contains("initial k-means") => Some(*done),
+                _ => None,
+            })
+            .collect();
+        done.sort_by(f64::total_cmp);
+        let want: Vec<f64> = (0..=nstart as usize).map(|i| i as f64 / nstart).collect();
+        assert_eq!(done, want, "{id}");
+    }
+}

@@ -14,6 +14,8 @@ use std::process::{Command, Output};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
+mod common;
+
 const SPARSE: &str = "gen:sparse,n=300,p=60,q=12,k=3,sep=3,seed=11";
 
 fn load(spec: &str) -> session::Loaded {
@@ -365,4 +367,72 @@ fn cli_run_reports_the_selection() {
         ],
         "wbound",
     );
+}
+
+#[test]
+fn cli_json_says_the_scaling_and_pairs_weights_with_names() {
+    // lw's own default is no pre-scaling; --scale overrides it.
+    let v: Value = serde_json::from_str(&ok_stdout(&[
+        "run", "--data", "wine", "--algo", "lw", "--json",
+    ]))
+    .unwrap();
+    assert_eq!(v["params"]["scale"], "none");
+    assert_eq!(v["params"]["scale_default"], true);
+    assert_eq!(v["data"]["scale"], "none");
+    assert!(!v["command"].as_str().unwrap().contains("--scale"));
+    let features = v["features"].as_array().unwrap();
+    let weights = v["feature_weights"].as_array().unwrap();
+    assert_eq!(features.len(), 13);
+    assert_eq!(features[0]["name"], "alcohol");
+    for (f, w) in features.iter().zip(weights) {
+        assert_eq!(&f["weight"], w);
+    }
+    let v: Value = serde_json::from_str(&ok_stdout(&[
+        "run", "--data", "wine", "--algo", "lw", "--scale", "standard", "--json",
+    ]))
+    .unwrap();
+    assert_eq!(v["params"]["scale"], "standard");
+    assert_eq!(v["params"]["scale_default"], false);
+    assert!(v["command"].as_str().unwrap().contains("--scale standard"));
+    // Every other algorithm keeps its own default.
+    for (id, scale) in [("power", "standard"), ("wkmeans", "minmax")] {
+        let v: Value = serde_json::from_str(&ok_stdout(&[
+            "run", "--data", "wine", "--algo", id, "--json",
+        ]))
+        .unwrap();
+        assert_eq!(v["params"]["scale"], scale, "{id}");
+        assert_eq!(v["params"]["scale_default"], true, "{id}");
+        assert!(v.get("features").is_none() || id == "wkmeans");
+    }
+    let text = ok_stdout(&[
+        "path", "--data", "wine", "--algo", "lw", "--points", "3", "--json",
+    ]);
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["params"]["scale"], "none");
+    assert_eq!(v["data"]["scale_default"], true);
+    let info = ok_stdout(&["algorithms", "lw"]);
+    assert!(info.contains("default scaling: --scale none"), "{info}");
+}
+
+/// The paper's Leukemia result on the path with every default (issue 10):
+/// lw starts from k-means on the raw values, so some point of the path
+/// selects under 100 genes with CER ≤ 0.03.
+#[test]
+fn lw_path_on_leukemia_with_defaults_reaches_the_paper() {
+    let Some(path) = common::shared("leukemia.csv") else {
+        return;
+    };
+    let spec = path.display().to_string();
+    let text = ok_stdout(&[
+        "path", "--data", &spec, "--algo", "lw", "--k", "2", "--json",
+    ]);
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let best = v["path"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| (1..100).contains(&p["selected"].as_u64().unwrap()))
+        .map(|p| p["metrics"]["cer"].as_f64().unwrap())
+        .fold(1.0, f64::min);
+    assert!(best <= 0.03, "lowest CER with 1–99 genes: {best}");
 }

@@ -313,3 +313,33 @@ fn annealing_continues_while_centres_are_merged() {
     let nmi = meanscape::metrics::Scores::compute(truth, &fit.labels).nmi;
     assert!(nmi > 0.74, "isolet power NMI {nmi}");
 }
+
+/// rff-power's k-means start (Θ₀) is one stage of the run: its iterations
+/// show as that stage's progress, not as iterations of the run.
+#[test]
+fn rff_kmeans_start_reports_stage_progress() {
+    let pr = Problem::new(blobs(2, 400, 4, 3, 3.0));
+    let a = algo::find("rff-power").unwrap();
+    let cfg = config(a.as_ref(), &pr, 3, &[]);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let fit = algo::run(a.as_ref(), &pr, &cfg, &Ctx::new().with_events(tx, false))
+        .unwrap()
+        .best;
+    let events: Vec<algo::Event> = rx.try_iter().collect();
+    let iters = events
+        .iter()
+        .filter(|e| matches!(e, algo::Event::Iteration(_)))
+        .count();
+    assert_eq!(iters, fit.iterations);
+    let stage: Vec<f64> = events
+        .iter()
+        .filter_map(|e| match e {
+            algo::Event::Stage { label, done } if label.contains("Θ₀") => Some(*done),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        stage.iter().any(|&d| d > 0.0 && d < 1.0) && stage.last() == Some(&1.0),
+        "{stage:?}"
+    );
+}

@@ -9,6 +9,8 @@ use meanscape::data::{LoadOptions, Scaling};
 use meanscape::session;
 use rand::{Rng, SeedableRng};
 
+mod common;
+
 fn l1(w: &[f64]) -> f64 {
     w.iter().map(|v| v.abs()).sum()
 }
@@ -156,10 +158,12 @@ fn gap_statistic_is_deterministic_and_sane() {
         .unwrap();
     let g2 = pool.install(|| gap_statistic(pr.x.view(), 3, 5, &st, 6, 10, 7, &Ctx::new()).unwrap());
     assert_eq!(g1.gaps, g2.gaps);
-    assert_eq!(g1.wbounds, gap_grid(40, 10).unwrap());
-    assert!(
-        (g1.wbounds[0] - 1.2).abs() < 1e-12 && (g1.wbounds[9] - 0.9 * 40f64.sqrt()).abs() < 1e-12
-    );
+    // The grid ends below the bound where the L1 constraint stops binding
+    // (sparcl's ends at 0.9·√p, where every feature keeps a weight).
+    let b = g1.binding_wbound;
+    assert!(b > 1.0 && b < 40f64.sqrt(), "{b}");
+    assert_eq!(g1.wbounds, gap_grid(40, b, 10).unwrap());
+    assert!((g1.wbounds[0] - 1.2).abs() < 1e-12 && (g1.wbounds[9] - 0.9 * b).abs() < 1e-12);
     assert!(g1.gaps.iter().chain(&g1.sd).all(|v| v.is_finite()));
     assert!(
         g1.nonzero.windows(2).all(|w| w[0] <= w[1]),
@@ -186,7 +190,8 @@ fn gap_statistic_is_deterministic_and_sane() {
     assert!(g1.one_sd_wbound <= g1.best_wbound);
     assert!(g1.gaps[i1] >= best - g1.sd[i1]);
     assert!((0..i1).all(|i| g1.gaps[i] < best - g1.sd[i]));
-    assert!(gap_grid(1, 10).is_err());
+    assert!(gap_grid(1, 1.0, 10).is_err());
+    assert!(gap_grid(40, 1.3, 10).is_err());
 }
 
 #[test]
@@ -210,4 +215,64 @@ fn tune_gap_uses_the_chosen_bound() {
     let one = res.best.extra["gap"]["one_sd_wbound"].as_f64().unwrap();
     assert_eq!(res.best.extra["wbound"].as_f64().unwrap(), one);
     check_bounds(res.best.feature_weights.as_ref().unwrap(), one, "one-sd");
+}
+
+/// The default bound is half the bound where the L1 constraint stops
+/// binding, so it selects; a bound at or above that one selects nothing
+/// and says so.
+#[test]
+fn default_bound_binds_and_a_loose_bound_warns() {
+    let a = algo::find("sparse-kmeans").unwrap();
+    for scale in [Scaling::Standard, Scaling::None] {
+        let l = session::load("wine", &LoadOptions::default(), scale).unwrap();
+        let pr = &l.problem;
+        let cfg = config(pr, 3, &[], false);
+        let fit = algo::run(a.as_ref(), pr, &cfg, &Ctx::new()).unwrap().best;
+        let b = fit.extra["wbound_binding"].as_f64().unwrap();
+        let s = cfg.params.get("wbound");
+        assert!(s < b || s == 1.0, "{scale}: default {s}, binding {b}");
+        assert!(fit.warnings.is_empty(), "{scale}: {:?}", fit.warnings);
+        let w = fit.feature_weights.unwrap();
+        assert!(
+            w.iter().filter(|&&v| v > 0.0).count() < 13,
+            "{scale}: {w:?}"
+        );
+        // Every BCSS counts at or above b: all 13 keep a weight.
+        let loose = config(pr, 3, &[("wbound", 13f64.sqrt())], false);
+        let fit = algo::run(a.as_ref(), pr, &loose, &Ctx::new()).unwrap().best;
+        assert!(fit.feature_weights.unwrap().iter().all(|&v| v > 0.0));
+        assert!(
+            fit.warnings.len() == 1 && fit.warnings[0].contains("does not bind"),
+            "{scale}: {:?}",
+            fit.warnings
+        );
+    }
+}
+
+/// Issue 10: on unscaled Leukemia the old default √p/2 = 29.9 was above
+/// the binding bound (≈ 19) and kept all 3571 genes.
+#[test]
+fn default_bound_selects_on_unscaled_leukemia() {
+    let Some(path) = common::shared("leukemia.csv") else {
+        return;
+    };
+    let l = session::load(
+        path.to_str().unwrap(),
+        &LoadOptions::default(),
+        Scaling::None,
+    )
+    .unwrap();
+    let a = algo::find("sparse-kmeans").unwrap();
+    let cfg = config(&l.problem, 2, &[], false);
+    let fit = algo::run(a.as_ref(), &l.problem, &cfg, &Ctx::new())
+        .unwrap()
+        .best;
+    let sel = fit
+        .feature_weights
+        .unwrap()
+        .iter()
+        .filter(|&&v| v > 0.0)
+        .count();
+    assert!(sel < 3571 / 2, "{sel} of 3571 selected");
+    assert!(fit.warnings.is_empty(), "{:?}", fit.warnings);
 }

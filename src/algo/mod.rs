@@ -45,7 +45,9 @@ pub type Rng = rand_chacha::ChaCha8Rng;
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct TracePoint {
     pub iter: usize,
-    /// The annealing exponent at this iteration (power-mean algorithms).
+    /// The annealing exponent at this iteration (power-mean algorithms;
+    /// absent from the JSON for the others).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub s: Option<f64>,
     pub objective: f64,
     /// Kernel weights α after this iteration (multi-kernel algorithms).

@@ -1,7 +1,13 @@
 //! Regularisation paths: one algorithm over a grid of its sparsity
-//! parameter, each grid point warm-started from the previous one (its
-//! partition and centres), as glmnet does. For `lw` the parameter is λ
-//! (reference-code units, see `lw.rs`), for `sparse-kmeans` the L1 bound s.
+//! parameter. Every grid point after the first runs twice, warm-started
+//! from the previous point (its partition and centres, as glmnet does) and
+//! from the shared initial partition, and keeps the better objective (both
+//! use the same α, so the objectives compare): a warm start alone carries
+//! the partition of a very sparse point down the path (Leukemia, seed 0:
+//! the partition of the first 2 selected genes, CER 0.056, was kept down
+//! to 149 genes, where a start from the initial partition gives 0.028).
+//! For `lw` the parameter is λ (reference-code units, see `lw.rs`), for
+//! `sparse-kmeans` the L1 bound s.
 //!
 //! The automatic grid starts at the sparsest end: for `lw` at `lambda_max`,
 //! the smallest λ that sets every weight to zero at the initial partition
@@ -13,10 +19,13 @@
 //! One initial partition (k-means, `nstart` runs seeded by `cfg.seed`) is
 //! shared by all points; α for `lw` comes from it. Progress: a
 //! `Stage("regularisation path", i/N)` event per point and the iteration
-//! events of every point's run (with weights), `restart` = point index.
+//! events of every point's warm-started run (with weights), `restart` =
+//! point index.
 //! Cancellation is checked every iteration.
 
-use super::feature_weights::{cluster_means, dispersions, kmeans_partition, total_ss};
+use super::feature_weights::{
+    StageCounter, cluster_means, dispersions, kmeans_partition, total_ss,
+};
 use super::lw::{LwSettings, LwStart, lw_from};
 use super::sparse_kmeans::{SparseSettings, log_space, sparse_loop};
 use super::{Ctx, Problem, Rng, RunConfig};
@@ -177,7 +186,7 @@ pub fn run_path(
     super::check_config(problem, cfg)?;
     if cfg.restarts != 1 {
         return Err(Error::Param(
-            "--restarts does not apply to path: every point is warm-started from the previous one"
+            "--restarts does not apply to path: every point starts from the previous one and from the shared initial partition"
                 .into(),
         ));
     }
@@ -216,7 +225,7 @@ pub fn run_path(
             for (i, &lambda) in values.iter().enumerate() {
                 ctx.stage("regularisation path", i as f64 / values.len() as f64);
                 let pctx = ctx.for_restart(i);
-                let (fit, z) = lw_from(
+                let (mut fit, mut z) = lw_from(
                     problem,
                     &start,
                     labels.clone(),
@@ -227,6 +236,24 @@ pub fn run_path(
                     &pctx,
                     false,
                 )?;
+                if i > 0 {
+                    // Also from the shared initial partition: the same α,
+                    // so the objectives compare; keep the lower.
+                    let (cold, zc) = lw_from(
+                        problem,
+                        &start,
+                        start.labels.clone(),
+                        None,
+                        k,
+                        lambda,
+                        &s,
+                        &pctx,
+                        true,
+                    )?;
+                    if cold.objective < fit.objective {
+                        (fit, z) = (cold, zc);
+                    }
+                }
                 labels = fit.labels.clone();
                 centres = Some(z);
                 let w = fit.feature_weights.unwrap_or_default();
@@ -251,6 +278,11 @@ pub fn run_path(
                 cfg.init,
                 &mut rng,
                 ctx,
+                Some(&StageCounter::new(
+                    ctx,
+                    "sparse-kmeans: initial k-means runs",
+                    cfg.params.get_usize("nstart"),
+                )),
             )?;
             let tss = total_ss(x);
             let (z, _) = cluster_means(x, &labels0, k, None);
@@ -275,7 +307,7 @@ pub fn run_path(
                     "wbound = {bad} is out of range: the sparse k-means bound must be at least 1"
                 )));
             }
-            let mut labels = labels0;
+            let mut labels = labels0.clone();
             let mut points = Vec::with_capacity(values.len());
             for (i, &b) in values.iter().enumerate() {
                 ctx.stage("regularisation path", i as f64 / values.len() as f64);
@@ -285,7 +317,15 @@ pub fn run_path(
                     tol: cfg.params.get("tol"),
                     max_iter: cfg.params.get_usize("max_iter"),
                 };
-                let f = sparse_loop(x, &tss, labels.clone(), k, &st, &pctx, false)?;
+                let mut f = sparse_loop(x, &tss, labels.clone(), k, &st, &pctx, false)?;
+                if i > 0 {
+                    // Also from the shared initial partition; keep the
+                    // larger criterion.
+                    let cold = sparse_loop(x, &tss, labels0.clone(), k, &st, &pctx, true)?;
+                    if cold.criterion > f.criterion {
+                        f = cold;
+                    }
+                }
                 labels = f.labels.clone();
                 points.push(PathPoint {
                     lambda: b,

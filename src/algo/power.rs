@@ -132,9 +132,11 @@ pub fn report(
 }
 
 /// Distances at or below this count as exact zeros: well above the
-/// rounding error of the expanded ‖x‖² + ‖θ‖² − 2xᵀθ.
+/// rounding error of the expanded ‖x‖² + ‖θ‖² − 2xᵀθ, and relative to the
+/// largest squared norm, so that it means the same for data in any unit
+/// (an absolute floor would merge every point of data near 1e-7).
 pub fn zero_tolerance(x_norms: &[f64]) -> f64 {
-    1e-12 * x_norms.iter().copied().fold(1.0, f64::max)
+    1e-12 * x_norms.iter().copied().fold(0.0, f64::max)
 }
 
 /// Power k-means from the given centres on the rows of `x` (which may be

@@ -46,6 +46,9 @@ pub struct Ctx {
     tx: Option<Sender<Event>>,
     restart: usize,
     want_labels: bool,
+    /// Set for inner loops that are one stage of a larger job: their
+    /// iteration events go out as this stage's progress (iteration / cap).
+    as_stage: Option<(Arc<str>, usize)>,
 }
 
 impl Ctx {
@@ -75,6 +78,17 @@ impl Ctx {
         }
     }
 
+    /// A context for an inner loop of at most `max_iter` iterations that is
+    /// one stage of the work: its iteration events are sent as
+    /// `Stage { label, done: iteration / max_iter }` (a watcher sees the
+    /// stage advance, not the inner loop's objective).
+    pub fn iterations_as_stage(&self, label: &str, max_iter: usize) -> Self {
+        Ctx {
+            as_stage: Some((Arc::from(label), max_iter.max(1))),
+            ..self.clone()
+        }
+    }
+
     pub fn restart(&self) -> usize {
         self.restart
     }
@@ -84,7 +98,7 @@ impl Ctx {
     }
 
     pub fn wants_labels(&self) -> bool {
-        self.tx.is_some() && self.want_labels
+        self.tx.is_some() && self.want_labels && self.as_stage.is_none()
     }
 
     pub fn is_cancelled(&self) -> bool {
@@ -103,6 +117,13 @@ impl Ctx {
 
     pub fn emit(&self, ev: Event) {
         if let Some(tx) = &self.tx {
+            let ev = match (ev, &self.as_stage) {
+                (Event::Iteration(p), Some((label, max))) => Event::Stage {
+                    label: label.to_string(),
+                    done: (p.iter as f64 / *max as f64).min(1.0),
+                },
+                (ev, _) => ev,
+            };
             // A watcher that went away is not the solver's problem.
             let _ = tx.send(ev);
         }
@@ -115,5 +136,44 @@ impl Ctx {
                 done,
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inner_iterations_become_stage_progress() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let ctx = Ctx::new().with_events(tx, true);
+        let inner = ctx.iterations_as_stage("warm-up", 4);
+        assert!(!inner.wants_labels());
+        inner.emit(Event::Iteration(Progress {
+            restart: 0,
+            iter: 1,
+            s: None,
+            objective: 1.0,
+            changed: 0,
+            sizes: vec![],
+            feature_weights: None,
+            kernel_weights: None,
+            labels: None,
+        }));
+        ctx.stage("next", 0.5);
+        let got: Vec<Event> = rx.try_iter().collect();
+        assert_eq!(
+            got,
+            vec![
+                Event::Stage {
+                    label: "warm-up".into(),
+                    done: 0.25
+                },
+                Event::Stage {
+                    label: "next".into(),
+                    done: 0.5
+                }
+            ]
+        );
     }
 }

@@ -422,6 +422,7 @@ pub fn mv_kmeans_start(
     let mut iters = 0;
     while iters < max_iter {
         ctx.check()?;
+        ctx.stage(INIT_STAGE, iters as f64 / max_iter as f64);
         iters += 1;
         let mut d = dists(views[0].phi().view(), &views[0].norms, centres[0].view());
         for (f, c) in views.iter().zip(&centres).skip(1) {

@@ -62,14 +62,6 @@ pub fn init_iter_spec() -> ParamSpec {
     }
 }
 
-/// A watcher-less copy of `ctx` that still sees its cancellation: the
-/// k-means start's iterations are not the algorithm's and must not reach
-/// the progress display.
-pub fn silent(ctx: &Ctx) -> Ctx {
-    let (tx, _rx) = std::sync::mpsc::channel();
-    ctx.clone().with_events(tx, false)
-}
-
 /// Label of the k-means start's progress stage.
 pub const INIT_STAGE: &str = "k-means on the random features (Θ₀)";
 
@@ -102,7 +94,8 @@ pub fn kmeans_start<'a>(
         period: 1,
         s_min: f64::NEG_INFINITY,
     };
-    let fit = power_loop(phi, norms, centres, &hard, INIT_TOL, max_iter, &silent(ctx))?;
+    let inner = ctx.iterations_as_stage(INIT_STAGE, max_iter);
+    let fit = power_loop(phi, norms, centres, &hard, INIT_TOL, max_iter, &inner)?;
     ctx.stage(INIT_STAGE, 1.0);
     let iters = fit.iterations;
     Ok((

@@ -21,10 +21,13 @@
 //! features with `‖w‖₁ = s` (an optimum there too).
 //!
 //! The objective reported is `−Σ_l w_l·BCSS_l` (lower is better, as for
-//! every algorithm here). `--tune gap` chooses s by the permutation gap
-//! statistic (sparcl's `KMeansSparseCluster.permute`: 10 bounds
-//! log-spaced from 1.2 to 0.9·√p, 25 permuted data sets, each column
-//! permuted independently; `Gap(s) = log O(s) − mean_b log O_b(s)`, the
+//! every algorithm here). The default bound is half the bound b at which
+//! the L1 constraint stops binding (`default_wbound`); a bound at or above
+//! b selects nothing and the run says so. `--tune gap` chooses s by the
+//! permutation gap statistic (sparcl's `KMeansSparseCluster.permute`: 10
+//! bounds log-spaced from 1.2, to 0.9·b here where sparcl goes to 0.9·√p
+//! (see `gap_grid`), 25 permuted data sets, each column permuted
+//! independently; `Gap(s) = log O(s) − mean_b log O_b(s)`, the
 //! bound with the largest gap wins). `--tune gap-1sd` takes instead the
 //! smallest bound whose gap is within one standard deviation of
 //! `log O_b(s)` of the largest, the alternative Witten & Tibshirani give:
@@ -33,7 +36,8 @@
 //! where every feature keeps a (tiny) weight.
 
 use super::feature_weights::{
-    cluster_means, dispersions, kmeans_partition, lloyd_weighted, report_weights, total_ss,
+    StageCounter, cluster_means, dispersions, kmeans_partition, lloyd_weighted, report_weights,
+    total_ss,
 };
 use super::lw::nstart_spec;
 use super::params::{Default, ParamSpec, Scale};
@@ -45,7 +49,6 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rayon::prelude::*;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Soft threshold `max(a − Δ, 0)` of non-negative values.
 fn soft(a: &[f64], delta: f64) -> Vec<f64> {
@@ -82,10 +85,18 @@ pub fn update_weights(a: &[f64], s: f64) -> Vec<f64> {
         return a.iter().map(|v| v / norm).collect();
     }
     let top = a.iter().copied().fold(0.0, f64::max);
-    // Just below the largest value only the top (tied) features survive.
-    let second = a.iter().copied().filter(|&v| v < top).fold(0.0, f64::max);
+    // Values within rounding of the largest count as tied with it (with one
+    // point per cluster every standardised feature has BCSS = n − 1, up to
+    // rounding). Just below the tie only the tied features survive.
+    let tie = top - top * 1e-12;
+    let tied = a.iter().filter(|&&v| v >= tie).count();
+    let second = a.iter().copied().filter(|&v| v < tie).fold(0.0, f64::max);
     let mut hi = top - (top - second) * 1e-6;
-    if ratio(hi) > s {
+    if hi >= tie {
+        // The gap is below rounding of `top`: start at the next value.
+        hi = second;
+    }
+    if (tied as f64).sqrt() > s {
         // t features tie at the top and equal weights on all of them break
         // the bound (√t > s). Any unit vector on the tie with ‖w‖₁ = s is
         // optimal: m = ⌊s²⌋ features at u and one at v, where
@@ -96,7 +107,7 @@ pub fn update_weights(a: &[f64], s: f64) -> Vec<f64> {
         let v = (s - m * u).max(0.0);
         let mut w = vec![0.0; p];
         for (i, l) in (0..p)
-            .filter(|&l| a[l] == top)
+            .filter(|&l| a[l] >= tie)
             .take(m as usize + 1)
             .enumerate()
         {
@@ -120,6 +131,22 @@ pub fn update_weights(a: &[f64], s: f64) -> Vec<f64> {
     let w = soft(&a, hi);
     let n = l2(&w);
     w.iter().map(|v| v / n).collect()
+}
+
+/// The bound at and above which the L1 constraint stops binding for the
+/// per-feature BCSS `a`: `‖a⁺‖₁/‖a⁺‖₂` (√p when every feature separates
+/// the clusters equally). Below it the soft threshold drops features; at
+/// or above it every feature with a positive BCSS keeps a weight. `None`
+/// when no feature separates the clusters (every BCSS is 0).
+pub fn binding_bound(a: &[f64]) -> Option<f64> {
+    let pos: Vec<f64> = a.iter().map(|&v| v.max(0.0)).collect();
+    let n2 = l2(&pos);
+    (n2 > 0.0 && n2.is_finite()).then(|| l1(&pos) / n2)
+}
+
+/// BCSS per feature of a partition of `x`.
+pub fn partition_bcss(x: ArrayView2<f64>, labels: &[usize], k: usize) -> Vec<f64> {
+    bcss(x, &total_ss(x), labels, k).0
 }
 
 /// Settings of the sparse k-means iterations.
@@ -224,6 +251,9 @@ pub fn sparse_loop(
 /// `KMeansSparseCluster.permute`).
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Gap {
+    /// The bound at which the L1 constraint stops binding at the real
+    /// data's initial partition; the grid ends at 0.9 times it.
+    pub binding_wbound: f64,
     pub wbounds: Vec<f64>,
     pub gaps: Vec<f64>,
     /// Standard deviation of log O_b(s) over the permutations.
@@ -239,12 +269,20 @@ pub struct Gap {
     pub nperms: usize,
 }
 
-/// sparcl's default grid: `nvals` bounds log-spaced from 1.2 to 0.9·√p.
-pub fn gap_grid(p: usize, nvals: usize) -> Result<Vec<f64>> {
-    let top = 0.9 * (p as f64).sqrt();
+/// The grid of bounds: `nvals` log-spaced from 1.2 to 0.9·min(√p, b),
+/// b the binding bound of the real data's initial partition. sparcl's grid
+/// ends at 0.9·√p, but on real data the L1 constraint stops binding far
+/// below √p (leukemia: b ≈ 41 standardised, 19 unscaled, √p = 60): the
+/// top bounds then all keep every feature, their criterion equals the
+/// largest possible, and the largest gap sat at that all-features end on
+/// every real data set tried. Ending below b keeps every grid point a
+/// selection.
+pub fn gap_grid(p: usize, binding: f64, nvals: usize) -> Result<Vec<f64>> {
+    let top = 0.9 * (p as f64).sqrt().min(binding);
     if top <= 1.2 {
         return Err(Error::Param(format!(
-            "--tune gap needs at least 2 features (0.9·√p must exceed 1.2; p = {p})"
+            "--tune gap: the L1 bound stops binding at s = {} on this data (p = {p}), so there is no range of bounds to choose from; set -P wbound instead",
+            crate::algo::params::fmt_num(binding.min((p as f64).sqrt()))
         )));
     }
     Ok(log_space(1.2, top, nvals))
@@ -269,22 +307,21 @@ pub fn log_space(a: f64, b: f64, count: usize) -> Vec<f64> {
         .collect()
 }
 
-/// `Σ w·BCSS` at every bound of `grid`, each from the same initial partition.
+/// `Σ w·BCSS` at every bound of `grid`, each from the same initial
+/// partition `labels`.
 fn criteria(
     x: ArrayView2<f64>,
     k: usize,
-    nstart: usize,
+    labels: &[usize],
     s: &SparseSettings,
     grid: &[f64],
-    rng: &mut Rng,
     ctx: &Ctx,
 ) -> Result<Vec<(f64, usize)>> {
     let tss = total_ss(x);
-    let labels = kmeans_partition(x, k, nstart, Init::KmeansPP, rng, ctx)?;
     grid.iter()
         .map(|&b| {
             let st = SparseSettings { wbound: b, ..*s };
-            let f = sparse_loop(x, &tss, labels.clone(), k, &st, ctx, true)?;
+            let f = sparse_loop(x, &tss, labels.to_vec(), k, &st, ctx, true)?;
             let nz = f.weights.iter().filter(|&&w| w > 0.0).count();
             Ok((f.criterion, nz))
         })
@@ -304,17 +341,32 @@ pub fn gap_statistic(
     seed: u64,
     ctx: &Ctx,
 ) -> Result<Gap> {
-    let grid = gap_grid(x.ncols(), nvals)?;
-    let done = AtomicUsize::new(0);
+    let stream = |b: usize| {
+        let mut rng = Rng::seed_from_u64(seed);
+        rng.set_stream(b as u64 + 1);
+        rng
+    };
     let total = nperms + 1;
-    ctx.stage("gap statistic", 0.0);
+    // Progress: one tick per k-means run and per data set's grid.
+    let progress = StageCounter::new(ctx, "gap statistic", total * (nstart.max(1) + 1));
+    // The real data first: its partition fixes the grid.
+    let real = kmeans_partition(
+        x,
+        k,
+        nstart,
+        Init::KmeansPP,
+        &mut stream(0),
+        ctx,
+        Some(&progress),
+    )?;
+    let binding = binding_bound(&partition_bcss(x, &real, k)).unwrap_or(1.0);
+    let grid = gap_grid(x.ncols(), binding, nvals)?;
     let runs: Vec<Result<Vec<(f64, usize)>>> = (0..total)
         .into_par_iter()
         .map(|b| {
-            let mut rng = Rng::seed_from_u64(seed);
-            rng.set_stream(b as u64 + 1);
+            let mut rng = stream(b);
             let out = if b == 0 {
-                criteria(x, k, nstart, s, &grid, &mut rng, ctx)
+                criteria(x, k, &real, s, &grid, ctx)
             } else {
                 let mut xp = x.to_owned();
                 for mut col in xp.columns_mut() {
@@ -324,10 +376,18 @@ pub fn gap_statistic(
                         *e = val;
                     }
                 }
-                criteria(xp.view(), k, nstart, s, &grid, &mut rng, ctx)
+                let labels = kmeans_partition(
+                    xp.view(),
+                    k,
+                    nstart,
+                    Init::KmeansPP,
+                    &mut rng,
+                    ctx,
+                    Some(&progress),
+                )?;
+                criteria(xp.view(), k, &labels, s, &grid, ctx)
             };
-            let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-            ctx.stage("gap statistic", d as f64 / total as f64);
+            progress.tick();
             out
         })
         .collect();
@@ -366,6 +426,7 @@ pub fn gap_statistic(
         .find(|&i| gaps[i] >= gaps[best] - sds[i])
         .unwrap_or(best);
     Ok(Gap {
+        binding_wbound: binding,
         best_wbound: grid[best],
         one_sd_wbound: grid[one_sd],
         nonzero: all[0].iter().map(|r| r.1).collect(),
@@ -377,6 +438,30 @@ pub fn gap_statistic(
 }
 
 pub struct SparseKMeans;
+
+/// The rule behind the automatic bound.
+pub const WBOUND_RULE: &str = "b/2, b the bound where the L1 constraint stops binding";
+
+/// Half the binding bound of one quick k-means partition (k-means++ from
+/// seed 0, then Lloyd): b/2 gives an effective number of features of
+/// b²/4, a quarter of all there are (with equal BCSS, b = √p and this is
+/// √p/2), and the binding bound moves by about 1% between partitions, so
+/// the default binds on any of them. Cached per k. √p/2 when no feature
+/// separates the clusters (k = 1).
+pub fn default_wbound(problem: &Problem, k: usize) -> Result<f64> {
+    let key = format!("sparse-kmeans:binding:k={k}");
+    let b = problem.cached(&key, || {
+        let x = problem.x.view();
+        let mut rng = Rng::seed_from_u64(0);
+        let seeds = super::init::euclidean_seeds(x, &problem.x_norms, k, Init::KmeansPP, &mut rng)?;
+        let c = x.select(ndarray::Axis(0), &seeds);
+        let tol = 1e-4 * super::lloyd::mean_variance(x);
+        let fit = super::lloyd::lloyd_loop(x, &problem.x_norms, c, tol, 100, &Ctx::new())?;
+        Ok(binding_bound(&partition_bcss(x, &fit.labels, k)))
+    })?;
+    let b = b.unwrap_or_else(|| (problem.p() as f64).sqrt());
+    Ok((b / 2.0).max(1.0))
+}
 
 fn settings(cfg: &RunConfig, wbound: f64) -> SparseSettings {
     SparseSettings {
@@ -438,14 +523,14 @@ impl Algorithm for SparseKMeans {
             ParamSpec {
                 name: "wbound",
                 symbol: "s",
-                default: Default::Auto("√p/2"),
+                default: Default::Auto(WBOUND_RULE),
                 min: 1.0,
                 max: 1e4,
                 scale: Scale::Log,
                 step: 1.1,
                 coarse: 1.5,
                 integer: false,
-                help: "L1 bound s on the weights (‖w‖₁ ≤ s, ‖w‖₂ ≤ 1): 1 keeps one feature, √p or more keeps all; about s² features share the weight. Ignored with --tune gap or gap-1sd, which choose it.",
+                help: "L1 bound s on the weights (‖w‖₁ ≤ s, ‖w‖₂ ≤ 1). It selects only below the binding bound b = ‖a‖₁/‖a‖₂ (a the per-feature between-cluster sums of squares; b ≤ √p, far below it on real data): at or above b every feature keeps a weight, and the run warns. When it binds, s² is the effective number of features (‖w‖₁/‖w‖₂)²; more weights are non-zero, most of them small. 1 keeps about one feature. Default b/2, b from a k-means partition of the data. Ignored with --tune gap or gap-1sd, which choose it.",
             },
             nstart_spec(
                 20.0,
@@ -478,13 +563,20 @@ impl Algorithm for SparseKMeans {
                 step: 1.0,
                 coarse: 5.0,
                 integer: true,
-                help: "--tune gap: number of bounds tried, log-spaced from 1.2 to 0.9·√p (sparcl: 10).",
+                help: "--tune gap: number of bounds tried, log-spaced from 1.2 to 0.9 × the binding bound of the data's partition (sparcl: 10, up to 0.9·√p).",
             },
         ]
     }
-    fn auto_param(&self, name: &str, problem: &Problem, _k: usize) -> Result<f64> {
+    /// Standardised, as the LW-k-means paper's protocol (and sparcl's
+    /// examples) prepare every data set: its sparse k-means numbers are
+    /// those of z-scored data (Leukemia CER 0.28; on the raw values the
+    /// high-variance genes alone give 0.03).
+    fn default_scaling(&self) -> crate::data::Scaling {
+        crate::data::Scaling::Standard
+    }
+    fn auto_param(&self, name: &str, problem: &Problem, k: usize) -> Result<f64> {
         match name {
-            "wbound" => Ok(((problem.p() as f64).sqrt() / 2.0).max(1.0)),
+            "wbound" => default_wbound(problem, k),
             _ => unreachable!("sparse-kmeans declares no automatic default for {name}"),
         }
     }
@@ -526,9 +618,15 @@ impl Algorithm for SparseKMeans {
             cfg.init,
             &mut rng,
             ctx,
+            Some(&StageCounter::new(
+                ctx,
+                "sparse-kmeans: initial k-means runs",
+                cfg.params.get_usize("nstart"),
+            )),
         )?;
         let tss = total_ss(x);
         let f = sparse_loop(x, &tss, labels, cfg.k, &settings(cfg, wbound), ctx, false)?;
+        let bcss = f.bcss.clone();
         let mut fit = Fit {
             labels: f.labels,
             centroids: Some(f.centres),
@@ -540,6 +638,18 @@ impl Algorithm for SparseKMeans {
             ..Fit::default()
         };
         fit.extra.insert("wbound".into(), wbound.into());
+        let positive = bcss.iter().filter(|&&v| v > 0.0).count();
+        if let Some(b) = binding_bound(&bcss) {
+            fit.extra.insert("wbound_binding".into(), b.into());
+            if wbound >= b && positive > 1 {
+                fit.warnings.push(format!(
+                    "the bound s = {} does not bind: the L1 constraint stops binding at s = {} for this partition, so all {positive} features with a positive between-cluster sum of squares keep a weight; choose -P wbound below {} to select",
+                    crate::algo::params::fmt_num(wbound),
+                    crate::algo::params::fmt_num(b),
+                    crate::algo::params::fmt_num(b)
+                ));
+            }
+        }
         if let Some(g) = gap {
             fit.extra.insert(
                 "gap".into(),

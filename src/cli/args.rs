@@ -17,9 +17,11 @@ pub struct DataArgs {
         value_name = "PATH|NAME|gen:NAME"
     )]
     pub data: String,
-    /// Feature scaling before clustering.
-    #[arg(long, value_enum, default_value_t = Scaling::Standard)]
-    pub scale: Scaling,
+    /// Feature scaling before clustering. Default: the algorithm's own
+    /// (`meanscape algorithms ID`): standard, except none for lw (it
+    /// z-scores after its initial k-means) and minmax for wkmeans.
+    #[arg(long, value_enum)]
+    pub scale: Option<Scaling>,
     /// Ground-truth labels: a column name, a 0-based column index, `none`,
     /// or `auto` (a column named label, class, target, y or cluster; for
     /// .mat files a variable gnd, Y or label).

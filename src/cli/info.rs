@@ -63,10 +63,11 @@ pub fn algorithms(id: Option<&str>) -> Result<String> {
     if let Some(id) = id {
         let a = algo::find(id)?;
         return Ok(format!(
-            "{} — {}\n  {}\n  parameters (set with -P NAME=VALUE, or --s0/--eta/--tol/--max-iter):\n{}",
+            "{} — {}\n  {}\n  default scaling: --scale {} (override with --scale)\n  parameters (set with -P NAME=VALUE, or --s0/--eta/--tol/--max-iter):\n{}",
             a.id(),
             a.name(),
             a.summary(),
+            a.default_scaling(),
             param_table(a.as_ref())
         ));
     }
@@ -90,7 +91,12 @@ pub fn algorithms(id: Option<&str>) -> Result<String> {
 pub fn defaults_help() -> String {
     let mut out = String::from("Algorithms and their parameter defaults:\n");
     for a in algo::registry() {
-        out.push_str(&format!("  {} — {}\n", a.id(), a.name()));
+        out.push_str(&format!(
+            "  {} — {} (default --scale {})\n",
+            a.id(),
+            a.name(),
+            a.default_scaling()
+        ));
         out.push_str(&param_table(a.as_ref()));
     }
     out.push_str(

@@ -31,7 +31,8 @@ pub enum Command {
     Run(Box<run::RunArgs>),
     /// Regularisation path of lw (over λ) or sparse-kmeans (over the bound
     /// s): weights, #selected, objective and metrics per grid point, each
-    /// warm-started from the previous one (CSV, or JSON with --json).
+    /// the better of a warm start from the previous point and a start from
+    /// the shared initial partition (CSV, or JSON with --json).
     Path(Box<path::PathArgs>),
     /// Write a generated dataset to a file (CSV, or .npy by extension).
     Gen(gen_cmd::GenArgs),
@@ -66,7 +67,8 @@ fn tui(a: &TuiArgs) -> crate::Result<()> {
         start: crate::tui::app::StartOptions {
             data: a.data.data.clone(),
             load_opts: a.data.load_options(),
-            scale: Some(a.data.scale),
+            // None: the scaling follows the algorithm chosen in the UI.
+            scale: a.data.scale,
             algo: a.algo.algo.clone(),
             k: a.algo.k,
             seed: a.algo.seed,

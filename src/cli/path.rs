@@ -6,7 +6,7 @@ use crate::algo::params::fmt_num;
 use crate::algo::path::{Grid, PathAlgo, PathResult, run_path};
 use crate::algo::{self, Ctx, Event, RunConfig};
 use crate::error::{Error, Result};
-use crate::report::{fmt_sig, params_map};
+use crate::report::{fmt_sig, insert_scale, params_map};
 use crate::session;
 use clap::Args;
 use serde_json::{Map, Value, json};
@@ -21,7 +21,8 @@ pub struct PathArgs {
     #[command(flatten)]
     pub algo: AlgoArgs,
     /// The grid, FROM:TO:COUNT (log-spaced when both ends are > 0, run in
-    /// that order, each point warm-started from the previous): λ for lw
+    /// that order, each point the better of a warm start from the previous one
+    /// and a start from the shared initial partition): λ for lw
     /// (reference-code units), the L1 bound s for sparse-kmeans. Default: an
     /// automatic grid from the sparsest end (lw: lambda_max, where every
     /// weight is 0, down to the largest λ that keeps every feature, or to
@@ -49,7 +50,8 @@ pub fn run(a: &PathArgs) -> Result<()> {
     if let Some(spec) = &a.lambda {
         grid_in_range(spec, algo::find(kind.id())?.as_ref(), kind)?;
     }
-    let loaded = session::load(&a.data.data, &a.data.load_options(), a.data.scale)?;
+    let scale = session::resolve_scaling(a.data.scale, kind.id());
+    let loaded = session::load(&a.data.data, &a.data.load_options(), scale)?;
     let algo = algo::find(kind.id())?;
     let given = a.algo.given();
     if given.iter().any(|(n, _)| n == kind.parameter()) {
@@ -107,6 +109,8 @@ pub fn run(a: &PathArgs) -> Result<()> {
         let mut params = params_map(&cfg);
         params.remove(kind.parameter());
         params.remove("tune");
+        let scale_default = loaded.scale == algo.default_scaling();
+        insert_scale(&mut params, loaded.scale, scale_default);
         let path: Vec<Value> = result
             .points
             .iter()
@@ -125,10 +129,13 @@ pub fn run(a: &PathArgs) -> Result<()> {
         let mut out = Map::new();
         out.insert("algorithm".into(), kind.id().into());
         out.insert("parameter".into(), kind.parameter().into());
-        out.insert(
-            "data".into(),
-            json!({"name": ds.name, "source": loaded.source.spec(), "scale": loaded.scale}),
-        );
+        let mut data = json!({"name": ds.name, "source": loaded.source.spec(),
+            "scale": loaded.scale, "scale_default": scale_default});
+        if loaded.rescale_exp != 0 {
+            data["rescale_exp"] = loaded.rescale_exp.into();
+        }
+        data["notes"] = ds.notes.clone().into();
+        out.insert("data".into(), data);
         out.insert("n".into(), ds.n().into());
         out.insert("p".into(), ds.p().into());
         out.insert("k".into(), k.into());
@@ -261,6 +268,12 @@ fn solve(
             match rx.recv_timeout(Duration::from_millis(200)) {
                 Ok(Event::Stage { label, done }) => {
                     point = format!("{label} {:.0}%", done * 100.0);
+                    // Long stages (the initial k-means runs) show too.
+                    if last.elapsed() >= Duration::from_millis(100) {
+                        last = Instant::now();
+                        eprint!("\r\x1b[2K{point}");
+                        drawn = true;
+                    }
                 }
                 Ok(Event::Iteration(p)) if last.elapsed() >= Duration::from_millis(100) => {
                     last = Instant::now();

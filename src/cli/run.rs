@@ -36,7 +36,8 @@ pub fn run(a: &RunArgs) -> Result<()> {
     if let Some(out) = &a.out {
         files::check_target(out, &files::source_files(&a.data.data), a.force)?;
     }
-    let loaded = session::load(&a.data.data, &a.data.load_options(), a.data.scale)?;
+    let scale = session::resolve_scaling(a.data.scale, &a.algo.algo);
+    let loaded = session::load(&a.data.data, &a.data.load_options(), scale)?;
     let data = loaded.source.spec();
     let algo = algo::find(&a.algo.algo)?;
     let k = loaded.choose_k(a.algo.k)?;
@@ -65,7 +66,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
             e => e,
         })?;
     let spec = loaded.source.spec();
-    let report = RunReport::build(ReportInput {
+    let mut report = RunReport::build(ReportInput {
         algo: algo.as_ref(),
         cfg: &cfg,
         result: &result,
@@ -74,6 +75,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
         scale: loaded.scale,
         load_ms: loaded.load_ms,
     });
+    report.data.rescale_exp = (loaded.rescale_exp != 0).then_some(loaded.rescale_exp);
     if let Some(out) = &a.out {
         write_labels(out, &report.labels)?;
     }

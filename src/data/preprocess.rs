@@ -106,30 +106,48 @@ pub fn resolve_missing(ds: &mut Dataset, policy: Missing) -> Result<()> {
 /// divided by zero; their indices are returned and noted on the dataset.
 /// Statistics are gathered row by row (the matrix is row-major), so a
 /// 70 000 × 784 matrix is read a few times, not once per column.
+///
+/// Each column's statistics are taken on its values times 2^−e, e the
+/// exponent of its largest |value|: an exact multiplication that keeps
+/// sums and squares of values near 1e300 from overflowing and of values
+/// near 1e-300 from underflowing. For columns already in an ordinary
+/// range the result is bit for bit what the plain formulas give.
 pub fn scale(ds: &mut Dataset, how: Scaling) -> Vec<usize> {
     if how == Scaling::None {
         return Vec::new();
     }
     let (n, p) = ds.x.dim();
+    let mut amax = vec![0.0f64; p];
+    for row in ds.x.rows() {
+        for (m, &v) in amax.iter_mut().zip(row.iter()) {
+            *m = m.max(v.abs());
+        }
+    }
+    // Per column: y = x·2^−e with max |y| in [1, 2).
+    let exps: Vec<i32> = amax
+        .iter()
+        .map(|&m| if m > 0.0 { exponent(m) } else { 0 })
+        .collect();
     let mut sum = vec![0.0; p];
     let mut lo = vec![f64::INFINITY; p];
     let mut hi = vec![f64::NEG_INFINITY; p];
     for row in ds.x.rows() {
         for (j, &v) in row.iter().enumerate() {
-            sum[j] += v;
-            lo[j] = lo[j].min(v);
-            hi[j] = hi[j].max(v);
+            let y = ldexp(v, -exps[j]);
+            sum[j] += y;
+            lo[j] = lo[j].min(y);
+            hi[j] = hi[j].max(y);
         }
     }
     let mean: Vec<f64> = sum.iter().map(|s| s / n as f64).collect();
     let mut var = vec![0.0; p];
     for row in ds.x.rows() {
         for (j, &v) in row.iter().enumerate() {
-            var[j] += (v - mean[j]).powi(2);
+            var[j] += (ldexp(v, -exps[j]) - mean[j]).powi(2);
         }
     }
     let mut constant = Vec::new();
-    // Per column: x ↦ (x − shift)·mult.
+    // Per column: x ↦ (x·2^−e − shift)·mult.
     let mut shift = vec![0.0; p];
     let mut mult = vec![0.0; p];
     for j in 0..p {
@@ -159,7 +177,7 @@ pub fn scale(ds: &mut Dataset, how: Scaling) -> Vec<usize> {
                 *v = if mult[j] == 0.0 {
                     0.0
                 } else {
-                    (*v - shift[j]) * mult[j]
+                    (ldexp(*v, -exps[j]) - shift[j]) * mult[j]
                 };
             }
         });
@@ -177,6 +195,69 @@ pub fn scale(ds: &mut Dataset, how: Scaling) -> Vec<usize> {
         ));
     }
     constant
+}
+
+/// The largest |value| the solvers work on directly is below 2^RANGE_EXP
+/// and at least 2^−RANGE_EXP. Inside that range, squared distances summed
+/// over a million features, kernel values such as (xᵀy)⁴ and every
+/// intermediate of the algorithms stay far from overflow and underflow, so
+/// results do not depend on the data's units (beyond rounding).
+pub const RANGE_EXP: i32 = 64;
+
+/// Brings data whose largest |value| M lies outside [2^−64, 2^64) into that
+/// range by multiplying every value by the power of two 2^e that puts M in
+/// [1, 2): exact (no digit changes; only values more than ~2^−1000 below M
+/// can lose digits, and they cannot affect any distance). Returns e, 0 when
+/// nothing was done, and notes the factor on the dataset: centres,
+/// objectives and parameters in data units (σ, for instance) then refer to
+/// the rescaled values.
+pub fn fit_range(ds: &mut Dataset) -> i32 {
+    let m = ds.x.iter().fold(0.0f64, |m, &v| m.max(v.abs()));
+    if m == 0.0 || !m.is_finite() {
+        return 0;
+    }
+    let em = exponent(m);
+    if (-RANGE_EXP..RANGE_EXP).contains(&em) {
+        return 0;
+    }
+    let e = -em;
+    Arc::make_mut(&mut ds.x)
+        .axis_iter_mut(Axis(0))
+        .into_par_iter()
+        .for_each(|mut row| row.mapv_inplace(|v| ldexp(v, e)));
+    ds.notes.push(format!(
+        "values reach {m:.3e}, outside the range 2^±{RANGE_EXP} computed directly: every value was multiplied by 2^{e} (exact); centres, objectives and parameters in data units (σ, …) refer to the rescaled values"
+    ));
+    e
+}
+
+/// ⌊log₂ |v|⌋ for a finite non-zero v, exactly (subnormals included).
+pub fn exponent(v: f64) -> i32 {
+    let bits = v.abs().to_bits();
+    let biased = (bits >> 52) as i32;
+    if biased == 0 {
+        // Subnormal: normalise first (exact).
+        exponent(v * f64::from_bits(((64 + 1023) as u64) << 52)) - 64
+    } else {
+        biased - 1023
+    }
+}
+
+/// v·2^e, exact whenever the result is a normal number. Done in steps so
+/// that 2^e itself never overflows or underflows.
+pub fn ldexp(v: f64, e: i32) -> f64 {
+    let step = |e: i32| f64::from_bits(((e + 1023) as u64) << 52);
+    let mut v = v;
+    let mut e = e;
+    while e > 1000 {
+        v *= step(1000);
+        e -= 1000;
+    }
+    while e < -1000 {
+        v *= step(-1000);
+        e += 1000;
+    }
+    v * step(e)
 }
 
 #[cfg(test)]
@@ -204,6 +285,65 @@ mod tests {
         let mut d = ds(array![[2.0], [4.0], [3.0]]);
         scale(&mut d, Scaling::Minmax);
         assert_eq!(d.x.column(0).to_vec(), vec![0.0, 1.0, 0.5]);
+    }
+
+    #[test]
+    fn scaling_is_exact_for_any_magnitude() {
+        let base = array![
+            [5.1, 3.5, 1.0],
+            [4.9, 3.0, 1.0],
+            [6.2, 2.9, 1.0],
+            [7.9, 3.8, 1.0]
+        ];
+        for how in [Scaling::Standard, Scaling::Minmax] {
+            let mut want = ds(base.clone());
+            scale(&mut want, how);
+            for f in [1e300, 1e-300, 1e-310] {
+                let mut d = ds(base.mapv(|v| v * f));
+                let c = scale(&mut d, how);
+                assert_eq!(c, vec![2], "{how} × {f:e}");
+                for (a, b) in d.x.iter().zip(want.x.iter()) {
+                    // Subnormal inputs carry fewer digits.
+                    let tol = if f < 1e-300 { 1e-9 } else { 1e-12 };
+                    assert!((a - b).abs() <= tol, "{how} × {f:e}: {a} vs {b}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fit_range_rescales_only_outside_the_range() {
+        let mut d = ds(array![[1e-7, 2.0], [3e5, -4.0]]);
+        assert_eq!(fit_range(&mut d), 0);
+        assert!(d.notes.is_empty());
+        for f in [1e155, 1e-170, 1e-310, f64::MAX / 8.0] {
+            let x = array![[1.0, 2.0], [3.0, -4.0]].mapv(|v| v * f);
+            let mut d = ds(x.clone());
+            let e = fit_range(&mut d);
+            assert_ne!(e, 0);
+            let m = d.x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            assert!((1.0..2.0).contains(&m), "{f:e}: {m}");
+            // Exact: scaling back gives the input.
+            for (a, b) in d.x.iter().zip(x.iter()) {
+                assert_eq!(ldexp(*a, -e), *b);
+            }
+            assert!(d.notes[0].contains(&format!("2^{e}")), "{:?}", d.notes);
+        }
+        let mut z = ds(array![[0.0], [0.0]]);
+        assert_eq!(fit_range(&mut z), 0);
+    }
+
+    #[test]
+    fn exponent_and_ldexp() {
+        assert_eq!(exponent(1.0), 0);
+        assert_eq!(exponent(1.999), 0);
+        assert_eq!(exponent(-2.0), 1);
+        assert_eq!(exponent(f64::MIN_POSITIVE), -1022);
+        assert_eq!(exponent(f64::from_bits(1)), -1074);
+        assert_eq!(exponent(f64::MAX), 1023);
+        assert_eq!(ldexp(f64::from_bits(1), 1074), 1.0);
+        assert_eq!(ldexp(f64::MAX, -1023), f64::MAX / 2f64.powi(1023));
+        assert_eq!(ldexp(3.0, 0), 3.0);
     }
 
     #[test]

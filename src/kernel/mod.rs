@@ -194,11 +194,15 @@ pub fn single_spec_error(text: &str) -> Error {
 /// JSON description of the kernels used, for `Fit::extra`.
 pub fn describe(grams: &[Arc<Gram>]) -> serde_json::Value {
     let one = |g: &Gram| {
-        serde_json::json!({
+        let mut v = serde_json::json!({
             "spec": g.spec().to_string(),
-            "sigma": g.spec().sigma,
             "gram": g.spec().precision.name(),
-        })
+        });
+        // Only distance kernels have a σ: no `null` for the others.
+        if let Some(s) = g.spec().sigma {
+            v["sigma"] = s.into();
+        }
+        v
     };
     if grams.len() == 1 {
         one(&grams[0])
