@@ -1,6 +1,6 @@
 //! Every fixture under tests/fixtures/, loaded through the public API
-//! (`DataSource` + `load`), plus the reference `.mat` files in
-//! ../shared/data when they are present.
+//! (`DataSource` + `load`). The reference data sets are checked in
+//! tests/reference.rs.
 //!
 //! The binary fixtures are written by tests/fixtures/make_binary_fixtures.py.
 
@@ -8,9 +8,6 @@ use meanscape::Error;
 use meanscape::data::{DataSource, Dataset, LabelChoice, LoadOptions, Missing, load};
 use ndarray::{Array2, array};
 use std::path::{Path, PathBuf};
-
-mod common;
-use common::shared;
 
 fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -411,70 +408,6 @@ fn nan_in_npy() {
     assert_eq!(*ds.x, array![[1., 2.], [3., 2.]]);
     let ds = good_with("bad/nan.npy", &with_missing(Missing::DropIncomplete));
     assert_eq!(*ds.x, array![[1., 2.]]);
-}
-
-// ------------------------------------------- reference data (../shared/data)
-
-fn assert_mat_equals_csv(stem: &str, n: usize, p: usize, k: usize) {
-    let (Some(mat), Some(csv)) = (
-        shared(&format!("{stem}.mat")),
-        shared(&format!("{stem}.csv")),
-    ) else {
-        return;
-    };
-    let o = LoadOptions::default();
-    let m = load(&DataSource::File(mat), &o).unwrap();
-    let c = load(&DataSource::File(csv), &o).unwrap();
-    assert_eq!((m.n(), m.p()), (n, p), "{stem}.mat");
-    assert_eq!((c.n(), c.p()), (n, p), "{stem}.csv");
-    let worst =
-        m.x.iter()
-            .zip(c.x.iter())
-            .map(|(a, b)| (a - b).abs() / a.abs().max(1.0))
-            .fold(0.0, f64::max);
-    assert!(worst <= 1e-12, "{stem}: .mat and .csv differ by {worst}");
-    let (lm, lc) = (m.labels.unwrap(), c.labels.unwrap());
-    assert_eq!(lm.n_classes(), k);
-    assert_eq!(lm, lc, "{stem}: labels differ");
-}
-
-#[test]
-fn lung_discrete_mat_equals_csv() {
-    assert_mat_equals_csv("lung_discrete", 73, 325, 7);
-}
-
-#[test]
-fn isolet_mat_equals_csv() {
-    assert_mat_equals_csv("isolet", 1560, 617, 26);
-}
-
-#[test]
-fn every_reference_csv_loads() {
-    let table = [
-        ("iris", 150, 4, 3),
-        ("wine", 178, 13, 3),
-        ("breast_cancer", 569, 30, 2),
-        ("digits", 1797, 64, 10),
-        ("seeds", 210, 7, 3),
-        ("ecoli", 336, 7, 8),
-        ("yeast", 1484, 8, 10),
-        ("glass", 214, 9, 6),
-        ("colon", 62, 2000, 2),
-        ("leukemia", 72, 3571, 2),
-        ("lymphoma", 62, 4026, 3),
-        ("brain", 42, 5597, 5),
-    ];
-    for (stem, n, p, k) in table {
-        let Some(path) = shared(&format!("{stem}.csv")) else {
-            return;
-        };
-        let ds = load(&DataSource::File(path), &LoadOptions::default()).unwrap();
-        assert_eq!(
-            (ds.n(), ds.p(), ds.labels.unwrap().n_classes()),
-            (n, p, k),
-            "{stem}"
-        );
-    }
 }
 
 // ------------------------------------------------------------ IDX (MNIST)

@@ -14,8 +14,6 @@ use std::process::{Command, Output};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-mod common;
-
 const SPARSE: &str = "gen:sparse,n=300,p=60,q=12,k=3,sep=3,seed=11";
 
 fn load(spec: &str) -> session::Loaded {
@@ -412,27 +410,4 @@ fn cli_json_says_the_scaling_and_pairs_weights_with_names() {
     assert_eq!(v["data"]["scale_default"], true);
     let info = ok_stdout(&["algorithms", "lw"]);
     assert!(info.contains("default scaling: --scale none"), "{info}");
-}
-
-/// The paper's Leukemia result on the path with every default (issue 10):
-/// lw starts from k-means on the raw values, so some point of the path
-/// selects under 100 genes with CER ≤ 0.03.
-#[test]
-fn lw_path_on_leukemia_with_defaults_reaches_the_paper() {
-    let Some(path) = common::shared("leukemia.csv") else {
-        return;
-    };
-    let spec = path.display().to_string();
-    let text = ok_stdout(&[
-        "path", "--data", &spec, "--algo", "lw", "--k", "2", "--json",
-    ]);
-    let v: Value = serde_json::from_str(&text).unwrap();
-    let best = v["path"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|p| (1..100).contains(&p["selected"].as_u64().unwrap()))
-        .map(|p| p["metrics"]["cer"].as_f64().unwrap())
-        .fold(1.0, f64::min);
-    assert!(best <= 0.03, "lowest CER with 1–99 genes: {best}");
 }

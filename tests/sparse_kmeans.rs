@@ -9,8 +9,6 @@ use meanscape::data::{LoadOptions, Scaling};
 use meanscape::session;
 use rand::{Rng, SeedableRng};
 
-mod common;
-
 fn l1(w: &[f64]) -> f64 {
     w.iter().map(|v| v.abs()).sum()
 }
@@ -247,32 +245,4 @@ fn default_bound_binds_and_a_loose_bound_warns() {
             fit.warnings
         );
     }
-}
-
-/// Issue 10: on unscaled Leukemia the old default √p/2 = 29.9 was above
-/// the binding bound (≈ 19) and kept all 3571 genes.
-#[test]
-fn default_bound_selects_on_unscaled_leukemia() {
-    let Some(path) = common::shared("leukemia.csv") else {
-        return;
-    };
-    let l = session::load(
-        path.to_str().unwrap(),
-        &LoadOptions::default(),
-        Scaling::None,
-    )
-    .unwrap();
-    let a = algo::find("sparse-kmeans").unwrap();
-    let cfg = config(&l.problem, 2, &[], false);
-    let fit = algo::run(a.as_ref(), &l.problem, &cfg, &Ctx::new())
-        .unwrap()
-        .best;
-    let sel = fit
-        .feature_weights
-        .unwrap()
-        .iter()
-        .filter(|&&v| v > 0.0)
-        .count();
-    assert!(sel < 3571 / 2, "{sel} of 3571 selected");
-    assert!(fit.warnings.is_empty(), "{:?}", fit.warnings);
 }
