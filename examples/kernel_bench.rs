@@ -9,12 +9,12 @@
 //!
 //!     cargo run --release --example kernel_bench -- ../shared/data/usps.csv [iters] [f64|f32] [rounds]
 
-use meanscape::algo::kpower::kpower_loop;
-use meanscape::algo::power::Schedule;
 use meanscape::algo::{Ctx, Init};
 use meanscape::data::{LoadOptions, Scaling};
-use meanscape::kernel::{self, Gram, KernelSpec};
-use meanscape::linalg;
+use meanscape::internals::Schedule;
+use meanscape::internals::kernel::{self, Gram, KernelSpec};
+use meanscape::internals::kpower_loop;
+use meanscape::internals::linalg;
 use ndarray::Array2;
 use rand::SeedableRng;
 use std::time::Instant;
@@ -57,7 +57,7 @@ fn main() {
     let threads = rayon::current_num_threads();
 
     let t0 = Instant::now();
-    let loaded = meanscape::session::load(&path, &LoadOptions::default(), Scaling::Standard)
+    let loaded = meanscape::load(&path, &LoadOptions::default(), Scaling::Standard)
         .unwrap_or_else(|e| panic!("{path}: {e}"));
     let load_s = t0.elapsed().as_secs_f64();
     let problem = loaded.problem.clone();

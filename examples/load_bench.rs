@@ -3,7 +3,8 @@
 //!
 //!     cargo run --release --example load_bench -- ../shared/data/usps.csv [rounds]
 
-use meanscape::data::{DataSource, LoadOptions, delimited, load};
+use meanscape::data::{DataSource, LoadOptions, load};
+use meanscape::internals::delimited;
 use std::time::Instant;
 
 fn main() -> anyhow::Result<()> {

@@ -2,10 +2,11 @@
 //! `meanscape run --json`, the human summary, and the command line that
 //! reproduces it.
 
-use crate::algo::params::fmt_num;
-use crate::algo::{Algorithm, RunConfig, RunResult, TracePoint};
 use crate::data::{Dataset, Scaling};
 use crate::metrics::Scores;
+use crate::solver::params::fmt_num;
+pub use crate::solver::params::fmt_sig;
+use crate::solver::{Algorithm, RunConfig, RunResult, TracePoint};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -135,7 +136,7 @@ pub fn command_line(
     if cfg.restarts != 1 {
         parts.push(format!("--restarts {}", cfg.restarts));
     }
-    if cfg.init != crate::algo::Init::default() {
+    if cfg.init != crate::solver::Init::default() {
         parts.push(format!("--init {}", cfg.init));
     }
     if scale != algo.default_scaling() {
@@ -143,12 +144,12 @@ pub fn command_line(
     }
     for spec in algo.params() {
         let v = cfg.params.get(spec.name);
-        let is_default = matches!(spec.default, crate::algo::params::Default::Fixed(d) if d == v);
+        let is_default = matches!(spec.default, crate::solver::params::Default::Fixed(d) if d == v);
         // A value outside the declared range cannot have been given (it
         // would have been refused): it is an automatic default (σ of data
         // in units of 1e-9, say), which the same rule gives again.
         let from_rule =
-            matches!(spec.default, crate::algo::params::Default::Auto(_)) && !spec.contains(v);
+            matches!(spec.default, crate::solver::params::Default::Auto(_)) && !spec.contains(v);
         if !is_default && !from_rule {
             parts.push(format!("-P {}={}", spec.name, fmt_num(v)));
         }
@@ -318,18 +319,5 @@ impl RunReport {
             out.push_str(&format!("  note: {note}\n"));
         }
         out
-    }
-}
-
-/// Six significant digits.
-pub fn fmt_sig(v: f64) -> String {
-    if v == 0.0 || !v.is_finite() {
-        return format!("{v}");
-    }
-    let mag = v.abs().log10().floor() as i32;
-    if (-4..6).contains(&mag) {
-        format!("{:.*}", (5 - mag).max(0) as usize, v)
-    } else {
-        format!("{v:.5e}")
     }
 }

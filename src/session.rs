@@ -2,9 +2,9 @@
 //! [`Problem`] whose caches outlive individual runs. Shared by the CLI and
 //! the terminal UI.
 
-use crate::algo::Problem;
 use crate::data::{self, DataSource, Dataset, LoadOptions, Scaling};
 use crate::error::{Error, Result};
+use crate::solver::Problem;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -41,7 +41,7 @@ impl Loaded {
 }
 
 /// The scaling a run uses: the one the user chose, else the algorithm's
-/// own default ([`crate::algo::Algorithm::default_scaling`]; `standard` for
+/// own default ([`crate::solver::Algorithm::default_scaling`]; `standard` for
 /// an id that is not an algorithm, whose error comes later).
 pub fn resolve_scaling(given: Option<Scaling>, algo_id: &str) -> Scaling {
     given.unwrap_or_else(|| {

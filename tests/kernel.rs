@@ -5,12 +5,12 @@
 //! properties they should, the memory guard refuses at once, and kernel
 //! specs parse or are refused with a reason.
 
-use meanscape::algo::kernel_kmeans::kernel_lloyd;
-use meanscape::algo::kpower::kpower_loop;
-use meanscape::algo::mkpower::{alpha_step, mkpower_loop};
-use meanscape::algo::power::Schedule;
 use meanscape::algo::{self, Ctx, Fit, Init, Problem, RunConfig};
-use meanscape::kernel::{self, Gram, KernelSpec, Precision};
+use meanscape::internals::Schedule;
+use meanscape::internals::kernel::{self, Gram, KernelSpec, Precision};
+use meanscape::internals::kernel_lloyd;
+use meanscape::internals::kpower_loop;
+use meanscape::internals::{alpha_step, mkpower_loop};
 use meanscape::{Error, metrics};
 use ndarray::{Array2, Axis};
 use rand::{Rng, SeedableRng};

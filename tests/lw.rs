@@ -4,14 +4,13 @@
 //! design, events, cancellation, determinism, and the paper's Leukemia
 //! number with the reference code's protocol.
 
-use meanscape::algo::feature_weights::{
-    Rule, cluster_means, dispersions, huang_weights, lw_alpha, lw_weights, weighted_loop,
-};
-use meanscape::algo::lw::{LwSettings, LwStart, lw_from};
+use meanscape::Error;
 use meanscape::algo::{self, Ctx, Event, Init, Problem, RunConfig, Start};
 use meanscape::data::{LoadOptions, Scaling};
-use meanscape::error::Error;
-use meanscape::session;
+use meanscape::internals::feature_weights::{
+    Rule, cluster_means, dispersions, huang_weights, lw_alpha, lw_weights, weighted_loop,
+};
+use meanscape::internals::{LwSettings, LwStart, lw_from};
 use ndarray::Array2;
 use rand::{Rng, SeedableRng};
 use std::sync::Arc;
@@ -21,8 +20,8 @@ fn rng(seed: u64) -> rand_chacha::ChaCha8Rng {
     rand_chacha::ChaCha8Rng::seed_from_u64(seed)
 }
 
-fn load(spec: &str, scale: Scaling) -> session::Loaded {
-    session::load(spec, &LoadOptions::default(), scale).unwrap()
+fn load(spec: &str, scale: Scaling) -> meanscape::Loaded {
+    meanscape::load(spec, &LoadOptions::default(), scale).unwrap()
 }
 
 fn config(id: &str, problem: &Problem, k: usize, given: &[(&str, f64)]) -> RunConfig {

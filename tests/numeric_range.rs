@@ -3,10 +3,10 @@
 //! standardisation; and random data of random magnitude (with duplicate
 //! rows and constant columns) gives finite output through every algorithm.
 
+use meanscape::Loaded;
 use meanscape::algo::{self, Algorithm, Ctx, Fit, Init, RunConfig};
 use meanscape::data::{self, DataSource, LoadOptions, Scaling};
 use meanscape::report::{ReportInput, RunReport};
-use meanscape::session::{self, Loaded};
 use ndarray::Array2;
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
@@ -15,7 +15,7 @@ fn iris_times(f: f64, scale: Scaling) -> Loaded {
     let src = DataSource::Bundled("iris");
     let mut ds = data::load(&src, &LoadOptions::default()).unwrap();
     std::sync::Arc::make_mut(&mut ds.x).mapv_inplace(|v| v * f);
-    session::prepare(src, ds, scale)
+    meanscape::prepare(src, ds, scale)
 }
 
 fn config(a: &dyn Algorithm, l: &Loaded, k: usize, seed: u64) -> RunConfig {
@@ -138,11 +138,11 @@ fn k_one_and_k_n_give_finite_output() {
     let rows: Vec<usize> = (0..ds.n()).step_by(3).collect();
     let mut small = data::Dataset::new("wine/3", "wine", ds.x.select(ndarray::Axis(0), &rows));
     small.feature_names = ds.feature_names.clone();
-    let full = session::prepare(src.clone(), ds, Scaling::Standard);
+    let full = meanscape::prepare(src.clone(), ds, Scaling::Standard);
     let sk = algo::find("sparse-kmeans").unwrap();
     let f = fit(sk.as_ref(), &full, 178, 0);
     assert_sane(&f, 178, 178, "sparse-kmeans on wine, k = 178");
-    let l = session::prepare(src, small, Scaling::Standard);
+    let l = meanscape::prepare(src, small, Scaling::Standard);
     let n = l.problem.n();
     for a in algo::registry() {
         for k in [1, n] {
@@ -199,7 +199,7 @@ fn random_magnitudes_give_finite_output() {
         let scale = [Scaling::None, Scaling::Standard, Scaling::Minmax][case % 3];
         let ds = data::Dataset::new("random", "random", x);
         ds.validate().unwrap();
-        let l = session::prepare(DataSource::Bundled("iris"), ds, scale);
+        let l = meanscape::prepare(DataSource::Bundled("iris"), ds, scale);
         let distinct = {
             let mut rows: Vec<Vec<u64>> = l
                 .problem

@@ -4,11 +4,10 @@
 //! at every point, cancellation, and the CLI's CSV and JSON shapes; plus
 //! the feature-selection fields of `meanscape run --json`.
 
+use meanscape::Error;
 use meanscape::algo::path::{Grid, PathAlgo, run_path};
 use meanscape::algo::{self, Ctx, Init, RunConfig};
 use meanscape::data::{LoadOptions, Scaling};
-use meanscape::error::Error;
-use meanscape::session;
 use serde_json::Value;
 use std::process::{Command, Output};
 use std::sync::Arc;
@@ -16,11 +15,11 @@ use std::sync::atomic::AtomicBool;
 
 const SPARSE: &str = "gen:sparse,n=300,p=60,q=12,k=3,sep=3,seed=11";
 
-fn load(spec: &str) -> session::Loaded {
-    session::load(spec, &LoadOptions::default(), Scaling::Standard).unwrap()
+fn load(spec: &str) -> meanscape::Loaded {
+    meanscape::load(spec, &LoadOptions::default(), Scaling::Standard).unwrap()
 }
 
-fn config(id: &str, l: &session::Loaded, k: usize) -> RunConfig {
+fn config(id: &str, l: &meanscape::Loaded, k: usize) -> RunConfig {
     let a = algo::find(id).unwrap();
     RunConfig {
         k,

@@ -2,9 +2,9 @@
 //! §9): MM descent at fixed s, the s → −∞ limit is Lloyd, khm is power at
 //! s = −1, no NaN anywhere, and results independent of the thread count.
 
-use meanscape::algo::lloyd::lloyd_loop;
-use meanscape::algo::power::{Schedule, power_loop};
 use meanscape::algo::{self, Ctx, Init, Problem, RunConfig};
+use meanscape::internals::lloyd_loop;
+use meanscape::internals::{Schedule, power_loop};
 use ndarray::{Array2, Axis};
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};

@@ -7,10 +7,10 @@
 //! summary line counts them. With the data present they run as usual.
 
 use libtest_mimic::{Arguments, Failed, Trial};
+use meanscape::Loaded;
 use meanscape::algo::{self, Ctx, Fit, Init, RunConfig};
 use meanscape::data::{DataSource, LoadOptions, Scaling, load};
 use meanscape::metrics;
-use meanscape::session::{self, Loaded};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -98,7 +98,7 @@ fn main() -> ExitCode {
 // ------------------------------------------------------------ helpers
 
 fn loaded(name: &str, scale: Scaling) -> Loaded {
-    session::load(file(name).to_str().unwrap(), &LoadOptions::default(), scale).unwrap()
+    meanscape::load(file(name).to_str().unwrap(), &LoadOptions::default(), scale).unwrap()
 }
 
 fn fit(l: &Loaded, id: &str, k: usize, seed: u64, init: Init, given: &[(&str, f64)]) -> Fit {

@@ -7,10 +7,10 @@
 //! (cache, cancellation, thread-count independence, one-line errors).
 //! Memory (O(n·D), never n²) is checked in tests/rff_memory.rs.
 
-use meanscape::algo::power::Schedule;
-use meanscape::algo::rff_mkpower::{MvSettings, Possibilistic, Views, mv_loop, parse_views};
 use meanscape::algo::{self, Ctx, Fit, Init, Problem, RunConfig};
-use meanscape::kernel::rff::{self, Features, MapSpec};
+use meanscape::internals::Schedule;
+use meanscape::internals::kernel::rff::{self, Features, MapSpec};
+use meanscape::internals::{MvSettings, Possibilistic, Views, mv_loop, parse_views};
 use meanscape::{Error, metrics};
 use ndarray::{Array2, Axis, s};
 use rand::{Rng, SeedableRng};
@@ -292,7 +292,7 @@ fn defaults_follow_the_spec() {
     assert_eq!(cfg.params.get("period"), 3.0);
     assert_eq!(
         cfg.params.get("sigma"),
-        meanscape::kernel::auto_sigma(&pr),
+        meanscape::internals::kernel::auto_sigma(&pr),
         "the KPK rule"
     );
     let ip = algo::find("ip-rff-mkpower").unwrap();
@@ -565,7 +565,7 @@ fn features_are_cached_and_replaced_when_d_changes() {
             &[],
         );
         algo::run(a.as_ref(), &pr, &cfg, &Ctx::new()).unwrap();
-        let spec = meanscape::algo::rff_power::map_spec(&pr, &cfg);
+        let spec = meanscape::internals::map_spec(&pr, &cfg);
         (
             rff::features(&pr, std::slice::from_ref(&spec), &Ctx::new())
                 .unwrap()

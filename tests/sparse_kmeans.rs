@@ -3,10 +3,9 @@
 //! bounds and favour the informative features; the gap statistic is
 //! deterministic and sane.
 
-use meanscape::algo::sparse_kmeans::{SparseSettings, gap_grid, gap_statistic, update_weights};
 use meanscape::algo::{self, Ctx, Init, RunConfig};
 use meanscape::data::{LoadOptions, Scaling};
-use meanscape::session;
+use meanscape::internals::{SparseSettings, gap_grid, gap_statistic, update_weights};
 use rand::{Rng, SeedableRng};
 
 fn l1(w: &[f64]) -> f64 {
@@ -80,8 +79,8 @@ fn update_meets_both_bounds_and_is_the_soft_threshold() {
     check_bounds(&w, 1.5, "four-way tie");
 }
 
-fn load(spec: &str) -> session::Loaded {
-    session::load(spec, &LoadOptions::default(), Scaling::Standard).unwrap()
+fn load(spec: &str) -> meanscape::Loaded {
+    meanscape::load(spec, &LoadOptions::default(), Scaling::Standard).unwrap()
 }
 
 fn config(pr: &meanscape::algo::Problem, k: usize, given: &[(&str, f64)], tune: bool) -> RunConfig {
@@ -222,7 +221,7 @@ fn tune_gap_uses_the_chosen_bound() {
 fn default_bound_binds_and_a_loose_bound_warns() {
     let a = algo::find("sparse-kmeans").unwrap();
     for scale in [Scaling::Standard, Scaling::None] {
-        let l = session::load("wine", &LoadOptions::default(), scale).unwrap();
+        let l = meanscape::load("wine", &LoadOptions::default(), scale).unwrap();
         let pr = &l.problem;
         let cfg = config(pr, 3, &[], false);
         let fit = algo::run(a.as_ref(), pr, &cfg, &Ctx::new()).unwrap().best;

@@ -3,8 +3,8 @@
 //! separate, the Lanczos solver above the dense solver's size, caching, and no NaN
 //! when σ is so small that points have no neighbours.
 
-use meanscape::algo::spectral::{self, DENSE_MAX};
 use meanscape::algo::{self, Ctx, Fit, Init, Problem, RunConfig};
+use meanscape::internals::spectral::{self, DENSE_MAX};
 use meanscape::{Error, metrics};
 use ndarray::Array2;
 use rand::{Rng, SeedableRng};

@@ -4,33 +4,11 @@
 //! regular file, never over an existing file unless asked, and never
 //! leaving the temporary behind (errors drop it; an interrupt removes it).
 
-use super::interrupt;
+use super::interrupt::{self, in_flight};
 use crate::error::{Error, Result};
 use std::fs::{self, Metadata};
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
-
-/// Temporaries being written. Created, renamed and removed under this lock,
-/// so an interrupt either removes a temporary or finds it already renamed.
-static IN_FLIGHT: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
-fn in_flight() -> MutexGuard<'static, Vec<PathBuf>> {
-    IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Removes every temporary being written; with `exit`, ends the process
-/// with that code while still holding the lock, so no new one can appear.
-pub(crate) fn remove_in_flight(exit: Option<i32>) {
-    let mut list = in_flight();
-    for p in list.drain(..) {
-        let _ = fs::remove_file(p);
-    }
-    if let Some(code) = exit {
-        eprintln!("meanscape: cancelled");
-        std::process::exit(code);
-    }
-}
+use std::path::Path;
 
 /// The folder `out` goes into.
 fn folder(out: &Path) -> &Path {

@@ -4,10 +4,33 @@
 //! code 130. Otherwise (reading a file, generating data, writing the
 //! output, which do not watch the flag), and on a second Ctrl-C or on
 //! SIGTERM, the process ends at once with 128 + the signal. Either way any
-//! temporary output file is removed first.
+//! temporary output file being written (`files::write_atomic` registers
+//! them in [`in_flight`]) is removed first.
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Once, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, Once, OnceLock};
+
+/// Temporaries being written. Created, renamed and removed under this lock,
+/// so an interrupt either removes a temporary or finds it already renamed.
+static IN_FLIGHT: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+pub(crate) fn in_flight() -> MutexGuard<'static, Vec<PathBuf>> {
+    IN_FLIGHT.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Removes every temporary being written; with `exit`, ends the process
+/// with that code while still holding the lock, so no new one can appear.
+fn remove_in_flight(exit: Option<i32>) {
+    let mut list = in_flight();
+    for p in list.drain(..) {
+        let _ = std::fs::remove_file(p);
+    }
+    if let Some(code) = exit {
+        eprintln!("meanscape: cancelled");
+        std::process::exit(code);
+    }
+}
 
 static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
 /// Whether a solver is watching [`FLAG`] now.
@@ -53,7 +76,7 @@ pub fn install() {
             for (count, sig) in signals.forever().enumerate() {
                 flag.store(true, Ordering::SeqCst);
                 let now = sig == SIGTERM || count > 0 || !WATCHED.load(Ordering::SeqCst);
-                super::files::remove_in_flight(now.then_some(128 + sig));
+                remove_in_flight(now.then_some(128 + sig));
             }
         });
     });

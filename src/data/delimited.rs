@@ -6,7 +6,8 @@
 //! and blank lines are handled. Every error names the origin, the 1-based line as an editor
 //! shows it, and where there is one the 1-based column and its name.
 
-use super::input::{Budget, NAME_BYTES};
+use super::input::Budget;
+use super::sizes::NAME_BYTES;
 use super::{
     AUTO_LABEL_NAMES, Dataset, LabelChoice, Labels, LoadOptions, Missing, default_feature_names,
 };

@@ -8,7 +8,8 @@
 //! order. `Dataset::source` is the canonical spec with every parameter used,
 //! defaults included, so it reproduces the data exactly.
 
-use super::input::{Budget, NAME_BYTES, product};
+use super::input::Budget;
+use super::sizes::{NAME_BYTES, product};
 use super::{Dataset, Labels};
 use crate::error::{Error, Result};
 use ndarray::Array2;

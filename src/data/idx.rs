@@ -5,72 +5,13 @@
 //! labels, the matching `…-labels-idx1-ubyte[.gz]` beside an
 //! `…-images-idx3-ubyte[.gz]` file gives the ground truth.
 
-use super::input::{self, Budget, NAME_BYTES, product};
+use super::idx_header::{header, looks_like_idx};
+use super::input::{self, Budget};
+use super::sizes::{NAME_BYTES, product};
 use super::{Dataset, LabelChoice, Labels, LoadOptions};
 use crate::error::{Error, Result};
 use ndarray::Array2;
 use std::path::{Path, PathBuf};
-
-/// Whether `bytes` (already decompressed) start like an IDX file.
-pub fn looks_like_idx(bytes: &[u8]) -> bool {
-    bytes.len() >= 4
-        && bytes[0] == 0
-        && bytes[1] == 0
-        && matches!(bytes[2], 0x08 | 0x09 | 0x0B | 0x0C | 0x0D | 0x0E)
-        && bytes[3] >= 1
-}
-
-/// The header of an IDX array.
-struct Header {
-    code: u8,
-    dims: Vec<u64>,
-    /// Bytes before the values.
-    head: usize,
-    /// Bytes per value.
-    size: u64,
-}
-
-impl Header {
-    /// Bytes of values the dimensions call for (saturating: compared with
-    /// what is there, an absurd count is simply more).
-    fn data_len(&self) -> u128 {
-        product(&self.dims).saturating_mul(u128::from(self.size))
-    }
-}
-
-/// Reads the header from the first bytes; `None` if they do not hold it all.
-fn header(bytes: &[u8]) -> Option<Header> {
-    if !looks_like_idx(bytes) {
-        return None;
-    }
-    let (code, ndim) = (bytes[2], bytes[3] as usize);
-    let head = 4 + 4 * ndim;
-    let raw = bytes.get(4..head)?;
-    let dims = raw
-        .chunks_exact(4)
-        .map(|b| u64::from(u32::from_be_bytes([b[0], b[1], b[2], b[3]])))
-        .collect();
-    let size = match code {
-        0x08 | 0x09 => 1,
-        0x0B => 2,
-        0x0C | 0x0D => 4,
-        _ => 8,
-    };
-    Some(Header {
-        code,
-        dims,
-        head,
-        size,
-    })
-}
-
-/// The whole length (header and values) the header at the start of
-/// `bytes` declares, if the header is complete; saturates at `u64::MAX`.
-pub(crate) fn declared_len(bytes: &[u8]) -> Option<u64> {
-    let h = header(bytes)?;
-    let total = h.data_len().saturating_add(h.head as u128);
-    Some(u64::try_from(total).unwrap_or(u64::MAX))
-}
 
 /// Dimensions and values of an IDX array. The dimensions are checked
 /// against the bytes there are before any value is stored, and `budget`
@@ -222,6 +163,7 @@ fn read_labels(path: &Path, n: usize, budget: &Budget) -> Result<Labels> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::idx_header::declared_len;
 
     pub(crate) fn idx_bytes(code: u8, dims: &[u32], data: &[u8]) -> Vec<u8> {
         let mut b = vec![0, 0, code, dims.len() as u8];

@@ -80,17 +80,6 @@ pub(crate) fn fmt_need(b: u128) -> String {
     }
 }
 
-/// The product of `factors` in bytes, saturating (for size estimates that
-/// are then compared with a limit).
-pub(crate) fn product(factors: &[u64]) -> u128 {
-    factors
-        .iter()
-        .fold(1u128, |a, &f| a.saturating_mul(u128::from(f)))
-}
-
-/// What a feature name costs, roughly (a `String` and its text).
-pub(crate) const NAME_BYTES: u64 = 32;
-
 /// A path as it starts messages: control characters (a newline in a file
 /// name) are escaped so that every message stays on one line.
 pub fn shown(path: &Path) -> String {
@@ -322,8 +311,8 @@ pub(crate) fn read_maybe_gz(path: &Path, origin: &str, budget: &Budget) -> Resul
         .map_err(|e| gzip_error(origin, e))?
         .expect("take bounds the head");
     let compressed = raw.len() as u64;
-    let cap = if super::idx::looks_like_idx(&out) {
-        match super::idx::declared_len(&out) {
+    let cap = if super::idx_header::looks_like_idx(&out) {
+        match super::idx_header::declared_len(&out) {
             Some(total) => {
                 budget.check(
                     origin,
@@ -351,7 +340,7 @@ pub(crate) fn read_maybe_gz(path: &Path, origin: &str, budget: &Budget) -> Resul
                 origin,
                 cap,
                 budget,
-                super::idx::looks_like_idx(&out),
+                super::idx_header::looks_like_idx(&out),
             ));
         }
         return Ok(out);
@@ -372,7 +361,7 @@ pub(crate) fn read_maybe_gz(path: &Path, origin: &str, budget: &Budget) -> Resul
             origin,
             cap,
             budget,
-            super::idx::looks_like_idx(&out),
+            super::idx_header::looks_like_idx(&out),
         )),
     }
 }
@@ -475,6 +464,9 @@ mod tests {
         );
         assert!(b.check("f", 100 << 20, "x").is_ok());
         assert_eq!(fmt_need(u128::MAX), "more than 1 EiB");
-        assert_eq!(product(&[u64::MAX, u64::MAX, 8]), u128::MAX);
+        assert_eq!(
+            super::super::sizes::product(&[u64::MAX, u64::MAX, 8]),
+            u128::MAX
+        );
     }
 }

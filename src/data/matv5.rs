@@ -10,8 +10,9 @@
 //! go, streamed straight into the matrix (so a zlib bomb never inflates past
 //! what the variable's dimensions call for).
 
-use super::input::{self, Budget, NAME_BYTES, product};
+use super::input::{self, Budget};
 use super::npy::check_finite;
+use super::sizes::{NAME_BYTES, product};
 use super::{Dataset, LabelChoice, Labels, LoadOptions};
 use crate::error::{Error, Result};
 use ndarray::{Array2, Axis};

@@ -6,14 +6,16 @@ use ndarray::Array2;
 use std::sync::Arc;
 
 pub mod bundled;
-pub mod delimited;
+pub(crate) mod delimited;
 pub mod generate;
-pub mod idx;
-pub(crate) mod input;
-pub mod matv5;
-pub mod npy;
+mod idx;
+mod idx_header;
+mod input;
+mod matv5;
+mod npy;
 pub mod preprocess;
-pub mod source;
+mod sizes;
+mod source;
 
 pub use preprocess::{Missing, Scaling};
 pub use source::{DataSource, load};

@@ -1,7 +1,8 @@
 //! NumPy `.npy` files: one 2-D array, n × p, of floats, integers or booleans,
 //! in C or Fortran order and either byte order.
 
-use super::input::{self, Budget, NAME_BYTES, product};
+use super::input::{self, Budget};
+use super::sizes::{NAME_BYTES, product};
 use super::{Dataset, LabelChoice, Labels, LoadOptions, Missing};
 use crate::error::{Error, Result};
 use ndarray::{Array2, Axis};

@@ -1,7 +1,9 @@
 //! Where a dataset comes from: a file, a bundled name or a generator.
 
 use super::input::{self, Budget};
-use super::{Dataset, LoadOptions, bundled, delimited, generate, idx, matv5, npy, preprocess};
+use super::{
+    Dataset, LoadOptions, bundled, delimited, generate, idx, idx_header, matv5, npy, preprocess,
+};
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
 
@@ -116,7 +118,7 @@ fn load_file(path: &Path, opts: &LoadOptions) -> Result<Dataset> {
             // IDX (MNIST's format) is recognised by its header, gzipped or
             // not; everything else is delimited text (also inside .gz).
             let mut bytes = input::read_maybe_gz(path, &shown, &Budget::of(opts))?;
-            if idx::looks_like_idx(&bytes) {
+            if idx_header::looks_like_idx(&bytes) {
                 let mut ds = idx::read(path, &bytes, opts)?;
                 ds.name = idx_name(path);
                 ds.source = shown;

@@ -3,6 +3,10 @@
 use ndarray::{Array1, ArrayView2, Axis, s};
 use rayon::prelude::*;
 
+/// The rule behind the `sigma` parameter's automatic default.
+pub const SIGMA_RULE: &str =
+    "σ² = 2/(n−1)·Σ‖xᵢ−x̄‖², the KPK paper's rule; √(2p) after standardising";
+
 /// The KPK paper's bandwidth (spec kernel-power-kmeans.md §2.7):
 /// σ = √(Σ_{i,j} ‖xᵢ−xⱼ‖² / (n(n−1))), computed in O(np) through the
 /// identity Σ_{i,j} ‖xᵢ−xⱼ‖² = 2n Σᵢ ‖xᵢ−x̄‖², i.e.

@@ -12,9 +12,9 @@
 //! every result depends only on the inputs, never on the thread count.
 
 use super::spec::{Kind, Post, Precision, Resolved};
-use crate::algo::Ctx;
 use crate::error::{Error, Result};
 use crate::linalg;
+use crate::solver::Ctx;
 use ndarray::{Array2, ArrayView2, ArrayViewMut2, s};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};

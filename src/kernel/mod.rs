@@ -10,23 +10,22 @@
 
 pub mod bandwidth;
 mod gram;
-pub use crate::memory;
 pub mod rff;
 pub mod spec;
 
 pub use gram::Gram;
 pub use spec::{DEFAULT_SET, KernelSpec, Kind, Post, Precision, Resolved, parse_list};
 
-use crate::algo::params::{Default, ParamSpec, Scale};
-use crate::algo::{Ctx, Problem, RunConfig};
+pub use bandwidth::SIGMA_RULE;
+pub use spec::GRAM_FAMILY;
+
 use crate::error::{Error, Result};
 use crate::linalg;
+use crate::memory;
+use crate::solver::params::{Default, ParamSpec, Scale};
+use crate::solver::{Ctx, Init, Problem, RunConfig};
 use ndarray::{Array2, ArrayView2};
 use std::sync::Arc;
-
-/// The rule behind the `sigma` parameter's automatic default.
-pub const SIGMA_RULE: &str =
-    "σ² = 2/(n−1)·Σ‖xᵢ−x̄‖², the KPK paper's rule; √(2p) after standardising";
 
 /// The bandwidth parameter of the single-kernel algorithms.
 pub fn sigma_spec() -> ParamSpec {
@@ -126,9 +125,6 @@ pub fn resolve_single(problem: &Problem, cfg: &RunConfig, spec: &KernelSpec) -> 
     spec.resolve(cfg.params.get("sigma"), || dmax2(problem))
 }
 
-/// Prefix of the cache keys of Gram matrices.
-pub(crate) const GRAM_FAMILY: &str = "gram:";
-
 /// The Gram matrices of `specs`, from the problem's cache or built now.
 /// Gram matrices cached earlier under other specs are dropped first, so a
 /// session that moves σ around holds one set, not one per value tried.
@@ -224,11 +220,6 @@ pub fn single_gram(problem: &Problem, cfg: &RunConfig, ctx: &Ctx, algo: &str) ->
 /// distances K_ii + K_cc − 2K_ic, or k distinct random rows), from the same
 /// random stream as the Euclidean algorithms' seeding, so `--init random`
 /// gives every algorithm the same seed rows.
-pub fn seeds<R: rand::Rng>(
-    gram: &Gram,
-    k: usize,
-    init: crate::algo::Init,
-    rng: &mut R,
-) -> Result<Vec<usize>> {
-    crate::algo::init::choose_seeds(gram.n(), k, init, rng, |c| gram.dists_to(c))
+pub fn seeds<R: rand::Rng>(gram: &Gram, k: usize, init: Init, rng: &mut R) -> Result<Vec<usize>> {
+    crate::solver::init::choose_seeds(gram.n(), k, init, rng, |c| gram.dists_to(c))
 }

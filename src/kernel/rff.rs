@@ -29,12 +29,13 @@
 //!   them. Matrices of an earlier parameter set are dropped when a new set
 //!   is built, so a session that moves D or σ holds one set at a time.
 
-use crate::algo::params::{Default, ParamSpec, Scale};
-use crate::algo::rows::Rows;
-use crate::algo::{Ctx, Problem};
+use super::bandwidth::SIGMA_RULE;
 use crate::error::{Error, Result};
 use crate::linalg;
 use crate::memory;
+use crate::solver::params::{Default, ParamSpec, Scale};
+use crate::solver::rows::Rows;
+use crate::solver::{Ctx, Problem};
 use ndarray::{Array2, ArrayView2, s};
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
@@ -105,7 +106,7 @@ pub fn sigma_spec() -> ParamSpec {
     ParamSpec {
         name: "sigma",
         symbol: "σ",
-        default: Default::Auto(crate::kernel::SIGMA_RULE),
+        default: Default::Auto(SIGMA_RULE),
         min: 1e-6,
         max: 1e6,
         scale: Scale::Log,

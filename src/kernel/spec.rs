@@ -347,7 +347,7 @@ impl Resolved {
     /// The cache key: exact (f64 values print with round-trip precision)
     /// and ending in `|`, so no key is a prefix of another.
     pub fn key(&self) -> String {
-        format!("{}{self}|", super::GRAM_FAMILY)
+        format!("{}{self}|", GRAM_FAMILY)
     }
 }
 
@@ -439,6 +439,9 @@ pub fn parse_list(text: &str, ctx_flag: &str) -> Result<Vec<KernelSpec>> {
     }
     Ok(out)
 }
+
+/// Prefix of the cache keys of Gram matrices.
+pub const GRAM_FAMILY: &str = "gram:";
 
 #[cfg(test)]
 mod tests {

@@ -33,20 +33,21 @@
 //! follow the data's size; spec §6.5). The absolute value used is reported
 //! as `lambda` in the JSON.
 
-use super::lloyd::assign;
-use super::mkpower::{alpha_step, choose_lambda, neg_entropy};
-use super::params::{Default, ParamSpec, Scale};
-use super::power::{PeriodCheck, Schedule, max_iter_spec, tol_spec, zero_tolerance};
-use super::rff_power::{
+use super::common::{
     INIT_STAGE, INIT_TOL, checked_features, init_iter_spec, kmeans_start, rff_auto_param,
     rff_schedule_specs,
 };
-use super::weights::{normalize_columns, power_objective, power_step};
-use super::{Algorithm, Ctx, Event, Fit, Problem, Progress, RunConfig, Start, TracePoint};
-use super::{cluster_sizes, init};
 use crate::error::{Error, Result};
 use crate::kernel::{self, rff};
 use crate::linalg;
+use crate::solver::lloyd::assign;
+use crate::solver::mix::{alpha_step, choose_lambda, neg_entropy};
+use crate::solver::params::{Default, ParamSpec, Scale};
+use crate::solver::specs::{max_iter_spec, tol_spec};
+use crate::solver::stopping::{PeriodCheck, Schedule, zero_tolerance};
+use crate::solver::weights::{normalize_columns, power_objective, power_step};
+use crate::solver::{Algorithm, Ctx, Event, Fit, Problem, Progress, RunConfig, Start, TracePoint};
+use crate::solver::{cluster_sizes, init};
 use ndarray::{Array1, Array2, ArrayView2, Axis, Zip, s};
 use rayon::prelude::*;
 use std::ops::Range;
@@ -370,7 +371,7 @@ fn gamma_labels(log_w: &Array2<f64>, ln_u: &Array2<f64>, m: f64) -> Vec<usize> {
 pub fn mv_seeds<R: rand::Rng>(
     views: &[&rff::Features],
     k: usize,
-    init: super::Init,
+    init: crate::solver::Init,
     rng: &mut R,
 ) -> Result<Vec<usize>> {
     let n = views[0].phi().nrows();

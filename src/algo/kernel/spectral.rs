@@ -13,13 +13,13 @@
 //! L·V = D^{-1/2}(K − diag K)D^{-1/2}V on the stored Gram matrix: no n×n
 //! working matrix, one pass over K per block.
 
-use super::lloyd::{lloyd_loop, mean_variance};
-use super::params::ParamSpec;
-use super::power::{max_iter_spec, tol_spec};
-use super::{Algorithm, Ctx, Fit, Problem, RunConfig, Start, eigs, init};
+use super::eigs;
 use crate::error::{Error, Result};
 use crate::kernel::{self, Gram};
 use crate::linalg;
+use crate::solver::lloyd::{lloyd_loop, mean_variance};
+use crate::solver::specs::{max_iter_spec, tol_spec};
+use crate::solver::{Algorithm, Ctx, Fit, ParamSpec, Problem, RunConfig, Start, StartMemory, init};
 use faer::{Mat, Par};
 use ndarray::{Array2, Axis};
 use std::num::NonZeroUsize;
@@ -78,8 +78,8 @@ impl Algorithm for Spectral {
     fn prepare(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<()> {
         embedding(problem, cfg, ctx).map(|_| ())
     }
-    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> super::StartMemory {
-        super::StartMemory::seeding(problem.n(), cfg.k, cfg.init).plus_nk(
+    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> StartMemory {
+        StartMemory::seeding(problem.n(), cfg.k, cfg.init).plus_nk(
             problem.n(),
             cfg.k,
             1,

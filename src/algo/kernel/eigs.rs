@@ -11,9 +11,9 @@
 //! has a fixed task split, so the result does not depend on the thread
 //! count.
 
-use super::Ctx;
 use crate::error::{Error, Result};
 use crate::linalg;
+use crate::solver::Ctx;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::{Mat, Par};
 use ndarray::{Array2, ArrayView2, s};

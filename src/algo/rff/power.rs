@@ -17,104 +17,16 @@
 //! feature distances. σ defaults to the KPK rule, as `kpower`, so the two
 //! approximate the same kernel.
 
-use super::params::{Default, ParamSpec, Scale};
-use super::power::{Schedule, max_iter_spec, power_loop, schedule_specs, tol_spec};
-use super::rows::Rows;
-use super::{Algorithm, Ctx, Fit, Problem, RunConfig, Start, init};
+use super::common::{
+    RFF_S0, checked_features, init_iter_spec, kmeans_start, rff_auto_param, rff_schedule_specs,
+};
 use crate::error::Result;
-use crate::kernel::{self, rff};
-use ndarray::Array2;
+use crate::kernel::rff;
+use crate::solver::power_mean::power_loop;
+use crate::solver::specs::{max_iter_spec, tol_spec};
+use crate::solver::stopping::Schedule;
+use crate::solver::{Algorithm, Ctx, Fit, ParamSpec, Problem, RunConfig, Start, init};
 use std::sync::Arc;
-
-/// Default s₀ of the RFF family: the middle of the paper's grid read with
-/// the sign Algorithm 1 requires (spec §10.1).
-pub const RFF_S0: f64 = -15.0;
-
-/// The annealing parameters with the RFF defaults for s₀ and the period T.
-pub fn rff_schedule_specs(s0: f64, period: f64) -> Vec<ParamSpec> {
-    let mut v = schedule_specs();
-    for p in &mut v {
-        match p.name {
-            "s0" => {
-                p.default = Default::Fixed(s0);
-                p.help = "Initial power-mean exponent (must be negative; the paper tunes it in −5…−25, its grid is printed without the sign).";
-            }
-            "period" => p.default = Default::Fixed(period),
-            _ => {}
-        }
-    }
-    v
-}
-
-/// The `init_iter` parameter: the paper's Θ₀ is k-means on the features.
-pub fn init_iter_spec() -> ParamSpec {
-    ParamSpec {
-        name: "init_iter",
-        symbol: "it₀",
-        default: Default::Fixed(100.0),
-        min: 0.0,
-        max: 10_000.0,
-        scale: Scale::Linear,
-        step: 10.0,
-        coarse: 100.0,
-        integer: true,
-        help: "Iterations of k-means (Lloyd, from the seeds) on the random features before power k-means starts: the paper's Θ₀; it stops earlier once the inertia changes by less than 1e-4 (relative). 0 starts from the seed points themselves (matched starts with kpower).",
-    }
-}
-
-/// Label of the k-means start's progress stage.
-pub const INIT_STAGE: &str = "k-means on the random features (Θ₀)";
-
-/// Relative change of the inertia between two Lloyd iterations below which
-/// the k-means start stops.
-pub const INIT_TOL: f64 = 1e-4;
-
-/// The paper's Θ₀: Lloyd's k-means on the features from `centres`, at most
-/// `max_iter` iterations, stopping when the inertia changes by less than
-/// [`INIT_TOL`] (relative) between iterations. Lloyd's algorithm is the
-/// power-mean iteration at s = −∞ (hard, one-hot weights), so this runs
-/// the engine's [`power_loop`] with s fixed at −∞: one fused pass over the
-/// features per iteration; a centre that loses all its points stays where
-/// it was. Returns the centres and the iterations used (0 when `max_iter`
-/// is 0).
-pub fn kmeans_start<'a>(
-    phi: impl Into<Rows<'a>>,
-    norms: &[f64],
-    centres: Array2<f64>,
-    max_iter: usize,
-    ctx: &Ctx,
-) -> Result<(Array2<f64>, usize)> {
-    if max_iter == 0 {
-        return Ok((centres, 0));
-    }
-    ctx.stage(INIT_STAGE, 0.0);
-    let hard = Schedule {
-        s0: f64::NEG_INFINITY,
-        eta: 1.0,
-        period: 1,
-        s_min: f64::NEG_INFINITY,
-    };
-    let inner = ctx.iterations_as_stage(INIT_STAGE, max_iter);
-    let fit = power_loop(phi, norms, centres, &hard, INIT_TOL, max_iter, &inner)?;
-    ctx.stage(INIT_STAGE, 1.0);
-    let iters = fit.iterations;
-    Ok((
-        fit.centroids.expect("power_loop returns its centres"),
-        iters,
-    ))
-}
-
-/// The σ and D parameters' automatic values, shared by the RFF algorithms.
-pub fn rff_auto_param(name: &str, problem: &Problem, k: usize) -> Result<f64> {
-    Ok(match name {
-        "rff_dim" => rff::default_dim(k) as f64,
-        _ => kernel::auto_sigma(problem),
-    })
-}
-
-fn max_memory(cfg: &RunConfig) -> Option<&str> {
-    cfg.options.get("max_memory").map(|s| s.as_str())
-}
 
 /// The single map of `rff-power`: every column, bandwidth `sigma`, stream 0.
 pub fn map_spec(problem: &Problem, cfg: &RunConfig) -> rff::MapSpec {
@@ -127,22 +39,6 @@ pub fn map_spec(problem: &Problem, cfg: &RunConfig) -> rff::MapSpec {
         stream: 0,
         f32: p.get("rff_f32") != 0.0,
     }
-}
-
-/// Guards memory, then fetches or builds the feature matrices of `specs`.
-/// `work_per_row` is the working memory per row in f64 values (n×k arrays).
-pub fn checked_features(
-    algo: &str,
-    problem: &Problem,
-    cfg: &RunConfig,
-    specs: &[rff::MapSpec],
-    work_per_row: usize,
-    ctx: &Ctx,
-) -> Result<Vec<Arc<rff::Features>>> {
-    let n = problem.n();
-    let work = n as f64 * work_per_row as f64 * 8.0;
-    rff::guard(algo, n, specs, work, max_memory(cfg))?;
-    rff::features(problem, specs, ctx)
 }
 
 pub struct RffPower;

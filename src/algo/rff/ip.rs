@@ -20,11 +20,11 @@
 //! `outliers` counts points with u < ½ (for m = 2: farther from their
 //! centre than its scale), with their rows and the lower quantiles.
 
-use super::params::{Default, ParamSpec, Scale};
-use super::rff_mkpower::{Possibilistic, mv_features, mv_fit, mv_params};
-use super::rff_power::rff_auto_param;
-use super::{Algorithm, Ctx, Fit, Problem, RunConfig, Start};
+use super::common::rff_auto_param;
+use super::multiview::{Possibilistic, mv_features, mv_fit, mv_params};
 use crate::error::Result;
+use crate::solver::params::{Default, ParamSpec, Scale};
+use crate::solver::{Algorithm, Ctx, Fit, Problem, RunConfig, Start};
 
 pub struct IpRffMkPower;
 

@@ -1,11 +1,11 @@
-//! Lloyd's k-means with scikit-learn's semantics: tolerance relative to the
+//! Lloyd's iteration with scikit-learn's semantics (for `kmeans`, and for
+//! `spectral` on its embedding): tolerance relative to the
 //! mean feature variance on the squared centre shift, strict convergence
 //! when no label changes, empty clusters moved to the farthest points.
 
-use super::params::ParamSpec;
-use super::power::{max_iter_spec, report, tol_spec};
+use super::fit::{Fit, TracePoint};
+use super::progress::{Ctx, report};
 use super::weights::argmin;
-use super::{Algorithm, Ctx, Fit, Problem, RunConfig, Start, TracePoint, init};
 use crate::error::Result;
 use crate::linalg;
 use ndarray::{Array1, Array2, ArrayView2, Axis, Zip};
@@ -195,43 +195,5 @@ pub fn mean_variance(x: ArrayView2<f64>) -> f64 {
         0.0
     } else {
         var.mean().unwrap_or(0.0)
-    }
-}
-
-pub struct KMeans;
-
-impl Algorithm for KMeans {
-    fn id(&self) -> &'static str {
-        "kmeans"
-    }
-    fn name(&self) -> &'static str {
-        "k-means (Lloyd)"
-    }
-    fn summary(&self) -> &'static str {
-        "Lloyd's algorithm with scikit-learn's stopping rule and empty-cluster relocation: the baseline every other method is measured against."
-    }
-    fn params(&self) -> Vec<ParamSpec> {
-        vec![
-            tol_spec(
-                1e-4,
-                "Stop when the squared centre shift is below tol × mean feature variance (scikit-learn's rule), or no label changes.",
-            ),
-            max_iter_spec(300.0),
-        ]
-    }
-    fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
-        let mut rng = start.rng();
-        let x = problem.x.view();
-        let seeds = init::euclidean_seeds(x, &problem.x_norms, cfg.k, cfg.init, &mut rng)?;
-        let centres = x.select(Axis(0), &seeds);
-        let tol = cfg.params.get("tol") * mean_variance(x);
-        lloyd_loop(
-            x,
-            &problem.x_norms,
-            centres,
-            tol,
-            cfg.params.get_usize("max_iter"),
-            ctx,
-        )
     }
 }

@@ -23,14 +23,12 @@
 //! point index.
 //! Cancellation is checked every iteration.
 
-use super::feature_weights::{
-    StageCounter, cluster_means, dispersions, kmeans_partition, total_ss,
-};
+use super::common::{StageCounter, cluster_means, dispersions, kmeans_partition, total_ss};
 use super::lw::{LwSettings, LwStart, lw_from};
-use super::sparse_kmeans::{SparseSettings, log_space, sparse_loop};
-use super::{Ctx, Problem, Rng, RunConfig};
+use super::sparse::{SparseSettings, log_space, sparse_loop};
 use crate::error::{Error, Result};
 use crate::metrics::{Scores, mcc};
+use crate::solver::{Ctx, Problem, Rng, RunConfig, check_config};
 use rand::SeedableRng;
 use serde_json::{Map, Value};
 use std::time::{Duration, Instant};
@@ -183,7 +181,7 @@ pub fn run_path(
     grid: &Grid,
     ctx: &Ctx,
 ) -> Result<PathResult> {
-    super::check_config(problem, cfg)?;
+    check_config(problem, cfg)?;
     if cfg.restarts != 1 {
         return Err(Error::Param(
             "--restarts does not apply to path: every point starts from the previous one and from the shared initial partition"

@@ -19,14 +19,17 @@
 //! scatter differs from the best one's by one median scatter get e⁻¹ of its
 //! weight. (0.1 makes α nearly one-hot, 10 nearly uniform.)
 
-use super::kpower::{has_empty, soft_tol_spec, softness};
-use super::params::{Default, ParamSpec, Scale};
-use super::power::{PeriodCheck, Schedule, max_iter_spec, schedule_specs, tol_spec};
-use super::weights::{normalize_columns, power_objective, power_step};
-use super::{Algorithm, Ctx, Event, Fit, Problem, Progress, RunConfig, Start, TracePoint};
-use super::{cluster_sizes, init};
 use crate::error::{Error, Result};
 use crate::kernel::{self, Gram, Post};
+use crate::solver::mix::{alpha_step, choose_lambda, neg_entropy};
+use crate::solver::params::{Default, ParamSpec, Scale};
+use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
+use crate::solver::stopping::{PeriodCheck, Schedule, has_empty, softness, zero_tolerance};
+use crate::solver::weights::{normalize_columns, power_objective, power_step};
+use crate::solver::{
+    Algorithm, Ctx, Event, Fit, Init, Problem, Progress, RunConfig, Start, StartMemory, TracePoint,
+};
+use crate::solver::{cluster_sizes, init};
 use ndarray::{Array2, Axis, Zip};
 use std::sync::Arc;
 
@@ -84,14 +87,14 @@ impl Algorithm for MultiKernelPower {
     fn prepare(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<()> {
         grams(problem, cfg, ctx).map(|_| ())
     }
-    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> super::StartMemory {
+    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> StartMemory {
         // ω, one distance array per kernel, their mix and the weight step's.
         let kernels = cfg
             .options
             .get("kernels")
             .and_then(|t| kernel::parse_list(t, "--kernels").ok())
             .map_or(kernel::DEFAULT_SET.len(), |l| l.len());
-        super::StartMemory::seeding(problem.n(), cfg.k, cfg.init).plus_nk(
+        StartMemory::seeding(problem.n(), cfg.k, cfg.init).plus_nk(
             problem.n(),
             cfg.k,
             7 + kernels,
@@ -175,7 +178,7 @@ fn grams(problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<(Vec<Arc<Gram>
 pub fn combined_seeds<R: rand::Rng>(
     grams: &[&Gram],
     k: usize,
-    init: super::Init,
+    init: Init,
     rng: &mut R,
 ) -> Result<Vec<usize>> {
     let n = grams[0].n();
@@ -187,22 +190,6 @@ pub fn combined_seeds<R: rand::Rng>(
         }
         d
     })
-}
-
-/// Σ α log α with 0 log 0 = 0.
-pub fn neg_entropy(alpha: &[f64]) -> f64 {
-    alpha
-        .iter()
-        .map(|&a| if a > 0.0 { a * a.ln() } else { 0.0 })
-        .sum()
-}
-
-/// α = softmax(−E/λ), computed as exp(−(E − min E)/λ) / Σ.
-pub fn alpha_step(e: &[f64], lambda: f64) -> Vec<f64> {
-    let mn = e.iter().copied().fold(f64::INFINITY, f64::min);
-    let w: Vec<f64> = e.iter().map(|&v| (-(v - mn) / lambda).exp()).collect();
-    let total: f64 = w.iter().sum();
-    w.iter().map(|v| v / total).collect()
 }
 
 /// MKPK from the column-normalised weights `omega` (a seed indicator for a
@@ -224,7 +211,7 @@ pub fn mkpower_loop(
     let (n, k) = omega.dim();
     let zero_tol = grams
         .iter()
-        .map(|g| super::power::zero_tolerance(g.diag()))
+        .map(|g| zero_tolerance(g.diag()))
         .fold(0.0, f64::max);
     let mut alpha = vec![1.0 / l_count as f64; l_count];
     let mut lambda = f64::NAN;
@@ -324,26 +311,4 @@ pub fn mkpower_loop(
     };
     fit.extra.insert("lambda".into(), lambda.into());
     Ok(fit)
-}
-
-/// λ = rel × median(E), falling back to the mean and then to 1 when the
-/// scatter is zero (then every α is equal whatever λ is). Shared with the
-/// RFF multi-view algorithms.
-pub fn choose_lambda(e: &[f64], rel: f64) -> f64 {
-    let mut sorted = e.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let l = sorted.len();
-    let median = if l % 2 == 1 {
-        sorted[l / 2]
-    } else {
-        0.5 * (sorted[l / 2 - 1] + sorted[l / 2])
-    };
-    let mean = e.iter().sum::<f64>() / l as f64;
-    for base in [median, mean] {
-        let v = rel * base;
-        if v.is_finite() && v > 0.0 {
-            return v;
-        }
-    }
-    1.0
 }

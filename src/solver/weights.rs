@@ -163,7 +163,7 @@ pub fn block_weights(
             // Rare: reuse the general routine for this row.
             let one = power_step(d.slice(ndarray::s![i..i + 1, ..]), s, zero_tol);
             out.log_w.row_mut(i).assign(&one.log_w.row(0));
-            out.softness += super::kpower::softness(&one.log_w);
+            out.softness += super::stopping::softness(&one.log_w);
             out.u.row_mut(i).fill(f64::NAN);
             out.objective += one.objective;
             if let Some(sr) = s_ref {

@@ -12,14 +12,12 @@
 //! increases. Never exactly zero a weight unless `D_l = 0`: that is what
 //! LW-k-means adds.
 
-use super::feature_weights::{Rule, check_beta, to_fit, weighted_loop};
-use super::lloyd::assign;
-use super::lw::beta_spec;
-use super::params::ParamSpec;
-use super::power::{max_iter_spec, tol_spec};
-use super::{Algorithm, Ctx, Fit, Problem, RunConfig, Start, init};
+use super::common::{Rule, beta_spec, check_beta, to_fit, weighted_loop};
 use crate::error::Result;
 use crate::linalg;
+use crate::solver::lloyd::assign;
+use crate::solver::specs::{max_iter_spec, tol_spec};
+use crate::solver::{Algorithm, Ctx, Fit, ParamSpec, Problem, RunConfig, Start, StartMemory, init};
 use ndarray::Axis;
 
 pub struct WkMeans;
@@ -44,8 +42,8 @@ impl Algorithm for WkMeans {
             max_iter_spec(100.0),
         ]
     }
-    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> super::StartMemory {
-        super::StartMemory::feature_weighted(problem, cfg)
+    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> StartMemory {
+        StartMemory::feature_weighted(problem, cfg)
     }
     /// The reference code `huang.m`, which produced the WK-means numbers of
     /// the LW-k-means paper, maps each feature by (x − mean)/range; WK-means

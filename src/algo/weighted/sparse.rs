@@ -35,15 +35,17 @@
 //! in and then stays flat, and the largest gap then sits at the flat end,
 //! where every feature keeps a (tiny) weight.
 
-use super::feature_weights::{
-    StageCounter, cluster_means, dispersions, kmeans_partition, lloyd_weighted, report_weights,
-    total_ss,
+use super::common::{
+    StageCounter, cluster_means, dispersions, kmeans_partition, lloyd_weighted, nstart_spec,
+    report_weights, total_ss,
 };
-use super::lw::nstart_spec;
-use super::params::{Default, ParamSpec, Scale};
-use super::power::{max_iter_spec, tol_spec};
-use super::{Algorithm, Ctx, Fit, Init, Problem, Rng, RunConfig, Start, TracePoint};
 use crate::error::{Error, Result};
+use crate::solver::lloyd::{lloyd_loop, mean_variance};
+use crate::solver::params::{Default, ParamSpec, Scale, fmt_num};
+use crate::solver::specs::{max_iter_spec, tol_spec};
+use crate::solver::{
+    Algorithm, Ctx, Fit, Init, Problem, Rng, RunConfig, Start, StartMemory, TracePoint, init,
+};
 use ndarray::{Array2, ArrayView2};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -282,7 +284,7 @@ pub fn gap_grid(p: usize, binding: f64, nvals: usize) -> Result<Vec<f64>> {
     if top <= 1.2 {
         return Err(Error::Param(format!(
             "--tune gap: the L1 bound stops binding at s = {} on this data (p = {p}), so there is no range of bounds to choose from; set -P wbound instead",
-            crate::algo::params::fmt_num(binding.min((p as f64).sqrt()))
+            fmt_num(binding.min((p as f64).sqrt()))
         )));
     }
     Ok(log_space(1.2, top, nvals))
@@ -453,10 +455,10 @@ pub fn default_wbound(problem: &Problem, k: usize) -> Result<f64> {
     let b = problem.cached(&key, || {
         let x = problem.x.view();
         let mut rng = Rng::seed_from_u64(0);
-        let seeds = super::init::euclidean_seeds(x, &problem.x_norms, k, Init::KmeansPP, &mut rng)?;
+        let seeds = init::euclidean_seeds(x, &problem.x_norms, k, Init::KmeansPP, &mut rng)?;
         let c = x.select(ndarray::Axis(0), &seeds);
-        let tol = 1e-4 * super::lloyd::mean_variance(x);
-        let fit = super::lloyd::lloyd_loop(x, &problem.x_norms, c, tol, 100, &Ctx::new())?;
+        let tol = 1e-4 * mean_variance(x);
+        let fit = lloyd_loop(x, &problem.x_norms, c, tol, 100, &Ctx::new())?;
         Ok(binding_bound(&partition_bcss(x, &fit.labels, k)))
     })?;
     let b = b.unwrap_or_else(|| (problem.p() as f64).sqrt());
@@ -586,8 +588,8 @@ impl Algorithm for SparseKMeans {
     fn prepare(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<()> {
         tuned(problem, cfg, ctx).map(|_| ())
     }
-    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> super::StartMemory {
-        let m = super::StartMemory::feature_weighted(problem, cfg);
+    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> StartMemory {
+        let m = StartMemory::feature_weighted(problem, cfg);
         if cfg.options.get("tune").is_some_and(|t| t != "none") {
             // The gap statistic permutes copies of the data in parallel.
             let copies = rayon::current_num_threads().max(1) as f64;
@@ -644,9 +646,9 @@ impl Algorithm for SparseKMeans {
             if wbound >= b && positive > 1 {
                 fit.warnings.push(format!(
                     "the bound s = {} does not bind: the L1 constraint stops binding at s = {} for this partition, so all {positive} features with a positive between-cluster sum of squares keep a weight; choose -P wbound below {} to select",
-                    crate::algo::params::fmt_num(wbound),
-                    crate::algo::params::fmt_num(b),
-                    crate::algo::params::fmt_num(b)
+                    fmt_num(wbound),
+                    fmt_num(b),
+                    fmt_num(b)
                 ));
             }
         }

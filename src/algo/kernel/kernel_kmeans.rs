@@ -9,12 +9,14 @@
 //! space; an empty cluster is re-seeded at the point farthest from its
 //! current mean.
 
-use super::lloyd::assign;
-use super::params::ParamSpec;
-use super::power::{max_iter_spec, report};
-use super::{Algorithm, Ctx, Fit, Problem, RunConfig, Start, TracePoint};
 use crate::error::Result;
 use crate::kernel::{self, Gram};
+use crate::solver::lloyd::assign;
+use crate::solver::progress::report;
+use crate::solver::specs::max_iter_spec;
+use crate::solver::{
+    Algorithm, Ctx, Fit, ParamSpec, Problem, RunConfig, Start, StartMemory, TracePoint,
+};
 use ndarray::Array2;
 
 pub struct KernelKMeans;
@@ -41,8 +43,8 @@ impl Algorithm for KernelKMeans {
     fn prepare(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<()> {
         kernel::single_gram(problem, cfg, ctx, self.id()).map(|_| ())
     }
-    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> super::StartMemory {
-        super::StartMemory::seeding(problem.n(), cfg.k, cfg.init).plus_nk(
+    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> StartMemory {
+        StartMemory::seeding(problem.n(), cfg.k, cfg.init).plus_nk(
             problem.n(),
             cfg.k,
             2,

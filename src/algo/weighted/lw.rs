@@ -29,14 +29,16 @@
 //! above `lambda_max`, reported in the JSON) the run stops at once with the
 //! initial partition and a warning.
 
-use super::feature_weights::{
-    Rule, StageCounter, Standardized, check_beta, cluster_means, dispersions, kmeans_partition,
-    lw_alpha, standardized, to_fit, weighted_loop,
+use super::common::{
+    Rule, StageCounter, Standardized, beta_spec, check_beta, cluster_means, dispersions,
+    kmeans_partition, lw_alpha, nstart_spec, standardized, to_fit, weighted_loop, zero_floor,
 };
-use super::params::{Default, ParamSpec, Scale};
-use super::power::{max_iter_spec, tol_spec};
-use super::{Algorithm, Ctx, Fit, Init, Problem, RunConfig, Start};
 use crate::error::{Error, Result};
+use crate::solver::params::{Default, ParamSpec, Scale};
+use crate::solver::specs::{max_iter_spec, tol_spec};
+use crate::solver::{
+    Algorithm, Ctx, Fit, Init, Params, Problem, Rng, RunConfig, Start, StartMemory,
+};
 use ndarray::ArrayView2;
 use std::sync::Arc;
 
@@ -52,7 +54,7 @@ pub struct LwSettings {
 }
 
 impl LwSettings {
-    pub fn from_params(p: &super::Params) -> Result<Self> {
+    pub fn from_params(p: &Params) -> Result<Self> {
         let s = LwSettings {
             beta: p.get("beta"),
             code_assign: p.get("code_assign") != 0.0,
@@ -86,7 +88,7 @@ impl LwStart {
         k: usize,
         init: Init,
         s: &LwSettings,
-        rng: &mut super::Rng,
+        rng: &mut Rng,
         ctx: &Ctx,
     ) -> Result<Self> {
         let labels = kmeans_partition(
@@ -149,7 +151,7 @@ impl LwStart {
     /// `D_l > 0` (spec §9.3), nudged up so it drops every feature despite
     /// rounding.
     pub fn lambda_max(&self) -> f64 {
-        let floor = super::feature_weights::zero_floor(&self.d0);
+        let floor = zero_floor(&self.d0);
         let dmin = self
             .d0
             .iter()
@@ -256,36 +258,6 @@ pub fn lambda_spec() -> ParamSpec {
     }
 }
 
-pub fn beta_spec() -> ParamSpec {
-    ParamSpec {
-        name: "beta",
-        symbol: "β",
-        default: Default::Fixed(4.0),
-        min: 1.05,
-        max: 20.0,
-        scale: Scale::Linear,
-        step: 0.1,
-        coarse: 1.0,
-        integer: false,
-        help: "Weight exponent β > 1 (the papers use 4; the theory asks for an even integer).",
-    }
-}
-
-pub fn nstart_spec(default: f64, help: &'static str) -> ParamSpec {
-    ParamSpec {
-        name: "nstart",
-        symbol: "nstart",
-        default: Default::Fixed(default),
-        min: 1.0,
-        max: 1000.0,
-        scale: Scale::Linear,
-        step: 1.0,
-        coarse: 10.0,
-        integer: true,
-        help,
-    }
-}
-
 impl Algorithm for Lw {
     fn id(&self) -> &'static str {
         "lw"
@@ -335,8 +307,8 @@ impl Algorithm for Lw {
             _ => unreachable!("lw declares no automatic default for {name}"),
         }
     }
-    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> super::StartMemory {
-        super::StartMemory::feature_weighted(problem, cfg)
+    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> StartMemory {
+        StartMemory::feature_weighted(problem, cfg)
     }
     fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
         let s = LwSettings::from_params(&cfg.params)?;

@@ -14,10 +14,13 @@
 //!   sparse k-means' cluster update;
 //! * the block-coordinate loop WK-means and LW-k-means share.
 
-use super::lloyd::{assign, cluster_sums, mean_variance};
-use super::{Ctx, Event, Fit, Init, Problem, Progress, Rng, TracePoint, cluster_sizes, init};
 use crate::error::{Error, Result};
 use crate::linalg;
+use crate::solver::lloyd::{assign, cluster_sums, mean_variance};
+use crate::solver::params::{Default, ParamSpec, Scale};
+use crate::solver::{
+    Ctx, Event, Fit, Init, Problem, Progress, Rng, TracePoint, cluster_sizes, init,
+};
 use ndarray::{Array1, Array2, ArrayView2, Axis, Zip};
 use rand::{Rng as _, SeedableRng};
 use rayon::prelude::*;
@@ -647,6 +650,37 @@ pub fn to_fit(w: WeightedFit, centroids: Array2<f64>) -> Fit {
         converged: w.converged,
         feature_weights: Some(w.weights),
         ..Fit::default()
+    }
+}
+
+/// β, the weight exponent of WK-means and LW-k-means.
+pub fn beta_spec() -> ParamSpec {
+    ParamSpec {
+        name: "beta",
+        symbol: "β",
+        default: Default::Fixed(4.0),
+        min: 1.05,
+        max: 20.0,
+        scale: Scale::Linear,
+        step: 0.1,
+        coarse: 1.0,
+        integer: false,
+        help: "Weight exponent β > 1 (the papers use 4; the theory asks for an even integer).",
+    }
+}
+
+pub fn nstart_spec(default: f64, help: &'static str) -> ParamSpec {
+    ParamSpec {
+        name: "nstart",
+        symbol: "nstart",
+        default: Default::Fixed(default),
+        min: 1.0,
+        max: 1000.0,
+        scale: Scale::Linear,
+        step: 1.0,
+        coarse: 10.0,
+        integer: true,
+        help,
     }
 }
 

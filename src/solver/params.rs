@@ -139,6 +139,19 @@ pub fn fmt_num(v: f64) -> String {
     }
 }
 
+/// Six significant digits.
+pub fn fmt_sig(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let mag = v.abs().log10().floor() as i32;
+    if (-4..6).contains(&mag) {
+        format!("{:.*}", (5 - mag).max(0) as usize, v)
+    } else {
+        format!("{v:.5e}")
+    }
+}
+
 /// Resolved values for every declared parameter of an algorithm.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct Params(BTreeMap<String, f64>);

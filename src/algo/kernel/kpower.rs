@@ -8,12 +8,15 @@
 //! of `weights.rs`. Labels are argmax_j W_ij = argmin_j D_ij. With the
 //! linear kernel it is exactly power k-means; as s → −∞ it is kernel k-means.
 
-use super::params::ParamSpec;
-use super::power::{PeriodCheck, Schedule, max_iter_spec, report, schedule_specs, tol_spec};
-use super::weights::{normalize_columns, power_objective, power_step};
-use super::{Algorithm, Ctx, Fit, Problem, RunConfig, Start, TracePoint};
 use crate::error::Result;
 use crate::kernel::{self, Gram};
+use crate::solver::progress::report;
+use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
+use crate::solver::stopping::{PeriodCheck, Schedule, has_empty, softness, zero_tolerance};
+use crate::solver::weights::{normalize_columns, power_objective, power_step};
+use crate::solver::{
+    Algorithm, Ctx, Fit, ParamSpec, Problem, RunConfig, Start, StartMemory, TracePoint,
+};
 use ndarray::{Array2, Axis};
 
 pub struct KernelPower;
@@ -49,9 +52,9 @@ impl Algorithm for KernelPower {
     fn prepare(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<()> {
         kernel::single_gram(problem, cfg, ctx, self.id()).map(|_| ())
     }
-    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> super::StartMemory {
+    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> StartMemory {
         // ω, the feature-space distances and the four arrays of the weight step.
-        super::StartMemory::seeding(problem.n(), cfg.k, cfg.init).plus_nk(
+        StartMemory::seeding(problem.n(), cfg.k, cfg.init).plus_nk(
             problem.n(),
             cfg.k,
             6,
@@ -90,7 +93,7 @@ pub fn kpower_loop(
     ctx: &Ctx,
 ) -> Result<Fit> {
     let k = omega.ncols();
-    let zero_tol = super::power::zero_tolerance(gram.diag());
+    let zero_tol = zero_tolerance(gram.diag());
     let mut s = sched.s0;
     let mut trace: Vec<TracePoint> = Vec::new();
     let mut labels: Vec<usize> = Vec::new();
@@ -140,50 +143,4 @@ pub fn kpower_loop(
         converged,
         ..Fit::default()
     })
-}
-
-/// Whether some cluster has no point (its centre merged with another).
-pub fn has_empty(labels: &[usize], k: usize) -> bool {
-    let mut seen = vec![false; k];
-    for &l in labels {
-        seen[l] = true;
-    }
-    seen.iter().any(|&v| !v)
-}
-
-/// Mean share of a point's MM weight that lies outside its own cluster,
-/// (1/n) Σᵢ (1 − maxⱼ wᵢⱼ / Σⱼ wᵢⱼ), from log weights: 0 for hard
-/// assignments, 1 − 1/k when every centre is equally close (merged centres).
-pub fn softness(log_w: &ndarray::Array2<f64>) -> f64 {
-    let n = log_w.nrows();
-    if n == 0 {
-        return 0.0;
-    }
-    let mut total = 0.0;
-    for row in log_w.axis_iter(Axis(0)) {
-        let mx = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        if mx == f64::NEG_INFINITY {
-            continue;
-        }
-        let sum: f64 = row.iter().map(|&v| (v - mx).exp()).sum();
-        total += 1.0 - 1.0 / sum;
-    }
-    total / n as f64
-}
-
-/// The hardness condition of the power family's stopping rule (power,
-/// kpower, mkpower).
-pub fn soft_tol_spec() -> ParamSpec {
-    ParamSpec {
-        name: "soft_tol",
-        symbol: "ε_w",
-        default: super::params::Default::Fixed(1e-2),
-        min: 0.0,
-        max: 1.0,
-        scale: super::params::Scale::Log,
-        step: 2.0,
-        coarse: 10.0,
-        integer: false,
-        help: "While s is still annealing, convergence also needs the memberships to be nearly hard: mean share of a point's weight outside its cluster ≤ soft_tol (merged or near-merged centres separate only as s decreases). 1 turns the condition off.",
-    }
 }

@@ -1,0 +1,66 @@
+//! Power k-means (Xu & Lange 2019). Spec: kernel-power-kmeans.md §1–3.
+//!
+//! Each iteration is two matrix products: the n×k squared distances
+//! `‖x‖² + ‖θ‖² − 2XΘᵀ`, then the centres `Θ = ΩᵀX` from the
+//! column-normalised MM weights Ω (the engine's `power_mean`).
+
+use crate::error::Result;
+use crate::solver::power_mean::power_loop_hard;
+use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
+use crate::solver::stopping::Schedule;
+use crate::solver::{Algorithm, Ctx, Fit, ParamSpec, Problem, RunConfig, Start, init};
+use ndarray::{Array2, Axis};
+
+pub(super) fn initial_centres(
+    problem: &Problem,
+    cfg: &RunConfig,
+    start: Start,
+) -> Result<Array2<f64>> {
+    let mut rng = start.rng();
+    let seeds = init::euclidean_seeds(
+        problem.x.view(),
+        &problem.x_norms,
+        cfg.k,
+        cfg.init,
+        &mut rng,
+    )?;
+    Ok(problem.x.select(Axis(0), &seeds))
+}
+
+pub struct PowerKMeans;
+
+impl Algorithm for PowerKMeans {
+    fn id(&self) -> &'static str {
+        "power"
+    }
+    fn name(&self) -> &'static str {
+        "Power k-means"
+    }
+    fn summary(&self) -> &'static str {
+        "Xu & Lange (2019): minimises the sum of power means of the squared distances, annealing s → −∞ so the objective morphs into k-means and escapes its poor local minima."
+    }
+    fn params(&self) -> Vec<ParamSpec> {
+        let mut v = schedule_specs();
+        v.push(tol_spec(
+            1e-6,
+            "Relative change of the objective over one period T below which the run stops.",
+        ));
+        v.push(max_iter_spec(500.0));
+        v.push(soft_tol_spec());
+        v
+    }
+    fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
+        let centres = initial_centres(problem, cfg, start)?;
+        let p = &cfg.params;
+        power_loop_hard(
+            problem.x.view(),
+            &problem.x_norms,
+            centres,
+            &Schedule::from_params(p),
+            p.get("tol"),
+            p.get_usize("max_iter"),
+            p.get("soft_tol"),
+            ctx,
+        )
+    }
+}

@@ -1,0 +1,31 @@
+//! The solver core every algorithm uses, and which imports no algorithm:
+//! the problem and its caches, declared parameters, progress and
+//! cancellation, seeding, the rows a solver reads, the fused power-mean
+//! sweep and its fast math, the stopping rules, the iteration engines
+//! (power mean, Lloyd), and the run of parallel restarts.
+
+pub mod algorithm;
+pub mod fastmath;
+pub mod fit;
+pub mod init;
+pub mod lloyd;
+pub mod mix;
+pub mod params;
+pub mod power_mean;
+pub mod problem;
+pub mod progress;
+pub mod rows;
+pub mod specs;
+pub mod stopping;
+pub mod sweep;
+pub mod weights;
+
+pub use algorithm::{
+    Algorithm, Rng, RunConfig, Start, StartMemory, check_config, check_memory, resolve_options,
+    resolve_params, run,
+};
+pub use fit::{Fit, RunResult, TracePoint, cluster_sizes};
+pub use init::Init;
+pub use params::{ParamSpec, Params};
+pub use problem::Problem;
+pub use progress::{Ctx, Event, Progress};

@@ -1,0 +1,128 @@
+//! Stopping rules and the annealing schedule shared by the power-mean
+//! family: the period check on the objective at a common s, and the
+//! hardness condition (no empty cluster, nearly hard memberships).
+
+use ndarray::Axis;
+
+/// The annealing schedule: s starts at `s0` and is multiplied by `eta`
+/// every `period` iterations until it reaches the floor `s_min`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Schedule {
+    pub s0: f64,
+    pub eta: f64,
+    pub period: usize,
+    pub s_min: f64,
+}
+
+impl Schedule {
+    pub fn from_params(p: &super::Params) -> Self {
+        Schedule {
+            s0: p.get("s0"),
+            eta: p.get("eta"),
+            period: p.get_usize("period"),
+            s_min: p.get("s_min"),
+        }
+    }
+
+    /// s after iteration `m` (1-based) has finished.
+    pub fn next(&self, s: f64, m: usize) -> f64 {
+        if m.is_multiple_of(self.period) {
+            (s * self.eta).max(self.s_min).min(s)
+        } else {
+            s
+        }
+    }
+}
+
+/// Stopping rule shared by the power-mean family. Every T iterations it
+/// compares the objective now with the objective T iterations ago, both
+/// evaluated at the s of that earlier check: f_s drifts by itself when s is
+/// annealed (by up to a factor k^{1/|s|}), and that drift must not count as
+/// movement. Stop when |f_{s'}(now) − f_{s'}(then)| ≤ tol·|f_{s'}(then)|.
+#[derive(Debug, Clone)]
+pub struct PeriodCheck {
+    period: usize,
+    tol: f64,
+    reference: Option<(f64, f64)>,
+}
+
+impl PeriodCheck {
+    pub fn new(period: usize, tol: f64) -> Self {
+        PeriodCheck {
+            period: period.max(1),
+            tol,
+            reference: None,
+        }
+    }
+
+    /// The earlier exponent the objective must also be evaluated at, on
+    /// iterations where the rule will test.
+    pub fn reference_s(&self, m: usize) -> Option<f64> {
+        if m.is_multiple_of(self.period) {
+            self.reference.map(|(s, _)| s)
+        } else {
+            None
+        }
+    }
+
+    /// Called at iteration `m` (1-based) with the current s and objective;
+    /// `objective_at(s')` evaluates the current state's objective at an
+    /// earlier exponent (only called when s has changed since).
+    pub fn converged(
+        &mut self,
+        m: usize,
+        s: f64,
+        f: f64,
+        objective_at: impl FnOnce(f64) -> f64,
+    ) -> bool {
+        if !m.is_multiple_of(self.period) {
+            return false;
+        }
+        let done = match self.reference {
+            Some((s_ref, f_ref)) => {
+                let now = if s_ref == s { f } else { objective_at(s_ref) };
+                (now - f_ref).abs() <= self.tol * f_ref.abs()
+            }
+            None => false,
+        };
+        self.reference = Some((s, f));
+        done
+    }
+}
+
+/// Distances at or below this count as exact zeros: well above the
+/// rounding error of the expanded ‖x‖² + ‖θ‖² − 2xᵀθ, and relative to the
+/// largest squared norm, so that it means the same for data in any unit
+/// (an absolute floor would merge every point of data near 1e-7).
+pub fn zero_tolerance(x_norms: &[f64]) -> f64 {
+    1e-12 * x_norms.iter().copied().fold(0.0, f64::max)
+}
+
+/// Whether some cluster has no point (its centre merged with another).
+pub fn has_empty(labels: &[usize], k: usize) -> bool {
+    let mut seen = vec![false; k];
+    for &l in labels {
+        seen[l] = true;
+    }
+    seen.iter().any(|&v| !v)
+}
+
+/// Mean share of a point's MM weight that lies outside its own cluster,
+/// (1/n) Σᵢ (1 − maxⱼ wᵢⱼ / Σⱼ wᵢⱼ), from log weights: 0 for hard
+/// assignments, 1 − 1/k when every centre is equally close (merged centres).
+pub fn softness(log_w: &ndarray::Array2<f64>) -> f64 {
+    let n = log_w.nrows();
+    if n == 0 {
+        return 0.0;
+    }
+    let mut total = 0.0;
+    for row in log_w.axis_iter(Axis(0)) {
+        let mx = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        if mx == f64::NEG_INFINITY {
+            continue;
+        }
+        let sum: f64 = row.iter().map(|&v| (v - mx).exp()).sum();
+        total += 1.0 - 1.0 / sum;
+    }
+    total / n as f64
+}
