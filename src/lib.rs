@@ -35,7 +35,7 @@ pub mod internals {
     pub use crate::algo::rff::multiview::{
         MvSettings, Possibilistic, Views, mv_kmeans_start, mv_loop, parse_views,
     };
-    pub use crate::algo::rff::power::map_spec;
+    pub use crate::algo::rff::power::map_spec_of;
     pub use crate::algo::weighted::common as feature_weights;
     pub use crate::algo::weighted::lw::{LwSettings, LwStart, lw_from};
     pub use crate::algo::weighted::sparse::{

@@ -84,14 +84,6 @@ pub fn limit_bytes(max_memory: Option<u64>) -> (u64, &'static str) {
     }
 }
 
-/// The limit in force and how it was set (for the message). `max_memory`
-/// is the option's text as the algorithms receive it (bytes, or a size
-/// with a unit).
-pub fn limit(max_memory: Option<&str>) -> Result<(u64, &'static str)> {
-    let bytes = max_memory.map(parse_size).transpose()?;
-    Ok(limit_bytes(bytes))
-}
-
 /// Human-readable bytes (binary units).
 pub fn fmt_bytes(b: f64) -> String {
     const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
@@ -112,8 +104,8 @@ pub fn fmt_bytes(b: f64) -> String {
 /// `need` bytes exceed the limit. `who` names the algorithm or loader,
 /// `what` what the bytes are for, with the sizes that make them
 /// ("its kernel matrix (n = 300000, …)"), and `fix` what to change.
-pub fn check(who: &str, need: f64, what: &str, fix: &str, max_memory: Option<&str>) -> Result<()> {
-    let (limit, how) = limit(max_memory)?;
+pub fn check(who: &str, need: f64, what: &str, fix: &str, max_memory: Option<u64>) -> Result<()> {
+    let (limit, how) = limit_bytes(max_memory);
     if need <= limit as f64 {
         return Ok(());
     }
@@ -138,7 +130,7 @@ pub fn guard(
     need: f64,
     detail: &str,
     can_halve: bool,
-    max_memory: Option<&str>,
+    max_memory: Option<u64>,
 ) -> Result<()> {
     let halve = if can_halve {
         ", or add gram=f32 to the kernel spec to halve it"
@@ -198,7 +190,7 @@ mod tests {
             need,
             "n = 300000",
             true,
-            Some("1G"),
+            Some(1 << 30),
         )
         .unwrap_err()
         .to_string();
@@ -206,6 +198,6 @@ mod tests {
         assert!(e.contains("limit of 1.0 GiB (--max-memory)"), "{e}");
         assert!(e.ends_with("or raise --max-memory"), "{e}");
         assert!(!e.contains('\n'));
-        assert!(guard("kpower", "x", 1e6, "", true, Some("1G")).is_ok());
+        assert!(guard("kpower", "x", 1e6, "", true, Some(1 << 30)).is_ok());
     }
 }

@@ -143,7 +143,9 @@ pub fn command_line(
         parts.push(format!("--scale {scale}"));
     }
     for spec in algo.params() {
-        let v = cfg.params.get(spec.name);
+        let Some(v) = cfg.params.value(spec.name) else {
+            continue;
+        };
         let is_default = matches!(spec.default, crate::solver::params::Default::Fixed(d) if d == v);
         // A value outside the declared range cannot have been given (it
         // would have been refused): it is an automatic default (σ of data

@@ -581,7 +581,8 @@ fn gram_is_cached_across_runs_and_rebuilt_only_for_a_new_kernel() {
             &[],
         );
         algo::run(a.as_ref(), &pr, &cfg, &Ctx::new()).unwrap();
-        kernel::single_gram(&pr, &cfg, &Ctx::new(), "kpower").unwrap()
+        let choice = kernel::KernelChoice::parse("gaussian", sigma).unwrap();
+        kernel::single_gram(&pr, &choice, None, &Ctx::new(), "kpower").unwrap()
     };
     let g1 = get(2.0, -1.0);
     let g2 = get(2.0, -3.0);
@@ -785,7 +786,7 @@ fn sigma_rule_is_sqrt_2p_after_standardising() {
     let pr = Problem::new(x);
     let a = algo::find("kpower").unwrap();
     let cfg = config(a.as_ref(), &pr, 3, 0, Init::KmeansPP, &[], &[]);
-    assert!((cfg.params.get("sigma") - 10f64.sqrt()).abs() < 1e-12);
+    assert!((cfg.params.value("sigma").unwrap() - 10f64.sqrt()).abs() < 1e-12);
 }
 
 #[test]

@@ -287,19 +287,19 @@ fn defaults_follow_the_spec() {
     let pr = Problem::new(x);
     let a = algo::find("rff-power").unwrap();
     let cfg = config(a.as_ref(), &pr, 10, 0, Init::KmeansPP, &[], &[]);
-    assert_eq!(cfg.params.get("rff_dim"), 108.0, "⌈4 ln³ 20⌉");
-    assert_eq!(cfg.params.get("s0"), -15.0);
-    assert_eq!(cfg.params.get("period"), 3.0);
+    assert_eq!(cfg.params.real("rff_dim").unwrap(), 108.0, "⌈4 ln³ 20⌉");
+    assert_eq!(cfg.params.real("s0").unwrap(), -15.0);
+    assert_eq!(cfg.params.real("period").unwrap(), 3.0);
     assert_eq!(
-        cfg.params.get("sigma"),
+        cfg.params.real("sigma").unwrap(),
         meanscape::internals::kernel::auto_sigma(&pr),
         "the KPK rule"
     );
     let ip = algo::find("ip-rff-mkpower").unwrap();
     let cfg = config(ip.as_ref(), &pr, 3, 0, Init::KmeansPP, &[], &[]);
-    assert_eq!(cfg.params.get("rff_dim"), 24.0);
-    assert_eq!(cfg.params.get("period"), 2.0);
-    assert_eq!(cfg.params.get("m"), 2.0);
+    assert_eq!(cfg.params.real("rff_dim").unwrap(), 24.0);
+    assert_eq!(cfg.params.real("period").unwrap(), 2.0);
+    assert_eq!(cfg.params.real("m").unwrap(), 2.0);
     assert_eq!(cfg.options["views"], "auto");
     // Out-of-range values are refused by the declared ranges.
     for (name, v) in [("rff_dim", 0.0), ("rff_dim", 1e6), ("s0", 5.0), ("m", 1.0)] {
@@ -565,7 +565,7 @@ fn features_are_cached_and_replaced_when_d_changes() {
             &[],
         );
         algo::run(a.as_ref(), &pr, &cfg, &Ctx::new()).unwrap();
-        let spec = meanscape::internals::map_spec(&pr, &cfg);
+        let spec = meanscape::internals::map_spec_of(&pr, &cfg).unwrap();
         (
             rff::features(&pr, std::slice::from_ref(&spec), &Ctx::new())
                 .unwrap()

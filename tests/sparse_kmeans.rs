@@ -226,7 +226,7 @@ fn default_bound_binds_and_a_loose_bound_warns() {
         let cfg = config(pr, 3, &[], false);
         let fit = algo::run(a.as_ref(), pr, &cfg, &Ctx::new()).unwrap().best;
         let b = fit.extra["wbound_binding"].as_f64().unwrap();
-        let s = cfg.params.get("wbound");
+        let s = cfg.params.real("wbound").unwrap();
         assert!(s < b || s == 1.0, "{scale}: default {s}, binding {b}");
         assert!(fit.warnings.is_empty(), "{scale}: {:?}", fit.warnings);
         let w = fit.feature_weights.unwrap();

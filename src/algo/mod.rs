@@ -12,9 +12,9 @@ pub(crate) mod weighted;
 
 pub use crate::solver::params;
 pub use crate::solver::{
-    Algorithm, Ctx, Event, Fit, Init, ParamSpec, Params, Problem, Progress, Rng, RunConfig,
-    RunResult, Start, StartMemory, TracePoint, check_config, check_memory, cluster_sizes,
-    resolve_options, resolve_params, run,
+    Algorithm, Common, Ctx, Event, Fit, Init, ParamError, ParamSpec, Params, Problem, Progress,
+    Rng, RunConfig, RunResult, Solver, Start, StartMemory, TracePoint, check_config, check_memory,
+    cluster_sizes, resolve_options, resolve_params, run,
 };
 pub use weighted::path;
 
@@ -71,4 +71,47 @@ pub fn find(id: &str) -> Result<Box<dyn Algorithm>> {
         "'{id}' {why}; available: {}",
         known.join(", ")
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::Array2;
+
+    /// Every algorithm reads its typed parameters from its own declared
+    /// table: a name misspelt on one side fails here, not in a user's run.
+    #[test]
+    fn every_algorithm_reads_its_declared_defaults() {
+        let x = Array2::from_shape_fn((40, 4), |(i, j)| ((i * 7 + j * 3) % 11) as f64 + i as f64);
+        let problem = Problem::new(x);
+        for a in registry() {
+            let params = resolve_params(a.as_ref(), &problem, 3, &[]).unwrap();
+            let cfg = RunConfig {
+                k: 3,
+                seed: 0,
+                restarts: 1,
+                init: Init::KmeansPP,
+                params,
+                options: resolve_options(a.as_ref(), &[]).unwrap(),
+            };
+            a.check(&problem, &cfg)
+                .unwrap_or_else(|e| panic!("{}: {e}", a.id()));
+        }
+    }
+
+    #[test]
+    fn a_missing_value_is_a_typed_error_not_a_panic() {
+        let problem = Problem::new(Array2::from_shape_fn((10, 2), |(i, j)| (i + j) as f64));
+        let a = find("power").unwrap();
+        let cfg = RunConfig {
+            k: 2,
+            seed: 0,
+            restarts: 1,
+            init: Init::KmeansPP,
+            params: Params::default(),
+            options: Default::default(),
+        };
+        let e = a.check(&problem, &cfg).unwrap_err().to_string();
+        assert!(e.contains("parameter s0 is missing"), "{e}");
+    }
 }

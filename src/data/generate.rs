@@ -159,7 +159,7 @@ pub fn generate(name: &str, params: &[(String, String)]) -> Result<Dataset> {
 }
 
 /// Runs generator `name` within the memory budget `max_memory` (bytes;
-/// `None` is the default budget of [`crate::memory::limit`]): the size of
+/// `None` is the default budget of [`crate::memory::limit_bytes`]): the size of
 /// the data is checked against it before anything is generated.
 pub fn generate_within(
     name: &str,

@@ -36,7 +36,7 @@ impl Budget {
                 how: "--max-memory",
             },
             None => {
-                let (limit, how) = memory::limit(None).unwrap_or((4 << 30, "the default"));
+                let (limit, how) = memory::limit_bytes(None);
                 Budget { limit, how }
             }
         }

@@ -204,7 +204,7 @@ pub struct LoadOptions {
     pub var: Option<String>,
     pub missing: Missing,
     /// The memory budget in bytes (`--max-memory`); `None` is the default
-    /// budget of [`crate::memory::limit`]. Loaders check sizes taken from
+    /// budget of [`crate::memory::limit_bytes`]. Loaders check sizes taken from
     /// headers and decompressed lengths against it before allocating.
     pub max_memory: Option<u64>,
 }

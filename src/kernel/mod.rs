@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::linalg;
 use crate::memory;
 use crate::solver::params::{Default, ParamSpec, Scale};
-use crate::solver::{Ctx, Init, Problem, RunConfig};
+use crate::solver::{Ctx, Init, Problem};
 use ndarray::{Array2, ArrayView2};
 use std::sync::Arc;
 
@@ -63,10 +63,6 @@ pub fn dmax2(problem: &Problem) -> f64 {
         .map_or(0.0, |v| *v)
 }
 
-fn max_memory(cfg: &RunConfig) -> Option<&str> {
-    cfg.options.get("max_memory").map(|s| s.as_str())
-}
-
 /// The memory guard for `specs` (plus `extra` f64 matrices of working
 /// memory, e.g. an eigendecomposition's) before anything is built.
 pub fn guard(
@@ -74,7 +70,7 @@ pub fn guard(
     algo: &str,
     specs: &[KernelSpec],
     extra: usize,
-    cfg: &RunConfig,
+    max_memory: Option<u64>,
 ) -> Result<()> {
     let n = problem.n();
     let need: f64 = specs
@@ -103,26 +99,41 @@ pub fn guard(
         ));
     }
     let can_halve = specs.iter().any(|s| s.precision == Precision::F64);
-    memory::guard(algo, &what, need, &detail, can_halve, max_memory(cfg))
+    memory::guard(algo, &what, need, &detail, can_halve, max_memory)
 }
 
-/// The `kernel` option of a single-kernel algorithm, parsed.
-pub fn kernel_option(cfg: &RunConfig) -> Result<KernelSpec> {
-    let text = cfg
-        .options
-        .get("kernel")
-        .map(|s| s.as_str())
-        .unwrap_or("gaussian");
-    if text.contains(';') {
-        return Err(single_spec_error(text));
+/// The kernel of a single-kernel algorithm: its `--kernel` option parsed,
+/// and the `sigma` parameter for a bandwidth the spec leaves open.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelChoice {
+    pub spec: KernelSpec,
+    pub sigma: f64,
+}
+
+impl KernelChoice {
+    /// Parses the text of `--kernel` (one kernel, not a list).
+    ///
+    /// # Errors
+    /// [`Error::Param`] for a spec that does not parse or names several
+    /// kernels.
+    pub fn parse(text: &str, sigma: f64) -> Result<Self> {
+        if text.contains(';') {
+            return Err(single_spec_error(text));
+        }
+        Ok(KernelChoice {
+            spec: KernelSpec::parse(text, "--kernel")?,
+            sigma,
+        })
     }
-    KernelSpec::parse(text, "--kernel")
-}
 
-/// The kernel of a single-kernel algorithm with its bandwidth fixed: σ from
-/// the spec if given there, else from the `sigma` parameter.
-pub fn resolve_single(problem: &Problem, cfg: &RunConfig, spec: &KernelSpec) -> Result<Resolved> {
-    spec.resolve(cfg.params.get("sigma"), || dmax2(problem))
+    /// The kernel with its bandwidth fixed: σ from the spec if given there,
+    /// else `sigma`.
+    ///
+    /// # Errors
+    /// [`Error::Param`] for a bandwidth that cannot be fixed.
+    pub fn resolve(&self, problem: &Problem) -> Result<Resolved> {
+        self.spec.resolve(self.sigma, || dmax2(problem))
+    }
 }
 
 /// The Gram matrices of `specs`, from the problem's cache or built now.
@@ -207,12 +218,27 @@ pub fn describe(grams: &[Arc<Gram>]) -> serde_json::Value {
     }
 }
 
-/// The Gram matrix of a single-kernel algorithm: parses `--kernel`, runs
-/// the memory guard, resolves σ and fetches or builds the matrix.
-pub fn single_gram(problem: &Problem, cfg: &RunConfig, ctx: &Ctx, algo: &str) -> Result<Arc<Gram>> {
-    let spec = kernel_option(cfg)?;
-    guard(problem, algo, std::slice::from_ref(&spec), 0, cfg)?;
-    let r = resolve_single(problem, cfg, &spec)?;
+/// The Gram matrix of a single-kernel algorithm: runs the memory guard,
+/// resolves σ and fetches or builds the matrix.
+///
+/// # Errors
+/// [`Error::Resource`] above the memory budget, [`Error::Param`] for a
+/// bandwidth that cannot be fixed, [`Error::Cancelled`].
+pub fn single_gram(
+    problem: &Problem,
+    kernel: &KernelChoice,
+    max_memory: Option<u64>,
+    ctx: &Ctx,
+    algo: &str,
+) -> Result<Arc<Gram>> {
+    guard(
+        problem,
+        algo,
+        std::slice::from_ref(&kernel.spec),
+        0,
+        max_memory,
+    )?;
+    let r = kernel.resolve(problem)?;
     Ok(grams(problem, &[r], ctx)?.remove(0))
 }
 

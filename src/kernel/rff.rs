@@ -400,7 +400,7 @@ pub fn guard(
     n: usize,
     specs: &[MapSpec],
     work: f64,
-    max_memory: Option<&str>,
+    max_memory: Option<u64>,
 ) -> Result<()> {
     let feats = feature_bytes(n, specs);
     let cols: usize = specs.iter().map(|s| 2 * s.dim).sum();

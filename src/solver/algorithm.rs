@@ -29,6 +29,14 @@ pub struct RunConfig {
     pub options: BTreeMap<String, String>,
 }
 
+impl RunConfig {
+    /// The text of option `name` (as given, or the algorithm's default
+    /// once [`resolve_options`] filled it in), else `default`.
+    pub fn option<'a>(&'a self, name: &str, default: &'a str) -> &'a str {
+        self.options.get(name).map_or(default, |s| s.as_str())
+    }
+}
+
 /// One start: restart `index` uses seed `seed + index`, so any restart can
 /// be reproduced alone with `--seed seed+index --restarts 1`.
 #[derive(Debug, Clone, Copy)]
@@ -43,14 +51,58 @@ impl Start {
     }
 }
 
-pub trait Algorithm: Send + Sync {
+/// What every algorithm reads from a [`RunConfig`] besides its own
+/// parameters, parsed once at the start of a run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Common {
+    pub k: usize,
+    pub seed: u64,
+    pub restarts: usize,
+    pub init: Init,
+    /// The memory budget in bytes (`--max-memory`); `None`: the default.
+    pub max_memory: Option<u64>,
+}
+
+impl Common {
+    /// The run-level settings of `cfg`, its `max_memory` option parsed.
+    ///
+    /// # Errors
+    /// [`Error::Param`] when `max_memory` is not a size.
+    pub fn of(cfg: &RunConfig) -> Result<Self> {
+        let max_memory = cfg
+            .options
+            .get(MAX_MEMORY)
+            .map(|t| crate::memory::parse_size(t))
+            .transpose()?;
+        Ok(Common {
+            k: cfg.k,
+            seed: cfg.seed,
+            restarts: cfg.restarts,
+            init: cfg.init,
+            max_memory,
+        })
+    }
+}
+
+/// The option every algorithm accepts: the memory budget, in bytes.
+pub const MAX_MEMORY: &str = "max_memory";
+
+/// One algorithm, as each implements it: its declared parameters, the
+/// plain struct it reads them into, and one start. The run around the
+/// starts (checks, restarts in parallel, the best of them) is shared: every
+/// `Solver` is an [`Algorithm`].
+pub trait Solver: Send + Sync {
+    /// The algorithm's parameters, typed (flags `bool`, counts integers,
+    /// options parsed), built once per run by [`Solver::typed`].
+    type Params: Send + Sync;
     /// Identifier on the command line (`power`, `kmeans`, …).
     fn id(&self) -> &'static str;
     /// Human name (`Power k-means`).
     fn name(&self) -> &'static str;
     /// One line on what it does and where it comes from.
     fn summary(&self) -> &'static str;
-    /// The tunable parameters, with defaults and ranges.
+    /// The declared parameters, with defaults and ranges: the one source
+    /// for the CLI's validation, the UI's sliders and the JSON `params`.
     fn params(&self) -> Vec<ParamSpec>;
     /// The feature scaling applied before this algorithm when the user does
     /// not choose one (`--scale` overrides it): the one its paper used.
@@ -59,29 +111,131 @@ pub trait Algorithm: Send + Sync {
     }
     /// The value of a parameter whose default is `Auto`, from the data.
     fn auto_param(&self, name: &str, _problem: &Problem, _k: usize) -> Result<f64> {
-        unreachable!("{} declares no automatic default for {name}", self.id())
+        Err(Error::Param(format!(
+            "{} declares no automatic default for {name}",
+            self.id()
+        )))
     }
     /// Non-numeric options the algorithm accepts, with their defaults.
     fn options(&self) -> Vec<(&'static str, &'static str)> {
         Vec::new()
     }
+    /// The typed parameters from the resolved values and options of `cfg`
+    /// (options are parsed here, once).
+    fn typed(&self, problem: &Problem, cfg: &RunConfig) -> Result<Self::Params>;
     /// Peak memory of one start beyond the data and what `prepare` caches
     /// (Gram matrices and feature maps guard themselves), checked against
-    /// the budget by [`run`] before anything is allocated. The default is
-    /// what the Euclidean algorithms that sweep the rows in blocks hold:
-    /// the seeding and the labels.
-    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> StartMemory {
-        StartMemory::seeding(problem.n(), cfg.k, cfg.init)
+    /// the budget before anything is allocated. The default is what the
+    /// Euclidean algorithms that sweep the rows in blocks hold: the seeding
+    /// and the labels.
+    fn start_memory(&self, problem: &Problem, run: &Common, _p: &Self::Params) -> StartMemory {
+        StartMemory::seeding(problem.n(), run.k, run.init)
     }
     /// Work shared by all restarts (a Gram matrix, a feature map), done
     /// once before them and cached on the problem.
-    fn prepare(&self, _problem: &Problem, _cfg: &RunConfig, _ctx: &Ctx) -> Result<()> {
+    fn prepare(
+        &self,
+        _problem: &Problem,
+        _run: &Common,
+        _p: &Self::Params,
+        _ctx: &Ctx,
+    ) -> Result<()> {
         Ok(())
     }
     /// Runs one start to convergence (or `max_iter`). Must depend only on
-    /// the problem, the config and `start`, and return `Err(Cancelled)`
-    /// promptly once `ctx` is cancelled.
+    /// the problem, the settings and `start`, work without `prepare`
+    /// (fetching what it caches), and return `Err(Cancelled)` promptly once
+    /// `ctx` is cancelled.
+    fn fit(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        p: &Self::Params,
+        start: Start,
+        ctx: &Ctx,
+    ) -> Result<Fit>;
+}
+
+/// An algorithm as the registry, the CLI and the UI hold it: every
+/// [`Solver`], behind one object-safe interface.
+pub trait Algorithm: Send + Sync {
+    /// Identifier on the command line (`power`, `kmeans`, …).
+    fn id(&self) -> &'static str;
+    /// Human name (`Power k-means`).
+    fn name(&self) -> &'static str;
+    /// One line on what it does and where it comes from.
+    fn summary(&self) -> &'static str;
+    /// The declared parameters, with defaults and ranges.
+    fn params(&self) -> Vec<ParamSpec>;
+    /// The scaling used when the user does not choose one.
+    fn default_scaling(&self) -> crate::data::Scaling;
+    /// The value of a parameter whose default is `Auto`, from the data.
+    ///
+    /// # Errors
+    /// What computing it from the data can fail with.
+    fn auto_param(&self, name: &str, problem: &Problem, k: usize) -> Result<f64>;
+    /// Non-numeric options the algorithm accepts, with their defaults.
+    fn options(&self) -> Vec<(&'static str, &'static str)>;
+    /// Checks k, the restarts, the parameters and options of `cfg` and the
+    /// memory budget of the run, without running it.
+    ///
+    /// # Errors
+    /// [`Error::Param`] for a value or option the algorithm cannot use,
+    /// [`Error::Resource`] for a run above the memory budget.
+    fn check(&self, problem: &Problem, cfg: &RunConfig) -> Result<()>;
+    /// Runs one start (see [`Solver::fit`]).
+    ///
+    /// # Errors
+    /// As [`Algorithm::run`].
     fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit>;
+    /// Runs every restart in parallel and keeps the one with the lowest
+    /// objective (the earliest on a tie), so the result depends only on the
+    /// seed, never on the number of threads.
+    ///
+    /// # Errors
+    /// [`Error::Param`] for a configuration the algorithm cannot use,
+    /// [`Error::Resource`] above the memory budget, [`Error::Data`] for
+    /// data it cannot cluster (fewer distinct points than k),
+    /// [`Error::Cancelled`] once `ctx` is cancelled.
+    fn run(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<RunResult>;
+}
+
+impl<S: Solver> Algorithm for S {
+    fn id(&self) -> &'static str {
+        Solver::id(self)
+    }
+    fn name(&self) -> &'static str {
+        Solver::name(self)
+    }
+    fn summary(&self) -> &'static str {
+        Solver::summary(self)
+    }
+    fn params(&self) -> Vec<ParamSpec> {
+        Solver::params(self)
+    }
+    fn default_scaling(&self) -> crate::data::Scaling {
+        Solver::default_scaling(self)
+    }
+    fn auto_param(&self, name: &str, problem: &Problem, k: usize) -> Result<f64> {
+        Solver::auto_param(self, name, problem, k)
+    }
+    fn options(&self) -> Vec<(&'static str, &'static str)> {
+        Solver::options(self)
+    }
+    fn check(&self, problem: &Problem, cfg: &RunConfig) -> Result<()> {
+        check_config(problem, cfg)?;
+        let run = Common::of(cfg)?;
+        let p = self.typed(problem, cfg)?;
+        check_solver_memory(self, problem, &run, &p)
+    }
+    fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
+        let run = Common::of(cfg)?;
+        let p = self.typed(problem, cfg)?;
+        Solver::fit(self, problem, &run, &p, start, ctx)
+    }
+    fn run(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<RunResult> {
+        run_solver(self, problem, cfg, ctx)
+    }
 }
 
 /// Peak bytes of one start and what they are for (for the refusal).
@@ -117,10 +271,10 @@ impl StartMemory {
     /// The feature-weighted algorithms (wkmeans, lw, sparse-kmeans): the
     /// seeding, the n×k weighted distances and a copy of the data's columns
     /// that keep a weight.
-    pub fn feature_weighted(problem: &Problem, cfg: &RunConfig) -> Self {
+    pub fn feature_weighted(problem: &Problem, run: &Common) -> Self {
         let (n, p) = (problem.n(), problem.p());
-        Self::seeding(n, cfg.k, cfg.init)
-            .plus_nk(n, cfg.k, 1, "array of weighted distances")
+        Self::seeding(n, run.k, run.init)
+            .plus_nk(n, run.k, 1, "array of weighted distances")
             .plus(n as f64 * p as f64 * 8.0, "a copy of the weighted columns")
     }
 
@@ -135,9 +289,14 @@ impl StartMemory {
 
 /// Refuses a run that would not fit in the memory budget (`--max-memory`),
 /// before anything is allocated: see [`check_start_memory`].
-pub fn check_memory(algo: &dyn Algorithm, problem: &Problem, cfg: &RunConfig) -> Result<()> {
-    let one = algo.start_memory(problem, cfg);
-    check_start_memory(algo.id(), problem.n(), problem.p(), one, cfg)
+fn check_solver_memory<S: Solver + ?Sized>(
+    s: &S,
+    problem: &Problem,
+    run: &Common,
+    p: &S::Params,
+) -> Result<()> {
+    let one = s.start_memory(problem, run, p);
+    check_start_memory(s.id(), problem.n(), problem.p(), one, run)
 }
 
 /// The budget check of a run on n × p data: the data and its row norms
@@ -149,7 +308,7 @@ pub fn check_start_memory(
     n: usize,
     p: usize,
     one: StartMemory,
-    cfg: &RunConfig,
+    cfg: &Common,
 ) -> Result<()> {
     let at_once = cfg.restarts.clamp(1, rayon::current_num_threads().max(1));
     let (nf, pf) = (n as f64, p as f64);
@@ -171,13 +330,7 @@ pub fn check_start_memory(
         fix.push_str(", use --init kmeans++ (n distances per candidate, not per centre)");
     }
     fix.push_str(", or cluster fewer rows");
-    crate::memory::check(
-        id,
-        need,
-        &what,
-        &fix,
-        cfg.options.get("max_memory").map(|s| s.as_str()),
-    )
+    crate::memory::check(id, need, &what, &fix, cfg.max_memory)
 }
 
 /// Checks the non-numeric options given by the user against those the
@@ -190,7 +343,7 @@ pub fn resolve_options(
     let accepted = algo.options();
     let mut out = BTreeMap::new();
     for (name, v) in given {
-        if name == "max_memory" {
+        if name == MAX_MEMORY {
             out.insert(name.clone(), v.clone());
             continue;
         }
@@ -245,19 +398,41 @@ pub fn check_config(problem: &Problem, cfg: &RunConfig) -> Result<()> {
     Ok(())
 }
 
-/// Runs every restart in parallel and keeps the one with the lowest
-/// objective (the earliest on a tie), so the result depends only on the
-/// seed, never on the number of threads.
+/// Runs `algo` on `problem` ([`Algorithm::run`]).
+///
+/// # Errors
+/// As [`Algorithm::run`].
 pub fn run(
     algo: &dyn Algorithm,
     problem: &Problem,
     cfg: &RunConfig,
     ctx: &Ctx,
 ) -> Result<RunResult> {
+    algo.run(problem, cfg, ctx)
+}
+
+/// Refuses a configuration `algo` cannot run ([`Algorithm::check`]).
+///
+/// # Errors
+/// As [`Algorithm::check`].
+pub fn check_memory(algo: &dyn Algorithm, problem: &Problem, cfg: &RunConfig) -> Result<()> {
+    algo.check(problem, cfg)
+}
+
+/// The run of [`Algorithm::run`]: the checks, the typed parameters built
+/// once, the shared preparation, then every restart in parallel.
+fn run_solver<S: Solver>(
+    algo: &S,
+    problem: &Problem,
+    cfg: &RunConfig,
+    ctx: &Ctx,
+) -> Result<RunResult> {
     check_config(problem, cfg)?;
-    check_memory(algo, problem, cfg)?;
+    let run = Common::of(cfg)?;
+    let p = algo.typed(problem, cfg)?;
+    check_solver_memory(algo, problem, &run, &p)?;
     let t0 = Instant::now();
-    algo.prepare(problem, cfg, ctx)?;
+    algo.prepare(problem, &run, &p, ctx)?;
     let fits: Vec<Result<Fit>> = (0..cfg.restarts)
         .into_par_iter()
         .map(|r| {
@@ -266,7 +441,7 @@ pub fn run(
                 seed: cfg.seed.wrapping_add(r as u64),
             };
             let rctx = ctx.for_restart(r);
-            let fit = algo.fit(problem, cfg, start, &rctx)?;
+            let fit = algo.fit(problem, &run, &p, start, &rctx)?;
             if !fit.objective.is_finite() || fit.labels.len() != problem.n() {
                 return Err(Error::Resource(format!(
                     "{} produced an invalid result on restart {r} (objective {}); please report this",
@@ -313,15 +488,16 @@ pub fn run(
 mod tests {
     use super::*;
 
-    fn cfg(k: usize, restarts: usize, max_memory: &str) -> RunConfig {
-        RunConfig {
+    fn cfg(k: usize, restarts: usize, max_memory: &str) -> Common {
+        Common::of(&RunConfig {
             k,
             seed: 0,
             restarts,
             init: Init::KmeansPP,
             params: Params::default(),
             options: [("max_memory".to_string(), max_memory.to_string())].into(),
-        }
+        })
+        .unwrap()
     }
 
     #[test]

@@ -21,11 +21,11 @@ pub mod sweep;
 pub mod weights;
 
 pub use algorithm::{
-    Algorithm, Rng, RunConfig, Start, StartMemory, check_config, check_memory, resolve_options,
-    resolve_params, run,
+    Algorithm, Common, Rng, RunConfig, Solver, Start, StartMemory, check_config, check_memory,
+    resolve_options, resolve_params, run,
 };
 pub use fit::{Fit, RunResult, TracePoint, cluster_sizes};
 pub use init::Init;
-pub use params::{ParamSpec, Params};
+pub use params::{ParamError, ParamSpec, Params};
 pub use problem::Problem;
 pub use progress::{Ctx, Event, Progress};

@@ -4,6 +4,46 @@
 use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 
+/// Why a parameter value, or the set of them, cannot be used. Converts
+/// into [`Error::Param`] with the same one-line message.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ParamError {
+    /// A name the algorithm does not declare; `list` names those it does.
+    #[error("parameter {name} does not apply to algorithm {algo} ({list})")]
+    Unknown {
+        algo: String,
+        name: String,
+        list: String,
+    },
+    /// A value outside the declared range (or not whole where it must be).
+    #[error("{name} = {value} is out of range: must be {range}")]
+    OutOfRange {
+        name: String,
+        value: String,
+        range: String,
+    },
+    /// A value the typed parameters cannot hold: a count that is negative
+    /// or fractional, a switch that is neither 0 nor 1.
+    #[error("{name} = {value} must be {what}")]
+    Kind {
+        name: &'static str,
+        value: String,
+        what: &'static str,
+    },
+    /// An algorithm's typed parameters ask for a name its table does not
+    /// declare (or the values were not resolved from that table).
+    #[error(
+        "parameter {name} is missing: resolve the values from the algorithm's declared parameters"
+    )]
+    Missing { name: &'static str },
+}
+
+impl From<ParamError> for Error {
+    fn from(e: ParamError) -> Self {
+        Error::Param(e.to_string())
+    }
+}
+
 /// How a slider moves through a parameter's range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -76,16 +116,15 @@ impl ParamSpec {
     }
 
     /// Checks `v` and says why it is refused.
-    pub fn check(&self, v: f64) -> Result<f64> {
+    pub fn check(&self, v: f64) -> Result<f64, ParamError> {
         if self.contains(v) {
             Ok(v)
         } else {
-            Err(Error::Param(format!(
-                "{} = {} is out of range: must be {}",
-                self.name,
-                fmt_num(v),
-                self.range_text()
-            )))
+            Err(ParamError::OutOfRange {
+                name: self.name.to_string(),
+                value: fmt_num(v),
+                range: self.range_text(),
+            })
         }
     }
 
@@ -157,17 +196,52 @@ pub fn fmt_sig(v: f64) -> String {
 pub struct Params(BTreeMap<String, f64>);
 
 impl Params {
-    /// The value of a declared parameter. Panics on a name the algorithm
-    /// did not declare: that is a programming error, not user input.
-    pub fn get(&self, name: &str) -> f64 {
-        *self
-            .0
-            .get(name)
-            .unwrap_or_else(|| panic!("parameter {name} was not declared"))
+    /// The value under `name`, if there is one.
+    pub fn value(&self, name: &str) -> Option<f64> {
+        self.0.get(name).copied()
     }
 
-    pub fn get_usize(&self, name: &str) -> usize {
-        self.get(name) as usize
+    /// A real-valued parameter, for an algorithm's typed parameters.
+    ///
+    /// # Errors
+    /// [`ParamError::Missing`] when the values hold no `name`.
+    pub fn real(&self, name: &'static str) -> Result<f64, ParamError> {
+        self.value(name).ok_or(ParamError::Missing { name })
+    }
+
+    /// A count (iterations, runs, dimensions).
+    ///
+    /// # Errors
+    /// [`ParamError::Missing`], or [`ParamError::Kind`] for a value that is
+    /// not a whole number ≥ 0.
+    pub fn count(&self, name: &'static str) -> Result<usize, ParamError> {
+        let v = self.real(name)?;
+        if v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v <= u32::MAX as f64 {
+            Ok(v as usize)
+        } else {
+            Err(ParamError::Kind {
+                name,
+                value: fmt_num(v),
+                what: "a whole number ≥ 0",
+            })
+        }
+    }
+
+    /// A 0/1 switch ([`ParamSpec::flag`]).
+    ///
+    /// # Errors
+    /// [`ParamError::Missing`], or [`ParamError::Kind`] for a value other
+    /// than 0 and 1.
+    pub fn flag(&self, name: &'static str) -> Result<bool, ParamError> {
+        match self.real(name)? {
+            0.0 => Ok(false),
+            1.0 => Ok(true),
+            v => Err(ParamError::Kind {
+                name,
+                value: fmt_num(v),
+                what: "0 (off) or 1 (on)",
+            }),
+        }
     }
 
     pub fn set(&mut self, name: &str, v: f64) {
@@ -187,19 +261,25 @@ impl Params {
         given: &[(String, f64)],
         mut auto: impl FnMut(&str) -> Result<f64>,
     ) -> Result<Params> {
+        let unknown = |name: &str| {
+            let names: Vec<&str> = specs.iter().map(|s| s.name).collect();
+            let list = if names.is_empty() {
+                "it has none".to_string()
+            } else {
+                format!("its parameters: {}", names.join(", "))
+            };
+            ParamError::Unknown {
+                algo: algo.to_string(),
+                name: name.to_string(),
+                list,
+            }
+        };
         let mut out = Params::default();
         for (name, v) in given {
-            let spec = specs.iter().find(|s| s.name == name).ok_or_else(|| {
-                let names: Vec<&str> = specs.iter().map(|s| s.name).collect();
-                let list = if names.is_empty() {
-                    "it has none".to_string()
-                } else {
-                    format!("its parameters: {}", names.join(", "))
-                };
-                Error::Param(format!(
-                    "parameter {name} does not apply to algorithm {algo} ({list})"
-                ))
-            })?;
+            let spec = specs
+                .iter()
+                .find(|s| s.name == name)
+                .ok_or_else(|| unknown(name))?;
             out.set(name, spec.check(*v)?);
         }
         for spec in specs {
@@ -239,7 +319,7 @@ mod tests {
     fn resolve_fills_defaults_and_refuses_bad_values() {
         let specs = [s0()];
         let p = Params::resolve("power", &specs, &[], |_| unreachable!()).unwrap();
-        assert_eq!(p.get("s0"), -1.0);
+        assert_eq!(p.real("s0"), Ok(-1.0));
         let e = Params::resolve("power", &specs, &[("s0".into(), 1.0)], |_| unreachable!())
             .unwrap_err()
             .to_string();

@@ -2,6 +2,7 @@
 //! family: the period check on the objective at a common s, and the
 //! hardness condition (no empty cluster, nearly hard memberships).
 
+use super::params::{ParamError, Params};
 use ndarray::Axis;
 
 /// The annealing schedule: s starts at `s0` and is multiplied by `eta`
@@ -15,13 +16,18 @@ pub struct Schedule {
 }
 
 impl Schedule {
-    pub fn from_params(p: &super::Params) -> Self {
-        Schedule {
-            s0: p.get("s0"),
-            eta: p.get("eta"),
-            period: p.get_usize("period"),
-            s_min: p.get("s_min"),
-        }
+    /// The schedule of the declared `s0`, `eta`, `period` and `s_min`
+    /// (`specs::schedule_specs`).
+    ///
+    /// # Errors
+    /// A [`ParamError`] when one is missing or `period` is not a count.
+    pub fn read(p: &Params) -> Result<Self, ParamError> {
+        Ok(Schedule {
+            s0: p.real("s0")?,
+            eta: p.real("eta")?,
+            period: p.count("period")?,
+            s_min: p.real("s_min")?,
+        })
     }
 
     /// s after iteration `m` (1-based) has finished.

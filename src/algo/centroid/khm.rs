@@ -6,11 +6,19 @@ use crate::error::Result;
 use crate::solver::power_mean::power_loop;
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::stopping::Schedule;
-use crate::solver::{Algorithm, Ctx, Fit, ParamSpec, Problem, RunConfig, Start};
+use crate::solver::{Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start};
 
 pub struct Khm;
 
-impl Algorithm for Khm {
+/// The parameters of `khm`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KhmParams {
+    pub tol: f64,
+    pub max_iter: usize,
+}
+
+impl Solver for Khm {
+    type Params = KhmParams;
     fn id(&self) -> &'static str {
         "khm"
     }
@@ -29,9 +37,21 @@ impl Algorithm for Khm {
             max_iter_spec(500.0),
         ]
     }
-    fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
-        let centres = initial_centres(problem, cfg, start)?;
-        let p = &cfg.params;
+    fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<KhmParams> {
+        Ok(KhmParams {
+            tol: cfg.params.real("tol")?,
+            max_iter: cfg.params.count("max_iter")?,
+        })
+    }
+    fn fit(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        p: &KhmParams,
+        start: Start,
+        ctx: &Ctx,
+    ) -> Result<Fit> {
+        let centres = initial_centres(problem, run, start)?;
         let sched = Schedule {
             s0: -1.0,
             eta: 1.0,
@@ -43,8 +63,8 @@ impl Algorithm for Khm {
             &problem.x_norms,
             centres,
             &sched,
-            p.get("tol"),
-            p.get_usize("max_iter"),
+            p.tol,
+            p.max_iter,
             ctx,
         )
     }

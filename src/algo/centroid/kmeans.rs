@@ -5,12 +5,21 @@
 use crate::error::Result;
 use crate::solver::lloyd::{lloyd_loop, mean_variance};
 use crate::solver::specs::{max_iter_spec, tol_spec};
-use crate::solver::{Algorithm, Ctx, Fit, ParamSpec, Problem, RunConfig, Start, init};
+use crate::solver::{Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, init};
 use ndarray::Axis;
 
 pub struct KMeans;
 
-impl Algorithm for KMeans {
+/// The parameters of `kmeans`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct KMeansParams {
+    /// Relative to the mean feature variance.
+    pub tol: f64,
+    pub max_iter: usize,
+}
+
+impl Solver for KMeans {
+    type Params = KMeansParams;
     fn id(&self) -> &'static str {
         "kmeans"
     }
@@ -29,19 +38,25 @@ impl Algorithm for KMeans {
             max_iter_spec(300.0),
         ]
     }
-    fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
+    fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<KMeansParams> {
+        Ok(KMeansParams {
+            tol: cfg.params.real("tol")?,
+            max_iter: cfg.params.count("max_iter")?,
+        })
+    }
+    fn fit(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        p: &KMeansParams,
+        start: Start,
+        ctx: &Ctx,
+    ) -> Result<Fit> {
         let mut rng = start.rng();
         let x = problem.x.view();
-        let seeds = init::euclidean_seeds(x, &problem.x_norms, cfg.k, cfg.init, &mut rng)?;
+        let seeds = init::euclidean_seeds(x, &problem.x_norms, run.k, run.init, &mut rng)?;
         let centres = x.select(Axis(0), &seeds);
-        let tol = cfg.params.get("tol") * mean_variance(x);
-        lloyd_loop(
-            x,
-            &problem.x_norms,
-            centres,
-            tol,
-            cfg.params.get_usize("max_iter"),
-            ctx,
-        )
+        let tol = p.tol * mean_variance(x);
+        lloyd_loop(x, &problem.x_norms, centres, tol, p.max_iter, ctx)
     }
 }

@@ -8,20 +8,20 @@ use crate::error::Result;
 use crate::solver::power_mean::power_loop_hard;
 use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
 use crate::solver::stopping::Schedule;
-use crate::solver::{Algorithm, Ctx, Fit, ParamSpec, Problem, RunConfig, Start, init};
+use crate::solver::{Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, init};
 use ndarray::{Array2, Axis};
 
 pub(super) fn initial_centres(
     problem: &Problem,
-    cfg: &RunConfig,
+    run: &Common,
     start: Start,
 ) -> Result<Array2<f64>> {
     let mut rng = start.rng();
     let seeds = init::euclidean_seeds(
         problem.x.view(),
         &problem.x_norms,
-        cfg.k,
-        cfg.init,
+        run.k,
+        run.init,
         &mut rng,
     )?;
     Ok(problem.x.select(Axis(0), &seeds))
@@ -29,7 +29,17 @@ pub(super) fn initial_centres(
 
 pub struct PowerKMeans;
 
-impl Algorithm for PowerKMeans {
+/// The parameters of `power`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PowerParams {
+    pub schedule: Schedule,
+    pub tol: f64,
+    pub max_iter: usize,
+    pub soft_tol: f64,
+}
+
+impl Solver for PowerKMeans {
+    type Params = PowerParams;
     fn id(&self) -> &'static str {
         "power"
     }
@@ -49,17 +59,32 @@ impl Algorithm for PowerKMeans {
         v.push(soft_tol_spec());
         v
     }
-    fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
-        let centres = initial_centres(problem, cfg, start)?;
-        let p = &cfg.params;
+    fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<PowerParams> {
+        let v = &cfg.params;
+        Ok(PowerParams {
+            schedule: Schedule::read(v)?,
+            tol: v.real("tol")?,
+            max_iter: v.count("max_iter")?,
+            soft_tol: v.real("soft_tol")?,
+        })
+    }
+    fn fit(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        p: &PowerParams,
+        start: Start,
+        ctx: &Ctx,
+    ) -> Result<Fit> {
+        let centres = initial_centres(problem, run, start)?;
         power_loop_hard(
             problem.x.view(),
             &problem.x_norms,
             centres,
-            &Schedule::from_params(p),
-            p.get("tol"),
-            p.get_usize("max_iter"),
-            p.get("soft_tol"),
+            &p.schedule,
+            p.tol,
+            p.max_iter,
+            p.soft_tol,
             ctx,
         )
     }

@@ -10,18 +10,26 @@
 //! current mean.
 
 use crate::error::Result;
-use crate::kernel::{self, Gram};
+use crate::kernel::{self, Gram, KernelChoice};
 use crate::solver::lloyd::assign;
 use crate::solver::progress::report;
 use crate::solver::specs::max_iter_spec;
 use crate::solver::{
-    Algorithm, Ctx, Fit, ParamSpec, Problem, RunConfig, Start, StartMemory, TracePoint,
+    Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory, TracePoint,
 };
 use ndarray::Array2;
 
 pub struct KernelKMeans;
 
-impl Algorithm for KernelKMeans {
+/// The parameters of `kernel-kmeans`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelKMeansParams {
+    pub kernel: KernelChoice,
+    pub max_iter: usize,
+}
+
+impl Solver for KernelKMeans {
+    type Params = KernelKMeansParams;
     fn id(&self) -> &'static str {
         "kernel-kmeans"
     }
@@ -40,22 +48,49 @@ impl Algorithm for KernelKMeans {
     fn options(&self) -> Vec<(&'static str, &'static str)> {
         vec![("kernel", "gaussian")]
     }
-    fn prepare(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<()> {
-        kernel::single_gram(problem, cfg, ctx, self.id()).map(|_| ())
+    fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<KernelKMeansParams> {
+        Ok(KernelKMeansParams {
+            kernel: KernelChoice::parse(
+                cfg.option("kernel", "gaussian"),
+                cfg.params.real("sigma")?,
+            )?,
+            max_iter: cfg.params.count("max_iter")?,
+        })
     }
-    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> StartMemory {
-        StartMemory::seeding(problem.n(), cfg.k, cfg.init).plus_nk(
+    fn prepare(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        p: &KernelKMeansParams,
+        ctx: &Ctx,
+    ) -> Result<()> {
+        kernel::single_gram(problem, &p.kernel, run.max_memory, ctx, self.id()).map(|_| ())
+    }
+    fn start_memory(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        _p: &KernelKMeansParams,
+    ) -> StartMemory {
+        StartMemory::seeding(problem.n(), run.k, run.init).plus_nk(
             problem.n(),
-            cfg.k,
+            run.k,
             2,
             "arrays of memberships and distances",
         )
     }
-    fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
-        let gram = kernel::single_gram(problem, cfg, ctx, self.id())?;
+    fn fit(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        p: &KernelKMeansParams,
+        start: Start,
+        ctx: &Ctx,
+    ) -> Result<Fit> {
+        let gram = kernel::single_gram(problem, &p.kernel, run.max_memory, ctx, self.id())?;
         let mut rng = start.rng();
-        let seeds = kernel::seeds(&gram, cfg.k, cfg.init, &mut rng)?;
-        let mut fit = kernel_lloyd(&gram, &seeds, cfg.params.get_usize("max_iter"), ctx)?;
+        let seeds = kernel::seeds(&gram, run.k, run.init, &mut rng)?;
+        let mut fit = kernel_lloyd(&gram, &seeds, p.max_iter, ctx)?;
         fit.extra.insert("kernel".into(), kernel::describe(&[gram]));
         Ok(fit)
     }

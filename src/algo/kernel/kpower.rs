@@ -9,19 +9,30 @@
 //! linear kernel it is exactly power k-means; as s → −∞ it is kernel k-means.
 
 use crate::error::Result;
-use crate::kernel::{self, Gram};
+use crate::kernel::{self, Gram, KernelChoice};
 use crate::solver::progress::report;
 use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
 use crate::solver::stopping::{PeriodCheck, Schedule, has_empty, softness, zero_tolerance};
 use crate::solver::weights::{normalize_columns, power_objective, power_step};
 use crate::solver::{
-    Algorithm, Ctx, Fit, ParamSpec, Problem, RunConfig, Start, StartMemory, TracePoint,
+    Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory, TracePoint,
 };
 use ndarray::{Array2, Axis};
 
 pub struct KernelPower;
 
-impl Algorithm for KernelPower {
+/// The parameters of `kpower`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KpowerParams {
+    pub kernel: KernelChoice,
+    pub schedule: Schedule,
+    pub tol: f64,
+    pub soft_tol: f64,
+    pub max_iter: usize,
+}
+
+impl Solver for KernelPower {
+    type Params = KpowerParams;
     fn id(&self) -> &'static str {
         "kpower"
     }
@@ -49,30 +60,46 @@ impl Algorithm for KernelPower {
     fn options(&self) -> Vec<(&'static str, &'static str)> {
         vec![("kernel", "gaussian")]
     }
-    fn prepare(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<()> {
-        kernel::single_gram(problem, cfg, ctx, self.id()).map(|_| ())
+    fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<KpowerParams> {
+        let v = &cfg.params;
+        Ok(KpowerParams {
+            kernel: KernelChoice::parse(cfg.option("kernel", "gaussian"), v.real("sigma")?)?,
+            schedule: Schedule::read(v)?,
+            tol: v.real("tol")?,
+            soft_tol: v.real("soft_tol")?,
+            max_iter: v.count("max_iter")?,
+        })
     }
-    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> StartMemory {
+    fn prepare(&self, problem: &Problem, run: &Common, p: &KpowerParams, ctx: &Ctx) -> Result<()> {
+        kernel::single_gram(problem, &p.kernel, run.max_memory, ctx, self.id()).map(|_| ())
+    }
+    fn start_memory(&self, problem: &Problem, run: &Common, _p: &KpowerParams) -> StartMemory {
         // ω, the feature-space distances and the four arrays of the weight step.
-        StartMemory::seeding(problem.n(), cfg.k, cfg.init).plus_nk(
+        StartMemory::seeding(problem.n(), run.k, run.init).plus_nk(
             problem.n(),
-            cfg.k,
+            run.k,
             6,
             "arrays of weights and distances",
         )
     }
-    fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
-        let gram = kernel::single_gram(problem, cfg, ctx, self.id())?;
+    fn fit(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        p: &KpowerParams,
+        start: Start,
+        ctx: &Ctx,
+    ) -> Result<Fit> {
+        let gram = kernel::single_gram(problem, &p.kernel, run.max_memory, ctx, self.id())?;
         let mut rng = start.rng();
-        let seeds = kernel::seeds(&gram, cfg.k, cfg.init, &mut rng)?;
-        let p = &cfg.params;
+        let seeds = kernel::seeds(&gram, run.k, run.init, &mut rng)?;
         let mut fit = kpower_loop(
             &gram,
             kernel::seed_omega(gram.n(), &seeds),
-            &Schedule::from_params(p),
-            p.get("tol"),
-            p.get("soft_tol"),
-            p.get_usize("max_iter"),
+            &p.schedule,
+            p.tol,
+            p.soft_tol,
+            p.max_iter,
             ctx,
         )?;
         fit.extra.insert("kernel".into(), kernel::describe(&[gram]));

@@ -20,14 +20,15 @@
 //! weight. (0.1 makes α nearly one-hot, 10 nearly uniform.)
 
 use crate::error::{Error, Result};
-use crate::kernel::{self, Gram, Post};
+use crate::kernel::{self, Gram, KernelSpec, Post};
 use crate::solver::mix::{alpha_step, choose_lambda, neg_entropy};
 use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
 use crate::solver::stopping::{PeriodCheck, Schedule, has_empty, softness, zero_tolerance};
 use crate::solver::weights::{normalize_columns, power_objective, power_step};
 use crate::solver::{
-    Algorithm, Ctx, Event, Fit, Init, Problem, Progress, RunConfig, Start, StartMemory, TracePoint,
+    Common, Ctx, Event, Fit, Init, Problem, Progress, RunConfig, Solver, Start, StartMemory,
+    TracePoint,
 };
 use crate::solver::{cluster_sizes, init};
 use ndarray::{Array2, Axis, Zip};
@@ -43,7 +44,24 @@ pub const DEFAULT_POST: Post = Post {
     rescale: true,
 };
 
-impl Algorithm for MultiKernelPower {
+/// The parameters of `mkpower`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MkpowerParams {
+    /// The kernels of `--kernels`, [`DEFAULT_POST`] applied where the spec
+    /// does not say.
+    pub kernels: Vec<KernelSpec>,
+    /// Bandwidth of the distance kernels whose spec gives none.
+    pub sigma: f64,
+    /// λ relative to the median per-kernel scatter.
+    pub lambda: f64,
+    pub schedule: Schedule,
+    pub tol: f64,
+    pub soft_tol: f64,
+    pub max_iter: usize,
+}
+
+impl Solver for MultiKernelPower {
+    type Params = MkpowerParams;
     fn id(&self) -> &'static str {
         "mkpower"
     }
@@ -84,37 +102,60 @@ impl Algorithm for MultiKernelPower {
     fn options(&self) -> Vec<(&'static str, &'static str)> {
         vec![("kernels", "default")]
     }
-    fn prepare(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<()> {
-        grams(problem, cfg, ctx).map(|_| ())
+    fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<MkpowerParams> {
+        let kernels: Vec<KernelSpec> =
+            kernel::parse_list(cfg.option("kernels", "default"), "--kernels")?
+                .into_iter()
+                .map(|s| s.with_default_post(DEFAULT_POST))
+                .collect();
+        if kernels.is_empty() {
+            return Err(Error::Param(
+                "--kernels: no kernel given; use SPEC;SPEC… or 'default'".into(),
+            ));
+        }
+        let v = &cfg.params;
+        Ok(MkpowerParams {
+            kernels,
+            sigma: v.real("sigma")?,
+            lambda: v.real("lambda")?,
+            schedule: Schedule::read(v)?,
+            tol: v.real("tol")?,
+            soft_tol: v.real("soft_tol")?,
+            max_iter: v.count("max_iter")?,
+        })
     }
-    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> StartMemory {
+    fn prepare(&self, problem: &Problem, run: &Common, p: &MkpowerParams, ctx: &Ctx) -> Result<()> {
+        grams(problem, p, run.max_memory, ctx).map(|_| ())
+    }
+    fn start_memory(&self, problem: &Problem, run: &Common, p: &MkpowerParams) -> StartMemory {
         // ω, one distance array per kernel, their mix and the weight step's.
-        let kernels = cfg
-            .options
-            .get("kernels")
-            .and_then(|t| kernel::parse_list(t, "--kernels").ok())
-            .map_or(kernel::DEFAULT_SET.len(), |l| l.len());
-        StartMemory::seeding(problem.n(), cfg.k, cfg.init).plus_nk(
+        StartMemory::seeding(problem.n(), run.k, run.init).plus_nk(
             problem.n(),
-            cfg.k,
-            7 + kernels,
+            run.k,
+            7 + p.kernels.len(),
             "arrays of weights and distances",
         )
     }
-    fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
-        let (gs, given) = grams(problem, cfg, ctx)?;
+    fn fit(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        p: &MkpowerParams,
+        start: Start,
+        ctx: &Ctx,
+    ) -> Result<Fit> {
+        let (gs, given) = grams(problem, p, run.max_memory, ctx)?;
         let refs: Vec<&Gram> = gs.iter().map(|g| g.as_ref()).collect();
         let mut rng = start.rng();
-        let seeds = combined_seeds(&refs, cfg.k, cfg.init, &mut rng)?;
-        let p = &cfg.params;
+        let seeds = combined_seeds(&refs, run.k, run.init, &mut rng)?;
         let mut fit = mkpower_loop(
             &refs,
             kernel::seed_omega(problem.n(), &seeds),
-            &Schedule::from_params(p),
-            p.get("lambda"),
-            p.get("tol"),
-            p.get("soft_tol"),
-            p.get_usize("max_iter"),
+            &p.schedule,
+            p.lambda,
+            p.tol,
+            p.soft_tol,
+            p.max_iter,
             ctx,
         )?;
         // One entry per kernel, in α's order: the spec as given (defaults
@@ -135,25 +176,17 @@ impl Algorithm for MultiKernelPower {
 
 /// The Gram matrices of the `kernels` option, with the spec of each as
 /// given (post-processing defaults applied).
-fn grams(problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<(Vec<Arc<Gram>>, Vec<String>)> {
-    let text = cfg
-        .options
-        .get("kernels")
-        .map(|s| s.as_str())
-        .unwrap_or("default");
-    let specs: Vec<_> = kernel::parse_list(text, "--kernels")?
-        .into_iter()
-        .map(|s| s.with_default_post(DEFAULT_POST))
-        .collect();
-    if specs.is_empty() {
-        return Err(Error::Param(
-            "--kernels: no kernel given; use SPEC;SPEC… or 'default'".into(),
-        ));
-    }
-    kernel::guard(problem, "mkpower", &specs, 0, cfg)?;
+fn grams(
+    problem: &Problem,
+    p: &MkpowerParams,
+    max_memory: Option<u64>,
+    ctx: &Ctx,
+) -> Result<(Vec<Arc<Gram>>, Vec<String>)> {
+    let specs = &p.kernels;
+    kernel::guard(problem, "mkpower", specs, 0, max_memory)?;
     let resolved = specs
         .iter()
-        .map(|s| kernel::resolve_single(problem, cfg, s))
+        .map(|s| s.resolve(p.sigma, || kernel::dmax2(problem)))
         .collect::<Result<Vec<_>>>()?;
     let given = specs
         .iter()

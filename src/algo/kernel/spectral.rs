@@ -15,11 +15,13 @@
 
 use super::eigs;
 use crate::error::{Error, Result};
-use crate::kernel::{self, Gram};
+use crate::kernel::{self, Gram, KernelChoice};
 use crate::linalg;
 use crate::solver::lloyd::{lloyd_loop, mean_variance};
 use crate::solver::specs::{max_iter_spec, tol_spec};
-use crate::solver::{Algorithm, Ctx, Fit, ParamSpec, Problem, RunConfig, Start, StartMemory, init};
+use crate::solver::{
+    Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory, init,
+};
 use faer::{Mat, Par};
 use ndarray::{Array2, Axis};
 use std::num::NonZeroUsize;
@@ -49,7 +51,17 @@ pub struct Embedding {
     pub isolated: usize,
 }
 
-impl Algorithm for Spectral {
+/// The parameters of `spectral`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpectralParams {
+    pub kernel: KernelChoice,
+    /// Lloyd on the embedding: relative to its mean variance.
+    pub tol: f64,
+    pub max_iter: usize,
+}
+
+impl Solver for Spectral {
+    type Params = SpectralParams;
     fn id(&self) -> &'static str {
         "spectral"
     }
@@ -75,32 +87,46 @@ impl Algorithm for Spectral {
     fn options(&self) -> Vec<(&'static str, &'static str)> {
         vec![("kernel", "gaussian")]
     }
-    fn prepare(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<()> {
-        embedding(problem, cfg, ctx).map(|_| ())
+    fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<SpectralParams> {
+        let v = &cfg.params;
+        Ok(SpectralParams {
+            kernel: KernelChoice::parse(cfg.option("kernel", "gaussian"), v.real("sigma")?)?,
+            tol: v.real("tol")?,
+            max_iter: v.count("max_iter")?,
+        })
     }
-    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> StartMemory {
-        StartMemory::seeding(problem.n(), cfg.k, cfg.init).plus_nk(
+    fn prepare(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        p: &SpectralParams,
+        ctx: &Ctx,
+    ) -> Result<()> {
+        embedding_for(problem, &p.kernel, run, ctx).map(|_| ())
+    }
+    fn start_memory(&self, problem: &Problem, run: &Common, _p: &SpectralParams) -> StartMemory {
+        StartMemory::seeding(problem.n(), run.k, run.init).plus_nk(
             problem.n(),
-            cfg.k,
+            run.k,
             1,
             "embedding",
         )
     }
-    fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
-        let (emb, gram) = embedding(problem, cfg, ctx)?;
+    fn fit(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        p: &SpectralParams,
+        start: Start,
+        ctx: &Ctx,
+    ) -> Result<Fit> {
+        let (emb, gram) = embedding_for(problem, &p.kernel, run, ctx)?;
         let mut rng = start.rng();
         let u = emb.u.view();
-        let seeds = init::euclidean_seeds(u, &emb.norms, cfg.k, cfg.init, &mut rng)?;
+        let seeds = init::euclidean_seeds(u, &emb.norms, run.k, run.init, &mut rng)?;
         let centres = u.select(Axis(0), &seeds);
-        let tol = cfg.params.get("tol") * mean_variance(u);
-        let mut fit = lloyd_loop(
-            u,
-            &emb.norms,
-            centres,
-            tol,
-            cfg.params.get_usize("max_iter"),
-            ctx,
-        )?;
+        let tol = p.tol * mean_variance(u);
+        let mut fit = lloyd_loop(u, &emb.norms, centres, tol, p.max_iter, ctx)?;
         // Centres live in the embedding, not in the input space.
         fit.centroids = None;
         fit.extra.insert("kernel".into(), kernel::describe(&[gram]));
@@ -116,28 +142,48 @@ impl Algorithm for Spectral {
     }
 }
 
-/// The cached embedding (and the Gram matrix it came from).
+/// The cached embedding (and the Gram matrix it came from) of the kernel
+/// and k that `cfg` asks for.
+///
+/// # Errors
+/// As [`Solver::typed`] and [`embedding_for`].
 pub fn embedding(
     problem: &Problem,
     cfg: &RunConfig,
     ctx: &Ctx,
 ) -> Result<(Arc<Embedding>, Arc<Gram>)> {
+    let p = Spectral.typed(problem, cfg)?;
+    embedding_for(problem, &p.kernel, &Common::of(cfg)?, ctx)
+}
+
+/// The cached embedding of `kernel` for `run.k` clusters, built (after the
+/// memory guard) on first use.
+///
+/// # Errors
+/// [`Error::Resource`] above the memory budget or when the eigensolver
+/// fails, [`Error::Param`] for a bandwidth that cannot be fixed,
+/// [`Error::Cancelled`].
+pub fn embedding_for(
+    problem: &Problem,
+    kernel: &KernelChoice,
+    run: &Common,
+    ctx: &Ctx,
+) -> Result<(Arc<Embedding>, Arc<Gram>)> {
     let n = problem.n();
-    let spec = kernel::kernel_option(cfg)?;
     // The Gram matrix, and for the dense eigensolver its copy and its
     // eigenvectors.
     let working = if n <= DENSE_MAX { 2 } else { 0 };
     kernel::guard(
         problem,
         "spectral",
-        std::slice::from_ref(&spec),
+        std::slice::from_ref(&kernel.spec),
         working,
-        cfg,
+        run.max_memory,
     )?;
-    let resolved = kernel::resolve_single(problem, cfg, &spec)?;
+    let resolved = kernel.resolve(problem)?;
     let gram = kernel::grams(problem, std::slice::from_ref(&resolved), ctx)?.remove(0);
-    let key = format!("spectral:{}k={}|", resolved.key(), cfg.k);
-    let emb = problem.cached(&key, || build_embedding(&gram, cfg.k, ctx))?;
+    let key = format!("spectral:{}k={}|", resolved.key(), run.k);
+    let emb = problem.cached(&key, || build_embedding(&gram, run.k, ctx))?;
     Ok((emb, gram))
 }
 

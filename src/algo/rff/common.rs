@@ -8,7 +8,7 @@ use crate::solver::power_mean::power_loop;
 use crate::solver::rows::Rows;
 use crate::solver::specs::schedule_specs;
 use crate::solver::stopping::Schedule;
-use crate::solver::{Ctx, Problem, RunConfig};
+use crate::solver::{Ctx, Problem};
 use ndarray::Array2;
 use std::sync::Arc;
 
@@ -98,22 +98,18 @@ pub fn rff_auto_param(name: &str, problem: &Problem, k: usize) -> Result<f64> {
     })
 }
 
-fn max_memory(cfg: &RunConfig) -> Option<&str> {
-    cfg.options.get("max_memory").map(|s| s.as_str())
-}
-
 /// Guards memory, then fetches or builds the feature matrices of `specs`.
 /// `work_per_row` is the working memory per row in f64 values (n×k arrays).
 pub fn checked_features(
     algo: &str,
     problem: &Problem,
-    cfg: &RunConfig,
+    max_memory: Option<u64>,
     specs: &[rff::MapSpec],
     work_per_row: usize,
     ctx: &Ctx,
 ) -> Result<Vec<Arc<rff::Features>>> {
     let n = problem.n();
     let work = n as f64 * work_per_row as f64 * 8.0;
-    rff::guard(algo, n, specs, work, max_memory(cfg))?;
+    rff::guard(algo, n, specs, work, max_memory)?;
     rff::features(problem, specs, ctx)
 }

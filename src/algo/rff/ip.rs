@@ -21,24 +21,15 @@
 //! centre than its scale), with their rows and the lower quantiles.
 
 use super::common::rff_auto_param;
-use super::multiview::{Possibilistic, mv_features, mv_fit, mv_params};
+use super::multiview::{MvParams, Possibilistic, mv_features, mv_fit, mv_params};
 use crate::error::Result;
 use crate::solver::params::{Default, ParamSpec, Scale};
-use crate::solver::{Algorithm, Ctx, Fit, Problem, RunConfig, Start};
+use crate::solver::{Common, Ctx, Fit, Problem, RunConfig, Solver, Start};
 
 pub struct IpRffMkPower;
 
-impl IpRffMkPower {
-    fn possibilistic(cfg: &RunConfig) -> Option<Possibilistic> {
-        let p = &cfg.params;
-        (p.get("possibilistic") != 0.0).then(|| Possibilistic {
-            m: p.get("m"),
-            eta_scale: p.get("eta_scale"),
-        })
-    }
-}
-
-impl Algorithm for IpRffMkPower {
+impl Solver for IpRffMkPower {
+    type Params = MvParams;
     fn id(&self) -> &'static str {
         "ip-rff-mkpower"
     }
@@ -90,17 +81,29 @@ impl Algorithm for IpRffMkPower {
     fn options(&self) -> Vec<(&'static str, &'static str)> {
         vec![("views", "auto")]
     }
-    fn prepare(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<()> {
-        mv_features(self.id(), problem, cfg, ctx).map(|_| ())
+    fn typed(&self, problem: &Problem, cfg: &RunConfig) -> Result<MvParams> {
+        let v = &cfg.params;
+        let possibilistic = if v.flag("possibilistic")? {
+            Some(Possibilistic {
+                m: v.real("m")?,
+                eta_scale: v.real("eta_scale")?,
+            })
+        } else {
+            None
+        };
+        MvParams::read(problem, cfg, possibilistic)
     }
-    fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
-        mv_fit(
-            self.id(),
-            problem,
-            cfg,
-            start,
-            Self::possibilistic(cfg),
-            ctx,
-        )
+    fn prepare(&self, problem: &Problem, run: &Common, p: &MvParams, ctx: &Ctx) -> Result<()> {
+        mv_features(self.id(), problem, run, p, ctx).map(|_| ())
+    }
+    fn fit(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        p: &MvParams,
+        start: Start,
+        ctx: &Ctx,
+    ) -> Result<Fit> {
+        mv_fit(self.id(), problem, run, p, start, ctx)
     }
 }

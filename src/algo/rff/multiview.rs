@@ -46,7 +46,9 @@ use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::stopping::{PeriodCheck, Schedule, zero_tolerance};
 use crate::solver::weights::{normalize_columns, power_objective, power_step};
-use crate::solver::{Algorithm, Ctx, Event, Fit, Problem, Progress, RunConfig, Start, TracePoint};
+use crate::solver::{
+    Common, Ctx, Event, Fit, Problem, Progress, RunConfig, Solver, Start, TracePoint,
+};
 use crate::solver::{cluster_sizes, init};
 use ndarray::{Array1, Array2, ArrayView2, Axis, Zip, s};
 use rayon::prelude::*;
@@ -120,18 +122,61 @@ pub fn parse_views(text: &str, p: usize) -> Result<Views> {
     Ok(Views::Columns(groups))
 }
 
-/// The feature maps of the `views` option.
-pub fn map_specs(problem: &Problem, cfg: &RunConfig) -> Result<Vec<rff::MapSpec>> {
-    let text = cfg
-        .options
-        .get("views")
-        .map(|s| s.as_str())
-        .unwrap_or("auto");
-    let p = &cfg.params;
-    let sigma = p.get("sigma");
-    let dim = p.get_usize("rff_dim");
-    let seed = p.get("rff_seed") as u64;
-    let specs = match parse_views(text, problem.p())? {
+/// The parameters of `rff-mkpower` and `ip-rff-mkpower`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MvParams {
+    /// `--views`, parsed against the data's columns.
+    pub views: Views,
+    /// Bandwidth σ (for column views: relative to the automatic value).
+    pub sigma: f64,
+    /// D, the number of frequencies per view.
+    pub dim: usize,
+    /// Seed of the frequencies (view l uses stream l).
+    pub seed: u64,
+    /// Lloyd iterations of the k-means start Θ₀ (0: from the seeds).
+    pub init_iter: usize,
+    /// λ relative to the median E_l of the initial state.
+    pub lambda: f64,
+    pub schedule: Schedule,
+    pub tol: f64,
+    pub max_iter: usize,
+    /// `None`: RFF-MKPKM (u ≡ 1).
+    pub possibilistic: Option<Possibilistic>,
+}
+
+impl MvParams {
+    /// The parameters shared by the two multi-view algorithms (`mv_params`),
+    /// with the typicalities given.
+    ///
+    /// # Errors
+    /// [`Error::Param`] for a `--views` that does not parse or names
+    /// columns the data does not have, a [`crate::solver::ParamError`] for
+    /// a missing value.
+    pub fn read(
+        problem: &Problem,
+        cfg: &RunConfig,
+        possibilistic: Option<Possibilistic>,
+    ) -> Result<Self> {
+        let v = &cfg.params;
+        Ok(MvParams {
+            views: parse_views(cfg.option("views", "auto"), problem.p())?,
+            sigma: v.real("sigma")?,
+            dim: v.count("rff_dim")?,
+            seed: v.count("rff_seed")? as u64,
+            init_iter: v.count("init_iter")?,
+            lambda: v.real("lambda")?,
+            schedule: Schedule::read(v)?,
+            tol: v.real("tol")?,
+            max_iter: v.count("max_iter")?,
+            possibilistic,
+        })
+    }
+}
+
+/// The feature maps of the views.
+pub fn map_specs(problem: &Problem, p: &MvParams) -> Vec<rff::MapSpec> {
+    let (sigma, dim, seed) = (p.sigma, p.dim, p.seed);
+    match &p.views {
         Views::Bandwidths(f) => f
             .iter()
             .enumerate()
@@ -147,12 +192,12 @@ pub fn map_specs(problem: &Problem, cfg: &RunConfig) -> Result<Vec<rff::MapSpec>
         Views::Columns(groups) => {
             let ratio = sigma / kernel::auto_sigma(problem);
             groups
-                .into_iter()
+                .iter()
                 .enumerate()
                 .map(|(l, cols)| {
-                    let rule = view_sigma_rule(problem, &cols);
+                    let rule = view_sigma_rule(problem, cols);
                     rff::MapSpec {
-                        cols,
+                        cols: cols.clone(),
                         sigma: ratio * rule,
                         dim,
                         seed,
@@ -162,8 +207,7 @@ pub fn map_specs(problem: &Problem, cfg: &RunConfig) -> Result<Vec<rff::MapSpec>
                 })
                 .collect()
         }
-    };
-    Ok(specs)
+    }
 }
 
 /// The KPK bandwidth rule on a column group (1 for a group without spread).
@@ -697,16 +741,17 @@ pub fn mv_params() -> Vec<ParamSpec> {
 pub fn mv_features(
     algo: &str,
     problem: &Problem,
-    cfg: &RunConfig,
+    run: &Common,
+    p: &MvParams,
     ctx: &Ctx,
 ) -> Result<Vec<Arc<rff::Features>>> {
-    let specs = map_specs(problem, cfg)?;
+    let specs = map_specs(problem, p);
     checked_features(
         algo,
         problem,
-        cfg,
+        run.max_memory,
         &specs,
-        work_per_row(cfg.k, specs.len()),
+        work_per_row(run.k, specs.len()),
         ctx,
     )
 }
@@ -715,27 +760,26 @@ pub fn mv_features(
 pub fn mv_fit(
     algo: &str,
     problem: &Problem,
-    cfg: &RunConfig,
+    run: &Common,
+    p: &MvParams,
     start: Start,
-    possibilistic: Option<Possibilistic>,
     ctx: &Ctx,
 ) -> Result<Fit> {
-    let fs = mv_features(algo, problem, cfg, ctx)?;
+    let fs = mv_features(algo, problem, run, p, ctx)?;
     let views: Vec<&rff::Features> = fs.iter().map(|f| f.as_ref()).collect();
     let mut rng = start.rng();
-    let seeds = mv_seeds(&views, cfg.k, cfg.init, &mut rng)?;
+    let seeds = mv_seeds(&views, run.k, run.init, &mut rng)?;
     let centres = views
         .iter()
         .map(|f| f.phi().select(Axis(0), &seeds))
         .collect();
-    let p = &cfg.params;
-    let (centres, init_iters) = mv_kmeans_start(&views, centres, p.get_usize("init_iter"), ctx)?;
+    let (centres, init_iters) = mv_kmeans_start(&views, centres, p.init_iter, ctx)?;
     let set = MvSettings {
-        sched: Schedule::from_params(p),
-        lambda_rel: p.get("lambda"),
-        possibilistic,
-        tol: p.get("tol"),
-        max_iter: p.get_usize("max_iter"),
+        sched: p.schedule,
+        lambda_rel: p.lambda,
+        possibilistic: p.possibilistic,
+        tol: p.tol,
+        max_iter: p.max_iter,
     };
     let mut fit = mv_loop(&views, centres, &set, ctx)?;
     fit.extra
@@ -749,7 +793,8 @@ pub fn mv_fit(
 
 pub struct RffMkPower;
 
-impl Algorithm for RffMkPower {
+impl Solver for RffMkPower {
+    type Params = MvParams;
     fn id(&self) -> &'static str {
         "rff-mkpower"
     }
@@ -768,10 +813,20 @@ impl Algorithm for RffMkPower {
     fn options(&self) -> Vec<(&'static str, &'static str)> {
         vec![("views", "auto")]
     }
-    fn prepare(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<()> {
-        mv_features(self.id(), problem, cfg, ctx).map(|_| ())
+    fn typed(&self, problem: &Problem, cfg: &RunConfig) -> Result<MvParams> {
+        MvParams::read(problem, cfg, None)
     }
-    fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
-        mv_fit(self.id(), problem, cfg, start, None, ctx)
+    fn prepare(&self, problem: &Problem, run: &Common, p: &MvParams, ctx: &Ctx) -> Result<()> {
+        mv_features(self.id(), problem, run, p, ctx).map(|_| ())
+    }
+    fn fit(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        p: &MvParams,
+        start: Start,
+        ctx: &Ctx,
+    ) -> Result<Fit> {
+        mv_fit(self.id(), problem, run, p, start, ctx)
     }
 }

@@ -25,39 +25,74 @@ use crate::kernel::rff;
 use crate::solver::power_mean::power_loop;
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::stopping::Schedule;
-use crate::solver::{Algorithm, Ctx, Fit, ParamSpec, Problem, RunConfig, Start, init};
+use crate::solver::{Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, init};
 use std::sync::Arc;
 
 /// The single map of `rff-power`: every column, bandwidth `sigma`, stream 0.
-pub fn map_spec(problem: &Problem, cfg: &RunConfig) -> rff::MapSpec {
-    let p = &cfg.params;
+pub fn map_spec(problem: &Problem, p: &RffPowerParams) -> rff::MapSpec {
     rff::MapSpec {
         cols: 0..problem.p(),
-        sigma: p.get("sigma"),
-        dim: p.get_usize("rff_dim"),
-        seed: p.get("rff_seed") as u64,
+        sigma: p.sigma,
+        dim: p.dim,
+        seed: p.seed,
         stream: 0,
-        f32: p.get("rff_f32") != 0.0,
+        f32: p.f32,
     }
 }
 
+/// The map `cfg` asks `rff-power` for.
+///
+/// # Errors
+/// As [`Solver::typed`].
+pub fn map_spec_of(problem: &Problem, cfg: &RunConfig) -> Result<rff::MapSpec> {
+    Ok(map_spec(problem, &RffPower.typed(problem, cfg)?))
+}
+
 pub struct RffPower;
+
+/// The parameters of `rff-power`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RffPowerParams {
+    /// Bandwidth σ of the Gaussian kernel the features approximate.
+    pub sigma: f64,
+    /// D, the number of frequencies.
+    pub dim: usize,
+    /// Seed of the frequencies.
+    pub seed: u64,
+    /// Store the feature matrix in f32.
+    pub f32: bool,
+    /// Lloyd iterations of the k-means start Θ₀ (0: from the seeds).
+    pub init_iter: usize,
+    pub schedule: Schedule,
+    pub tol: f64,
+    pub max_iter: usize,
+}
 
 impl RffPower {
     fn features(
         &self,
         problem: &Problem,
-        cfg: &RunConfig,
+        run: &Common,
+        p: &RffPowerParams,
         ctx: &Ctx,
     ) -> Result<Arc<rff::Features>> {
-        let spec = map_spec(problem, cfg);
+        let spec = map_spec(problem, p);
         // Labels, the seeding's distances and cumulative sums, per row.
-        let work = 2 * cfg.k + 8;
-        Ok(checked_features(self.id(), problem, cfg, &[spec], work, ctx)?.remove(0))
+        let work = 2 * run.k + 8;
+        Ok(checked_features(
+            Solver::id(self),
+            problem,
+            run.max_memory,
+            &[spec],
+            work,
+            ctx,
+        )?
+        .remove(0))
     }
 }
 
-impl Algorithm for RffPower {
+impl Solver for RffPower {
+    type Params = RffPowerParams;
     fn id(&self) -> &'static str {
         "rff-power"
     }
@@ -82,31 +117,43 @@ impl Algorithm for RffPower {
     fn auto_param(&self, name: &str, problem: &Problem, k: usize) -> Result<f64> {
         rff_auto_param(name, problem, k)
     }
-    fn prepare(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<()> {
-        self.features(problem, cfg, ctx).map(|_| ())
+    fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<RffPowerParams> {
+        let v = &cfg.params;
+        Ok(RffPowerParams {
+            sigma: v.real("sigma")?,
+            dim: v.count("rff_dim")?,
+            seed: v.count("rff_seed")? as u64,
+            f32: v.flag("rff_f32")?,
+            init_iter: v.count("init_iter")?,
+            schedule: Schedule::read(v)?,
+            tol: v.real("tol")?,
+            max_iter: v.count("max_iter")?,
+        })
     }
-    fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
-        let f = self.features(problem, cfg, ctx)?;
+    fn prepare(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        p: &RffPowerParams,
+        ctx: &Ctx,
+    ) -> Result<()> {
+        self.features(problem, run, p, ctx).map(|_| ())
+    }
+    fn fit(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        p: &RffPowerParams,
+        start: Start,
+        ctx: &Ctx,
+    ) -> Result<Fit> {
+        let f = self.features(problem, run, p, ctx)?;
         let mut rng = start.rng();
         let rows = f.rows();
-        let seeds = init::euclidean_seeds(rows, &f.norms, cfg.k, cfg.init, &mut rng)?;
-        let p = &cfg.params;
-        let (centres, init_iters) = kmeans_start(
-            rows,
-            &f.norms,
-            rows.select(&seeds),
-            p.get_usize("init_iter"),
-            ctx,
-        )?;
-        let mut fit = power_loop(
-            rows,
-            &f.norms,
-            centres,
-            &Schedule::from_params(p),
-            p.get("tol"),
-            p.get_usize("max_iter"),
-            ctx,
-        )?;
+        let seeds = init::euclidean_seeds(rows, &f.norms, run.k, run.init, &mut rng)?;
+        let (centres, init_iters) =
+            kmeans_start(rows, &f.norms, rows.select(&seeds), p.init_iter, ctx)?;
+        let mut fit = power_loop(rows, &f.norms, centres, &p.schedule, p.tol, p.max_iter, ctx)?;
         // The centres live in feature space, not in the input space.
         fit.centroids = None;
         fit.extra.insert("rff".into(), rff::describe(&f));

@@ -37,7 +37,7 @@ use crate::error::{Error, Result};
 use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::{
-    Algorithm, Ctx, Fit, Init, Params, Problem, Rng, RunConfig, Start, StartMemory,
+    Common, Ctx, Fit, Init, Params, Problem, Rng, RunConfig, Solver, Start, StartMemory,
 };
 use ndarray::ArrayView2;
 use std::sync::Arc;
@@ -54,14 +54,18 @@ pub struct LwSettings {
 }
 
 impl LwSettings {
+    /// The settings of `lw`'s declared parameters.
+    ///
+    /// # Errors
+    /// [`Error::Param`] for β ≤ 1 or a missing value.
     pub fn from_params(p: &Params) -> Result<Self> {
         let s = LwSettings {
-            beta: p.get("beta"),
-            code_assign: p.get("code_assign") != 0.0,
-            tol: p.get("tol"),
-            max_iter: p.get_usize("max_iter"),
-            nstart: p.get_usize("nstart"),
-            zscore: p.get("zscore") != 0.0,
+            beta: p.real("beta")?,
+            code_assign: p.flag("code_assign")?,
+            tol: p.real("tol")?,
+            max_iter: p.count("max_iter")?,
+            nstart: p.count("nstart")?,
+            zscore: p.flag("zscore")?,
         };
         check_beta(s.beta)?;
         Ok(s)
@@ -258,7 +262,16 @@ pub fn lambda_spec() -> ParamSpec {
     }
 }
 
-impl Algorithm for Lw {
+/// The parameters of `lw`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LwParams {
+    /// λ in the reference code's units.
+    pub lambda: f64,
+    pub settings: LwSettings,
+}
+
+impl Solver for Lw {
+    type Params = LwParams;
     fn id(&self) -> &'static str {
         "lw"
     }
@@ -304,29 +317,34 @@ impl Algorithm for Lw {
     fn auto_param(&self, name: &str, problem: &Problem, _k: usize) -> Result<f64> {
         match name {
             "lambda" => Ok(1.0 / problem.p() as f64),
-            _ => unreachable!("lw declares no automatic default for {name}"),
+            _ => Err(Error::Param(format!(
+                "lw declares no automatic default for {name}"
+            ))),
         }
     }
-    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> StartMemory {
-        StartMemory::feature_weighted(problem, cfg)
+    fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<LwParams> {
+        Ok(LwParams {
+            lambda: cfg.params.real("lambda")?,
+            settings: LwSettings::from_params(&cfg.params)?,
+        })
     }
-    fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
-        let s = LwSettings::from_params(&cfg.params)?;
+    fn start_memory(&self, problem: &Problem, run: &Common, _p: &LwParams) -> StartMemory {
+        StartMemory::feature_weighted(problem, run)
+    }
+    fn fit(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        p: &LwParams,
+        start: Start,
+        ctx: &Ctx,
+    ) -> Result<Fit> {
+        let s = p.settings;
         let mut rng = start.rng();
-        let st = LwStart::new(problem, cfg.k, cfg.init, &s, &mut rng, ctx)?;
+        let st = LwStart::new(problem, run.k, run.init, &s, &mut rng, ctx)?;
         let labels = st.labels.clone();
-        let (mut fit, _) = lw_from(
-            problem,
-            &st,
-            labels,
-            None,
-            cfg.k,
-            cfg.params.get("lambda"),
-            &s,
-            ctx,
-            false,
-        )?;
-        if cfg.restarts > 1 {
+        let (mut fit, _) = lw_from(problem, &st, labels, None, run.k, p.lambda, &s, ctx, false)?;
+        if run.restarts > 1 {
             fit.warnings.push(
                 "lw: each restart computes its own α from its initial partition, so the objectives compared to pick the best restart are on different scales; raise -P nstart for a better initial partition instead".into(),
             );

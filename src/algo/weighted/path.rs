@@ -25,10 +25,10 @@
 
 use super::common::{StageCounter, cluster_means, dispersions, kmeans_partition, total_ss};
 use super::lw::{LwSettings, LwStart, lw_from};
-use super::sparse::{SparseSettings, log_space, sparse_loop};
+use super::sparse::{SparseKMeans, SparseSettings, log_space, sparse_loop};
 use crate::error::{Error, Result};
 use crate::metrics::{Scores, mcc};
-use crate::solver::{Ctx, Problem, Rng, RunConfig, check_config};
+use crate::solver::{Ctx, Problem, Rng, RunConfig, Solver, check_config};
 use rand::SeedableRng;
 use serde_json::{Map, Value};
 use std::time::{Duration, Instant};
@@ -268,18 +268,19 @@ pub fn run_path(
             (points, lmax, Some(start.alpha))
         }
         PathAlgo::SparseKMeans => {
+            let sp = SparseKMeans.typed(problem, cfg)?;
             let x = problem.x.view();
             let labels0 = kmeans_partition(
                 x,
                 k,
-                cfg.params.get_usize("nstart"),
+                sp.nstart,
                 cfg.init,
                 &mut rng,
                 ctx,
                 Some(&StageCounter::new(
                     ctx,
                     "sparse-kmeans: initial k-means runs",
-                    cfg.params.get_usize("nstart"),
+                    sp.nstart,
                 )),
             )?;
             let tss = total_ss(x);
@@ -312,8 +313,8 @@ pub fn run_path(
                 let pctx = ctx.for_restart(i);
                 let st = SparseSettings {
                     wbound: b,
-                    tol: cfg.params.get("tol"),
-                    max_iter: cfg.params.get_usize("max_iter"),
+                    tol: sp.tol,
+                    max_iter: sp.max_iter,
                 };
                 let mut f = sparse_loop(x, &tss, labels.clone(), k, &st, &pctx, false)?;
                 if i > 0 {

@@ -44,7 +44,7 @@ use crate::solver::lloyd::{lloyd_loop, mean_variance};
 use crate::solver::params::{Default, ParamSpec, Scale, fmt_num};
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::{
-    Algorithm, Ctx, Fit, Init, Problem, Rng, RunConfig, Start, StartMemory, TracePoint, init,
+    Common, Ctx, Fit, Init, Problem, Rng, RunConfig, Solver, Start, StartMemory, TracePoint, init,
 };
 use ndarray::{Array2, ArrayView2};
 use rand::SeedableRng;
@@ -465,52 +465,88 @@ pub fn default_wbound(problem: &Problem, k: usize) -> Result<f64> {
     Ok((b / 2.0).max(1.0))
 }
 
-fn settings(cfg: &RunConfig, wbound: f64) -> SparseSettings {
-    SparseSettings {
-        wbound,
-        tol: cfg.params.get("tol"),
-        max_iter: cfg.params.get_usize("max_iter"),
+/// `--tune`: how the bound is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tune {
+    /// `-P wbound` (or its automatic default).
+    None,
+    /// The bound with the largest gap statistic (sparcl's `bestw`).
+    Gap,
+    /// The smallest bound within one sd of the largest gap.
+    GapOneSd,
+}
+
+impl Tune {
+    /// Parses the text of `--tune`.
+    ///
+    /// # Errors
+    /// [`Error::Param`] for anything but `none`, `gap` and `gap-1sd`.
+    pub fn parse(text: &str) -> Result<Self> {
+        match text {
+            "none" => Ok(Tune::None),
+            "gap" => Ok(Tune::Gap),
+            "gap-1sd" => Ok(Tune::GapOneSd),
+            other => Err(Error::Param(format!(
+                "--tune {other} is not a tuning method (sparse-kmeans takes gap, gap-1sd or none)"
+            ))),
+        }
     }
 }
 
-fn gap_key(cfg: &RunConfig) -> String {
-    let p = &cfg.params;
+/// The parameters of `sparse-kmeans`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SparseParams {
+    /// The L1 bound s (ignored when `tune` chooses it).
+    pub wbound: f64,
+    pub tune: Tune,
+    /// k-means runs giving the initial partition.
+    pub nstart: usize,
+    pub tol: f64,
+    pub max_iter: usize,
+    /// `--tune gap`: permuted data sets and bounds tried.
+    pub nperms: usize,
+    pub nvals: usize,
+}
+
+impl SparseParams {
+    fn settings(&self, wbound: f64) -> SparseSettings {
+        SparseSettings {
+            wbound,
+            tol: self.tol,
+            max_iter: self.max_iter,
+        }
+    }
+}
+
+fn gap_key(run: &Common, p: &SparseParams) -> String {
     format!(
         "sparse-kmeans:gap:k={}:seed={}:nstart={}:tol={}:max_iter={}:nperms={}:nvals={}",
-        cfg.k,
-        cfg.seed,
-        p.get("nstart"),
-        p.get("tol"),
-        p.get("max_iter"),
-        p.get("nperms"),
-        p.get("nvals")
+        run.k, run.seed, p.nstart, p.tol, p.max_iter, p.nperms, p.nvals
     )
 }
 
-fn tuned(problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<Option<Arc<Gap>>> {
-    match cfg.options.get("tune").map(String::as_str) {
-        None | Some("none") => Ok(None),
-        Some("gap" | "gap-1sd") => problem
-            .cached(&gap_key(cfg), || {
+fn tuned(problem: &Problem, run: &Common, p: &SparseParams, ctx: &Ctx) -> Result<Option<Arc<Gap>>> {
+    match p.tune {
+        Tune::None => Ok(None),
+        Tune::Gap | Tune::GapOneSd => problem
+            .cached(&gap_key(run, p), || {
                 gap_statistic(
                     problem.x.view(),
-                    cfg.k,
-                    cfg.params.get_usize("nstart"),
-                    &settings(cfg, 1.0),
-                    cfg.params.get_usize("nperms"),
-                    cfg.params.get_usize("nvals"),
-                    cfg.seed,
+                    run.k,
+                    p.nstart,
+                    &p.settings(1.0),
+                    p.nperms,
+                    p.nvals,
+                    run.seed,
                     ctx,
                 )
             })
             .map(Some),
-        Some(other) => Err(Error::Param(format!(
-            "--tune {other} is not a tuning method (sparse-kmeans takes gap, gap-1sd or none)"
-        ))),
     }
 }
 
-impl Algorithm for SparseKMeans {
+impl Solver for SparseKMeans {
+    type Params = SparseParams;
     fn id(&self) -> &'static str {
         "sparse-kmeans"
     }
@@ -579,18 +615,32 @@ impl Algorithm for SparseKMeans {
     fn auto_param(&self, name: &str, problem: &Problem, k: usize) -> Result<f64> {
         match name {
             "wbound" => default_wbound(problem, k),
-            _ => unreachable!("sparse-kmeans declares no automatic default for {name}"),
+            _ => Err(Error::Param(format!(
+                "sparse-kmeans declares no automatic default for {name}"
+            ))),
         }
     }
     fn options(&self) -> Vec<(&'static str, &'static str)> {
         vec![("tune", "none")]
     }
-    fn prepare(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<()> {
-        tuned(problem, cfg, ctx).map(|_| ())
+    fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<SparseParams> {
+        let v = &cfg.params;
+        Ok(SparseParams {
+            wbound: v.real("wbound")?,
+            tune: Tune::parse(cfg.option("tune", "none"))?,
+            nstart: v.count("nstart")?,
+            tol: v.real("tol")?,
+            max_iter: v.count("max_iter")?,
+            nperms: v.count("nperms")?,
+            nvals: v.count("nvals")?,
+        })
     }
-    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> StartMemory {
-        let m = StartMemory::feature_weighted(problem, cfg);
-        if cfg.options.get("tune").is_some_and(|t| t != "none") {
+    fn prepare(&self, problem: &Problem, run: &Common, p: &SparseParams, ctx: &Ctx) -> Result<()> {
+        tuned(problem, run, p, ctx).map(|_| ())
+    }
+    fn start_memory(&self, problem: &Problem, run: &Common, p: &SparseParams) -> StartMemory {
+        let m = StartMemory::feature_weighted(problem, run);
+        if p.tune != Tune::None {
             // The gap statistic permutes copies of the data in parallel.
             let copies = rayon::current_num_threads().max(1) as f64;
             let data = (problem.n() * problem.p()) as f64 * 8.0;
@@ -601,11 +651,17 @@ impl Algorithm for SparseKMeans {
         }
         m
     }
-    fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
-        let gap = tuned(problem, cfg, ctx)?;
-        let one_sd = cfg.options.get("tune").is_some_and(|t| t == "gap-1sd");
-        let wbound = gap.as_ref().map_or(cfg.params.get("wbound"), |g| {
-            if one_sd {
+    fn fit(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        p: &SparseParams,
+        start: Start,
+        ctx: &Ctx,
+    ) -> Result<Fit> {
+        let gap = tuned(problem, run, p, ctx)?;
+        let wbound = gap.as_ref().map_or(p.wbound, |g| {
+            if p.tune == Tune::GapOneSd {
                 g.one_sd_wbound
             } else {
                 g.best_wbound
@@ -615,19 +671,19 @@ impl Algorithm for SparseKMeans {
         let mut rng = start.rng();
         let labels = kmeans_partition(
             x,
-            cfg.k,
-            cfg.params.get_usize("nstart"),
-            cfg.init,
+            run.k,
+            p.nstart,
+            run.init,
             &mut rng,
             ctx,
             Some(&StageCounter::new(
                 ctx,
                 "sparse-kmeans: initial k-means runs",
-                cfg.params.get_usize("nstart"),
+                p.nstart,
             )),
         )?;
         let tss = total_ss(x);
-        let f = sparse_loop(x, &tss, labels, cfg.k, &settings(cfg, wbound), ctx, false)?;
+        let f = sparse_loop(x, &tss, labels, run.k, &p.settings(wbound), ctx, false)?;
         let bcss = f.bcss.clone();
         let mut fit = Fit {
             labels: f.labels,

@@ -17,12 +17,24 @@ use crate::error::Result;
 use crate::linalg;
 use crate::solver::lloyd::assign;
 use crate::solver::specs::{max_iter_spec, tol_spec};
-use crate::solver::{Algorithm, Ctx, Fit, ParamSpec, Problem, RunConfig, Start, StartMemory, init};
+use crate::solver::{
+    Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory, init,
+};
 use ndarray::Axis;
 
 pub struct WkMeans;
 
-impl Algorithm for WkMeans {
+/// The parameters of `wkmeans`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WkParams {
+    /// The weight exponent β > 1.
+    pub beta: f64,
+    pub tol: f64,
+    pub max_iter: usize,
+}
+
+impl Solver for WkMeans {
+    type Params = WkParams;
     fn id(&self) -> &'static str {
         "wkmeans"
     }
@@ -42,8 +54,18 @@ impl Algorithm for WkMeans {
             max_iter_spec(100.0),
         ]
     }
-    fn start_memory(&self, problem: &Problem, cfg: &RunConfig) -> StartMemory {
-        StartMemory::feature_weighted(problem, cfg)
+    fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<WkParams> {
+        let v = &cfg.params;
+        let beta = v.real("beta")?;
+        check_beta(beta)?;
+        Ok(WkParams {
+            beta,
+            tol: v.real("tol")?,
+            max_iter: v.count("max_iter")?,
+        })
+    }
+    fn start_memory(&self, problem: &Problem, run: &Common, _p: &WkParams) -> StartMemory {
+        StartMemory::feature_weighted(problem, run)
     }
     /// The reference code `huang.m`, which produced the WK-means numbers of
     /// the LW-k-means paper, maps each feature by (x − mean)/range; WK-means
@@ -53,12 +75,17 @@ impl Algorithm for WkMeans {
     fn default_scaling(&self) -> crate::data::Scaling {
         crate::data::Scaling::Minmax
     }
-    fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
-        let beta = cfg.params.get("beta");
-        check_beta(beta)?;
+    fn fit(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        p: &WkParams,
+        start: Start,
+        ctx: &Ctx,
+    ) -> Result<Fit> {
         let mut rng = start.rng();
         let x = problem.x.view();
-        let seeds = init::euclidean_seeds(x, &problem.x_norms, cfg.k, cfg.init, &mut rng)?;
+        let seeds = init::euclidean_seeds(x, &problem.x_norms, run.k, run.init, &mut rng)?;
         let centres = x.select(Axis(0), &seeds);
         // Uniform weights: the first assignment is the plain nearest centre.
         let d = linalg::sq_dists(x, &problem.x_norms, centres.view());
@@ -67,10 +94,10 @@ impl Algorithm for WkMeans {
             x,
             labels,
             Some(centres),
-            cfg.k,
-            &Rule::Huang { beta },
-            cfg.params.get("tol"),
-            cfg.params.get_usize("max_iter"),
+            run.k,
+            &Rule::Huang { beta: p.beta },
+            p.tol,
+            p.max_iter,
             ctx,
             false,
         )?;
