@@ -284,7 +284,14 @@ fn kpower_does_not_stop_while_centres_are_merged() {
             &[],
         );
         assert!(early.iterations < fit.iterations / 2);
-        assert!(metrics::Scores::compute(&truth, &early.labels).nmi < 0.6);
+        // soft_tol = 1 is the plain rule for every algorithm (issue 11):
+        // it stops after one or two periods with the merge frozen — a
+        // cluster left empty. (Before, kpower kept annealing while a
+        // cluster was empty even at soft_tol = 1, and the partition it
+        // stopped on scored NMI < 0.6; now 0.55–0.67 for these seeds.)
+        assert!(early.iterations <= 20, "{}", early.iterations);
+        assert!(early.sizes(5).contains(&0), "{:?}", early.sizes(5));
+        assert!(metrics::Scores::compute(&truth, &early.labels).nmi < 0.7);
         // mkpower follows the same rule.
         let mk = run("mkpower", &pr, 5, seed, Init::Random, &[], &[]);
         assert!(metrics::Scores::compute(&truth, &mk.labels).nmi > 0.99);

@@ -101,8 +101,11 @@ pub fn defaults_help() -> String {
     }
     out.push_str(
         "\nStopping rules: power-mean algorithms test every T iterations and stop when \
-|f(m) − f(m−T)| ≤ tol·|f(m−T)| (khm: T = 1); kmeans stops when no label changes or the squared \
-centre shift is below tol × the mean feature variance (scikit-learn's rule). Every algorithm \
+|f(m) − f(m−T)| ≤ tol·|f(m−T)| (khm: T = 1). For power, kpower and mkpower, while s still \
+anneals, that test also needs every cluster non-empty and the mean share of a point's weight \
+outside its own cluster ≤ soft_tol; soft_tol = 1 turns this condition off. kmeans stops when no \
+label changes or the squared centre shift is below tol × the mean feature variance \
+(scikit-learn's rule). Every algorithm \
 also stops at max_iter; the JSON says whether it converged.\n\
 Restarts run in parallel; restart r uses seed + r and the lowest objective wins.\n",
     );

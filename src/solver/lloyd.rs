@@ -3,8 +3,9 @@
 //! mean feature variance on the squared centre shift, strict convergence
 //! when no label changes, empty clusters moved to the farthest points.
 
-use super::fit::{Fit, TracePoint};
-use super::progress::{Ctx, report};
+use super::fit::Fit;
+use super::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
+use super::progress::Ctx;
 use super::weights::argmin;
 use crate::error::Result;
 use crate::linalg;
@@ -119,36 +120,58 @@ pub fn assign_and_sum(
 pub fn lloyd_loop(
     x: ArrayView2<f64>,
     x_norms: &[f64],
-    mut centres: Array2<f64>,
+    centres: Array2<f64>,
     tol_abs: f64,
     max_iter: usize,
     ctx: &Ctx,
 ) -> Result<Fit> {
     let k = centres.nrows();
-    let mut trace = Vec::new();
-    let mut labels: Vec<usize> = Vec::new();
-    let mut shift = f64::INFINITY;
-    let mut converged = false;
-    for m in 1..=max_iter {
-        ctx.check()?;
-        let (lab, dist, sums, counts) = assign_and_sum(x, x_norms, centres.view());
+    let mut step = LloydStep {
+        x,
+        x_norms,
+        centres,
+        tol_abs,
+        shift: f64::INFINITY,
+        pending: None,
+    };
+    let how = Loop {
+        rule: Rule::Step,
+        max_iter,
+        k,
+        events: true,
+    };
+    let mut fit = iterate(&mut step, how, ctx)?;
+    fit.centroids = Some(step.centres);
+    Ok(fit)
+}
+
+/// One Lloyd iteration: assignment and cluster sums in one pass, then the
+/// means (an empty cluster moves to the farthest point, as scikit-learn).
+struct LloydStep<'a> {
+    x: ArrayView2<'a, f64>,
+    x_norms: &'a [f64],
+    centres: Array2<f64>,
+    tol_abs: f64,
+    /// Squared centre shift of the last update.
+    shift: f64,
+    /// Distances, sums and counts of the last assignment.
+    pending: Option<(Vec<f64>, Array2<f64>, Vec<usize>)>,
+}
+
+impl Step for LloydStep<'_> {
+    fn eval(&mut self, it: Iteration) -> Result<Eval> {
+        let (lab, dist, sums, counts) = assign_and_sum(self.x, self.x_norms, self.centres.view());
         let inertia: f64 = dist.iter().sum();
-        trace.push(TracePoint {
-            iter: m,
-            s: None,
-            objective: inertia,
-            kernel_weights: None,
-        });
-        report(ctx, m, None, inertia, &lab, &labels, k);
-        let unchanged = lab == labels;
-        labels = lab;
-        if unchanged || shift <= tol_abs {
-            converged = true;
-            break;
-        }
-        if m == max_iter {
-            break;
-        }
+        let settled = lab == it.prev_labels || self.shift <= self.tol_abs;
+        self.pending = Some((dist, sums, counts));
+        Ok(Eval::new(inertia, lab, settled))
+    }
+
+    fn advance(&mut self, _m: usize) -> Result<()> {
+        let Some((dist, sums, counts)) = self.pending.take() else {
+            return Ok(());
+        };
+        let k = self.centres.nrows();
         let mut next = sums;
         let far = farthest(&dist, counts.iter().filter(|&&c| c == 0).count());
         let mut far = far.into_iter();
@@ -156,24 +179,15 @@ pub fn lloyd_loop(
             if counts[j] == 0 {
                 // sklearn: an empty cluster moves to a far-away point.
                 let i = far.next().expect("enough points");
-                next.row_mut(j).assign(&x.row(i));
+                next.row_mut(j).assign(&self.x.row(i));
             } else {
                 next.row_mut(j).mapv_inplace(|v| v / counts[j] as f64);
             }
         }
-        shift = (&next - &centres).mapv(|v| v * v).sum();
-        centres = next;
+        self.shift = (&next - &self.centres).mapv(|v| v * v).sum();
+        self.centres = next;
+        Ok(())
     }
-    let objective = trace.last().map_or(0.0, |t| t.objective);
-    Ok(Fit {
-        labels,
-        centroids: Some(centres),
-        objective,
-        iterations: trace.len(),
-        trace,
-        converged,
-        ..Fit::default()
-    })
 }
 
 /// Indices of the `m` rows farthest from their centre, farthest first.

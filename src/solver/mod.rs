@@ -8,6 +8,7 @@ pub mod algorithm;
 pub mod fastmath;
 pub mod fit;
 pub mod init;
+pub mod iterate;
 pub mod lloyd;
 pub mod mix;
 pub mod params;

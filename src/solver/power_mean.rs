@@ -5,17 +5,18 @@
 //! over the rows (`sweep`): the n×k squared distances, the log-domain MM
 //! weights and the next centres ΩᵀX.
 
-use super::fit::{Fit, TracePoint};
-use super::progress::{Ctx, report};
+use super::fit::Fit;
+use super::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
+use super::progress::Ctx;
 use super::rows::Rows;
-use super::stopping::{PeriodCheck, Schedule, has_empty, zero_tolerance};
-use super::sweep::sweep;
+use super::stopping::{Schedule, zero_tolerance};
+use super::sweep::{Sweep, sweep};
 use crate::error::Result;
 use ndarray::Array2;
 
 /// Power k-means from the given centres on the rows of `x` (which may be
 /// the data or a feature map of it). Reused by every Euclidean member of
-/// the family. The stopping rule is `PeriodCheck` alone; see
+/// the family. The stopping rule is the period check alone; see
 /// `power_loop_hard` for the hardness condition.
 pub fn power_loop<'a>(
     x: impl Into<Rows<'a>>,
@@ -31,61 +32,83 @@ pub fn power_loop<'a>(
 
 /// `power_loop` whose stopping rule, while s still anneals, also needs
 /// every cluster non-empty and the memberships nearly hard (softness ≤
-/// `soft_tol`, as `kpower`'s): in high dimensions the centres nearly merge
-/// at s = −1, the objective stalls there, and stopping would freeze the
-/// merge (isolet at s₀ = −1: 13 of 26 clusters empty after 35 iterations).
+/// `soft_tol`, `stopping::still_soft`): in high dimensions the centres
+/// nearly merge at s = −1, the objective stalls there, and stopping would
+/// freeze the merge (isolet at s₀ = −1: 13 of 26 clusters empty after 35
+/// iterations).
 #[allow(clippy::too_many_arguments)]
 pub fn power_loop_hard<'a>(
     x: impl Into<Rows<'a>>,
     x_norms: &[f64],
-    mut centres: Array2<f64>,
+    centres: Array2<f64>,
     sched: &Schedule,
     tol: f64,
     max_iter: usize,
     soft_tol: f64,
     ctx: &Ctx,
 ) -> Result<Fit> {
-    let x: Rows = x.into();
     let k = centres.nrows();
-    let zero_tol = zero_tolerance(x_norms);
-    let mut s = sched.s0;
-    let mut trace: Vec<TracePoint> = Vec::new();
-    let mut labels: Vec<usize> = Vec::new();
-    let mut converged_flag = false;
-    let mut check = PeriodCheck::new(sched.period, tol);
-    for m in 1..=max_iter {
-        ctx.check()?;
-        let s_ref = check.reference_s(m).filter(|&r| r != s);
-        let sw = sweep(x, x_norms, centres.view(), s, s_ref, zero_tol);
-        trace.push(TracePoint {
-            iter: m,
-            s: Some(s),
+    let mut step = PowerStep {
+        x: x.into(),
+        x_norms,
+        zero_tol: zero_tolerance(x_norms),
+        centres,
+        swept: None,
+    };
+    let how = Loop {
+        rule: Rule::PowerMean {
+            schedule: *sched,
+            tol,
+            soft_tol,
+        },
+        max_iter,
+        k,
+        events: true,
+    };
+    let mut fit = iterate(&mut step, how, ctx)?;
+    fit.centroids = Some(step.centres);
+    Ok(fit)
+}
+
+/// One iteration: a fused sweep over the rows at the current centres.
+struct PowerStep<'x, 'n> {
+    x: Rows<'x>,
+    x_norms: &'n [f64],
+    zero_tol: f64,
+    centres: Array2<f64>,
+    /// The last sweep (its next centres and softness).
+    swept: Option<Sweep>,
+}
+
+impl Step for PowerStep<'_, '_> {
+    fn eval(&mut self, it: Iteration) -> Result<Eval> {
+        let s = it.s.expect("the power-mean rule gives s");
+        let mut sw = sweep(
+            self.x,
+            self.x_norms,
+            self.centres.view(),
+            s,
+            it.s_ref,
+            self.zero_tol,
+        );
+        let ev = Eval {
             objective: sw.objective,
-            kernel_weights: None,
-        });
-        report(ctx, m, Some(s), sw.objective, &sw.labels, &labels, k);
-        labels = sw.labels;
-        let still = check.converged(m, s, sw.objective, |_| sw.objective_ref.expect("asked for"));
-        let annealing = s > sched.s_min && sched.eta > 1.0;
-        let soft = soft_tol < 1.0 && (has_empty(&labels, k) || sw.softness > soft_tol);
-        if still && !(annealing && soft) {
-            converged_flag = true;
-            break;
-        }
-        if m == max_iter {
-            break;
-        }
-        centres = sw.next;
-        s = sched.next(s, m);
+            objective_ref: sw.objective_ref,
+            labels: std::mem::take(&mut sw.labels),
+            settled: false,
+        };
+        self.swept = Some(sw);
+        Ok(ev)
     }
-    let objective = trace.last().map_or(0.0, |t| t.objective);
-    Ok(Fit {
-        labels,
-        centroids: Some(centres),
-        objective,
-        iterations: trace.len(),
-        trace,
-        converged: converged_flag,
-        ..Fit::default()
-    })
+
+    fn advance(&mut self, _m: usize) -> Result<()> {
+        if let Some(sw) = self.swept.take() {
+            self.centres = sw.next;
+        }
+        Ok(())
+    }
+
+    fn softness(&self) -> f64 {
+        self.swept.as_ref().map_or(0.0, |sw| sw.softness)
+    }
 }

@@ -1,7 +1,6 @@
 //! Progress events and cancellation shared between a solver and whoever
 //! watches it (the CLI's status line, the terminal UI).
 
-use super::fit::cluster_sizes;
 use crate::error::{Error, Result};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -138,37 +137,6 @@ impl Ctx {
             });
         }
     }
-}
-
-/// Sends one iteration event, with the labels when the watcher wants them.
-pub fn report(
-    ctx: &Ctx,
-    iter: usize,
-    s: Option<f64>,
-    objective: f64,
-    labels: &[usize],
-    prev: &[usize],
-    k: usize,
-) {
-    if !ctx.wants_events() {
-        return;
-    }
-    let changed = if prev.len() == labels.len() {
-        labels.iter().zip(prev).filter(|(a, b)| a != b).count()
-    } else {
-        labels.len()
-    };
-    ctx.emit(Event::Iteration(Progress {
-        restart: ctx.restart(),
-        iter,
-        s,
-        objective,
-        changed,
-        sizes: cluster_sizes(labels, k),
-        feature_weights: None,
-        kernel_weights: None,
-        labels: ctx.wants_labels().then(|| labels.to_vec()),
-    }));
 }
 
 #[cfg(test)]

@@ -96,6 +96,28 @@ impl PeriodCheck {
     }
 }
 
+/// The hardness condition of the power family's stopping rule, the one
+/// meaning of `soft_tol` for every algorithm that declares it (power,
+/// kpower, mkpower): while s still anneals (s > s_min and η > 1), the
+/// period check may stop the run only once every cluster has a point and
+/// the memberships are nearly hard, `softness()` ≤ `soft_tol` (the mean
+/// share of a point's weight outside its own cluster). In high dimensions,
+/// and in a kernel's compressed feature space, the centres nearly merge at
+/// s = −1 and the objective stalls there; stopping then would freeze the
+/// merge. `soft_tol` = 1 turns the condition off. True while the
+/// condition holds the run back.
+pub fn still_soft(
+    schedule: &Schedule,
+    s: f64,
+    soft_tol: f64,
+    labels: &[usize],
+    k: usize,
+    softness: impl FnOnce() -> f64,
+) -> bool {
+    let annealing = s > schedule.s_min && schedule.eta > 1.0;
+    annealing && soft_tol < 1.0 && (has_empty(labels, k) || softness() > soft_tol)
+}
+
 /// Distances at or below this count as exact zeros: well above the
 /// rounding error of the expanded ‖x‖² + ‖θ‖² − 2xᵀθ, and relative to the
 /// largest squared norm, so that it means the same for data in any unit

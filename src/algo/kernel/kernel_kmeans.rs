@@ -11,12 +11,10 @@
 
 use crate::error::Result;
 use crate::kernel::{self, Gram, KernelChoice};
+use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
 use crate::solver::lloyd::assign;
-use crate::solver::progress::report;
 use crate::solver::specs::max_iter_spec;
-use crate::solver::{
-    Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory, TracePoint,
-};
+use crate::solver::{Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory};
 use ndarray::Array2;
 
 pub struct KernelKMeans;
@@ -98,34 +96,54 @@ impl Solver for KernelKMeans {
 
 /// Kernel k-means from seed rows. The objective is Σᵢ minⱼ dᵢⱼ.
 pub fn kernel_lloyd(gram: &Gram, seeds: &[usize], max_iter: usize, ctx: &Ctx) -> Result<Fit> {
-    let n = gram.n();
     let k = seeds.len();
-    let mut omega = kernel::seed_omega(n, seeds);
-    let mut trace = Vec::new();
-    let mut labels: Vec<usize> = Vec::new();
-    let mut converged = false;
-    let mut reseeded = 0usize;
-    for m in 1..=max_iter {
-        ctx.check()?;
-        let d = kernel::feature_dists(gram, omega.view());
+    let mut step = KernelLloydStep {
+        gram,
+        omega: kernel::seed_omega(gram.n(), seeds),
+        pending: None,
+        reseeded: 0,
+    };
+    let how = Loop {
+        rule: Rule::Step,
+        max_iter,
+        k,
+        events: true,
+    };
+    let mut fit = iterate(&mut step, how, ctx)?;
+    if step.reseeded > 0 {
+        fit.warnings.push(format!(
+            "{} empty cluster(s) were re-seeded at the farthest points during the run",
+            step.reseeded
+        ));
+    }
+    Ok(fit)
+}
+
+/// One Lloyd iteration in feature space: the distances to the implicit
+/// means (one product K·Ω), the nearest mean, then Ω of the new clusters.
+struct KernelLloydStep<'a> {
+    gram: &'a Gram,
+    omega: Array2<f64>,
+    /// Labels and distances of the last assignment.
+    pending: Option<(Vec<usize>, Vec<f64>)>,
+    reseeded: usize,
+}
+
+impl Step for KernelLloydStep<'_> {
+    fn eval(&mut self, it: Iteration) -> Result<Eval> {
+        let d = kernel::feature_dists(self.gram, self.omega.view());
         let (lab, dist) = assign(d.view());
         let objective: f64 = dist.iter().sum();
-        trace.push(TracePoint {
-            iter: m,
-            s: None,
-            objective,
-            kernel_weights: None,
-        });
-        report(ctx, m, None, objective, &lab, &labels, k);
-        let unchanged = lab == labels;
-        labels = lab;
-        if unchanged {
-            converged = true;
-            break;
-        }
-        if m == max_iter {
-            break;
-        }
+        let settled = lab == it.prev_labels;
+        self.pending = Some((lab.clone(), dist));
+        Ok(Eval::new(objective, lab, settled))
+    }
+
+    fn advance(&mut self, _m: usize) -> Result<()> {
+        let Some((labels, dist)) = self.pending.take() else {
+            return Ok(());
+        };
+        let (n, k) = self.omega.dim();
         let mut counts = vec![0usize; k];
         for &l in &labels {
             counts[l] += 1;
@@ -143,29 +161,15 @@ pub fn kernel_lloyd(gram: &Gram, seeds: &[usize], max_iter: usize, ctx: &Ctx) ->
                 .take(empty.len())
                 .collect();
         }
-        omega = Array2::zeros((n, k));
+        let mut omega = Array2::zeros((n, k));
         for (i, &l) in labels.iter().enumerate() {
             omega[[i, l]] = 1.0 / counts[l] as f64;
         }
         for (&j, &i) in empty.iter().zip(&far) {
             omega[[i, j]] = 1.0;
-            reseeded += 1;
+            self.reseeded += 1;
         }
+        self.omega = omega;
+        Ok(())
     }
-    let objective = trace.last().map_or(0.0, |t| t.objective);
-    let mut fit = Fit {
-        labels,
-        centroids: None,
-        objective,
-        iterations: trace.len(),
-        trace,
-        converged,
-        ..Fit::default()
-    };
-    if reseeded > 0 {
-        fit.warnings.push(format!(
-            "{reseeded} empty cluster(s) were re-seeded at the farthest points during the run"
-        ));
-    }
-    Ok(fit)
 }

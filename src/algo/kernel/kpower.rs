@@ -10,13 +10,11 @@
 
 use crate::error::Result;
 use crate::kernel::{self, Gram, KernelChoice};
-use crate::solver::progress::report;
+use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
 use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
-use crate::solver::stopping::{PeriodCheck, Schedule, has_empty, softness, zero_tolerance};
+use crate::solver::stopping::{Schedule, softness, zero_tolerance};
 use crate::solver::weights::{normalize_columns, power_objective, power_step};
-use crate::solver::{
-    Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory, TracePoint,
-};
+use crate::solver::{Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory};
 use ndarray::{Array2, Axis};
 
 pub struct KernelPower;
@@ -108,11 +106,12 @@ impl Solver for KernelPower {
 }
 
 /// KPK from the column-normalised weights `omega` (n×k; a seed-indicator
-/// matrix for a start from seed points). Mirrors `power::power_loop`
-/// step for step, so that with the linear kernel the two agree.
+/// matrix for a start from seed points). The same iteration as
+/// `power_mean::power_loop_hard` in feature space, so that with the linear
+/// kernel the two agree.
 pub fn kpower_loop(
     gram: &Gram,
-    mut omega: Array2<f64>,
+    omega: Array2<f64>,
     sched: &Schedule,
     tol: f64,
     soft_tol: f64,
@@ -120,54 +119,67 @@ pub fn kpower_loop(
     ctx: &Ctx,
 ) -> Result<Fit> {
     let k = omega.ncols();
-    let zero_tol = zero_tolerance(gram.diag());
-    let mut s = sched.s0;
-    let mut trace: Vec<TracePoint> = Vec::new();
-    let mut labels: Vec<usize> = Vec::new();
-    let mut converged = false;
-    let mut check = PeriodCheck::new(sched.period, tol);
-    for m in 1..=max_iter {
-        ctx.check()?;
-        let d = kernel::feature_dists(gram, omega.view());
-        let step = power_step(d.view(), s, zero_tol);
-        trace.push(TracePoint {
-            iter: m,
-            s: Some(s),
+    let mut step = KpowerStep {
+        gram,
+        zero_tol: zero_tolerance(gram.diag()),
+        omega,
+        log_w: None,
+    };
+    let how = Loop {
+        rule: Rule::PowerMean {
+            schedule: *sched,
+            tol,
+            soft_tol,
+        },
+        max_iter,
+        k,
+        events: true,
+    };
+    iterate(&mut step, how, ctx)
+}
+
+/// One KPK iteration: G = K·Ω, the feature-space distances (eq. 7) and
+/// the log-domain MM weights; the next Ω normalises their columns.
+struct KpowerStep<'a> {
+    gram: &'a Gram,
+    zero_tol: f64,
+    omega: Array2<f64>,
+    /// Log MM weights of the last evaluation.
+    log_w: Option<Array2<f64>>,
+}
+
+impl Step for KpowerStep<'_> {
+    fn eval(&mut self, it: Iteration) -> Result<Eval> {
+        let s = it.s.expect("the power-mean rule gives s");
+        let d = kernel::feature_dists(self.gram, self.omega.view());
+        let step = power_step(d.view(), s, self.zero_tol);
+        let objective_ref = it
+            .s_ref
+            .map(|r| power_objective(d.view(), r, self.zero_tol));
+        self.log_w = Some(step.log_w);
+        Ok(Eval {
             objective: step.objective,
-            kernel_weights: None,
-        });
-        report(ctx, m, Some(s), step.objective, &step.labels, &labels, k);
-        labels = step.labels;
-        let still = check.converged(m, s, step.objective, |s_ref| {
-            power_objective(d.view(), s_ref, zero_tol)
-        });
-        // While s still anneals, merged or near-merged centres are not a
-        // solution yet (README, "Stopping rule").
-        let annealing = s > sched.s_min && sched.eta > 1.0;
-        if still && !(annealing && (has_empty(&labels, k) || softness(&step.log_w) > soft_tol)) {
-            converged = true;
-            break;
-        }
-        if m == max_iter {
-            break;
-        }
-        let (next, alive) = normalize_columns(&step.log_w);
+            objective_ref,
+            labels: step.labels,
+            settled: false,
+        })
+    }
+
+    fn advance(&mut self, _m: usize) -> Result<()> {
+        let Some(log_w) = self.log_w.take() else {
+            return Ok(());
+        };
+        let (next, alive) = normalize_columns(&log_w);
         for (j, col) in next.axis_iter(Axis(1)).enumerate() {
             // A column with no finite weight at all keeps its centroid.
             if alive[j] {
-                omega.column_mut(j).assign(&col);
+                self.omega.column_mut(j).assign(&col);
             }
         }
-        s = sched.next(s, m);
+        Ok(())
     }
-    let objective = trace.last().map_or(0.0, |t| t.objective);
-    Ok(Fit {
-        labels,
-        centroids: None,
-        objective,
-        iterations: trace.len(),
-        trace,
-        converged,
-        ..Fit::default()
-    })
+
+    fn softness(&self) -> f64 {
+        self.log_w.as_ref().map_or(0.0, softness)
+    }
 }

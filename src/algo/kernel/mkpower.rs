@@ -21,16 +21,14 @@
 
 use crate::error::{Error, Result};
 use crate::kernel::{self, Gram, KernelSpec, Post};
+use crate::solver::init;
+use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
 use crate::solver::mix::{alpha_step, choose_lambda, neg_entropy};
 use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
-use crate::solver::stopping::{PeriodCheck, Schedule, has_empty, softness, zero_tolerance};
+use crate::solver::stopping::{Schedule, softness, zero_tolerance};
 use crate::solver::weights::{normalize_columns, power_objective, power_step};
-use crate::solver::{
-    Common, Ctx, Event, Fit, Init, Problem, Progress, RunConfig, Solver, Start, StartMemory,
-    TracePoint,
-};
-use crate::solver::{cluster_sizes, init};
+use crate::solver::{Common, Ctx, Fit, Init, Problem, RunConfig, Solver, Start, StartMemory};
 use ndarray::{Array2, Axis, Zip};
 use std::sync::Arc;
 
@@ -231,7 +229,7 @@ pub fn combined_seeds<R: rand::Rng>(
 #[allow(clippy::too_many_arguments)]
 pub fn mkpower_loop(
     grams: &[&Gram],
-    mut omega: Array2<f64>,
+    omega: Array2<f64>,
     sched: &Schedule,
     lambda_rel: f64,
     tol: f64,
@@ -241,26 +239,61 @@ pub fn mkpower_loop(
 ) -> Result<Fit> {
     let l_count = grams.len();
     assert!(l_count > 0, "mkpower needs at least one kernel");
-    let (n, k) = omega.dim();
+    let k = omega.ncols();
     let zero_tol = grams
         .iter()
         .map(|g| zero_tolerance(g.diag()))
         .fold(0.0, f64::max);
-    let mut alpha = vec![1.0 / l_count as f64; l_count];
-    let mut lambda = f64::NAN;
-    let mut s = sched.s0;
-    let mut trace: Vec<TracePoint> = Vec::new();
-    let mut labels: Vec<usize> = Vec::new();
-    let mut converged = false;
-    let mut check = PeriodCheck::new(sched.period, tol);
-    for m in 1..=max_iter {
-        ctx.check()?;
-        let ds: Vec<Array2<f64>> = grams
+    let mut step = MkpowerStep {
+        grams,
+        zero_tol,
+        omega,
+        alpha: vec![1.0 / l_count as f64; l_count],
+        lambda: f64::NAN,
+        lambda_rel,
+        log_w: None,
+    };
+    let how = Loop {
+        rule: Rule::PowerMean {
+            schedule: *sched,
+            tol,
+            soft_tol,
+        },
+        max_iter,
+        k,
+        events: true,
+    };
+    let mut fit = iterate(&mut step, how, ctx)?;
+    fit.kernel_weights = Some(step.alpha);
+    fit.extra.insert("lambda".into(), step.lambda.into());
+    Ok(fit)
+}
+
+/// One MKPK iteration: per-kernel distances from the shared Ω, their
+/// α-mix, the MM weights at s, then α from the per-kernel scatter E_l.
+struct MkpowerStep<'a> {
+    grams: &'a [&'a Gram],
+    zero_tol: f64,
+    omega: Array2<f64>,
+    /// The kernel weights after the last evaluation.
+    alpha: Vec<f64>,
+    /// Absolute λ, fixed at the first iteration.
+    lambda: f64,
+    lambda_rel: f64,
+    log_w: Option<Array2<f64>>,
+}
+
+impl Step for MkpowerStep<'_> {
+    fn eval(&mut self, it: Iteration) -> Result<Eval> {
+        let s = it.s.expect("the power-mean rule gives s");
+        let (alpha, zero_tol) = (&self.alpha, self.zero_tol);
+        let ds: Vec<Array2<f64>> = self
+            .grams
             .iter()
-            .map(|g| kernel::feature_dists(g, omega.view()))
+            .map(|g| kernel::feature_dists(g, self.omega.view()))
             .collect();
         let mut dalpha = &ds[0] * alpha[0];
-        for (d, &a) in ds.iter().zip(&alpha).skip(1) {
+        for (d, &a) in ds.iter().zip(alpha).skip(1) {
             dalpha.scaled_add(a, d);
         }
         let step = power_step(dalpha.view(), s, zero_tol);
@@ -274,74 +307,42 @@ pub fn mkpower_loop(
                 acc
             })
             .collect();
-        if m == 1 {
-            lambda = choose_lambda(&e, lambda_rel);
+        if it.m == 1 {
+            self.lambda = choose_lambda(&e, self.lambda_rel);
         }
-        let ent = neg_entropy(&alpha);
-        let objective = step.objective + lambda * ent;
-        let next_alpha = alpha_step(&e, lambda);
-        trace.push(TracePoint {
-            iter: m,
-            s: Some(s),
+        let ent = neg_entropy(alpha);
+        let objective = step.objective + self.lambda * ent;
+        let objective_ref = it
+            .s_ref
+            .map(|r| power_objective(dalpha.view(), r, zero_tol) + self.lambda * ent);
+        self.alpha = alpha_step(&e, self.lambda);
+        self.log_w = Some(step.log_w);
+        Ok(Eval {
             objective,
-            kernel_weights: Some(next_alpha.clone()),
-        });
-        if ctx.wants_events() {
-            let changed = if labels.len() == n {
-                labels
-                    .iter()
-                    .zip(&step.labels)
-                    .filter(|(a, b)| a != b)
-                    .count()
-            } else {
-                n
-            };
-            ctx.emit(Event::Iteration(Progress {
-                restart: ctx.restart(),
-                iter: m,
-                s: Some(s),
-                objective,
-                changed,
-                sizes: cluster_sizes(&step.labels, k),
-                feature_weights: None,
-                kernel_weights: Some(next_alpha.clone()),
-                labels: ctx.wants_labels().then(|| step.labels.clone()),
-            }));
-        }
-        labels = step.labels;
-        let still = check.converged(m, s, objective, |s_ref| {
-            power_objective(dalpha.view(), s_ref, zero_tol) + lambda * ent
-        });
-        let annealing = s > sched.s_min && sched.eta > 1.0;
-        let done =
-            still && !(annealing && (has_empty(&labels, k) || softness(&step.log_w) > soft_tol));
-        alpha = next_alpha;
-        if done {
-            converged = true;
-            break;
-        }
-        if m == max_iter {
-            break;
-        }
-        let (next, alive) = normalize_columns(&step.log_w);
+            objective_ref,
+            labels: step.labels,
+            settled: false,
+        })
+    }
+
+    fn advance(&mut self, _m: usize) -> Result<()> {
+        let Some(log_w) = self.log_w.take() else {
+            return Ok(());
+        };
+        let (next, alive) = normalize_columns(&log_w);
         for (j, col) in next.axis_iter(Axis(1)).enumerate() {
             if alive[j] {
-                omega.column_mut(j).assign(&col);
+                self.omega.column_mut(j).assign(&col);
             }
         }
-        s = sched.next(s, m);
+        Ok(())
     }
-    let objective = trace.last().map_or(0.0, |t| t.objective);
-    let mut fit = Fit {
-        labels,
-        centroids: None,
-        objective,
-        iterations: trace.len(),
-        trace,
-        converged,
-        kernel_weights: Some(alpha),
-        ..Fit::default()
-    };
-    fit.extra.insert("lambda".into(), lambda.into());
-    Ok(fit)
+
+    fn softness(&self) -> f64 {
+        self.log_w.as_ref().map_or(0.0, softness)
+    }
+
+    fn kernel_weights(&self) -> Option<Vec<f64>> {
+        Some(self.alpha.clone())
+    }
 }

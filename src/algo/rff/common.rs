@@ -55,6 +55,17 @@ pub const INIT_STAGE: &str = "k-means on the random features (Θ₀)";
 /// the k-means start stops.
 pub const INIT_TOL: f64 = 1e-4;
 
+/// s fixed at −∞: the hard (Lloyd) limit of the power-mean iteration, with
+/// the period check every iteration.
+pub fn hard_schedule() -> Schedule {
+    Schedule {
+        s0: f64::NEG_INFINITY,
+        eta: 1.0,
+        period: 1,
+        s_min: f64::NEG_INFINITY,
+    }
+}
+
 /// The paper's Θ₀: Lloyd's k-means on the features from `centres`, at most
 /// `max_iter` iterations, stopping when the inertia changes by less than
 /// [`INIT_TOL`] (relative) between iterations. Lloyd's algorithm is the
@@ -74,12 +85,7 @@ pub fn kmeans_start<'a>(
         return Ok((centres, 0));
     }
     ctx.stage(INIT_STAGE, 0.0);
-    let hard = Schedule {
-        s0: f64::NEG_INFINITY,
-        eta: 1.0,
-        period: 1,
-        s_min: f64::NEG_INFINITY,
-    };
+    let hard = hard_schedule();
     let inner = ctx.iterations_as_stage(INIT_STAGE, max_iter);
     let fit = power_loop(phi, norms, centres, &hard, INIT_TOL, max_iter, &inner)?;
     ctx.stage(INIT_STAGE, 1.0);

@@ -34,22 +34,21 @@
 //! as `lambda` in the JSON.
 
 use super::common::{
-    INIT_STAGE, INIT_TOL, checked_features, init_iter_spec, kmeans_start, rff_auto_param,
-    rff_schedule_specs,
+    INIT_STAGE, INIT_TOL, checked_features, hard_schedule, init_iter_spec, kmeans_start,
+    rff_auto_param, rff_schedule_specs,
 };
 use crate::error::{Error, Result};
 use crate::kernel::{self, rff};
 use crate::linalg;
+use crate::solver::init;
+use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
 use crate::solver::lloyd::assign;
 use crate::solver::mix::{alpha_step, choose_lambda, neg_entropy};
 use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::specs::{max_iter_spec, tol_spec};
-use crate::solver::stopping::{PeriodCheck, Schedule, zero_tolerance};
+use crate::solver::stopping::{Schedule, zero_tolerance};
 use crate::solver::weights::{normalize_columns, power_objective, power_step};
-use crate::solver::{
-    Common, Ctx, Event, Fit, Problem, Progress, RunConfig, Solver, Start, TracePoint,
-};
-use crate::solver::{cluster_sizes, init};
+use crate::solver::{Common, Ctx, Fit, Problem, RunConfig, Solver, Start};
 use ndarray::{Array1, Array2, ArrayView2, Axis, Zip, s};
 use rayon::prelude::*;
 use std::ops::Range;
@@ -462,31 +461,64 @@ pub fn mv_kmeans_start(
         return Ok((centres, 0));
     }
     ctx.stage(INIT_STAGE, 0.0);
-    let (n, k) = (views[0].phi().nrows(), centres[0].nrows());
-    let mut last = f64::INFINITY;
-    let mut iters = 0;
-    while iters < max_iter {
-        ctx.check()?;
-        ctx.stage(INIT_STAGE, iters as f64 / max_iter as f64);
-        iters += 1;
-        let mut d = dists(views[0].phi().view(), &views[0].norms, centres[0].view());
-        for (f, c) in views.iter().zip(&centres).skip(1) {
+    let k = centres[0].nrows();
+    let mut step = MvLloydStep {
+        views,
+        centres,
+        labels: Vec::new(),
+    };
+    let how = Loop {
+        rule: Rule::PowerMean {
+            schedule: hard_schedule(),
+            tol: INIT_TOL,
+            soft_tol: 1.0,
+        },
+        max_iter,
+        k,
+        events: true,
+    };
+    let inner = ctx.iterations_as_stage(INIT_STAGE, max_iter);
+    let fit = iterate(&mut step, how, &inner)?;
+    ctx.stage(INIT_STAGE, 1.0);
+    Ok((step.centres, fit.iterations))
+}
+
+/// One Lloyd iteration on the concatenated features of every view: the
+/// summed distances, the nearest centre, then per-view cluster means (an
+/// empty cluster keeps its centre).
+struct MvLloydStep<'a> {
+    views: &'a [&'a rff::Features],
+    centres: Vec<Array2<f64>>,
+    /// The assignment of the last evaluation.
+    labels: Vec<usize>,
+}
+
+impl Step for MvLloydStep<'_> {
+    fn eval(&mut self, _it: Iteration) -> Result<Eval> {
+        let views = self.views;
+        let mut d = dists(
+            views[0].phi().view(),
+            &views[0].norms,
+            self.centres[0].view(),
+        );
+        for (f, c) in views.iter().zip(&self.centres).skip(1) {
             d += &dists(f.phi().view(), &f.norms, c.view());
         }
         let (labels, dmin) = assign(d.view());
         let inertia: f64 = dmin.iter().sum();
-        let settled = last.is_finite() && (last - inertia).abs() <= INIT_TOL * last.abs();
-        if settled || iters == max_iter {
-            break;
-        }
-        last = inertia;
+        self.labels = labels.clone();
+        Ok(Eval::new(inertia, labels, false))
+    }
+
+    fn advance(&mut self, _m: usize) -> Result<()> {
+        let (n, k) = (self.views[0].phi().nrows(), self.centres[0].nrows());
         let mut onehot = Array2::<f64>::zeros((n, k));
         let mut counts = vec![0usize; k];
-        for (i, &l) in labels.iter().enumerate() {
+        for (i, &l) in self.labels.iter().enumerate() {
             onehot[[i, l]] = 1.0;
             counts[l] += 1;
         }
-        for (f, c) in views.iter().zip(centres.iter_mut()) {
+        for (f, c) in self.views.iter().zip(self.centres.iter_mut()) {
             let sums = linalg::dot_tn(onehot.view(), f.phi().view());
             for j in 0..k {
                 if counts[j] > 0 {
@@ -495,9 +527,8 @@ pub fn mv_kmeans_start(
                 }
             }
         }
+        Ok(())
     }
-    ctx.stage(INIT_STAGE, 1.0);
-    Ok((centres, iters))
 }
 
 /// Summary of the typicalities u_{i,label(i)} for the JSON: how many points
@@ -546,7 +577,7 @@ fn typicality_summary(ln_u: &Array2<f64>, labels: &[usize]) -> serde_json::Value
 /// view). `possibilistic: None` is RFF-MKPKM, `Some` IP-RFF-MKPKM.
 pub fn mv_loop(
     views: &[&rff::Features],
-    mut centres: Vec<Array2<f64>>,
+    centres: Vec<Array2<f64>>,
     set: &MvSettings,
     ctx: &Ctx,
 ) -> Result<Fit> {
@@ -555,7 +586,6 @@ pub fn mv_loop(
         l_count > 0 && centres.len() == l_count,
         "one centre set per view"
     );
-    let n = views[0].phi().nrows();
     let k = centres[0].nrows();
     let sched = &set.sched;
     let m = set.possibilistic.map_or(1.0, |p| p.m);
@@ -563,15 +593,8 @@ pub fn mv_loop(
         .iter()
         .map(|v| zero_tolerance(&v.norms))
         .fold(0.0, f64::max);
-    let all_dists = |centres: &[Array2<f64>]| -> Vec<Array2<f64>> {
-        views
-            .iter()
-            .zip(centres)
-            .map(|(v, c)| dists(v.phi().view(), &v.norms, c.view()))
-            .collect()
-    };
-    let mut y = all_dists(&centres);
-    let mut alpha = vec![1.0 / l_count as f64; l_count];
+    let y = view_dists(views, &centres);
+    let alpha = vec![1.0 / l_count as f64; l_count];
     // η_{j,l} = (1/n) Σᵢ y_ij,l at the start, held fixed (spec §3).
     let eta: Vec<Vec<f64>> = y
         .iter()
@@ -585,7 +608,7 @@ pub fn mv_loop(
                 .collect()
         })
         .collect();
-    let mut typ: Option<Typicality> = set.possibilistic.map(|_| typicality(&y, &alpha, &eta, m));
+    let typ: Option<Typicality> = set.possibilistic.map(|_| typicality(&y, &alpha, &eta, m));
     // λ from the initial state's scatter.
     let lambda = {
         let t = typ.as_ref().map(|t| (t, m));
@@ -593,114 +616,137 @@ pub fn mv_loop(
         let step = power_step(dbar.view(), sched.s0, zero_tol);
         choose_lambda(&scatter(&step.log_w, &y, t, &eta), set.lambda_rel)
     };
-    let mut s = sched.s0;
-    let mut trace: Vec<TracePoint> = Vec::new();
-    let mut labels: Vec<usize> = Vec::new();
-    let mut converged = false;
-    let mut check = PeriodCheck::new(sched.period, set.tol);
-    let mut final_typ = None;
-    for it in 1..=set.max_iter {
-        ctx.check()?;
-        let t = typ.as_ref().map(|t| (t, m));
-        let dbar = combine(&y, &alpha, t, &eta);
-        let step = power_step(dbar.view(), s, zero_tol);
-        let ent = neg_entropy(&alpha);
-        let objective = step.objective + lambda * ent;
-        let new_typ = set.possibilistic.map(|_| typicality(&y, &alpha, &eta, m));
-        let now_labels = match &new_typ {
-            Some(nt) => gamma_labels(&step.log_w, &nt.ln_u, m),
-            None => step.labels.clone(),
-        };
-        let done = check.converged(it, s, objective, |s_ref| {
-            power_objective(dbar.view(), s_ref, zero_tol) + lambda * ent
-        });
-        drop(dbar);
-        let last = done || it == set.max_iter;
-        if !last {
-            let log_g = match &new_typ {
-                Some(nt) => {
-                    let mut g = step.log_w.clone();
-                    g.zip_mut_with(&nt.ln_u, |a, &b| *a += m * b);
-                    g
-                }
-                None => step.log_w.clone(),
-            };
-            let (omega, alive) = normalize_columns(&log_g);
-            drop(log_g);
-            for (v, c) in views.iter().zip(centres.iter_mut()) {
-                let next = linalg::dot_tn(omega.view(), v.phi().view());
-                for j in 0..k {
-                    // A centre with no finite weight at all stays where it was.
-                    if alive[j] {
-                        c.row_mut(j).assign(&next.row(j));
-                    }
-                }
-            }
-            drop(omega);
-            y = all_dists(&centres);
-            let nt = new_typ.as_ref().map(|t| (t, m));
-            let e = scatter(&step.log_w, &y, nt, &eta);
-            alpha = alpha_step(&e, lambda);
-            typ = new_typ;
-        } else {
-            final_typ = new_typ;
-        }
-        trace.push(TracePoint {
-            iter: it,
-            s: Some(s),
-            objective,
-            kernel_weights: Some(alpha.clone()),
-        });
-        if ctx.wants_events() {
-            let changed = if labels.len() == n {
-                labels
-                    .iter()
-                    .zip(&now_labels)
-                    .filter(|(a, b)| a != b)
-                    .count()
-            } else {
-                n
-            };
-            ctx.emit(Event::Iteration(Progress {
-                restart: ctx.restart(),
-                iter: it,
-                s: Some(s),
-                objective,
-                changed,
-                sizes: cluster_sizes(&now_labels, k),
-                feature_weights: None,
-                kernel_weights: Some(alpha.clone()),
-                labels: ctx.wants_labels().then(|| now_labels.clone()),
-            }));
-        }
-        labels = now_labels;
-        if last {
-            converged = done;
-            break;
-        }
-        s = sched.next(s, it);
-    }
-    let objective = trace.last().map_or(0.0, |t| t.objective);
-    let mut fit = Fit {
-        labels,
-        centroids: None,
-        objective,
-        iterations: trace.len(),
-        trace,
-        converged,
-        kernel_weights: Some(alpha),
-        ..Fit::default()
+    let mut step = MvStep {
+        views,
+        possibilistic: set.possibilistic.is_some(),
+        m,
+        zero_tol,
+        lambda,
+        eta,
+        centres,
+        y,
+        alpha,
+        typ,
+        pending: None,
     };
+    let how = Loop {
+        rule: Rule::PowerMean {
+            schedule: *sched,
+            tol: set.tol,
+            soft_tol: 1.0,
+        },
+        max_iter: set.max_iter,
+        k,
+        events: true,
+    };
+    let mut fit = iterate(&mut step, how, ctx)?;
+    fit.kernel_weights = Some(step.alpha);
     fit.extra.insert("lambda".into(), lambda.into());
-    if let Some(t) = final_typ {
+    if let Some((_, Some(t))) = step.pending {
         fit.extra.insert(
             "typicality".into(),
             typicality_summary(&t.ln_u, &fit.labels),
         );
         fit.extra
-            .insert("possibilistic_scales".into(), serde_json::json!(eta));
+            .insert("possibilistic_scales".into(), serde_json::json!(step.eta));
     }
     Ok(fit)
+}
+
+/// Squared feature distances of every view to its centroids.
+fn view_dists(views: &[&rff::Features], centres: &[Array2<f64>]) -> Vec<Array2<f64>> {
+    views
+        .iter()
+        .zip(centres)
+        .map(|(v, c)| dists(v.phi().view(), &v.norms, c.view()))
+        .collect()
+}
+
+/// One multi-view iteration: the α-mix D̄ of the (possibilistic) view
+/// distances, the MM weights at s, the typicalities; the next state has
+/// the centroids of those weights, their distances, and α from the scatter.
+struct MvStep<'a> {
+    views: &'a [&'a rff::Features],
+    possibilistic: bool,
+    /// Fuzzifier (1 without typicalities).
+    m: f64,
+    zero_tol: f64,
+    lambda: f64,
+    eta: Vec<Vec<f64>>,
+    centres: Vec<Array2<f64>>,
+    /// Distances of every view to its centroids.
+    y: Vec<Array2<f64>>,
+    alpha: Vec<f64>,
+    typ: Option<Typicality>,
+    /// Log MM weights and typicalities of the last evaluation.
+    pending: Option<(Array2<f64>, Option<Typicality>)>,
+}
+
+impl Step for MvStep<'_> {
+    fn eval(&mut self, it: Iteration) -> Result<Eval> {
+        let s = it.s.expect("the power-mean rule gives s");
+        let (m, zero_tol) = (self.m, self.zero_tol);
+        let t = self.typ.as_ref().map(|t| (t, m));
+        let dbar = combine(&self.y, &self.alpha, t, &self.eta);
+        let step = power_step(dbar.view(), s, zero_tol);
+        let ent = neg_entropy(&self.alpha);
+        let objective = step.objective + self.lambda * ent;
+        let new_typ = self
+            .possibilistic
+            .then(|| typicality(&self.y, &self.alpha, &self.eta, m));
+        let labels = match &new_typ {
+            Some(nt) => gamma_labels(&step.log_w, &nt.ln_u, m),
+            None => step.labels,
+        };
+        let objective_ref = it
+            .s_ref
+            .map(|r| power_objective(dbar.view(), r, zero_tol) + self.lambda * ent);
+        self.pending = Some((step.log_w, new_typ));
+        Ok(Eval {
+            objective,
+            objective_ref,
+            labels,
+            settled: false,
+        })
+    }
+
+    fn advance(&mut self, _m: usize) -> Result<()> {
+        let Some((log_w, new_typ)) = self.pending.take() else {
+            return Ok(());
+        };
+        let m = self.m;
+        let k = self.centres[0].nrows();
+        let log_g = match &new_typ {
+            Some(nt) => {
+                let mut g = log_w.clone();
+                g.zip_mut_with(&nt.ln_u, |a, &b| *a += m * b);
+                g
+            }
+            None => log_w.clone(),
+        };
+        let (omega, alive) = normalize_columns(&log_g);
+        drop(log_g);
+        for (v, c) in self.views.iter().zip(self.centres.iter_mut()) {
+            let next = linalg::dot_tn(omega.view(), v.phi().view());
+            for j in 0..k {
+                // A centre with no finite weight at all stays where it was.
+                if alive[j] {
+                    c.row_mut(j).assign(&next.row(j));
+                }
+            }
+        }
+        drop(omega);
+        self.y = view_dists(self.views, &self.centres);
+        let nt = new_typ.as_ref().map(|t| (t, m));
+        let e = scatter(&log_w, &self.y, nt, &self.eta);
+        self.alpha = alpha_step(&e, self.lambda);
+        self.typ = new_typ;
+        Ok(())
+    }
+
+    fn kernel_weights(&self) -> Option<Vec<f64>> {
+        Some(self.alpha.clone())
+    }
 }
 
 /// The λ parameter (relative, as `mkpower`'s).

@@ -16,11 +16,10 @@
 
 use crate::error::{Error, Result};
 use crate::linalg;
+use crate::solver::iterate::{Eval, Iteration, Loop, Rule as LoopRule, Step, iterate};
 use crate::solver::lloyd::{assign, cluster_sums, mean_variance};
 use crate::solver::params::{Default, ParamSpec, Scale};
-use crate::solver::{
-    Ctx, Event, Fit, Init, Problem, Progress, Rng, TracePoint, cluster_sizes, init,
-};
+use crate::solver::{Ctx, Fit, Init, Problem, Rng, TracePoint, init};
 use ndarray::{Array1, Array2, ArrayView2, Axis, Zip};
 use rand::{Rng as _, SeedableRng};
 use rayon::prelude::*;
@@ -310,37 +309,6 @@ impl Rule {
     }
 }
 
-/// Sends one iteration event carrying the feature weights.
-pub fn report_weights(
-    ctx: &Ctx,
-    iter: usize,
-    objective: f64,
-    labels: &[usize],
-    prev: &[usize],
-    k: usize,
-    weights: &[f64],
-) {
-    if !ctx.wants_events() {
-        return;
-    }
-    let changed = if prev.len() == labels.len() {
-        labels.iter().zip(prev).filter(|(a, b)| a != b).count()
-    } else {
-        labels.len()
-    };
-    ctx.emit(Event::Iteration(Progress {
-        restart: ctx.restart(),
-        iter,
-        s: None,
-        objective,
-        changed,
-        sizes: cluster_sizes(labels, k),
-        feature_weights: Some(weights.to_vec()),
-        kernel_weights: None,
-        labels: ctx.wants_labels().then(|| labels.to_vec()),
-    }));
-}
-
 /// Where a block-coordinate loop ended.
 #[derive(Debug, Clone)]
 pub struct WeightedFit {
@@ -366,7 +334,7 @@ pub struct WeightedFit {
 #[allow(clippy::too_many_arguments)]
 pub fn weighted_loop(
     x: ArrayView2<f64>,
-    mut labels: Vec<usize>,
+    labels: Vec<usize>,
     prev_centres: Option<Array2<f64>>,
     k: usize,
     rule: &Rule,
@@ -375,58 +343,91 @@ pub fn weighted_loop(
     ctx: &Ctx,
     quiet: bool,
 ) -> Result<WeightedFit> {
-    let mut centres = prev_centres;
-    let mut trace: Vec<TracePoint> = Vec::new();
-    let mut prev_labels: Vec<usize> = Vec::new();
-    let mut prev_obj: Option<f64> = None;
-    let max_iter = max_iter.max(1);
-    loop {
-        ctx.check()?;
-        let m = trace.len() + 1;
-        let (z, _) = cluster_means(x, &labels, k, centres.as_ref().map(|c| c.view()));
-        let d = dispersions(x, &labels, z.view());
-        let w = rule.weights(&d);
-        let (obj, scale) = rule.objective(&d, &w);
-        trace.push(TracePoint {
-            iter: m,
-            s: None,
-            objective: obj,
-            kernel_weights: None,
-        });
-        if !quiet {
-            report_weights(ctx, m, obj, &labels, &prev_labels, k, &w);
-        }
+    let mut step = WeightedStep {
+        x,
+        k,
+        rule,
+        tol,
+        labels,
+        centres: prev_centres,
+        prev_obj: None,
+        state: None,
+        next: None,
+    };
+    let how = Loop {
+        rule: LoopRule::Step,
+        max_iter: max_iter.max(1),
+        k,
+        events: !quiet,
+    };
+    let fit = iterate(&mut step, how, ctx)?;
+    let (z, w, d) = step.state.expect("at least one iteration");
+    Ok(WeightedFit {
+        labels: fit.labels,
+        centres: z,
+        weights: w,
+        dispersions: d,
+        objective: fit.objective,
+        iterations: fit.iterations,
+        trace: fit.trace,
+        converged: fit.converged,
+    })
+}
+
+/// One block-coordinate iteration: the centres, dispersions and weights of
+/// the current partition, then (unless the objective has settled or the
+/// cap is reached) the reassignment by the weighted distance.
+struct WeightedStep<'a> {
+    x: ArrayView2<'a, f64>,
+    k: usize,
+    rule: &'a Rule,
+    tol: f64,
+    labels: Vec<usize>,
+    /// The previous centres (an empty cluster keeps its own).
+    centres: Option<Array2<f64>>,
+    prev_obj: Option<f64>,
+    /// Centres, weights and dispersions of the current partition.
+    state: Option<(Array2<f64>, Vec<f64>, Vec<f64>)>,
+    /// The reassignment, when there is one to move to.
+    next: Option<Vec<usize>>,
+}
+
+impl Step for WeightedStep<'_> {
+    fn eval(&mut self, it: Iteration) -> Result<Eval> {
+        let (x, k) = (self.x, self.k);
+        let (z, _) = cluster_means(x, &self.labels, k, self.centres.as_ref().map(|c| c.view()));
+        let d = dispersions(x, &self.labels, z.view());
+        let w = self.rule.weights(&d);
+        let (obj, scale) = self.rule.objective(&d, &w);
         // Stop on a small change of the objective, on a fixed point (no
         // label moves), or at the cap; the state returned is consistent:
         // centres and weights are those of the labels.
-        let mut converged = prev_obj.is_some_and(|p| (p - obj).abs() <= tol * scale);
-        prev_obj = Some(obj);
-        let mut next = None;
-        if !converged && m < max_iter {
-            let v = rule.assign_weights(&w);
+        let mut converged = self
+            .prev_obj
+            .is_some_and(|p| (p - obj).abs() <= self.tol * scale);
+        self.prev_obj = Some(obj);
+        self.next = None;
+        if !converged && !it.at_cap {
+            let v = self.rule.assign_weights(&w);
             let dist = weighted_sq_dists(x, &v, z.view());
-            let (lab, changed) = assign_keep(dist.view(), &labels);
+            let (lab, changed) = assign_keep(dist.view(), &self.labels);
             converged = changed == 0;
-            next = (!converged).then_some(lab);
+            self.next = (!converged).then_some(lab);
         }
-        match next {
-            Some(lab) => {
-                prev_labels = std::mem::replace(&mut labels, lab);
-                centres = Some(z);
-            }
-            None => {
-                return Ok(WeightedFit {
-                    labels,
-                    centres: z,
-                    weights: w,
-                    dispersions: d,
-                    objective: obj,
-                    iterations: trace.len(),
-                    trace,
-                    converged,
-                });
-            }
+        self.state = Some((z, w, d));
+        Ok(Eval::new(obj, self.labels.clone(), converged))
+    }
+
+    fn advance(&mut self, _m: usize) -> Result<()> {
+        if let Some(lab) = self.next.take() {
+            self.labels = lab;
+            self.centres = self.state.as_ref().map(|(z, _, _)| z.clone());
         }
+        Ok(())
+    }
+
+    fn feature_weights(&self) -> Option<Vec<f64>> {
+        self.state.as_ref().map(|(_, w, _)| w.clone())
     }
 }
 

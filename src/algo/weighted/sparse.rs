@@ -37,9 +37,10 @@
 
 use super::common::{
     StageCounter, cluster_means, dispersions, kmeans_partition, lloyd_weighted, nstart_spec,
-    report_weights, total_ss,
+    total_ss,
 };
 use crate::error::{Error, Result};
+use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
 use crate::solver::lloyd::{lloyd_loop, mean_variance};
 use crate::solver::params::{Default, ParamSpec, Scale, fmt_num};
 use crate::solver::specs::{max_iter_spec, tol_spec};
@@ -190,7 +191,7 @@ fn bcss(x: ArrayView2<f64>, tss: &[f64], labels: &[usize], k: usize) -> (Vec<f64
 pub fn sparse_loop(
     x: ArrayView2<f64>,
     tss: &[f64],
-    mut labels: Vec<usize>,
+    labels: Vec<usize>,
     k: usize,
     s: &SparseSettings,
     ctx: &Ctx,
@@ -203,50 +204,75 @@ pub fn sparse_loop(
         )));
     }
     let p = x.ncols();
-    let mut w = vec![1.0 / (p as f64).sqrt(); p];
-    let mut trace = Vec::new();
-    let mut prev_labels: Vec<usize> = Vec::new();
-    let mut converged = false;
-    let mut last = (Vec::new(), Array2::zeros((k, p)), 0.0);
-    for m in 1..=s.max_iter.max(1) {
-        ctx.check()?;
-        if m > 1 {
-            let (z, _) = cluster_means(x, &labels, k, None);
-            let tol = 0.0;
-            let (next, _) = lloyd_weighted(x, &w, z, tol, 100, ctx)?;
-            prev_labels = std::mem::replace(&mut labels, next);
-        }
-        let (a, z) = bcss(x, tss, &labels, k);
-        let w_old = std::mem::replace(&mut w, update_weights(&a, s.wbound));
-        // `+ 0.0` keeps a zero criterion from printing as −0.
-        let crit: f64 = w.iter().zip(&a).map(|(w, a)| w * a).sum::<f64>() + 0.0;
-        trace.push(TracePoint {
-            iter: m,
-            s: None,
-            objective: 0.0 - crit,
-            kernel_weights: None,
-        });
-        if !quiet {
-            report_weights(ctx, m, 0.0 - crit, &labels, &prev_labels, k, &w);
-        }
-        last = (a, z, crit);
-        let change: f64 = w.iter().zip(&w_old).map(|(a, b)| (a - b).abs()).sum();
-        if change <= s.tol * l1(&w_old) {
-            converged = true;
-            break;
-        }
-    }
-    let (a, z, crit) = last;
-    Ok(SparseFit {
+    let mut step = SparseStep {
+        x,
+        tss,
+        k,
+        wbound: s.wbound,
+        tol: s.tol,
         labels,
+        w: vec![1.0 / (p as f64).sqrt(); p],
+        last: (Vec::new(), Array2::zeros((k, p)), 0.0),
+        ctx,
+    };
+    let how = Loop {
+        rule: Rule::Step,
+        max_iter: s.max_iter.max(1),
+        k,
+        events: !quiet,
+    };
+    let fit = iterate(&mut step, how, ctx)?;
+    let (a, z, crit) = step.last;
+    Ok(SparseFit {
+        labels: fit.labels,
         centres: z,
-        weights: w,
+        weights: step.w,
         bcss: a,
         criterion: crit,
-        iterations: trace.len(),
-        trace,
-        converged,
+        iterations: fit.iterations,
+        trace: fit.trace,
+        converged: fit.converged,
     })
+}
+
+/// One sparcl iteration: the weights of the current partition's BCSS
+/// (soft threshold to the L1 bound); the next partition is k-means on the
+/// weighted data, warm-started from the current means.
+struct SparseStep<'a> {
+    x: ArrayView2<'a, f64>,
+    tss: &'a [f64],
+    k: usize,
+    wbound: f64,
+    tol: f64,
+    labels: Vec<usize>,
+    w: Vec<f64>,
+    /// BCSS, means and criterion of the last evaluation.
+    last: (Vec<f64>, Array2<f64>, f64),
+    ctx: &'a Ctx,
+}
+
+impl Step for SparseStep<'_> {
+    fn eval(&mut self, _it: Iteration) -> Result<Eval> {
+        let (a, z) = bcss(self.x, self.tss, &self.labels, self.k);
+        let w_old = std::mem::replace(&mut self.w, update_weights(&a, self.wbound));
+        // `+ 0.0` keeps a zero criterion from printing as −0.
+        let crit: f64 = self.w.iter().zip(&a).map(|(w, a)| w * a).sum::<f64>() + 0.0;
+        self.last = (a, z, crit);
+        let change: f64 = self.w.iter().zip(&w_old).map(|(a, b)| (a - b).abs()).sum();
+        let settled = change <= self.tol * l1(&w_old);
+        Ok(Eval::new(0.0 - crit, self.labels.clone(), settled))
+    }
+
+    fn advance(&mut self, _m: usize) -> Result<()> {
+        let (z, _) = cluster_means(self.x, &self.labels, self.k, None);
+        let (next, _) = lloyd_weighted(self.x, &self.w, z, 0.0, 100, self.ctx)?;
+        self.labels = next;
+        Ok(())
+    }
+
+    fn feature_weights(&self) -> Option<Vec<f64>> {
+        Some(self.w.clone())
+    }
 }
 
 /// The gap statistic over a grid of bounds (sparcl's

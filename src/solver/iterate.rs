@@ -1,0 +1,208 @@
+//! The one iteration loop every algorithm runs: it checks cancellation,
+//! asks the algorithm's [`Step`] for the iteration, applies the stopping
+//! rule and `max_iter`, records the trace, sends the progress event, and
+//! builds the [`Fit`]. An algorithm supplies only its step: how to evaluate
+//! the current state and how to move to the next one.
+
+use super::fit::{Fit, TracePoint, cluster_sizes};
+use super::progress::{Ctx, Event, Progress};
+use super::stopping::{PeriodCheck, Schedule, still_soft};
+use crate::error::Result;
+
+/// Where the loop is when it asks for an evaluation.
+#[derive(Debug, Clone, Copy)]
+pub struct Iteration<'a> {
+    /// 1-based.
+    pub m: usize,
+    /// The exponent of this iteration (power-mean algorithms).
+    pub s: Option<f64>,
+    /// An earlier exponent the objective must also be evaluated at, for
+    /// the period check (`Eval::objective_ref`).
+    pub s_ref: Option<f64>,
+    /// The labels of the previous iteration (empty at the first).
+    pub prev_labels: &'a [usize],
+    /// Whether this is the last iteration `max_iter` allows.
+    pub at_cap: bool,
+}
+
+/// What one iteration found at the current state.
+#[derive(Debug, Clone)]
+pub struct Eval {
+    pub objective: f64,
+    /// The objective at `Iteration::s_ref`, when asked for.
+    pub objective_ref: Option<f64>,
+    pub labels: Vec<usize>,
+    /// The step's own convergence test ([`Rule::Step`]).
+    pub settled: bool,
+}
+
+impl Eval {
+    /// An evaluation without a reference objective.
+    pub fn new(objective: f64, labels: Vec<usize>, settled: bool) -> Self {
+        Eval {
+            objective,
+            objective_ref: None,
+            labels,
+            settled,
+        }
+    }
+}
+
+/// One algorithm's iteration.
+pub trait Step {
+    /// Evaluates the current state: objective, labels and (for
+    /// [`Rule::Step`]) whether it has settled.
+    ///
+    /// # Errors
+    /// What the evaluation can fail with (cancellation inside it).
+    fn eval(&mut self, it: Iteration) -> Result<Eval>;
+    /// Moves to the next state; called after `eval` unless the loop stops
+    /// at this iteration.
+    ///
+    /// # Errors
+    /// What the update can fail with (cancellation inside it).
+    fn advance(&mut self, m: usize) -> Result<()>;
+    /// Mean share of a point's weight outside its own cluster at the
+    /// evaluated state (power-mean steps; asked only by the hardness
+    /// condition).
+    fn softness(&self) -> f64 {
+        0.0
+    }
+    /// Kernel or view weights α to record for this iteration (asked after
+    /// `advance`, when there was one).
+    fn kernel_weights(&self) -> Option<Vec<f64>> {
+        None
+    }
+    /// Feature weights for the progress event.
+    fn feature_weights(&self) -> Option<Vec<f64>> {
+        None
+    }
+}
+
+/// When the loop stops before `max_iter`.
+#[derive(Debug, Clone, Copy)]
+pub enum Rule {
+    /// When the step says it has settled (no label changed, the centres or
+    /// the objective moved less than a tolerance).
+    Step,
+    /// The power-mean family's rule (`stopping`): s follows `schedule`;
+    /// every T iterations the objective is compared with the one T earlier
+    /// at the earlier s (relative change ≤ `tol`), and while s anneals the
+    /// memberships must also be hard (`soft_tol` < 1; 1 turns that off).
+    PowerMean {
+        schedule: Schedule,
+        tol: f64,
+        soft_tol: f64,
+    },
+}
+
+/// How the loop runs.
+#[derive(Debug, Clone, Copy)]
+pub struct Loop {
+    pub rule: Rule,
+    pub max_iter: usize,
+    /// Clusters (for the sizes in events and the hardness condition).
+    pub k: usize,
+    /// Send an iteration event per iteration (when the watcher wants them).
+    pub events: bool,
+}
+
+/// Runs `step` until the rule stops it or `max_iter` iterations. The Fit
+/// has the labels, objective, trace, iteration count and convergence of
+/// the last iteration; the caller adds what its state holds (centres,
+/// weights, extras).
+///
+/// # Errors
+/// [`crate::Error::Cancelled`] once `ctx` is cancelled, and what the step
+/// fails with.
+pub fn iterate(step: &mut impl Step, how: Loop, ctx: &Ctx) -> Result<Fit> {
+    let (mut s, mut check, schedule, soft_tol) = match how.rule {
+        Rule::Step => (None, None, None, 1.0),
+        Rule::PowerMean {
+            schedule,
+            tol,
+            soft_tol,
+        } => (
+            Some(schedule.s0),
+            Some(PeriodCheck::new(schedule.period, tol)),
+            Some(schedule),
+            soft_tol,
+        ),
+    };
+    let mut trace: Vec<TracePoint> = Vec::new();
+    let mut labels: Vec<usize> = Vec::new();
+    let mut converged = false;
+    for m in 1..=how.max_iter {
+        ctx.check()?;
+        let s_ref = match (&check, s) {
+            (Some(c), Some(s)) => c.reference_s(m).filter(|&r| r != s),
+            _ => None,
+        };
+        let ev = step.eval(Iteration {
+            m,
+            s,
+            s_ref,
+            prev_labels: &labels,
+            at_cap: m == how.max_iter,
+        })?;
+        let done = match (&mut check, s, schedule) {
+            (Some(c), Some(s), Some(sched)) => {
+                let still = c.converged(m, s, ev.objective, |_| {
+                    ev.objective_ref.expect("the step evaluates at s_ref")
+                });
+                still && !still_soft(&sched, s, soft_tol, &ev.labels, how.k, || step.softness())
+            }
+            _ => ev.settled,
+        };
+        let last = done || m == how.max_iter;
+        if !last {
+            step.advance(m)?;
+        }
+        let kernel_weights = step.kernel_weights();
+        if how.events && ctx.wants_events() {
+            let changed = if labels.len() == ev.labels.len() {
+                labels
+                    .iter()
+                    .zip(&ev.labels)
+                    .filter(|(a, b)| a != b)
+                    .count()
+            } else {
+                ev.labels.len()
+            };
+            ctx.emit(Event::Iteration(Progress {
+                restart: ctx.restart(),
+                iter: m,
+                s,
+                objective: ev.objective,
+                changed,
+                sizes: cluster_sizes(&ev.labels, how.k),
+                feature_weights: step.feature_weights(),
+                kernel_weights: kernel_weights.clone(),
+                labels: ctx.wants_labels().then(|| ev.labels.clone()),
+            }));
+        }
+        trace.push(TracePoint {
+            iter: m,
+            s,
+            objective: ev.objective,
+            kernel_weights,
+        });
+        labels = ev.labels;
+        if last {
+            converged = done;
+            break;
+        }
+        if let (Some(sched), Some(v)) = (schedule, s) {
+            s = Some(sched.next(v, m));
+        }
+    }
+    Ok(Fit {
+        labels,
+        centroids: None,
+        objective: trace.last().map_or(0.0, |t| t.objective),
+        iterations: trace.len(),
+        trace,
+        converged,
+        ..Fit::default()
+    })
+}
