@@ -6,7 +6,7 @@ use crate::data::{Dataset, Scaling};
 use crate::metrics::Scores;
 use crate::solver::params::fmt_num;
 pub use crate::solver::params::fmt_sig;
-use crate::solver::{Algorithm, RunConfig, RunResult, TracePoint};
+use crate::solver::{Algorithm, Extras, RunConfig, RunResult, TracePoint};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -76,7 +76,7 @@ pub struct RunReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kernel_weights: Option<Vec<f64>>,
     #[serde(flatten)]
-    pub extra: Map<String, Value>,
+    pub extra: Extras,
     pub warnings: Vec<String>,
     /// The `meanscape run` command that reproduces this result.
     pub command: String,

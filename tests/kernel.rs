@@ -255,7 +255,7 @@ fn kpower_annealed_objective_never_increases_and_reaches_kernel_kmeans_quality()
     assert!(ss.windows(2).all(|w| w[1] <= w[0]));
     assert!(metrics::Scores::compute(&truth, &fit.labels).ari > 0.9);
     assert_eq!(
-        fit.extra["kernel"]["spec"],
+        fit.extra.kernel.as_ref().unwrap().spec,
         format!("gaussian:sigma={}", kernel::auto_sigma(&pr))
     );
 }

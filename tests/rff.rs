@@ -275,10 +275,11 @@ fn rff_power_reuses_the_power_loop_on_its_features() {
     assert!(fit.trace.len() > 3);
     // The paper's Θ₀ (k-means on the features) at the default.
     let fit = run("rff-power", &pr, 3, 2, &[("rff_dim", 64.0)]);
-    assert!(fit.extra["init_iterations"].as_u64().unwrap() >= 1);
+    assert!(fit.extra.init_iterations.unwrap() >= 1);
     assert!(nmi(&truth, &fit.labels) > 0.9);
-    assert_eq!(fit.extra["rff"]["rff_dim"], 64);
-    assert_eq!(fit.extra["rff"]["feature_columns"], 128);
+    let map = fit.extra.rff.as_ref().unwrap();
+    assert_eq!(map.rff_dim, 64);
+    assert_eq!(map.feature_columns, 128);
 }
 
 #[test]
@@ -343,17 +344,17 @@ fn ip_without_the_possibilistic_part_is_rff_mkpower() {
         let off = run_opts("ip-rff-mkpower", &pr, 3, 1, &g_off, &[("views", views)]);
         assert_same_run(&off, &mk, 0.0, views);
         assert_eq!(off.kernel_weights, mk.kernel_weights);
-        assert!(!off.extra.contains_key("typicality"));
+        assert!(off.extra.typicality.is_none());
         // A huge η scale makes every u ≈ 1: the same clustering, the same
         // objective to rounding.
         let mut g_big = g.to_vec();
         g_big.push(("eta_scale", 1e12));
         let big = run_opts("ip-rff-mkpower", &pr, 3, 1, &g_big, &[("views", views)]);
         assert_same_run(&big, &mk, 1e-8, &format!("{views}, eta_scale 1e12"));
-        assert_eq!(big.extra["typicality"]["outliers"], 0);
+        assert_eq!(big.extra.typicality.as_ref().unwrap().outliers, 0);
         // With the typicalities on, the run differs.
         let on = run_opts("ip-rff-mkpower", &pr, 3, 1, &g, &[("views", views)]);
-        assert!(on.extra["typicality"]["mean"].as_f64().unwrap() < 0.999);
+        assert!(on.extra.typicality.as_ref().unwrap().mean < 0.999);
         assert_ne!(on.objective, mk.objective);
     }
 }
@@ -391,10 +392,7 @@ fn alpha_stays_on_the_simplex_and_favours_the_informative_view() {
                 Some(&alpha)
             );
             // The k-means start (Θ₀) on the concatenated views ran to its rule.
-            assert!(
-                fit.extra["init_iterations"].as_u64().unwrap() >= 2,
-                "{id} {views}"
-            );
+            assert!(fit.extra.init_iterations.unwrap() >= 2, "{id} {views}");
             if views == "1-3,4-6" {
                 assert!(alpha[0] > 0.55, "{id}: informative view first: {alpha:?}");
                 assert!(nmi(&truth, &fit.labels) > 0.9, "{id}");
@@ -497,9 +495,9 @@ fn no_nan_down_to_s0_minus_1000() {
                 if let Some(a) = &fit.kernel_weights {
                     assert!(a.iter().all(|v| v.is_finite()), "{what}");
                 }
-                if let Some(t) = fit.extra.get("typicality") {
-                    for key in ["mean", "min", "median"] {
-                        assert!(t[key].as_f64().unwrap().is_finite(), "{what} {key}");
+                if let Some(t) = &fit.extra.typicality {
+                    for (key, v) in [("mean", t.mean), ("min", t.min), ("median", t.median)] {
+                        assert!(v.is_finite(), "{what} {key}");
                     }
                 }
                 let json = serde_json::to_string(&fit.extra).unwrap();
@@ -525,14 +523,9 @@ fn ip_flags_injected_outliers_and_keeps_the_inliers_clustered() {
     let pr = Problem::new(x);
     let g = [("rff_dim", 128.0)];
     let ip = run("ip-rff-mkpower", &pr, 3, 0, &g);
-    let t = &ip.extra["typicality"];
-    let rows: Vec<usize> = t["outlier_rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_u64().unwrap() as usize)
-        .collect();
-    assert_eq!(rows.len(), t["outliers"].as_u64().unwrap() as usize);
+    let t = ip.extra.typicality.as_ref().unwrap();
+    let rows: Vec<usize> = t.outlier_rows.clone();
+    assert_eq!(rows.len(), t.outliers);
     let hits = rows.iter().filter(|&&i| i >= 600).count();
     assert!(
         hits >= n_out / 2,
@@ -753,7 +746,7 @@ fn f32_features_halve_the_memory_and_keep_the_run() {
     assert_eq!(a.labels, b.labels);
     assert_same_run(&a, &b, 1e-5, "f32 vs f64 features");
     assert!(nmi(&truth, &b.labels) > 0.9);
-    let bytes = |f: &Fit| f.extra["rff"]["feature_bytes"].as_f64().unwrap();
-    assert_eq!(bytes(&a), 2.0 * bytes(&b));
-    assert_eq!(b.extra["rff"]["storage"], "f32");
+    let bytes = |f: &Fit| f.extra.rff.as_ref().unwrap().feature_bytes;
+    assert_eq!(bytes(&a), 2 * bytes(&b));
+    assert_eq!(b.extra.rff.as_ref().unwrap().storage, "f32");
 }

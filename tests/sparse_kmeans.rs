@@ -198,19 +198,19 @@ fn tune_gap_uses_the_chosen_bound() {
     let a = algo::find("sparse-kmeans").unwrap();
     let cfg = config(pr, 3, &[("nperms", 5.0), ("nstart", 5.0)], true);
     let res = algo::run(a.as_ref(), pr, &cfg, &Ctx::new()).unwrap();
-    let gap = &res.best.extra["gap"];
-    let best = gap["best_wbound"].as_f64().unwrap();
-    assert_eq!(res.best.extra["wbound"].as_f64().unwrap(), best);
+    let gap = res.best.extra.gap.as_ref().unwrap();
+    let best = gap.best_wbound;
+    assert_eq!(res.best.extra.wbound.unwrap(), best);
     check_bounds(res.best.feature_weights.as_ref().unwrap(), best, "tuned");
-    assert_eq!(gap["gaps"].as_array().unwrap().len(), 10);
-    assert_eq!(gap["nperms"], 5);
+    assert_eq!(gap.gaps.len(), 10);
+    assert_eq!(gap.nperms, 5);
     let cfg = RunConfig {
         options: algo::resolve_options(a.as_ref(), &[("tune".into(), "gap-1sd".into())]).unwrap(),
         ..cfg
     };
     let res = algo::run(a.as_ref(), pr, &cfg, &Ctx::new()).unwrap();
-    let one = res.best.extra["gap"]["one_sd_wbound"].as_f64().unwrap();
-    assert_eq!(res.best.extra["wbound"].as_f64().unwrap(), one);
+    let one = res.best.extra.gap.as_ref().unwrap().one_sd_wbound;
+    assert_eq!(res.best.extra.wbound.unwrap(), one);
     check_bounds(res.best.feature_weights.as_ref().unwrap(), one, "one-sd");
 }
 
@@ -225,7 +225,7 @@ fn default_bound_binds_and_a_loose_bound_warns() {
         let pr = &l.problem;
         let cfg = config(pr, 3, &[], false);
         let fit = algo::run(a.as_ref(), pr, &cfg, &Ctx::new()).unwrap().best;
-        let b = fit.extra["wbound_binding"].as_f64().unwrap();
+        let b = fit.extra.wbound_binding.unwrap();
         let s = cfg.params.real("wbound").unwrap();
         assert!(s < b || s == 1.0, "{scale}: default {s}, binding {b}");
         assert!(fit.warnings.is_empty(), "{scale}: {:?}", fit.warnings);

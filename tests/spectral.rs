@@ -107,7 +107,7 @@ fn embedding_rows_are_unit_and_the_top_eigenvalue_is_one() {
     let fit = run("spectral", &pr, 3, 0, &[]);
     let truth: Vec<usize> = (0..300).map(|i| i % 3).collect();
     assert!(metrics::Scores::compute(&truth, &fit.labels).ari > 0.95);
-    assert_eq!(fit.extra["eigenvalues"].as_array().unwrap().len(), 3);
+    assert_eq!(fit.extra.eigenvalues.as_ref().unwrap().len(), 3);
 }
 
 /// Above `DENSE_MAX` points the k leading eigenpairs come from block

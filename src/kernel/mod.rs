@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::linalg;
 use crate::memory;
 use crate::solver::params::{Default, ParamSpec, Scale};
-use crate::solver::{Ctx, Init, Problem};
+use crate::solver::{Ctx, Init, KernelInfo, Problem};
 use ndarray::{Array2, ArrayView2};
 use std::sync::Arc;
 
@@ -198,23 +198,14 @@ pub fn single_spec_error(text: &str) -> Error {
     ))
 }
 
-/// JSON description of the kernels used, for `Fit::extra`.
-pub fn describe(grams: &[Arc<Gram>]) -> serde_json::Value {
-    let one = |g: &Gram| {
-        let mut v = serde_json::json!({
-            "spec": g.spec().to_string(),
-            "gram": g.spec().precision.name(),
-        });
-        // Only distance kernels have a σ: no `null` for the others.
-        if let Some(s) = g.spec().sigma {
-            v["sigma"] = s.into();
-        }
-        v
-    };
-    if grams.len() == 1 {
-        one(&grams[0])
-    } else {
-        serde_json::Value::Array(grams.iter().map(|g| one(g)).collect())
+/// The kernel of `gram` as the results report it.
+pub fn describe(gram: &Gram) -> KernelInfo {
+    KernelInfo {
+        spec: gram.spec().to_string(),
+        gram: gram.spec().precision.name(),
+        // Only distance kernels have a σ.
+        sigma: gram.spec().sigma,
+        given: None,
     }
 }
 

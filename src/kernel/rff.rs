@@ -35,7 +35,7 @@ use crate::linalg;
 use crate::memory;
 use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::rows::Rows;
-use crate::solver::{Ctx, Problem};
+use crate::solver::{Ctx, MapInfo, Problem};
 use ndarray::{Array2, ArrayView2, s};
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
@@ -480,18 +480,18 @@ pub fn is_cached(problem: &Problem, spec: &MapSpec) -> bool {
 }
 
 /// JSON description of a feature map, for `Fit::extra`.
-pub fn describe(f: &Features) -> serde_json::Value {
-    serde_json::json!({
-        "columns": format!("{}-{}", f.spec.cols.start + 1, f.spec.cols.end),
-        "sigma": f.spec.sigma,
-        "rff_dim": f.spec.dim,
-        "feature_columns": 2 * f.spec.dim,
-        "rff_seed": f.spec.seed,
-        "stream": f.spec.stream,
-        "feature_bytes": f.bytes(),
-        "storage": if f.spec.f32 { "f32" } else { "f64" },
-        "build_secs": f.build_secs,
-    })
+pub fn describe(f: &Features) -> MapInfo {
+    MapInfo {
+        columns: format!("{}-{}", f.spec.cols.start + 1, f.spec.cols.end),
+        sigma: f.spec.sigma,
+        rff_dim: f.spec.dim,
+        feature_columns: 2 * f.spec.dim,
+        rff_seed: f.spec.seed,
+        stream: f.spec.stream,
+        feature_bytes: f.bytes(),
+        storage: if f.spec.f32 { "f32" } else { "f64" },
+        build_secs: f.build_secs,
+    }
 }
 
 #[cfg(test)]

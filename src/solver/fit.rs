@@ -1,6 +1,7 @@
 //! What a run produces: the outcome of one start and the best of all
 //! restarts, with the objective trace.
 
+use super::extras::Extras;
 use ndarray::Array2;
 use std::time::Duration;
 
@@ -32,8 +33,8 @@ pub struct Fit {
     pub converged: bool,
     pub feature_weights: Option<Vec<f64>>,
     pub kernel_weights: Option<Vec<f64>>,
-    /// Algorithm-specific results for the JSON output.
-    pub extra: serde_json::Map<String, serde_json::Value>,
+    /// Algorithm-specific results (kernels, λ, typicalities, …).
+    pub extra: Extras,
     /// Things about the result the user should know (empty clusters, …).
     pub warnings: Vec<String>,
 }

@@ -5,6 +5,7 @@
 //! (power mean, Lloyd), and the run of parallel restarts.
 
 pub mod algorithm;
+pub mod extras;
 pub mod fastmath;
 pub mod fit;
 pub mod init;
@@ -25,6 +26,7 @@ pub use algorithm::{
     Algorithm, Common, Rng, RunConfig, Solver, Start, StartMemory, check_config, check_memory,
     resolve_options, resolve_params, run,
 };
+pub use extras::{Extras, Gap, KernelInfo, MapInfo, Typicality};
 pub use fit::{Fit, RunResult, TracePoint, cluster_sizes};
 pub use init::Init;
 pub use params::{ParamError, ParamSpec, Params};

@@ -89,7 +89,7 @@ impl Solver for KernelKMeans {
         let mut rng = start.rng();
         let seeds = kernel::seeds(&gram, run.k, run.init, &mut rng)?;
         let mut fit = kernel_lloyd(&gram, &seeds, p.max_iter, ctx)?;
-        fit.extra.insert("kernel".into(), kernel::describe(&[gram]));
+        fit.extra.kernel = Some(kernel::describe(&gram));
         Ok(fit)
     }
 }

@@ -100,7 +100,7 @@ impl Solver for KernelPower {
             p.max_iter,
             ctx,
         )?;
-        fit.extra.insert("kernel".into(), kernel::describe(&[gram]));
+        fit.extra.kernel = Some(kernel::describe(&gram));
         Ok(fit)
     }
 }

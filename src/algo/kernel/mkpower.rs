@@ -28,7 +28,9 @@ use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
 use crate::solver::stopping::{Schedule, softness, zero_tolerance};
 use crate::solver::weights::{normalize_columns, power_objective, power_step};
-use crate::solver::{Common, Ctx, Fit, Init, Problem, RunConfig, Solver, Start, StartMemory};
+use crate::solver::{
+    Common, Ctx, Fit, Init, KernelInfo, Problem, RunConfig, Solver, Start, StartMemory,
+};
 use ndarray::{Array2, Axis, Zip};
 use std::sync::Arc;
 
@@ -158,16 +160,15 @@ impl Solver for MultiKernelPower {
         )?;
         // One entry per kernel, in α's order: the spec as given (defaults
         // applied) and as resolved.
-        let list: Vec<serde_json::Value> = gs
+        let list = gs
             .iter()
-            .zip(&given)
-            .map(|(g, text)| {
-                let mut d = kernel::describe(std::slice::from_ref(g));
-                d["given"] = text.clone().into();
-                d
+            .zip(given)
+            .map(|(g, text)| KernelInfo {
+                given: Some(text),
+                ..kernel::describe(g)
             })
             .collect();
-        fit.extra.insert("kernels".into(), list.into());
+        fit.extra.kernels = Some(list);
         Ok(fit)
     }
 }
@@ -265,7 +266,7 @@ pub fn mkpower_loop(
     };
     let mut fit = iterate(&mut step, how, ctx)?;
     fit.kernel_weights = Some(step.alpha);
-    fit.extra.insert("lambda".into(), step.lambda.into());
+    fit.extra.lambda = Some(step.lambda);
     Ok(fit)
 }
 

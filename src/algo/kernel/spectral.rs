@@ -129,9 +129,8 @@ impl Solver for Spectral {
         let mut fit = lloyd_loop(u, &emb.norms, centres, tol, p.max_iter, ctx)?;
         // Centres live in the embedding, not in the input space.
         fit.centroids = None;
-        fit.extra.insert("kernel".into(), kernel::describe(&[gram]));
-        fit.extra
-            .insert("eigenvalues".into(), emb.eigenvalues.clone().into());
+        fit.extra.kernel = Some(kernel::describe(&gram));
+        fit.extra.eigenvalues = Some(emb.eigenvalues.clone());
         if emb.isolated > 0 {
             fit.warnings.push(format!(
                 "{} points have no positive affinity to any other point (σ too small, or a kernel with negative values?); they sit at the origin of the embedding",

@@ -48,7 +48,9 @@ use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::stopping::{Schedule, zero_tolerance};
 use crate::solver::weights::{normalize_columns, power_objective, power_step};
-use crate::solver::{Common, Ctx, Fit, Problem, RunConfig, Solver, Start};
+use crate::solver::{
+    Common, Ctx, Fit, Problem, RunConfig, Solver, Start, Typicality as TypicalitySummary,
+};
 use ndarray::{Array1, Array2, ArrayView2, Axis, Zip, s};
 use rayon::prelude::*;
 use std::ops::Range;
@@ -534,7 +536,7 @@ impl Step for MvLloydStep<'_> {
 /// Summary of the typicalities u_{i,label(i)} for the JSON: how many points
 /// look like outliers (u < ½, i.e. farther from their centre than that
 /// centre's scale b_j when m = 2) and the lower quantiles.
-fn typicality_summary(ln_u: &Array2<f64>, labels: &[usize]) -> serde_json::Value {
+fn typicality_summary(ln_u: &Array2<f64>, labels: &[usize]) -> TypicalitySummary {
     const THRESHOLD: f64 = 0.5;
     const MAX_ROWS: usize = 10_000;
     let n = labels.len();
@@ -558,19 +560,24 @@ fn typicality_summary(ln_u: &Array2<f64>, labels: &[usize]) -> serde_json::Value
     } else {
         u.iter().sum::<f64>() / n as f64
     };
-    serde_json::json!({
-        "threshold": THRESHOLD,
-        "outliers": rows.len(),
-        "outlier_fraction": if n == 0 { 0.0 } else { rows.len() as f64 / n as f64 },
-        "mean": mean,
-        "min": q(0.0),
-        "q01": q(0.01),
-        "q05": q(0.05),
-        "q25": q(0.25),
-        "median": q(0.5),
-        "outlier_rows_truncated": rows.len() > MAX_ROWS,
-        "outlier_rows": rows.into_iter().take(MAX_ROWS).collect::<Vec<_>>(),
-    })
+    let outliers = rows.len();
+    TypicalitySummary {
+        threshold: THRESHOLD,
+        outliers,
+        outlier_fraction: if n == 0 {
+            0.0
+        } else {
+            outliers as f64 / n as f64
+        },
+        mean,
+        min: q(0.0),
+        q01: q(0.01),
+        q05: q(0.05),
+        q25: q(0.25),
+        median: q(0.5),
+        outlier_rows_truncated: outliers > MAX_ROWS,
+        outlier_rows: rows.into_iter().take(MAX_ROWS).collect(),
+    }
 }
 
 /// The multi-view loop from the given centroids (one k × 2D array per
@@ -641,14 +648,10 @@ pub fn mv_loop(
     };
     let mut fit = iterate(&mut step, how, ctx)?;
     fit.kernel_weights = Some(step.alpha);
-    fit.extra.insert("lambda".into(), lambda.into());
+    fit.extra.lambda = Some(lambda);
     if let Some((_, Some(t))) = step.pending {
-        fit.extra.insert(
-            "typicality".into(),
-            typicality_summary(&t.ln_u, &fit.labels),
-        );
-        fit.extra
-            .insert("possibilistic_scales".into(), serde_json::json!(step.eta));
+        fit.extra.typicality = Some(typicality_summary(&t.ln_u, &fit.labels));
+        fit.extra.possibilistic_scales = Some(step.eta);
     }
     Ok(fit)
 }
@@ -828,12 +831,8 @@ pub fn mv_fit(
         max_iter: p.max_iter,
     };
     let mut fit = mv_loop(&views, centres, &set, ctx)?;
-    fit.extra
-        .insert("init_iterations".into(), init_iters.into());
-    fit.extra.insert(
-        "views".into(),
-        serde_json::Value::Array(views.iter().map(|f| rff::describe(f)).collect()),
-    );
+    fit.extra.init_iterations = Some(init_iters);
+    fit.extra.views = Some(views.iter().map(|f| rff::describe(f)).collect());
     Ok(fit)
 }
 

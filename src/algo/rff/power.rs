@@ -156,9 +156,8 @@ impl Solver for RffPower {
         let mut fit = power_loop(rows, &f.norms, centres, &p.schedule, p.tol, p.max_iter, ctx)?;
         // The centres live in feature space, not in the input space.
         fit.centroids = None;
-        fit.extra.insert("rff".into(), rff::describe(&f));
-        fit.extra
-            .insert("init_iterations".into(), init_iters.into());
+        fit.extra.rff = Some(rff::describe(&f));
+        fit.extra.init_iterations = Some(init_iters);
         Ok(fit)
     }
 }

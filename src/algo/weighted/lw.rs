@@ -231,8 +231,8 @@ pub fn lw_from(
     };
     let mut fit = to_fit(w, centroids);
     let lmax = start.lambda_max();
-    fit.extra.insert("alpha".into(), start.alpha.into());
-    fit.extra.insert("lambda_max".into(), lmax.into());
+    fit.extra.alpha = Some(start.alpha);
+    fit.extra.lambda_max = Some(lmax);
     let selected = fit
         .feature_weights
         .as_ref()

@@ -45,7 +45,8 @@ use crate::solver::lloyd::{lloyd_loop, mean_variance};
 use crate::solver::params::{Default, ParamSpec, Scale, fmt_num};
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::{
-    Common, Ctx, Fit, Init, Problem, Rng, RunConfig, Solver, Start, StartMemory, TracePoint, init,
+    Common, Ctx, Fit, Gap, Init, Problem, Rng, RunConfig, Solver, Start, StartMemory, TracePoint,
+    init,
 };
 use ndarray::{Array2, ArrayView2};
 use rand::SeedableRng;
@@ -273,28 +274,6 @@ impl Step for SparseStep<'_> {
     fn feature_weights(&self) -> Option<Vec<f64>> {
         Some(self.w.clone())
     }
-}
-
-/// The gap statistic over a grid of bounds (sparcl's
-/// `KMeansSparseCluster.permute`).
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct Gap {
-    /// The bound at which the L1 constraint stops binding at the real
-    /// data's initial partition; the grid ends at 0.9 times it.
-    pub binding_wbound: f64,
-    pub wbounds: Vec<f64>,
-    pub gaps: Vec<f64>,
-    /// Standard deviation of log O_b(s) over the permutations.
-    pub sd: Vec<f64>,
-    /// Non-zero weights at each bound on the real data.
-    pub nonzero: Vec<usize>,
-    /// The bound with the largest gap (sparcl's `bestw`, `--tune gap`).
-    pub best_wbound: f64,
-    /// The smallest bound whose gap is within one standard deviation of
-    /// the largest, `Gap(s) ≥ max Gap − sd(s)` (Witten & Tibshirani's
-    /// alternative, `--tune gap-1sd`): sparser when the gap curve plateaus.
-    pub one_sd_wbound: f64,
-    pub nperms: usize,
 }
 
 /// The grid of bounds: `nvals` log-spaced from 1.2 to 0.9·min(√p, b),
@@ -721,10 +700,10 @@ impl Solver for SparseKMeans {
             feature_weights: Some(f.weights),
             ..Fit::default()
         };
-        fit.extra.insert("wbound".into(), wbound.into());
+        fit.extra.wbound = Some(wbound);
         let positive = bcss.iter().filter(|&&v| v > 0.0).count();
         if let Some(b) = binding_bound(&bcss) {
-            fit.extra.insert("wbound_binding".into(), b.into());
+            fit.extra.wbound_binding = Some(b);
             if wbound >= b && positive > 1 {
                 fit.warnings.push(format!(
                     "the bound s = {} does not bind: the L1 constraint stops binding at s = {} for this partition, so all {positive} features with a positive between-cluster sum of squares keep a weight; choose -P wbound below {} to select",
@@ -734,12 +713,7 @@ impl Solver for SparseKMeans {
                 ));
             }
         }
-        if let Some(g) = gap {
-            fit.extra.insert(
-                "gap".into(),
-                serde_json::to_value(g.as_ref()).expect("gap serialises"),
-            );
-        }
+        fit.extra.gap = gap.map(|g| g.as_ref().clone());
         Ok(fit)
     }
 }

@@ -1,4 +1,5 @@
 use super::{bar, block, clip, wrap};
+use crate::algo::{Extras, KernelInfo, MapInfo};
 use crate::tui::app::{App, Pane, RunStatus};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
@@ -195,9 +196,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             .view
             .result
             .as_ref()
-            .and_then(|r| r.best.extra.get("kernels").or(r.best.extra.get("views")))
-            .and_then(|v| v.as_array())
-            .map(|a| a.iter().map(kernel_label).collect())
+            .map(|r| weight_names(&r.best.extra))
             .unwrap_or_default();
         let name_w = names
             .iter()
@@ -305,56 +304,83 @@ mod tests {
 
 /// A short name for a kernel (mkpower's `kernels`) or a view (the RFF
 /// family's `views`) of the result JSON.
-fn kernel_label(v: &serde_json::Value) -> String {
-    if let Some(text) = v.as_str() {
-        return text.to_string();
+/// A short name per kernel weight: the kernels of mkpower, the views of
+/// the multi-view RFF algorithms.
+fn weight_names(extra: &Extras) -> Vec<String> {
+    if let Some(kernels) = &extra.kernels {
+        return kernels.iter().map(kernel_label).collect();
     }
-    if let Some(given) = v.get("given").and_then(|g| g.as_str()) {
-        let mut parts = given.splitn(2, ':');
-        let name = parts.next().unwrap_or("");
-        let keys: Vec<&str> = parts
-            .next()
-            .unwrap_or("")
-            .split(',')
-            .filter(|k| k.contains('=') && !k.starts_with("gram"))
-            .collect();
-        let name = if name == "gaussian" { "gauss" } else { name };
-        return if keys.is_empty() {
-            name.to_string()
-        } else {
-            format!("{name} {}", keys.join(","))
-        };
+    extra
+        .views
+        .as_ref()
+        .map_or_else(Vec::new, |views| views.iter().map(view_label).collect())
+}
+
+fn kernel_label(k: &KernelInfo) -> String {
+    let Some(given) = &k.given else {
+        return k
+            .sigma
+            .map_or_else(String::new, |s| format!("σ={}", short(s)));
+    };
+    let mut parts = given.splitn(2, ':');
+    let name = parts.next().unwrap_or("");
+    let keys: Vec<&str> = parts
+        .next()
+        .unwrap_or("")
+        .split(',')
+        .filter(|k| k.contains('=') && !k.starts_with("gram"))
+        .collect();
+    let name = if name == "gaussian" { "gauss" } else { name };
+    if keys.is_empty() {
+        name.to_string()
+    } else {
+        format!("{name} {}", keys.join(","))
     }
-    match (
-        v.get("columns").and_then(|c| c.as_str()),
-        v.get("sigma").and_then(|s| s.as_f64()),
-    ) {
-        (Some(cols), Some(sigma)) => format!("σ={} c{cols}", short(sigma)),
-        (None, Some(sigma)) => format!("σ={}", short(sigma)),
-        _ => String::new(),
-    }
+}
+
+fn view_label(v: &MapInfo) -> String {
+    format!("σ={} c{}", short(v.sigma), v.columns)
 }
 
 #[cfg(test)]
 mod label_tests {
-    use super::kernel_label;
-    use serde_json::json;
+    use super::{kernel_label, view_label};
+    use crate::algo::{KernelInfo, MapInfo};
+
+    fn kernel(given: Option<&str>, sigma: Option<f64>) -> KernelInfo {
+        KernelInfo {
+            spec: "gaussian:sigma=0.65,normalize,rescale".into(),
+            gram: "f64",
+            sigma,
+            given: given.map(String::from),
+        }
+    }
 
     #[test]
     fn kernels_and_views_get_short_names() {
-        let k = json!({"spec": "gaussian:sigma=0.65,normalize,rescale", "given": "gaussian:t=0.01,normalize,rescale"});
+        let k = kernel(Some("gaussian:t=0.01,normalize,rescale"), Some(0.65));
         assert_eq!(kernel_label(&k), "gauss t=0.01");
         assert_eq!(
-            kernel_label(&json!({"given": "cosine:normalize,rescale"})),
+            kernel_label(&kernel(Some("cosine:normalize,rescale"), None)),
             "cosine"
         );
         assert_eq!(
-            kernel_label(&json!({"given": "poly:a=1,b=2,gram=f32"})),
+            kernel_label(&kernel(Some("poly:a=1,b=2,gram=f32"), None)),
             "poly a=1,b=2"
         );
-        let v = json!({"columns": "1-64", "sigma": 2.0});
-        assert_eq!(kernel_label(&v), "σ=2.000 c1-64");
-        assert_eq!(kernel_label(&json!("linear")), "linear");
-        assert_eq!(kernel_label(&json!({})), "");
+        let v = MapInfo {
+            columns: "1-64".into(),
+            sigma: 2.0,
+            rff_dim: 8,
+            feature_columns: 16,
+            rff_seed: 0,
+            stream: 0,
+            feature_bytes: 0,
+            storage: "f64",
+            build_secs: 0.0,
+        };
+        assert_eq!(view_label(&v), "σ=2.000 c1-64");
+        assert_eq!(kernel_label(&kernel(None, Some(2.0))), "σ=2.000");
+        assert_eq!(kernel_label(&kernel(None, None)), "");
     }
 }

@@ -1,0 +1,127 @@
+//! What some algorithms report besides labels and objective: the kernels
+//! and feature maps they used, λ, eigenvalues, typicalities, the gap
+//! statistic. Typed, so that the UI reads them directly; the JSON output
+//! of a run is their serialisation (one key per field that is set).
+
+use serde::Serialize;
+
+/// Algorithm-specific results of a start; every field is absent from the
+/// JSON unless set. The fields are in the order the JSON lists them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Extras {
+    /// The absolute entropy penalty λ used (mkpower, the multi-view RFF
+    /// algorithms: `lambda` × the median per-kernel scatter).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lambda: Option<f64>,
+    /// mkpower: every kernel, in the order of the kernel weights α.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernels: Option<Vec<KernelInfo>>,
+    /// The kernel of a single-kernel algorithm.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<KernelInfo>,
+    /// spectral: the k leading eigenvalues of the normalised affinity.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub eigenvalues: Option<Vec<f64>>,
+    /// rff-power: its feature map.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rff: Option<MapInfo>,
+    /// ip-rff-mkpower: the typicalities at each point's own cluster.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub typicality: Option<Typicality>,
+    /// ip-rff-mkpower: η_{j,l}, per view and cluster.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub possibilistic_scales: Option<Vec<Vec<f64>>>,
+    /// The RFF algorithms: iterations of the k-means start Θ₀.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub init_iterations: Option<usize>,
+    /// The multi-view RFF algorithms: every view's map, in α's order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub views: Option<Vec<MapInfo>>,
+    /// lw: α in the reference code's units.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f64>,
+    /// lw: the smallest λ that drops every feature.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lambda_max: Option<f64>,
+    /// sparse-kmeans: the L1 bound used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wbound: Option<f64>,
+    /// sparse-kmeans: the bound at and above which the L1 constraint stops
+    /// binding for the final partition.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wbound_binding: Option<f64>,
+    /// sparse-kmeans with `--tune`: the gap statistic.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gap: Option<Gap>,
+}
+
+/// One kernel as used: its spec with σ fixed, and how its matrix is stored.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KernelInfo {
+    pub spec: String,
+    /// `f64` or `f32`.
+    pub gram: &'static str,
+    /// The bandwidth (distance kernels only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sigma: Option<f64>,
+    /// mkpower: the spec as given, with the post-processing defaults.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub given: Option<String>,
+}
+
+/// One random Fourier feature map as used.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MapInfo {
+    /// The data's columns it reads, 1-based and inclusive (`1-64`).
+    pub columns: String,
+    pub sigma: f64,
+    pub rff_dim: usize,
+    pub feature_columns: usize,
+    pub rff_seed: u64,
+    pub stream: u64,
+    pub feature_bytes: usize,
+    /// `f64` or `f32`.
+    pub storage: &'static str,
+    pub build_secs: f64,
+}
+
+/// The typicalities u_{i,label(i)}: how many points look like outliers
+/// (u below `threshold`) and the lower quantiles.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Typicality {
+    pub threshold: f64,
+    pub outliers: usize,
+    pub outlier_fraction: f64,
+    pub mean: f64,
+    pub min: f64,
+    pub q01: f64,
+    pub q05: f64,
+    pub q25: f64,
+    pub median: f64,
+    /// Whether `outlier_rows` stops short of `outliers`.
+    pub outlier_rows_truncated: bool,
+    /// 0-based rows of the outliers (the first 10 000).
+    pub outlier_rows: Vec<usize>,
+}
+
+/// The gap statistic over a grid of bounds (sparcl's
+/// `KMeansSparseCluster.permute`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Gap {
+    /// The bound at which the L1 constraint stops binding at the real
+    /// data's initial partition; the grid ends at 0.9 times it.
+    pub binding_wbound: f64,
+    pub wbounds: Vec<f64>,
+    pub gaps: Vec<f64>,
+    /// Standard deviation of log O_b(s) over the permutations.
+    pub sd: Vec<f64>,
+    /// Non-zero weights at each bound on the real data.
+    pub nonzero: Vec<usize>,
+    /// The bound with the largest gap (sparcl's `bestw`, `--tune gap`).
+    pub best_wbound: f64,
+    /// The smallest bound whose gap is within one standard deviation of
+    /// the largest, `Gap(s) ≥ max Gap − sd(s)` (Witten & Tibshirani's
+    /// alternative, `--tune gap-1sd`): sparser when the gap curve plateaus.
+    pub one_sd_wbound: f64,
+    pub nperms: usize,
+}
