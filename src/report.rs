@@ -239,7 +239,7 @@ impl RunReport {
             selected_features: selected,
             selection_mcc,
             kernel_weights: fit.kernel_weights.clone(),
-            extra: fit.extra.clone(),
+            extra: (*fit.extra).clone(),
             warnings: fit.warnings.clone(),
             command: command_line(inp.data_spec, inp.scale, inp.algo, inp.cfg),
         }

@@ -34,7 +34,7 @@ pub struct Fit {
     pub feature_weights: Option<Vec<f64>>,
     pub kernel_weights: Option<Vec<f64>>,
     /// Algorithm-specific results (kernels, λ, typicalities, …).
-    pub extra: Extras,
+    pub extra: Box<Extras>,
     /// Things about the result the user should know (empty clusters, …).
     pub warnings: Vec<String>,
 }
