@@ -7,11 +7,11 @@ use meanscape::data::{DataSource, LoadOptions, load};
 use meanscape::internals::delimited;
 use std::time::Instant;
 
-fn main() -> anyhow::Result<()> {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let path = args
         .next()
-        .ok_or_else(|| anyhow::anyhow!("usage: load_bench FILE [rounds]"))?;
+        .ok_or("usage: load_bench FILE [rounds]")?;
     let rounds: usize = args.next().map_or(Ok(5), |r| r.parse())?;
     let text = std::fs::read_to_string(&path)?;
     let opts = LoadOptions::default();

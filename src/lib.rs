@@ -1,11 +1,53 @@
 //! meanscape: center-based clustering with annealing, kernels and feature
 //! selection — power k-means and its kernel, random-feature and
 //! feature-weighted relatives — as a library, a headless CLI and a terminal UI.
+//!
+//! The library surface:
+//!
+//! - **Load a dataset**: [`load`] reads a file (delimited text, `.npy`,
+//!   `.mat`, IDX), a bundled dataset (`iris`, `wine`, `breast_cancer`,
+//!   `digits`) or a generator (`gen:blobs,n=1000`), scales it and returns a
+//!   [`Loaded`] whose [`Problem`](algo::Problem) the algorithms run on;
+//!   [`data`] has the options, the raw reader and the generators.
+//! - **Choose an algorithm and its parameters**: [`algo::find`] or
+//!   [`algo::registry`]; every algorithm declares its parameters
+//!   ([`algo::Algorithm::params`]) and [`algo::RunConfig::new`] checks the
+//!   values you give against them.
+//! - **Fit**: [`algo::Algorithm::run`] runs every restart in parallel and
+//!   keeps the best; [`algo::Ctx`] carries progress events and
+//!   cancellation; [`algo::path::run_path`] computes a regularisation path.
+//! - **Read the result**: [`algo::RunResult`] and its [`algo::Fit`] (labels,
+//!   centres, objective trace, feature and kernel weights, typed
+//!   [`algo::Extras`]); [`report::RunReport`] is the JSON of
+//!   `meanscape run --json`.
+//! - **Metrics**: [`metrics`] (NMI, ARI, accuracy, purity, MCC).
+//!
+//! ```
+//! use meanscape::algo::{self, Ctx, RunConfig};
+//! use meanscape::data::{LoadOptions, Scaling};
+//!
+//! let iris = meanscape::load("iris", &LoadOptions::default(), Scaling::Standard)?;
+//! let power = algo::find("power")?;
+//! let mut cfg = RunConfig::new(power.as_ref(), &iris.problem, 3, &[("s0", -3.0)], &[])?;
+//! cfg.restarts = 4;
+//! let result = power.run(&iris.problem, &cfg, &Ctx::new())?;
+//! let truth = &iris.dataset.labels.as_ref().expect("iris has classes").ids;
+//! let scores = meanscape::metrics::Scores::compute(truth, &result.best.labels);
+//! assert!(scores.nmi > 0.6, "NMI {}", scores.nmi);
+//! # Ok::<(), meanscape::Error>(())
+//! ```
+//!
+//! The `cli` and `tui` Cargo features (on by default) add the program: the
+//! command line and the terminal UI. `meanscape = { default-features =
+//! false }` is the library alone, without clap, ratatui or crossterm.
 
 // Numeric kernels index several arrays in step; iterator chains would hide that.
 #![allow(clippy::needless_range_loop)]
 
 pub mod algo;
+/// The command-line program (`meanscape run`, `path`, `gen`, …): part of
+/// the binary, not of the library API.
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod data;
 mod error;
@@ -16,6 +58,9 @@ pub mod metrics;
 pub mod report;
 mod session;
 mod solver;
+/// The terminal UI (`meanscape` without a command): part of the binary,
+/// not of the library API.
+#[cfg(feature = "tui")]
 pub mod tui;
 
 pub use error::{Error, Result};

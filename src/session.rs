@@ -30,6 +30,9 @@ impl Loaded {
     }
 
     /// The k the user gave, else the number of classes, else an error.
+    ///
+    /// # Errors
+    /// [`Error::Param`] when k is neither given nor known from labels.
     pub fn choose_k(&self, given: Option<usize>) -> Result<usize> {
         given.or(self.default_k()).ok_or_else(|| {
             Error::Param(format!(
@@ -49,6 +52,13 @@ pub fn resolve_scaling(given: Option<Scaling>, algo_id: &str) -> Scaling {
     })
 }
 
+/// Reads the data of `spec` (a file, a bundled dataset or `gen:NAME…`),
+/// scales it and wraps it in a [`Problem`] ready to cluster.
+///
+/// # Errors
+/// As [`crate::data::load`]: [`Error::Data`] for data that cannot be
+/// read as given, [`Error::Io`], [`Error::Resource`] above the memory
+/// budget.
 pub fn load(spec: &str, opts: &LoadOptions, scale: Scaling) -> Result<Loaded> {
     let t0 = Instant::now();
     let source = DataSource::parse(spec)?;

@@ -482,3 +482,38 @@ fn json_is_one_document_on_success_and_nothing_on_error() {
         refused(&args, "meanscape: error: ");
     }
 }
+
+/// A full disk under stdout is an error in one line with the context of
+/// what failed (it used to panic in `print!`); a closed pipe is not.
+#[cfg(target_os = "linux")]
+#[test]
+fn output_write_errors_are_one_line_and_closed_pipes_are_quiet() {
+    for args in [
+        &["datasets"][..],
+        &["run", "--data", "iris", "--algo", "kmeans"],
+    ] {
+        let full = std::fs::File::create("/dev/full").expect("/dev/full");
+        let out = bin().args(args).stdout(full).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with("meanscape: error: writing the output to stdout: "),
+            "{err}"
+        );
+    }
+    let mut child = bin()
+        .args(["algorithms"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

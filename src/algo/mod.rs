@@ -1,9 +1,16 @@
-//! The algorithms, one folder per family — centroid (`kmeans`, `khm`,
-//! `power`), kernel (`kernel-kmeans`, `kpower`, `mkpower`, `spectral`),
-//! random features (`rff-power`, `rff-mkpower`, `ip-rff-mkpower`),
-//! feature-weighted (`wkmeans`, `lw`, `sparse-kmeans`, the path) — and the
-//! registry that lists them. Every family builds on the solver core
-//! (`crate::solver`), never on another family.
+//! Clustering algorithms: the registry ([`find`], [`registry`]), what a run
+//! is configured with ([`RunConfig`], [`Init`], declared parameters and
+//! their [`params`]), runs ([`Algorithm::run`], [`Ctx`] for progress and
+//! cancellation) and what they produce ([`RunResult`], [`Fit`], [`Extras`]),
+//! plus the regularisation [`path`] of `lw` and `sparse-kmeans`.
+//!
+//! Inside, one folder per family — centroid (`kmeans`, `khm`, `power`),
+//! kernel (`kernel-kmeans`, `kpower`, `mkpower`, `spectral`), random
+//! features (`rff-power`, `rff-mkpower`, `ip-rff-mkpower`), feature-weighted
+//! (`wkmeans`, `lw`, `sparse-kmeans`, the path) — each built on the solver
+//! core (`crate::solver`: problem, parameters, progress, seeding, the fused
+//! sweep, the stopping rules and the one iteration loop), never on another
+//! family.
 
 pub(crate) mod centroid;
 pub(crate) mod kernel;
@@ -58,6 +65,11 @@ pub const ALL_IDS: [&str; 14] = [
     "spectral",
 ];
 
+/// The algorithm with command-line id `id` (`power`, `kmeans`, …).
+///
+/// # Errors
+/// [`Error::Param`] for an id that is not an algorithm or not implemented
+/// yet; the message lists the available ones.
 pub fn find(id: &str) -> Result<Box<dyn Algorithm>> {
     if let Some(a) = registry().into_iter().find(|a| a.id() == id) {
         return Ok(a);

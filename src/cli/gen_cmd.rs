@@ -2,7 +2,7 @@
 
 use super::files;
 use crate::data::generate;
-use crate::error::{Error, Result};
+use crate::error::Error;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -32,7 +32,7 @@ pub struct GenArgs {
     pub max_memory: Option<u64>,
 }
 
-pub fn run(a: &GenArgs) -> Result<()> {
+pub fn run(a: &GenArgs) -> anyhow::Result<()> {
     generate::check_name(&a.name)?;
     let mut params = Vec::new();
     for kv in &a.params {
@@ -55,7 +55,7 @@ pub fn run(a: &GenArgs) -> Result<()> {
     }
     let ds = generate::generate_within(&a.name, &params, a.max_memory)?;
     if super::interrupt::requested() {
-        return Err(Error::Cancelled);
+        return Err(Error::Cancelled.into());
     }
     let is_npy = a
         .out
@@ -86,10 +86,7 @@ pub fn run(a: &GenArgs) -> Result<()> {
                 ds.source
             );
         }
-        None => {
-            use std::io::Write;
-            let _ = std::io::stdout().lock().write_all(&bytes);
-        }
+        None => super::print(&bytes)?,
     }
     if let Some(rel) = &ds.relevance {
         let names: Vec<&str> = rel

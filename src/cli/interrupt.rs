@@ -5,7 +5,7 @@
 //! output, which do not watch the flag), and on a second Ctrl-C or on
 //! SIGTERM, the process ends at once with 128 + the signal. Either way any
 //! temporary output file being written (`files::write_atomic` registers
-//! them in [`in_flight`]) is removed first.
+//! them in `in_flight`) is removed first.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -10,7 +10,7 @@ use crate::report::{fmt_sig, insert_scale, params_map};
 use crate::session;
 use clap::Args;
 use serde_json::{Map, Value, json};
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -45,7 +45,13 @@ pub struct PathArgs {
     pub quiet: bool,
 }
 
-pub fn run(a: &PathArgs) -> Result<()> {
+pub fn run(a: &PathArgs) -> anyhow::Result<()> {
+    let text = output(a)?;
+    super::print(text.as_bytes())
+}
+
+/// The path as CSV, or as one JSON object.
+fn output(a: &PathArgs) -> Result<String> {
     let kind = PathAlgo::from_id(&a.algo.algo)?;
     if let Some(spec) = &a.lambda {
         grid_in_range(spec, algo::find(kind.id())?.as_ref(), kind)?;
@@ -164,8 +170,7 @@ pub fn run(a: &PathArgs) -> Result<()> {
     } else {
         csv_text(&result, &ds.feature_names, truth, relevance)?
     };
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
-    Ok(())
+    Ok(text)
 }
 
 fn parse_points(s: &str) -> std::result::Result<usize, String> {

@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::report::{ReportInput, RunReport, fmt_sig};
 use crate::session;
 use clap::Args;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -32,7 +32,13 @@ pub struct RunArgs {
     pub quiet: bool,
 }
 
-pub fn run(a: &RunArgs) -> Result<()> {
+pub fn run(a: &RunArgs) -> anyhow::Result<()> {
+    let text = output(a)?;
+    super::print(text.as_bytes())
+}
+
+/// The run's summary, or its JSON object.
+fn output(a: &RunArgs) -> Result<String> {
     if let Some(out) = &a.out {
         files::check_target(out, &files::source_files(&a.data.data), a.force)?;
     }
@@ -79,15 +85,11 @@ pub fn run(a: &RunArgs) -> Result<()> {
     if let Some(out) = &a.out {
         write_labels(out, &report.labels)?;
     }
-    let mut stdout = std::io::stdout().lock();
-    let text = if a.json {
+    Ok(if a.json {
         serde_json::to_string(&report).expect("report serialises") + "\n"
     } else {
         report.human()
-    };
-    // A closed pipe (`| head`) is not an error worth a message.
-    let _ = stdout.write_all(text.as_bytes());
-    Ok(())
+    })
 }
 
 /// Runs the solver, drawing a status line on stderr while it works.

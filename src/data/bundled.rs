@@ -40,6 +40,10 @@ pub fn find(name: &str) -> Option<&'static Bundled> {
     BUNDLED.iter().find(|b| b.name.eq_ignore_ascii_case(name))
 }
 
+/// Reads bundled dataset `b` with the label choice of `opts`.
+///
+/// # Errors
+/// [`crate::Error::Data`] for a label column the dataset does not have.
 pub fn load(b: &Bundled, opts: &LoadOptions) -> Result<Dataset> {
     let mut ds = delimited::parse(b.text, &format!("bundled:{}", b.name), opts)?;
     ds.name = b.name.to_string();

@@ -148,19 +148,29 @@ fn find(name: &str) -> Result<GeneratorInfo> {
 }
 
 /// Checks that `name` is a generator; the error lists the valid names.
+///
+/// # Errors
+/// [`Error::Param`] for an unknown name.
 pub fn check_name(name: &str) -> Result<()> {
     find(name).map(|_| ())
 }
 
 /// Runs generator `name` with `key=value` parameters (defaults for the
 /// rest), within the default memory budget.
+///
+/// # Errors
+/// [`Error::Param`] for an unknown generator, key or value,
+/// [`Error::Resource`] above the memory budget.
 pub fn generate(name: &str, params: &[(String, String)]) -> Result<Dataset> {
     generate_within(name, params, None)
 }
 
 /// Runs generator `name` within the memory budget `max_memory` (bytes;
-/// `None` is the default budget of [`crate::memory::limit_bytes`]): the size of
+/// `None` is the default budget, half the RAM): the size of
 /// the data is checked against it before anything is generated.
+///
+/// # Errors
+/// As [`generate`].
 pub fn generate_within(
     name: &str,
     params: &[(String, String)],

@@ -127,6 +127,9 @@ impl Dataset {
 
     /// Checks the invariants every loader must leave: at least one row and
     /// one feature, consistent names and labels, every value finite.
+    ///
+    /// # Errors
+    /// [`Error::Data`] naming the first broken invariant.
     pub fn validate(&self) -> Result<()> {
         if self.n() == 0 {
             return Err(Error::Data(format!("{}: no data rows", self.source)));
@@ -204,7 +207,7 @@ pub struct LoadOptions {
     pub var: Option<String>,
     pub missing: Missing,
     /// The memory budget in bytes (`--max-memory`); `None` is the default
-    /// budget of [`crate::memory::limit_bytes`]. Loaders check sizes taken from
+    /// budget (half the RAM). Loaders check sizes taken from
     /// headers and decompressed lengths against it before allocating.
     pub max_memory: Option<u64>,
 }

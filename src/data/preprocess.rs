@@ -19,7 +19,8 @@ pub enum Missing {
 }
 
 /// Feature scaling applied before clustering.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Scaling {
     /// Centre each column and divide by its sample standard deviation.
@@ -44,6 +45,9 @@ impl std::fmt::Display for Scaling {
 /// Resolves the non-finite cells a loader left as NaN, by `policy`.
 /// With [`Missing::Error`] the loader has already refused such a file; here
 /// it only guards the invariant.
+///
+/// # Errors
+/// [`Error::Data`] when no row or no feature is left.
 pub fn resolve_missing(ds: &mut Dataset, policy: Missing) -> Result<()> {
     let bad_rows: Vec<usize> =
         ds.x.axis_iter(Axis(0))

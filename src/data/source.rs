@@ -21,6 +21,10 @@ pub enum DataSource {
 impl DataSource {
     /// Reads `PATH|NAME|gen:NAME[,key=value…]`. An existing file wins over
     /// a bundled dataset of the same name.
+    ///
+    /// # Errors
+    /// [`Error::Data`] for a spec that names no file, bundled dataset or
+    /// generator, or a generator spec that does not parse.
     pub fn parse(spec: &str) -> Result<Self> {
         let spec = spec.trim();
         if let Some(rest) = spec.strip_prefix("gen:") {
@@ -82,6 +86,11 @@ impl DataSource {
 /// and every decompressed length, is checked against the bytes there are
 /// and against `opts.max_memory` before it is allocated; a refusal is one
 /// line naming the file, the limit and what to do.
+///
+/// # Errors
+/// [`Error::Data`] for a file that cannot be read as given (naming the
+/// file, line and column), [`Error::Io`], [`Error::Resource`] above the
+/// memory budget.
 pub fn load(src: &DataSource, opts: &LoadOptions) -> Result<Dataset> {
     let mut ds = match src {
         DataSource::Bundled(name) => bundled::load(bundled::find(name).expect("known"), opts)?,

@@ -30,6 +30,39 @@ pub struct RunConfig {
 }
 
 impl RunConfig {
+    /// A run of `algo` with `k` clusters on `problem`: seed 0, one start,
+    /// k-means++ seeding; the parameters in `params` set (by their declared
+    /// names, checked against their ranges), every other one at its
+    /// default (automatic defaults computed from `problem`), and likewise
+    /// the options (`kernel`, `kernels`, `views`, `tune`, `max_memory`).
+    /// Set `seed`, `restarts` and `init` on the result to change them.
+    ///
+    /// # Errors
+    /// [`Error::Param`] for a parameter or option the algorithm does not
+    /// take or a value out of its range, and what computing an automatic
+    /// default fails with.
+    pub fn new(
+        algo: &dyn Algorithm,
+        problem: &Problem,
+        k: usize,
+        params: &[(&str, f64)],
+        options: &[(&str, &str)],
+    ) -> Result<Self> {
+        let given: Vec<(String, f64)> = params.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+        let opts: Vec<(String, String)> = options
+            .iter()
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .collect();
+        Ok(RunConfig {
+            k,
+            seed: 0,
+            restarts: 1,
+            init: Init::default(),
+            params: resolve_params(algo, problem, k, &given)?,
+            options: resolve_options(algo, &opts)?,
+        })
+    }
+
     /// The text of option `name` (as given, or the algorithm's default
     /// once [`resolve_options`] filled it in), else `default`.
     pub fn option<'a>(&'a self, name: &str, default: &'a str) -> &'a str {
@@ -110,6 +143,9 @@ pub trait Solver: Send + Sync {
         crate::data::Scaling::Standard
     }
     /// The value of a parameter whose default is `Auto`, from the data.
+    ///
+    /// # Errors
+    /// [`Error::Param`] for a name without an automatic default.
     fn auto_param(&self, name: &str, _problem: &Problem, _k: usize) -> Result<f64> {
         Err(Error::Param(format!(
             "{} declares no automatic default for {name}",
@@ -122,6 +158,10 @@ pub trait Solver: Send + Sync {
     }
     /// The typed parameters from the resolved values and options of `cfg`
     /// (options are parsed here, once).
+    ///
+    /// # Errors
+    /// [`Error::Param`] for an option that does not parse or a value the
+    /// typed parameters cannot hold.
     fn typed(&self, problem: &Problem, cfg: &RunConfig) -> Result<Self::Params>;
     /// Peak memory of one start beyond the data and what `prepare` caches
     /// (Gram matrices and feature maps guard themselves), checked against
@@ -133,6 +173,9 @@ pub trait Solver: Send + Sync {
     }
     /// Work shared by all restarts (a Gram matrix, a feature map), done
     /// once before them and cached on the problem.
+    ///
+    /// # Errors
+    /// [`Error::Resource`] above the memory budget, [`Error::Cancelled`].
     fn prepare(
         &self,
         _problem: &Problem,
@@ -146,6 +189,10 @@ pub trait Solver: Send + Sync {
     /// the problem, the settings and `start`, work without `prepare`
     /// (fetching what it caches), and return `Err(Cancelled)` promptly once
     /// `ctx` is cancelled.
+    ///
+    /// # Errors
+    /// [`Error::Cancelled`], [`Error::Data`] for data it cannot cluster
+    /// (fewer distinct points than k), [`Error::Resource`] above the budget.
     fn fit(
         &self,
         problem: &Problem,
@@ -336,6 +383,9 @@ pub fn check_start_memory(
 /// Checks the non-numeric options given by the user against those the
 /// algorithm accepts, and fills in its defaults for the others. `max_memory`
 /// is accepted by every algorithm.
+///
+/// # Errors
+/// [`Error::Param`] for an option the algorithm does not take.
 pub fn resolve_options(
     algo: &dyn Algorithm,
     given: &[(String, String)],
@@ -370,6 +420,10 @@ pub fn resolve_options(
 }
 
 /// Resolves an algorithm's parameters from the values given by the user.
+///
+/// # Errors
+/// [`Error::Param`] for a name the algorithm does not declare or a value
+/// outside its range, and what computing an automatic default fails with.
 pub fn resolve_params(
     algo: &dyn Algorithm,
     problem: &Problem,
@@ -382,6 +436,9 @@ pub fn resolve_params(
 }
 
 /// Checks k and the restart count against the problem.
+///
+/// # Errors
+/// [`Error::Param`] for k outside 1..=n or zero restarts.
 pub fn check_config(problem: &Problem, cfg: &RunConfig) -> Result<()> {
     let n = problem.n();
     if cfg.k == 0 || cfg.k > n {

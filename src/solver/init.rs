@@ -8,15 +8,16 @@ use ndarray::Array2;
 use rand::Rng;
 use rand::seq::index::sample;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Init {
     /// D²-weighted seeding with 2 + ⌊ln k⌋ candidates per step (greedy k-means++).
     #[default]
-    #[value(name = "kmeans++")]
+    #[cfg_attr(feature = "cli", value(name = "kmeans++"))]
     #[serde(rename = "kmeans++")]
     KmeansPP,
     /// k distinct rows drawn uniformly.
-    #[value(name = "random")]
+    #[cfg_attr(feature = "cli", value(name = "random"))]
     #[serde(rename = "random")]
     Random,
 }

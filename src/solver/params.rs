@@ -116,6 +116,9 @@ impl ParamSpec {
     }
 
     /// Checks `v` and says why it is refused.
+    ///
+    /// # Errors
+    /// [`ParamError::OutOfRange`] with the range.
     pub fn check(&self, v: f64) -> Result<f64, ParamError> {
         if self.contains(v) {
             Ok(v)
@@ -255,6 +258,10 @@ impl Params {
     /// Builds the full set from the declared specs and the values the user
     /// gave. Unknown names and out-of-range values are refused with the
     /// reason; parameters left at an `Auto` default are filled by `auto`.
+    ///
+    /// # Errors
+    /// [`Error::Param`] for an unknown name or a value out of range, and
+    /// what `auto` fails with.
     pub fn resolve(
         algo: &str,
         specs: &[ParamSpec],

@@ -49,6 +49,9 @@ impl Problem {
 
     /// The item cached under `key`, built by `build` on first use. Callers
     /// racing for the same key wait for one build rather than doing it twice.
+    ///
+    /// # Errors
+    /// What `build` fails with (nothing is cached then).
     pub fn cached<T: Any + Send + Sync>(
         &self,
         key: &str,

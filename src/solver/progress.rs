@@ -107,6 +107,9 @@ impl Ctx {
 
     /// `Err(Cancelled)` once cancellation was asked for; solvers call it
     /// every iteration.
+    ///
+    /// # Errors
+    /// [`Error::Cancelled`].
     pub fn check(&self) -> Result<()> {
         if self.is_cancelled() {
             Err(Error::Cancelled)

@@ -41,6 +41,10 @@ pub enum PathAlgo {
 }
 
 impl PathAlgo {
+    /// The path of algorithm `id`.
+    ///
+    /// # Errors
+    /// [`Error::Param`] for an algorithm without a regularisation path.
     pub fn from_id(id: &str) -> Result<Self> {
         match id {
             "lw" => Ok(PathAlgo::Lw),
@@ -81,6 +85,10 @@ pub enum Grid {
 impl Grid {
     /// Parses `FROM:TO:COUNT`: log-spaced when both ends are positive,
     /// evenly spaced otherwise; FROM first.
+    ///
+    /// # Errors
+    /// [`Error::Param`] for anything but three fields, two finite numbers ≥ 0
+    /// and a count from 1 to 10000.
     pub fn parse(spec: &str) -> Result<Grid> {
         let bad = |why: &str| {
             Error::Param(format!(
@@ -174,6 +182,11 @@ pub struct PathResult {
 
 /// Runs the path. `cfg.params` holds every parameter of the algorithm (the
 /// grid parameter's value is ignored); `cfg.restarts` must be 1.
+///
+/// # Errors
+/// [`Error::Param`] for a configuration or grid the path cannot use (more
+/// than one restart, a bound below 1), [`Error::Cancelled`], and what the
+/// runs fail with.
 pub fn run_path(
     algo: PathAlgo,
     problem: &Problem,
