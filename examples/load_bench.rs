@@ -9,9 +9,7 @@ use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
-    let path = args
-        .next()
-        .ok_or("usage: load_bench FILE [rounds]")?;
+    let path = args.next().ok_or("usage: load_bench FILE [rounds]")?;
     let rounds: usize = args.next().map_or(Ok(5), |r| r.parse())?;
     let text = std::fs::read_to_string(&path)?;
     let opts = LoadOptions::default();

@@ -6,7 +6,8 @@
 //! the inputs, never on how many threads run them.
 
 use faer::linalg::matmul::matmul;
-use faer::{Accum, MatMut, MatRef, Par};
+use faer::{Accum, Par};
+use faer_ext::IntoFaer;
 use ndarray::{Array2, ArrayView2, ArrayViewMut2};
 use std::num::NonZeroUsize;
 
@@ -20,20 +21,6 @@ fn par_for(flops: usize) -> Par {
     } else {
         Par::Rayon(NonZeroUsize::new(SPLIT).unwrap())
     }
-}
-
-fn as_faer<'a>(a: &'a ArrayView2<'a, f64>) -> MatRef<'a, f64> {
-    let (r, c) = a.dim();
-    let s = a.strides();
-    // SAFETY: the view covers r×c elements at these strides and outlives the result.
-    unsafe { MatRef::from_raw_parts(a.as_ptr(), r, c, s[0], s[1]) }
-}
-
-fn as_faer_mut<'a>(a: &'a mut ArrayViewMut2<'a, f64>) -> MatMut<'a, f64> {
-    let (r, c) = a.dim();
-    let s = a.strides().to_vec();
-    // SAFETY: the mutable view is uniquely borrowed and covers r×c elements.
-    unsafe { MatMut::from_raw_parts_mut(a.as_mut_ptr(), r, c, s[0], s[1]) }
 }
 
 /// `out ← alpha·a·b (+ out if accumulate)`, split over threads when large.
@@ -75,12 +62,11 @@ fn gemm_with(
     } else {
         Accum::Replace
     };
-    let mut view = out.view_mut();
     matmul(
-        as_faer_mut(&mut view),
+        out.view_mut().into_faer(),
         accum,
-        as_faer(&a),
-        as_faer(&b),
+        a.into_faer(),
+        b.into_faer(),
         alpha,
         par,
     );

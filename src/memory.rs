@@ -2,6 +2,12 @@
 //! loaders and the algorithms estimate what they will allocate and compare
 //! it with the budget before allocating. Refusing takes microseconds, not
 //! the minutes (or the abort) a doomed allocation would.
+//!
+//! Kept by hand rather than from a crate: `--max-memory` reads `K`, `M`,
+//! `G`, `T` and `KB`, `MB`, … as powers of 1024, with its own one-line
+//! errors, where `bytesize` parses `KB` as 1000; the RAM size is one line
+//! of /proc/meminfo, where `sysinfo` would bring process, disk and network
+//! enumeration for it.
 
 use crate::error::{Error, Result};
 

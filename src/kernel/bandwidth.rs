@@ -1,7 +1,7 @@
 //! Bandwidth rules for distance kernels.
 
+use crate::solver::reduce::fold_blocks;
 use ndarray::{Array1, ArrayView2, Axis, s};
-use rayon::prelude::*;
 
 /// The rule behind the `sigma` parameter's automatic default.
 pub const SIGMA_RULE: &str =
@@ -45,31 +45,27 @@ pub(crate) const COL_TILE: usize = 4096;
 pub fn max_sq_dist(x: ArrayView2<f64>) -> f64 {
     let n = x.nrows();
     let norms = crate::linalg::row_sq_norms(x);
-    let blocks = n.div_ceil(ROW_BLOCK);
-    (0..blocks)
-        .into_par_iter()
-        .map(|b| {
-            let r0 = b * ROW_BLOCK;
-            let r1 = (r0 + ROW_BLOCK).min(n);
-            let mut best = 0.0f64;
-            let mut c0 = 0;
-            while c0 < r1 {
-                let c1 = (c0 + COL_TILE).min(r1);
-                let g = crate::linalg::dot_nt(x.slice(s![r0..r1, ..]), x.slice(s![c0..c1, ..]));
-                for (ii, row) in g.axis_iter(Axis(0)).enumerate() {
-                    let i = r0 + ii;
-                    for (jj, &v) in row.iter().enumerate() {
-                        let d = norms[i] + norms[c0 + jj] - 2.0 * v;
-                        if d > best {
-                            best = d;
-                        }
+    let block = |rows: std::ops::Range<usize>| {
+        let (r0, r1) = (rows.start, rows.end);
+        let mut best = 0.0f64;
+        let mut c0 = 0;
+        while c0 < r1 {
+            let c1 = (c0 + COL_TILE).min(r1);
+            let g = crate::linalg::dot_nt(x.slice(s![r0..r1, ..]), x.slice(s![c0..c1, ..]));
+            for (ii, row) in g.axis_iter(Axis(0)).enumerate() {
+                let i = r0 + ii;
+                for (jj, &v) in row.iter().enumerate() {
+                    let d = norms[i] + norms[c0 + jj] - 2.0 * v;
+                    if d > best {
+                        best = d;
                     }
                 }
-                c0 = c1;
             }
-            best
-        })
-        .reduce(|| 0.0, f64::max)
+            c0 = c1;
+        }
+        best
+    };
+    fold_blocks(n, ROW_BLOCK, block, 0.0, f64::max)
 }
 
 #[cfg(test)]

@@ -6,11 +6,11 @@
 use super::fit::Fit;
 use super::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
 use super::progress::Ctx;
+use super::reduce::fold_blocks;
 use super::weights::argmin;
 use crate::error::Result;
 use crate::linalg;
 use ndarray::{Array1, Array2, ArrayView2, Axis, Zip};
-use rayon::prelude::*;
 
 /// Rows per block when summing clusters: fixed, so the order of the
 /// floating-point additions never depends on the thread count.
@@ -30,31 +30,30 @@ pub fn assign(d: ArrayView2<f64>) -> (Vec<usize>, Vec<f64>) {
 /// Sums and counts of the rows of `x` per label.
 pub fn cluster_sums(x: ArrayView2<f64>, labels: &[usize], k: usize) -> (Array2<f64>, Vec<usize>) {
     let p = x.ncols();
-    let partial: Vec<(Array2<f64>, Vec<usize>)> = (0..x.nrows().div_ceil(BLOCK))
-        .into_par_iter()
-        .map(|b| {
-            let lo = b * BLOCK;
-            let hi = (lo + BLOCK).min(x.nrows());
-            let mut sums = Array2::zeros((k, p));
-            let mut counts = vec![0; k];
-            for i in lo..hi {
-                let l = labels[i];
-                counts[l] += 1;
-                let mut row = sums.row_mut(l);
-                row += &x.row(i);
+    let block = |rows: std::ops::Range<usize>| {
+        let mut sums = Array2::zeros((k, p));
+        let mut counts = vec![0; k];
+        for i in rows {
+            let l = labels[i];
+            counts[l] += 1;
+            let mut row = sums.row_mut(l);
+            row += &x.row(i);
+        }
+        (sums, counts)
+    };
+    fold_blocks(
+        x.nrows(),
+        BLOCK,
+        block,
+        (Array2::zeros((k, p)), vec![0; k]),
+        |(mut sums, mut counts), (s, c)| {
+            sums += &s;
+            for (a, b) in counts.iter_mut().zip(c) {
+                *a += b;
             }
             (sums, counts)
-        })
-        .collect();
-    let mut sums = Array2::zeros((k, p));
-    let mut counts = vec![0; k];
-    for (s, c) in partial {
-        sums += &s;
-        for (a, b) in counts.iter_mut().zip(c) {
-            *a += b;
-        }
-    }
-    (sums, counts)
+        },
+    )
 }
 
 /// Rows per cache block inside a task of [`assign_and_sum`].
@@ -73,46 +72,50 @@ pub fn assign_and_sum(
     let (n, p) = x.dim();
     let k = centres.nrows();
     let c_norms = linalg::row_sq_norms(centres);
-    let parts: Vec<_> = (0..n.div_ceil(BLOCK))
-        .into_par_iter()
-        .map(|b| {
-            let lo = b * BLOCK;
-            let hi = (lo + BLOCK).min(n);
-            let mut sums = Array2::<f64>::zeros((k, p));
-            let mut counts = vec![0; k];
-            let mut labels = Vec::with_capacity(hi - lo);
-            let mut dists = Vec::with_capacity(hi - lo);
-            let mut r0 = lo;
-            while r0 < hi {
-                let r1 = (r0 + CACHE_ROWS).min(hi);
-                let xb = x.slice(ndarray::s![r0..r1, ..]);
-                let d = linalg::sq_dists_with(xb, &x_norms[r0..r1], centres, &c_norms, false);
-                for (row, dr) in xb.rows().into_iter().zip(d.rows()) {
-                    let (l, v) = argmin(dr.iter().copied());
-                    counts[l] += 1;
-                    let mut acc = sums.row_mut(l);
-                    acc += &row;
-                    labels.push(l);
-                    dists.push(v);
-                }
-                r0 = r1;
+    let block = |rows: std::ops::Range<usize>| {
+        let (lo, hi) = (rows.start, rows.end);
+        let mut sums = Array2::<f64>::zeros((k, p));
+        let mut counts = vec![0; k];
+        let mut labels = Vec::with_capacity(hi - lo);
+        let mut dists = Vec::with_capacity(hi - lo);
+        let mut r0 = lo;
+        while r0 < hi {
+            let r1 = (r0 + CACHE_ROWS).min(hi);
+            let xb = x.slice(ndarray::s![r0..r1, ..]);
+            let d = linalg::sq_dists_with(xb, &x_norms[r0..r1], centres, &c_norms, false);
+            for (row, dr) in xb.rows().into_iter().zip(d.rows()) {
+                let (l, v) = argmin(dr.iter().copied());
+                counts[l] += 1;
+                let mut acc = sums.row_mut(l);
+                acc += &row;
+                labels.push(l);
+                dists.push(v);
+            }
+            r0 = r1;
+        }
+        (labels, dists, sums, counts)
+    };
+    let init = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Array2::<f64>::zeros((k, p)),
+        vec![0; k],
+    );
+    fold_blocks(
+        n,
+        BLOCK,
+        block,
+        init,
+        |(mut labels, mut dists, mut sums, mut counts), (l, d, s, c)| {
+            labels.extend(l);
+            dists.extend(d);
+            sums += &s;
+            for (a, b) in counts.iter_mut().zip(c) {
+                *a += b;
             }
             (labels, dists, sums, counts)
-        })
-        .collect();
-    let mut labels = Vec::with_capacity(n);
-    let mut dists = Vec::with_capacity(n);
-    let mut sums = Array2::<f64>::zeros((k, p));
-    let mut counts = vec![0; k];
-    for (l, d, s, c) in parts {
-        labels.extend(l);
-        dists.extend(d);
-        sums += &s;
-        for (a, b) in counts.iter_mut().zip(c) {
-            *a += b;
-        }
-    }
-    (labels, dists, sums, counts)
+        },
+    )
 }
 
 /// Lloyd iterations from the given centres. `tol_abs` bounds the total

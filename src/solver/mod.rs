@@ -16,6 +16,7 @@ pub mod params;
 pub mod power_mean;
 pub mod problem;
 pub mod progress;
+pub mod reduce;
 pub mod rows;
 pub mod specs;
 pub mod stopping;

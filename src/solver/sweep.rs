@@ -15,11 +15,11 @@
 //! Tasks have a fixed size and are combined in order, so the result is the
 //! same for any number of threads.
 
+use super::reduce::fold_blocks;
 use super::rows::Rows;
 use super::weights::block_weights;
 use crate::linalg::{gemm_seq, sq_dists_with};
 use ndarray::{Array2, ArrayView2, Axis};
-use rayon::prelude::*;
 
 /// Rows per parallel task (fixed: it decides the order of the sums).
 const TASK_ROWS: usize = 1024;
@@ -145,11 +145,12 @@ pub fn sweep(
 ) -> Sweep {
     let n = x.nrows();
     let (k, p) = centres.dim();
-    let parts: Vec<Part> = (0..n.div_ceil(TASK_ROWS))
-        .into_par_iter()
-        .map(|t| {
-            let lo = t * TASK_ROWS;
-            let hi = (lo + TASK_ROWS).min(n);
+    // The tasks' running maxima are only combined once all are known.
+    let parts: Vec<Part> = fold_blocks(
+        n,
+        TASK_ROWS,
+        |rows| {
+            let (lo, hi) = (rows.start, rows.end);
             task(
                 x.slice(lo, hi),
                 &x_norms[lo..hi],
@@ -158,8 +159,13 @@ pub fn sweep(
                 s_ref,
                 zero_tol,
             )
-        })
-        .collect();
+        },
+        Vec::with_capacity(n.div_ceil(TASK_ROWS)),
+        |mut all, part| {
+            all.push(part);
+            all
+        },
+    );
     let mut max = vec![f64::NEG_INFINITY; k];
     for part in &parts {
         for j in 0..k {

@@ -19,6 +19,7 @@ use crate::linalg;
 use crate::solver::iterate::{Eval, Iteration, Loop, Rule as LoopRule, Step, iterate};
 use crate::solver::lloyd::{assign, cluster_sums, mean_variance};
 use crate::solver::params::{Default, ParamSpec, Scale};
+use crate::solver::reduce::fold_blocks;
 use crate::solver::{Ctx, Fit, Init, Problem, Rng, TracePoint, init};
 use ndarray::{Array1, Array2, ArrayView2, Axis, Zip};
 use rand::{Rng as _, SeedableRng};
@@ -32,23 +33,19 @@ const BLOCK: usize = 256;
 /// Sums `f(i, acc)` over the rows in fixed blocks, blocks in parallel, and
 /// adds the block results in block order.
 fn per_feature_sum(n: usize, p: usize, f: impl Fn(usize, &mut [f64]) + Sync) -> Vec<f64> {
-    let parts: Vec<Vec<f64>> = (0..n.div_ceil(BLOCK))
-        .into_par_iter()
-        .map(|b| {
-            let mut acc = vec![0.0; p];
-            for i in b * BLOCK..((b + 1) * BLOCK).min(n) {
-                f(i, &mut acc);
-            }
-            acc
-        })
-        .collect();
-    let mut out = vec![0.0; p];
-    for part in parts {
+    let block = |rows: std::ops::Range<usize>| {
+        let mut acc = vec![0.0; p];
+        for i in rows {
+            f(i, &mut acc);
+        }
+        acc
+    };
+    fold_blocks(n, BLOCK, block, vec![0.0; p], |mut out, part| {
         for (o, v) in out.iter_mut().zip(part) {
             *o += v;
         }
-    }
-    out
+        out
+    })
 }
 
 /// Per-feature within-cluster sum of squares around `centres`:
