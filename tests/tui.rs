@@ -707,16 +707,17 @@ fn export_names_the_full_paths_and_pairs_weights_with_features() {
     assert!(msg.contains(&full.display().to_string()), "{msg}");
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&full).unwrap()).unwrap();
-    let w = json["feature_weights"].as_array().unwrap();
+    // The same pairing as `meanscape run --json`: `features` holds each
+    // weight with its feature's name, `feature_weights` the plain numbers.
+    let w = json["features"].as_array().unwrap();
     let names = &app.loaded().unwrap().dataset.feature_names;
     assert_eq!(w.len(), names.len());
     let fit = &app.view.result.as_ref().unwrap().best;
+    let weights = fit.feature_weights.as_ref().unwrap();
     for (j, entry) in w.iter().enumerate() {
-        assert_eq!(entry["feature"], names[j].as_str());
-        assert_eq!(
-            entry["weight"].as_f64(),
-            Some(fit.feature_weights.as_ref().unwrap()[j])
-        );
+        assert_eq!(entry["name"], names[j].as_str());
+        assert_eq!(entry["weight"].as_f64(), Some(weights[j]));
+        assert_eq!(json["feature_weights"][j].as_f64(), Some(weights[j]));
     }
 }
 

@@ -77,7 +77,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
     });
     report.data.rescale_exp = (loaded.rescale_exp != 0).then_some(loaded.rescale_exp);
     if let Some(out) = &a.out {
-        write_labels(out, &report.labels)?;
+        files::write_atomic(out, report.labels_csv().as_bytes())?;
     }
     let mut stdout = std::io::stdout().lock();
     let text = if a.json {
@@ -152,13 +152,4 @@ fn status(ev: &Event, restarts: usize) -> Option<String> {
         Event::Stage { label, done } => Some(format!("{label} {:.0}%", done * 100.0)),
         Event::RestartDone { .. } => None,
     }
-}
-
-fn write_labels(out: &Path, labels: &[usize]) -> Result<()> {
-    let mut text = String::with_capacity(labels.len() * 8 + 16);
-    text.push_str("row,cluster\n");
-    for (i, l) in labels.iter().enumerate() {
-        text.push_str(&format!("{i},{l}\n"));
-    }
-    files::write_atomic(out, text.as_bytes())
 }
