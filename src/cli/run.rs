@@ -41,18 +41,17 @@ pub fn run(a: &RunArgs) -> Result<()> {
     let data = loaded.source.spec();
     let algo = algo::find(&a.algo.algo)?;
     let k = loaded.choose_k(a.algo.k)?;
-    let params = algo::resolve_params(algo.as_ref(), &loaded.problem, k, &a.algo.given())?;
     let mut options = a.algo.options();
     options.extend(a.data.memory_option());
-    let cfg = RunConfig {
+    let request = algo::Request {
         k,
         seed: a.algo.seed,
         restarts: a.algo.restarts,
         init: a.algo.init,
-        params,
-        options: algo::resolve_options(algo.as_ref(), &options)?,
+        given: &a.algo.given(),
+        options: &options,
     };
-    algo::check_config(&loaded.problem, &cfg).map_err(|e| e.about(&data))?;
+    let cfg = algo::configure(algo.as_ref(), &loaded.problem, request, &data)?;
     if let Some(out) = &a.out {
         // Now with every file the data came from (an IDX labels companion).
         let inputs: Vec<&Path> = loaded.dataset.inputs.iter().map(|p| p.as_path()).collect();
