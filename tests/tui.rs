@@ -825,3 +825,37 @@ fn export_never_replaces_the_idx_labels_file_the_data_came_with() {
     );
     assert_eq!(std::fs::read(&labels).unwrap(), before);
 }
+
+#[test]
+fn keys_follow_the_context_they_are_pressed_in() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let press = |app: &mut App, code: KeyCode| {
+        let key = KeyEvent::new(code, KeyModifiers::NONE);
+        if let Some(a) = meanscape::tui::key_action(key, app.context()) {
+            app.update(a);
+        }
+    };
+    let mut app = start("iris", "kmeans");
+    press(&mut app, KeyCode::Char('?'));
+    assert!(app.help);
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Char('j'));
+    press(&mut app, KeyCode::Char('k'));
+    assert_eq!(app.help_scroll, 1);
+    // Keys of the panes do nothing under the help; q closes it.
+    press(&mut app, KeyCode::Char('r'));
+    assert_eq!(app.seed, 0);
+    press(&mut app, KeyCode::Char('q'));
+    assert!(!app.help && !app.quit);
+    // In a prompt q is text.
+    press(&mut app, KeyCode::Char('o'));
+    press(&mut app, KeyCode::Char('q'));
+    assert_eq!(app.prompt.as_ref().unwrap().text, "q");
+    assert!(!app.quit);
+    press(&mut app, KeyCode::Esc);
+    assert!(app.prompt.is_none());
+    press(&mut app, KeyCode::Char('r'));
+    assert_eq!(app.seed, 1);
+    press(&mut app, KeyCode::Char('q'));
+    assert!(app.quit);
+}

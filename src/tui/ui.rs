@@ -383,7 +383,12 @@ fn render_help(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         title.push_str(&format!(" · {k} {what}"));
     }
     if hidden > 0 {
-        title.push_str(&format!(" ({}–{} of {})", first + 1, first + rows, lines.len()));
+        title.push_str(&format!(
+            " ({}–{} of {})",
+            first + 1,
+            first + rows,
+            lines.len()
+        ));
     }
     title.push(' ');
     let shown: Vec<Line> = lines.into_iter().skip(first).take(rows).collect();

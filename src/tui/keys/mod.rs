@@ -146,3 +146,6 @@ pub fn mouse_action(m: MouseEvent, context: Context, hits: &HitMap) -> Option<Ac
         Does::Type => None,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -7,7 +7,9 @@ use super::Key::{self, Char, Click, Code, Ctrl, Shift, Text, WheelDown, WheelUp}
 use super::{Binding, Context};
 use crate::tui::app::Action::*;
 use crate::tui::app::Pane;
-use crossterm::event::KeyCode::{self, BackTab, Down, Enter, Esc, F, Left, PageDown, PageUp, Right, Tab, Up};
+use crossterm::event::KeyCode::{
+    self, BackTab, Down, Enter, Esc, F, Left, PageDown, PageUp, Right, Tab, Up,
+};
 
 const fn fine(steps: i32) -> Does {
     Act(Step {
@@ -137,13 +139,13 @@ pub const KEYS: &[Binding] = &[
         Panes,
         &[(Char('z'), Act(CycleScaling))],
         "scale",
-        "feature scaling: standard → minmax → none → the algorithm's default (reloads)",
+        "scaling: standard → minmax → none → the algorithm's default (reloads)",
     ),
     row(
         Panes,
         &[(Char('e'), Act(ExportPrompt))],
         "export",
-        "export labels + JSON and show the matching `meanscape run` command",
+        "export NAME.labels.csv and NAME.json (never over an input file, asks before replacing) and show the `meanscape run` command that reproduces the result",
     ),
     row(
         Panes,

@@ -58,7 +58,13 @@ fn names(b: &Binding, quote: bool) -> Vec<String> {
     }
     flush(&mut digits, &mut out);
     out.into_iter()
-        .map(|(n, is_char)| if quote && is_char { format!("`{n}`") } else { n })
+        .map(|(n, is_char)| {
+            if quote && is_char {
+                format!("`{n}`")
+            } else {
+                n
+            }
+        })
         .collect()
 }
 
