@@ -417,7 +417,8 @@ impl App {
             match action {
                 Action::ToggleHelp | Action::Cancel | Action::Quit => self.help = false,
                 Action::Move(d) => {
-                    // The help is at most two lines a key plus its note.
+                    // The help is at most about two lines a row of the key
+                    // map, plus its note.
                     let max = 2 * super::keys::KEYS.len() as i32 + 6;
                     self.help_scroll = (self.help_scroll as i32 + d).clamp(0, max) as u16
                 }

@@ -6,7 +6,7 @@ mod table;
 mod text;
 
 pub use table::KEYS;
-pub use text::{help_rows, hint_key, hints, label, readme_table};
+pub use text::{help_rows, hints, readme_table};
 
 use super::app::{Action, Pane};
 use super::ui::HitMap;
