@@ -127,7 +127,7 @@ pub const KEYS: &[Binding] = &[
         Panes,
         &[(Char('o'), Act(OpenFilePrompt))],
         "open",
-        "open a data file: .csv/.tsv/.txt (also gzipped), .npy, .mat or IDX (Tab completes the path)",
+        "open a delimited text, .npy, .mat or IDX file (Tab completes the path)",
     ),
     row(
         Panes,
