@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Drives the real binary in tmux as a user would: opens leukemia with
-# LW-k-means (unscaled, as the paper), raises λ and shows the Feature weights pane switching
+# LW-k-means (unscaled by default, as the paper), raises λ and shows the Feature weights pane switching
 # features off, changes the algorithm, and quits. Each screen is saved
 # under bench/out/tui_demo/ and printed.
 #
@@ -15,7 +15,7 @@ SESSION=meanscape-demo
 cargo build --release -q
 mkdir -p "$OUT"
 tmux kill-session -t "$SESSION" 2>/dev/null || true
-tmux new-session -d -s "$SESSION" -x 120 -y 40 "$BIN tui --data $DATA --algo lw --scale none"
+tmux new-session -d -s "$SESSION" -x 120 -y 40 "$BIN tui --data $DATA --algo lw"
 
 screen() { tmux capture-pane -p -t "$SESSION"; }
 # Waits until the screen matches a regex (and the run is not still going).

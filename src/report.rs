@@ -246,6 +246,17 @@ impl RunReport {
     }
 
     /// A few lines for people.
+    /// The labels as `row,cluster` CSV (0-based, input order), as
+    /// `run --out` and the UI's export write them.
+    pub fn labels_csv(&self) -> String {
+        let mut text = String::with_capacity(self.labels.len() * 8 + 16);
+        text.push_str("row,cluster\n");
+        for (i, l) in self.labels.iter().enumerate() {
+            text.push_str(&format!("{i},{l}\n"));
+        }
+        text
+    }
+
     pub fn human(&self) -> String {
         let mut out = String::new();
         let last_s = self.trace.last().and_then(|t| t.s);

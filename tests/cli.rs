@@ -324,6 +324,11 @@ fn usage_errors_are_one_line_in_our_style() {
         &["path", "--algo", "lw", "--seed", "-1"],
         "-1 is not a valid seed",
     );
+    // A value that overflows to infinity is named as written.
+    refused(
+        &["run", "-P", "s0=-1e330"],
+        "'-1e330' is not a finite number (in s0=-1e330)",
+    );
 }
 
 #[test]

@@ -23,20 +23,19 @@ fn file(name: &str) -> PathBuf {
     data_dir().join(name)
 }
 
-/// A test that needs `files` from the reference data.
-fn reference(name: &'static str, files: &[&str], test: fn() -> Result<(), Failed>) -> Trial {
-    let missing: Vec<&str> = files
+/// A test that needs `files` from the reference data, and those absent.
+fn reference(
+    name: &'static str,
+    files: &[&str],
+    test: fn() -> Result<(), Failed>,
+) -> (Trial, Vec<String>) {
+    let missing: Vec<String> = files
         .iter()
-        .copied()
         .filter(|f| !file(f).is_file())
+        .map(|f| f.to_string())
         .collect();
-    Trial::test(name, test)
-        .with_kind(if missing.is_empty() {
-            String::new()
-        } else {
-            format!("needs {}", missing.join(", "))
-        })
-        .with_ignored_flag(!missing.is_empty())
+    let trial = Trial::test(name, test).with_ignored_flag(!missing.is_empty());
+    (trial, missing)
 }
 
 fn main() -> ExitCode {
@@ -83,15 +82,22 @@ fn main() -> ExitCode {
             sparse_kmeans_default_bound_selects_on_unscaled_leukemia,
         ),
     ];
-    let ignored = trials.iter().filter(|t| t.has_ignored_flag()).count();
-    if ignored > 0 {
+    let ignored: Vec<String> = trials
+        .iter()
+        .filter(|(_, missing)| !missing.is_empty())
+        .map(|(t, missing)| format!("  {}: needs {}", t.name(), missing.join(", ")))
+        .collect();
+    if !ignored.is_empty() {
         println!(
-            "reference data: {ignored} of {} tests ignored, their files are absent from {} \
-             (see the README's \"Reference data\")",
+            "reference data: {} of {} tests ignored, their files are absent from {} \
+             (see the README's \"Reference data\"):\n{}",
+            ignored.len(),
             trials.len(),
-            data_dir().display()
+            data_dir().display(),
+            ignored.join("\n")
         );
     }
+    let trials = trials.into_iter().map(|(t, _)| t).collect();
     libtest_mimic::run(&args, trials).exit_code()
 }
 

@@ -330,21 +330,22 @@ fn every_size_renders_without_panicking() {
 #[test]
 fn prompt_keys_edit_the_text_and_control_keys_are_not_typed() {
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use meanscape::tui::keys::Context::Prompt;
     let mut app = start("iris", "kmeans");
     app.update(Action::OpenFilePrompt);
     let ctrl = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
     let plain = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
     for c in "data/sets/iris.csv".chars() {
-        let action = meanscape::tui::key_action(plain(c), true).unwrap();
+        let action = meanscape::tui::key_action(plain(c), Prompt).unwrap();
         app.update(action);
     }
     assert_eq!(app.prompt.as_ref().unwrap().text, "data/sets/iris.csv");
-    app.update(meanscape::tui::key_action(ctrl('w'), true).unwrap());
+    app.update(meanscape::tui::key_action(ctrl('w'), Prompt).unwrap());
     assert_eq!(app.prompt.as_ref().unwrap().text, "data/sets/");
-    app.update(meanscape::tui::key_action(ctrl('w'), true).unwrap());
+    app.update(meanscape::tui::key_action(ctrl('w'), Prompt).unwrap());
     assert_eq!(app.prompt.as_ref().unwrap().text, "data/");
-    assert!(meanscape::tui::key_action(ctrl('a'), true).is_none());
-    app.update(meanscape::tui::key_action(ctrl('u'), true).unwrap());
+    assert!(meanscape::tui::key_action(ctrl('a'), Prompt).is_none());
+    app.update(meanscape::tui::key_action(ctrl('u'), Prompt).unwrap());
     assert_eq!(app.prompt.as_ref().unwrap().text, "");
 }
 
@@ -577,7 +578,8 @@ fn reset_all_restores_every_default() {
     // The reset key is in the hints and the help.
     let s = screen(&mut app, 120, 40, COLOR);
     assert!(s.contains("R reset all"), "{s}");
-    assert!(ui::HELP.iter().any(|(k, _)| *k == "R"));
+    let help = meanscape::tui::keys::help_rows(meanscape::tui::keys::Context::Panes);
+    assert!(help.iter().any(|(k, _)| k == "R"));
 }
 
 #[test]
@@ -707,16 +709,17 @@ fn export_names_the_full_paths_and_pairs_weights_with_features() {
     assert!(msg.contains(&full.display().to_string()), "{msg}");
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&full).unwrap()).unwrap();
-    let w = json["feature_weights"].as_array().unwrap();
+    // The same pairing as `meanscape run --json`: `features` holds each
+    // weight with its feature's name, `feature_weights` the plain numbers.
+    let w = json["features"].as_array().unwrap();
     let names = &app.loaded().unwrap().dataset.feature_names;
     assert_eq!(w.len(), names.len());
     let fit = &app.view.result.as_ref().unwrap().best;
+    let weights = fit.feature_weights.as_ref().unwrap();
     for (j, entry) in w.iter().enumerate() {
-        assert_eq!(entry["feature"], names[j].as_str());
-        assert_eq!(
-            entry["weight"].as_f64(),
-            Some(fit.feature_weights.as_ref().unwrap()[j])
-        );
+        assert_eq!(entry["name"], names[j].as_str());
+        assert_eq!(entry["weight"].as_f64(), Some(weights[j]));
+        assert_eq!(json["feature_weights"][j].as_f64(), Some(weights[j]));
     }
 }
 
@@ -822,4 +825,38 @@ fn export_never_replaces_the_idx_labels_file_the_data_came_with() {
         "export over the companion was not refused: {msg}"
     );
     assert_eq!(std::fs::read(&labels).unwrap(), before);
+}
+
+#[test]
+fn keys_follow_the_context_they_are_pressed_in() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let press = |app: &mut App, code: KeyCode| {
+        let key = KeyEvent::new(code, KeyModifiers::NONE);
+        if let Some(a) = meanscape::tui::key_action(key, app.context()) {
+            app.update(a);
+        }
+    };
+    let mut app = start("iris", "kmeans");
+    press(&mut app, KeyCode::Char('?'));
+    assert!(app.help);
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Char('j'));
+    press(&mut app, KeyCode::Char('k'));
+    assert_eq!(app.help_scroll, 1);
+    // Keys of the panes do nothing under the help; q closes it.
+    press(&mut app, KeyCode::Char('r'));
+    assert_eq!(app.seed, 0);
+    press(&mut app, KeyCode::Char('q'));
+    assert!(!app.help && !app.quit);
+    // In a prompt q is text.
+    press(&mut app, KeyCode::Char('o'));
+    press(&mut app, KeyCode::Char('q'));
+    assert_eq!(app.prompt.as_ref().unwrap().text, "q");
+    assert!(!app.quit);
+    press(&mut app, KeyCode::Esc);
+    assert!(app.prompt.is_none());
+    press(&mut app, KeyCode::Char('r'));
+    assert_eq!(app.seed, 1);
+    press(&mut app, KeyCode::Char('q'));
+    assert!(app.quit);
 }

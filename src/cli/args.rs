@@ -194,5 +194,9 @@ pub fn parse_param(s: &str) -> Result<(String, f64), String> {
         .trim()
         .parse()
         .map_err(|_| format!("'{v}' is not a number (in {s})"))?;
+    // 1e400 parses as infinity; no parameter takes it.
+    if !x.is_finite() {
+        return Err(format!("'{v}' is not a finite number (in {s})"));
+    }
     Ok((k.trim().to_string(), x))
 }

@@ -74,15 +74,16 @@ fn output(a: &PathArgs) -> Result<String> {
         )));
     }
     let k = loaded.choose_k(a.algo.k)?;
-    let params = algo::resolve_params(algo.as_ref(), &loaded.problem, k, &given)?;
-    let cfg = RunConfig {
+    let data = loaded.source.spec();
+    let request = algo::Request {
         k,
         seed: a.algo.seed,
         restarts: a.algo.restarts,
         init: a.algo.init,
-        params,
-        options: algo::resolve_options(algo.as_ref(), &options)?,
+        given: &given,
+        options: &options,
     };
+    let cfg = algo::configure(algo.as_ref(), &loaded.problem, request, &data)?;
     let grid = match &a.lambda {
         Some(spec) => grid_in_range(spec, algo.as_ref(), kind)?,
         None => {
@@ -100,9 +101,6 @@ fn output(a: &PathArgs) -> Result<String> {
             }
         }
     };
-    let data = loaded.source.spec();
-    algo::check_config(&loaded.problem, &cfg).map_err(|e| e.about(&data))?;
-    algo::check_memory(algo.as_ref(), &loaded.problem, &cfg)?;
     let show = !a.quiet && std::io::stderr().is_terminal();
     let result = solve(kind, &loaded.problem, &cfg, &grid, show).map_err(|e| match e {
         Error::Data(_) => e.about(&data),

@@ -47,18 +47,17 @@ fn output(a: &RunArgs) -> Result<String> {
     let data = loaded.source.spec();
     let algo = algo::find(&a.algo.algo)?;
     let k = loaded.choose_k(a.algo.k)?;
-    let params = algo::resolve_params(algo.as_ref(), &loaded.problem, k, &a.algo.given())?;
     let mut options = a.algo.options();
     options.extend(a.data.memory_option());
-    let cfg = RunConfig {
+    let request = algo::Request {
         k,
         seed: a.algo.seed,
         restarts: a.algo.restarts,
         init: a.algo.init,
-        params,
-        options: algo::resolve_options(algo.as_ref(), &options)?,
+        given: &a.algo.given(),
+        options: &options,
     };
-    algo::check_config(&loaded.problem, &cfg).map_err(|e| e.about(&data))?;
+    let cfg = algo::configure(algo.as_ref(), &loaded.problem, request, &data)?;
     if let Some(out) = &a.out {
         // Now with every file the data came from (an IDX labels companion).
         let inputs: Vec<&Path> = loaded.dataset.inputs.iter().map(|p| p.as_path()).collect();
@@ -83,7 +82,7 @@ fn output(a: &RunArgs) -> Result<String> {
     });
     report.data.rescale_exp = (loaded.rescale_exp != 0).then_some(loaded.rescale_exp);
     if let Some(out) = &a.out {
-        write_labels(out, &report.labels)?;
+        files::write_atomic(out, report.labels_csv().as_bytes())?;
     }
     Ok(if a.json {
         serde_json::to_string(&report).expect("report serialises") + "\n"
@@ -154,13 +153,4 @@ fn status(ev: &Event, restarts: usize) -> Option<String> {
         Event::Stage { label, done } => Some(format!("{label} {:.0}%", done * 100.0)),
         Event::RestartDone { .. } => None,
     }
-}
-
-fn write_labels(out: &Path, labels: &[usize]) -> Result<()> {
-    let mut text = String::with_capacity(labels.len() * 8 + 16);
-    text.push_str("row,cluster\n");
-    for (i, l) in labels.iter().enumerate() {
-        text.push_str(&format!("{i},{l}\n"));
-    }
-    files::write_atomic(out, text.as_bytes())
 }

@@ -435,6 +435,58 @@ pub fn resolve_params(
     })
 }
 
+/// What a run asks for, before its parameters are resolved.
+#[derive(Debug, Clone)]
+pub struct Request<'a> {
+    pub k: usize,
+    pub seed: u64,
+    pub restarts: usize,
+    pub init: Init,
+    /// Parameter values the user set, by declared name.
+    pub given: &'a [(String, f64)],
+    /// Non-numeric options the user set (`kernel`, `max_memory`, …).
+    pub options: &'a [(String, String)],
+}
+
+/// Builds a run's configuration, checking the cheap things first: k and the
+/// restart count against the data (errors name `data`), then the memory
+/// budget, and only then resolving the parameters, because an automatic
+/// default may itself cluster the data (sparse-kmeans' bound) and must not
+/// allocate before the budget allows it.
+///
+/// # Errors
+/// [`Error::Param`] for k, restarts, a parameter or an option the
+/// algorithm cannot take, [`Error::Resource`] above the memory budget, and
+/// what computing an automatic default fails with.
+pub fn configure(
+    algo: &dyn Algorithm,
+    problem: &Problem,
+    req: Request<'_>,
+    data: &str,
+) -> Result<RunConfig> {
+    let mut cfg = RunConfig {
+        k: req.k,
+        seed: req.seed,
+        restarts: req.restarts,
+        init: req.init,
+        params: Params::default(),
+        options: resolve_options(algo, req.options)?,
+    };
+    check_config(problem, &cfg).map_err(|e| e.about(data))?;
+    // The memory of a start depends on k, the seeding and the options, not
+    // on the numbers: automatic defaults stand in at their range's minimum.
+    cfg.params = Params::resolve(algo.id(), &algo.params(), req.given, |name| {
+        Ok(algo
+            .params()
+            .iter()
+            .find(|s| s.name == name)
+            .map_or(0.0, |s| s.min))
+    })?;
+    algo.check(problem, &cfg)?;
+    cfg.params = resolve_params(algo, problem, req.k, req.given)?;
+    Ok(cfg)
+}
+
 /// Checks k and the restart count against the problem.
 ///
 /// # Errors

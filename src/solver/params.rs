@@ -176,7 +176,11 @@ pub fn fmt_num(v: f64) -> String {
             let t = format!("{r:.10}");
             t.trim_end_matches('0').trim_end_matches('.').to_string()
         } else {
-            format!("{v:e}")
+            // Six significant digits, trailing zeros of the mantissa dropped.
+            let t = format!("{v:.5e}");
+            let (mantissa, exp) = t.split_once('e').unwrap_or((&t, "0"));
+            let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
+            format!("{mantissa}e{exp}")
         }
     }
 }
@@ -320,6 +324,16 @@ mod tests {
             integer: false,
             help: "",
         }
+    }
+
+    #[test]
+    fn numbers_print_short() {
+        assert_eq!(fmt_num(3.0), "3");
+        assert_eq!(fmt_num(0.25), "0.25");
+        assert_eq!(fmt_num(0.000280034012), "0.000280034");
+        assert_eq!(fmt_num(2.800336040324839e-7), "2.80034e-7");
+        assert_eq!(fmt_num(1.5e-300), "1.5e-300");
+        assert_eq!(fmt_num(-3.2e21), "-3.2e21");
     }
 
     #[test]

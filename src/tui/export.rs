@@ -66,14 +66,10 @@ pub fn export(app: &App, base: &Path, confirmed: bool) -> Result<Outcome> {
         scale: loaded.scale,
         load_ms: loaded.load_ms,
     });
-    let mut csv = String::from("row,cluster\n");
-    for (i, l) in report.labels.iter().enumerate() {
-        csv.push_str(&format!("{i},{l}\n"));
-    }
-    files::write_atomic(&labels_path, csv.as_bytes())?;
-    let mut value = serde_json::to_value(&report).expect("report serialises");
-    name_weights(&mut value, &loaded.dataset.feature_names);
-    let json = serde_json::to_string_pretty(&value).expect("report serialises") + "\n";
+    files::write_atomic(&labels_path, report.labels_csv().as_bytes())?;
+    // The same object as `meanscape run --json` (feature weights paired
+    // with their names in `features`), indented for reading.
+    let json = serde_json::to_string_pretty(&report).expect("report serialises") + "\n";
     files::write_atomic(&json_path, json.as_bytes())?;
     // The full paths: a relative name says nothing about where the UI runs.
     let full = |p: &Path| {
@@ -83,23 +79,4 @@ pub fn export(app: &App, base: &Path, confirmed: bool) -> Result<Outcome> {
             .to_string()
     };
     Ok(Outcome::Written(vec![full(&labels_path), full(&json_path)]))
-}
-
-/// Pairs `feature_weights` with the feature names: `[{"feature": name,
-/// "weight": w}, …]` in column order. A report that pairs them already is
-/// left alone.
-pub fn name_weights(report: &mut serde_json::Value, names: &[String]) {
-    let Some(w) = report.get_mut("feature_weights") else {
-        return;
-    };
-    let Some(values) = w.as_array() else { return };
-    if values.len() != names.len() || !values.iter().all(|v| v.is_number()) {
-        return;
-    }
-    let paired: Vec<serde_json::Value> = values
-        .iter()
-        .zip(names)
-        .map(|(v, n)| serde_json::json!({"feature": n, "weight": v}))
-        .collect();
-    *w = serde_json::Value::Array(paired);
 }

@@ -1,9 +1,10 @@
 //! The terminal UI. `App` (state, `update(action)`) is apart from the
-//! drawing (`ui`, one file per pane); this module owns the terminal and the
-//! event loop.
+//! drawing (`ui`, one file per pane) and from the key map (`keys`); this
+//! module owns the terminal and the event loop.
 
 pub mod app;
 pub mod export;
+pub mod keys;
 pub mod panes;
 pub mod projection;
 pub mod prompt;
@@ -11,11 +12,8 @@ pub mod theme;
 pub mod ui;
 pub mod worker;
 
-use app::{Action, App, Pane, StartOptions};
-use crossterm::event::{
-    self, DisableMouseCapture, EnableMouseCapture, Event as TermEvent, KeyCode, KeyEvent,
-    KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
-};
+use app::{App, StartOptions};
+use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event as TermEvent};
 use crossterm::execute;
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
@@ -24,101 +22,10 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 use theme::Theme;
 
+pub use keys::{key_action, mouse_action};
+
 /// Frames per second while something moves; idle frames are cheaper.
 const FRAME: Duration = Duration::from_millis(33);
-
-/// Maps a key to an action, given whether a prompt is open.
-pub fn key_action(key: KeyEvent, prompt_open: bool) -> Option<Action> {
-    if key.kind == KeyEventKind::Release {
-        return None;
-    }
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    let shift = key.modifiers.contains(KeyModifiers::SHIFT);
-    if ctrl && matches!(key.code, KeyCode::Char('c')) {
-        return Some(Action::Quit);
-    }
-    if prompt_open {
-        return match key.code {
-            KeyCode::Enter => Some(Action::Activate),
-            KeyCode::Esc => Some(Action::Cancel),
-            KeyCode::Backspace => Some(Action::Backspace),
-            KeyCode::Tab => Some(Action::Complete),
-            KeyCode::Char('u') if ctrl => Some(Action::ClearInput),
-            KeyCode::Char('w') if ctrl => Some(Action::DeleteWord),
-            KeyCode::Char(_) if ctrl => None,
-            KeyCode::Char(c) => Some(Action::Input(c)),
-            _ => None,
-        };
-    }
-    Some(match key.code {
-        KeyCode::Char('q') => Action::Quit,
-        KeyCode::Char('?') | KeyCode::F(1) => Action::ToggleHelp,
-        KeyCode::Tab => Action::NextPane,
-        KeyCode::BackTab => Action::PrevPane,
-        KeyCode::Up | KeyCode::Char('k') => Action::Move(-1),
-        KeyCode::Down | KeyCode::Char('j') => Action::Move(1),
-        KeyCode::Left | KeyCode::Char('h') => Action::Step {
-            steps: -1,
-            coarse: shift,
-        },
-        KeyCode::Right | KeyCode::Char('l') => Action::Step {
-            steps: 1,
-            coarse: shift,
-        },
-        KeyCode::Char('H') => Action::Step {
-            steps: -1,
-            coarse: true,
-        },
-        KeyCode::Char('L') => Action::Step {
-            steps: 1,
-            coarse: true,
-        },
-        KeyCode::PageDown => Action::Step {
-            steps: -1,
-            coarse: true,
-        },
-        KeyCode::PageUp => Action::Step {
-            steps: 1,
-            coarse: true,
-        },
-        KeyCode::Enter => Action::Activate,
-        KeyCode::Esc => Action::Cancel,
-        KeyCode::Char('r') => Action::Reseed,
-        KeyCode::Char('R') => Action::ResetAll,
-        KeyCode::Char('o') => Action::OpenFilePrompt,
-        KeyCode::Char('d') => Action::NextBundled,
-        KeyCode::Char('z') => Action::CycleScaling,
-        KeyCode::Char('e') => Action::ExportPrompt,
-        KeyCode::Char('s') => Action::ToggleScatterMode,
-        KeyCode::Char('x') => Action::ScatterFeature(0),
-        KeyCode::Char('y') => Action::ScatterFeature(1),
-        KeyCode::Char('p') => Action::TogglePath,
-        KeyCode::Char(c @ '1'..='8') => Action::Focus(Pane::ALL[(c as u8 - b'1') as usize]),
-        _ => return None,
-    })
-}
-
-/// Maps a mouse event to an action, using where the panes were drawn.
-pub fn mouse_action(m: MouseEvent, hits: &ui::HitMap) -> Option<Action> {
-    match m.kind {
-        MouseEventKind::Down(MouseButton::Left) => hits.pane_at(m.column, m.row).map(Action::Focus),
-        MouseEventKind::ScrollUp | MouseEventKind::ScrollDown => {
-            let steps = if m.kind == MouseEventKind::ScrollUp {
-                1
-            } else {
-                -1
-            };
-            if let Some(index) = hits.slider_at(m.column, m.row) {
-                Some(Action::StepParam { index, steps })
-            } else if hits.pane_at(m.column, m.row) == Some(Pane::Algorithm) {
-                Some(Action::Move(-steps))
-            } else {
-                None
-            }
-        }
-        _ => None,
-    }
-}
 
 fn restore_terminal() {
     let _ = disable_raw_mode();
@@ -192,9 +99,9 @@ fn event_loop(app: &mut App, theme: &Theme) -> crate::Result<()> {
             let action = match ev {
                 TermEvent::Key(k) => {
                     pending_key.get_or_insert_with(Instant::now);
-                    key_action(k, app.prompt.is_some())
+                    key_action(k, app.context())
                 }
-                TermEvent::Mouse(m) => mouse_action(m, &hits),
+                TermEvent::Mouse(m) => mouse_action(m, app.context(), &hits),
                 _ => None,
             };
             if let Some(a) = action {

@@ -2,6 +2,7 @@
 //! help overlay and prompts.
 
 use super::app::{App, Pane, PromptKind, RunStatus};
+use super::keys::{self, Context};
 use super::panes::{self, clip, wrap};
 use super::theme::{Theme, asciify};
 use ratatui::Frame;
@@ -300,34 +301,11 @@ fn render_status(
     f.render_widget(Paragraph::new(out), area);
 }
 
-/// Key hints, most useful first: as many as fit are shown.
-const HINTS: &[(&str, &str)] = &[
-    ("?", "help"),
-    ("q", "quit"),
-    ("Tab", "pane"),
-    ("←→", "adjust"),
-    ("Enter", "edit"),
-    ("r", "reseed"),
-    ("R", "reset all"),
-    ("Esc", "cancel"),
-    ("o", "open"),
-    ("d", "dataset"),
-    ("z", "scale"),
-    ("e", "export"),
-    ("1-8", "focus"),
-];
-
+/// Key hints of the table, most useful first: as many as fit are shown.
 fn render_hints(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut spans = Vec::new();
     let mut used = 0usize;
-    let hints: Vec<(&str, &str)> = if app.help {
-        vec![("Esc", "close"), ("↑↓", "scroll")]
-    } else if app.prompt.is_some() {
-        vec![("Enter", "accept"), ("Esc", "cancel"), ("Tab", "complete")]
-    } else {
-        HINTS.to_vec()
-    };
-    for (k, what) in hints {
+    for (k, what) in keys::hints(app.context()) {
         let len = k.chars().count() + what.len() + 3;
         if used + len > area.width as usize {
             continue;
@@ -339,74 +317,24 @@ fn render_hints(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-/// Every key, for the help overlay (and the README).
-pub const HELP: &[(&str, &str)] = &[
-    ("?, F1", "open or close this help"),
-    (
-        "Tab / Shift-Tab",
-        "next / previous pane (click also focuses)",
-    ),
-    (
-        "1 … 8",
-        "focus Data, Algorithm, Parameters, Objective, Scatter, Sizes, Weights, Metrics",
-    ),
-    (
-        "↑ ↓  (k j)",
-        "Algorithm: choose (starts a run) · Parameters: choose a slider",
-    ),
-    (
-        "← →  (h l)",
-        "move the slider one fine step (mouse wheel too)",
-    ),
-    ("Shift-← →, PgUp PgDn", "move the slider one coarse step"),
-    (
-        "Enter",
-        "type an exact value (\"default\" resets it); shows the parameter's whole help",
-    ),
-    ("r", "re-run with the next seed"),
-    (
-        "R",
-        "reset all: every parameter (of every algorithm), k, seed, restarts and the scaling back to their defaults",
-    ),
-    (
-        "Esc",
-        "cancel the run in flight and free the kernels and feature maps it holds; close a prompt",
-    ),
-    (
-        "o",
-        "open a file (Tab completes; in a prompt Ctrl-U clears, Ctrl-W deletes a word)",
-    ),
-    (
-        "d",
-        "switch to the next bundled dataset (values typed for data-derived parameters stay with their dataset)",
-    ),
-    (
-        "z",
-        "feature scaling: standard → minmax → none → the algorithm's default (reloads)",
-    ),
-    (
-        "e",
-        "export labels + JSON and show the matching `meanscape run` command",
-    ),
-    ("s", "Scatter: principal components ↔ two features"),
-    ("x / y", "Scatter: next feature on the x / y axis"),
-    (
-        "p",
-        "Feature weights: regularisation path (lw, sparse-kmeans)",
-    ),
-    ("q, Ctrl-C", "quit"),
-];
-
 /// The closing note of the help overlay.
 const HELP_NOTE: &str = "Any change cancels the run in flight and starts a new one; kernels and feature maps are reused. Sliders marked * differ from their default; on a bar, │ marks the default and a log-scale bar spans three decades either side of it.";
 
-/// The help overlay's lines at inner width `w`: keys in a column, their
-/// text wrapped beside them.
+/// The help overlay's lines at inner width `w`: the keys of the panes,
+/// then those of a prompt, in a column, their text wrapped beside them.
+/// The help's own keys are in its title and the hint bar.
 pub fn help_lines(w: usize, theme: &Theme) -> Vec<Line<'static>> {
     let key_w = if w >= 70 { 22 } else { 12 };
     let text_w = w.saturating_sub(key_w).max(10);
     let mut lines = Vec::new();
-    for (k, v) in HELP {
+    let mut rows = keys::help_rows(Context::Panes);
+    let prompt_from = rows.len();
+    rows.extend(keys::help_rows(Context::Prompt));
+    for (i, (k, v)) in rows.iter().enumerate() {
+        if i == prompt_from {
+            lines.push(Line::from(""));
+            lines.push(Line::from(Span::styled("In a prompt", theme.title())));
+        }
         let key = theme.text(k).into_owned();
         let parts = wrap(&theme.text(v), text_w);
         // A key longer than its column gets a line of its own.
@@ -446,16 +374,23 @@ fn render_help(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let rows = h.saturating_sub(2) as usize;
     let hidden = lines.len().saturating_sub(rows);
     let first = (app.help_scroll as usize).min(hidden);
-    let title = if hidden > 0 {
-        format!(
-            " Help · ↑↓ scroll ({}–{} of {}) · Esc closes ",
+    // The first hint (closing) always; scrolling once there is something to
+    // scroll.
+    let mut title = String::from(" Help");
+    let hints = keys::hints(Context::Help);
+    let shown = if hidden > 0 { hints.len() } else { 1 };
+    for (k, what) in hints.iter().take(shown) {
+        title.push_str(&format!(" · {k} {what}"));
+    }
+    if hidden > 0 {
+        title.push_str(&format!(
+            " ({}–{} of {})",
             first + 1,
             first + rows,
             lines.len()
-        )
-    } else {
-        " Help · Esc closes ".to_string()
-    };
+        ));
+    }
+    title.push(' ');
     let shown: Vec<Line> = lines.into_iter().skip(first).take(rows).collect();
     f.render_widget(Clear, r);
     f.render_widget(

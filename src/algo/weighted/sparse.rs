@@ -463,7 +463,10 @@ pub fn default_wbound(problem: &Problem, k: usize) -> Result<f64> {
         let seeds = init::euclidean_seeds(x, &problem.x_norms, k, Init::KmeansPP, &mut rng)?;
         let c = x.select(ndarray::Axis(0), &seeds);
         let tol = 1e-4 * mean_variance(x);
-        let fit = lloyd_loop(x, &problem.x_norms, c, tol, 100, &Ctx::new())?;
+        // A few Lloyd steps settle the partition enough for b (it moves by ~1%
+        // between partitions) and keep this cheap: it runs when the parameters
+        // are resolved, before any progress can be shown.
+        let fit = lloyd_loop(x, &problem.x_norms, c, tol, 10, &Ctx::new())?;
         Ok(binding_bound(&partition_bcss(x, &fit.labels, k)))
     })?;
     let b = b.unwrap_or_else(|| (problem.p() as f64).sqrt());

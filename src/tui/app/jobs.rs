@@ -5,7 +5,7 @@ use super::{
     App, CurvePoint, DEBOUNCE, DataView, Pane, PathView, Prompt, PromptKind, RunStatus, RunView,
     ScatterMode,
 };
-use crate::algo::{self, Event, RunConfig};
+use crate::algo::{self, Event};
 use crate::error::Error;
 use crate::metrics::Scores;
 use crate::tui::worker::{self, Msg};
@@ -187,18 +187,15 @@ impl App {
             .filter(|((a, _), _)| a == algo.id())
             .map(|((_, n), v)| (n.clone(), *v))
             .collect();
-        let cfg = algo::resolve_params(algo.as_ref(), &problem, k, &given)
-            .and_then(|params| {
-                Ok(RunConfig {
-                    k,
-                    seed: self.seed,
-                    restarts: self.restarts,
-                    init: self.init,
-                    params,
-                    options: algo::resolve_options(algo.as_ref(), &self.options)?,
-                })
-            })
-            .and_then(|cfg| algo::check_config(&problem, &cfg).map(|_| cfg));
+        let request = algo::Request {
+            k,
+            seed: self.seed,
+            restarts: self.restarts,
+            init: self.init,
+            given: &given,
+            options: &self.options,
+        };
+        let cfg = algo::configure(algo.as_ref(), &problem, request, &data.loaded.dataset.name);
         let cfg = match cfg {
             Ok(c) => c,
             Err(e) => {

@@ -13,6 +13,7 @@ use crate::data::{LoadOptions, Scaling, bundled};
 use crate::error::Error;
 use crate::metrics::Scores;
 use crate::session::Loaded;
+use crate::tui::keys::Context;
 use crate::tui::projection::Projection;
 use crate::tui::worker::Job;
 use std::collections::HashMap;
@@ -372,6 +373,17 @@ impl App {
         self.algos[self.algo_idx].as_ref()
     }
 
+    /// Where keys go now: an open prompt takes them first, then the help.
+    pub fn context(&self) -> Context {
+        if self.prompt.is_some() {
+            Context::Prompt
+        } else if self.help {
+            Context::Help
+        } else {
+            Context::Panes
+        }
+    }
+
     pub fn loaded(&self) -> Option<&Loaded> {
         self.data.as_ref().map(|d| d.loaded.as_ref())
     }
@@ -405,8 +417,9 @@ impl App {
             match action {
                 Action::ToggleHelp | Action::Cancel | Action::Quit => self.help = false,
                 Action::Move(d) => {
-                    // The help is at most two lines a key plus its note.
-                    let max = 2 * super::ui::HELP.len() as i32 + 6;
+                    // The help is at most about two lines a row of the key
+                    // map, plus its note.
+                    let max = 2 * super::keys::KEYS.len() as i32 + 6;
                     self.help_scroll = (self.help_scroll as i32 + d).clamp(0, max) as u16
                 }
                 _ => {}

@@ -1,0 +1,121 @@
+//! The key map written out: key names, the hint bar, the help's rows and
+//! the README's key table.
+
+use super::{Binding, Context, KEYS, Key};
+use crossterm::event::KeyCode;
+
+fn code_name(code: KeyCode) -> String {
+    match code {
+        KeyCode::BackTab => "Shift-Tab".into(),
+        KeyCode::Up => "↑".into(),
+        KeyCode::Down => "↓".into(),
+        KeyCode::Left => "←".into(),
+        KeyCode::Right => "→".into(),
+        KeyCode::PageUp => "PgUp".into(),
+        KeyCode::PageDown => "PgDn".into(),
+        KeyCode::F(n) => format!("F{n}"),
+        other => format!("{other:?}"),
+    }
+}
+
+fn key_name(key: Key) -> String {
+    match key {
+        Key::Char(c) => c.to_string(),
+        Key::Ctrl(c) => format!("Ctrl-{}", c.to_ascii_uppercase()),
+        Key::Code(code) => code_name(code),
+        Key::Shift(code) => format!("Shift-{}", code_name(code)),
+        Key::Text => "other keys".into(),
+        Key::Click => "click".into(),
+        Key::WheelUp | Key::WheelDown => "wheel".into(),
+    }
+}
+
+/// The row's keys as written, in order: a run of digits is one range
+/// (1-8), a name that repeats (the wheel's two directions) is written once.
+/// `quote` puts character keys in backticks, for Markdown.
+fn names(b: &Binding, quote: bool) -> Vec<String> {
+    let mut out: Vec<(String, bool)> = Vec::new();
+    let mut digits: Vec<char> = Vec::new();
+    let flush = |digits: &mut Vec<char>, out: &mut Vec<(String, bool)>| {
+        match digits.as_slice() {
+            [] => {}
+            [d] => out.push((d.to_string(), true)),
+            [first, .., last] => out.push((format!("{first}-{last}"), true)),
+        }
+        digits.clear();
+    };
+    for (key, _) in b.keys {
+        match key {
+            Key::Char(c) if c.is_ascii_digit() => digits.push(*c),
+            _ => {
+                flush(&mut digits, &mut out);
+                let name = (key_name(*key), matches!(key, Key::Char(_)));
+                if out.last() != Some(&name) {
+                    out.push(name);
+                }
+            }
+        }
+    }
+    flush(&mut digits, &mut out);
+    out.into_iter()
+        .map(|(n, is_char)| {
+            if quote && is_char {
+                format!("`{n}`")
+            } else {
+                n
+            }
+        })
+        .collect()
+}
+
+/// The row's keys for the help: "?, F1".
+pub fn label(b: &Binding) -> String {
+    names(b, false).join(", ")
+}
+
+/// The row's key in the hint bar: the first, or the first two when they
+/// are arrows (←→).
+pub fn hint_key(b: &Binding) -> String {
+    let arrow = |n: &String| ["←", "→", "↑", "↓"].contains(&n.as_str());
+    match names(b, false).as_slice() {
+        [a, b, ..] if arrow(a) && arrow(b) => format!("{a}{b}"),
+        [a, ..] => a.clone(),
+        [] => String::new(),
+    }
+}
+
+fn rows(context: Context) -> impl Iterator<Item = &'static Binding> {
+    KEYS.iter().filter(move |b| b.context == context)
+}
+
+/// The hint bar in `context`: (key, word), most useful first.
+pub fn hints(context: Context) -> Vec<(String, &'static str)> {
+    rows(context)
+        .filter(|b| !b.hint.is_empty())
+        .map(|b| (hint_key(b), b.hint))
+        .collect()
+}
+
+/// The help's rows in `context`: (keys, what they do).
+pub fn help_rows(context: Context) -> Vec<(String, &'static str)> {
+    rows(context).map(|b| (label(b), b.help)).collect()
+}
+
+/// The README's key table, every context, as Markdown.
+pub fn readme_table() -> String {
+    let mut out = String::from("| key | |\n|---|---|\n");
+    for (context, heading) in [
+        (Context::Panes, None),
+        (Context::Prompt, Some("in a prompt")),
+        (Context::Help, Some("in the help")),
+    ] {
+        if let Some(h) = heading {
+            out.push_str(&format!("| **{h}** | |\n"));
+        }
+        for b in rows(context) {
+            let keys = names(b, true).join(", ");
+            out.push_str(&format!("| {keys} | {} |\n", b.help.replace('|', "\\|")));
+        }
+    }
+    out
+}
