@@ -86,7 +86,7 @@ pub fn run(a: &GenArgs) -> anyhow::Result<()> {
                 ds.source
             );
         }
-        None => super::print(&bytes)?,
+        None => super::output::print(&bytes)?,
     }
     if let Some(rel) = &ds.relevance {
         let names: Vec<&str> = rel

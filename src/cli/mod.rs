@@ -5,6 +5,7 @@ pub mod files;
 mod gen_cmd;
 mod info;
 pub mod interrupt;
+mod output;
 mod path;
 mod run;
 
@@ -56,40 +57,12 @@ pub struct TuiArgs {
     pub ascii: bool,
 }
 
-#[cfg(feature = "tui")]
-fn tui(a: &TuiArgs) -> crate::Result<()> {
-    use std::io::IsTerminal;
-    if !std::io::stdout().is_terminal() {
-        return Err(Error::Param(
-            "the terminal UI needs a terminal; use `meanscape run` for scripts (see --help)".into(),
-        ));
-    }
-    crate::tui::run(crate::tui::UiOptions {
-        start: crate::tui::app::StartOptions {
-            data: a.data.data.clone(),
-            load_opts: a.data.load_options(),
-            // None: the scaling follows the algorithm chosen in the UI.
-            scale: a.data.scale,
-            algo: a.algo.algo.clone(),
-            k: a.algo.k,
-            seed: a.algo.seed,
-            restarts: a.algo.restarts,
-            init: a.algo.init,
-            given: a.algo.given(),
-            options: a
-                .algo
-                .options()
-                .into_iter()
-                .chain(a.data.memory_option())
-                .collect(),
-        },
-        ascii: a.ascii,
-    })
-}
+/// What `meanscape` without a command (or `meanscape tui`) starts: the
+/// terminal UI when the program has one (see `main.rs`).
+pub type Ui = fn(&TuiArgs) -> crate::Result<()>;
 
-/// Without the `tui` feature the program is the CLI alone.
-#[cfg(not(feature = "tui"))]
-fn tui(_a: &TuiArgs) -> crate::Result<()> {
+/// The `Ui` of a program built without the terminal UI.
+pub fn no_ui(_a: &TuiArgs) -> crate::Result<()> {
     Err(Error::Param(
         "this meanscape was built without the terminal UI (Cargo feature tui); use `meanscape run` (see --help)".into(),
     ))
@@ -97,7 +70,7 @@ fn tui(_a: &TuiArgs) -> crate::Result<()> {
 
 /// Parses the process arguments (with per-algorithm defaults in the long
 /// help of `run`) and runs the command. Returns the exit code.
-pub fn main() -> i32 {
+pub fn main(ui: Ui) -> i32 {
     let cmd = Cli::command().mut_subcommand("run", |c| c.after_long_help(info::defaults_help()));
     let parsed = cmd
         .try_get_matches()
@@ -112,60 +85,25 @@ pub fn main() -> i32 {
     ) {
         interrupt::install();
     }
-    exit_code(execute(cli))
+    output::exit_code(execute(cli, ui))
 }
 
 /// Runs the parsed command. Library errors pass through as they are (their
 /// messages are written for users); what fails in the program itself gets
 /// its context here.
-fn execute(cli: Cli) -> anyhow::Result<()> {
+fn execute(cli: Cli, ui: Ui) -> anyhow::Result<()> {
     match cli.command {
-        None => tui(&cli.tui)?,
-        Some(Command::Tui(a)) => tui(&a)?,
+        None => ui(&cli.tui)?,
+        Some(Command::Tui(a)) => ui(&a)?,
         Some(Command::Run(a)) => run::run(&a)?,
         Some(Command::Path(a)) => path::run(&a)?,
         Some(Command::Gen(a)) => gen_cmd::run(&a)?,
-        Some(Command::Datasets) => print(info::datasets().as_bytes())?,
-        Some(Command::Algorithms { id }) => print(info::algorithms(id.as_deref())?.as_bytes())?,
+        Some(Command::Datasets) => output::print(info::datasets().as_bytes())?,
+        Some(Command::Algorithms { id }) => {
+            output::print(info::algorithms(id.as_deref())?.as_bytes())?
+        }
     }
     Ok(())
-}
-
-/// Writes a command's output to stdout. A closed pipe (`| head`) is not an
-/// error worth a message; anything else is.
-pub(crate) fn print(bytes: &[u8]) -> anyhow::Result<()> {
-    use anyhow::Context;
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    match out.write_all(bytes).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(e).context("writing the output to stdout")
-        }
-        _ => Ok(()),
-    }
-}
-
-/// The exit code of a finished command, with its error on stderr in one
-/// line: 130 for a cancelled run, 2 for an error.
-fn exit_code(result: anyhow::Result<()>) -> i32 {
-    let Err(e) = result else { return 0 };
-    if matches!(e.downcast_ref::<Error>(), Some(Error::Cancelled)) {
-        eprintln!("meanscape: cancelled");
-        return 130;
-    }
-    // The context the program added, then the cause; a library error's
-    // message already names its own cause, so the chain stops there.
-    let mut parts = Vec::new();
-    for cause in e.chain() {
-        parts.push(cause.to_string());
-        if cause.is::<Error>() {
-            break;
-        }
-    }
-    // One line, whatever a file name or a library put in the text.
-    let text = parts.join(": ").replace(['\n', '\r'], " ");
-    eprintln!("meanscape: error: {text}");
-    2
 }
 
 /// Help and version as clap prints them; a usage error as one line in our

@@ -47,7 +47,7 @@ pub struct PathArgs {
 
 pub fn run(a: &PathArgs) -> anyhow::Result<()> {
     let text = output(a)?;
-    super::print(text.as_bytes())
+    super::output::print(text.as_bytes())
 }
 
 /// The path as CSV, or as one JSON object.

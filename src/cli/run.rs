@@ -34,7 +34,7 @@ pub struct RunArgs {
 
 pub fn run(a: &RunArgs) -> anyhow::Result<()> {
     let text = output(a)?;
-    super::print(text.as_bytes())
+    super::output::print(text.as_bytes())
 }
 
 /// The run's summary, or its JSON object.

@@ -3,15 +3,15 @@
 //! module owns the terminal and the event loop.
 
 pub mod app;
-pub mod export;
 pub mod keys;
 pub mod panes;
-pub mod projection;
-pub mod prompt;
-pub mod theme;
 pub mod ui;
-pub mod worker;
 
+pub use app::{export, projection, prompt, worker};
+pub use panes::theme;
+
+use crate::cli::TuiArgs;
+use crate::error::Error;
 use app::{App, StartOptions};
 use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event as TermEvent};
 use crossterm::execute;
@@ -49,6 +49,42 @@ fn install_panic_hook() {
 pub struct UiOptions {
     pub start: StartOptions,
     pub ascii: bool,
+}
+
+/// The UI with the options of the command line (`meanscape [tui] …`): the
+/// CLI hands it over, so that the CLI does not depend on the UI.
+///
+/// # Errors
+/// [`Error::Param`] when stdout is not a terminal, and what [`run`] fails
+/// with.
+pub fn from_args(a: &TuiArgs) -> crate::Result<()> {
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        return Err(Error::Param(
+            "the terminal UI needs a terminal; use `meanscape run` for scripts (see --help)".into(),
+        ));
+    }
+    run(UiOptions {
+        start: StartOptions {
+            data: a.data.data.clone(),
+            load_opts: a.data.load_options(),
+            // None: the scaling follows the algorithm chosen in the UI.
+            scale: a.data.scale,
+            algo: a.algo.algo.clone(),
+            k: a.algo.k,
+            seed: a.algo.seed,
+            restarts: a.algo.restarts,
+            init: a.algo.init,
+            given: a.algo.given(),
+            options: a
+                .algo
+                .options()
+                .into_iter()
+                .chain(a.data.memory_option())
+                .collect(),
+        },
+        ascii: a.ascii,
+    })
 }
 
 /// Runs the UI until the user quits. The terminal is restored on every exit.

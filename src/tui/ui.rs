@@ -1,50 +1,21 @@
 //! Layout and the parts drawn over the panes: key hints, messages, the
 //! help overlay and prompts.
 
+pub use super::keys::{HitMap, RIGHT_PANES};
+
 use super::app::{App, Pane, PromptKind, RunStatus};
 use super::keys::{self, Context};
+use super::panes::theme::{Theme, asciify};
 use super::panes::{self, clip, wrap};
-use super::theme::{Theme, asciify};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
-/// Where things are on screen, for the mouse.
-#[derive(Debug, Clone, Default)]
-pub struct HitMap {
-    pub panes: Vec<(Pane, Rect)>,
-    pub sliders: Vec<(usize, Rect)>,
-}
-
-impl HitMap {
-    pub fn pane_at(&self, x: u16, y: u16) -> Option<Pane> {
-        self.panes
-            .iter()
-            .find(|(_, r)| x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height)
-            .map(|(p, _)| *p)
-    }
-
-    pub fn slider_at(&self, x: u16, y: u16) -> Option<usize> {
-        self.sliders
-            .iter()
-            .find(|(_, r)| x >= r.x && x < r.x + r.width && y == r.y)
-            .map(|(i, _)| *i)
-    }
-}
-
 /// Below this size the right-hand panes share one area, as tabs.
 pub fn is_compact(area: Rect) -> bool {
     area.width < 110 || area.height < 30
 }
-
-pub const RIGHT_PANES: [Pane; 5] = [
-    Pane::Objective,
-    Pane::Scatter,
-    Pane::Sizes,
-    Pane::Weights,
-    Pane::Metrics,
-];
 
 /// Lines of the status area above the compact summary: a message, the
 /// run's error, or the full text of what the focused pane cuts.

@@ -1,6 +1,7 @@
 //! Background work seen from the app: loading data, runs (debounced,
 //! cancelled when anything changes) and regularisation paths.
 
+use super::worker::{self, Msg};
 use super::{
     App, CurvePoint, DEBOUNCE, DataView, Pane, PathView, Prompt, PromptKind, RunStatus, RunView,
     ScatterMode,
@@ -8,7 +9,6 @@ use super::{
 use crate::algo::{self, Event};
 use crate::error::Error;
 use crate::metrics::Scores;
-use crate::tui::worker::{self, Msg};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -325,15 +325,15 @@ impl App {
     /// Writes NAME.labels.csv and NAME.json. Never over the input; asks
     /// before replacing existing files.
     pub(super) fn export(&mut self, base: &std::path::Path, confirmed: bool) {
-        match crate::tui::export::export(self, base, confirmed) {
-            Ok(crate::tui::export::Outcome::Written(paths)) => {
+        match super::export::export(self, base, confirmed) {
+            Ok(super::export::Outcome::Written(paths)) => {
                 let cmd = self.command_line().unwrap_or_default();
                 self.tell(format!(
                     "wrote {}; reproduce with: {cmd}",
                     paths.join(" and ")
                 ));
             }
-            Ok(crate::tui::export::Outcome::NeedsConfirm(existing)) => {
+            Ok(super::export::Outcome::NeedsConfirm(existing)) => {
                 self.prompt = Some(Prompt {
                     kind: PromptKind::ConfirmExport(base.to_path_buf()),
                     text: String::new(),

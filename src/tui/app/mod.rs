@@ -2,10 +2,16 @@
 //! takes an [`Action`] and is tested without a terminal. Sliders live in
 //! `sliders.rs`, background jobs (loading, runs, paths) in `jobs.rs`.
 
+pub mod export;
 mod jobs;
+pub mod projection;
+pub mod prompt;
+mod slider;
 mod sliders;
+pub mod worker;
 
-pub use sliders::Slider;
+pub use crate::tui::keys::{Action, Pane};
+pub use slider::Slider;
 
 use crate::algo::params::{Default as PDefault, fmt_num};
 use crate::algo::{self, Algorithm, Init, RunConfig, RunResult};
@@ -13,13 +19,13 @@ use crate::data::{LoadOptions, Scaling, bundled};
 use crate::error::Error;
 use crate::metrics::Scores;
 use crate::session::Loaded;
-use crate::tui::keys::Context;
-use crate::tui::projection::Projection;
-use crate::tui::worker::Job;
+use crate::tui::keys::{Context, RIGHT_PANES};
+use projection::Projection;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use worker::Job;
 
 /// Wait this long after the last parameter change before starting a run.
 pub const DEBOUNCE: Duration = Duration::from_millis(200);
@@ -29,97 +35,6 @@ pub type ParamKey = (String, String);
 
 /// How long a note ("loaded iris …") stays on the status line.
 pub const NOTE_TIME: Duration = Duration::from_secs(4);
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Pane {
-    Data,
-    Algorithm,
-    Parameters,
-    Objective,
-    Sizes,
-    Weights,
-    Metrics,
-    Scatter,
-}
-
-impl Pane {
-    pub const ALL: [Pane; 8] = [
-        Pane::Data,
-        Pane::Algorithm,
-        Pane::Parameters,
-        Pane::Objective,
-        Pane::Scatter,
-        Pane::Sizes,
-        Pane::Weights,
-        Pane::Metrics,
-    ];
-
-    pub fn title(self) -> &'static str {
-        match self {
-            Pane::Data => "Data",
-            Pane::Algorithm => "Algorithm",
-            Pane::Parameters => "Parameters",
-            Pane::Objective => "Objective",
-            Pane::Sizes => "Cluster sizes",
-            Pane::Weights => "Feature weights",
-            Pane::Metrics => "Metrics",
-            Pane::Scatter => "Scatter",
-        }
-    }
-}
-
-/// Everything a user can do.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Action {
-    Quit,
-    NextPane,
-    PrevPane,
-    Focus(Pane),
-    /// Up/down within the focused pane (list selection, slider focus).
-    Move(i32),
-    /// Left/right: move the focused slider by fine or coarse steps.
-    Step {
-        steps: i32,
-        coarse: bool,
-    },
-    /// Mouse wheel over a slider row of the Parameters pane.
-    StepParam {
-        index: usize,
-        steps: i32,
-    },
-    /// Enter: select the algorithm, or type an exact slider value.
-    Activate,
-    /// Re-run with the next seed.
-    Reseed,
-    /// Esc: close the overlay or prompt, else cancel the run.
-    Cancel,
-    ToggleHelp,
-    /// Text entry into the open prompt.
-    Input(char),
-    Backspace,
-    /// Ctrl-U in a prompt: clear the text.
-    ClearInput,
-    /// Ctrl-W in a prompt: delete the last word (or path component).
-    DeleteWord,
-    /// Tab inside a path prompt: complete.
-    Complete,
-    OpenFilePrompt,
-    /// Cycle through the bundled datasets.
-    NextBundled,
-    /// Cycle the feature scaling (standard → minmax → none → the
-    /// algorithm's default) and reload.
-    CycleScaling,
-    /// Every parameter, k, seed, restarts and the scaling back to their
-    /// defaults.
-    ResetAll,
-    ExportPrompt,
-    /// Scatter: principal components or two features.
-    ToggleScatterMode,
-    /// Scatter: next feature on the x (0) or y (1) axis.
-    ScatterFeature(usize),
-    /// Feature weights pane: toggle the regularisation-path view.
-    TogglePath,
-}
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum RunStatus {
@@ -403,7 +318,7 @@ impl App {
             self.message = None;
         }
         self.apply(action);
-        if super::ui::RIGHT_PANES.contains(&self.focus) {
+        if RIGHT_PANES.contains(&self.focus) {
             self.shown_right = self.focus;
         }
     }
@@ -592,7 +507,7 @@ impl App {
                 prompt.text.truncate(cut);
             }
             Action::Complete if prompt.kind == PromptKind::OpenFile => {
-                let (text, hint) = super::prompt::complete_path(&prompt.text);
+                let (text, hint) = prompt::complete_path(&prompt.text);
                 prompt.text = text;
                 prompt.hint = hint;
             }
@@ -605,14 +520,14 @@ impl App {
                             return;
                         }
                         self.prompt = None;
-                        self.open_data(super::prompt::expand_home(&text));
+                        self.open_data(prompt::expand_home(&text));
                     }
                     PromptKind::Export => {
                         if text.is_empty() {
                             return;
                         }
                         self.prompt = None;
-                        self.export(&PathBuf::from(super::prompt::expand_home(&text)), false);
+                        self.export(&PathBuf::from(prompt::expand_home(&text)), false);
                     }
                     PromptKind::ConfirmExport(_) => {}
                 }

@@ -1,12 +1,12 @@
 //! Every key of the UI. Within a context the order is the help's and the
 //! hint bar's (most useful first; the bar shows as many as fit).
 
-use super::Context::{Help, Panes, Prompt};
-use super::Does::{self, Act, FocusPointed, Type, Wheel};
-use super::Key::{self, Char, Click, Code, Ctrl, Shift, Text, WheelDown, WheelUp};
-use super::{Binding, Context};
-use crate::tui::app::Action::*;
-use crate::tui::app::Pane;
+use super::action::Action::*;
+use super::action::Context::{self, Help, Panes, Prompt};
+use super::action::Pane;
+use super::kinds::Binding;
+use super::kinds::Does::{self, Act, FocusPointed, Type, Wheel};
+use super::kinds::Key::{self, Char, Click, Code, Ctrl, Shift, Text, WheelDown, WheelUp};
 use crossterm::event::KeyCode::{
     self, BackTab, Down, Enter, Esc, F, Left, PageDown, PageUp, Right, Tab, Up,
 };

@@ -2,9 +2,7 @@
 //! through the table, in its context.
 
 use super::Context::{self, Help, Panes, Prompt};
-use super::{KEYS, Key, key_action, mouse_action, readme_table};
-use crate::tui::app::{Action, Pane};
-use crate::tui::ui::HitMap;
+use super::{Action, HitMap, KEYS, Key, Pane, key_action, mouse_action, readme_table};
 use crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };

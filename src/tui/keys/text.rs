@@ -1,7 +1,9 @@
 //! The key map written out: key names, the hint bar, the help's rows and
 //! the README's key table.
 
-use super::{Binding, Context, KEYS, Key};
+use super::action::Context;
+use super::kinds::{Binding, Key};
+use super::table::KEYS;
 use crossterm::event::KeyCode;
 
 fn code_name(code: KeyCode) -> String {

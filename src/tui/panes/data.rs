@@ -1,6 +1,6 @@
+use super::theme::Theme;
 use super::{block, clip};
 use crate::tui::app::{App, Pane};
-use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

@@ -1,7 +1,7 @@
+use super::theme::Theme;
 use super::{bar, block, fit_parts};
 use crate::report::fmt_sig;
 use crate::tui::app::{App, Pane, RunStatus};
-use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

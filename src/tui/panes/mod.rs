@@ -7,13 +7,14 @@ pub mod objective;
 pub mod parameters;
 pub mod scatter;
 pub mod sizes;
+pub mod theme;
 pub mod weights;
 
 use super::app::Pane;
-use super::theme::Theme;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders};
+use theme::Theme;
 
 /// A pane's frame, highlighted when focused. The title is the pane's name,
 /// then those of the ` · `-separated parts of `extra` that fit whole in

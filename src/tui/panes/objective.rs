@@ -2,10 +2,10 @@
 //! current run, scaled to that run alone; the previous run is drawn only
 //! where it falls inside, as dots, so the two differ without colour.
 
+use super::theme::Theme;
 use super::{bar, block, inner, wrap};
 use crate::report::fmt_sig;
 use crate::tui::app::{App, CurvePoint, Pane, RunStatus};
-use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::symbols::Marker;

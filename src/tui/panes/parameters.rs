@@ -1,7 +1,7 @@
+use super::theme::Theme;
 use super::{block, clip, wrap};
 use crate::algo::params::{Default as PDefault, Scale, fmt_num};
 use crate::tui::app::{App, Pane, Slider};
-use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

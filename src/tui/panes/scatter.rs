@@ -1,6 +1,6 @@
+use super::theme::Theme;
 use super::{block, inner};
 use crate::tui::app::{App, Pane, ScatterMode};
-use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;

@@ -1,7 +1,7 @@
+use super::theme::Theme;
 use super::{bar, block, clip, wrap};
 use crate::algo::{Extras, KernelInfo, MapInfo};
 use crate::tui::app::{App, Pane, RunStatus};
-use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::symbols::Marker;
@@ -167,7 +167,7 @@ fn render_path(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         (None, Some(_)) => {
             let p = Paragraph::new(Line::from(format!(
                 "computing the path ({} points) {} {:.0}%",
-                crate::tui::worker::PATH_POINTS,
+                crate::tui::app::worker::PATH_POINTS,
                 bar(path.progress, w.saturating_sub(34).max(4), theme),
                 path.progress * 100.0
             )))

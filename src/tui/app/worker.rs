@@ -2,12 +2,12 @@
 //! time, each on its own thread, reporting through a channel the UI drains
 //! without ever blocking.
 
+use super::projection::Projection;
 use crate::algo::path::{Grid, PathAlgo, PathResult, run_path};
 use crate::algo::{self, Algorithm, Ctx, Event, RunConfig, RunResult};
 use crate::data::{LoadOptions, Scaling};
 use crate::error::Result;
 use crate::session::{self, Loaded};
-use crate::tui::projection::Projection;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, TryRecvError};

@@ -1,7 +1,7 @@
 //! Export from the UI: labels and the full result, atomically, never over
 //! the input, and only over existing files once the user said yes.
 
-use super::app::App;
+use super::App;
 use crate::cli::files;
 use crate::error::{Error, Result};
 use crate::report::{ReportInput, RunReport};
