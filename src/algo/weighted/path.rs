@@ -217,140 +217,9 @@ pub fn run_path(
     }
     let t0 = Instant::now();
     let mut rng = Rng::seed_from_u64(cfg.seed);
-    let k = cfg.k;
     let (points, limit, alpha) = match algo {
-        PathAlgo::Lw => {
-            let s = LwSettings::from_params(&cfg.params)?;
-            let start = LwStart::new(problem, k, cfg.init, &s, &mut rng, ctx)?;
-            let lmax = start.lambda_max();
-            let values = match grid {
-                Grid::Values(v) => v.clone(),
-                Grid::Auto { count, ratio } => {
-                    let low = ratio.map_or(start.lambda_all(), |r| lmax * r);
-                    log_space(lmax, low.min(lmax), *count)
-                }
-            };
-            let mut labels = start.labels.clone();
-            let mut centres = None;
-            let mut points = Vec::with_capacity(values.len());
-            for (i, &lambda) in values.iter().enumerate() {
-                ctx.stage("regularisation path", i as f64 / values.len() as f64);
-                let pctx = ctx.for_restart(i);
-                let (mut fit, mut z) = lw_from(
-                    problem,
-                    &start,
-                    labels.clone(),
-                    centres.take(),
-                    k,
-                    lambda,
-                    &s,
-                    &pctx,
-                    false,
-                )?;
-                if i > 0 {
-                    // Also from the shared initial partition: the same α,
-                    // so the objectives compare; keep the lower.
-                    let (cold, zc) = lw_from(
-                        problem,
-                        &start,
-                        start.labels.clone(),
-                        None,
-                        k,
-                        lambda,
-                        &s,
-                        &pctx,
-                        true,
-                    )?;
-                    if cold.objective < fit.objective {
-                        (fit, z) = (cold, zc);
-                    }
-                }
-                labels = fit.labels.clone();
-                centres = Some(z);
-                let w = fit.feature_weights.unwrap_or_default();
-                points.push(PathPoint {
-                    lambda,
-                    selected: w.iter().filter(|&&v| v > 0.0).count(),
-                    feature_weights: w,
-                    objective: fit.objective,
-                    labels: fit.labels,
-                    iterations: fit.iterations,
-                    converged: fit.converged,
-                });
-            }
-            (points, lmax, Some(start.alpha))
-        }
-        PathAlgo::SparseKMeans => {
-            let sp = SparseKMeans.typed(problem, cfg)?;
-            let x = problem.x.view();
-            let labels0 = kmeans_partition(
-                x,
-                k,
-                sp.nstart,
-                cfg.init,
-                &mut rng,
-                ctx,
-                Some(&StageCounter::new(
-                    ctx,
-                    "sparse-kmeans: initial k-means runs",
-                    sp.nstart,
-                )),
-            )?;
-            let tss = total_ss(x);
-            let (z, _) = cluster_means(x, &labels0, k, None);
-            let wcss = dispersions(x, &labels0, z.view());
-            let a: Vec<f64> = tss
-                .iter()
-                .zip(&wcss)
-                .map(|(&t, &w)| (t - w).max(0.0))
-                .collect();
-            let n2 = a.iter().map(|v| v * v).sum::<f64>().sqrt();
-            let dense = if n2 > 0.0 {
-                (a.iter().sum::<f64>() / n2).max(1.1)
-            } else {
-                1.1
-            };
-            let values = match grid {
-                Grid::Values(v) => v.clone(),
-                Grid::Auto { count, .. } => log_space(1.1, dense, *count),
-            };
-            if let Some(bad) = values.iter().find(|&&v| v < 1.0) {
-                return Err(Error::Param(format!(
-                    "wbound = {bad} is out of range: the sparse k-means bound must be at least 1"
-                )));
-            }
-            let mut labels = labels0.clone();
-            let mut points = Vec::with_capacity(values.len());
-            for (i, &b) in values.iter().enumerate() {
-                ctx.stage("regularisation path", i as f64 / values.len() as f64);
-                let pctx = ctx.for_restart(i);
-                let st = SparseSettings {
-                    wbound: b,
-                    tol: sp.tol,
-                    max_iter: sp.max_iter,
-                };
-                let mut f = sparse_loop(x, &tss, labels.clone(), k, &st, &pctx, false)?;
-                if i > 0 {
-                    // Also from the shared initial partition; keep the
-                    // larger criterion.
-                    let cold = sparse_loop(x, &tss, labels0.clone(), k, &st, &pctx, true)?;
-                    if cold.criterion > f.criterion {
-                        f = cold;
-                    }
-                }
-                labels = f.labels.clone();
-                points.push(PathPoint {
-                    lambda: b,
-                    selected: f.weights.iter().filter(|&&v| v > 0.0).count(),
-                    feature_weights: f.weights,
-                    objective: 0.0 - f.criterion,
-                    labels: f.labels,
-                    iterations: f.iterations,
-                    converged: f.converged,
-                });
-            }
-            (points, dense, None)
-        }
+        PathAlgo::Lw => lw_path(problem, cfg, grid, &mut rng, ctx)?,
+        PathAlgo::SparseKMeans => sparse_path(problem, cfg, grid, &mut rng, ctx)?,
     };
     ctx.stage("regularisation path", 1.0);
     Ok(PathResult {
@@ -360,4 +229,155 @@ pub fn run_path(
         alpha,
         elapsed: t0.elapsed(),
     })
+}
+
+/// The points of an `lw` path, `lambda_max` and α.
+fn lw_path(
+    problem: &Problem,
+    cfg: &RunConfig,
+    grid: &Grid,
+    rng: &mut Rng,
+    ctx: &Ctx,
+) -> Result<(Vec<PathPoint>, f64, Option<f64>)> {
+    let k = cfg.k;
+    let s = LwSettings::from_params(&cfg.params)?;
+    let start = LwStart::new(problem, k, cfg.init, &s, rng, ctx)?;
+    let lmax = start.lambda_max();
+    let values = match grid {
+        Grid::Values(v) => v.clone(),
+        Grid::Auto { count, ratio } => {
+            let low = ratio.map_or(start.lambda_all(), |r| lmax * r);
+            log_space(lmax, low.min(lmax), *count)
+        }
+    };
+    let mut labels = start.labels.clone();
+    let mut centres = None;
+    let mut points = Vec::with_capacity(values.len());
+    for (i, &lambda) in values.iter().enumerate() {
+        ctx.stage("regularisation path", i as f64 / values.len() as f64);
+        let pctx = ctx.for_restart(i);
+        let (mut fit, mut z) = lw_from(
+            problem,
+            &start,
+            labels.clone(),
+            centres.take(),
+            k,
+            lambda,
+            &s,
+            &pctx,
+            false,
+        )?;
+        if i > 0 {
+            // Also from the shared initial partition: the same α,
+            // so the objectives compare; keep the lower.
+            let (cold, zc) = lw_from(
+                problem,
+                &start,
+                start.labels.clone(),
+                None,
+                k,
+                lambda,
+                &s,
+                &pctx,
+                true,
+            )?;
+            if cold.objective < fit.objective {
+                (fit, z) = (cold, zc);
+            }
+        }
+        labels = fit.labels.clone();
+        centres = Some(z);
+        let w = fit.feature_weights.unwrap_or_default();
+        points.push(PathPoint {
+            lambda,
+            selected: w.iter().filter(|&&v| v > 0.0).count(),
+            feature_weights: w,
+            objective: fit.objective,
+            labels: fit.labels,
+            iterations: fit.iterations,
+            converged: fit.converged,
+        });
+    }
+    Ok((points, lmax, Some(start.alpha)))
+}
+
+/// The points of a `sparse-kmeans` path and the bound that keeps every
+/// feature.
+fn sparse_path(
+    problem: &Problem,
+    cfg: &RunConfig,
+    grid: &Grid,
+    rng: &mut Rng,
+    ctx: &Ctx,
+) -> Result<(Vec<PathPoint>, f64, Option<f64>)> {
+    let k = cfg.k;
+    let sp = SparseKMeans.typed(problem, cfg)?;
+    let x = problem.x.view();
+    let labels0 = kmeans_partition(
+        x,
+        k,
+        sp.nstart,
+        cfg.init,
+        rng,
+        ctx,
+        Some(&StageCounter::new(
+            ctx,
+            "sparse-kmeans: initial k-means runs",
+            sp.nstart,
+        )),
+    )?;
+    let tss = total_ss(x);
+    let (z, _) = cluster_means(x, &labels0, k, None);
+    let wcss = dispersions(x, &labels0, z.view());
+    let a: Vec<f64> = tss
+        .iter()
+        .zip(&wcss)
+        .map(|(&t, &w)| (t - w).max(0.0))
+        .collect();
+    let n2 = a.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let dense = if n2 > 0.0 {
+        (a.iter().sum::<f64>() / n2).max(1.1)
+    } else {
+        1.1
+    };
+    let values = match grid {
+        Grid::Values(v) => v.clone(),
+        Grid::Auto { count, .. } => log_space(1.1, dense, *count),
+    };
+    if let Some(bad) = values.iter().find(|&&v| v < 1.0) {
+        return Err(Error::Param(format!(
+            "wbound = {bad} is out of range: the sparse k-means bound must be at least 1"
+        )));
+    }
+    let mut labels = labels0.clone();
+    let mut points = Vec::with_capacity(values.len());
+    for (i, &b) in values.iter().enumerate() {
+        ctx.stage("regularisation path", i as f64 / values.len() as f64);
+        let pctx = ctx.for_restart(i);
+        let st = SparseSettings {
+            wbound: b,
+            tol: sp.tol,
+            max_iter: sp.max_iter,
+        };
+        let mut f = sparse_loop(x, &tss, labels.clone(), k, &st, &pctx, false)?;
+        if i > 0 {
+            // Also from the shared initial partition; keep the
+            // larger criterion.
+            let cold = sparse_loop(x, &tss, labels0.clone(), k, &st, &pctx, true)?;
+            if cold.criterion > f.criterion {
+                f = cold;
+            }
+        }
+        labels = f.labels.clone();
+        points.push(PathPoint {
+            lambda: b,
+            selected: f.weights.iter().filter(|&&v| v > 0.0).count(),
+            feature_weights: f.weights,
+            objective: 0.0 - f.criterion,
+            labels: f.labels,
+            iterations: f.iterations,
+            converged: f.converged,
+        });
+    }
+    Ok((points, dense, None))
 }
