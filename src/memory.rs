@@ -74,7 +74,7 @@ const SET_BY_USER: &str = "--max-memory";
 
 /// The limit in force for a budget in bytes (`None`: the default) and how
 /// it was set (for the message).
-pub fn limit_bytes(max_memory: Option<u64>) -> (u64, &'static str) {
+fn limit_bytes(max_memory: Option<u64>) -> (u64, &'static str) {
     match max_memory {
         Some(b) => (b, SET_BY_USER),
         None => match total_ram() {
@@ -106,24 +106,83 @@ pub fn fmt_bytes(b: f64) -> String {
     }
 }
 
-/// The one check of the budget: refuses (one line, `Error::Resource`) when
-/// `need` bytes exceed the limit. `who` names the algorithm or loader,
-/// `what` what the bytes are for, with the sizes that make them
+/// The memory budget in force: the limit in bytes and how it was set.
+/// Loaders, generators and algorithms all check against it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Budget {
+    pub limit: u64,
+    /// How the limit was set, for messages.
+    pub how: &'static str,
+}
+
+impl Budget {
+    /// The budget for `--max-memory` (`None`: the default, half the RAM).
+    pub fn from_limit(max_memory: Option<u64>) -> Budget {
+        let (limit, how) = limit_bytes(max_memory);
+        Budget { limit, how }
+    }
+
+    fn set_by_user(&self) -> bool {
+        self.how == SET_BY_USER
+    }
+
+    /// Refuses (`Error::Resource`, one line) loading that needs `need`
+    /// bytes above the limit; `what` says what they are for.
+    pub fn check(&self, origin: &str, need: u128, what: &str) -> Result<()> {
+        self.check_doing(origin, "loading", need, what)
+    }
+
+    /// [`Budget::check`] for work other than loading (`doing`: "generating").
+    pub fn check_doing(&self, origin: &str, doing: &str, need: u128, what: &str) -> Result<()> {
+        if need <= u128::from(self.limit) {
+            return Ok(());
+        }
+        Err(Error::Resource(format!(
+            "{origin}: {doing} it needs {} ({what}), above the memory limit of {}{}",
+            fmt_need(need),
+            fmt_bytes(self.limit as f64),
+            self.advice()
+        )))
+    }
+
+    /// The limit's origin and what to do, as a message tail.
+    pub fn advice(&self) -> String {
+        if self.set_by_user() {
+            " (--max-memory); raise --max-memory if the machine has the memory".to_string()
+        } else {
+            format!(" ({})", self.how)
+        }
+    }
+}
+
+/// Bytes for a message, without absurd digit strings for absurd sizes.
+pub(crate) fn fmt_need(b: u128) -> String {
+    if b >= 1 << 60 {
+        "more than 1 EiB".to_string()
+    } else {
+        fmt_bytes(b as f64)
+    }
+}
+
+/// The algorithms' check of the budget: refuses (one line,
+/// `Error::Resource`) when `need` bytes exceed the limit. `who` names the
+/// algorithm, `what` what the bytes are for, with the sizes that make them
 /// ("its kernel matrix (n = 300000, …)"), and `fix` what to change.
 pub fn check(who: &str, need: f64, what: &str, fix: &str, max_memory: Option<u64>) -> Result<()> {
-    let (limit, how) = limit_bytes(max_memory);
-    if need <= limit as f64 {
+    let budget = Budget::from_limit(max_memory);
+    if need <= budget.limit as f64 {
         return Ok(());
     }
-    let raise = if how == SET_BY_USER {
+    let raise = if budget.set_by_user() {
         ", or raise --max-memory"
     } else {
         ""
     };
     Err(Error::Resource(format!(
-        "{who} needs {} for {what}, above the limit of {} ({how}); {fix}{raise}",
+        "{who} needs {} for {what}, above the limit of {} ({}); {fix}{raise}",
         fmt_bytes(need),
-        fmt_bytes(limit as f64),
+        fmt_bytes(budget.limit as f64),
+        budget.how,
     )))
 }
 

@@ -16,67 +16,13 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
-/// The memory budget a load must stay within.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Budget {
-    pub limit: u64,
-    /// How the limit was set, for messages.
-    pub how: &'static str,
-}
+pub(crate) use crate::memory::{Budget, fmt_need};
 
+// The budget type lives in `memory` (one budget for loaders and
+// algorithms); building it from the load options belongs to the loaders.
 impl Budget {
     pub fn of(opts: &LoadOptions) -> Budget {
         Budget::from_limit(opts.max_memory)
-    }
-
-    pub fn from_limit(max_memory: Option<u64>) -> Budget {
-        match max_memory {
-            Some(limit) => Budget {
-                limit,
-                how: "--max-memory",
-            },
-            None => {
-                let (limit, how) = memory::limit_bytes(None);
-                Budget { limit, how }
-            }
-        }
-    }
-
-    /// Refuses (`Error::Resource`, one line) when `need` bytes exceed the
-    /// limit; `what` says what they are for.
-    pub fn check(&self, origin: &str, need: u128, what: &str) -> Result<()> {
-        self.check_doing(origin, "loading", need, what)
-    }
-
-    /// [`Budget::check`] for work other than loading (`doing`: "generating").
-    pub fn check_doing(&self, origin: &str, doing: &str, need: u128, what: &str) -> Result<()> {
-        if need <= u128::from(self.limit) {
-            return Ok(());
-        }
-        Err(Error::Resource(format!(
-            "{origin}: {doing} it needs {} ({what}), above the memory limit of {}{}",
-            fmt_need(need),
-            memory::fmt_bytes(self.limit as f64),
-            self.advice()
-        )))
-    }
-
-    /// The limit's origin and what to do, as a message tail.
-    pub fn advice(&self) -> String {
-        if self.how == "--max-memory" {
-            " (--max-memory); raise --max-memory if the machine has the memory".to_string()
-        } else {
-            format!(" ({})", self.how)
-        }
-    }
-}
-
-/// Bytes for a message, without absurd digit strings for absurd sizes.
-pub(crate) fn fmt_need(b: u128) -> String {
-    if b >= 1 << 60 {
-        "more than 1 EiB".to_string()
-    } else {
-        memory::fmt_bytes(b as f64)
     }
 }
 
