@@ -12,6 +12,7 @@ pub mod generate;
 mod idx;
 mod idx_header;
 mod input;
+mod kernels;
 mod matv5;
 mod npy;
 pub mod preprocess;
