@@ -245,7 +245,7 @@ fn single_kernel_algorithms_use_the_average_and_feature_algorithms_refuse() {
     }
     refused(
         &["run", "--data", p(&mat), "--algo", "power"],
-        "power needs features; this file holds precomputed kernels",
+        "k.mat: power needs features; this file holds precomputed kernels",
     );
     refused(
         &[
@@ -433,4 +433,28 @@ fn the_informative_view_gets_the_larger_weight() {
     // Without views nothing changes: no names in the JSON's kernels.
     let plain = mkpower(&problem, &[("kernels", "gaussian")]);
     assert!(plain.extra.kernels.unwrap()[0].name.is_none());
+}
+
+#[test]
+fn info_describes_a_kernel_file() {
+    let (x, y) = two_groups();
+    let d = dir();
+    let f = d.path().join("k.mat");
+    write_mat(
+        &f,
+        &[raw_gram(&x, "linear"), raw_gram(&x, "gaussian:sigma=1")],
+        Some(&y),
+    );
+    let out = bin(&["info", "--data", p(&f)]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("2 precomputed kernels of 40×40 (K1, K2)"),
+        "{text}"
+    );
+    assert!(text.contains("labels: 2 classes (sizes 20/20)"), "{text}");
 }

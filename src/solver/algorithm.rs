@@ -484,6 +484,11 @@ pub fn configure(
         params: Params::default(),
         options: resolve_options(algo, req.options)?,
     };
+    if !algo.takes_kernels() && problem.kernels_only() {
+        problem
+            .require_features(algo.id(), TAKES_KERNELS)
+            .map_err(|e| e.about(data))?;
+    }
     check_config(problem, &cfg).map_err(|e| e.about(data))?;
     // The memory of a start depends on k, the seeding and the options, not
     // on the numbers: automatic defaults stand in at their range's minimum.
