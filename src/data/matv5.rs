@@ -236,7 +236,7 @@ fn read_kernels(
     let labels = match gnd {
         Some(g) => {
             g.check_usable().map_err(data_err)?;
-            let count = g.dims.iter().product::<u64>();
+            let count = product(&g.dims);
             if g.dims.iter().filter(|&&d| d != 1).count() > 1 {
                 return Err(data_err(format!(
                     "label variable {:?} is {}; expected a vector with one label per row",
@@ -244,7 +244,7 @@ fn read_kernels(
                     dims_text(&g.dims)
                 )));
             }
-            if count != n {
+            if count != u128::from(n) {
                 return Err(data_err(format!(
                     "label variable {:?} has {count} values but the kernels are {n}×{n}",
                     g.name
@@ -257,9 +257,13 @@ fn read_kernels(
     };
     let (n, v) = (n as usize, v as usize);
     let mut stack = kernels::StackBuilder::new(n, v);
-    let mut slice = ndarray::Array2::<f64>::zeros((n, n));
+    // Allocated at the first value, once the data's length is checked.
+    let mut slice = ndarray::Array2::<f64>::zeros((0, 0));
     let nn = n * n;
     stream_values(bytes, endian, kh, |k, x| {
+        if k == 0 {
+            slice = ndarray::Array2::zeros((n, n));
+        }
         let r = k % nn;
         // Column-major: row fastest, then column, then the kernel.
         slice[[r % n, r / n]] = x;
@@ -693,10 +697,14 @@ fn read_real_part<R: Read>(
     let (rows, cols) = (info.dims[0] as usize, info.dims[1] as usize);
     let count = rows * cols;
     let mut out: Vec<f64> = Vec::new();
-    out.try_reserve_exact(count)
-        .map_err(|_| format!("out of memory for {count} values"))?;
-    out.resize(count, 0.0);
     stream_real_part(r, e, info, count, compressed_len, |k, v| {
+        // Allocated at the first value, once the data's length is checked
+        // against the dimensions.
+        if out.is_empty() {
+            out.try_reserve_exact(count)
+                .map_err(|_| format!("out of memory for {count} values"))?;
+            out.resize(count, 0.0);
+        }
         out[(k % rows) * cols + k / rows] = v;
         Ok(())
     })?;
@@ -775,7 +783,7 @@ fn stream_values(
 ) -> std::result::Result<(), String> {
     let (start, len, compressed) = info.at;
     let data = &b[start..start + len];
-    let count = info.dims.iter().product::<u64>() as usize;
+    let count = usize::try_from(product(&info.dims)).map_err(|_| "too many values".to_string())?;
     if compressed {
         let mut z = flate2::bufread::ZlibDecoder::new(data);
         read_tag(&mut z, e)?;

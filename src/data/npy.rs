@@ -38,7 +38,13 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<Dataset> {
             }
         };
         if let Some(f) = file {
-            ds.labels = Some(super::kernels::read_labels(&f, ds.n(), &Budget::of(opts))?);
+            let labels = super::kernels::read_labels(&f, ds.n(), &Budget::of(opts)).map_err(
+                |e| match e {
+                    Error::Resource(m) => Error::Resource(format!("{shown}: labels: {m}")),
+                    e => Error::Data(format!("{shown}: labels: {e}")),
+                },
+            )?;
+            ds.labels = Some(labels);
             ds.inputs.push(f);
         }
     }
@@ -390,7 +396,7 @@ fn kernel_stack<R: Read>(
     );
     if n != m {
         return Err(bad(format!(
-            "array of shape ({v}, {n}, {m}): a kernel stack is v×n×n, square matrices"
+            "3-D array of shape ({v}, {n}, {m}): a stack of kernels must be v×n×n (square matrices); features must be 2-D (flatten the trailing axes, e.g. x.reshape(len(x), -1))"
         )));
     }
     if v == 0 || n == 0 {
@@ -423,7 +429,11 @@ fn kernel_stack<R: Read>(
                 };
             }
         }
-        stack.push(&mut slice).map_err(bad)?;
+        stack.push(&mut slice).map_err(|why| {
+            bad(format!(
+                "a 3-D array is read as a stack of kernels (v×n×n): {why}"
+            ))
+        })?;
     }
     Ok(stack.finish(origin))
 }
