@@ -125,36 +125,18 @@ fn npy_codes(bytes: &[u8], shown: &str) -> Result<Vec<f64>> {
     use ndarray::Array1;
     use ndarray_npy::ReadNpyExt;
     let bad = |why: String| Error::Data(format!("{shown}: labels: {why}"));
-    let try_read = |f: &dyn Fn(&[u8]) -> Option<Vec<f64>>| f(bytes);
-    let readers: [&dyn Fn(&[u8]) -> Option<Vec<f64>>; 6] = [
-        &|b| Array1::<f64>::read_npy(b).ok().map(|a| a.to_vec()),
-        &|b| {
-            Array1::<f32>::read_npy(b)
-                .ok()
-                .map(|a| a.mapv(f64::from).to_vec())
-        },
-        &|b| {
-            Array1::<i64>::read_npy(b)
-                .ok()
-                .map(|a| a.mapv(|v| v as f64).to_vec())
-        },
-        &|b| {
-            Array1::<i32>::read_npy(b)
-                .ok()
-                .map(|a| a.mapv(f64::from).to_vec())
-        },
-        &|b| {
-            Array1::<u8>::read_npy(b)
-                .ok()
-                .map(|a| a.mapv(f64::from).to_vec())
-        },
-        &|b| {
-            Array1::<u64>::read_npy(b)
-                .ok()
-                .map(|a| a.mapv(|v| v as f64).to_vec())
-        },
-    ];
-    let codes = readers.iter().find_map(|r| try_read(*r)).ok_or_else(|| {
+    fn read1<T: ndarray_npy::ReadableElement>(b: &[u8], f: fn(T) -> f64) -> Option<Vec<f64>> {
+        Array1::<T>::read_npy(b)
+            .ok()
+            .map(|a| a.into_iter().map(f).collect())
+    }
+    let read = read1::<f64>(bytes, |v| v)
+        .or_else(|| read1::<f32>(bytes, f64::from))
+        .or_else(|| read1::<i64>(bytes, |v| v as f64))
+        .or_else(|| read1::<i32>(bytes, f64::from))
+        .or_else(|| read1::<u8>(bytes, f64::from))
+        .or_else(|| read1::<u64>(bytes, |v| v as f64));
+    let codes = read.ok_or_else(|| {
         bad("expected a 1-D .npy array of integers or floats, one label per row".into())
     })?;
     if let Some(r) = codes.iter().position(|c| !c.is_finite()) {

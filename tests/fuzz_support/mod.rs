@@ -161,7 +161,7 @@ pub fn run_in(dir: &Path, input: &Input) -> Outcome {
                     .as_ref()
                     .is_some_and(|k| k.is_empty() || k.n() != ds.n())
                 {
-                    Some(format!("{}×{} dataset", ds.n(), ds.p()))
+                    Some("kernels do not match the rows".to_string())
                 } else if ds.x.iter().any(|v| !v.is_finite()) {
                     Some("non-finite value".to_string())
                 } else if ds.feature_names.len() != ds.p() {
