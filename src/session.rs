@@ -72,6 +72,21 @@ pub fn load(spec: &str, opts: &LoadOptions, scale: Scaling) -> Result<Loaded> {
 /// and wraps it in a problem (what [`load`] does after reading).
 pub fn prepare(source: DataSource, mut dataset: Dataset, scale: Scaling) -> Loaded {
     let t0 = Instant::now();
+    if let Some(stack) = dataset.kernels.clone() {
+        if scale != Scaling::None {
+            dataset.notes.push(format!(
+                "--scale {scale} does not apply to precomputed kernels (ignored)"
+            ));
+        }
+        return Loaded {
+            source,
+            dataset,
+            problem: Arc::new(Problem::from_kernels(stack)),
+            scale,
+            rescale_exp: 0,
+            load_ms: t0.elapsed().as_secs_f64() * 1e3,
+        };
+    }
     data::preprocess::scale(&mut dataset, scale);
     let rescale_exp = data::preprocess::fit_range(&mut dataset);
     let problem = Arc::new(Problem::from_shared(dataset.x.clone()));

@@ -391,8 +391,9 @@ fn one_dimensional_npy() {
 #[test]
 fn three_dimensional_npy() {
     let e = default_error("bad/cube_3d.npy");
+    // A 3-D array is a stack of kernels (v×n×n); this one is not symmetric.
     assert!(
-        e.contains("cube_3d.npy: 3-D array of shape (2, 2, 2)"),
+        e.contains("cube_3d.npy: a 3-D array is read as a stack of kernels (v×n×n): kernel K1: not symmetric"),
         "{e}"
     );
 }

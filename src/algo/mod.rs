@@ -21,8 +21,8 @@ pub use crate::solver::params;
 pub use crate::solver::{
     Algorithm, Common, Ctx, Event, Extras, Fit, Gap, Init, KernelInfo, MapInfo, ParamError,
     ParamSpec, Params, Problem, Progress, Request, Rng, RunConfig, RunResult, Solver, Start,
-    StartMemory, TracePoint, Typicality, check_config, check_memory, cluster_sizes, configure,
-    resolve_options, resolve_params, run,
+    StartMemory, TAKES_KERNELS, TracePoint, Typicality, check_config, check_memory, cluster_sizes,
+    configure, resolve_options, resolve_params, run,
 };
 pub use weighted::path;
 
@@ -110,6 +110,26 @@ mod tests {
             a.check(&problem, &cfg)
                 .unwrap_or_else(|e| panic!("{}: {e}", a.id()));
         }
+    }
+
+    /// The refusal of kernels-only data names exactly the algorithms that
+    /// take kernels.
+    #[test]
+    fn the_kernel_algorithms_are_named_in_the_refusal() {
+        let takes: Vec<&str> = registry()
+            .iter()
+            .filter(|a| a.takes_kernels())
+            .map(|a| a.id())
+            .collect();
+        let named: Vec<&str> = TAKES_KERNELS
+            .split([',', ' '])
+            .filter(|w| !w.is_empty() && *w != "or")
+            .collect();
+        let mut a = takes.clone();
+        let mut b = named.clone();
+        a.sort();
+        b.sort();
+        assert_eq!(a, b, "update TAKES_KERNELS");
     }
 
     #[test]

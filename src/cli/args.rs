@@ -24,7 +24,8 @@ pub struct DataArgs {
     pub scale: Option<Scaling>,
     /// Ground-truth labels: a column name, a 0-based column index, `none`,
     /// or `auto` (a column named label, class, target, y or cluster; for
-    /// .mat files a variable gnd, Y or label).
+    /// .mat files a variable gnd, Y or label). For a v×n×n .npy of kernels: a
+    /// labels file (default: STEM.labels.npy/.txt/.csv beside it).
     #[arg(long, default_value = "auto", value_name = "NAME|INDEX|none")]
     pub label: LabelChoice,
     /// .mat files: the variable holding the features (default: fea, X or data).
@@ -138,10 +139,11 @@ pub struct AlgoArgs {
     /// linear, cosine, laplacian:sigma=1, geodesic:sigma=1.
     #[arg(long, value_name = "SPEC")]
     pub kernel: Option<String>,
-    /// Kernel list for multi-kernel algorithms, separated by ';'.
+    /// Kernel list for multi-kernel algorithms, separated by ';', or
+    /// `precomputed` for the kernels of a kernel file (.mat with KH, v×n×n .npy).
     #[arg(long, value_name = "SPEC;SPEC…")]
     pub kernels: Option<String>,
-    /// Column groups treated as views by multi-view algorithms, e.g. 1-64,65-128 (1-based, inclusive).
+    /// Column groups treated as views by multi-view algorithms, e.g. 1-64,65-128 (1-based, inclusive), optionally named: fou=1-76,fac=77-292. With mkpower: every kernel on every view.
     #[arg(long, value_name = "RANGES")]
     pub views: Option<String>,
     /// Choose a parameter from the data: `gap` picks sparse-kmeans' bound

@@ -1,9 +1,10 @@
 //! `meanscape datasets`, `meanscape algorithms` and the defaults table in
 //! `meanscape run --help`.
 
+use super::args::DataArgs;
 use crate::algo::params::{Default, Scale, fmt_num};
 use crate::algo::{self, Algorithm};
-use crate::data::{bundled, generate};
+use crate::data::{DataSource, bundled, generate};
 use crate::error::Result;
 
 pub fn datasets() -> String {
@@ -21,8 +22,43 @@ pub fn datasets() -> String {
             .collect();
         out.push_str(&format!("  {:<14}   defaults: {}\n", "", keys.join(",")));
     }
-    out.push_str("\nFiles: delimited text (comma, tab, semicolon, whitespace), .npy (2-D), .mat (MATLAB v5).\n");
+    out.push_str("\nFiles: delimited text (comma, tab, semicolon, whitespace), .npy (2-D), .mat (MATLAB v5), IDX.\n");
+    out.push_str("Precomputed kernels: .mat with KH (n×n×v) and labels Y or gnd; .npy v×n×n with labels in STEM.labels.{npy,txt,csv} or --label FILE (see `meanscape info`).\n");
     out
+}
+
+/// `meanscape info`: what a dataset holds, read as `run` would read it
+/// (without scaling).
+pub fn describe(a: &DataArgs) -> Result<String> {
+    let src = DataSource::parse(&a.data)?;
+    let ds = crate::data::load(&src, &a.load_options())?;
+    let mut out = format!("{}: {} rows\n", ds.source, ds.n());
+    match &ds.kernels {
+        Some(stack) => {
+            out.push_str(&format!("  {}\n", stack.describe()));
+            out.push_str("  no features: use mkpower (--kernels precomputed), kernel-kmeans, kpower or spectral (the average kernel)\n");
+        }
+        None => out.push_str(&format!("  {} features\n", ds.p())),
+    }
+    match &ds.labels {
+        Some(l) => {
+            let mut sizes = vec![0usize; l.n_classes()];
+            for &i in &l.ids {
+                sizes[i] += 1;
+            }
+            let sizes: Vec<String> = sizes.iter().map(|s| s.to_string()).collect();
+            out.push_str(&format!(
+                "  labels: {} classes (sizes {})\n",
+                l.n_classes(),
+                sizes.join("/")
+            ));
+        }
+        None => out.push_str("  no labels\n"),
+    }
+    for note in &ds.notes {
+        out.push_str(&format!("  note: {note}\n"));
+    }
+    Ok(out)
 }
 
 fn default_text(d: &Default) -> String {

@@ -39,6 +39,8 @@ pub enum Command {
     Gen(gen_cmd::GenArgs),
     /// List the bundled datasets and the generators.
     Datasets,
+    /// Describe a dataset: rows, features or precomputed kernels, labels.
+    Info(Box<args::DataArgs>),
     /// List the algorithms, or the parameters of one.
     Algorithms {
         /// Show the parameters of this algorithm.
@@ -99,6 +101,7 @@ fn execute(cli: Cli, ui: Ui) -> anyhow::Result<()> {
         Some(Command::Path(a)) => path::run(&a)?,
         Some(Command::Gen(a)) => gen_cmd::run(&a)?,
         Some(Command::Datasets) => output::print(info::datasets().as_bytes())?,
+        Some(Command::Info(a)) => output::print(info::describe(&a)?.as_bytes())?,
         Some(Command::Algorithms { id }) => {
             output::print(info::algorithms(id.as_deref())?.as_bytes())?
         }

@@ -13,7 +13,7 @@
 use super::input::{self, Budget};
 use super::npy::check_finite;
 use super::sizes::{NAME_BYTES, product};
-use super::{Dataset, LabelChoice, Labels, LoadOptions};
+use super::{Dataset, LabelChoice, Labels, LoadOptions, kernels};
 use crate::error::{Error, Result};
 use ndarray::{Array2, Axis};
 use std::io::{self, Read};
@@ -64,6 +64,23 @@ pub(crate) fn parse(bytes: &[u8], origin: &str, opts: &LoadOptions) -> Result<Da
             .find(|v| v.name == name)
             .or_else(|| listing.iter().find(|v| v.name.eq_ignore_ascii_case(name)))
     };
+
+    // A stack of precomputed kernels: `KH` (n×n×v, as the multiple-kernel
+    // clustering datasets ship them), or a 3-D variable named with --var.
+    let kernel_var = match &opts.var {
+        Some(v) => find(v).filter(|i| i.dims.len() == 3),
+        None => find("KH").filter(|_| !AUTO_FEATURE_VARS.iter().any(|v| find(v).is_some())),
+    };
+    if let Some(kh) = kernel_var {
+        let gnd = match &opts.label {
+            LabelChoice::Name(v) => Some(find(v).ok_or_else(|| {
+                data_err(format!("no label variable named {v:?}; {}", files_vars()))
+            })?),
+            LabelChoice::Auto => AUTO_LABEL_VARS.iter().find_map(|v| find(v)),
+            LabelChoice::None | LabelChoice::Index(_) => None,
+        };
+        return read_kernels(bytes, endian, kh, gnd, origin, &budget);
+    }
 
     // Which variables.
     let fea = match &opts.var {
@@ -183,6 +200,84 @@ pub(crate) fn parse(bytes: &[u8], origin: &str, opts: &LoadOptions) -> Result<Da
     Ok(ds)
 }
 
+/// Reads the kernel stack `kh` (n×n or n×n×v) and the labels `gnd`.
+fn read_kernels(
+    bytes: &[u8],
+    endian: Endian,
+    kh: &VarInfo,
+    gnd: Option<&VarInfo>,
+    origin: &str,
+    budget: &Budget,
+) -> Result<Dataset> {
+    let data_err = |msg: String| Error::Data(format!("{origin}: {msg}"));
+    kh.check_numeric().map_err(data_err)?;
+    let (n, m, v) = match kh.dims[..] {
+        [n, m] => (n, m, 1),
+        [n, m, v] => (n, m, v),
+        _ => {
+            return Err(data_err(format!(
+                "variable {:?} is {}; expected kernel matrices n×n×v",
+                kh.name,
+                kh.describe()
+            )));
+        }
+    };
+    if n != m {
+        return Err(data_err(format!(
+            "variable {:?} is {}: kernel matrices must be square (n×n×v)",
+            kh.name,
+            dims_text(&kh.dims)
+        )));
+    }
+    if n == 0 || v == 0 {
+        return Err(data_err(format!("variable {:?} is empty", kh.name)));
+    }
+    kernels::check_budget(origin, budget, n, v, bytes.len() as u64)?;
+    let labels = match gnd {
+        Some(g) => {
+            g.check_usable().map_err(data_err)?;
+            let count = product(&g.dims);
+            if g.dims.iter().filter(|&&d| d != 1).count() > 1 {
+                return Err(data_err(format!(
+                    "label variable {:?} is {}; expected a vector with one label per row",
+                    g.name,
+                    dims_text(&g.dims)
+                )));
+            }
+            if count != u128::from(n) {
+                return Err(data_err(format!(
+                    "label variable {:?} has {count} values but the kernels are {n}×{n}",
+                    g.name
+                )));
+            }
+            let codes = read_values(bytes, endian, g).map_err(data_err)?;
+            Some(labels_from(&codes, &g.name).map_err(data_err)?)
+        }
+        None => None,
+    };
+    let (n, v) = (n as usize, v as usize);
+    let mut stack = kernels::StackBuilder::new(n, v);
+    // Allocated at the first value, once the data's length is checked.
+    let mut slice = ndarray::Array2::<f64>::zeros((0, 0));
+    let nn = n * n;
+    stream_values(bytes, endian, kh, |k, x| {
+        if k == 0 {
+            slice = ndarray::Array2::zeros((n, n));
+        }
+        let r = k % nn;
+        // Column-major: row fastest, then column, then the kernel.
+        slice[[r % n, r / n]] = x;
+        if r + 1 == nn {
+            stack.push(&mut slice)?;
+        }
+        Ok(())
+    })
+    .map_err(data_err)?;
+    let mut ds = stack.finish(origin);
+    ds.labels = labels;
+    Ok(ds)
+}
+
 fn labels_from(codes: &[f64], what: &str) -> std::result::Result<Labels, String> {
     if let Some(r) = codes.iter().position(|c| !c.is_finite()) {
         return Err(format!(
@@ -225,9 +320,10 @@ enum Endian {
 
 /// Checks the 128-byte header and returns the byte order.
 fn check_header(b: &[u8]) -> std::result::Result<Endian, String> {
-    if b.starts_with(b"MATLAB 7.3") {
+    // MATLAB writes its text header, then the HDF5 signature at 512.
+    if b.starts_with(b"MATLAB 7.3") || b.get(512..516) == Some(b"\x89HDF") {
         return Err("a MATLAB v7.3 file (HDF5), which is not supported; \
-             save it with save(..., '-v7') or scipy.io.savemat"
+             re-save it as v5 with save(FILE, ..., '-v7') in MATLAB or scipy.io.savemat"
             .into());
     }
     if b.len() < 128 || b[..4].contains(&0) {
@@ -336,6 +432,20 @@ impl VarInfo {
 
     /// Whether this variable can be a numeric matrix, and if not why.
     fn check_usable(&self) -> std::result::Result<(), String> {
+        self.check_numeric()?;
+        if self.dims.len() != 2 {
+            return Err(format!(
+                "variable {:?} has {} dimensions ({}); expected a 2-D matrix",
+                self.name,
+                self.dims.len(),
+                self.describe()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Whether this variable is a real numeric array, and if not why.
+    fn check_numeric(&self) -> std::result::Result<(), String> {
         let name = &self.name;
         if self.class == CLASS_SPARSE {
             return Err(format!(
@@ -354,13 +464,6 @@ impl VarInfo {
         if self.complex {
             return Err(format!(
                 "variable {name:?} is complex; only real matrices are supported"
-            ));
-        }
-        if self.dims.len() != 2 {
-            return Err(format!(
-                "variable {name:?} has {} dimensions ({}); expected a 2-D matrix",
-                self.dims.len(),
-                self.describe()
             ));
         }
         Ok(())
@@ -593,13 +696,44 @@ fn read_real_part<R: Read>(
 ) -> std::result::Result<Vec<f64>, String> {
     let (rows, cols) = (info.dims[0] as usize, info.dims[1] as usize);
     let count = rows * cols;
+    let mut out: Vec<f64> = Vec::new();
+    stream_real_part(r, e, info, count, compressed_len, |k, v| {
+        // Allocated at the first value, once the data's length is checked
+        // against the dimensions.
+        if out.is_empty() {
+            out.try_reserve_exact(count)
+                .map_err(|_| format!("out of memory for {count} values"))?;
+            out.resize(count, 0.0);
+        }
+        out[(k % rows) * cols + k / rows] = v;
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Streams the `count` values of the real part, in the file's
+/// (column-major) order, to `place(index, value)`.
+fn stream_real_part<R: Read>(
+    r: &mut R,
+    e: Endian,
+    info: &VarInfo,
+    count: usize,
+    compressed_len: Option<u64>,
+    mut place: impl FnMut(usize, f64) -> std::result::Result<(), String>,
+) -> std::result::Result<(), String> {
     let tag = read_tag(r, e)?;
     let size = storage_size(tag.ty)
         .ok_or_else(|| format!("unsupported numeric storage type {}", tag.ty))?;
     if tag.n % size != 0 || tag.n / size != count {
+        let what = if info.dims.len() == 2 {
+            "matrix"
+        } else {
+            "array"
+        };
         return Err(format!(
-            "{} values for a {rows}×{cols} matrix",
-            tag.n / size
+            "{} values for a {} {what}",
+            tag.n / size,
+            dims_text(&info.dims)
         ));
     }
     if let Some(clen) = compressed_len
@@ -610,30 +744,57 @@ fn read_real_part<R: Read>(
             tag.n
         ));
     }
-    let mut out: Vec<f64> = Vec::new();
-    out.try_reserve_exact(count)
-        .map_err(|_| format!("out of memory for {count} values"))?;
-    out.resize(count, 0.0);
-    let mut place = |k: usize, v: f64| out[(k % rows) * cols + k / rows] = v;
     if let Some(small) = tag.small {
         for (k, c) in small[..tag.n].chunks_exact(size).enumerate() {
-            place(k, decode(tag.ty, c, e));
+            place(k, decode(tag.ty, c, e))?;
         }
-        return Ok(out);
+        return Ok(());
     }
     let mut chunk = vec![0u8; 64 * 1024];
     let mut k = 0;
     let mut left = tag.n;
     while left > 0 {
+        // Whole values per chunk: 64 KiB is a multiple of every size.
         let m = left.min(chunk.len());
         r.read_exact(&mut chunk[..m]).map_err(|e| io_msg(&e))?;
         for c in chunk[..m].chunks_exact(size) {
-            place(k, decode(tag.ty, c, e));
+            place(k, decode(tag.ty, c, e))?;
             k += 1;
         }
         left -= m;
     }
-    Ok(out)
+    Ok(())
+}
+
+fn dims_text(dims: &[u64]) -> String {
+    dims.iter()
+        .map(|d| d.to_string())
+        .collect::<Vec<_>>()
+        .join("×")
+}
+
+/// Streams every value of a numeric variable (already checked numeric,
+/// real and within the budget) in column-major order to `place`.
+fn stream_values(
+    b: &[u8],
+    e: Endian,
+    info: &VarInfo,
+    place: impl FnMut(usize, f64) -> std::result::Result<(), String>,
+) -> std::result::Result<(), String> {
+    let (start, len, compressed) = info.at;
+    let data = &b[start..start + len];
+    let count = usize::try_from(product(&info.dims)).map_err(|_| "too many values".to_string())?;
+    if compressed {
+        let mut z = flate2::bufread::ZlibDecoder::new(data);
+        read_tag(&mut z, e)?;
+        read_matrix_header(&mut z, e, info.at)?;
+        stream_real_part(&mut z, e, info, count, Some(len as u64), place)
+    } else {
+        let mut r = data;
+        read_matrix_header(&mut r, e, info.at)?;
+        stream_real_part(&mut r, e, info, count, None, place)
+    }
+    .map_err(|m| format!("variable {:?}: {m}", info.name))
 }
 
 #[cfg(test)]

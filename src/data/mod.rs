@@ -2,6 +2,7 @@
 //! preprocessing. Everything ends up as a [`Dataset`].
 
 use crate::error::{Error, Result};
+use crate::kernel::stack::KernelStack;
 use ndarray::Array2;
 use std::sync::Arc;
 
@@ -11,6 +12,7 @@ pub mod generate;
 mod idx;
 mod idx_header;
 mod input;
+mod kernels;
 mod matv5;
 mod npy;
 pub mod preprocess;
@@ -96,6 +98,10 @@ pub struct Dataset {
     pub relevance: Option<Vec<bool>>,
     /// Things the loader or preprocessing did that the user should know.
     pub notes: Vec<String>,
+    /// Precomputed kernels (a `.mat` with `KH`, a 3-D `.npy`): the dataset
+    /// then has no features (`x` is n × 0) and is clustered by the kernel
+    /// algorithms only.
+    pub kernels: Option<Arc<KernelStack>>,
     /// Every file this dataset was read from (the data file and any
     /// companion, such as an IDX labels file): outputs must never replace
     /// one of them.
@@ -113,8 +119,21 @@ impl Dataset {
             labels: None,
             relevance: None,
             notes: Vec::new(),
+            kernels: None,
             inputs: Vec::new(),
         }
+    }
+
+    /// A dataset of precomputed kernels, n rows and no features.
+    pub fn from_kernels(
+        name: impl Into<String>,
+        source: impl Into<String>,
+        stack: KernelStack,
+    ) -> Self {
+        let n = stack.n();
+        let mut ds = Dataset::new(name, source, Array2::zeros((n, 0)));
+        ds.kernels = Some(Arc::new(stack));
+        ds
     }
 
     pub fn n(&self) -> usize {
@@ -134,7 +153,7 @@ impl Dataset {
         if self.n() == 0 {
             return Err(Error::Data(format!("{}: no data rows", self.source)));
         }
-        if self.p() == 0 {
+        if self.p() == 0 && self.kernels.is_none() {
             return Err(Error::Data(format!(
                 "{}: no feature columns (only labels?)",
                 self.source

@@ -9,7 +9,7 @@ use ndarray::{Array2, Axis};
 use ndarray_npy::npy::header::{Header, ParseHeaderError, ReadHeaderError};
 use ndarray_npy::{ReadNpyError, ReadNpyExt};
 use std::io::{BufReader, ErrorKind, Read, Seek};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Reads a 2-D `.npy` array as features. An `.npy` file has no column
 /// names, so labels come only from [`LabelChoice::Index`]: that column is
@@ -23,7 +23,32 @@ use std::path::Path;
 pub fn read(path: &Path, opts: &LoadOptions) -> Result<Dataset> {
     let shown = input::shown(path);
     let (file, len) = input::open(path, &shown)?;
-    parse_from(BufReader::new(file), len, &shown, opts)
+    let mut ds = parse_from(BufReader::new(file), len, &shown, opts)?;
+    if ds.kernels.is_some() {
+        // A stack has no label column: labels come from a companion file,
+        // named by --label or beside it as STEM.labels.{npy,txt,csv}.
+        let file = match &opts.label {
+            LabelChoice::Name(f) => Some(PathBuf::from(f)),
+            LabelChoice::Auto => super::kernels::sibling_labels(path),
+            LabelChoice::None => None,
+            LabelChoice::Index(_) => {
+                return Err(Error::Data(format!(
+                    "{shown}: a kernel stack has no label column; give the labels as a file (--label FILE, or STEM.labels.npy/.txt/.csv beside it)"
+                )));
+            }
+        };
+        if let Some(f) = file {
+            let labels = super::kernels::read_labels(&f, ds.n(), &Budget::of(opts)).map_err(
+                |e| match e {
+                    Error::Resource(m) => Error::Resource(format!("{shown}: labels: {m}")),
+                    e => Error::Data(format!("{shown}: labels: {e}")),
+                },
+            )?;
+            ds.labels = Some(labels);
+            ds.inputs.push(f);
+        }
+    }
+    Ok(ds)
 }
 
 /// Reads `.npy` bytes; `origin` starts every message.
@@ -204,6 +229,9 @@ fn parse_from<R: Read + Seek>(
     let data_start = reader.stream_position().map_err(|e| Error::io(origin, e))?;
     let dtype = shorten(&header.type_descriptor.to_string());
     let shape = &header.shape;
+    if shape.len() == 3 {
+        return kernel_stack(&mut reader, &header, len - data_start, origin, opts);
+    }
     if shape.len() != 2 {
         let dims = shape
             .iter()
@@ -213,7 +241,9 @@ fn parse_from<R: Read + Seek>(
         let hint = match shape.len() {
             0 => "a single value",
             1 => "reshape it, e.g. x.reshape(-1, 1) for one feature",
-            _ => "flatten the trailing axes, e.g. x.reshape(len(x), -1)",
+            _ => {
+                "flatten the trailing axes, e.g. x.reshape(len(x), -1); a stack of kernels is 3-D, v×n×n"
+            }
         };
         return Err(Error::Data(format!(
             "{origin}: {}-D array of shape ({}{}), expected a 2-D array of n rows × p features ({hint})",
@@ -325,6 +355,87 @@ fn parse_from<R: Read + Seek>(
     let mut ds = Dataset::new(origin, origin, x);
     ds.labels = labels;
     Ok(ds)
+}
+
+/// Reads a v×n×n stack of kernel matrices (C order, floats), one matrix
+/// at a time, after checking the shape against the file's `have` bytes of
+/// data and the budget.
+fn kernel_stack<R: Read>(
+    reader: &mut R,
+    header: &Header,
+    have: u64,
+    origin: &str,
+    opts: &LoadOptions,
+) -> Result<Dataset> {
+    let bad = |why: String| Error::Data(format!("{origin}: {why}"));
+    let descr = match &header.type_descriptor {
+        py_literal::Value::String(s) => s.as_str(),
+        _ => "",
+    };
+    let (size, big) = match descr {
+        "<f8" => (8, false),
+        ">f8" => (8, true),
+        "<f4" => (4, false),
+        ">f4" => (4, true),
+        _ => {
+            return Err(bad(format!(
+                "a kernel stack of dtype {}; expected float64 or float32",
+                shorten(&header.type_descriptor.to_string())
+            )));
+        }
+    };
+    if header.layout.is_fortran() {
+        return Err(bad(
+            "a kernel stack in Fortran order; save it in C order (np.ascontiguousarray)".into(),
+        ));
+    }
+    let (v, n, m) = (
+        header.shape[0] as u64,
+        header.shape[1] as u64,
+        header.shape[2] as u64,
+    );
+    if n != m {
+        return Err(bad(format!(
+            "3-D array of shape ({v}, {n}, {m}): a stack of kernels must be v×n×n (square matrices); features must be 2-D (flatten the trailing axes, e.g. x.reshape(len(x), -1))"
+        )));
+    }
+    if v == 0 || n == 0 {
+        return Err(bad(format!("empty kernel stack (shape ({v}, {n}, {m}))")));
+    }
+    let want = product(&[v, n, n, size]);
+    if want != u128::from(have) {
+        return Err(bad(format!(
+            "cannot read the .npy data: the header declares a {v}×{n}×{n} stack ({}), but the file holds {have} bytes after the header",
+            input::fmt_need(want)
+        )));
+    }
+    super::kernels::check_budget(origin, &Budget::of(opts), n, v, 0)?;
+    let (n, v) = (n as usize, v as usize);
+    let mut stack = super::kernels::StackBuilder::new(n, v);
+    let mut slice = Array2::<f64>::zeros((n, n));
+    let size = size as usize;
+    let mut buf = vec![0u8; n * size];
+    for _ in 0..v {
+        for mut row in slice.rows_mut() {
+            reader
+                .read_exact(&mut buf)
+                .map_err(|e| bad(format!("cannot read the .npy data ({e})")))?;
+            for (x, c) in row.iter_mut().zip(buf.chunks_exact(size)) {
+                *x = match (size, big) {
+                    (8, false) => f64::from_le_bytes(c.try_into().expect("8 bytes")),
+                    (8, true) => f64::from_be_bytes(c.try_into().expect("8 bytes")),
+                    (_, false) => f64::from(f32::from_le_bytes(c.try_into().expect("4 bytes"))),
+                    (_, true) => f64::from(f32::from_be_bytes(c.try_into().expect("4 bytes"))),
+                };
+            }
+        }
+        stack.push(&mut slice).map_err(|why| {
+            bad(format!(
+                "a 3-D array is read as a stack of kernels (v×n×n): {why}"
+            ))
+        })?;
+    }
+    Ok(stack.finish(origin))
 }
 
 /// Reads the array as the type `descr` names, from the start of the stream

@@ -14,7 +14,9 @@
 use super::spec::{Kind, Post, Precision, Resolved};
 use crate::error::{Error, Result};
 use crate::linalg;
-use crate::solver::Ctx;
+// The progress module itself, not the solver core: the problem holds Gram
+// matrices, so the core must not be imported back through its root.
+use crate::solver::progress::Ctx;
 use ndarray::{Array2, ArrayView2, ArrayViewMut2, s};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -158,6 +160,73 @@ impl Gram {
             spec: spec.clone(),
             build_secs: t0.elapsed().as_secs_f64(),
         })
+    }
+
+    /// A Gram matrix from a dense n×n matrix that is already symmetric (a
+    /// precomputed kernel; see `stack::check_symmetric`): the lower
+    /// triangle is stored, then `spec.post` applied as after a build.
+    pub fn from_dense(k: ArrayView2<f64>, spec: &Resolved) -> Gram {
+        let n = k.nrows();
+        assert_eq!(k.ncols(), n, "a Gram matrix is square");
+        let layout = Layout::new(n);
+        let store = match spec.precision {
+            Precision::F64 => Store::F64(dense_typed::<f64>(k, layout, spec.post)),
+            Precision::F32 => Store::F32(dense_typed::<f32>(k, layout, spec.post)),
+        };
+        Gram::finish(layout, store, spec.clone(), 0.0)
+    }
+
+    /// A copy with `post` applied (centre, normalise, rescale) and stored
+    /// in `precision`: a precomputed kernel as an algorithm wants it.
+    pub fn with_post(&self, post: Post, precision: Precision) -> Gram {
+        let t0 = Instant::now();
+        let layout = self.layout;
+        let store = match (&self.store, precision) {
+            (Store::F64(k), Precision::F64) => Store::F64(reprocess(k, layout, post)),
+            (Store::F32(k), Precision::F64) => Store::F64(reprocess(k, layout, post)),
+            (Store::F64(k), Precision::F32) => Store::F32(reprocess(k, layout, post)),
+            (Store::F32(k), Precision::F32) => Store::F32(reprocess(k, layout, post)),
+        };
+        let spec = Resolved {
+            post,
+            precision,
+            ..self.spec.clone()
+        };
+        Gram::finish(layout, store, spec, t0.elapsed().as_secs_f64())
+    }
+
+    /// The entry-wise mean of Gram matrices of the same n, in f64 with
+    /// `spec` (a single-kernel algorithm on a precomputed stack).
+    pub fn average(grams: &[&Gram], spec: &Resolved) -> Gram {
+        let layout = grams[0].layout;
+        let mut acc = vec![0.0f64; layout.len()];
+        for g in grams {
+            assert_eq!(g.layout.n, layout.n, "kernels of one stack share n");
+            match &g.store {
+                Store::F64(k) => acc.iter_mut().zip(k).for_each(|(a, v)| *a += v),
+                Store::F32(k) => acc.iter_mut().zip(k).for_each(|(a, v)| *a += *v as f64),
+            }
+        }
+        let w = 1.0 / grams.len() as f64;
+        acc.iter_mut().for_each(|a| *a *= w);
+        post_process(&mut acc, layout, spec.post);
+        Gram::finish(layout, Store::F64(acc), spec.clone(), 0.0)
+    }
+
+    fn finish(layout: Layout, store: Store, spec: Resolved, build_secs: f64) -> Gram {
+        let diag = (0..layout.n)
+            .map(|i| match &store {
+                Store::F64(k) => k[layout.index(i, i)],
+                Store::F32(k) => k[layout.index(i, i)] as f64,
+            })
+            .collect();
+        Gram {
+            layout,
+            store,
+            diag,
+            spec,
+            build_secs,
+        }
     }
 
     pub fn n(&self) -> usize {
@@ -339,7 +408,8 @@ fn entry(spec: &Resolved, g: f64, ni: f64, nj: f64, same: bool) -> f64 {
         }
     };
     match spec.kind {
-        Kind::Linear => g,
+        // A precomputed kernel is stored, never built: see `from_dense`.
+        Kind::Linear | Kind::Precomputed => g,
         Kind::Poly => (spec.a + g).powi(spec.b as i32),
         Kind::Cosine => cos(),
         Kind::Gaussian => {
@@ -421,6 +491,26 @@ fn build_typed<T: Elem>(
         })?;
     post_process(&mut k, lay, spec.post);
     Ok(k)
+}
+
+/// The stored triangle of a dense symmetric matrix, post-processed. The
+/// upper half of a diagonal tile is mirrored from the lower, so the result
+/// is exactly symmetric whatever rounding the input had.
+fn dense_typed<T: Elem>(k: ArrayView2<f64>, lay: Layout, post: Post) -> Vec<T> {
+    let mut out: Vec<T> = vec![T::ZERO; lay.len()];
+    for_each_entry(&mut out, lay, |i, j, v| {
+        let (i, j) = if j > i { (j, i) } else { (i, j) };
+        *v = T::from_f64(k[[i, j]]);
+    });
+    post_process(&mut out, lay, post);
+    out
+}
+
+/// A converted copy of a store with `post` applied.
+fn reprocess<S: Elem, T: Elem>(k: &[S], lay: Layout, post: Post) -> Vec<T> {
+    let mut out: Vec<T> = k.iter().map(|v| T::from_f64(v.to_f64())).collect();
+    post_process(&mut out, lay, post);
+    out
 }
 
 /// Calls `f(i, j, &mut entry)` on every stored entry (i ≥ j, plus the upper

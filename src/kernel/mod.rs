@@ -9,12 +9,16 @@
 //!   η or any other solver parameter never rebuilds them.
 
 pub mod bandwidth;
-mod gram;
+pub(crate) mod gram;
+pub mod inputs;
 pub mod rff;
 pub mod spec;
+pub mod stack;
+pub mod views;
 
 pub use gram::Gram;
 pub use spec::{DEFAULT_SET, KernelSpec, Kind, Post, Precision, Resolved, parse_list};
+pub use stack::KernelStack;
 
 pub use bandwidth::SIGMA_RULE;
 pub use spec::GRAM_FAMILY;
@@ -206,6 +210,7 @@ pub fn describe(gram: &Gram) -> KernelInfo {
         // Only distance kernels have a σ.
         sigma: gram.spec().sigma,
         given: None,
+        name: None,
     }
 }
 
@@ -222,6 +227,9 @@ pub fn single_gram(
     ctx: &Ctx,
     algo: &str,
 ) -> Result<Arc<Gram>> {
+    if let Some(g) = stack_gram(problem, 0, max_memory, ctx, algo)? {
+        return Ok(g);
+    }
     guard(
         problem,
         algo,
@@ -231,6 +239,41 @@ pub fn single_gram(
     )?;
     let r = kernel.resolve(problem)?;
     Ok(grams(problem, &[r], ctx)?.remove(0))
+}
+
+/// The kernel a single-kernel algorithm uses on a kernels-only problem:
+/// the precomputed kernel itself, or the average of the stack (cached,
+/// after the memory guard). `None` for a problem with features.
+///
+/// # Errors
+/// [`Error::Resource`] above the memory budget, [`Error::Cancelled`].
+pub fn stack_gram(
+    problem: &Problem,
+    extra: usize,
+    max_memory: Option<u64>,
+    ctx: &Ctx,
+    algo: &str,
+) -> Result<Option<Arc<Gram>>> {
+    let Some(stack) = &problem.kernels else {
+        return Ok(None);
+    };
+    if stack.len() == 1 {
+        guard(problem, algo, &[], extra, max_memory)?;
+        return Ok(Some(stack.grams[0].clone()));
+    }
+    guard(
+        problem,
+        algo,
+        &[KernelSpec::new(Kind::Precomputed)],
+        extra,
+        max_memory,
+    )?;
+    ctx.check()?;
+    let gram = problem.cached("gram:precomputed-average|", || {
+        let refs: Vec<&Gram> = stack.grams.iter().map(|g| g.as_ref()).collect();
+        Ok(Gram::average(&refs, &stack::raw_spec()))
+    })?;
+    Ok(Some(gram))
 }
 
 /// Seed rows chosen in the kernel's feature space (k-means++ with

@@ -38,6 +38,9 @@ pub enum Kind {
     Linear,
     /// xᵀy / (‖x‖‖y‖)
     Cosine,
+    /// A matrix read from a file (`--kernels precomputed`): never built
+    /// from features.
+    Precomputed,
 }
 
 impl Kind {
@@ -49,6 +52,7 @@ impl Kind {
             Kind::Poly => "poly",
             Kind::Linear => "linear",
             Kind::Cosine => "cosine",
+            Kind::Precomputed => "precomputed",
         }
     }
 
@@ -74,7 +78,7 @@ impl Kind {
             Kind::Gaussian | Kind::Laplacian => &["sigma", "t"],
             Kind::Geodesic => &["sigma"],
             Kind::Poly => &["a", "b"],
-            Kind::Linear | Kind::Cosine => &[],
+            Kind::Linear | Kind::Cosine | Kind::Precomputed => &[],
         }
     }
 }

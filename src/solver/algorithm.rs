@@ -142,6 +142,11 @@ pub trait Solver: Send + Sync {
     fn default_scaling(&self) -> crate::data::Scaling {
         crate::data::Scaling::Standard
     }
+    /// Whether it runs on precomputed kernels (a kernels-only dataset);
+    /// the others are refused such data with [`TAKES_KERNELS`] named.
+    fn takes_kernels(&self) -> bool {
+        false
+    }
     /// The value of a parameter whose default is `Auto`, from the data.
     ///
     /// # Errors
@@ -216,6 +221,8 @@ pub trait Algorithm: Send + Sync {
     fn params(&self) -> Vec<ParamSpec>;
     /// The scaling used when the user does not choose one.
     fn default_scaling(&self) -> crate::data::Scaling;
+    /// Whether it runs on precomputed kernels ([`Solver::takes_kernels`]).
+    fn takes_kernels(&self) -> bool;
     /// The value of a parameter whose default is `Auto`, from the data.
     ///
     /// # Errors
@@ -263,6 +270,9 @@ impl<S: Solver> Algorithm for S {
     fn default_scaling(&self) -> crate::data::Scaling {
         Solver::default_scaling(self)
     }
+    fn takes_kernels(&self) -> bool {
+        Solver::takes_kernels(self)
+    }
     fn auto_param(&self, name: &str, problem: &Problem, k: usize) -> Result<f64> {
         Solver::auto_param(self, name, problem, k)
     }
@@ -270,12 +280,14 @@ impl<S: Solver> Algorithm for S {
         Solver::options(self)
     }
     fn check(&self, problem: &Problem, cfg: &RunConfig) -> Result<()> {
+        check_data(self, problem)?;
         check_config(problem, cfg)?;
         let run = Common::of(cfg)?;
         let p = self.typed(problem, cfg)?;
         check_solver_memory(self, problem, &run, &p)
     }
     fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
+        check_data(self, problem)?;
         let run = Common::of(cfg)?;
         let p = self.typed(problem, cfg)?;
         Solver::fit(self, problem, &run, &p, start, ctx)
@@ -472,6 +484,11 @@ pub fn configure(
         params: Params::default(),
         options: resolve_options(algo, req.options)?,
     };
+    if !algo.takes_kernels() && problem.kernels_only() {
+        problem
+            .require_features(algo.id(), TAKES_KERNELS)
+            .map_err(|e| e.about(data))?;
+    }
     check_config(problem, &cfg).map_err(|e| e.about(data))?;
     // The memory of a start depends on k, the seeding and the options, not
     // on the numbers: automatic defaults stand in at their range's minimum.
@@ -485,6 +502,21 @@ pub fn configure(
     algo.check(problem, &cfg)?;
     cfg.params = resolve_params(algo, problem, req.k, req.given)?;
     Ok(cfg)
+}
+
+/// The algorithms that run on precomputed kernels, for the refusal of the
+/// others (a test in `algo` keeps it in step with the registry).
+pub const TAKES_KERNELS: &str = "mkpower, kernel-kmeans, kpower or spectral";
+
+/// Refuses a kernels-only problem to an algorithm that needs features.
+///
+/// # Errors
+/// [`Error::Param`], one line naming the algorithms that take kernels.
+pub fn check_data<S: Solver + ?Sized>(algo: &S, problem: &Problem) -> Result<()> {
+    if algo.takes_kernels() {
+        return Ok(());
+    }
+    problem.require_features(algo.id(), TAKES_KERNELS)
 }
 
 /// Checks k and the restart count against the problem.
@@ -536,6 +568,7 @@ fn run_solver<S: Solver>(
     cfg: &RunConfig,
     ctx: &Ctx,
 ) -> Result<RunResult> {
+    check_data(algo, problem)?;
     check_config(problem, cfg)?;
     let run = Common::of(cfg)?;
     let p = algo.typed(problem, cfg)?;

@@ -67,6 +67,9 @@ pub struct KernelInfo {
     /// mkpower: the spec as given, with the post-processing defaults.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub given: Option<String>,
+    /// The view (`--views fou=1-76,…`) or precomputed kernel it is on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 
 /// One random Fourier feature map as used.

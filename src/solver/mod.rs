@@ -24,8 +24,8 @@ pub mod sweep;
 pub mod weights;
 
 pub use algorithm::{
-    Algorithm, Common, Request, Rng, RunConfig, Solver, Start, StartMemory, check_config,
-    check_memory, configure, resolve_options, resolve_params, run,
+    Algorithm, Common, Request, Rng, RunConfig, Solver, Start, StartMemory, TAKES_KERNELS,
+    check_config, check_memory, configure, resolve_options, resolve_params, run,
 };
 pub use extras::{Extras, Gap, KernelInfo, MapInfo, Typicality};
 pub use fit::{Fit, RunResult, TracePoint, cluster_sizes};

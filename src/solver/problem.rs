@@ -1,6 +1,7 @@
 //! The data an algorithm works on, with caches shared across runs.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::kernel::stack::KernelStack;
 use ndarray::Array2;
 use std::any::Any;
 use std::collections::HashMap;
@@ -15,6 +16,9 @@ pub struct Problem {
     /// one copy of the matrix.
     pub x: Arc<Array2<f64>>,
     pub x_norms: Vec<f64>,
+    /// Precomputed kernels, for a dataset that holds kernels instead of
+    /// features (`x` is then n × 0).
+    pub kernels: Option<Arc<KernelStack>>,
     cache: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
 }
 
@@ -35,8 +39,35 @@ impl Problem {
         Problem {
             x,
             x_norms,
+            kernels: None,
             cache: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// A problem on precomputed kernels alone: n rows, no features.
+    pub fn from_kernels(stack: Arc<KernelStack>) -> Self {
+        let mut p = Self::new(Array2::zeros((stack.n(), 0)));
+        p.kernels = Some(stack);
+        p
+    }
+
+    /// Whether the problem holds precomputed kernels and no features.
+    pub fn kernels_only(&self) -> bool {
+        self.kernels.is_some() && self.p() == 0
+    }
+
+    /// Refuses a kernels-only problem for an algorithm that needs
+    /// features (`takes` lists those that do not).
+    ///
+    /// # Errors
+    /// [`Error::Param`], one line.
+    pub fn require_features(&self, algo: &str, takes: &str) -> Result<()> {
+        if self.kernels_only() {
+            return Err(Error::Param(format!(
+                "{algo} needs features; this file holds precomputed kernels — use {takes}"
+            )));
+        }
+        Ok(())
     }
 
     pub fn n(&self) -> usize {

@@ -154,8 +154,14 @@ pub fn run_in(dir: &Path, input: &Input) -> Outcome {
         }
         Ok(Ok(ds)) => {
             let bad =
-                if ds.n() == 0 || ds.p() == 0 {
+                if ds.n() == 0 || (ds.p() == 0 && ds.kernels.is_none()) {
                     Some(format!("{}×{} dataset", ds.n(), ds.p()))
+                } else if ds
+                    .kernels
+                    .as_ref()
+                    .is_some_and(|k| k.is_empty() || k.n() != ds.n())
+                {
+                    Some("kernels do not match the rows".to_string())
                 } else if ds.x.iter().any(|v| !v.is_finite()) {
                     Some("non-finite value".to_string())
                 } else if ds.feature_names.len() != ds.p() {

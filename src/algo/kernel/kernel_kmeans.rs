@@ -43,6 +43,9 @@ impl Solver for KernelKMeans {
     fn auto_param(&self, _name: &str, problem: &Problem, _k: usize) -> Result<f64> {
         Ok(kernel::auto_sigma(problem))
     }
+    fn takes_kernels(&self) -> bool {
+        true
+    }
     fn options(&self) -> Vec<(&'static str, &'static str)> {
         vec![("kernel", "gaussian")]
     }

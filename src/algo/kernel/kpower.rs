@@ -55,6 +55,9 @@ impl Solver for KernelPower {
         debug_assert_eq!(name, "sigma");
         Ok(kernel::auto_sigma(problem))
     }
+    fn takes_kernels(&self) -> bool {
+        true
+    }
     fn options(&self) -> Vec<(&'static str, &'static str)> {
         vec![("kernel", "gaussian")]
     }

@@ -19,8 +19,9 @@
 //! scatter differs from the best one's by one median scatter get e⁻¹ of its
 //! weight. (0.1 makes α nearly one-hot, 10 nearly uniform.)
 
-use crate::error::{Error, Result};
-use crate::kernel::{self, Gram, KernelSpec, Post};
+use crate::error::Result;
+use crate::kernel::inputs::{KernelSource, NamedGram, kernel_grams};
+use crate::kernel::{self, Gram, Post};
 use crate::solver::init;
 use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
 use crate::solver::mix::{alpha_step, choose_lambda, neg_entropy};
@@ -32,7 +33,6 @@ use crate::solver::{
     Common, Ctx, Fit, Init, KernelInfo, Problem, RunConfig, Solver, Start, StartMemory,
 };
 use ndarray::{Array2, Axis, Zip};
-use std::sync::Arc;
 
 pub struct MultiKernelPower;
 
@@ -47,9 +47,9 @@ pub const DEFAULT_POST: Post = Post {
 /// The parameters of `mkpower`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MkpowerParams {
-    /// The kernels of `--kernels`, [`DEFAULT_POST`] applied where the spec
-    /// does not say.
-    pub kernels: Vec<KernelSpec>,
+    /// The kernels of `--kernels` (and `--views`), [`DEFAULT_POST`]
+    /// applied where the spec does not say.
+    pub kernels: KernelSource,
     /// Bandwidth of the distance kernels whose spec gives none.
     pub sigma: f64,
     /// λ relative to the median per-kernel scatter.
@@ -100,19 +100,19 @@ impl Solver for MultiKernelPower {
         Ok(kernel::auto_sigma(problem))
     }
     fn options(&self) -> Vec<(&'static str, &'static str)> {
-        vec![("kernels", "default")]
+        vec![("kernels", "default"), ("views", "none")]
     }
-    fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<MkpowerParams> {
-        let kernels: Vec<KernelSpec> =
-            kernel::parse_list(cfg.option("kernels", "default"), "--kernels")?
-                .into_iter()
-                .map(|s| s.with_default_post(DEFAULT_POST))
-                .collect();
-        if kernels.is_empty() {
-            return Err(Error::Param(
-                "--kernels: no kernel given; use SPEC;SPEC… or 'default'".into(),
-            ));
-        }
+    fn takes_kernels(&self) -> bool {
+        true
+    }
+    fn typed(&self, problem: &Problem, cfg: &RunConfig) -> Result<MkpowerParams> {
+        let kernels = KernelSource::parse(
+            problem,
+            cfg.option("kernels", "default"),
+            "default",
+            Some(cfg.option("views", "none")),
+            DEFAULT_POST,
+        )?;
         let v = &cfg.params;
         Ok(MkpowerParams {
             kernels,
@@ -132,7 +132,7 @@ impl Solver for MultiKernelPower {
         StartMemory::seeding(problem.n(), run.k, run.init).plus_nk(
             problem.n(),
             run.k,
-            7 + p.kernels.len(),
+            7 + p.kernels.count(problem),
             "arrays of weights and distances",
         )
     }
@@ -144,8 +144,8 @@ impl Solver for MultiKernelPower {
         start: Start,
         ctx: &Ctx,
     ) -> Result<Fit> {
-        let (gs, given) = grams(problem, p, run.max_memory, ctx)?;
-        let refs: Vec<&Gram> = gs.iter().map(|g| g.as_ref()).collect();
+        let gs = grams(problem, p, run.max_memory, ctx)?;
+        let refs: Vec<&Gram> = gs.iter().map(|g| g.gram.as_ref()).collect();
         let mut rng = start.rng();
         let seeds = combined_seeds(&refs, run.k, run.init, &mut rng)?;
         let mut fit = mkpower_loop(
@@ -159,13 +159,13 @@ impl Solver for MultiKernelPower {
             ctx,
         )?;
         // One entry per kernel, in α's order: the spec as given (defaults
-        // applied) and as resolved.
+        // applied) and as resolved, and the view or precomputed kernel.
         let list = gs
-            .iter()
-            .zip(given)
-            .map(|(g, text)| KernelInfo {
-                given: Some(text),
-                ..kernel::describe(g)
+            .into_iter()
+            .map(|g| KernelInfo {
+                given: Some(g.given),
+                name: g.part,
+                ..kernel::describe(&g.gram)
             })
             .collect();
         fit.extra.kernels = Some(list);
@@ -173,37 +173,14 @@ impl Solver for MultiKernelPower {
     }
 }
 
-/// The Gram matrices of the `kernels` option, with the spec of each as
-/// given (post-processing defaults applied).
+/// The Gram matrices of the `kernels` and `views` options, named.
 fn grams(
     problem: &Problem,
     p: &MkpowerParams,
     max_memory: Option<u64>,
     ctx: &Ctx,
-) -> Result<(Vec<Arc<Gram>>, Vec<String>)> {
-    let specs = &p.kernels;
-    kernel::guard(problem, "mkpower", specs, 0, max_memory)?;
-    let resolved = specs
-        .iter()
-        .map(|s| s.resolve(p.sigma, || kernel::dmax2(problem)))
-        .collect::<Result<Vec<_>>>()?;
-    let given = specs
-        .iter()
-        .map(|s| {
-            let mut t = s.source.clone();
-            for (on, given, flag) in [
-                (s.post.normalize, s.post_given[1], "normalize"),
-                (s.post.rescale, s.post_given[2], "rescale"),
-            ] {
-                if on && !given {
-                    t.push(if t.contains(':') { ',' } else { ':' });
-                    t.push_str(flag);
-                }
-            }
-            t
-        })
-        .collect();
-    Ok((kernel::grams(problem, &resolved, ctx)?, given))
+) -> Result<Vec<NamedGram>> {
+    kernel_grams(problem, &p.kernels, p.sigma, max_memory, ctx, "mkpower")
 }
 
 /// Seeds in the feature space of the uniform combination Σ_l K_l / L.

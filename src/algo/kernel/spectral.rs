@@ -84,6 +84,9 @@ impl Solver for Spectral {
     fn auto_param(&self, _name: &str, problem: &Problem, _k: usize) -> Result<f64> {
         Ok(kernel::auto_sigma(problem))
     }
+    fn takes_kernels(&self) -> bool {
+        true
+    }
     fn options(&self) -> Vec<(&'static str, &'static str)> {
         vec![("kernel", "gaussian")]
     }
@@ -172,6 +175,11 @@ pub fn embedding_for(
     // The Gram matrix, and for the dense eigensolver its copy and its
     // eigenvectors.
     let working = if n <= DENSE_MAX { 2 } else { 0 };
+    if let Some(gram) = kernel::stack_gram(problem, working, run.max_memory, ctx, "spectral")? {
+        let key = format!("spectral:{}k={}|", gram.spec().key(), run.k);
+        let emb = problem.cached(&key, || build_embedding(&gram, run.k, ctx))?;
+        return Ok((emb, gram));
+    }
     kernel::guard(
         problem,
         "spectral",

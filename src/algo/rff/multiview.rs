@@ -37,7 +37,7 @@ use super::common::{
     INIT_STAGE, INIT_TOL, checked_features, hard_schedule, init_iter_spec, kmeans_start,
     rff_auto_param, rff_schedule_specs,
 };
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::kernel::{self, rff};
 use crate::linalg;
 use crate::solver::init;
@@ -53,7 +53,6 @@ use crate::solver::{
 };
 use ndarray::{Array1, Array2, ArrayView2, Axis, Zip, s};
 use rayon::prelude::*;
-use std::ops::Range;
 use std::sync::Arc;
 
 /// Default s₀ of the multi-view algorithms: spec §10.1 (the paper's best
@@ -61,67 +60,7 @@ use std::sync::Arc;
 pub const MV_S0: f64 = -15.0;
 /// The paper anneals every 2 iterations in Algorithm 2.
 pub const MV_PERIOD: f64 = 2.0;
-/// Bandwidth factors of the default views.
-pub const DEFAULT_FACTORS: [f64; 3] = [0.5, 1.0, 2.0];
-
-/// What `--views` asks for.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Views {
-    /// All columns, one view per bandwidth σ·factor.
-    Bandwidths(Vec<f64>),
-    /// Column groups (0-based, end exclusive), one view each.
-    Columns(Vec<Range<usize>>),
-}
-
-/// Parses `--views` for data with `p` columns.
-pub fn parse_views(text: &str, p: usize) -> Result<Views> {
-    let t = text.trim();
-    let bad = |why: String| Error::Param(format!("--views '{text}': {why}"));
-    match t {
-        "auto" | "default" | "" => return Ok(Views::Bandwidths(DEFAULT_FACTORS.to_vec())),
-        "all" => return Ok(Views::Bandwidths(vec![1.0])),
-        _ => {}
-    }
-    if let Some(list) = t.strip_prefix("sigmas=") {
-        let mut f = Vec::new();
-        for item in list.split(',') {
-            let v: f64 = item.trim().parse().map_err(|_| {
-                bad(format!(
-                    "'{}' is not a number (bandwidth factors, e.g. sigmas=0.5,1,2)",
-                    item.trim()
-                ))
-            })?;
-            if !(v.is_finite() && v > 0.0) {
-                return Err(bad(format!("bandwidth factor {v} must be positive")));
-            }
-            f.push(v);
-        }
-        return Ok(Views::Bandwidths(f));
-    }
-    let mut groups = Vec::new();
-    for item in t.split(',') {
-        let item = item.trim();
-        let (a, b) = match item.split_once('-') {
-            Some((a, b)) => (a.trim(), b.trim()),
-            None => (item, item),
-        };
-        let parse = |v: &str| {
-            v.parse::<usize>().map_err(|_| {
-                bad(format!(
-                    "'{item}' is not a column range (1-based, inclusive, e.g. 1-64,65-128; or auto, all, sigmas=F,F,…)"
-                ))
-            })
-        };
-        let (a, b) = (parse(a)?, parse(b)?);
-        if a == 0 || b < a || b > p {
-            return Err(bad(format!(
-                "columns {a}-{b} are out of range: must be within 1-{p} (1-based, inclusive), start ≤ end"
-            )));
-        }
-        groups.push(a - 1..b);
-    }
-    Ok(Views::Columns(groups))
-}
+pub use crate::kernel::views::{Views, parse_views};
 
 /// The parameters of `rff-mkpower` and `ip-rff-mkpower`.
 #[derive(Debug, Clone, PartialEq)]
@@ -196,7 +135,7 @@ pub fn map_specs(problem: &Problem, p: &MvParams) -> Vec<rff::MapSpec> {
                 .iter()
                 .enumerate()
                 .map(|(l, cols)| {
-                    let rule = view_sigma_rule(problem, cols);
+                    let rule = kernel::inputs::view_sigma_rule(problem, cols);
                     rff::MapSpec {
                         cols: cols.clone(),
                         sigma: ratio * rule,
@@ -209,17 +148,6 @@ pub fn map_specs(problem: &Problem, p: &MvParams) -> Vec<rff::MapSpec> {
                 .collect()
         }
     }
-}
-
-/// The KPK bandwidth rule on a column group (1 for a group without spread).
-fn view_sigma_rule(problem: &Problem, cols: &Range<usize>) -> f64 {
-    let key = format!("rff:sigma_rule|{}..{}", cols.start, cols.end);
-    problem
-        .cached(&key, || {
-            let s = kernel::bandwidth::sigma_rule(problem.x.slice(s![.., cols.clone()]));
-            Ok(if s > 0.0 { s } else { 1.0 })
-        })
-        .map_or(1.0, |v| *v)
 }
 
 /// The possibilistic part of IP-RFF-MKPKM.

@@ -450,6 +450,10 @@ impl App {
             }
             Action::ToggleScatterMode => {
                 let p = self.loaded().map_or(1, |l| l.dataset.p());
+                if p == 0 {
+                    self.note("kernel data have no features to plot; the scatter shows kernel PCA");
+                    return;
+                }
                 self.scatter = match self.scatter {
                     ScatterMode::Pca => ScatterMode::Features(0, 1.min(p - 1)),
                     ScatterMode::Features(..) => ScatterMode::Pca,
@@ -457,6 +461,9 @@ impl App {
             }
             Action::ScatterFeature(axis) => {
                 let p = self.loaded().map_or(1, |l| l.dataset.p());
+                if p == 0 {
+                    return;
+                }
                 let (mut fx, mut fy) = match self.scatter {
                     ScatterMode::Features(a, b) => (a, b),
                     ScatterMode::Pca => (0, 1.min(p - 1)),

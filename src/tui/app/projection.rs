@@ -2,10 +2,14 @@
 //! components of a deterministic subsample (at most [`MAX_POINTS`] rows, so
 //! drawing stays fast on 70 000 points).
 
+use crate::kernel::KernelStack;
 use faer::Side;
 use ndarray::{Array2, ArrayView2, Axis};
 
 pub const MAX_POINTS: usize = 3000;
+/// Rows of a kernel projection: its dense eigenproblem is m×m, so fewer
+/// than a PCA's, to stay within a second.
+pub const MAX_KERNEL_POINTS: usize = 1000;
 
 #[derive(Debug, Clone)]
 pub struct Projection {
@@ -20,10 +24,53 @@ pub struct Projection {
 impl Projection {
     pub fn pca(x: &Array2<f64>) -> Self {
         let n = x.nrows();
+        if x.ncols() == 0 {
+            return Projection {
+                rows: Vec::new(),
+                pcs: Vec::new(),
+                explained: 0.0,
+            };
+        }
         let step = n.div_ceil(MAX_POINTS).max(1);
         let rows: Vec<usize> = (0..n).step_by(step).collect();
         let sub = x.select(Axis(0), &rows);
         let (pcs, explained) = top2(sub.view());
+        Projection {
+            rows,
+            pcs,
+            explained,
+        }
+    }
+
+    /// Kernel PCA for data that are kernels: the leading two eigenvectors
+    /// of the centred average kernel, scaled by √λ, on a subsample.
+    pub fn kernel(stack: &KernelStack) -> Self {
+        let n = stack.n();
+        let step = n.div_ceil(MAX_KERNEL_POINTS).max(1);
+        let rows: Vec<usize> = (0..n).step_by(step).collect();
+        let m = rows.len();
+        let w = 1.0 / stack.len().max(1) as f64;
+        let mut k = Array2::<f64>::zeros((m, m));
+        for g in &stack.grams {
+            for (a, &i) in rows.iter().enumerate() {
+                for (b, &j) in rows.iter().enumerate().take(a + 1) {
+                    let v = w * g.get(i, j);
+                    k[[a, b]] += v;
+                    if a != b {
+                        k[[b, a]] += v;
+                    }
+                }
+            }
+        }
+        // Centre in feature space: HKH.
+        let r = k.mean_axis(Axis(0)).expect("rows");
+        let all = r.mean().unwrap_or(0.0);
+        for a in 0..m {
+            for b in 0..m {
+                k[[a, b]] += all - r[a] - r[b];
+            }
+        }
+        let (pcs, explained) = gram_top2(&k);
         Projection {
             rows,
             pcs,
@@ -91,6 +138,41 @@ fn top2(x: ArrayView2<f64>) -> (Vec<[f64; 2]>, f64) {
     }
     let explained = if total > 0.0 {
         (vals[d - 1] + vals[d - 2]) / total
+    } else {
+        0.0
+    };
+    (pcs, explained)
+}
+
+/// The leading two eigenvectors of a centred Gram matrix scaled by √λ,
+/// and their share of the trace.
+fn gram_top2(k: &Array2<f64>) -> (Vec<[f64; 2]>, f64) {
+    let m = k.nrows();
+    if m < 2 {
+        return (vec![[0.0, 0.0]; m], 0.0);
+    }
+    let mat = faer::Mat::from_fn(m, m, |i, j| k[[i, j]]);
+    let Ok(eig) = mat.self_adjoint_eigen(Side::Lower) else {
+        return (vec![[0.0, 0.0]; m], 0.0);
+    };
+    let vals: Vec<f64> = (0..m).map(|i| eig.S()[i].max(0.0)).collect();
+    let total: f64 = vals.iter().sum();
+    let u = eig.U();
+    let mut pcs = vec![[0.0; 2]; m];
+    for (c, t) in [m - 1, m - 2].into_iter().enumerate() {
+        let col: Vec<f64> = (0..m).map(|i| u[(i, t)]).collect();
+        // Fix the sign so the picture does not flip between runs.
+        let big = col
+            .iter()
+            .fold(0.0f64, |a, &v| if v.abs() > a.abs() { v } else { a });
+        let sign = if big < 0.0 { -1.0 } else { 1.0 };
+        let scale = vals[t].sqrt();
+        for i in 0..m {
+            pcs[i][c] = sign * col[i] * scale;
+        }
+    }
+    let explained = if total > 0.0 {
+        (vals[m - 1] + vals[m - 2]) / total
     } else {
         0.0
     };

@@ -126,7 +126,10 @@ pub fn start_load(spec: String, opts: LoadOptions, scale: Scaling) -> Job {
         .name("meanscape-loader".into())
         .spawn(move || {
             let r = session::load(&spec, &opts, scale).map(|l| {
-                let proj = Projection::pca(&l.problem.x);
+                let proj = match &l.problem.kernels {
+                    Some(stack) if l.problem.kernels_only() => Projection::kernel(stack),
+                    _ => Projection::pca(&l.problem.x),
+                };
                 Box::new((l, proj))
             });
             let _ = tx.send(Msg::Loaded(r));

@@ -10,6 +10,9 @@ use ratatui::widgets::Paragraph;
 /// that fits `w`: "scale none (default for lw)", "scale minmax (chosen;
 /// lw: none)", down to "scale none (default)".
 pub fn scale_line(app: &App, w: usize) -> String {
+    if app.loaded().is_some_and(|l| l.problem.kernels_only()) {
+        return "scale: does not apply to kernels".into();
+    }
     let id = app.algo().id();
     let own = app.algo().default_scaling();
     let now = app.scale;
@@ -44,6 +47,15 @@ pub fn scale_line(app: &App, w: usize) -> String {
         .clone()
 }
 
+/// "150 × 4", or "2000 rows, kernels" for data that are kernels.
+fn size_text(ds: &crate::data::Dataset) -> String {
+    if ds.kernels.is_some() && ds.p() == 0 {
+        format!("{} rows, kernels", ds.n())
+    } else {
+        format!("{} × {}", ds.n(), ds.p())
+    }
+}
+
 /// Everything the pane says, unclipped (the status line shows it in full
 /// when the pane is focused and too narrow).
 pub fn full_text(app: &App) -> Vec<String> {
@@ -57,7 +69,10 @@ pub fn full_text(app: &App) -> Vec<String> {
     match app.loaded() {
         Some(l) => {
             let ds = &l.dataset;
-            out.push(format!("{}  {} × {}", ds.name, ds.n(), ds.p()));
+            out.push(format!("{}  {}", ds.name, size_text(ds)));
+            if let Some(stack) = &ds.kernels {
+                out.push(stack.describe());
+            }
             out.push(match &ds.labels {
                 Some(t) => format!(
                     "labels: {} classes · k = {}",
@@ -95,7 +110,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     match app.loaded() {
         Some(l) => {
             let ds = &l.dataset;
-            let size = format!("  {} × {}", ds.n(), ds.p());
+            let size = format!("  {}", size_text(ds));
             lines.push(Line::from(vec![
                 Span::styled(
                     clip(&ds.name, w.saturating_sub(size.chars().count())),
@@ -103,6 +118,12 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 ),
                 Span::raw(size),
             ]));
+            if let Some(stack) = &ds.kernels {
+                lines.push(Line::from(Span::styled(
+                    clip(&theme.text(&stack.describe()), w),
+                    theme.warn(),
+                )));
+            }
             let labels = match &ds.labels {
                 Some(t) => format!("{} classes · k = {}", t.n_classes(), app.current_k()),
                 None => format!("no labels · k = {}", app.current_k()),

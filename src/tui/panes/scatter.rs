@@ -16,7 +16,12 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     };
     let x = &data.loaded.problem.x;
     let names = &data.loaded.dataset.feature_names;
+    let kernels = data.loaded.problem.kernels_only();
     let (pts, what) = match app.scatter {
+        ScatterMode::Pca if kernels => (
+            data.projection.pcs.clone(),
+            format!("kernel PCA ({:.0}%)", data.projection.explained * 100.0),
+        ),
         ScatterMode::Pca => (
             data.projection.pcs.clone(),
             format!("PC1×PC2 ({:.0}% var.)", data.projection.explained * 100.0),

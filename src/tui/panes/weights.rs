@@ -317,6 +317,17 @@ fn weight_names(extra: &Extras) -> Vec<String> {
 }
 
 fn kernel_label(k: &KernelInfo) -> String {
+    let own = kernel_spec_label(k);
+    match &k.name {
+        // A precomputed kernel is its name alone; a view's kernel says
+        // which view.
+        Some(name) if own.starts_with("precomputed") => name.clone(),
+        Some(name) => format!("{name}: {own}"),
+        None => own,
+    }
+}
+
+fn kernel_spec_label(k: &KernelInfo) -> String {
     let Some(given) = &k.given else {
         return k
             .sigma
@@ -353,6 +364,7 @@ mod label_tests {
             gram: "f64",
             sigma,
             given: given.map(String::from),
+            name: None,
         }
     }
 

@@ -1,0 +1,145 @@
+//! The terminal UI on a dataset of precomputed kernels: the Data pane says
+//! so, the scatter draws kernel PCA, mkpower runs, and an algorithm that
+//! needs features shows its one-line refusal instead of crashing.
+
+use meanscape::tui::app::{Action, App, Pane, RunStatus, StartOptions};
+use meanscape::tui::theme::Theme;
+use meanscape::tui::ui;
+use ndarray::Array2;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+fn el(ty: u32, data: &[u8]) -> Vec<u8> {
+    let mut v = ty.to_le_bytes().to_vec();
+    v.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    v.extend_from_slice(data);
+    while !v.len().is_multiple_of(8) {
+        v.push(0);
+    }
+    v
+}
+
+fn mat_var(name: &str, dims: &[i32], values: &[f64]) -> Vec<u8> {
+    let mut body = el(6, &[6, 0, 0, 0, 0, 0, 0, 0]);
+    let d: Vec<u8> = dims.iter().flat_map(|d| d.to_le_bytes()).collect();
+    body.extend(el(5, &d));
+    body.extend(el(1, name.as_bytes()));
+    let data: Vec<u8> = values.iter().flat_map(|x| x.to_le_bytes()).collect();
+    body.extend(el(9, &data));
+    let mut m = 14u32.to_le_bytes().to_vec();
+    m.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    m.extend(body);
+    m
+}
+
+/// Three Gaussian kernels (bandwidths 1, 2, 4) on two groups of 20 points
+/// on a line, with their classes, as `KH` and `Y`.
+fn write_kernels(path: &Path) {
+    let n = 40;
+    let pos: Vec<f64> = (0..n)
+        .map(|i| if i < 20 { 0.0 } else { 6.0 } + (i % 7) as f64 * 0.2)
+        .collect();
+    let mut values = Vec::new();
+    for s in [1.0f64, 2.0, 4.0] {
+        let k = Array2::from_shape_fn((n, n), |(i, j)| {
+            (-(pos[i] - pos[j]).powi(2) / (2.0 * s * s)).exp()
+        });
+        // Column-major, as MATLAB stores it (K is symmetric anyway).
+        values.extend(k.t().iter().copied());
+    }
+    let mut b = format!("{:<116}", "MATLAB 5.0 MAT-file, meanscape test").into_bytes();
+    b.extend_from_slice(&[0; 8]);
+    b.extend_from_slice(&0x0100u16.to_le_bytes());
+    b.extend_from_slice(b"IM");
+    b.extend(mat_var("KH", &[n as i32, n as i32, 3], &values));
+    let y: Vec<f64> = (0..n).map(|i| if i < 20 { 1.0 } else { 2.0 }).collect();
+    b.extend(mat_var("Y", &[n as i32, 1], &y));
+    std::fs::write(path, b).unwrap();
+}
+
+fn start(data: &str, algo: &str) -> App {
+    App::new(StartOptions {
+        data: data.into(),
+        algo: algo.into(),
+        ..StartOptions::default()
+    })
+    .unwrap()
+}
+
+fn settle(app: &mut App) {
+    let t0 = Instant::now();
+    while !(app.loaded().is_some()
+        && matches!(
+            app.status,
+            RunStatus::Converged | RunStatus::Stopped | RunStatus::Error(_)
+        ))
+    {
+        assert!(t0.elapsed() < Duration::from_secs(30), "{:?}", app.status);
+        app.tick(Instant::now() + Duration::from_secs(1));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn screen(app: &mut App, w: u16, h: u16) -> String {
+    app.view.elapsed = Duration::from_millis(250);
+    app.message = None;
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| {
+        ui::render(f, app, &THEME);
+    })
+    .unwrap();
+    format!("{}", t.backend())
+}
+
+const THEME: Theme = Theme {
+    color: false,
+    ascii: true,
+};
+
+#[test]
+fn kernel_data_in_the_ui() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mkk.mat");
+    write_kernels(&file);
+    let spec = file.to_str().unwrap();
+
+    // A features-only algorithm: the refusal, in one line, and no crash.
+    let mut app = start(spec, "power");
+    settle(&mut app);
+    match &app.status {
+        RunStatus::Error(e) => assert!(
+            e.contains("power needs features; this file holds precomputed kernels")
+                && !e.contains('\n'),
+            "{e}"
+        ),
+        s => panic!("{s:?}"),
+    }
+    let s = screen(&mut app, 120, 40);
+    assert!(s.contains("needs features"), "{s}");
+    // Keys that would plot features do nothing harmful.
+    app.update(Action::Focus(Pane::Scatter));
+    for a in [
+        Action::ToggleScatterMode,
+        Action::ScatterFeature(0),
+        Action::ScatterFeature(1),
+    ] {
+        app.update(a);
+    }
+    for (w, h) in [(120, 40), (80, 24), (40, 12)] {
+        screen(&mut app, w, h);
+    }
+
+    // mkpower runs on the stack; its α bars name the kernels.
+    let mut app = start(spec, "mkpower");
+    settle(&mut app);
+    assert_eq!(app.status, RunStatus::Converged, "{:?}", app.status);
+    let s = screen(&mut app, 120, 40);
+    assert!(s.contains("kernel PCA"), "{s}");
+    assert!(s.contains("K1") && s.contains("K3"), "{s}");
+    let mut t = Terminal::new(TestBackend::new(60, 8)).unwrap();
+    t.draw(|f| meanscape::tui::panes::data::render(f, f.area(), &app, &THEME))
+        .unwrap();
+    insta::assert_snapshot!("data_pane_precomputed_kernels", format!("{}", t.backend()));
+}
