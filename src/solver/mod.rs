@@ -17,6 +17,7 @@ pub mod power_mean;
 pub mod problem;
 pub mod progress;
 pub mod reduce;
+pub mod simplex_qp;
 pub mod rows;
 pub mod specs;
 pub mod stopping;
