@@ -37,6 +37,7 @@ pub fn registry() -> Vec<Box<dyn Algorithm>> {
         Box::new(kernel::kernel_kmeans::KernelKMeans),
         Box::new(kernel::kpower::KernelPower),
         Box::new(kernel::mkpower::MultiKernelPower),
+        Box::new(kernel::dmkkm::Dmkkm),
         Box::new(rff::power::RffPower),
         Box::new(rff::multiview::RffMkPower),
         Box::new(rff::ip::IpRffMkPower),

@@ -85,6 +85,8 @@ pub struct Gram {
     diag: Vec<f64>,
     spec: Resolved,
     build_secs: f64,
+    /// Points whose diagonal was not positive when normalising.
+    guarded: usize,
 }
 
 trait Elem: Copy + Send + Sync + 'static {
@@ -140,9 +142,15 @@ impl Gram {
         let layout = Layout::new(n);
         let label = format!("building kernel {spec} ({n}×{n})");
         ctx.stage(&label, 0.0);
-        let store = match spec.precision {
-            Precision::F64 => Store::F64(build_typed::<f64>(x, spec, layout, ctx, &label)?),
-            Precision::F32 => Store::F32(build_typed::<f32>(x, spec, layout, ctx, &label)?),
+        let (store, guarded) = match spec.precision {
+            Precision::F64 => {
+                let (k, g) = build_typed::<f64>(x, spec, layout, ctx, &label)?;
+                (Store::F64(k), g)
+            }
+            Precision::F32 => {
+                let (k, g) = build_typed::<f32>(x, spec, layout, ctx, &label)?;
+                (Store::F32(k), g)
+            }
         };
         let diag = (0..n)
             .map(|i| match &store {
@@ -157,6 +165,7 @@ impl Gram {
             diag,
             spec: spec.clone(),
             build_secs: t0.elapsed().as_secs_f64(),
+            guarded,
         })
     }
 
@@ -171,6 +180,13 @@ impl Gram {
 
     pub fn spec(&self) -> &Resolved {
         &self.spec
+    }
+
+    /// Points whose diagonal was zero (up to rounding) or negative when
+    /// `normalize` ran (after `center`: points at the feature-space mean);
+    /// they got a unit diagonal and no similarity to any other point.
+    pub fn guarded(&self) -> usize {
+        self.guarded
     }
 
     /// Wall time of the build.
@@ -364,7 +380,7 @@ fn build_typed<T: Elem>(
     lay: Layout,
     ctx: &Ctx,
     label: &str,
-) -> Result<Vec<T>> {
+) -> Result<(Vec<T>, usize)> {
     let norms = linalg::row_sq_norms(x);
     let mut k: Vec<T> = vec![T::ZERO; lay.len()];
     let done = AtomicUsize::new(0);
@@ -419,8 +435,8 @@ fn build_typed<T: Elem>(
             ctx.stage(label, 0.9 * d as f64 / lay.nb as f64);
             Ok(())
         })?;
-    post_process(&mut k, lay, spec.post);
-    Ok(k)
+    let guarded = post_process(&mut k, lay, spec.post);
+    Ok((k, guarded))
 }
 
 /// Calls `f(i, j, &mut entry)` on every stored entry (i ≥ j, plus the upper
@@ -444,10 +460,12 @@ fn for_each_entry<T: Elem>(k: &mut [T], lay: Layout, f: impl Fn(usize, usize, &m
 /// Centre (K ← HKH), normalise (unit diagonal) and rescale (min–max to
 /// [0, 1]), in that order. Each step is a function of (K_ij, i, j) that is
 /// symmetric in i and j, so the stored triangle stays a symmetric matrix.
-fn post_process<T: Elem>(k: &mut [T], lay: Layout, post: Post) {
+/// Returns the number of diagonals the normalisation had to guard.
+fn post_process<T: Elem>(k: &mut [T], lay: Layout, post: Post) -> usize {
     let n = lay.n;
+    let mut guarded = 0;
     if n == 0 {
-        return;
+        return guarded;
     }
     let diag = |k: &[T]| -> Vec<f64> { (0..n).map(|i| k[lay.index(i, i)].to_f64()).collect() };
     if post.center {
@@ -468,7 +486,17 @@ fn post_process<T: Elem>(k: &mut [T], lay: Layout, post: Post) {
         });
     }
     if post.normalize {
-        let sq: Vec<f64> = diag(k).iter().map(|d| d.max(0.0).sqrt()).collect();
+        // After centring, a point at the feature-space mean has K_ii = 0
+        // up to rounding (tiny or negative): dividing by its root would
+        // blow rounding noise up to ±1 similarities, so such a diagonal
+        // counts as zero below a floor relative to the largest one.
+        let d = diag(k);
+        let floor = 1e-12 * d.iter().fold(0.0, |a: f64, &b| a.max(b.abs()));
+        let sq: Vec<f64> = d
+            .iter()
+            .map(|&d| if d > floor { d.sqrt() } else { 0.0 })
+            .collect();
+        guarded = sq.iter().filter(|&&v| v == 0.0).count();
         for_each_entry(k, lay, |i, j, v| {
             let den = sq[i] * sq[j];
             *v = T::from_f64(if i == j {
@@ -507,6 +535,7 @@ fn post_process<T: Elem>(k: &mut [T], lay: Layout, post: Post) {
             }
         });
     }
+    guarded
 }
 
 #[cfg(test)]

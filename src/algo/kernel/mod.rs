@@ -2,6 +2,8 @@
 //! kernel power k-means, multi-kernel power k-means, spectral clustering
 //! and its eigensolver.
 
+pub mod dmkkm;
+pub mod dmkkm_fstep;
 pub mod eigs;
 pub mod kernel_kmeans;
 pub mod kpower;
