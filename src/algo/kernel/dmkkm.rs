@@ -518,10 +518,13 @@ impl Step for DmkkmStep<'_> {
         drop(ka);
         self.d = cluster_alignment(self.gs, &self.labels, self.k);
         self.used.clone_from(&self.alpha);
-        let c = self.labels.iter().fold(vec![false; self.k], |mut seen, &l| {
-            seen[l] = true;
-            seen
-        });
+        let c = self
+            .labels
+            .iter()
+            .fold(vec![false; self.k], |mut seen, &l| {
+                seen[l] = true;
+                seen
+            });
         let c = c.iter().filter(|&&b| b).count();
         let obj = objective(self.m, &self.d, &self.alpha, c);
         let settled = self

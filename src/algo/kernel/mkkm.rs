@@ -170,13 +170,7 @@ pub fn discrete_objective(gs: &[Arc<Gram>], gamma: &[f64], labels: &[usize], k: 
 ///
 /// # Errors
 /// [`Error::Resource`] when the eigensolver fails, [`Error::Cancelled`].
-pub fn relax(
-    gs: &[Arc<Gram>],
-    k: usize,
-    tol: f64,
-    max_iter: usize,
-    ctx: &Ctx,
-) -> Result<Relaxed> {
+pub fn relax(gs: &[Arc<Gram>], k: usize, tol: f64, max_iter: usize, ctx: &Ctx) -> Result<Relaxed> {
     let v = gs.len();
     let n = gs[0].n();
     if k == 0 || k > n {
@@ -255,9 +249,7 @@ impl Step for MkkmStep<'_> {
             .h
             .rows()
             .into_iter()
-            .map(|r| {
-                (0..r.len()).fold(0, |b, j| if r[j].abs() > r[b].abs() { j } else { b })
-            })
+            .map(|r| (0..r.len()).fold(0, |b, j| if r[j].abs() > r[b].abs() { j } else { b }))
             .collect();
         Ok(Eval::new(obj, labels, settled))
     }
@@ -285,7 +277,8 @@ fn leading(a: &Array2<f64>, k: usize, ctx: &Ctx) -> Result<Array2<f64>> {
     if n <= DENSE_MAX {
         let m = Mat::<f64>::from_fn(n, n, |i, j| a[[i, j]]);
         let par = Par::Rayon(NonZeroUsize::new(8).expect("8 > 0"));
-        let (_, vecs) = eigs::symmetric(&m, par).map_err(|e| Error::Resource(format!("mkkm: {e}")))?;
+        let (_, vecs) =
+            eigs::symmetric(&m, par).map_err(|e| Error::Resource(format!("mkkm: {e}")))?;
         return Ok(Array2::from_shape_fn((n, k), |(i, c)| vecs[(i, n - 1 - c)]));
     }
     let apply = |v: ArrayView2<f64>| times_blocked(a, v);
