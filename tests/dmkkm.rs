@@ -147,7 +147,7 @@ fn one_kernel_dmkkm_is_the_f_step_alone() {
         let k = g.to_array();
         let mut rng = Start { index: 0, seed }.rng();
         let mut labels = initial_labels(
-            &[g.clone()],
+            std::slice::from_ref(&g),
             4,
             Init::KmeansPP,
             random_labels == 1.0,

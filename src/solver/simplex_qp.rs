@@ -138,7 +138,7 @@ fn gauss(a: &mut [f64], w: usize, tol: f64) -> Option<Vec<f64>> {
                 }
             }
         }
-        if !(big > tol) {
+        if big <= tol {
             return None;
         }
         if pr != k {
@@ -199,7 +199,7 @@ fn projected_gradient(m: &[f64], b: &[f64]) -> Vec<f64> {
     let lip = (0..v)
         .map(|p| (0..v).map(|r| m[p * v + r].abs()).sum::<f64>())
         .fold(0.0, f64::max);
-    if !(lip > 0.0) {
+    if lip.is_nan() || lip <= 0.0 {
         // M = 0: a linear programme, solved by the best vertex.
         let best = (0..v).fold(0, |i, p| if b[p] > b[i] { p } else { i });
         let mut a = vec![0.0; v];
