@@ -328,3 +328,20 @@ fn the_memory_budget_refuses_before_building() {
         assert!(matches!(e, Error::Resource(_)), "{id}: {e}");
     }
 }
+
+#[test]
+fn row_blocks_are_the_rows_of_the_kernel() {
+    // 600 points: two full tiles of 256 rows and a partial one; f32 too.
+    let (x, _) = blobs(2, 600, 3, 3, 2.0);
+    for text in ["gaussian:sigma=2", "poly:a=1,b=2,gram=f32"] {
+        let g = gram(&x, text);
+        let dense = g.to_array();
+        let ranges = g.row_blocks();
+        assert_eq!(ranges.len(), 3);
+        assert_eq!(ranges.last().unwrap().end, 600);
+        for (bi, r) in ranges.into_iter().enumerate() {
+            let block = g.row_block(bi);
+            assert_eq!(block, dense.slice(ndarray::s![r, ..]), "{text}");
+        }
+    }
+}

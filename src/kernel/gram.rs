@@ -230,6 +230,23 @@ impl Gram {
         out
     }
 
+    /// The rows of each block [`Gram::row_block`] returns, in order.
+    pub fn row_blocks(&self) -> Vec<std::ops::Range<usize>> {
+        (0..self.layout.nb)
+            .map(|b| b * TILE..b * TILE + self.layout.size(b))
+            .collect()
+    }
+
+    /// Row block `bi` of K (rows `row_blocks()[bi]`), the whole width, dense.
+    /// Each tile is read once and contiguously (those below the diagonal
+    /// transposed), where [`Gram::row`] strides through the tiles below.
+    pub fn row_block(&self, bi: usize) -> Array2<f64> {
+        match &self.store {
+            Store::F64(k) => row_block_of(k, self.layout, bi),
+            Store::F32(k) => row_block_of(k, self.layout, bi),
+        }
+    }
+
     /// A dense f64 copy (tests, small problems).
     pub fn to_array(&self) -> Array2<f64> {
         let n = self.n();
@@ -331,6 +348,39 @@ impl Gram {
         }
         d
     }
+}
+
+fn row_block_of<T: Elem>(k: &[T], lay: Layout, bi: usize) -> Array2<f64> {
+    let rows = lay.size(bi);
+    let n = lay.n;
+    let mut out = vec![0.0; rows * n];
+    for bj in 0..lay.nb {
+        let c0 = bj * TILE;
+        let w = lay.size(bj);
+        if bj <= bi {
+            let tile = &k[lay.offset(bi, bj)..][..rows * w];
+            for (src, dst) in tile.chunks_exact(w).zip(out.chunks_exact_mut(n)) {
+                for (d, s) in dst[c0..c0 + w].iter_mut().zip(src) {
+                    *d = s.to_f64();
+                }
+            }
+        } else {
+            // Tile (bj, bi): w rows of `rows` entries; row jj is column
+            // c0 + jj of the block. Transposed in strips of 32 columns, so
+            // the writes stay contiguous and the strided reads reuse lines.
+            let tile = &k[lay.offset(bj, bi)..][..w * rows];
+            for jb in (0..w).step_by(32) {
+                let je = (jb + 32).min(w);
+                for ii in 0..rows {
+                    let dst = &mut out[ii * n + c0 + jb..ii * n + c0 + je];
+                    for (t, d) in dst.iter_mut().enumerate() {
+                        *d = tile[(jb + t) * rows + ii].to_f64();
+                    }
+                }
+            }
+        }
+    }
+    Array2::from_shape_vec((rows, n), out).expect("rows × n")
 }
 
 /// One kernel entry from the inner product `g` = xᵢᵀxⱼ and the squared

@@ -41,7 +41,6 @@
 use super::dmkkm_fstep::f_step;
 use crate::error::{Error, Result};
 use crate::kernel::{self, Gram, KernelSpec, Post};
-use crate::linalg;
 use crate::solver::init;
 use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
 use crate::solver::params::{Default, ParamSpec, Scale};
@@ -54,6 +53,7 @@ use crate::solver::{
 use ndarray::Array2;
 use rand::Rng;
 use rand::seq::SliceRandom;
+use rayon::prelude::*;
 use std::sync::Arc;
 
 pub struct Dmkkm;
@@ -65,9 +65,6 @@ pub const DEFAULT_POST: Post = Post {
     normalize: true,
     rescale: false,
 };
-
-/// Rows per task in the passes over all kernels.
-const BLOCK: usize = 32;
 
 /// The parameters of `dmkkm`.
 #[derive(Debug, Clone, PartialEq)]
@@ -279,25 +276,29 @@ pub fn guard_warnings(gs: &[Arc<Gram>]) -> Vec<String> {
 }
 
 /// M_pq = ⟨K_p, K_q⟩_F, v×v row-major, cached on the problem under the
-/// kernels' keys.
+/// kernels' keys. One task per row block of the kernels, summed in block
+/// order.
 pub fn gram_products(problem: &Problem, gs: &[Arc<Gram>], ctx: &Ctx) -> Result<Arc<Vec<f64>>> {
     let keys: Vec<String> = gs.iter().map(|g| g.spec().key()).collect();
     let key = format!("dmkkm:M|{}", keys.join("|"));
     problem.cached(&key, || {
         ctx.check()?;
-        ctx.stage("dmkkm: kernel products ⟨K_p, K_q⟩", 0.0);
+        let label = "dmkkm: kernel products ⟨K_p, K_q⟩";
+        ctx.stage(label, 0.0);
         let v = gs.len();
-        let n = gs[0].n();
         let mut m = fold_blocks(
-            n,
-            BLOCK,
-            |rows| {
+            gs[0].row_blocks().len(),
+            1,
+            |blocks| {
                 let mut acc = vec![0.0; v * v];
-                for i in rows {
-                    let r: Vec<Vec<f64>> = gs.iter().map(|g| g.row(i)).collect();
+                for bi in blocks {
+                    // Two blocks held at a time, not v.
                     for p in 0..v {
-                        for q in p..v {
-                            acc[p * v + q] += dot(&r[p], &r[q]);
+                        let bp = gs[p].row_block(bi);
+                        acc[p * v + p] += dot(&bp, &bp);
+                        for q in p + 1..v {
+                            let bq = gs[q].row_block(bi);
+                            acc[p * v + q] += dot(&bp, &bq);
                         }
                     }
                 }
@@ -311,12 +312,13 @@ pub fn gram_products(problem: &Problem, gs: &[Arc<Gram>], ctx: &Ctx) -> Result<A
                 m[p * v + q] = m[q * v + p];
             }
         }
-        ctx.stage("dmkkm: kernel products ⟨K_p, K_q⟩", 1.0);
+        ctx.stage(label, 1.0);
         Ok(m)
     })
 }
 
-fn dot(a: &[f64], b: &[f64]) -> f64 {
+fn dot(a: &Array2<f64>, b: &Array2<f64>) -> f64 {
+    let (a, b) = (a.as_slice().expect("dense"), b.as_slice().expect("dense"));
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
@@ -335,22 +337,26 @@ pub fn cluster_alignment(gs: &[Arc<Gram>], labels: &[usize], k: usize) -> Vec<f6
     for &l in labels {
         sizes[l] += 1;
     }
+    let ranges = gs[0].row_blocks();
     fold_blocks(
-        labels.len(),
-        BLOCK,
-        |rows| {
+        ranges.len(),
+        1,
+        |blocks| {
             let mut acc = vec![0.0; v];
-            for i in rows {
-                let li = labels[i];
+            for bi in blocks {
+                let r0 = ranges[bi].start;
                 for (p, g) in gs.iter().enumerate() {
-                    let row = g.row(i);
-                    let mut s = 0.0;
-                    for (x, &lj) in row.iter().zip(labels) {
-                        if lj == li {
-                            s += x;
+                    let block = g.row_block(bi);
+                    for (ii, row) in block.rows().into_iter().enumerate() {
+                        let li = labels[r0 + ii];
+                        let mut s = 0.0;
+                        for (x, &lj) in row.iter().zip(labels) {
+                            if lj == li {
+                                s += x;
+                            }
                         }
+                        acc[p] += s / sizes[li] as f64;
                     }
-                    acc[p] += s / sizes[li] as f64;
                 }
             }
             acc
@@ -361,19 +367,28 @@ pub fn cluster_alignment(gs: &[Arc<Gram>], labels: &[usize], k: usize) -> Vec<f6
 }
 
 /// K_α = Σ_p α_p K_p, dense (row i is contiguous for the F-step); each row
-/// summed by one task in kernel order.
+/// block summed by one task in kernel order.
 pub fn combine(gs: &[Arc<Gram>], alpha: &[f64]) -> Array2<f64> {
     let n = gs[0].n();
     let mut out = Array2::<f64>::zeros((n, n));
-    linalg::par_rows_mut(&mut out, |i, row| {
-        for (g, &a) in gs.iter().zip(alpha) {
-            if a != 0.0 {
-                for (o, x) in row.iter_mut().zip(g.row(i)) {
-                    *o += a * x;
+    let slice = out.as_slice_mut().expect("standard layout");
+    // Row blocks are full except the last, so chunks of the first block's
+    // height line up with them.
+    let height = gs[0].row_blocks().first().map_or(1, |r| r.len().max(1));
+    slice
+        .par_chunks_mut(height * n.max(1))
+        .enumerate()
+        .for_each(|(bi, chunk)| {
+            for (g, &a) in gs.iter().zip(alpha) {
+                if a != 0.0 {
+                    let block = g.row_block(bi);
+                    let src = block.as_slice().expect("dense");
+                    for (o, x) in chunk.iter_mut().zip(src) {
+                        *o += a * x;
+                    }
                 }
             }
-        }
-    });
+        });
     out
 }
 
