@@ -109,7 +109,8 @@ fn fill_gains(a: &[f64], sizes: &[usize], g: &[f64], kii: f64, m: usize, out: &m
 /// (every cluster 0..c non-empty), until a sweep moves nothing, the
 /// relative increase of Eq. 13 over a sweep falls below `inner_tol`, or
 /// `max_sweeps`. `k` must be symmetric and in standard layout (row i is
-/// column i). Checks `ctx` for cancellation inside the sweeps.
+/// column i). Checks `ctx` for cancellation inside the sweeps and reports
+/// each sweep as stage progress.
 ///
 /// # Errors
 /// [`crate::Error::Cancelled`].
@@ -175,6 +176,10 @@ pub fn f_step(
         }
         out.sweeps = sweep;
         out.moves += moved;
+        ctx.stage(
+            "dmkkm: F-step sweeps",
+            sweep as f64 / max_sweeps.max(1) as f64,
+        );
         out.objective = objective(&a, &sizes);
         let rise = (out.objective - before) / before.abs().max(f64::MIN_POSITIVE);
         if moved == 0 || rise < inner_tol {
