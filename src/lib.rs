@@ -72,6 +72,11 @@ pub use session::{Loaded, load, prepare, resolve_scaling};
 /// and signatures change without notice.
 #[doc(hidden)]
 pub mod internals {
+    pub use crate::algo::kernel::dmkkm::{
+        DEFAULT_POST as DMKKM_POST, Settings as DmkkmSettings, cluster_alignment, combine,
+        dmkkm_loop, gram_products, initial_labels,
+    };
+    pub use crate::algo::kernel::dmkkm_fstep;
     pub use crate::algo::kernel::eigs;
     pub use crate::algo::kernel::kernel_kmeans::kernel_lloyd;
     pub use crate::algo::kernel::kpower::kpower_loop;
@@ -89,6 +94,7 @@ pub mod internals {
     pub use crate::solver::lloyd::lloyd_loop;
     pub use crate::solver::mix::alpha_step;
     pub use crate::solver::power_mean::{power_loop, power_loop_hard};
+    pub use crate::solver::simplex_qp;
     pub use crate::solver::stopping::Schedule;
 
     /// Kernel matrices and random Fourier feature maps.

@@ -87,8 +87,9 @@ fn assert_sane(f: &Fit, n: usize, k: usize, what: &str) {
 /// mkpower's default kernel list holds (1 + xᵀy)^b, which is not free of
 /// the data's units (on iris in mm instead of cm 0–5 labels move, at any
 /// magnitude), so with `--scale none` its reference is iris in the units
-/// the solver computes in after the exact power-of-two rescale.
-const UNIT_DEPENDENT: [&str; 1] = ["mkpower"];
+/// the solver computes in after the exact power-of-two rescale. dmkkm and
+/// mkkm use the same list.
+const UNIT_DEPENDENT: [&str; 3] = ["mkpower", "dmkkm", "mkkm"];
 
 #[test]
 fn iris_at_any_magnitude_clusters_as_iris() {

@@ -5,7 +5,7 @@
 //! plus the regularisation [`path`] of `lw` and `sparse-kmeans`.
 //!
 //! Inside, one folder per family — centroid (`kmeans`, `khm`, `power`),
-//! kernel (`kernel-kmeans`, `kpower`, `mkpower`, `spectral`), random
+//! kernel (`kernel-kmeans`, `kpower`, `mkpower`, `dmkkm`, `mkkm`, `spectral`), random
 //! features (`rff-power`, `rff-mkpower`, `ip-rff-mkpower`), feature-weighted
 //! (`wkmeans`, `lw`, `sparse-kmeans`, the path) — each built on the solver
 //! core (`crate::solver`: problem, parameters, progress, seeding, the fused
@@ -37,6 +37,8 @@ pub fn registry() -> Vec<Box<dyn Algorithm>> {
         Box::new(kernel::kernel_kmeans::KernelKMeans),
         Box::new(kernel::kpower::KernelPower),
         Box::new(kernel::mkpower::MultiKernelPower),
+        Box::new(kernel::dmkkm::Dmkkm),
+        Box::new(kernel::mkkm::Mkkm),
         Box::new(rff::power::RffPower),
         Box::new(rff::multiview::RffMkPower),
         Box::new(rff::ip::IpRffMkPower),
@@ -48,7 +50,7 @@ pub fn registry() -> Vec<Box<dyn Algorithm>> {
 }
 
 /// Every algorithm id the project reserves, implemented or not.
-pub const ALL_IDS: [&str; 14] = [
+pub const ALL_IDS: [&str; 15] = [
     "kmeans",
     "khm",
     "power",
@@ -62,6 +64,7 @@ pub const ALL_IDS: [&str; 14] = [
     "lw",
     "sparse-kmeans",
     "dmkkm",
+    "mkkm",
     "spectral",
 ];
 

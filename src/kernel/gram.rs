@@ -87,6 +87,8 @@ pub struct Gram {
     diag: Vec<f64>,
     spec: Resolved,
     build_secs: f64,
+    /// Points whose diagonal was not positive when normalising.
+    guarded: usize,
 }
 
 trait Elem: Copy + Send + Sync + 'static {
@@ -142,9 +144,15 @@ impl Gram {
         let layout = Layout::new(n);
         let label = format!("building kernel {spec} ({n}×{n})");
         ctx.stage(&label, 0.0);
-        let store = match spec.precision {
-            Precision::F64 => Store::F64(build_typed::<f64>(x, spec, layout, ctx, &label)?),
-            Precision::F32 => Store::F32(build_typed::<f32>(x, spec, layout, ctx, &label)?),
+        let (store, guarded) = match spec.precision {
+            Precision::F64 => {
+                let (k, g) = build_typed::<f64>(x, spec, layout, ctx, &label)?;
+                (Store::F64(k), g)
+            }
+            Precision::F32 => {
+                let (k, g) = build_typed::<f32>(x, spec, layout, ctx, &label)?;
+                (Store::F32(k), g)
+            }
         };
         let diag = (0..n)
             .map(|i| match &store {
@@ -159,6 +167,7 @@ impl Gram {
             diag,
             spec: spec.clone(),
             build_secs: t0.elapsed().as_secs_f64(),
+            guarded,
         })
     }
 
@@ -242,6 +251,13 @@ impl Gram {
         &self.spec
     }
 
+    /// Points whose diagonal was zero (up to rounding) or negative when
+    /// `normalize` ran (after `center`: points at the feature-space mean);
+    /// they got a unit diagonal and no similarity to any other point.
+    pub fn guarded(&self) -> usize {
+        self.guarded
+    }
+
     /// Wall time of the build.
     pub fn build_secs(&self) -> f64 {
         self.build_secs
@@ -281,6 +297,23 @@ impl Gram {
             push(lay.index(bj * TILE, i), lay.size(bj), lay.size(bi));
         }
         out
+    }
+
+    /// The rows of each block [`Gram::row_block`] returns, in order.
+    pub fn row_blocks(&self) -> Vec<std::ops::Range<usize>> {
+        (0..self.layout.nb)
+            .map(|b| b * TILE..b * TILE + self.layout.size(b))
+            .collect()
+    }
+
+    /// Row block `bi` of K (rows `row_blocks()[bi]`), the whole width, dense.
+    /// Each tile is read once and contiguously (those below the diagonal
+    /// transposed), where [`Gram::row`] strides through the tiles below.
+    pub fn row_block(&self, bi: usize) -> Array2<f64> {
+        match &self.store {
+            Store::F64(k) => row_block_of(k, self.layout, bi),
+            Store::F32(k) => row_block_of(k, self.layout, bi),
+        }
     }
 
     /// A dense f64 copy (tests, small problems).
@@ -386,6 +419,39 @@ impl Gram {
     }
 }
 
+fn row_block_of<T: Elem>(k: &[T], lay: Layout, bi: usize) -> Array2<f64> {
+    let rows = lay.size(bi);
+    let n = lay.n;
+    let mut out = vec![0.0; rows * n];
+    for bj in 0..lay.nb {
+        let c0 = bj * TILE;
+        let w = lay.size(bj);
+        if bj <= bi {
+            let tile = &k[lay.offset(bi, bj)..][..rows * w];
+            for (src, dst) in tile.chunks_exact(w).zip(out.chunks_exact_mut(n)) {
+                for (d, s) in dst[c0..c0 + w].iter_mut().zip(src) {
+                    *d = s.to_f64();
+                }
+            }
+        } else {
+            // Tile (bj, bi): w rows of `rows` entries; row jj is column
+            // c0 + jj of the block. Transposed in strips of 32 columns, so
+            // the writes stay contiguous and the strided reads reuse lines.
+            let tile = &k[lay.offset(bj, bi)..][..w * rows];
+            for jb in (0..w).step_by(32) {
+                let je = (jb + 32).min(w);
+                for ii in 0..rows {
+                    let dst = &mut out[ii * n + c0 + jb..ii * n + c0 + je];
+                    for (t, d) in dst.iter_mut().enumerate() {
+                        *d = tile[(jb + t) * rows + ii].to_f64();
+                    }
+                }
+            }
+        }
+    }
+    Array2::from_shape_vec((rows, n), out).expect("rows × n")
+}
+
 /// One kernel entry from the inner product `g` = xᵢᵀxⱼ and the squared
 /// norms; `same` is i == j.
 #[inline]
@@ -434,7 +500,7 @@ fn build_typed<T: Elem>(
     lay: Layout,
     ctx: &Ctx,
     label: &str,
-) -> Result<Vec<T>> {
+) -> Result<(Vec<T>, usize)> {
     let norms = linalg::row_sq_norms(x);
     let mut k: Vec<T> = vec![T::ZERO; lay.len()];
     let done = AtomicUsize::new(0);
@@ -489,8 +555,8 @@ fn build_typed<T: Elem>(
             ctx.stage(label, 0.9 * d as f64 / lay.nb as f64);
             Ok(())
         })?;
-    post_process(&mut k, lay, spec.post);
-    Ok(k)
+    let guarded = post_process(&mut k, lay, spec.post);
+    Ok((k, guarded))
 }
 
 /// The stored triangle of a dense symmetric matrix, post-processed. The
@@ -534,10 +600,12 @@ fn for_each_entry<T: Elem>(k: &mut [T], lay: Layout, f: impl Fn(usize, usize, &m
 /// Centre (K ← HKH), normalise (unit diagonal) and rescale (min–max to
 /// [0, 1]), in that order. Each step is a function of (K_ij, i, j) that is
 /// symmetric in i and j, so the stored triangle stays a symmetric matrix.
-fn post_process<T: Elem>(k: &mut [T], lay: Layout, post: Post) {
+/// Returns the number of diagonals the normalisation had to guard.
+fn post_process<T: Elem>(k: &mut [T], lay: Layout, post: Post) -> usize {
     let n = lay.n;
+    let mut guarded = 0;
     if n == 0 {
-        return;
+        return guarded;
     }
     let diag = |k: &[T]| -> Vec<f64> { (0..n).map(|i| k[lay.index(i, i)].to_f64()).collect() };
     if post.center {
@@ -558,7 +626,17 @@ fn post_process<T: Elem>(k: &mut [T], lay: Layout, post: Post) {
         });
     }
     if post.normalize {
-        let sq: Vec<f64> = diag(k).iter().map(|d| d.max(0.0).sqrt()).collect();
+        // After centring, a point at the feature-space mean has K_ii = 0
+        // up to rounding (tiny or negative): dividing by its root would
+        // blow rounding noise up to ±1 similarities, so such a diagonal
+        // counts as zero below a floor relative to the largest one.
+        let d = diag(k);
+        let floor = 1e-12 * d.iter().fold(0.0, |a: f64, &b| a.max(b.abs()));
+        let sq: Vec<f64> = d
+            .iter()
+            .map(|&d| if d > floor { d.sqrt() } else { 0.0 })
+            .collect();
+        guarded = sq.iter().filter(|&&v| v == 0.0).count();
         for_each_entry(k, lay, |i, j, v| {
             let den = sq[i] * sq[j];
             *v = T::from_f64(if i == j {
@@ -597,6 +675,7 @@ fn post_process<T: Elem>(k: &mut [T], lay: Layout, post: Post) {
             }
         });
     }
+    guarded
 }
 
 #[cfg(test)]

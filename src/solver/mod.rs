@@ -18,6 +18,7 @@ pub mod problem;
 pub mod progress;
 pub mod reduce;
 pub mod rows;
+pub mod simplex_qp;
 pub mod specs;
 pub mod stopping;
 pub mod sweep;

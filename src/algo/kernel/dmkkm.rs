@@ -1,0 +1,565 @@
+//! Discrete multiple kernel k-means (DMKKM; Wang, Lu, Lu, Nie & Li,
+//! IJCAI-21; spec dmkkm.md). Kernel weights α on the simplex combine v
+//! kernels linearly, K_α = Σ_p α_p K_p, and the hard partition F and α
+//! minimise Eq. 11,
+//!   ‖K_α − P‖²_F = αᵀMα − 2αᵀd(F) + c,   P = F(FᵀF)⁻¹Fᵀ,
+//! with M_pq = ⟨K_p, K_q⟩_F (computed once per kernel set and cached) and
+//! d_p = Σ_l A_l(K_p)/n_l. Algorithm 2 alternates
+//! 1. the F-step: exact single-point moves on K_α (`dmkkm_fstep`);
+//! 2. the α-step: the simplex QP min αᵀMα − 2dᵀα (`solver::simplex_qp`).
+//!
+//! Both steps are exact minimisers of Eq. 11 in their block, so with the
+//! paper's QP the objective never increases (tests/dmkkm.rs).
+//!
+//! Decisions on the paper-vs-code table (spec §4.6), also in `summary()`:
+//! - α-QP: the paper's Eq. 29 by default; `code_qp=1` doubles the linear
+//!   term as the authors' MATLAB does (quadprog(M, −2d)); that variant can
+//!   increase Eq. 11, so its trace need not be monotone.
+//! - inner stop: the paper's relative increase 1e-3 (`inner_tol`), at most
+//!   `max_sweeps` = 50 sweeps (the code's 49, rounded).
+//! - outer stop: relative decrease of Eq. 11 below `tol` = 1e-9 (the
+//!   code's), at most `max_iter` = 50 outer iterations (the code stops at
+//!   10; F ranges over a finite set, so the cap is rarely reached).
+//! - singleton clusters: their point never moves (code), so no cluster
+//!   empties and c stays k.
+//! - kernels: centred then normalised to unit diagonal by default (code's
+//!   knorm(kcenter(K))); a point at the feature-space mean gets a unit
+//!   diagonal and no similarity, and the run warns.
+//! - objective: Eq. 11 with the constant c (code), traced per outer
+//!   iteration after the F-step at the α that step used (code); the
+//!   reported α is that α, so objective = ‖K_α − P‖²_F for the reported
+//!   labels and weights. The trace's α of iteration m is the one the QP
+//!   found after it.
+//! - initial F: by default from the project's seeding (`--init`, k-means++
+//!   or random rows, in the feature space of the uniform mix Σ K_p / v),
+//!   every point to its nearest seed, each seed in its own cluster;
+//!   `random_labels=1` is the authors' Y_Initialize (labels 1..c, then
+//!   uniform draws, shuffled). α starts uniform (paper).
+//! - ties: a point moves only on a strict gain; among equal best targets
+//!   the lowest cluster index.
+
+use super::dmkkm_fstep::f_step;
+use crate::error::{Error, Result};
+use crate::kernel::{self, Gram, KernelSpec, Post};
+use crate::solver::init;
+use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
+use crate::solver::params::{Default, ParamSpec, Scale};
+use crate::solver::reduce::fold_blocks;
+use crate::solver::simplex_qp;
+use crate::solver::specs::{max_iter_spec, tol_spec};
+use crate::solver::{
+    Common, Ctx, Fit, Init, KernelInfo, Problem, RunConfig, Solver, Start, StartMemory,
+};
+use ndarray::Array2;
+use rand::Rng;
+use rand::seq::SliceRandom;
+use rayon::prelude::*;
+use std::sync::Arc;
+
+pub struct Dmkkm;
+
+/// Post-processing applied to every kernel of the list unless its spec
+/// says otherwise: centre, then unit diagonal (spec §5, the authors' code).
+pub const DEFAULT_POST: Post = Post {
+    center: true,
+    normalize: true,
+    rescale: false,
+};
+
+/// The parameters of `dmkkm`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DmkkmParams {
+    /// The kernels of `--kernels`, [`DEFAULT_POST`] applied where the spec
+    /// does not say.
+    pub kernels: Vec<KernelSpec>,
+    pub sigma: f64,
+    pub inner_tol: f64,
+    pub max_sweeps: usize,
+    pub tol: f64,
+    pub max_iter: usize,
+    /// The authors' α-QP with the doubled linear term.
+    pub code_qp: bool,
+    /// The authors' random initial labels instead of seeding.
+    pub random_labels: bool,
+}
+
+impl Solver for Dmkkm {
+    type Params = DmkkmParams;
+    fn id(&self) -> &'static str {
+        "dmkkm"
+    }
+    fn name(&self) -> &'static str {
+        "Discrete multiple kernel k-means"
+    }
+    fn summary(&self) -> &'static str {
+        "Wang, Lu, Lu, Nie & Li (IJCAI-21): hard partition F and kernel weights α on the simplex minimising ‖Σ α_p K_p − F(FᵀF)⁻¹Fᵀ‖²_F, no trade-off parameter. F-step: kernel k-means on K_α by exact single-point moves (a point moves only on a strict gain; a point alone in its cluster stays); α-step: the exact simplex QP min αᵀMα − 2dᵀα, M_pq = ⟨K_p,K_q⟩_F. Default 12 kernels (as mkpower), each centred then normalised to unit diagonal (the authors' kcenter+knorm). Paper-vs-code decisions: paper QP (code_qp=1: the code's doubled linear term, not monotone); paper inner stop 1e-3 (inner_tol), ≤ 50 sweeps; code outer stop 1e-9 (tol), ≤ 50 iterations (code: 10); singletons never move (code); objective includes +c and is traced after each F-step at the α it used (code); initial F from --init seeds in the uniform mix (random_labels=1: the code's random labels); α₀ uniform."
+    }
+    fn params(&self) -> Vec<ParamSpec> {
+        vec![
+            kernel::sigma_spec(),
+            ParamSpec {
+                name: "inner_tol",
+                symbol: "tol_F",
+                default: Default::Fixed(1e-3),
+                min: 0.0,
+                max: 1.0,
+                scale: Scale::Log,
+                step: 2.0,
+                coarse: 10.0,
+                integer: false,
+                help: "F-step: stop the sweeps when one raises Σ_l A_l/n_l by less than this fraction (the paper's 1e-3; 0 sweeps until no point moves).",
+            },
+            ParamSpec {
+                name: "max_sweeps",
+                symbol: "sweeps",
+                default: Default::Fixed(50.0),
+                min: 1.0,
+                max: 10_000.0,
+                scale: Scale::Linear,
+                step: 1.0,
+                coarse: 10.0,
+                integer: true,
+                help: "F-step: at most this many passes over the points per outer iteration.",
+            },
+            tol_spec(
+                1e-9,
+                "Stop when an outer iteration lowers the objective (Eq. 11) by less than this fraction.",
+            ),
+            max_iter_spec(50.0),
+            ParamSpec::flag(
+                "code_qp",
+                "QP×2",
+                0.0,
+                "1: the α-step minimises αᵀMα − 4dᵀα as the authors' MATLAB code does (quadprog(M, −2d)); 0: the paper's Eq. 29, αᵀMα − 2dᵀα, which never increases the objective.",
+            ),
+            ParamSpec::flag(
+                "random_labels",
+                "rand F",
+                0.0,
+                "1: initial labels as the authors' code (each cluster once, the rest uniform, shuffled); 0: every point to its nearest --init seed in the uniform kernel mix.",
+            ),
+        ]
+    }
+    fn auto_param(&self, _name: &str, problem: &Problem, _k: usize) -> Result<f64> {
+        Ok(kernel::auto_sigma(problem))
+    }
+    fn options(&self) -> Vec<(&'static str, &'static str)> {
+        vec![("kernels", "default")]
+    }
+    fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<DmkkmParams> {
+        let v = &cfg.params;
+        Ok(DmkkmParams {
+            kernels: kernel_list(cfg.option("kernels", "default"), DEFAULT_POST)?,
+            sigma: v.real("sigma")?,
+            inner_tol: v.real("inner_tol")?,
+            max_sweeps: v.count("max_sweeps")?,
+            tol: v.real("tol")?,
+            max_iter: v.count("max_iter")?,
+            code_qp: v.flag("code_qp")?,
+            random_labels: v.flag("random_labels")?,
+        })
+    }
+    fn prepare(&self, problem: &Problem, run: &Common, p: &DmkkmParams, ctx: &Ctx) -> Result<()> {
+        let (gs, _) = grams(problem, &p.kernels, p.sigma, run.max_memory, ctx, self.id())?;
+        gram_products(problem, &gs, ctx).map(|_| ())
+    }
+    fn start_memory(&self, problem: &Problem, run: &Common, _p: &DmkkmParams) -> StartMemory {
+        // The kernels themselves are guarded when built (kernel::guard).
+        let n = problem.n() as f64;
+        StartMemory::seeding(problem.n(), run.k, run.init)
+            .plus_nk(problem.n(), run.k, 1, "array of seed distances")
+            .plus(n * n * 8.0, "the combined kernel K_α (n×n, f64)")
+    }
+    fn fit(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        p: &DmkkmParams,
+        start: Start,
+        ctx: &Ctx,
+    ) -> Result<Fit> {
+        let (gs, given) = grams(problem, &p.kernels, p.sigma, run.max_memory, ctx, self.id())?;
+        let m = gram_products(problem, &gs, ctx)?;
+        let mut rng = start.rng();
+        let labels = initial_labels(&gs, run.k, run.init, p.random_labels, &mut rng)?;
+        let settings = Settings {
+            inner_tol: p.inner_tol,
+            max_sweeps: p.max_sweeps,
+            tol: p.tol,
+            max_iter: p.max_iter,
+            code_qp: p.code_qp,
+        };
+        let mut fit = dmkkm_loop(&gs, &m, labels, run.k, settings, ctx)?;
+        fit.extra.kernels = Some(describe_all(&gs, given));
+        fit.warnings.extend(guard_warnings(&gs));
+        Ok(fit)
+    }
+}
+
+/// The kernels of a `--kernels` list with `post` as the default
+/// post-processing.
+///
+/// # Errors
+/// [`Error::Param`] for a list that does not parse or is empty.
+pub fn kernel_list(text: &str, post: Post) -> Result<Vec<KernelSpec>> {
+    let kernels: Vec<KernelSpec> = kernel::parse_list(text, "--kernels")?
+        .into_iter()
+        .map(|s| s.with_default_post(post))
+        .collect();
+    if kernels.is_empty() {
+        return Err(Error::Param(
+            "--kernels: no kernel given; use SPEC;SPEC… or 'default'".into(),
+        ));
+    }
+    Ok(kernels)
+}
+
+/// The kernel matrices of the list, with the spec of each as given
+/// (post-processing defaults applied). The one place the multiple-kernel
+/// algorithms here acquire their kernels.
+pub fn grams(
+    problem: &Problem,
+    specs: &[KernelSpec],
+    sigma: f64,
+    max_memory: Option<u64>,
+    ctx: &Ctx,
+    algo: &str,
+) -> Result<(Vec<Arc<Gram>>, Vec<String>)> {
+    kernel::guard(problem, algo, specs, 0, max_memory)?;
+    let resolved = specs
+        .iter()
+        .map(|s| s.resolve(sigma, || kernel::dmax2(problem)))
+        .collect::<Result<Vec<_>>>()?;
+    let given = specs
+        .iter()
+        .map(|s| {
+            let mut t = s.source.clone();
+            for (on, given, flag) in [
+                (s.post.center, s.post_given[0], "center"),
+                (s.post.normalize, s.post_given[1], "normalize"),
+                (s.post.rescale, s.post_given[2], "rescale"),
+            ] {
+                if on && !given {
+                    t.push(if t.contains(':') { ',' } else { ':' });
+                    t.push_str(flag);
+                }
+            }
+            t
+        })
+        .collect();
+    Ok((kernel::grams(problem, &resolved, ctx)?, given))
+}
+
+/// One entry per kernel, in α's order.
+pub fn describe_all(gs: &[Arc<Gram>], given: Vec<String>) -> Vec<KernelInfo> {
+    gs.iter()
+        .zip(given)
+        .map(|(g, text)| KernelInfo {
+            given: Some(text),
+            ..kernel::describe(g)
+        })
+        .collect()
+}
+
+/// One warning per kernel whose normalisation met a zero diagonal.
+pub fn guard_warnings(gs: &[Arc<Gram>]) -> Vec<String> {
+    gs.iter()
+        .filter(|g| g.guarded() > 0)
+        .map(|g| {
+            format!(
+                "kernel {}: {} point(s) had a zero or negative diagonal when normalising (after centring: at the feature-space mean); they were given a unit diagonal and no similarity to other points",
+                g.spec(),
+                g.guarded()
+            )
+        })
+        .collect()
+}
+
+/// M_pq = ⟨K_p, K_q⟩_F, v×v row-major, cached on the problem under the
+/// kernels' keys. One task per row block of the kernels, summed in block
+/// order.
+pub fn gram_products(problem: &Problem, gs: &[Arc<Gram>], ctx: &Ctx) -> Result<Arc<Vec<f64>>> {
+    let keys: Vec<String> = gs.iter().map(|g| g.spec().key()).collect();
+    let key = format!("dmkkm:M|{}", keys.join("|"));
+    problem.cached(&key, || {
+        ctx.check()?;
+        let label = "dmkkm: kernel products ⟨K_p, K_q⟩";
+        ctx.stage(label, 0.0);
+        let v = gs.len();
+        let mut m = fold_blocks(
+            gs[0].row_blocks().len(),
+            1,
+            |blocks| {
+                let mut acc = vec![0.0; v * v];
+                for bi in blocks {
+                    // Two blocks held at a time, not v.
+                    for p in 0..v {
+                        let bp = gs[p].row_block(bi);
+                        acc[p * v + p] += dot(&bp, &bp);
+                        for q in p + 1..v {
+                            let bq = gs[q].row_block(bi);
+                            acc[p * v + q] += dot(&bp, &bq);
+                        }
+                    }
+                }
+                acc
+            },
+            vec![0.0; v * v],
+            add_into,
+        );
+        for p in 0..v {
+            for q in 0..p {
+                m[p * v + q] = m[q * v + p];
+            }
+        }
+        ctx.stage(label, 1.0);
+        Ok(m)
+    })
+}
+
+fn dot(a: &Array2<f64>, b: &Array2<f64>) -> f64 {
+    let (a, b) = (a.as_slice().expect("dense"), b.as_slice().expect("dense"));
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+fn add_into(mut tot: Vec<f64>, part: Vec<f64>) -> Vec<f64> {
+    for (t, p) in tot.iter_mut().zip(part) {
+        *t += p;
+    }
+    tot
+}
+
+/// d_p = Σ_l A_l(K_p)/n_l = ⟨K_p, P⟩_F for every kernel: one pass over the
+/// rows, summing each row within the point's own cluster.
+pub fn cluster_alignment(gs: &[Arc<Gram>], labels: &[usize], k: usize) -> Vec<f64> {
+    let v = gs.len();
+    let mut sizes = vec![0usize; k];
+    for &l in labels {
+        sizes[l] += 1;
+    }
+    let ranges = gs[0].row_blocks();
+    fold_blocks(
+        ranges.len(),
+        1,
+        |blocks| {
+            let mut acc = vec![0.0; v];
+            for bi in blocks {
+                let r0 = ranges[bi].start;
+                for (p, g) in gs.iter().enumerate() {
+                    let block = g.row_block(bi);
+                    for (ii, row) in block.rows().into_iter().enumerate() {
+                        let li = labels[r0 + ii];
+                        let mut s = 0.0;
+                        for (x, &lj) in row.iter().zip(labels) {
+                            if lj == li {
+                                s += x;
+                            }
+                        }
+                        acc[p] += s / sizes[li] as f64;
+                    }
+                }
+            }
+            acc
+        },
+        vec![0.0; v],
+        add_into,
+    )
+}
+
+/// K_α = Σ_p α_p K_p, dense (row i is contiguous for the F-step); each row
+/// block summed by one task in kernel order.
+pub fn combine(gs: &[Arc<Gram>], alpha: &[f64]) -> Array2<f64> {
+    let n = gs[0].n();
+    let mut out = Array2::<f64>::zeros((n, n));
+    let slice = out.as_slice_mut().expect("standard layout");
+    // Row blocks are full except the last, so chunks of the first block's
+    // height line up with them.
+    let height = gs[0].row_blocks().first().map_or(1, |r| r.len().max(1));
+    slice
+        .par_chunks_mut(height * n.max(1))
+        .enumerate()
+        .for_each(|(bi, chunk)| {
+            for (g, &a) in gs.iter().zip(alpha) {
+                if a != 0.0 {
+                    let block = g.row_block(bi);
+                    let src = block.as_slice().expect("dense");
+                    for (o, x) in chunk.iter_mut().zip(src) {
+                        *o += a * x;
+                    }
+                }
+            }
+        });
+    out
+}
+
+/// Squared feature-space distances in the uniform mix Σ_p K_p / v.
+fn mix_dists(gs: &[Arc<Gram>], cands: &[usize]) -> Array2<f64> {
+    let w = 1.0 / gs.len() as f64;
+    let mut d = gs[0].dists_to(cands) * w;
+    for g in &gs[1..] {
+        d.scaled_add(w, &g.dists_to(cands));
+    }
+    d
+}
+
+/// The initial partition, every cluster non-empty (see the module docs).
+///
+/// # Errors
+/// As the seeding ([`Error::Data`] for fewer distinct points than k).
+pub fn initial_labels<R: Rng>(
+    gs: &[Arc<Gram>],
+    k: usize,
+    init: Init,
+    random_labels: bool,
+    rng: &mut R,
+) -> Result<Vec<usize>> {
+    let n = gs[0].n();
+    if k == 0 || k > n {
+        return Err(Error::Param(format!(
+            "k = {k} is out of range: must be in [1, {n}] (the number of rows)"
+        )));
+    }
+    if random_labels {
+        let mut labels: Vec<usize> = (0..n)
+            .map(|i| if i < k { i } else { rng.random_range(0..k) })
+            .collect();
+        labels.shuffle(rng);
+        return Ok(labels);
+    }
+    let seeds = init::choose_seeds(n, k, init, rng, |c| mix_dists(gs, c))?;
+    let d = mix_dists(gs, &seeds);
+    let mut labels: Vec<usize> = d
+        .rows()
+        .into_iter()
+        .map(|r| {
+            let mut best = 0;
+            for j in 1..r.len() {
+                if r[j] < r[best] {
+                    best = j;
+                }
+            }
+            best
+        })
+        .collect();
+    // A duplicate of a seed may tie with it; the seed keeps its cluster.
+    for (j, &s) in seeds.iter().enumerate() {
+        labels[s] = j;
+    }
+    Ok(labels)
+}
+
+/// The loop settings of [`dmkkm_loop`].
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    pub inner_tol: f64,
+    pub max_sweeps: usize,
+    pub tol: f64,
+    pub max_iter: usize,
+    pub code_qp: bool,
+}
+
+/// Eq. 11: αᵀMα − 2αᵀd + c.
+pub fn objective(m: &[f64], d: &[f64], alpha: &[f64], c: usize) -> f64 {
+    simplex_qp::objective(m, d, alpha) + c as f64
+}
+
+/// Algorithm 2 from `labels` (every cluster 0..k non-empty) and uniform α.
+/// The Fit's objective is Eq. 11 at its labels and kernel weights.
+///
+/// # Errors
+/// [`Error::Cancelled`].
+pub fn dmkkm_loop(
+    gs: &[Arc<Gram>],
+    m: &[f64],
+    labels: Vec<usize>,
+    k: usize,
+    s: Settings,
+    ctx: &Ctx,
+) -> Result<Fit> {
+    let v = gs.len();
+    assert!(v > 0, "dmkkm needs at least one kernel");
+    let mut step = DmkkmStep {
+        gs,
+        m,
+        labels,
+        k,
+        alpha: vec![1.0 / v as f64; v],
+        used: vec![1.0 / v as f64; v],
+        d: vec![0.0; v],
+        prev: None,
+        s,
+        ctx,
+    };
+    let how = Loop {
+        rule: Rule::Step,
+        max_iter: s.max_iter,
+        k,
+        events: true,
+    };
+    let mut fit = iterate(&mut step, how, ctx)?;
+    // The α the last objective was evaluated at.
+    fit.kernel_weights = Some(step.used);
+    Ok(fit)
+}
+
+/// One outer iteration: the F-step on K_α, d at the new F, Eq. 11; the
+/// α-step in `advance`.
+struct DmkkmStep<'a> {
+    gs: &'a [Arc<Gram>],
+    m: &'a [f64],
+    labels: Vec<usize>,
+    k: usize,
+    /// α after the last α-step.
+    alpha: Vec<f64>,
+    /// α of the last evaluation.
+    used: Vec<f64>,
+    d: Vec<f64>,
+    prev: Option<f64>,
+    s: Settings,
+    ctx: &'a Ctx,
+}
+
+impl Step for DmkkmStep<'_> {
+    fn eval(&mut self, _it: Iteration) -> Result<Eval> {
+        let ka = combine(self.gs, &self.alpha);
+        f_step(
+            ka.view(),
+            &mut self.labels,
+            self.k,
+            self.s.inner_tol,
+            self.s.max_sweeps,
+            self.ctx,
+        )?;
+        drop(ka);
+        self.d = cluster_alignment(self.gs, &self.labels, self.k);
+        self.used.clone_from(&self.alpha);
+        let c = self
+            .labels
+            .iter()
+            .fold(vec![false; self.k], |mut seen, &l| {
+                seen[l] = true;
+                seen
+            });
+        let c = c.iter().filter(|&&b| b).count();
+        let obj = objective(self.m, &self.d, &self.alpha, c);
+        let settled = self
+            .prev
+            .is_some_and(|p| (p - obj) / p.abs().max(f64::MIN_POSITIVE) < self.s.tol);
+        self.prev = Some(obj);
+        Ok(Eval::new(obj, self.labels.clone(), settled))
+    }
+
+    fn advance(&mut self, _m: usize) -> Result<()> {
+        let lin: Vec<f64> = if self.s.code_qp {
+            self.d.iter().map(|x| 2.0 * x).collect()
+        } else {
+            self.d.clone()
+        };
+        self.alpha = simplex_qp::solve(self.m, &lin);
+        Ok(())
+    }
+
+    fn kernel_weights(&self) -> Option<Vec<f64>> {
+        Some(self.alpha.clone())
+    }
+}
