@@ -190,7 +190,7 @@ fn the_informative_kernel_gets_the_larger_weight_and_the_clusters() {
         });
         let gs = vec![gram(&x1, "gaussian:sigma=2"), gram(&noise, "linear")];
         let pr = Problem::new(x1.clone());
-        let m = gram_products(&pr, &gs, &Ctx::new()).unwrap();
+        let m = gram_products(&pr, &gs, "informative|noise", &Ctx::new()).unwrap();
         let settings = DmkkmSettings {
             inner_tol: 1e-3,
             max_sweeps: 50,

@@ -178,11 +178,17 @@ impl Gram {
         let n = k.nrows();
         assert_eq!(k.ncols(), n, "a Gram matrix is square");
         let layout = Layout::new(n);
-        let store = match spec.precision {
-            Precision::F64 => Store::F64(dense_typed::<f64>(k, layout, spec.post)),
-            Precision::F32 => Store::F32(dense_typed::<f32>(k, layout, spec.post)),
+        let (store, guarded) = match spec.precision {
+            Precision::F64 => {
+                let (k, g) = dense_typed::<f64>(k, layout, spec.post);
+                (Store::F64(k), g)
+            }
+            Precision::F32 => {
+                let (k, g) = dense_typed::<f32>(k, layout, spec.post);
+                (Store::F32(k), g)
+            }
         };
-        Gram::finish(layout, store, spec.clone(), 0.0)
+        Gram::finish(layout, store, spec.clone(), 0.0, guarded)
     }
 
     /// A copy with `post` applied (centre, normalise, rescale) and stored
@@ -190,18 +196,21 @@ impl Gram {
     pub fn with_post(&self, post: Post, precision: Precision) -> Gram {
         let t0 = Instant::now();
         let layout = self.layout;
-        let store = match (&self.store, precision) {
-            (Store::F64(k), Precision::F64) => Store::F64(reprocess(k, layout, post)),
-            (Store::F32(k), Precision::F64) => Store::F64(reprocess(k, layout, post)),
-            (Store::F64(k), Precision::F32) => Store::F32(reprocess(k, layout, post)),
-            (Store::F32(k), Precision::F32) => Store::F32(reprocess(k, layout, post)),
+        fn wrap<T>(r: (Vec<T>, usize), f: impl FnOnce(Vec<T>) -> Store) -> (Store, usize) {
+            (f(r.0), r.1)
+        }
+        let (store, guarded) = match (&self.store, precision) {
+            (Store::F64(k), Precision::F64) => wrap(reprocess(k, layout, post), Store::F64),
+            (Store::F32(k), Precision::F64) => wrap(reprocess(k, layout, post), Store::F64),
+            (Store::F64(k), Precision::F32) => wrap(reprocess(k, layout, post), Store::F32),
+            (Store::F32(k), Precision::F32) => wrap(reprocess(k, layout, post), Store::F32),
         };
         let spec = Resolved {
             post,
             precision,
             ..self.spec.clone()
         };
-        Gram::finish(layout, store, spec, t0.elapsed().as_secs_f64())
+        Gram::finish(layout, store, spec, t0.elapsed().as_secs_f64(), guarded)
     }
 
     /// The entry-wise mean of Gram matrices of the same n, in f64 with
@@ -218,11 +227,17 @@ impl Gram {
         }
         let w = 1.0 / grams.len() as f64;
         acc.iter_mut().for_each(|a| *a *= w);
-        post_process(&mut acc, layout, spec.post);
-        Gram::finish(layout, Store::F64(acc), spec.clone(), 0.0)
+        let guarded = post_process(&mut acc, layout, spec.post);
+        Gram::finish(layout, Store::F64(acc), spec.clone(), 0.0, guarded)
     }
 
-    fn finish(layout: Layout, store: Store, spec: Resolved, build_secs: f64) -> Gram {
+    fn finish(
+        layout: Layout,
+        store: Store,
+        spec: Resolved,
+        build_secs: f64,
+        guarded: usize,
+    ) -> Gram {
         let diag = (0..layout.n)
             .map(|i| match &store {
                 Store::F64(k) => k[layout.index(i, i)],
@@ -235,6 +250,7 @@ impl Gram {
             diag,
             spec,
             build_secs,
+            guarded,
         }
     }
 
@@ -562,21 +578,21 @@ fn build_typed<T: Elem>(
 /// The stored triangle of a dense symmetric matrix, post-processed. The
 /// upper half of a diagonal tile is mirrored from the lower, so the result
 /// is exactly symmetric whatever rounding the input had.
-fn dense_typed<T: Elem>(k: ArrayView2<f64>, lay: Layout, post: Post) -> Vec<T> {
+fn dense_typed<T: Elem>(k: ArrayView2<f64>, lay: Layout, post: Post) -> (Vec<T>, usize) {
     let mut out: Vec<T> = vec![T::ZERO; lay.len()];
     for_each_entry(&mut out, lay, |i, j, v| {
         let (i, j) = if j > i { (j, i) } else { (i, j) };
         *v = T::from_f64(k[[i, j]]);
     });
-    post_process(&mut out, lay, post);
-    out
+    let guarded = post_process(&mut out, lay, post);
+    (out, guarded)
 }
 
 /// A converted copy of a store with `post` applied.
-fn reprocess<S: Elem, T: Elem>(k: &[S], lay: Layout, post: Post) -> Vec<T> {
+fn reprocess<S: Elem, T: Elem>(k: &[S], lay: Layout, post: Post) -> (Vec<T>, usize) {
     let mut out: Vec<T> = k.iter().map(|v| T::from_f64(v.to_f64())).collect();
-    post_process(&mut out, lay, post);
-    out
+    let guarded = post_process(&mut out, lay, post);
+    (out, guarded)
 }
 
 /// Calls `f(i, j, &mut entry)` on every stored entry (i ≥ j, plus the upper

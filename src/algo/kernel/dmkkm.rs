@@ -40,7 +40,8 @@
 
 use super::dmkkm_fstep::f_step;
 use crate::error::{Error, Result};
-use crate::kernel::{self, Gram, KernelSpec, Post};
+use crate::kernel::inputs::{KernelSource, NamedGram, kernel_grams};
+use crate::kernel::{self, Gram, Post};
 use crate::solver::init;
 use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
 use crate::solver::params::{Default, ParamSpec, Scale};
@@ -69,9 +70,10 @@ pub const DEFAULT_POST: Post = Post {
 /// The parameters of `dmkkm`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DmkkmParams {
-    /// The kernels of `--kernels`, [`DEFAULT_POST`] applied where the spec
-    /// does not say.
-    pub kernels: Vec<KernelSpec>,
+    /// The kernels of `--kernels` (on all features or on every view of
+    /// `--views`) or the data file's precomputed stack, [`DEFAULT_POST`]
+    /// applied where the spec does not say.
+    pub kernels: KernelSource,
     pub sigma: f64,
     pub inner_tol: f64,
     pub max_sweeps: usize,
@@ -144,12 +146,15 @@ impl Solver for Dmkkm {
         Ok(kernel::auto_sigma(problem))
     }
     fn options(&self) -> Vec<(&'static str, &'static str)> {
-        vec![("kernels", "default")]
+        vec![("kernels", "default"), ("views", "none")]
     }
-    fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<DmkkmParams> {
+    fn takes_kernels(&self) -> bool {
+        true
+    }
+    fn typed(&self, problem: &Problem, cfg: &RunConfig) -> Result<DmkkmParams> {
         let v = &cfg.params;
         Ok(DmkkmParams {
-            kernels: kernel_list(cfg.option("kernels", "default"), DEFAULT_POST)?,
+            kernels: kernel_source(problem, cfg)?,
             sigma: v.real("sigma")?,
             inner_tol: v.real("inner_tol")?,
             max_sweeps: v.count("max_sweeps")?,
@@ -160,8 +165,8 @@ impl Solver for Dmkkm {
         })
     }
     fn prepare(&self, problem: &Problem, run: &Common, p: &DmkkmParams, ctx: &Ctx) -> Result<()> {
-        let (gs, _) = grams(problem, &p.kernels, p.sigma, run.max_memory, ctx, self.id())?;
-        gram_products(problem, &gs, ctx).map(|_| ())
+        let named = grams(problem, &p.kernels, p.sigma, run.max_memory, ctx, self.id())?;
+        gram_products(problem, &plain(&named), &identity(&named), ctx).map(|_| ())
     }
     fn start_memory(&self, problem: &Problem, run: &Common, _p: &DmkkmParams) -> StartMemory {
         // The kernels themselves are guarded when built (kernel::guard).
@@ -178,8 +183,9 @@ impl Solver for Dmkkm {
         start: Start,
         ctx: &Ctx,
     ) -> Result<Fit> {
-        let (gs, given) = grams(problem, &p.kernels, p.sigma, run.max_memory, ctx, self.id())?;
-        let m = gram_products(problem, &gs, ctx)?;
+        let named = grams(problem, &p.kernels, p.sigma, run.max_memory, ctx, self.id())?;
+        let gs = plain(&named);
+        let m = gram_products(problem, &gs, &identity(&named), ctx)?;
         let mut rng = start.rng();
         let labels = initial_labels(&gs, run.k, run.init, p.random_labels, &mut rng)?;
         let settings = Settings {
@@ -190,73 +196,76 @@ impl Solver for Dmkkm {
             code_qp: p.code_qp,
         };
         let mut fit = dmkkm_loop(&gs, &m, labels, run.k, settings, ctx)?;
-        fit.extra.kernels = Some(describe_all(&gs, given));
+        fit.extra.kernels = Some(describe_all(&named));
         fit.warnings.extend(guard_warnings(&gs));
         Ok(fit)
     }
 }
 
-/// The kernels of a `--kernels` list with `post` as the default
-/// post-processing.
+/// The `kernels` and `views` options as a kernel source, [`DEFAULT_POST`]
+/// applied to every spec that does not set its own flags.
 ///
 /// # Errors
-/// [`Error::Param`] for a list that does not parse or is empty.
-pub fn kernel_list(text: &str, post: Post) -> Result<Vec<KernelSpec>> {
-    let kernels: Vec<KernelSpec> = kernel::parse_list(text, "--kernels")?
-        .into_iter()
-        .map(|s| s.with_default_post(post))
-        .collect();
-    if kernels.is_empty() {
-        return Err(Error::Param(
-            "--kernels: no kernel given; use SPEC;SPEC… or 'default'".into(),
-        ));
-    }
-    Ok(kernels)
+/// [`Error::Param`] for a list or views that do not parse, or kernels the
+/// data cannot give (see [`KernelSource::parse`]).
+pub fn kernel_source(problem: &Problem, cfg: &RunConfig) -> Result<KernelSource> {
+    KernelSource::parse(
+        problem,
+        cfg.option("kernels", "default"),
+        "default",
+        Some(cfg.option("views", "none")),
+        DEFAULT_POST,
+    )
 }
 
-/// The kernel matrices of the list, with the spec of each as given
-/// (post-processing defaults applied). The one place the multiple-kernel
-/// algorithms here acquire their kernels.
+/// The kernel matrices of the source, named. The one place the
+/// multiple-kernel algorithms here acquire their kernels.
 pub fn grams(
     problem: &Problem,
-    specs: &[KernelSpec],
+    source: &KernelSource,
     sigma: f64,
     max_memory: Option<u64>,
     ctx: &Ctx,
     algo: &str,
-) -> Result<(Vec<Arc<Gram>>, Vec<String>)> {
-    kernel::guard(problem, algo, specs, 0, max_memory)?;
-    let resolved = specs
-        .iter()
-        .map(|s| s.resolve(sigma, || kernel::dmax2(problem)))
-        .collect::<Result<Vec<_>>>()?;
-    let given = specs
-        .iter()
-        .map(|s| {
-            let mut t = s.source.clone();
-            for (on, given, flag) in [
-                (s.post.center, s.post_given[0], "center"),
-                (s.post.normalize, s.post_given[1], "normalize"),
-                (s.post.rescale, s.post_given[2], "rescale"),
-            ] {
-                if on && !given {
-                    t.push(if t.contains(':') { ',' } else { ':' });
-                    t.push_str(flag);
-                }
-            }
-            t
-        })
-        .collect();
-    Ok((kernel::grams(problem, &resolved, ctx)?, given))
+) -> Result<Vec<NamedGram>> {
+    let named = kernel_grams(problem, source, sigma, max_memory, ctx, algo)?;
+    if named.is_empty() {
+        return Err(Error::Param(format!("{algo}: no kernel to run on")));
+    }
+    Ok(named)
 }
 
-/// One entry per kernel, in α's order.
-pub fn describe_all(gs: &[Arc<Gram>], given: Vec<String>) -> Vec<KernelInfo> {
-    gs.iter()
-        .zip(given)
-        .map(|(g, text)| KernelInfo {
-            given: Some(text),
-            ..kernel::describe(g)
+/// The matrices alone, in α's order.
+pub fn plain(named: &[NamedGram]) -> Vec<Arc<Gram>> {
+    named.iter().map(|g| g.gram.clone()).collect()
+}
+
+/// What identifies a kernel list in the problem's cache: a view's or a
+/// precomputed kernel's name with its resolved spec (two views can resolve
+/// to the same spec).
+pub fn identity(named: &[NamedGram]) -> String {
+    named
+        .iter()
+        .map(|g| {
+            format!(
+                "{}={}",
+                g.part.as_deref().unwrap_or(""),
+                g.gram.spec().key()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+/// One entry per kernel, in α's order: the spec as given, as resolved, and
+/// the view or precomputed kernel it belongs to.
+pub fn describe_all(named: &[NamedGram]) -> Vec<KernelInfo> {
+    named
+        .iter()
+        .map(|g| KernelInfo {
+            given: Some(g.given.clone()),
+            name: g.part.clone(),
+            ..kernel::describe(&g.gram)
         })
         .collect()
 }
@@ -278,9 +287,13 @@ pub fn guard_warnings(gs: &[Arc<Gram>]) -> Vec<String> {
 /// M_pq = ⟨K_p, K_q⟩_F, v×v row-major, cached on the problem under the
 /// kernels' keys. One task per row block of the kernels, summed in block
 /// order.
-pub fn gram_products(problem: &Problem, gs: &[Arc<Gram>], ctx: &Ctx) -> Result<Arc<Vec<f64>>> {
-    let keys: Vec<String> = gs.iter().map(|g| g.spec().key()).collect();
-    let key = format!("dmkkm:M|{}", keys.join("|"));
+pub fn gram_products(
+    problem: &Problem,
+    gs: &[Arc<Gram>],
+    ident: &str,
+    ctx: &Ctx,
+) -> Result<Arc<Vec<f64>>> {
+    let key = format!("dmkkm:M|{ident}");
     problem.cached(&key, || {
         ctx.check()?;
         let label = "dmkkm: kernel products ⟨K_p, K_q⟩";

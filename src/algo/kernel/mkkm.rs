@@ -14,11 +14,12 @@
 //! partition, Tr(K_γ) − Σ_l A_l(K_γ)/n_l, so restarts compare on the model.
 
 use super::dmkkm::{
-    DEFAULT_POST, cluster_alignment, combine, describe_all, grams, guard_warnings, kernel_list,
+    cluster_alignment, combine, describe_all, grams, guard_warnings, identity, kernel_source, plain,
 };
 use super::eigs;
 use crate::error::{Error, Result};
-use crate::kernel::{self, Gram, KernelSpec};
+use crate::kernel::inputs::{KernelSource, NamedGram};
+use crate::kernel::{self, Gram};
 use crate::linalg;
 use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
 use crate::solver::lloyd::{lloyd_loop, mean_variance};
@@ -44,7 +45,8 @@ pub struct Mkkm;
 /// The parameters of `mkkm`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MkkmParams {
-    pub kernels: Vec<KernelSpec>,
+    /// The same kernels as `dmkkm` gets from the same options.
+    pub kernels: KernelSource,
     pub sigma: f64,
     pub tol: f64,
     pub max_iter: usize,
@@ -85,12 +87,15 @@ impl Solver for Mkkm {
         Ok(kernel::auto_sigma(problem))
     }
     fn options(&self) -> Vec<(&'static str, &'static str)> {
-        vec![("kernels", "default")]
+        vec![("kernels", "default"), ("views", "none")]
     }
-    fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<MkkmParams> {
+    fn takes_kernels(&self) -> bool {
+        true
+    }
+    fn typed(&self, problem: &Problem, cfg: &RunConfig) -> Result<MkkmParams> {
         let v = &cfg.params;
         Ok(MkkmParams {
-            kernels: kernel_list(cfg.option("kernels", "default"), DEFAULT_POST)?,
+            kernels: kernel_source(problem, cfg)?,
             sigma: v.real("sigma")?,
             tol: v.real("tol")?,
             max_iter: v.count("max_iter")?,
@@ -115,7 +120,7 @@ impl Solver for Mkkm {
         start: Start,
         ctx: &Ctx,
     ) -> Result<Fit> {
-        let (rel, gs, given) = relaxed(problem, run, p, ctx)?;
+        let (rel, gs, named) = relaxed(problem, run, p, ctx)?;
         let mut rng = start.rng();
         let u = rel.u.view();
         let seeds = init::euclidean_seeds(u, &rel.norms, run.k, run.init, &mut rng)?;
@@ -133,27 +138,27 @@ impl Solver for Mkkm {
             kernel_weights: Some(rel.gamma.clone()),
             ..Fit::default()
         };
-        fit.extra.kernels = Some(describe_all(&gs, given));
+        fit.extra.kernels = Some(describe_all(&named));
         fit.warnings.extend(guard_warnings(&gs));
         Ok(fit)
     }
 }
 
-type Prepared = (Arc<Relaxed>, Vec<Arc<Gram>>, Vec<String>);
+type Prepared = (Arc<Relaxed>, Vec<Arc<Gram>>, Vec<NamedGram>);
 
 /// The kernels and the cached relaxed solution for `run.k`.
 fn relaxed(problem: &Problem, run: &Common, p: &MkkmParams, ctx: &Ctx) -> Result<Prepared> {
-    let (gs, given) = grams(problem, &p.kernels, p.sigma, run.max_memory, ctx, "mkkm")?;
-    let keys: Vec<String> = gs.iter().map(|g| g.spec().key()).collect();
+    let named = grams(problem, &p.kernels, p.sigma, run.max_memory, ctx, "mkkm")?;
+    let gs = plain(&named);
     let key = format!(
         "mkkm:{}|k={}|tol={}|max_iter={}",
-        keys.join("|"),
+        identity(&named),
         run.k,
         p.tol,
         p.max_iter
     );
     let rel = problem.cached(&key, || relax(&gs, run.k, p.tol, p.max_iter, ctx))?;
-    Ok((rel, gs, given))
+    Ok((rel, gs, named))
 }
 
 /// Eq. 6 at a hard partition: Σ_p γ_p² (Tr K_p − Σ_l A_l(K_p)/n_l).
