@@ -488,11 +488,6 @@ fn npy_labels_come_from_a_named_file_or_a_1d_npy_beside_it() {
     assert_eq!(loaded.dataset.labels.unwrap().n_classes(), 2);
     assert_eq!(loaded.dataset.inputs.len(), 2);
     // The human summary names the precomputed kernels' weights.
-    std::fs::write(
-        d.path().join("stack.labels.npy"),
-        npy("<i8", "(40,)", &codes),
-    )
-    .unwrap();
     let out = bin(&["run", "--data", p(&f), "--algo", "mkpower"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("kernel weights: K1 1.000"), "{text}");
