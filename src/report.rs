@@ -314,7 +314,19 @@ impl RunReport {
             }
         }
         if let Some(a) = &self.kernel_weights {
-            let s: Vec<String> = a.iter().map(|v| format!("{v:.3}")).collect();
+            // Named where the kernels are views or precomputed (`fou 0.154`).
+            let names: Vec<Option<&str>> = self.extra.kernels.as_ref().map_or_else(
+                || vec![None; a.len()],
+                |ks| ks.iter().map(|k| k.name.as_deref()).collect(),
+            );
+            let s: Vec<String> = a
+                .iter()
+                .enumerate()
+                .map(|(l, v)| match names.get(l).copied().flatten() {
+                    Some(name) => format!("{name} {v:.3}"),
+                    None => format!("{v:.3}"),
+                })
+                .collect();
             out.push_str(&format!("  kernel weights: {}\n", s.join(" ")));
         }
         let params: Vec<String> = self

@@ -458,3 +458,37 @@ fn info_describes_a_kernel_file() {
     );
     assert!(text.contains("labels: 2 classes (sizes 20/20)"), "{text}");
 }
+
+#[test]
+fn npy_labels_come_from_a_named_file_or_a_1d_npy_beside_it() {
+    let (x, y) = two_groups();
+    let d = dir();
+    let f = d.path().join("stack.npy");
+    write_npy(&f, &[raw_gram(&x, "linear")], None);
+    // No labels file: no labels, k must be given.
+    let loaded = meanscape::load(p(&f), &LoadOptions::default(), Scaling::None).unwrap();
+    assert!(loaded.dataset.labels.is_none());
+    // A 1-D .npy of integers beside it.
+    let codes: Vec<u8> = y.iter().flat_map(|v| (*v as i64).to_le_bytes()).collect();
+    std::fs::write(
+        d.path().join("stack.labels.npy"),
+        npy("<i8", "(40,)", &codes),
+    )
+    .unwrap();
+    let loaded = meanscape::load(p(&f), &LoadOptions::default(), Scaling::None).unwrap();
+    assert_eq!(loaded.dataset.labels.unwrap().names, ["1", "2"]);
+    // Any file with --label.
+    let other = d.path().join("classes.txt");
+    std::fs::write(&other, "a\nb\n".repeat(20)).unwrap();
+    let opts = LoadOptions {
+        label: meanscape::data::LabelChoice::Name(p(&other).into()),
+        ..Default::default()
+    };
+    let loaded = meanscape::load(p(&f), &opts, Scaling::None).unwrap();
+    assert_eq!(loaded.dataset.labels.unwrap().n_classes(), 2);
+    assert_eq!(loaded.dataset.inputs.len(), 2);
+    // The human summary names the precomputed kernels' weights.
+    let out = bin(&["run", "--data", p(&f), "--algo", "mkpower"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("kernel weights: K1 1.000"), "{text}");
+}
