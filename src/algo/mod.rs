@@ -20,9 +20,9 @@ pub(crate) mod weighted;
 pub use crate::solver::params;
 pub use crate::solver::{
     Algorithm, Common, Ctx, Event, Extras, Fit, Gap, Init, KernelInfo, MapInfo, ParamError,
-    ParamSpec, Params, Problem, Progress, Request, Rng, RunConfig, RunResult, Solver, Start,
-    StartMemory, TAKES_KERNELS, TracePoint, Typicality, check_config, check_memory, cluster_sizes,
-    configure, resolve_options, resolve_params, run,
+    ParamSpec, Params, Phases, Problem, Progress, Request, Rng, RunConfig, RunResult, Solver,
+    Start, StartMemory, TAKES_KERNELS, TracePoint, Typicality, check_config, check_memory,
+    cluster_sizes, configure, resolve_options, resolve_params, run,
 };
 pub use weighted::path;
 

@@ -36,7 +36,7 @@ pub fn describe(a: &DataArgs) -> Result<String> {
     match &ds.kernels {
         Some(stack) => {
             out.push_str(&format!("  {}\n", stack.describe()));
-            out.push_str("  no features: use mkpower (--kernels precomputed), kernel-kmeans, kpower or spectral (the average kernel)\n");
+            out.push_str("  no features: use mkpower, dmkkm or mkkm (--kernels precomputed), kernel-kmeans, kpower or spectral (the average kernel)\n");
         }
         None => out.push_str(&format!("  {} features\n", ds.p())),
     }

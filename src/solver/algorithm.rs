@@ -506,7 +506,7 @@ pub fn configure(
 
 /// The algorithms that run on precomputed kernels, for the refusal of the
 /// others (a test in `algo` keeps it in step with the registry).
-pub const TAKES_KERNELS: &str = "mkpower, kernel-kmeans, kpower or spectral";
+pub const TAKES_KERNELS: &str = "mkpower, dmkkm, mkkm, kernel-kmeans, kpower or spectral";
 
 /// Refuses a kernels-only problem to an algorithm that needs features.
 ///

@@ -53,6 +53,28 @@ pub struct Extras {
     /// sparse-kmeans with `--tune`: the gap statistic.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gap: Option<Gap>,
+    /// dmkkm: the work of its two steps over the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phases: Option<Phases>,
+}
+
+/// dmkkm's steps: coordinate-descent sweeps of the F-step and α-steps,
+/// with their wall time (seconds; the only fields that vary between
+/// identical runs).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Phases {
+    /// Full passes over the points, over every F-step.
+    pub sweeps: usize,
+    /// Points moved, over every F-step.
+    pub moves: usize,
+    /// F-steps (one per outer iteration).
+    pub f_steps: usize,
+    /// α-steps: d at the new partition and the simplex QP.
+    pub alpha_steps: usize,
+    /// Seconds in the F-steps, forming K_α included.
+    pub f_step_secs: f64,
+    /// Seconds in the α-steps.
+    pub alpha_step_secs: f64,
 }
 
 /// One kernel as used: its spec with σ fixed, and how its matrix is stored.

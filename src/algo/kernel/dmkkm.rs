@@ -49,13 +49,14 @@ use crate::solver::reduce::fold_blocks;
 use crate::solver::simplex_qp;
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::{
-    Common, Ctx, Fit, Init, KernelInfo, Problem, RunConfig, Solver, Start, StartMemory,
+    Common, Ctx, Fit, Init, KernelInfo, Phases, Problem, RunConfig, Solver, Start, StartMemory,
 };
 use ndarray::Array2;
 use rand::Rng;
 use rand::seq::SliceRandom;
 use rayon::prelude::*;
 use std::sync::Arc;
+use std::time::Instant;
 
 pub struct Dmkkm;
 
@@ -502,6 +503,7 @@ pub fn dmkkm_loop(
         prev: None,
         s,
         ctx,
+        phases: Phases::default(),
     };
     let how = Loop {
         rule: Rule::Step,
@@ -512,6 +514,7 @@ pub fn dmkkm_loop(
     let mut fit = iterate(&mut step, how, ctx)?;
     // The α the last objective was evaluated at.
     fit.kernel_weights = Some(step.used);
+    fit.extra.phases = Some(step.phases);
     Ok(fit)
 }
 
@@ -530,12 +533,14 @@ struct DmkkmStep<'a> {
     prev: Option<f64>,
     s: Settings,
     ctx: &'a Ctx,
+    phases: Phases,
 }
 
 impl Step for DmkkmStep<'_> {
     fn eval(&mut self, _it: Iteration) -> Result<Eval> {
+        let t0 = Instant::now();
         let ka = combine(self.gs, &self.alpha);
-        f_step(
+        let done = f_step(
             ka.view(),
             &mut self.labels,
             self.k,
@@ -544,7 +549,14 @@ impl Step for DmkkmStep<'_> {
             self.ctx,
         )?;
         drop(ka);
+        let ph = &mut self.phases;
+        ph.f_steps += 1;
+        ph.sweeps += done.sweeps;
+        ph.moves += done.moves;
+        ph.f_step_secs += t0.elapsed().as_secs_f64();
+        let t0 = Instant::now();
         self.d = cluster_alignment(self.gs, &self.labels, self.k);
+        self.phases.alpha_step_secs += t0.elapsed().as_secs_f64();
         self.used.clone_from(&self.alpha);
         let c = self
             .labels
@@ -568,7 +580,10 @@ impl Step for DmkkmStep<'_> {
         } else {
             self.d.clone()
         };
+        let t0 = Instant::now();
         self.alpha = simplex_qp::solve(self.m, &lin);
+        self.phases.alpha_steps += 1;
+        self.phases.alpha_step_secs += t0.elapsed().as_secs_f64();
         Ok(())
     }
 
