@@ -13,9 +13,8 @@
 //! unit-norm rows of H. The Fit's objective is Eq. 6 at the discrete
 //! partition, Tr(K_γ) − Σ_l A_l(K_γ)/n_l, so restarts compare on the model.
 
-use super::dmkkm::{
-    DEFAULT_POST, cluster_alignment, combine, describe_all, grams, guard_warnings, kernel_list,
-};
+use super::dmkkm::{DEFAULT_POST, describe_all, grams, guard_warnings, kernel_list};
+use super::dmkkm_passes::{cluster_alignment, combine};
 use super::eigs;
 use crate::error::{Error, Result};
 use crate::kernel::{self, Gram, KernelSpec};
