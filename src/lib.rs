@@ -73,10 +73,10 @@ pub use session::{Loaded, load, prepare, resolve_scaling};
 #[doc(hidden)]
 pub mod internals {
     pub use crate::algo::kernel::dmkkm::{
-        DEFAULT_POST as DMKKM_POST, Settings as DmkkmSettings, cluster_alignment, combine,
-        dmkkm_loop, gram_products, initial_labels,
+        DEFAULT_POST as DMKKM_POST, Settings as DmkkmSettings, dmkkm_loop, initial_labels,
     };
     pub use crate::algo::kernel::dmkkm_fstep;
+    pub use crate::algo::kernel::dmkkm_passes::{cluster_alignment, combine, gram_products};
     pub use crate::algo::kernel::eigs;
     pub use crate::algo::kernel::kernel_kmeans::kernel_lloyd;
     pub use crate::algo::kernel::kpower::kpower_loop;

@@ -13,9 +13,8 @@
 //! unit-norm rows of H. The Fit's objective is Eq. 6 at the discrete
 //! partition, Tr(K_γ) − Σ_l A_l(K_γ)/n_l, so restarts compare on the model.
 
-use super::dmkkm::{
-    cluster_alignment, combine, describe_all, grams, guard_warnings, identity, kernel_source, plain,
-};
+use super::dmkkm::{describe_all, grams, guard_warnings, identity, kernel_source, plain};
+use super::dmkkm_passes::{cluster_alignment, combine};
 use super::eigs;
 use crate::error::{Error, Result};
 use crate::kernel::inputs::{KernelSource, NamedGram};

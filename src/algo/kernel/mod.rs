@@ -5,6 +5,7 @@
 
 pub mod dmkkm;
 pub mod dmkkm_fstep;
+pub mod dmkkm_passes;
 pub mod eigs;
 pub mod kernel_kmeans;
 pub mod kpower;
