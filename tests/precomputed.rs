@@ -492,3 +492,55 @@ fn npy_labels_come_from_a_named_file_or_a_1d_npy_beside_it() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("kernel weights: K1 1.000"), "{text}");
 }
+
+fn fit_of(id: &str, problem: &Problem, options: &[(&str, &str)]) -> algo::Fit {
+    let a = algo::find(id).unwrap();
+    let cfg = RunConfig::new(a.as_ref(), problem, 2, &[], options).unwrap();
+    a.run(problem, &cfg, &Ctx::new()).unwrap().best
+}
+
+/// dmkkm and mkkm read the same file as mkpower and, with the same
+/// post-processing (centre, unit diagonal), find what they find from the
+/// features.
+#[test]
+fn dmkkm_and_mkkm_on_a_kernel_file_equal_the_same_kernels_from_features() {
+    let (x, y) = two_groups();
+    let kh = [raw_gram(&x, "gaussian:sigma=2"), raw_gram(&x, "linear")];
+    let d = dir();
+    let mat = d.path().join("two_Kmatrix.mat");
+    write_mat(&mat, &kh, Some(&y));
+    let loaded = meanscape::load(p(&mat), &LoadOptions::default(), Scaling::None).unwrap();
+    let features = Problem::new(x.clone());
+    for id in ["dmkkm", "mkkm"] {
+        let a = fit_of(id, &features, &[("kernels", "gaussian:sigma=2;linear")]);
+        let b = fit_of(id, &loaded.problem, &[("kernels", "precomputed")]);
+        assert_eq!(a.labels, b.labels, "{id}");
+        let (wa, wb) = (a.kernel_weights.unwrap(), b.kernel_weights.unwrap());
+        for (u, v) in wa.iter().zip(&wb) {
+            assert!((u - v).abs() < 1e-9, "{id}: {wa:?} vs {wb:?}");
+        }
+        assert!((a.objective - b.objective).abs() <= 1e-9 * a.objective.abs(), "{id}");
+        let names: Vec<String> = b
+            .extra
+            .kernels
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(|k| k.name.clone().unwrap())
+            .collect();
+        assert_eq!(names, ["K1", "K2"], "{id}");
+    }
+    // Views do not apply to a kernel file: refused with the reason.
+    let a = algo::find("dmkkm").unwrap();
+    let e = RunConfig::new(
+        a.as_ref(),
+        &loaded.problem,
+        2,
+        &[],
+        &[("kernels", "precomputed"), ("views", "1-2")],
+    )
+    .and_then(|cfg| a.check(&loaded.problem, &cfg))
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("does not apply to precomputed kernels"), "{e}");
+}

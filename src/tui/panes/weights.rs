@@ -62,7 +62,7 @@ fn no_weights(app: &App) -> String {
     if !WEIGHING.contains(&id) {
         let p = app.loaded().map_or(0, |l| l.dataset.p());
         return format!(
-            "{id} weighs all {p} features equally (feature weights: wkmeans, lw, sparse-kmeans; kernel or view weights: mkpower, rff-mkpower, ip-rff-mkpower)"
+            "{id} weighs all {p} features equally (feature weights: wkmeans, lw, sparse-kmeans; kernel or view weights: mkpower, dmkkm, mkkm, rff-mkpower, ip-rff-mkpower)"
         );
     }
     let state = match &app.status {
