@@ -213,7 +213,11 @@ fn cancelling_returns_the_finished_cells_marked_incomplete() {
         .unwrap()
     });
     assert!(!r.complete);
-    assert!(r.cells.len() >= 3 && r.cells.len() < 16, "{}", r.cells.len());
+    assert!(
+        r.cells.len() >= 3 && r.cells.len() < 16,
+        "{}",
+        r.cells.len()
+    );
     assert!(r.cells.iter().all(|c| c.runs.len() == 2));
 }
 

@@ -16,7 +16,9 @@ const TOP: f64 = 50.0;
 const BOTTOM: f64 = 70.0;
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 fn label(a: &Axis) -> String {
@@ -34,7 +36,13 @@ fn position(a: &Axis, i: usize) -> f64 {
     if n < 2 {
         return 0.5;
     }
-    let f = |v: f64| if a.spacing == Spacing::Log { v.abs().ln() } else { v };
+    let f = |v: f64| {
+        if a.spacing == Spacing::Log {
+            v.abs().ln()
+        } else {
+            v
+        }
+    };
     let (lo, hi) = (f(a.values[0]), f(a.values[n - 1]));
     let increasing = a.values.windows(2).all(|w| w[1] > w[0]);
     if !increasing || hi == lo {
@@ -52,7 +60,11 @@ fn colour(t: f64) -> String {
         (94.0, 201.0, 98.0),
         (253.0, 231.0, 37.0),
     ];
-    let t = if t.is_finite() { t.clamp(0.0, 1.0) } else { 0.0 };
+    let t = if t.is_finite() {
+        t.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     let x = t * (stops.len() - 1) as f64;
     let i = (x.floor() as usize).min(stops.len() - 2);
     let f = x - i as f64;
@@ -83,7 +95,11 @@ pub fn plot(r: &Report<'_>) -> String {
         r.data,
         r.score,
         r.plan.seeds,
-        if r.result.complete { "" } else { ", incomplete" }
+        if r.result.complete {
+            ""
+        } else {
+            ", incomplete"
+        }
     );
     text(&mut out, W / 2.0, 28.0, "middle", 15, &title);
     let axes = &r.plan.axes;
@@ -152,7 +168,14 @@ pub fn plot(r: &Report<'_>) -> String {
         }
         for j in ticks(b) {
             let x = LEFT + (j as f64 + 0.5) * cw;
-            text(&mut out, x, TOP + ph + 16.0, "middle", 11, &fmt_num(b.values[j]));
+            text(
+                &mut out,
+                x,
+                TOP + ph + 16.0,
+                "middle",
+                11,
+                &fmt_num(b.values[j]),
+            );
         }
         for i in ticks(a) {
             let y = TOP + (na - 1 - i) as f64 * ch + ch / 2.0 + 4.0;
@@ -186,8 +209,15 @@ pub fn plot(r: &Report<'_>) -> String {
             })
             .collect();
         let lo = pts.iter().map(|p| p.1 - p.2).fold(f64::INFINITY, f64::min);
-        let hi = pts.iter().map(|p| p.1 + p.2).fold(f64::NEG_INFINITY, f64::max);
-        let (lo, hi) = if hi > lo { (lo, hi) } else { (lo - 0.5, lo + 0.5) };
+        let hi = pts
+            .iter()
+            .map(|p| p.1 + p.2)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let (lo, hi) = if hi > lo {
+            (lo, hi)
+        } else {
+            (lo - 0.5, lo + 0.5)
+        };
         let px = |t: f64| LEFT + t * pw;
         let py = |v: f64| TOP + ph - (v - lo) / (hi - lo) * ph;
         let _ = writeln!(
@@ -195,15 +225,25 @@ pub fn plot(r: &Report<'_>) -> String {
             r##"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="#888"/>"##
         );
         if !pts.is_empty() {
-            let upper: Vec<String> = pts.iter().map(|p| format!("{:.1},{:.1}", px(p.0), py(p.1 + p.2))).collect();
-            let lower: Vec<String> = pts.iter().rev().map(|p| format!("{:.1},{:.1}", px(p.0), py(p.1 - p.2))).collect();
+            let upper: Vec<String> = pts
+                .iter()
+                .map(|p| format!("{:.1},{:.1}", px(p.0), py(p.1 + p.2)))
+                .collect();
+            let lower: Vec<String> = pts
+                .iter()
+                .rev()
+                .map(|p| format!("{:.1},{:.1}", px(p.0), py(p.1 - p.2)))
+                .collect();
             let _ = writeln!(
                 out,
                 r##"<polygon points="{} {}" fill="#9ecae1" fill-opacity="0.6" stroke="none"/>"##,
                 upper.join(" "),
                 lower.join(" ")
             );
-            let line: Vec<String> = pts.iter().map(|p| format!("{:.1},{:.1}", px(p.0), py(p.1))).collect();
+            let line: Vec<String> = pts
+                .iter()
+                .map(|p| format!("{:.1},{:.1}", px(p.0), py(p.1)))
+                .collect();
             let _ = writeln!(
                 out,
                 r##"<polyline points="{}" fill="none" stroke="#08519c" stroke-width="2"/>"##,
@@ -219,7 +259,14 @@ pub fn plot(r: &Report<'_>) -> String {
             }
         }
         for i in ticks(a) {
-            text(&mut out, px(position(a, i)), TOP + ph + 16.0, "middle", 11, &fmt_num(a.values[i]));
+            text(
+                &mut out,
+                px(position(a, i)),
+                TOP + ph + 16.0,
+                "middle",
+                11,
+                &fmt_num(a.values[i]),
+            );
         }
         for s in 0..=4 {
             let v = lo + (hi - lo) * s as f64 / 4.0;

@@ -22,7 +22,12 @@ pub struct SweepArgs {
     /// (evenly spaced in log |value|; both ends on one side of 0) or
     /// NAME=a,b,c. NAME is any parameter the algorithm declares, or k.
     /// Repeat for more axes.
-    #[arg(long = "grid", value_name = "NAME=FROM:TO:COUNT[:log]", allow_hyphen_values = true, required = true)]
+    #[arg(
+        long = "grid",
+        value_name = "NAME=FROM:TO:COUNT[:log]",
+        allow_hyphen_values = true,
+        required = true
+    )]
     pub grid: Vec<String>,
     /// Seeds per cell: --seed … --seed+R−1, one restart each (as `run --seed S`).
     #[arg(long, default_value_t = 5, allow_negative_numbers = true)]
@@ -74,7 +79,11 @@ impl SweepArgs {
     }
 
     fn targets(&self) -> Vec<&Path> {
-        self.out.iter().chain(&self.plot).map(|p| p.as_path()).collect()
+        self.out
+            .iter()
+            .chain(&self.plot)
+            .map(|p| p.as_path())
+            .collect()
     }
 
     /// Every output file checked against `inputs` before any work.

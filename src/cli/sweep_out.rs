@@ -58,7 +58,11 @@ pub fn choose_score(
 ) -> Result<&'static str> {
     let names = available(algo, truth);
     match given {
-        None => Ok(if truth.labels.is_some() { "nmi" } else { "stability" }),
+        None => Ok(if truth.labels.is_some() {
+            "nmi"
+        } else {
+            "stability"
+        }),
         Some(g) => names.iter().copied().find(|n| *n == g).ok_or_else(|| {
             let why = if WITH_LABELS.contains(&g) || g == "mcc" {
                 " (the data has no ground truth for it)"
@@ -85,7 +89,11 @@ impl Report<'_> {
     /// The cell with the best mean of the chosen score.
     pub fn best(&self) -> Option<&CellResult> {
         let up = higher_is_better(self.score);
-        let value = |c: &CellResult| c.score(self.score).map(|s| s.mean).filter(|m| m.is_finite());
+        let value = |c: &CellResult| {
+            c.score(self.score)
+                .map(|s| s.mean)
+                .filter(|m| m.is_finite())
+        };
         let mut best: Option<(&CellResult, f64)> = None;
         for c in &self.result.cells {
             if let Some(v) = value(c)
@@ -131,7 +139,10 @@ impl Report<'_> {
             .plan
             .axes
             .iter()
-            .map(|a| json!({"name": a.name, "symbol": a.symbol, "spacing": a.spacing, "values": a.values}))
+            .map(|a| {
+                let values: Vec<Value> = a.values.iter().map(|v| num(*v)).collect();
+                json!({"name": a.name, "symbol": a.symbol, "spacing": a.spacing, "values": values})
+            })
             .collect();
         let cells: Vec<Value> = self
             .result
@@ -210,7 +221,11 @@ impl Report<'_> {
             if r.complete {
                 String::new()
             } else {
-                format!(", INCOMPLETE: {} of {} cells finished", r.cells.len(), r.total)
+                format!(
+                    ", INCOMPLETE: {} of {} cells finished",
+                    r.cells.len(),
+                    r.total
+                )
             }
         );
         let fixed: Vec<String> = self
@@ -220,7 +235,11 @@ impl Report<'_> {
             .map(|(n, v)| format!("{n}={}", fmt_num(*v)))
             .collect();
         out.push_str(&format!("  fixed: {}\n", fixed.join(" ")));
-        let dir = if higher_is_better(self.score) { "higher" } else { "lower" };
+        let dir = if higher_is_better(self.score) {
+            "higher"
+        } else {
+            "lower"
+        };
         out.push_str(&format!(
             "  {} (mean over seeds; {dir} is better; * the best cell)\n\n",
             self.score
@@ -271,7 +290,8 @@ impl Report<'_> {
             for (i, va) in a.values.iter().enumerate() {
                 out.push_str(&format!("{:>w$}", fmt_num(*va)));
                 for j in 0..b.values.len() {
-                    let t = find(i * b.values.len() + j).map_or("-".into(), |c| cell_text(c, false));
+                    let t =
+                        find(i * b.values.len() + j).map_or("-".into(), |c| cell_text(c, false));
                     out.push_str(&format!(" {t:>w$}"));
                 }
                 out.push('\n');
@@ -281,7 +301,10 @@ impl Report<'_> {
         let head: Vec<String> = axes.iter().map(|a| format!("{:>10}", a.symbol)).collect();
         out.push_str(&format!("{}  {}\n", head.join(" "), self.score));
         for c in &self.result.cells {
-            let at: Vec<String> = c.at.iter().map(|v| format!("{:>10}", fmt_num(*v))).collect();
+            let at: Vec<String> =
+                c.at.iter()
+                    .map(|v| format!("{:>10}", fmt_num(*v)))
+                    .collect();
             out.push_str(&format!("{}  {}\n", at.join(" "), cell_text(c, true)));
         }
         out
@@ -297,7 +320,11 @@ fn num(v: f64) -> Value {
 }
 
 fn csv_num(v: f64) -> String {
-    if v.is_finite() { format!("{v}") } else { String::new() }
+    if v.is_finite() {
+        format!("{v}")
+    } else {
+        String::new()
+    }
 }
 
 /// Four significant digits, for tables.

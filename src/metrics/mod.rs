@@ -19,8 +19,8 @@
 // the k-means cost) live beside the external ones.
 pub mod internal;
 pub use internal::{
-    Internal, SilhouetteBase, calinski_harabasz, davies_bouldin, internal as label_free, silhouette,
-    wcss,
+    Internal, SilhouetteBase, calinski_harabasz, davies_bouldin, internal as label_free,
+    silhouette, wcss,
 };
 
 use pathfinding::prelude::{Matrix, kuhn_munkres};

@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::metrics::internal::{SILHOUETTE_EXACT_MAX, SILHOUETTE_SAMPLE_SEED, SilhouetteBase};
 use crate::solver::{Algorithm, Ctx, Problem};
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -25,7 +26,10 @@ pub struct CellResult {
 
 impl CellResult {
     pub fn score(&self, name: &str) -> Option<MeanSd> {
-        self.scores.iter().find(|(n, _)| *n == name).map(|(_, s)| *s)
+        self.scores
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, s)| *s)
     }
 }
 
@@ -54,15 +58,14 @@ pub(super) fn check_memory(algo: &dyn Algorithm, problem: &Problem, plan: &Plan)
     let at_once = rayon::current_num_threads()
         .max(1)
         .min(plan.cells.len() * plan.seeds);
-    let mut worst_group = 0;
+    let mut sizes: HashMap<Vec<u64>, usize> = HashMap::new();
     for c in &plan.cells {
         let mut cfg = c.cfg.clone();
         cfg.restarts = at_once;
         algo.check(problem, &cfg)?;
-        let key = plan.group_key(c);
-        let size = plan.cells.iter().filter(|d| plan.group_key(d) == key).count();
-        worst_group = worst_group.max(size);
+        *sizes.entry(plan.group_key(c)).or_default() += 1;
     }
+    let worst_group = sizes.values().copied().max().unwrap_or(0);
     let n = problem.n();
     let labels = (worst_group * plan.seeds) as f64 * n as f64 * 8.0;
     let sil = SilhouetteBase::bytes(n, SILHOUETTE_EXACT_MAX);
@@ -113,11 +116,15 @@ pub fn run(
     let done = AtomicUsize::new(0);
     // Groups in the order their first cell appears in the plan.
     let mut groups: Vec<(Vec<u64>, Vec<usize>)> = Vec::new();
+    let mut where_is: HashMap<Vec<u64>, usize> = HashMap::new();
     for (pos, c) in plan.cells.iter().enumerate() {
         let key = plan.group_key(c);
-        match groups.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, members)) => members.push(pos),
-            None => groups.push((key, vec![pos])),
+        match where_is.get(&key) {
+            Some(&g) => groups[g].1.push(pos),
+            None => {
+                where_is.insert(key.clone(), groups.len());
+                groups.push((key, vec![pos]));
+            }
         }
     }
     let mut finished = Vec::with_capacity(total);

@@ -114,10 +114,7 @@ impl Axis {
                 values,
             ));
         }
-        let values = spec
-            .split(',')
-            .map(num)
-            .collect::<Result<Vec<f64>>>()?;
+        let values = spec.split(',').map(num).collect::<Result<Vec<f64>>>()?;
         if values.len() > MAX_COUNT {
             return Err(bad(&format!("more than {MAX_COUNT} values")));
         }

@@ -138,7 +138,11 @@ pub fn plan(algo: &dyn Algorithm, problem: &Problem, req: Request) -> Result<Pla
     let options = resolve_options(algo, &req.options)?;
     let mut cells = Vec::with_capacity(count);
     for (index, at_idx) in grid::cells(&axes).into_iter().enumerate() {
-        let at: Vec<f64> = axes.iter().zip(&at_idx).map(|(a, &i)| a.values[i]).collect();
+        let at: Vec<f64> = axes
+            .iter()
+            .zip(&at_idx)
+            .map(|(a, &i)| a.values[i])
+            .collect();
         let mut k = req.k;
         let mut given = req.given.clone();
         for (a, &v) in axes.iter().zip(&at) {
