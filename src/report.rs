@@ -43,11 +43,22 @@ pub struct NamedWeight {
 pub struct RunMetrics {
     #[serde(flatten)]
     pub external: Option<Scores>,
+    // A score undefined for the partition (one cluster, one per row) or
+    // beyond f64 (data near f64's limits) is left out: the JSON of a run
+    // never holds a null.
+    #[serde(skip_serializing_if = "not_finite")]
     pub silhouette: f64,
+    #[serde(skip_serializing_if = "not_finite")]
     pub calinski_harabasz: f64,
+    #[serde(skip_serializing_if = "not_finite")]
     pub davies_bouldin: f64,
     /// The k-means cost of the partition (within-cluster sum of squares).
+    #[serde(skip_serializing_if = "not_finite")]
     pub cost: f64,
+}
+
+fn not_finite(v: &f64) -> bool {
+    !v.is_finite()
 }
 
 impl RunMetrics {
