@@ -14,8 +14,8 @@ share of a kpower sweep. Not a test: prints wall times.
    (drawn evenly from the grid), timed and extrapolated to all runs;
 3. kmeans over k (COUNT values from 5 to 5 + COUNT - 1) × SEEDS seeds, with
    `meanscape sweep --grid k=...` and with scikit-learn's KMeans
-   (n_init=1, lloyd, the same k and seeds; a single thread per fit, since
-   the sweep parallelises over cells instead), both on the same scaled data;
+   (n_init=1, lloyd, the same k and seeds, one fit after another with
+   scikit-learn's own threading), both on the same standardised data;
 4. kpower, sigma (3 values) × s0 (COUNT values) × 2 seeds on the first
    min(ROWS, 1500) rows: the sweep's wall time against 3 Gram matrix
    builds, each timed as a `meanscape run --algo kpower -P max_iter=1`
