@@ -98,6 +98,9 @@ impl MeanSd {
         } else {
             (v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1.0)).sqrt()
         };
+        // Seeds that found the same partition with its clusters numbered
+        // differently sum in another order: that is no spread.
+        let sd = if sd <= 1e-12 * mean.abs() { 0.0 } else { sd };
         MeanSd { mean, sd }
     }
 }
