@@ -20,7 +20,10 @@
 //!   centres, objective trace, feature and kernel weights, typed
 //!   [`algo::Extras`]); [`report::RunReport`] is the JSON of
 //!   `meanscape run --json`.
-//! - **Metrics**: [`metrics`] (NMI, ARI, accuracy, purity, MCC).
+//! - **Metrics**: [`metrics`] (NMI, ARI, accuracy, purity, MCC; silhouette,
+//!   Calinski–Harabasz, Davies–Bouldin, the k-means cost).
+//! - **Sweep**: [`sweep`] runs a grid over declared parameters with R seeds
+//!   per cell and scores every cell.
 //!
 //! ```
 //! use meanscape::algo::{self, Ctx, RunConfig};
@@ -58,6 +61,7 @@ pub mod metrics;
 pub mod report;
 mod session;
 mod solver;
+pub mod sweep;
 /// The terminal UI (`meanscape` without a command): part of the binary,
 /// not of the library API.
 #[cfg(feature = "tui")]

@@ -34,6 +34,50 @@ pub struct NamedWeight {
     pub weight: f64,
 }
 
+/// The scores of a run: against the ground truth when there is one, and
+/// the label-free ones always (computed on the scaled input features; the
+/// silhouette on a fixed-seed sample above
+/// [`crate::metrics::internal::SILHOUETTE_EXACT_MAX`] rows), so a run
+/// without labels can still be judged.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct RunMetrics {
+    #[serde(flatten)]
+    pub external: Option<Scores>,
+    // A score undefined for the partition (one cluster, one per row) or
+    // beyond f64 (data near f64's limits) is left out: the JSON of a run
+    // never holds a null.
+    #[serde(skip_serializing_if = "not_finite")]
+    pub silhouette: f64,
+    #[serde(skip_serializing_if = "not_finite")]
+    pub calinski_harabasz: f64,
+    #[serde(skip_serializing_if = "not_finite")]
+    pub davies_bouldin: f64,
+    /// The k-means cost of the partition (within-cluster sum of squares).
+    #[serde(skip_serializing_if = "not_finite")]
+    pub cost: f64,
+}
+
+fn not_finite(v: &f64) -> bool {
+    !v.is_finite()
+}
+
+impl RunMetrics {
+    /// Every score of `labels` on `x` (`truth`: the ground truth, if any).
+    pub fn compute(x: ndarray::ArrayView2<f64>, labels: &[usize], truth: Option<&[usize]>) -> Self {
+        use crate::metrics::internal::{SILHOUETTE_EXACT_MAX, SILHOUETTE_SAMPLE_SEED};
+        let base =
+            crate::metrics::SilhouetteBase::new(x, SILHOUETTE_EXACT_MAX, SILHOUETTE_SAMPLE_SEED);
+        let i = crate::metrics::label_free(x, labels, &base);
+        RunMetrics {
+            external: truth.map(|t| Scores::compute(t, labels)),
+            silhouette: i.silhouette,
+            calinski_harabasz: i.calinski_harabasz,
+            davies_bouldin: i.davies_bouldin,
+            cost: i.cost,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct RunReport {
     pub algorithm: String,
@@ -60,7 +104,7 @@ pub struct RunReport {
     pub best_restart: usize,
     pub restart_objectives: Vec<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub metrics: Option<Scores>,
+    pub metrics: Option<RunMetrics>,
     /// One weight per feature, in input order.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub feature_weights: Option<Vec<f64>>,
@@ -176,10 +220,9 @@ impl RunReport {
     pub fn build(inp: ReportInput) -> Self {
         let fit = &inp.result.best;
         let ds = inp.dataset;
-        let metrics = ds
-            .labels
-            .as_ref()
-            .map(|t| Scores::compute(&t.ids, &fit.labels));
+        let truth = ds.labels.as_ref().map(|t| t.ids.as_slice());
+        let metrics = (fit.labels.len() == ds.n())
+            .then(|| RunMetrics::compute(ds.x.view(), &fit.labels, truth));
         let selected = fit
             .feature_weights
             .as_ref()
@@ -299,10 +342,19 @@ impl RunReport {
         }
         let sizes: Vec<String> = self.sizes.iter().map(|s| s.to_string()).collect();
         out.push_str(&format!("  cluster sizes: {}\n", sizes.join(" ")));
-        if let Some(m) = &self.metrics {
+        if let Some(m) = self.metrics.as_ref().and_then(|m| m.external) {
             out.push_str(&format!(
                 "  NMI {:.4}  ARI {:.4}  ACC {:.4}  purity {:.4}\n",
                 m.nmi, m.ari, m.acc, m.purity
+            ));
+        }
+        if let Some(m) = &self.metrics {
+            out.push_str(&format!(
+                "  silhouette {:.4}  Calinski-Harabasz {}  Davies-Bouldin {:.4}  cost {}\n",
+                m.silhouette,
+                fmt_sig(m.calinski_harabasz),
+                m.davies_bouldin,
+                fmt_sig(m.cost)
             ));
         }
         if let (Some(sel), Some(w)) = (self.selected_features, &self.feature_weights) {

@@ -81,3 +81,11 @@ pub fn install() {
         });
     });
 }
+
+/// Forgets an interrupt the command has handled (a sweep that returns its
+/// finished cells and still writes them).
+pub fn clear() {
+    if let Some(f) = FLAG.get() {
+        f.store(false, Ordering::SeqCst);
+    }
+}

@@ -1,4 +1,4 @@
-//! The command-line interface: `run`, `gen`, `datasets`, `algorithms`.
+//! The command-line interface: `run`, `path`, `sweep`, `gen`, `datasets`, `algorithms`.
 
 pub mod args;
 pub mod files;
@@ -8,6 +8,9 @@ pub mod interrupt;
 mod output;
 mod path;
 mod run;
+mod svg;
+mod sweep;
+mod sweep_out;
 
 use crate::error::Error;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -35,6 +38,10 @@ pub enum Command {
     /// the better of a warm start from the previous point and a start from
     /// the shared initial partition (CSV, or JSON with --json).
     Path(Box<path::PathArgs>),
+    /// Sensitivity sweep: a grid over declared parameters (and k), R seeds
+    /// per cell, label-free and (with labels) external scores per cell as
+    /// mean and sd; a table, JSON or CSV, and an SVG plot.
+    Sweep(Box<sweep::SweepArgs>),
     /// Write a generated dataset to a file (CSV, or .npy by extension).
     Gen(gen_cmd::GenArgs),
     /// List the bundled datasets and the generators.
@@ -83,7 +90,7 @@ pub fn main(ui: Ui) -> i32 {
     };
     if matches!(
         cli.command,
-        Some(Command::Run(_) | Command::Path(_) | Command::Gen(_))
+        Some(Command::Run(_) | Command::Path(_) | Command::Sweep(_) | Command::Gen(_))
     ) {
         interrupt::install();
     }
@@ -99,6 +106,7 @@ fn execute(cli: Cli, ui: Ui) -> anyhow::Result<()> {
         Some(Command::Tui(a)) => ui(&a)?,
         Some(Command::Run(a)) => run::run(&a)?,
         Some(Command::Path(a)) => path::run(&a)?,
+        Some(Command::Sweep(a)) => sweep::run(&a)?,
         Some(Command::Gen(a)) => gen_cmd::run(&a)?,
         Some(Command::Datasets) => output::print(info::datasets().as_bytes())?,
         Some(Command::Info(a)) => output::print(info::describe(&a)?.as_bytes())?,

@@ -242,6 +242,13 @@ pub trait Algorithm: Send + Sync {
     /// # Errors
     /// As [`Algorithm::run`].
     fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit>;
+    /// The work shared by all starts of `cfg` ([`Solver::prepare`]), cached
+    /// on `problem`: a sweep does it once per group of cells, outside its
+    /// parallel loop, so no cell builds while holding the cache.
+    ///
+    /// # Errors
+    /// As [`Algorithm::run`].
+    fn prepare(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<()>;
     /// Runs every restart in parallel and keeps the one with the lowest
     /// objective (the earliest on a tie), so the result depends only on the
     /// seed, never on the number of threads.
@@ -291,6 +298,13 @@ impl<S: Solver> Algorithm for S {
         let run = Common::of(cfg)?;
         let p = self.typed(problem, cfg)?;
         Solver::fit(self, problem, &run, &p, start, ctx)
+    }
+    fn prepare(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<()> {
+        check_config(problem, cfg)?;
+        let run = Common::of(cfg)?;
+        let p = self.typed(problem, cfg)?;
+        check_solver_memory(self, problem, &run, &p)?;
+        Solver::prepare(self, problem, &run, &p, ctx)
     }
     fn run(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<RunResult> {
         run_solver(self, problem, cfg, ctx)

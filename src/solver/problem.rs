@@ -5,6 +5,7 @@ use crate::kernel::stack::KernelStack;
 use ndarray::Array2;
 use std::any::Any;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Scaled data plus whatever is expensive to derive from it (squared row
@@ -20,6 +21,9 @@ pub struct Problem {
     /// features (`x` is then n × 0).
     pub kernels: Option<Arc<KernelStack>>,
     cache: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
+    /// Items built so far (cache misses): how a sweep shows that cells
+    /// sharing a Gram matrix did not each build one.
+    builds: AtomicUsize,
 }
 
 impl Problem {
@@ -41,6 +45,7 @@ impl Problem {
             x_norms,
             kernels: None,
             cache: Mutex::new(HashMap::new()),
+            builds: AtomicUsize::new(0),
         }
     }
 
@@ -95,8 +100,14 @@ impl Problem {
             return Ok(t);
         }
         let built = Arc::new(build()?);
+        self.builds.fetch_add(1, Ordering::Relaxed);
         cache.insert(key.to_string(), built.clone());
         Ok(built)
+    }
+
+    /// How many cached items were built on this problem so far.
+    pub fn builds(&self) -> usize {
+        self.builds.load(Ordering::Relaxed)
     }
 
     /// Whether `key` is cached (for the UI: "kernel reused").

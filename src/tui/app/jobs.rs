@@ -256,6 +256,7 @@ impl App {
                 Msg::Event(Event::Stage { label, done }) => self.view.stage = Some((label, done)),
                 Msg::Event(Event::RestartDone { .. }) => self.view.restarts_done += 1,
                 Msg::RunDone(r) => done = Some(r),
+                Msg::Internal(i) => self.view.internal = Some(i),
                 Msg::Loaded(_) | Msg::PathDone(_) => {}
             }
         }

@@ -84,6 +84,8 @@ pub struct RunView {
     /// not produced its own yet.
     pub carried: bool,
     pub scores: Option<Scores>,
+    /// The finished run's label-free scores (silhouette, CH, DB, cost).
+    pub internal: Option<crate::metrics::Internal>,
     pub restarts_done: usize,
     pub stage: Option<(String, f64)>,
     pub started: Option<Instant>,

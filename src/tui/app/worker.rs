@@ -16,6 +16,9 @@ use std::sync::mpsc::{self, Receiver, TryRecvError};
 pub enum Msg {
     Event(Event),
     RunDone(Result<RunResult>),
+    /// The label-free scores of a finished run, computed on the solver's
+    /// thread (a silhouette is too slow for the UI's), sent before RunDone.
+    Internal(crate::metrics::Internal),
     Loaded(Result<Box<(Loaded, Projection)>>),
     PathDone(Result<PathResult>),
 }
@@ -109,6 +112,17 @@ pub fn start_run(algo: Box<dyn Algorithm>, problem: Arc<algo::Problem>, cfg: Run
                 Err(crate::Error::Resource(format!("the solver failed: {what}")))
             });
             drop(ctx);
+            if let Ok(res) = &r {
+                use crate::metrics::internal::{SILHOUETTE_EXACT_MAX, SILHOUETTE_SAMPLE_SEED};
+                let x = problem.x.view();
+                let base = crate::metrics::SilhouetteBase::new(
+                    x,
+                    SILHOUETTE_EXACT_MAX,
+                    SILHOUETTE_SAMPLE_SEED,
+                );
+                let i = crate::metrics::label_free(x, &res.best.labels, &base);
+                let _ = tx.send(Msg::Internal(i));
+            }
             if release.load(Ordering::Relaxed) {
                 problem.clear_cache();
             }

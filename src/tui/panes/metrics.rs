@@ -46,6 +46,20 @@ pub fn summary(app: &App, w: usize) -> String {
     fit_parts(&parts, w)
 }
 
+/// Four significant digits without trailing zeros (CH and the cost
+/// range over orders of magnitude).
+fn fmt_sig4(v: f64) -> String {
+    if !v.is_finite() {
+        return "-".into();
+    }
+    let s = fmt_sig(crate::algo::params::round_sig(v, 4));
+    if s.contains('.') && !s.contains('e') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
 pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let focused = app.focus == Pane::Metrics;
     let w = area.width.saturating_sub(2) as usize;
@@ -108,6 +122,28 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             )));
         }
         None => {}
+    }
+    // Label-free scores (sweep issue): a run without labels can be judged.
+    if let Some(i) = &v.internal {
+        let pairs = [
+            (
+                format!("silh {:.4}", i.silhouette),
+                format!("DB {:.4}", i.davies_bouldin),
+            ),
+            (
+                format!("CH {}", fmt_sig4(i.calinski_harabasz)),
+                format!("cost {}", fmt_sig4(i.cost)),
+            ),
+        ];
+        for (a, b) in pairs {
+            let both = format!("{a:<12}{b}");
+            if both.chars().count() <= w {
+                lines.push(Line::from(both));
+            } else {
+                lines.push(Line::from(a));
+                lines.push(Line::from(b));
+            }
+        }
     }
     if let Some(p) = v.curve.last() {
         lines.push(Line::from(format!("objective {}", fmt_sig(p.objective))));

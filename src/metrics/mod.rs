@@ -1,4 +1,4 @@
-//! Clustering scores: agreement of a predicted partition with the ground
+//! Clustering scores: label-free ones ([`internal`]) and agreement of a predicted partition with the ground
 //! truth (NMI, ARI, matched accuracy and its complement CER, purity), and the
 //! Matthews correlation of a selected feature set with the true relevance.
 //!
@@ -14,6 +14,14 @@
 //!
 //! On empty input every partition score is 1.0 (scikit-learn's convention for
 //! NMI and ARI: two empty labelings agree perfectly).
+
+// The label-free scores (silhouette, Calinski–Harabasz, Davies–Bouldin,
+// the k-means cost) live beside the external ones.
+pub mod internal;
+pub use internal::{
+    Internal, SilhouetteBase, calinski_harabasz, davies_bouldin, internal as label_free,
+    silhouette, wcss,
+};
 
 use pathfinding::prelude::{Matrix, kuhn_munkres};
 use std::collections::HashMap;

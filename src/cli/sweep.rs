@@ -1,0 +1,223 @@
+//! `meanscape sweep`: a grid over declared parameters, R seeds per cell,
+//! scores per cell as a table, JSON or CSV, and an SVG plot.
+
+use super::args::{AlgoArgs, DataArgs};
+use super::sweep_out::{self, Format, Report};
+use super::{files, interrupt, svg};
+use crate::algo;
+use crate::error::{Error, Result};
+use crate::session;
+use crate::sweep::{self, Axis, Truth};
+use clap::Args;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Args)]
+pub struct SweepArgs {
+    #[command(flatten)]
+    pub data: DataArgs,
+    #[command(flatten)]
+    pub algo: AlgoArgs,
+    /// One axis: NAME=FROM:TO:COUNT (both ends included), NAME=FROM:TO:COUNT:log
+    /// (evenly spaced in log |value|; both ends on one side of 0) or
+    /// NAME=a,b,c. NAME is any parameter the algorithm declares, or k.
+    /// Repeat for more axes.
+    #[arg(
+        long = "grid",
+        value_name = "NAME=FROM:TO:COUNT[:log]",
+        allow_hyphen_values = true,
+        required = true
+    )]
+    pub grid: Vec<String>,
+    /// Seeds per cell: --seed … --seed+R−1, one restart each (as `run --seed S`).
+    #[arg(long, default_value_t = 5, allow_negative_numbers = true)]
+    pub seeds: usize,
+    /// The score of the text table and the plot (default: nmi with
+    /// labels, stability without).
+    #[arg(long, value_name = "NAME")]
+    pub score: Option<String>,
+    /// One JSON object instead of the table.
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// CSV, one row per cell, instead of the table.
+    #[arg(long)]
+    pub csv: bool,
+    /// Write the output to this file instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Write a plot: a heatmap (2 axes) or a line with a ±sd band (1 axis).
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// Replace --out or --plot if it exists.
+    #[arg(long)]
+    pub force: bool,
+    /// No progress bar on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
+    let (text, cancelled) = output(a)?;
+    if let Some(text) = text {
+        super::output::print(text.as_bytes())?;
+    }
+    if cancelled {
+        return Err(Error::Cancelled.into());
+    }
+    Ok(())
+}
+
+impl SweepArgs {
+    fn format(&self) -> Format {
+        if self.json {
+            Format::Json
+        } else if self.csv {
+            Format::Csv
+        } else {
+            Format::Text
+        }
+    }
+
+    fn targets(&self) -> Vec<&Path> {
+        self.out
+            .iter()
+            .chain(&self.plot)
+            .map(|p| p.as_path())
+            .collect()
+    }
+
+    /// Every output file checked against `inputs` before any work.
+    fn check_targets(&self, inputs: &[&Path]) -> Result<()> {
+        if let (Some(o), Some(p)) = (&self.out, &self.plot)
+            && o == p
+        {
+            return Err(Error::Param(format!(
+                "{}: --out and --plot name the same file",
+                o.display()
+            )));
+        }
+        for t in self.targets() {
+            files::check_target(t, inputs, self.force)?;
+        }
+        if let Some(o) = &self.out {
+            let ext: &[&str] = match self.format() {
+                Format::Json => &["json"],
+                Format::Csv => &["csv"],
+                Format::Text => &["txt"],
+            };
+            files::check_extension(o, "sweep --out", ext)?;
+        }
+        if let Some(p) = &self.plot {
+            files::check_extension(p, "sweep --plot", &["svg"])?;
+        }
+        Ok(())
+    }
+}
+
+/// The output text (None when it went to --out) and whether the sweep
+/// was cancelled.
+fn output(a: &SweepArgs) -> Result<(Option<String>, bool)> {
+    a.check_targets(&files::source_files(&a.data.data))?;
+    if a.algo.restarts != 1 {
+        return Err(Error::Param(format!(
+            "--restarts {}: every run of a sweep has one restart; use --seeds R for R seeds per cell",
+            a.algo.restarts
+        )));
+    }
+    let axes = a
+        .grid
+        .iter()
+        .map(|g| Axis::parse(g))
+        .collect::<Result<Vec<_>>>()?;
+    if a.plot.is_some() && axes.len() > 2 {
+        return Err(Error::Param(format!(
+            "--plot draws a grid of 1 or 2 axes, not {}",
+            axes.len()
+        )));
+    }
+    let scale = session::resolve_scaling(a.data.scale, &a.algo.algo);
+    let algo = algo::find(&a.algo.algo)?;
+    let loaded = session::load(&a.data.data, &a.data.load_options(), scale)?;
+    let inputs: Vec<&Path> = loaded.dataset.inputs.iter().map(|p| p.as_path()).collect();
+    a.check_targets(&inputs)?;
+    let k = loaded.choose_k(a.algo.k)?;
+    let mut options = a.algo.options();
+    options.extend(a.data.memory_option());
+    let data = loaded.source.spec();
+    let req = sweep::Request {
+        k,
+        seed: a.algo.seed,
+        seeds: a.seeds,
+        init: a.algo.init,
+        given: a.algo.given(),
+        options,
+        axes,
+    };
+    let plan = sweep::plan(algo.as_ref(), &loaded.problem, req).map_err(|e| e.about(&data))?;
+    let truth = Truth {
+        labels: loaded.dataset.labels.as_ref().map(|l| l.ids.as_slice()),
+        relevance: loaded.dataset.relevance.as_deref(),
+    };
+    let score = sweep_out::choose_score(a.score.as_deref(), algo.as_ref(), truth)?;
+    if interrupt::requested() {
+        return Err(Error::Cancelled);
+    }
+    let bar = (!a.quiet && std::io::stderr().is_terminal()).then(|| progress_bar(plan.cells.len()));
+    let result = {
+        let _watch = interrupt::Watch::start();
+        let on_cell = |done: usize, _total: usize| {
+            if let Some(b) = &bar {
+                b.set_position(done as u64);
+            }
+        };
+        sweep::run(
+            algo.as_ref(),
+            &loaded.problem,
+            &plan,
+            truth,
+            interrupt::flag(),
+            &on_cell,
+        )
+        .map_err(|e| e.about(&data))?
+    };
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let cancelled = !result.complete;
+    // The finished cells are written even after Ctrl-C; a second one
+    // ends the program at once (the handler removes any temporary).
+    interrupt::clear();
+    let report = Report {
+        algo: algo.as_ref(),
+        data: &data,
+        dataset: &loaded.dataset,
+        plan: &plan,
+        result: &result,
+        score,
+    };
+    let text = report.render(a.format());
+    if let Some(p) = &a.plot {
+        files::write_atomic(p, svg::plot(&report).as_bytes())?;
+    }
+    match &a.out {
+        Some(o) => {
+            files::write_atomic(o, text.as_bytes())?;
+            Ok((None, cancelled))
+        }
+        None => Ok((Some(text), cancelled)),
+    }
+}
+
+fn progress_bar(cells: usize) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(cells as u64),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "sweep {bar:30} {pos}/{len} cells  {elapsed_precise} elapsed, ETA {eta}",
+    ) {
+        bar.set_style(style);
+    }
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    bar
+}

@@ -1,0 +1,341 @@
+//! What `meanscape sweep` writes: the table of one score, the JSON object,
+//! the CSV rows.
+
+use crate::algo::Algorithm;
+use crate::data::Dataset;
+use crate::error::{Error, Result};
+use crate::metrics::internal::SILHOUETTE_EXACT_MAX;
+use crate::report::fmt_sig;
+use crate::solver::params::fmt_num;
+use crate::sweep::scores::{LABEL_FREE, WITH_LABELS, higher_is_better};
+use crate::sweep::{CellResult, Plan, SweepResult, Truth};
+use serde_json::{Map, Value, json};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    Csv,
+}
+
+/// Everything the outputs are made from.
+pub struct Report<'a> {
+    pub algo: &'a dyn Algorithm,
+    pub data: &'a str,
+    pub dataset: &'a Dataset,
+    pub plan: &'a Plan,
+    pub result: &'a SweepResult,
+    /// The score of the table and the plot.
+    pub score: &'static str,
+}
+
+/// The score names that apply to this sweep.
+fn available(algo: &dyn Algorithm, truth: Truth<'_>) -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = LABEL_FREE.to_vec();
+    if truth.labels.is_some() {
+        v.extend(WITH_LABELS);
+    }
+    // The feature-weighted algorithms report feature weights.
+    let weighted = ["wkmeans", "lw", "sparse-kmeans"].contains(&algo.id());
+    if weighted {
+        v.push("selected");
+        if truth.relevance.is_some() {
+            v.push("mcc");
+        }
+    }
+    v
+}
+
+/// The score `--score` names (checked before any work), or the default:
+/// NMI with labels, stability without.
+///
+/// # Errors
+/// [`Error::Param`] for a name that is not a score of this sweep.
+pub fn choose_score(
+    given: Option<&str>,
+    algo: &dyn Algorithm,
+    truth: Truth<'_>,
+) -> Result<&'static str> {
+    let names = available(algo, truth);
+    match given {
+        None => Ok(if truth.labels.is_some() {
+            "nmi"
+        } else {
+            "stability"
+        }),
+        Some(g) => names.iter().copied().find(|n| *n == g).ok_or_else(|| {
+            let why = if WITH_LABELS.contains(&g) || g == "mcc" {
+                " (the data has no ground truth for it)"
+            } else {
+                ""
+            };
+            Error::Param(format!(
+                "--score {g}: not a score of this sweep{why}; choose one of {}",
+                names.join(", ")
+            ))
+        }),
+    }
+}
+
+impl Report<'_> {
+    pub fn render(&self, f: Format) -> String {
+        match f {
+            Format::Text => self.text(),
+            Format::Json => serde_json::to_string_pretty(&self.json()).expect("JSON") + "\n",
+            Format::Csv => self.csv(),
+        }
+    }
+
+    /// The cell with the best mean of the chosen score.
+    pub fn best(&self) -> Option<&CellResult> {
+        let up = higher_is_better(self.score);
+        let value = |c: &CellResult| {
+            c.score(self.score)
+                .map(|s| s.mean)
+                .filter(|m| m.is_finite())
+        };
+        let mut best: Option<(&CellResult, f64)> = None;
+        for c in &self.result.cells {
+            if let Some(v) = value(c)
+                && best.is_none_or(|(_, b)| if up { v > b } else { v < b })
+            {
+                best = Some((c, v));
+            }
+        }
+        best.map(|(c, _)| c)
+    }
+
+    /// What the cost and the silhouette are computed on.
+    pub fn notes(&self) -> Vec<String> {
+        let r = self.result;
+        let sil = if r.silhouette_sampled {
+            format!(
+                "silhouette on a fixed-seed sample of {} of {} rows (exact up to {SILHOUETTE_EXACT_MAX})",
+                r.silhouette_rows,
+                self.dataset.n()
+            )
+        } else {
+            format!("silhouette exact on all {} rows", r.silhouette_rows)
+        };
+        vec![
+            "cost, silhouette, calinski_harabasz and davies_bouldin are computed on the scaled input features, whatever space the algorithm clustered in".into(),
+            sil,
+            "stability: mean pairwise ARI between the seeds' partitions".into(),
+        ]
+    }
+
+    fn json(&self) -> Value {
+        let mut params = Map::new();
+        for (name, v) in self.plan.fixed() {
+            params.insert(name, num(v));
+        }
+        if let Some(c) = self.plan.cells.first() {
+            for (n, v) in &c.cfg.options {
+                params.insert(n.clone(), v.clone().into());
+            }
+            params.insert("init".into(), c.cfg.init.to_string().into());
+        }
+        let axes: Vec<Value> = self
+            .plan
+            .axes
+            .iter()
+            .map(|a| {
+                let values: Vec<Value> = a.values.iter().map(|v| num(*v)).collect();
+                json!({"name": a.name, "symbol": a.symbol, "spacing": a.spacing, "values": values})
+            })
+            .collect();
+        let cells: Vec<Value> = self
+            .result
+            .cells
+            .iter()
+            .map(|c| {
+                let at: Map<String, Value> = self
+                    .plan
+                    .axes
+                    .iter()
+                    .zip(&c.at)
+                    .map(|(a, v)| (a.name.clone(), num(*v)))
+                    .collect();
+                let scores: Map<String, Value> = c
+                    .scores
+                    .iter()
+                    .map(|(n, s)| (n.to_string(), json!({"mean": s.mean, "sd": s.sd})))
+                    .collect();
+                json!({"at": at, "scores": scores, "runs": c.runs})
+            })
+            .collect();
+        let seed0 = self.plan.cells.first().map_or(0, |c| c.cfg.seed);
+        json!({
+            "algorithm": self.algo.id(),
+            "data": self.data,
+            "n": self.dataset.n(),
+            "p": self.dataset.p(),
+            "params": params,
+            "axes": axes,
+            "seeds": self.plan.seeds,
+            "first_seed": seed0,
+            "score": self.score,
+            "notes": self.notes(),
+            "cache_builds": self.result.builds,
+            "elapsed_ms": self.result.elapsed.as_secs_f64() * 1e3,
+            "cells": cells,
+            "complete": self.result.complete,
+        })
+    }
+
+    fn csv(&self) -> String {
+        let names: Vec<&str> = self
+            .result
+            .cells
+            .first()
+            .map(|c| c.scores.iter().map(|(n, _)| *n).collect())
+            .unwrap_or_default();
+        let mut head: Vec<String> = self.plan.axes.iter().map(|a| a.name.clone()).collect();
+        for n in &names {
+            head.push(format!("{n}_mean"));
+            head.push(format!("{n}_sd"));
+        }
+        let mut out = head.join(",") + "\n";
+        for c in &self.result.cells {
+            let mut row: Vec<String> = c.at.iter().map(|v| fmt_num(*v)).collect();
+            for n in &names {
+                let s = c.score(n);
+                row.push(s.map_or(String::new(), |s| csv_num(s.mean)));
+                row.push(s.map_or(String::new(), |s| csv_num(s.sd)));
+            }
+            out.push_str(&row.join(","));
+            out.push('\n');
+        }
+        out
+    }
+
+    fn text(&self) -> String {
+        let r = self.result;
+        let mut out = format!(
+            "sweep of {} on {}: n = {}, {} cells × {} seeds{}\n",
+            self.algo.id(),
+            self.data,
+            self.dataset.n(),
+            r.total,
+            self.plan.seeds,
+            if r.complete {
+                String::new()
+            } else {
+                format!(
+                    ", INCOMPLETE: {} of {} cells finished",
+                    r.cells.len(),
+                    r.total
+                )
+            }
+        );
+        let fixed: Vec<String> = self
+            .plan
+            .fixed()
+            .iter()
+            .map(|(n, v)| format!("{n}={}", fmt_num(*v)))
+            .collect();
+        out.push_str(&format!("  fixed: {}\n", fixed.join(" ")));
+        let dir = if higher_is_better(self.score) {
+            "higher"
+        } else {
+            "lower"
+        };
+        out.push_str(&format!(
+            "  {} (mean over seeds; {dir} is better; * the best cell)\n\n",
+            self.score
+        ));
+        out.push_str(&self.table());
+        if let Some(b) = self.best() {
+            out.push_str(&format!(
+                "\nbest by {}: {}\n",
+                self.score,
+                crate::sweep::describe(&self.plan.axes, &b.at)
+            ));
+            let line: Vec<String> = b
+                .scores
+                .iter()
+                .map(|(n, s)| format!("{n} {}±{}", fmt_sig4(s.mean), fmt_sig4(s.sd)))
+                .collect();
+            out.push_str(&format!("  {}\n", line.join("  ")));
+        }
+        for n in self.notes() {
+            out.push_str(&format!("  note: {n}\n"));
+        }
+        out
+    }
+
+    /// The chosen score as a grid (2 axes), a column (1 axis) or a list.
+    fn table(&self) -> String {
+        let axes = &self.plan.axes;
+        let best = self.best().map(|c| c.index);
+        let cell_text = |c: &CellResult, with_sd: bool| {
+            let s = c.score(self.score);
+            let mark = if Some(c.index) == best { "*" } else { " " };
+            match s {
+                Some(s) if with_sd => format!("{}±{}{mark}", fmt_sig4(s.mean), fmt_sig4(s.sd)),
+                Some(s) => format!("{}{mark}", fmt_sig4(s.mean)),
+                None => "-".into(),
+            }
+        };
+        let find = |idx: usize| self.result.cells.iter().find(|c| c.index == idx);
+        let mut out = String::new();
+        if axes.len() == 2 {
+            let (a, b) = (&axes[0], &axes[1]);
+            let w = 11;
+            out.push_str(&format!("{:>w$}", format!("{}\\{}", a.symbol, b.symbol)));
+            for v in &b.values {
+                out.push_str(&format!(" {:>w$}", fmt_num(*v)));
+            }
+            out.push('\n');
+            for (i, va) in a.values.iter().enumerate() {
+                out.push_str(&format!("{:>w$}", fmt_num(*va)));
+                for j in 0..b.values.len() {
+                    let t =
+                        find(i * b.values.len() + j).map_or("-".into(), |c| cell_text(c, false));
+                    out.push_str(&format!(" {t:>w$}"));
+                }
+                out.push('\n');
+            }
+            return out;
+        }
+        let head: Vec<String> = axes.iter().map(|a| format!("{:>10}", a.symbol)).collect();
+        out.push_str(&format!("{}  {}\n", head.join(" "), self.score));
+        for c in &self.result.cells {
+            let at: Vec<String> =
+                c.at.iter()
+                    .map(|v| format!("{:>10}", fmt_num(*v)))
+                    .collect();
+            out.push_str(&format!("{}  {}\n", at.join(" "), cell_text(c, true)));
+        }
+        out
+    }
+}
+
+fn num(v: f64) -> Value {
+    if v.fract() == 0.0 && v.abs() < 9e15 {
+        Value::from(v as i64)
+    } else {
+        Value::from(v)
+    }
+}
+
+fn csv_num(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v}")
+    } else {
+        String::new()
+    }
+}
+
+/// Four significant digits, for tables.
+pub fn fmt_sig4(v: f64) -> String {
+    if !v.is_finite() {
+        return "-".into();
+    }
+    let s = fmt_sig(crate::solver::params::round_sig(v, 4));
+    if s.contains('.') && !s.contains('e') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}

@@ -1,0 +1,220 @@
+//! Running a planned sweep: groups of cells that share cached work, every
+//! run of a group in parallel, per-cell scores as the cells finish.
+
+use super::scores::{self, MeanSd, RunSummary, Truth};
+use super::{Plan, describe};
+use crate::error::{Error, Result};
+use crate::metrics::internal::{SILHOUETTE_EXACT_MAX, SILHOUETTE_SAMPLE_SEED, SilhouetteBase};
+use crate::solver::{Algorithm, Ctx, Problem};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// One finished cell.
+#[derive(Debug, Clone)]
+pub struct CellResult {
+    /// Position in the grid (row-major).
+    pub index: usize,
+    pub at: Vec<f64>,
+    /// Every score that applies, in output order.
+    pub scores: Vec<(&'static str, MeanSd)>,
+    /// One summary per seed, in seed order.
+    pub runs: Vec<RunSummary>,
+}
+
+impl CellResult {
+    pub fn score(&self, name: &str) -> Option<MeanSd> {
+        self.scores
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, s)| *s)
+    }
+}
+
+/// What a sweep produced: the finished cells in grid order.
+#[derive(Debug, Clone)]
+pub struct SweepResult {
+    pub cells: Vec<CellResult>,
+    /// Cells in the grid.
+    pub total: usize,
+    /// False when it was cancelled before every cell finished.
+    pub complete: bool,
+    /// Items built into the problem's cache during the sweep (Gram
+    /// matrices, feature maps, data-derived defaults).
+    pub builds: usize,
+    /// Rows the silhouette is computed on, and whether they are a sample.
+    pub silhouette_rows: usize,
+    pub silhouette_sampled: bool,
+    pub elapsed: Duration,
+}
+
+/// Refuses a sweep that would not fit in the memory budget: the runs that
+/// go at once (one per thread, each as `run` counts one start), plus the
+/// labels every run of a group keeps until its cell's stability is
+/// computed and the silhouette's distance matrix.
+pub(super) fn check_memory(algo: &dyn Algorithm, problem: &Problem, plan: &Plan) -> Result<()> {
+    let at_once = rayon::current_num_threads()
+        .max(1)
+        .min(plan.cells.len() * plan.seeds);
+    let mut sizes: HashMap<Vec<u64>, usize> = HashMap::new();
+    for c in &plan.cells {
+        let mut cfg = c.cfg.clone();
+        cfg.restarts = at_once;
+        algo.check(problem, &cfg)?;
+        *sizes.entry(plan.group_key(c)).or_default() += 1;
+    }
+    let worst_group = sizes.values().copied().max().unwrap_or(0);
+    let n = problem.n();
+    let labels = (worst_group * plan.seeds) as f64 * n as f64 * 8.0;
+    let sil = SilhouetteBase::bytes(n, SILHOUETTE_EXACT_MAX);
+    let max_memory = plan
+        .cells
+        .first()
+        .and_then(|c| crate::solver::Common::of(&c.cfg).ok())
+        .and_then(|c| c.max_memory);
+    let held = n as f64 * (problem.p() as f64 + 1.0) * 8.0;
+    crate::memory::check(
+        "sweep",
+        held + labels + sil,
+        &format!(
+            "the data ({}), the labels of {} runs kept until their cells are scored ({}) and the silhouette's distances ({})",
+            crate::memory::fmt_bytes(held),
+            worst_group * plan.seeds,
+            crate::memory::fmt_bytes(labels),
+            crate::memory::fmt_bytes(sil)
+        ),
+        "lower --seeds or the COUNT of an axis other than σ or k",
+        max_memory,
+    )
+}
+
+/// Runs every cell of `plan` with its seeds. `cancel` stops it: the cells
+/// already finished are returned, marked incomplete. `on_cell(done,
+/// total)` is called as each cell finishes (from any thread).
+///
+/// # Errors
+/// What a run fails with other than cancellation ([`Error::Data`] for a
+/// cell whose k the data cannot hold, [`Error::Resource`]), naming the
+/// cell.
+pub fn run(
+    algo: &dyn Algorithm,
+    problem: &Problem,
+    plan: &Plan,
+    truth: Truth<'_>,
+    cancel: Arc<AtomicBool>,
+    on_cell: &(dyn Fn(usize, usize) + Sync),
+) -> Result<SweepResult> {
+    let t0 = Instant::now();
+    let builds0 = problem.builds();
+    let keep = problem.cache_keys();
+    let x = problem.x.view();
+    let base = SilhouetteBase::new(x, SILHOUETTE_EXACT_MAX, SILHOUETTE_SAMPLE_SEED);
+    let ctx = Ctx::new().with_cancel(cancel.clone());
+    let total = plan.cells.len();
+    let done = AtomicUsize::new(0);
+    // Groups in the order their first cell appears in the plan.
+    let mut groups: Vec<(Vec<u64>, Vec<usize>)> = Vec::new();
+    let mut where_is: HashMap<Vec<u64>, usize> = HashMap::new();
+    for (pos, c) in plan.cells.iter().enumerate() {
+        let key = plan.group_key(c);
+        match where_is.get(&key) {
+            Some(&g) => groups[g].1.push(pos),
+            None => {
+                where_is.insert(key.clone(), groups.len());
+                groups.push((key, vec![pos]));
+            }
+        }
+    }
+    let mut finished = Vec::with_capacity(total);
+    let mut complete = true;
+    for (_, members) in &groups {
+        if ctx.is_cancelled() {
+            complete = false;
+            break;
+        }
+        let prepared = members
+            .iter()
+            .try_for_each(|&pos| algo.prepare(problem, &plan.cells[pos].cfg, &ctx));
+        match prepared {
+            Err(Error::Cancelled) => {
+                complete = false;
+                break;
+            }
+            Err(e) => return Err(in_cell(e, plan, members[0])),
+            Ok(()) => {}
+        }
+        let left: Vec<AtomicUsize> = members
+            .iter()
+            .map(|_| AtomicUsize::new(plan.seeds))
+            .collect();
+        let jobs: Vec<(usize, usize)> = (0..members.len())
+            .flat_map(|m| (0..plan.seeds).map(move |r| (m, r)))
+            .collect();
+        let runs: Vec<Result<RunSummary>> = jobs
+            .par_iter()
+            .map(|&(m, r)| {
+                let cell = &plan.cells[members[m]];
+                let mut cfg = cell.cfg.clone();
+                cfg.seed = cell.cfg.seed.wrapping_add(r as u64);
+                let result = algo.run(problem, &cfg, &ctx)?;
+                let summary = RunSummary::new(x, cfg.seed, result, &base, truth);
+                if left[m].fetch_sub(1, Ordering::SeqCst) == 1 {
+                    on_cell(done.fetch_add(1, Ordering::SeqCst) + 1, total);
+                }
+                Ok(summary)
+            })
+            .collect();
+        let mut runs = runs.into_iter();
+        for &pos in members {
+            let mut cell_runs = Vec::with_capacity(plan.seeds);
+            let mut whole = true;
+            for r in runs.by_ref().take(plan.seeds) {
+                match r {
+                    Ok(s) => cell_runs.push(s),
+                    Err(Error::Cancelled) => whole = false,
+                    Err(e) => return Err(in_cell(e, plan, pos)),
+                }
+            }
+            if !whole {
+                complete = false;
+                continue;
+            }
+            let scores = scores::cell_scores(&cell_runs);
+            for r in &mut cell_runs {
+                r.labels = Vec::new();
+            }
+            let cell = &plan.cells[pos];
+            finished.push(CellResult {
+                index: cell.index,
+                at: cell.at.clone(),
+                scores,
+                runs: cell_runs,
+            });
+        }
+        // The next group needs other Gram matrices or maps: this group's
+        // go now, whatever the caller had cached stays.
+        problem.retain_family("", &keep);
+    }
+    finished.sort_by_key(|c| c.index);
+    Ok(SweepResult {
+        complete: complete && finished.len() == total,
+        cells: finished,
+        total,
+        builds: problem.builds() - builds0,
+        silhouette_rows: base.rows.len(),
+        silhouette_sampled: base.sampled,
+        elapsed: t0.elapsed(),
+    })
+}
+
+fn in_cell(e: Error, plan: &Plan, pos: usize) -> Error {
+    let at = describe(&plan.axes, &plan.cells[pos].at);
+    match e {
+        Error::Data(m) => Error::Data(format!("cell {at}: {m}")),
+        Error::Param(m) => Error::Param(format!("cell {at}: {m}")),
+        Error::Resource(m) => Error::Resource(format!("cell {at}: {m}")),
+        e => e,
+    }
+}

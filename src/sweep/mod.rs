@@ -1,0 +1,182 @@
+//! Sensitivity sweeps: a grid over declared parameters of an algorithm
+//! (and k), every cell run with R seeds, each run scored with and without
+//! labels, each score summarised as mean and sd over the seeds.
+//!
+//! A run of a cell is exactly `meanscape run --seed S --restarts 1` with
+//! the cell's parameters, S from `seed` to `seed + R − 1`. Runs go in
+//! parallel on the rayon pool and each depends only on its seed, so the
+//! result is the same for any thread count and any cell order. Cells are
+//! processed in groups that share the work cached on the problem (a Gram
+//! matrix, a feature map): the group's preparation is done once, outside
+//! the parallel loop, and dropped when the group is done, so a σ axis
+//! holds one Gram matrix at a time and an s₀ axis builds it once.
+
+mod cells;
+pub mod grid;
+pub mod scores;
+
+pub use cells::{CellResult, SweepResult, run};
+pub use grid::{Axis, MAX_RUNS, Spacing};
+pub use scores::{MeanSd, RunSummary, Truth};
+
+use crate::error::{Error, Result};
+use crate::solver::params::fmt_num;
+use crate::solver::{
+    Algorithm, Init, Problem, RunConfig, check_config, resolve_options, resolve_params,
+};
+
+/// What a sweep is asked for.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// k where no axis varies it.
+    pub k: usize,
+    /// The first seed of every cell.
+    pub seed: u64,
+    /// Seeds per cell (R).
+    pub seeds: usize,
+    pub init: Init,
+    /// Fixed parameter values, by declared name.
+    pub given: Vec<(String, f64)>,
+    /// Non-numeric options (`kernel`, `max_memory`, …).
+    pub options: Vec<(String, String)>,
+    /// The axes as typed, checked by [`plan`].
+    pub axes: Vec<Axis>,
+}
+
+/// One cell: its place in the grid and the run configuration of its
+/// first seed.
+#[derive(Debug, Clone)]
+pub struct Cell {
+    /// Position in the grid, row-major (the last axis varies fastest).
+    pub index: usize,
+    /// The value on every axis.
+    pub at: Vec<f64>,
+    pub cfg: RunConfig,
+}
+
+/// A checked sweep: the axes and every cell's configuration.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub axes: Vec<Axis>,
+    pub seeds: usize,
+    /// In the order they are run (grid order unless changed).
+    pub cells: Vec<Cell>,
+}
+
+/// Axes whose parameters change what is cached on the problem (Gram
+/// matrices, feature maps, data-derived defaults): cells are grouped by
+/// their values, so each group prepares once.
+const REBUILDS: [&str; 7] = [
+    "k", "sigma", "rff_dim", "rff_seed", "rff_f32", "m", "wbound",
+];
+
+impl Plan {
+    /// The key of the group a cell belongs to: its values on the axes
+    /// that change the cached work.
+    fn group_key(&self, cell: &Cell) -> Vec<u64> {
+        self.axes
+            .iter()
+            .zip(&cell.at)
+            .filter(|(a, _)| REBUILDS.contains(&a.name.as_str()))
+            .map(|(_, v)| v.to_bits())
+            .collect()
+    }
+
+    /// The parameters every cell shares (those on no axis), from the
+    /// first cell, for the output.
+    pub fn fixed(&self) -> Vec<(String, f64)> {
+        let Some(first) = self.cells.first() else {
+            return Vec::new();
+        };
+        let on_axis = |n: &str| self.axes.iter().any(|a| a.name == n);
+        let mut v = Vec::new();
+        if !on_axis("k") {
+            v.push(("k".to_string(), first.cfg.k as f64));
+        }
+        for (name, val) in first.cfg.params.iter() {
+            if !on_axis(name) {
+                v.push((name.to_string(), val));
+            }
+        }
+        v
+    }
+}
+
+/// Checks the axes and the grid's size and resolves every cell's
+/// configuration (automatic defaults included), before anything runs.
+///
+/// # Errors
+/// [`Error::Param`] for an unknown parameter, a value out of its range, a
+/// parameter both fixed and on an axis or on two axes, a grid above
+/// [`MAX_RUNS`] runs, or a configuration the algorithm refuses;
+/// [`Error::Resource`] for a sweep above the memory budget.
+pub fn plan(algo: &dyn Algorithm, problem: &Problem, req: Request) -> Result<Plan> {
+    if req.axes.is_empty() {
+        return Err(Error::Param(
+            "a sweep needs at least one --grid NAME=FROM:TO:COUNT[:log]".into(),
+        ));
+    }
+    let mut axes = req.axes;
+    for (i, a) in axes.iter().enumerate() {
+        if axes[..i].iter().any(|b| b.name == a.name) {
+            return Err(Error::Param(format!(
+                "--grid {}: the parameter is on two axes",
+                a.name
+            )));
+        }
+        if req.given.iter().any(|(n, _)| *n == a.name) {
+            return Err(Error::Param(format!(
+                "--grid {}: the parameter is also given a fixed value; drop one",
+                a.name
+            )));
+        }
+    }
+    for a in &mut axes {
+        a.validate(algo, problem)?;
+    }
+    let count = grid::check_size(&axes, req.seeds)?;
+    let options = resolve_options(algo, &req.options)?;
+    let mut cells = Vec::with_capacity(count);
+    for (index, at_idx) in grid::cells(&axes).into_iter().enumerate() {
+        let at: Vec<f64> = axes
+            .iter()
+            .zip(&at_idx)
+            .map(|(a, &i)| a.values[i])
+            .collect();
+        let mut k = req.k;
+        let mut given = req.given.clone();
+        for (a, &v) in axes.iter().zip(&at) {
+            if a.name == "k" {
+                k = v as usize;
+            } else {
+                given.push((a.name.clone(), v));
+            }
+        }
+        let cfg = RunConfig {
+            k,
+            seed: req.seed,
+            restarts: 1,
+            init: req.init,
+            params: resolve_params(algo, problem, k, &given)?,
+            options: options.clone(),
+        };
+        check_config(problem, &cfg)?;
+        cells.push(Cell { index, at, cfg });
+    }
+    let plan = Plan {
+        axes,
+        seeds: req.seeds,
+        cells,
+    };
+    cells::check_memory(algo, problem, &plan)?;
+    Ok(plan)
+}
+
+/// A cell's place as `s0=-3, eta=1.04`.
+pub fn describe(axes: &[Axis], at: &[f64]) -> String {
+    axes.iter()
+        .zip(at)
+        .map(|(a, v)| format!("{}={}", a.name, fmt_num(*v)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,208 @@
+//! `meanscape sweep` as a user runs it: outputs, and every refusal (exit
+//! 2, one line, nothing written).
+
+use serde_json::Value;
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_meanscape"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+#[test]
+fn json_csv_text_and_plot() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("p.svg");
+    let out = run(&[
+        "sweep",
+        "--data",
+        "iris",
+        "--algo",
+        "power",
+        "--grid",
+        "s0=-4:-1:4",
+        "--grid",
+        "eta=1.04,1.3",
+        "--seeds",
+        "2",
+        "--json",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["complete"], true);
+    assert_eq!(v["seeds"], 2);
+    assert_eq!(v["axes"][0]["values"], serde_json::json!([-4, -3, -2, -1]));
+    let cells = v["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 8);
+    assert_eq!(cells[0]["at"], serde_json::json!({"s0": -4, "eta": 1.04}));
+    for name in [
+        "cost",
+        "silhouette",
+        "calinski_harabasz",
+        "davies_bouldin",
+        "stability",
+        "clusters",
+        "iterations",
+        "converged",
+        "time_ms",
+        "nmi",
+        "ari",
+        "acc",
+        "purity",
+    ] {
+        assert!(cells[0]["scores"][name]["mean"].is_number(), "{name}");
+    }
+    assert_eq!(cells[0]["runs"].as_array().unwrap().len(), 2);
+    assert!(v["params"].get("s0").is_none() && v["params"]["k"] == 3);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg") && text.contains("s₀") && text.contains("η"));
+
+    let out = run(&[
+        "sweep", "--data", "iris", "--grid", "s0=-3,-1", "--seeds", "2", "--csv",
+    ]);
+    let csv = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    assert!(csv.starts_with("s0,cost_mean,cost_sd,silhouette_mean"));
+
+    // Without labels the table shows stability.
+    let out = run(&[
+        "sweep", "--data", "iris", "--label", "none", "--k", "3", "--grid", "s0=-3,-1", "--seeds",
+        "2",
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("stability (mean over seeds") && text.contains('*'),
+        "{text}"
+    );
+}
+
+#[test]
+fn run_json_carries_the_label_free_scores() {
+    let out = run(&[
+        "run", "--data", "iris", "--label", "none", "--k", "3", "--json",
+    ]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for name in ["silhouette", "calinski_harabasz", "davies_bouldin", "cost"] {
+        assert!(v["metrics"][name].is_number(), "{name}");
+    }
+    assert!(v["metrics"].get("nmi").is_none());
+    let out = run(&["run", "--data", "iris", "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["metrics"]["nmi"].is_number() && v["metrics"]["silhouette"].is_number());
+}
+
+#[test]
+fn bad_input_is_refused_in_one_line_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_file = dir.path().join("o.json");
+    let plot = dir.path().join("o.svg");
+    for (grid, needle) in [
+        ("sigma=1:2:3", "does not apply to algorithm power"),
+        ("s0=-4:2:3", "out of range"),
+        ("s0=-1:-1:3", "empty"),
+        ("s0=-1:-4:3", "reversed"),
+        ("s0=-4:-1:0", "COUNT is 0"),
+        ("s0=-1:1:3:log", "same side of 0"),
+        ("s0=-4:-1:1000", "runs, above the limit"),
+        ("eta=x", "not a number"),
+    ] {
+        let args = [
+            "sweep",
+            "--data",
+            "iris",
+            "--grid",
+            grid,
+            "--grid",
+            "eta=1.01:1.3:30",
+            "--seeds",
+            "10",
+            "--json",
+            "--out",
+            out_file.to_str().unwrap(),
+            "--plot",
+            plot.to_str().unwrap(),
+        ];
+        let out = run(&args);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(2), "{grid}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{grid}: {err}");
+        assert!(err.contains(needle), "{grid}: {err}");
+        assert!(out.stdout.is_empty());
+        assert!(!out_file.exists() && !plot.exists(), "{grid} wrote a file");
+    }
+    let out = run(&[
+        "sweep", "--data", "iris", "--grid", "s0=-3", "--score", "bogus",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("choose one of"));
+    // An output over the input file.
+    let input = dir.path().join("in.csv");
+    std::fs::write(&input, "a,b\n1,2\n3,4\n5,6\n").unwrap();
+    let out = run(&[
+        "sweep",
+        "--data",
+        input.to_str().unwrap(),
+        "--k",
+        "2",
+        "--grid",
+        "s0=-3",
+        "--csv",
+        "--out",
+        input.to_str().unwrap(),
+        "--force",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("input file"));
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_writes_the_finished_cells_marked_incomplete() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_file = dir.path().join("o.json");
+    let child = Command::new(env!("CARGO_BIN_EXE_meanscape"))
+        .args([
+            "sweep",
+            "--data",
+            "iris",
+            "--grid",
+            "s0=-10:-0.1:200:log",
+            "--grid",
+            "eta=1.01:1.3:50",
+            "--seeds",
+            "2",
+            "--json",
+            "--out",
+            out_file.to_str().unwrap(),
+        ])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    // SAFETY: kill(2) on our own child's pid has no memory effects.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&std::fs::read(&out_file).unwrap()).unwrap();
+    assert_eq!(v["complete"], false);
+    let cells = v["cells"].as_array().unwrap();
+    assert!(!cells.is_empty() && cells.len() < 10_000, "{}", cells.len());
+    assert!(
+        cells
+            .iter()
+            .all(|c| c["runs"].as_array().unwrap().len() == 2)
+    );
+}
