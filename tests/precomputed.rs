@@ -519,7 +519,10 @@ fn dmkkm_and_mkkm_on_a_kernel_file_equal_the_same_kernels_from_features() {
         for (u, v) in wa.iter().zip(&wb) {
             assert!((u - v).abs() < 1e-9, "{id}: {wa:?} vs {wb:?}");
         }
-        assert!((a.objective - b.objective).abs() <= 1e-9 * a.objective.abs(), "{id}");
+        assert!(
+            (a.objective - b.objective).abs() <= 1e-9 * a.objective.abs(),
+            "{id}"
+        );
         let names: Vec<String> = b
             .extra
             .kernels
