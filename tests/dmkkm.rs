@@ -329,6 +329,41 @@ fn the_memory_budget_refuses_before_building() {
     }
 }
 
+/// The kernels and the dense combined kernel are counted together: a
+/// budget that holds either alone but not both is refused before any
+/// kernel is built (n = 3000, two kernels of ≈ 36 MB stored and K_α of
+/// 72 MB: 80 MB holds each part, not the sum).
+#[test]
+fn the_kernels_and_the_combined_kernel_count_together() {
+    let (x, _) = blobs(1, 3000, 2, 3, 3.0);
+    let pr = Problem::new(x);
+    for id in ["dmkkm", "mkkm"] {
+        let (a, cfg) = config(
+            id,
+            &pr,
+            3,
+            1,
+            &[],
+            &[
+                ("kernels", "gaussian"),
+                ("views", "1,2"),
+                ("max_memory", "80M"),
+            ],
+        );
+        let e = algo::run(a.as_ref(), &pr, &cfg, &Ctx::new()).unwrap_err();
+        let msg = e.to_string();
+        assert!(matches!(e, Error::Resource(_)), "{id}: {msg}");
+        assert!(
+            msg.contains("2 kernel matrices and a dense n×n combined kernel"),
+            "{id}: {msg}"
+        );
+        assert!(
+            !pr.cache_keys().iter().any(|k| k.starts_with("gram:")),
+            "{id}: built before refusing"
+        );
+    }
+}
+
 #[test]
 fn row_blocks_are_the_rows_of_the_kernel() {
     // 600 points: two full tiles of 256 rows and a partial one; f32 too.

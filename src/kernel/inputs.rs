@@ -159,12 +159,33 @@ pub fn guard_source(
     source: &KernelSource,
     max_memory: Option<u64>,
 ) -> Result<()> {
+    guard_source_with(problem, algo, source, None, max_memory)
+}
+
+/// [`guard_source`] counting, with the kernels, working memory the
+/// algorithm holds beside them (`working`: bytes and what they are, "the
+/// combined kernel K_α").
+///
+/// # Errors
+/// [`Error::Resource`] above the budget.
+pub fn guard_source_with(
+    problem: &Problem,
+    algo: &str,
+    source: &KernelSource,
+    working: Option<(f64, &str)>,
+    max_memory: Option<u64>,
+) -> Result<()> {
     let v = source.count(problem);
     let n = problem.n();
-    let what = match v {
+    let mut what = match v {
         1 => "its kernel matrix".to_string(),
         v => format!("{v} kernel matrices"),
     };
+    let extra = working.map_or(0.0, |(bytes, name)| {
+        what.push_str(" and ");
+        what.push_str(name);
+        bytes
+    });
     let detail = format!(
         "n = {n}; a kernel matrix stores its lower triangle, ≈ n²/2 × 8 bytes (4 with gram=f32)"
     );
@@ -175,7 +196,7 @@ pub fn guard_source(
     memory::guard(
         algo,
         &what,
-        source.bytes(problem),
+        source.bytes(problem) + extra,
         &detail,
         can_halve,
         max_memory,

@@ -41,7 +41,7 @@
 use super::dmkkm_fstep::f_step;
 use super::dmkkm_passes::{cluster_alignment, combine, gram_products};
 use crate::error::{Error, Result};
-use crate::kernel::inputs::{KernelSource, NamedGram, kernel_grams};
+use crate::kernel::inputs::{KernelSource, NamedGram, guard_source_with, kernel_grams};
 use crate::kernel::{self, Gram, Post};
 use crate::solver::init;
 use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
@@ -228,6 +228,16 @@ pub fn grams(
     ctx: &Ctx,
     algo: &str,
 ) -> Result<Vec<NamedGram>> {
+    // The kernels and the dense n×n matrix each algorithm here holds beside
+    // them (K_α, or K_γ), counted together before anything is built.
+    let n = problem.n() as f64;
+    guard_source_with(
+        problem,
+        algo,
+        source,
+        Some((n * n * 8.0, "a dense n×n combined kernel")),
+        max_memory,
+    )?;
     let named = kernel_grams(problem, source, sigma, max_memory, ctx, algo)?;
     if named.is_empty() {
         return Err(Error::Param(format!("{algo}: no kernel to run on")));
