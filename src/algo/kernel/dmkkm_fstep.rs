@@ -37,6 +37,33 @@ pub struct Sweeps {
     pub objective: f64,
 }
 
+/// g_l = Σ_{j: label j = l} row_j. Four partial sums, one per lane of
+/// j mod 4: neighbouring points often share a label (data sorted by
+/// class), and one running sum per label would make every add wait for
+/// the previous one.
+fn label_sums(row: &[f64], labels: &[usize], g4: &mut [f64], g: &mut [f64]) {
+    let c = g.len();
+    g4.iter_mut().for_each(|v| *v = 0.0);
+    let (lanes, rest) = g4.split_at_mut(3 * c);
+    let (g0, lanes) = lanes.split_at_mut(c);
+    let (g1, g2) = lanes.split_at_mut(c);
+    let g3 = rest;
+    let mut rc = row.chunks_exact(4);
+    let mut lc = labels.chunks_exact(4);
+    for (v, l) in (&mut rc).zip(&mut lc) {
+        g0[l[0]] += v[0];
+        g1[l[1]] += v[1];
+        g2[l[2]] += v[2];
+        g3[l[3]] += v[3];
+    }
+    for (v, &l) in rc.remainder().iter().zip(lc.remainder()) {
+        g0[l] += v;
+    }
+    for s in 0..c {
+        g[s] = (g0[s] + g1[s]) + (g2[s] + g3[s]);
+    }
+}
+
 /// A_l (within-cluster kernel sums) and n_l of `labels` on the dense,
 /// symmetric `k`, by a fixed-block reduction (same bits for any thread
 /// count).
@@ -49,12 +76,14 @@ pub fn cluster_sums(k: ArrayView2<f64>, labels: &[usize], c: usize) -> (Vec<f64>
             let mut acc = vec![0.0; c];
             for i in rows {
                 let li = labels[i];
-                let mut s = 0.0;
-                for (v, &lj) in k.row(i).iter().zip(labels) {
-                    if lj == li {
-                        s += v;
-                    }
-                }
+                let row = k.row(i);
+                let row = row.as_slice().expect("standard layout");
+                // Branch-free, so that the loop vectorises.
+                let s: f64 = row
+                    .iter()
+                    .zip(labels)
+                    .map(|(&v, &lj)| if lj == li { v } else { 0.0 })
+                    .sum();
                 acc[li] += s;
             }
             acc
@@ -125,6 +154,7 @@ pub fn f_step(
     let n = labels.len();
     assert_eq!(k.dim(), (n, n), "K must be n×n");
     let mut g = vec![0.0; c];
+    let mut g4 = vec![0.0; 4 * c];
     let mut l = vec![0.0; c];
     let mut out = Sweeps {
         sweeps: 0,
@@ -147,11 +177,9 @@ pub fn f_step(
             if sizes[m] <= 1 {
                 continue;
             }
-            g.iter_mut().for_each(|v| *v = 0.0);
             let row = k.row(i);
-            for (v, &lj) in row.iter().zip(labels.iter()) {
-                g[lj] += v;
-            }
+            let row = row.as_slice().expect("standard layout");
+            label_sums(row, labels, &mut g4, &mut g);
             let kii = row[i];
             fill_gains(&a, &sizes, &g, kii, m, &mut l);
             // The first best cluster other than m.
