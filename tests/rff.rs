@@ -446,6 +446,7 @@ fn objectives_never_increase_at_fixed_s() {
                     possibilistic: poss,
                     tol: 0.0,
                     max_iter: 40,
+                    scales: vec![],
                 };
                 let centres = views
                     .iter()

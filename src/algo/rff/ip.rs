@@ -26,6 +26,9 @@ use crate::error::Result;
 use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::{Common, Ctx, Fit, Problem, RunConfig, Solver, Start};
 
+/// Default multiplier on η_{j,l}: 3 × Krishnapuram & Keller's scale.
+pub const IP_ETA_SCALE: f64 = 3.0;
+
 pub struct IpRffMkPower;
 
 impl Solver for IpRffMkPower {
@@ -57,7 +60,7 @@ impl Solver for IpRffMkPower {
             ParamSpec {
                 name: "eta_scale",
                 symbol: "c_η",
-                default: Default::Fixed(1.0),
+                default: Default::Fixed(IP_ETA_SCALE),
                 min: 1e-3,
                 max: 1e12,
                 scale: Scale::Log,

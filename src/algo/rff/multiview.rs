@@ -57,7 +57,9 @@ use std::sync::Arc;
 
 /// Default s₀ of the multi-view algorithms: spec §10.1 (the paper's best
 /// "15" with the sign its algorithm requires).
-pub const MV_S0: f64 = -15.0;
+pub const MV_S0: f64 = -3.0;
+/// Default factor of the per-view D rule ([`view_dim`]).
+pub const VIEW_DIM_FACTOR: f64 = 2.0;
 /// The paper anneals every 2 iterations in Algorithm 2.
 pub const MV_PERIOD: f64 = 2.0;
 pub use crate::kernel::views::{Views, parse_views};
@@ -77,6 +79,15 @@ pub struct MvParams {
     pub init_iter: usize,
     /// λ relative to the median E_l of the initial state.
     pub lambda: f64,
+    /// Per-view D of column views: max(D, ⌈f·d_l⌉) frequencies, the rule's
+    /// part capped at [`VIEW_DIM_CAP`] (0: every view gets D).
+    pub view_dim: f64,
+    /// `sigma` is one absolute bandwidth for every view (the paper's
+    /// σ = 1000) instead of a factor on each view's own rule.
+    pub sigma_abs: bool,
+    /// Divide each view's squared feature distances by its total scatter
+    /// (several views only).
+    pub view_norm: bool,
     pub schedule: Schedule,
     pub tol: f64,
     pub max_iter: usize,
@@ -105,6 +116,9 @@ impl MvParams {
             seed: v.count("rff_seed")? as u64,
             init_iter: v.count("init_iter")?,
             lambda: v.real("lambda")?,
+            view_dim: v.real("view_dim")?,
+            sigma_abs: v.flag("sigma_abs")?,
+            view_norm: v.flag("view_norm")?,
             schedule: Schedule::read(v)?,
             tol: v.real("tol")?,
             max_iter: v.count("max_iter")?,
@@ -135,11 +149,15 @@ pub fn map_specs(problem: &Problem, p: &MvParams) -> Vec<rff::MapSpec> {
                 .iter()
                 .enumerate()
                 .map(|(l, cols)| {
-                    let rule = kernel::inputs::view_sigma_rule(problem, cols);
+                    let sigma = if p.sigma_abs {
+                        sigma
+                    } else {
+                        ratio * kernel::inputs::view_sigma_rule(problem, cols)
+                    };
                     rff::MapSpec {
                         cols: cols.clone(),
-                        sigma: ratio * rule,
-                        dim,
+                        sigma,
+                        dim: view_dim(dim, p.view_dim, cols.len()),
                         seed,
                         stream: l as u64,
                         f32: false,
@@ -148,6 +166,47 @@ pub fn map_specs(problem: &Problem, p: &MvParams) -> Vec<rff::MapSpec> {
                 .collect()
         }
     }
+}
+
+/// Largest D the per-view rule gives by itself (an explicit `rff_dim`
+/// above it is kept): 1024 frequencies, n·16 KiB per view.
+pub const VIEW_DIM_CAP: usize = 1024;
+
+/// D of a column view with `cols` columns: max(D, min(⌈f·cols⌉, cap)).
+/// The paper's ⌈4·ln³(2k)⌉ depends on k only; the kernel approximation of
+/// a view of many columns needs more frequencies than one of a few.
+pub fn view_dim(dim: usize, factor: f64, cols: usize) -> usize {
+    if factor <= 0.0 {
+        return dim;
+    }
+    let rule = ((factor * cols as f64).ceil() as usize).min(VIEW_DIM_CAP);
+    dim.max(rule).min(rff::MAX_DIM)
+}
+
+/// Per-view factors on the squared feature distances: 1/T_l, T_l =
+/// (1/n) Σᵢ ‖φ_l(xᵢ) − φ̄_l‖² = mean ‖φ‖² − ‖φ̄_l‖² the view's total scatter
+/// in its feature space, when `on` and there are several views; else 1.
+/// A narrow bandwidth puts every point near distance 2 of every other, a
+/// wide one near 0: without this, D̄ = Σ α_l d_l is dominated by the
+/// narrowest view and α (softmax of −E_l/λ) favours the view with the
+/// widest bandwidth, whatever its clusters. After it, E_l is the share of
+/// the view's scatter left inside the clusters.
+pub fn view_scales(views: &[&rff::Features], on: bool) -> Vec<f64> {
+    if !on || views.len() < 2 {
+        return vec![1.0; views.len()];
+    }
+    views
+        .iter()
+        .map(|f| {
+            let phi = f.phi();
+            let n = phi.nrows().max(1) as f64;
+            let mean_sq = f.norms.iter().sum::<f64>() / n;
+            let centre = phi.mean_axis(Axis(0));
+            let c2 = centre.map_or(0.0, |c| c.dot(&c));
+            let t = mean_sq - c2;
+            if t.is_finite() && t > 1e-12 { 1.0 / t } else { 1.0 }
+        })
+        .collect()
 }
 
 /// The possibilistic part of IP-RFF-MKPKM.
@@ -169,6 +228,9 @@ pub struct MvSettings {
     pub possibilistic: Option<Possibilistic>,
     pub tol: f64,
     pub max_iter: usize,
+    /// Per-view factors on the squared distances ([`view_scales`]; empty
+    /// or all 1: none).
+    pub scales: Vec<f64>,
 }
 
 /// Rows per parallel task and per cache block of the distance pass: the
@@ -343,6 +405,7 @@ fn gamma_labels(log_w: &Array2<f64>, ln_u: &Array2<f64>, m: f64) -> Vec<usize> {
 /// `rff-power` on its features).
 pub fn mv_seeds<R: rand::Rng>(
     views: &[&rff::Features],
+    scales: &[f64],
     k: usize,
     init: crate::solver::Init,
     rng: &mut R,
@@ -357,9 +420,10 @@ pub fn mv_seeds<R: rand::Rng>(
         if views.len() == 1 {
             return d_of(views[0]);
         }
-        let mut d = d_of(views[0]) * a;
-        for f in &views[1..] {
-            d.scaled_add(a, &d_of(f));
+        let sc = |l: usize| scales.get(l).copied().unwrap_or(1.0);
+        let mut d = d_of(views[0]) * (a * sc(0));
+        for (l, f) in views.iter().enumerate().skip(1) {
+            d.scaled_add(a * sc(l), &d_of(f));
         }
         d
     })
@@ -373,6 +437,7 @@ pub fn mv_seeds<R: rand::Rng>(
 /// by less than `INIT_TOL` (relative); an empty cluster keeps its centre.
 pub fn mv_kmeans_start(
     views: &[&rff::Features],
+    scales: &[f64],
     mut centres: Vec<Array2<f64>>,
     max_iter: usize,
     ctx: &Ctx,
@@ -394,6 +459,7 @@ pub fn mv_kmeans_start(
     let k = centres[0].nrows();
     let mut step = MvLloydStep {
         views,
+        scales,
         centres,
         labels: Vec::new(),
     };
@@ -418,6 +484,7 @@ pub fn mv_kmeans_start(
 /// empty cluster keeps its centre).
 struct MvLloydStep<'a> {
     views: &'a [&'a rff::Features],
+    scales: &'a [f64],
     centres: Vec<Array2<f64>>,
     /// The assignment of the last evaluation.
     labels: Vec<usize>,
@@ -425,15 +492,7 @@ struct MvLloydStep<'a> {
 
 impl Step for MvLloydStep<'_> {
     fn eval(&mut self, _it: Iteration) -> Result<Eval> {
-        let views = self.views;
-        let mut d = dists(
-            views[0].phi().view(),
-            &views[0].norms,
-            self.centres[0].view(),
-        );
-        for (f, c) in views.iter().zip(&self.centres).skip(1) {
-            d += &dists(f.phi().view(), &f.norms, c.view());
-        }
+        let d = combined(&view_dists(self.views, &self.centres, self.scales));
         let (labels, dmin) = assign(d.view());
         let inertia: f64 = dmin.iter().sum();
         self.labels = labels.clone();
@@ -524,11 +583,17 @@ pub fn mv_loop(
     let k = centres[0].nrows();
     let sched = &set.sched;
     let m = set.possibilistic.map_or(1.0, |p| p.m);
+    let scales: Vec<f64> = if set.scales.len() == l_count {
+        set.scales.clone()
+    } else {
+        vec![1.0; l_count]
+    };
     let zero_tol = views
         .iter()
-        .map(|v| zero_tolerance(&v.norms))
+        .zip(&scales)
+        .map(|(v, f)| f * zero_tolerance(&v.norms))
         .fold(0.0, f64::max);
-    let y = view_dists(views, &centres);
+    let y = view_dists(views, &centres, &scales);
     let alpha = vec![1.0 / l_count as f64; l_count];
     // η_{j,l} = (1/n) Σᵢ y_ij,l at the start, held fixed (spec §3).
     let eta: Vec<Vec<f64>> = y
@@ -553,6 +618,7 @@ pub fn mv_loop(
     };
     let mut step = MvStep {
         views,
+        scales,
         possibilistic: set.possibilistic.is_some(),
         m,
         zero_tol,
@@ -584,13 +650,35 @@ pub fn mv_loop(
     Ok(fit)
 }
 
-/// Squared feature distances of every view to its centroids.
-fn view_dists(views: &[&rff::Features], centres: &[Array2<f64>]) -> Vec<Array2<f64>> {
+/// Squared feature distances of every view to its centroids, times the
+/// view's factor (`scales`; a factor of 1 leaves them untouched).
+fn view_dists(
+    views: &[&rff::Features],
+    centres: &[Array2<f64>],
+    scales: &[f64],
+) -> Vec<Array2<f64>> {
     views
         .iter()
         .zip(centres)
-        .map(|(v, c)| dists(v.phi().view(), &v.norms, c.view()))
+        .enumerate()
+        .map(|(l, (v, c))| {
+            let mut d = dists(v.phi().view(), &v.norms, c.view());
+            let f = scales.get(l).copied().unwrap_or(1.0);
+            if f != 1.0 {
+                d.mapv_inplace(|x| x * f);
+            }
+            d
+        })
         .collect()
+}
+
+/// Σ_l d_l, the distances on the concatenated features.
+fn combined(d: &[Array2<f64>]) -> Array2<f64> {
+    let mut out = d[0].clone();
+    for x in &d[1..] {
+        out += x;
+    }
+    out
 }
 
 /// One multi-view iteration: the α-mix D̄ of the (possibilistic) view
@@ -598,6 +686,7 @@ fn view_dists(views: &[&rff::Features], centres: &[Array2<f64>]) -> Vec<Array2<f
 /// the centroids of those weights, their distances, and α from the scatter.
 struct MvStep<'a> {
     views: &'a [&'a rff::Features],
+    scales: Vec<f64>,
     possibilistic: bool,
     /// Fuzzifier (1 without typicalities).
     m: f64,
@@ -667,7 +756,7 @@ impl Step for MvStep<'_> {
             }
         }
         drop(omega);
-        self.y = view_dists(self.views, &self.centres);
+        self.y = view_dists(self.views, &self.centres, &self.scales);
         let nt = new_typ.as_ref().map(|t| (t, m));
         let e = scatter(&log_w, &self.y, nt, &self.eta);
         self.alpha = alpha_step(&e, self.lambda);
@@ -704,6 +793,30 @@ pub fn mv_params() -> Vec<ParamSpec> {
         rff::dim_spec(),
         rff::seed_spec(),
         init_iter_spec(),
+        ParamSpec {
+            name: "view_dim",
+            symbol: "f_D",
+            default: Default::Fixed(VIEW_DIM_FACTOR),
+            min: 0.0,
+            max: 64.0,
+            scale: Scale::Linear,
+            step: 0.5,
+            coarse: 1.0,
+            integer: false,
+            help: "Per-view D of column views: view l gets max(D, min(⌈f·d_l⌉, 1024)) frequencies, d_l its number of columns (D alone depends only on k). 0: every view gets D, the paper's setting.",
+        },
+        ParamSpec::flag(
+            "sigma_abs",
+            "σ abs",
+            0.0,
+            "0: with column views, sigma scales each view's own bandwidth rule (σ_l = σ/σ_auto × rule_l, so the default is each view's rule). 1: sigma is one absolute bandwidth for every view, the paper's setting (σ = 1000, on its unstated scaling).",
+        ),
+        ParamSpec::flag(
+            "view_norm",
+            "norm",
+            1.0,
+            "1: each view's squared feature distances are divided by that view's total scatter (1 − ‖mean φ_l‖²), so views are compared by the share of their scatter the clusters leave, not by their bandwidth. 0: raw distances, the paper's setting. No effect with one view.",
+        ),
     ];
     v.extend(rff_schedule_specs(MV_S0, MV_PERIOD));
     v.push(tol_spec(
@@ -744,19 +857,21 @@ pub fn mv_fit(
 ) -> Result<Fit> {
     let fs = mv_features(algo, problem, run, p, ctx)?;
     let views: Vec<&rff::Features> = fs.iter().map(|f| f.as_ref()).collect();
+    let scales = view_scales(&views, p.view_norm);
     let mut rng = start.rng();
-    let seeds = mv_seeds(&views, run.k, run.init, &mut rng)?;
+    let seeds = mv_seeds(&views, &scales, run.k, run.init, &mut rng)?;
     let centres = views
         .iter()
         .map(|f| f.phi().select(Axis(0), &seeds))
         .collect();
-    let (centres, init_iters) = mv_kmeans_start(&views, centres, p.init_iter, ctx)?;
+    let (centres, init_iters) = mv_kmeans_start(&views, &scales, centres, p.init_iter, ctx)?;
     let set = MvSettings {
         sched: p.schedule,
         lambda_rel: p.lambda,
         possibilistic: p.possibilistic,
         tol: p.tol,
         max_iter: p.max_iter,
+        scales,
     };
     let mut fit = mv_loop(&views, centres, &set, ctx)?;
     fit.extra.init_iterations = Some(init_iters);
