@@ -33,10 +33,10 @@ BIN = os.environ.get("MEANSCAPE_BIN", os.path.join(ROOT, "target", "release", "m
 V2 = "357-596,77-292"
 V6 = "fou=1-76,fac=77-292,kar=293-356,pix=357-596,zer=597-643,mor=644-649"
 # The paper's settings: one absolute σ = 1000 for every view on the raw data, D = ⌈4·ln³(2k)⌉
-# for every view, no per-view distance normalisation, s₀ = −15 (its grid's "15"), the
+# for every view, no per-view distance normalisation, a fixed s₀ = −15 (its grid's "15"), the
 # possibilistic scale η at Krishnapuram & Keller's value.
 PAPER = ["--scale", "none", "-P", "sigma=1000", "-P", "sigma_abs=1", "-P", "view_dim=0",
-         "-P", "view_norm=0", "--s0", "-15"]
+         "-P", "view_norm=0", "-P", "s0_soft=0", "--s0", "-15"]
 PAPER_IP = PAPER + ["-P", "eta_scale=1"]
 
 # (label, data, args); data "all" = handwritten.csv, "concat" = the two HW2 views only.
@@ -48,6 +48,11 @@ HW2_ROWS = [
      ["--algo", "ip-rff-mkpower", "--views", V2, "-P", "sigma=1000", "--scale", "none"]),
     ("ip-rff-mkpower, the paper's settings", "all", ["--algo", "ip-rff-mkpower", "--views", V2] + PAPER_IP),
     ("rff-mkpower, the paper's settings", "all", ["--algo", "rff-mkpower", "--views", V2] + PAPER),
+    ("rff-mkpower, the paper's s₀ = −15 (otherwise defaults)", "all",
+     ["--algo", "rff-mkpower", "--views", V2, "-P", "s0_soft=0", "--s0", "-15"]),
+    ("rff-mkpower, no per-view D (view_dim=0)", "all", ["--algo", "rff-mkpower", "--views", V2, "-P", "view_dim=0"]),
+    ("ip-rff-mkpower, η at the K&K scale (eta_scale=1)", "all",
+     ["--algo", "ip-rff-mkpower", "--views", V2, "-P", "eta_scale=1"]),
     ("rff-mkpower -P rff_dim=1024", "all", ["--algo", "rff-mkpower", "--views", V2, "-P", "rff_dim=1024"]),
     ("ip-rff-mkpower -P rff_dim=1024", "all", ["--algo", "ip-rff-mkpower", "--views", V2, "-P", "rff_dim=1024"]),
     ("kmeans (concatenated)", "concat", ["--algo", "kmeans"]),

@@ -25,8 +25,25 @@
 //! `sigmas=1`, or `all`, is one view: exactly `rff-power`'s map and
 //! iteration); `1-64,65-128` column groups (1-based, inclusive) as views of
 //! multi-view data, each with its own KPK bandwidth rule scaled by
-//! σ / σ_auto (so the default is each view's own rule). View l draws its
-//! frequencies from stream l of `rff_seed`.
+//! σ / σ_auto (so the default is each view's own rule; `sigma_abs=1` makes
+//! `sigma` one absolute bandwidth for every view, the paper's σ = 1000).
+//! View l draws its frequencies from stream l of `rff_seed`.
+//!
+//! **Label-free defaults for multi-view data** (issue 16; the paper's
+//! settings are `view_dim=0 view_norm=0 s0_soft=0 --s0 -15 sigma_abs=1`):
+//! - each column view gets max(D, min(⌈2·d_l⌉, 1024)) frequencies
+//!   (`view_dim`): the paper's ⌈4·ln³(2k)⌉ = 108 for k = 10 is small for
+//!   a 240-column view;
+//! - each view's squared feature distances are divided by its total
+//!   feature scatter (`view_norm`), so D̄ and α compare views by the share
+//!   of their scatter the clusters leave, not by their bandwidths;
+//! - s₀ is chosen per start from the k-means start's distances: the s at
+//!   which the mean share of a point's weight outside its nearest cluster
+//!   is `s0_soft` = 0.3 (`auto_s0`), never softer than `--s0` (default −1).
+//!   At the paper's s₀ = −15 the weights are hard from the first
+//!   iteration, so the method is k-means on the features started from
+//!   k-means, with k-means' local optima; softer than the rule, the
+//!   centres merge. The s₀ used is the trace's first `s`.
 //!
 //! **λ** is relative, as in `mkpower`: λ = lambda × median_l E_l at the
 //! start of each run (E_l grows with n, so an absolute λ would have to
@@ -46,7 +63,7 @@ use crate::solver::lloyd::assign;
 use crate::solver::mix::{alpha_step, choose_lambda, neg_entropy};
 use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::specs::{max_iter_spec, tol_spec};
-use crate::solver::stopping::{Schedule, zero_tolerance};
+use crate::solver::stopping::{Schedule, softness, zero_tolerance};
 use crate::solver::weights::{normalize_columns, power_objective, power_step};
 use crate::solver::{
     Common, Ctx, Fit, Problem, RunConfig, Solver, Start, Typicality as TypicalitySummary,
@@ -55,9 +72,13 @@ use ndarray::{Array1, Array2, ArrayView2, Axis, Zip, s};
 use rayon::prelude::*;
 use std::sync::Arc;
 
-/// Default s₀ of the multi-view algorithms: spec §10.1 (the paper's best
-/// "15" with the sign its algorithm requires).
-pub const MV_S0: f64 = -3.0;
+/// Softest s₀ of the multi-view algorithms: the s₀ rule ([`auto_s0`],
+/// `s0_soft`) picks s₀ ≤ this per start. With `s0_soft=0`, s₀ itself; the
+/// paper's is −15 (its "15" with the sign its algorithm requires, spec
+/// §10.1).
+pub const MV_S0: f64 = -1.0;
+/// Default target softness of the start for s₀ ([`auto_s0`]).
+pub const S0_SOFTNESS: f64 = 0.3;
 /// Default factor of the per-view D rule ([`view_dim`]).
 pub const VIEW_DIM_FACTOR: f64 = 2.0;
 /// The paper anneals every 2 iterations in Algorithm 2.
@@ -88,6 +109,8 @@ pub struct MvParams {
     /// Divide each view's squared feature distances by its total scatter
     /// (several views only).
     pub view_norm: bool,
+    /// Target softness of the start for s₀ (0: s₀ as given).
+    pub s0_soft: f64,
     pub schedule: Schedule,
     pub tol: f64,
     pub max_iter: usize,
@@ -119,6 +142,7 @@ impl MvParams {
             view_dim: v.real("view_dim")?,
             sigma_abs: v.flag("sigma_abs")?,
             view_norm: v.flag("view_norm")?,
+            s0_soft: v.real("s0_soft")?,
             schedule: Schedule::read(v)?,
             tol: v.real("tol")?,
             max_iter: v.count("max_iter")?,
@@ -204,7 +228,11 @@ pub fn view_scales(views: &[&rff::Features], on: bool) -> Vec<f64> {
             let centre = phi.mean_axis(Axis(0));
             let c2 = centre.map_or(0.0, |c| c.dot(&c));
             let t = mean_sq - c2;
-            if t.is_finite() && t > 1e-12 { 1.0 / t } else { 1.0 }
+            if t.is_finite() && t > 1e-12 {
+                1.0 / t
+            } else {
+                1.0
+            }
         })
         .collect()
 }
@@ -231,6 +259,43 @@ pub struct MvSettings {
     /// Per-view factors on the squared distances ([`view_scales`]; empty
     /// or all 1: none).
     pub scales: Vec<f64>,
+    /// `Some(ε)`: s₀ from the start's softness ([`auto_s0`]), no softer
+    /// than `sched.s0`; `None`: `sched.s0` as given.
+    pub s0_softness: Option<f64>,
+}
+
+/// s₀ chosen from the start: the s at which the mean share of a point's
+/// MM weight outside its nearest cluster, [`softness`], of the initial
+/// distances `dbar` equals `eps`, by bisection on ln(−s), clamped to
+/// [`s_min`, `s_max`] (`s_max` = the given s₀: the rule may start harder,
+/// never softer). The softness of a given s depends on how much nearer
+/// a point is to its own centre than to the others, which the bandwidth,
+/// D, the views' number of columns and the data all change: a fixed s₀
+/// that anneals well on one problem merges centres (too soft) or is
+/// k-means from the first iteration (too hard) on another.
+pub fn auto_s0(dbar: ArrayView2<f64>, eps: f64, zero_tol: f64, s_max: f64, s_min: f64) -> f64 {
+    let soft = |s: f64| softness(&power_step(dbar, s, zero_tol).log_w);
+    let (hi_s, lo_s) = (s_max.min(-1e-3), s_min.min(s_max).min(-1e-3));
+    if soft(hi_s) <= eps {
+        return hi_s;
+    }
+    if soft(lo_s) > eps {
+        return lo_s;
+    }
+    // t = ln(−s): soft at t_a, hard enough at t_b.
+    let (mut t_a, mut t_b) = ((-hi_s).ln(), (-lo_s).ln());
+    for _ in 0..40 {
+        let mid = 0.5 * (t_a + t_b);
+        if soft(-mid.exp()) > eps {
+            t_a = mid;
+        } else {
+            t_b = mid;
+        }
+        if t_b - t_a < 1e-4 {
+            break;
+        }
+    }
+    -t_b.exp()
 }
 
 /// Rows per parallel task and per cache block of the distance pass: the
@@ -581,7 +646,7 @@ pub fn mv_loop(
         "one centre set per view"
     );
     let k = centres[0].nrows();
-    let sched = &set.sched;
+    let mut sched = set.sched;
     let m = set.possibilistic.map_or(1.0, |p| p.m);
     let scales: Vec<f64> = if set.scales.len() == l_count {
         set.scales.clone()
@@ -609,10 +674,13 @@ pub fn mv_loop(
         })
         .collect();
     let typ: Option<Typicality> = set.possibilistic.map(|_| typicality(&y, &alpha, &eta, m));
-    // λ from the initial state's scatter.
+    // s₀ from the start's softness, then λ from its scatter.
     let lambda = {
         let t = typ.as_ref().map(|t| (t, m));
         let dbar = combine(&y, &alpha, t, &eta);
+        if let Some(eps) = set.s0_softness {
+            sched.s0 = auto_s0(dbar.view(), eps, zero_tol, sched.s0, sched.s_min);
+        }
         let step = power_step(dbar.view(), sched.s0, zero_tol);
         choose_lambda(&scatter(&step.log_w, &y, t, &eta), set.lambda_rel)
     };
@@ -632,7 +700,7 @@ pub fn mv_loop(
     };
     let how = Loop {
         rule: Rule::PowerMean {
-            schedule: *sched,
+            schedule: sched,
             tol: set.tol,
             soft_tol: 1.0,
         },
@@ -811,6 +879,18 @@ pub fn mv_params() -> Vec<ParamSpec> {
             0.0,
             "0: with column views, sigma scales each view's own bandwidth rule (σ_l = σ/σ_auto × rule_l, so the default is each view's rule). 1: sigma is one absolute bandwidth for every view, the paper's setting (σ = 1000, on its unstated scaling).",
         ),
+        ParamSpec {
+            name: "s0_soft",
+            symbol: "ε₀",
+            default: Default::Fixed(S0_SOFTNESS),
+            min: 0.0,
+            max: 0.9,
+            scale: Scale::Linear,
+            step: 0.01,
+            coarse: 0.05,
+            integer: false,
+            help: "s₀ from the start: the s at which the mean share of a point's weight outside its nearest cluster (after the k-means start) is s0_soft; s0 is then the softest start allowed (the rule may only go harder). 0: s0 as given (the paper: −15).",
+        },
         ParamSpec::flag(
             "view_norm",
             "norm",
@@ -872,6 +952,7 @@ pub fn mv_fit(
         tol: p.tol,
         max_iter: p.max_iter,
         scales,
+        s0_softness: (p.s0_soft > 0.0).then_some(p.s0_soft),
     };
     let mut fit = mv_loop(&views, centres, &set, ctx)?;
     fit.extra.init_iterations = Some(init_iters);
@@ -916,5 +997,31 @@ impl Solver for RffMkPower {
         ctx: &Ctx,
     ) -> Result<Fit> {
         mv_fit(self.id(), problem, run, p, start, ctx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_view_dim_rule() {
+        assert_eq!(view_dim(108, 2.0, 240), 480);
+        assert_eq!(view_dim(108, 2.0, 6), 108);
+        assert_eq!(view_dim(108, 2.0, 4000), VIEW_DIM_CAP);
+        assert_eq!(view_dim(2048, 2.0, 4000), 2048);
+        assert_eq!(view_dim(108, 0.0, 240), 108);
+    }
+
+    #[test]
+    fn auto_s0_hits_the_target_softness_within_its_bounds() {
+        let d = ndarray::array![[1.0, 1.2, 2.0], [1.5, 1.0, 1.1], [3.0, 2.0, 1.0]];
+        let soft = |s: f64| softness(&power_step(d.view(), s, 0.0).log_w);
+        let s = auto_s0(d.view(), 0.2, 0.0, -1.0, -1000.0);
+        assert!((soft(s) - 0.2).abs() < 1e-3, "{s}: {}", soft(s));
+        assert!(soft(s) <= 0.2);
+        // Never softer than the given s₀; no harder than s_min.
+        assert_eq!(auto_s0(d.view(), 0.2, 0.0, -50.0, -1000.0), -50.0);
+        assert_eq!(auto_s0(d.view(), 1e-9, 0.0, -1.0, -2.0), -2.0);
     }
 }
