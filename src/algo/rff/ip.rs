@@ -13,7 +13,8 @@
 //! breaks monotone descent), times `eta_scale` (default 3; at the K&K
 //! scale itself, 1, the typicalities are lower — mean u 0.70 against 0.87
 //! on HW2 — the losses saturate sooner and the centres merge more often at
-//! a soft s₀: issue 16, bench/hw2.py); U₀ from eq. 26 at the start;
+//! a soft s₀: issue 16, bench/hw2.py); s₀ from the softness of the plain
+//! feature distances, as `rff-mkpower`; U₀ from eq. 26 at the start;
 //! α₀ uniform; labels argmaxⱼ wᵢⱼ·uᵢⱼ^m (the paper's "final membership");
 //! s₀ from the start's softness (see `multiview`), annealing every 2
 //! iterations. `possibilistic=0` switches the

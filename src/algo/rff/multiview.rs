@@ -679,7 +679,11 @@ pub fn mv_loop(
         let t = typ.as_ref().map(|t| (t, m));
         let dbar = combine(&y, &alpha, t, &eta);
         if let Some(eps) = set.s0_softness {
-            sched.s0 = auto_s0(dbar.view(), eps, zero_tol, sched.s0, sched.s_min);
+            // On the plain feature distances (u ≡ 1), so that IP-RFF-MKPKM
+            // starts at its ablation's s₀: d̃'s η terms flatten the contrast
+            // and would start it harder.
+            let plain = combine(&y, &alpha, None, &eta);
+            sched.s0 = auto_s0(plain.view(), eps, zero_tol, sched.s0, sched.s_min);
         }
         let step = power_step(dbar.view(), sched.s0, zero_tol);
         choose_lambda(&scatter(&step.log_w, &y, t, &eta), set.lambda_rel)
