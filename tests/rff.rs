@@ -323,8 +323,11 @@ fn rff_mkpower_with_one_view_is_rff_power() {
             ("rff_seed", 7.0),
         ];
         let one = run("rff-power", &pr, 4, seed, &g);
+        // At rff-power's s₀ (−15) rather than the multi-view rule's.
+        let mut g_mk = g.to_vec();
+        g_mk.extend([("s0", -15.0), ("s0_soft", 0.0)]);
         for views in ["all", "sigmas=1"] {
-            let mk = run_opts("rff-mkpower", &pr, 4, seed, &g, &[("views", views)]);
+            let mk = run_opts("rff-mkpower", &pr, 4, seed, &g_mk, &[("views", views)]);
             assert_same_run(&mk, &one, 1e-10, &format!("seed {seed} {views}"));
             assert_eq!(mk.kernel_weights, Some(vec![1.0]));
             assert!(mk.trace.iter().all(|t| t.kernel_weights == Some(vec![1.0])));
@@ -401,6 +404,161 @@ fn alpha_stays_on_the_simplex_and_favours_the_informative_view() {
     }
 }
 
+/// One view carries 4 clusters (4 columns), the other is 4 columns of
+/// noise `scale` times larger or smaller; raw data (no scaling).
+fn scaled_noise_view(seed: u64, n: usize, scale: f64) -> (Array2<f64>, Array2<f64>, Vec<usize>) {
+    let (good, truth) = blobs(seed, n, 4, 4, 3.0);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed + 200);
+    let mut x = Array2::<f64>::zeros((n, 8));
+    x.slice_mut(s![.., 0..4]).assign(&good);
+    for v in x.slice_mut(s![.., 4..8]).iter_mut() {
+        let z: f64 = StandardNormal.sample(&mut rng);
+        *v = scale * z;
+    }
+    (x, good, truth)
+}
+
+/// Issue 16: a view of noise 1000× larger than the informative one (raw
+/// data). Each view has its own bandwidth rule and D and the view
+/// distances are normalised, so the scale does not matter and α favours
+/// the informative view; the noise view still gets about a third of the
+/// weight at the default λ = 1 (× median scatter), which costs about 0.03
+/// NMI against k-means on the informative view alone (0.752 vs 0.779; a
+/// known gap: λ = 0.3 does not close it here, and on the handwritten
+/// digits' six views it hands α to the 6-column view and loses 0.2 NMI).
+#[test]
+fn a_view_1000_times_larger_does_not_beat_the_informative_one() {
+    let seeds = 0..6u64;
+    let mut km = 0.0;
+    let mut mv = [0.0; 1];
+    let runs = [("rff-mkpower", 1.0)];
+    for seed in seeds.clone() {
+        let (x, good, truth) = scaled_noise_view(seed, 800, 1000.0);
+        let km_fit = run("kmeans", &Problem::new(good), 4, seed, &[]);
+        km += nmi(&truth, &km_fit.labels);
+        let pr = Problem::new(x);
+        for (i, (id, lambda)) in runs.into_iter().enumerate() {
+            let g = [("lambda", lambda)];
+            let fit = run_opts(id, &pr, 4, seed, &g, &[("views", "1-4,5-8")]);
+            let alpha = fit.kernel_weights.clone().unwrap();
+            if id == "rff-mkpower" {
+                assert!(alpha[0] > 0.6, "{id} λ {lambda} seed {seed}: α {alpha:?}");
+            }
+            mv[i] += nmi(&truth, &fit.labels);
+        }
+    }
+    let n = seeds.count() as f64;
+    let km = km / n;
+    for (i, (id, lambda)) in runs.into_iter().enumerate() {
+        let v = mv[i] / n;
+        assert!(
+            v >= km - 0.05,
+            "{id} λ {lambda}: mean NMI {v:.3} vs k-means on the good view {km:.3}"
+        );
+    }
+}
+
+/// Known gap (issue 16, not fixed): ip-rff-mkpower in the same design
+/// falls to a mean NMI of 0.66 against 0.78 for k-means on the good view
+/// (seed 2: α goes to the noise view and the clustering collapses).
+#[test]
+#[ignore = "known gap: ip-rff-mkpower with a pure-noise view (issue 16)"]
+fn ip_with_a_noise_view_matches_kmeans_on_the_informative_one() {
+    let (mut km, mut ip) = (0.0, 0.0);
+    for seed in 0..6u64 {
+        let (x, good, truth) = scaled_noise_view(seed, 800, 1000.0);
+        km += nmi(
+            &truth,
+            &run("kmeans", &Problem::new(good), 4, seed, &[]).labels,
+        );
+        let fit = run_opts(
+            "ip-rff-mkpower",
+            &Problem::new(x),
+            4,
+            seed,
+            &[],
+            &[("views", "1-4,5-8")],
+        );
+        ip += nmi(&truth, &fit.labels);
+    }
+    assert!(ip / 6.0 >= km / 6.0 - 0.05, "{} vs {}", ip / 6.0, km / 6.0);
+}
+
+/// With one absolute bandwidth for every view (the paper's setting), a
+/// view of tiny values has tiny feature distances: unnormalised, its small
+/// scatter wins α although it holds no clusters; normalised by each view's
+/// total scatter, α goes to the informative view.
+#[test]
+fn view_normalisation_stops_alpha_from_chasing_the_smallest_view() {
+    let (x, good, truth) = scaled_noise_view(3, 800, 1e-3);
+    let sigma = meanscape::internals::kernel::auto_sigma(&Problem::new(good));
+    let pr = Problem::new(x);
+    for id in ["rff-mkpower", "ip-rff-mkpower"] {
+        let fit_for = |norm: f64| {
+            let g = [("sigma", sigma), ("sigma_abs", 1.0), ("view_norm", norm)];
+            run_opts(id, &pr, 4, 0, &g, &[("views", "1-4,5-8")])
+        };
+        let raw = fit_for(0.0);
+        let a = raw.kernel_weights.clone().unwrap();
+        assert!(a[1] > 0.6, "{id} unnormalised: α {a:?}");
+        let normed = fit_for(1.0);
+        let a = normed.kernel_weights.clone().unwrap();
+        assert!(a[0] > 0.6, "{id} normalised: α {a:?}");
+        assert!(
+            nmi(&truth, &normed.labels) >= nmi(&truth, &raw.labels) - 0.01,
+            "{id}: {} vs {}",
+            nmi(&truth, &normed.labels),
+            nmi(&truth, &raw.labels)
+        );
+    }
+}
+
+/// The per-view D rule and the s₀ rule: each column view gets
+/// max(D, min(⌈2·d_l⌉, 1024)) frequencies, s₀ is found from the start's
+/// softness (never softer than --s0), and the paper's settings stay
+/// reachable (view_dim=0, s0_soft=0).
+#[test]
+fn per_view_dim_and_s0_rules() {
+    let (x, _, _) = scaled_noise_view(1, 300, 1.0);
+    let pr = Problem::new(x);
+    let fit = run_opts(
+        "rff-mkpower",
+        &pr,
+        4,
+        0,
+        &[("rff_dim", 3.0)],
+        &[("views", "1-4,5-8")],
+    );
+    let dims: Vec<usize> = fit
+        .extra
+        .views
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|v| v.rff_dim)
+        .collect();
+    assert_eq!(dims, [8, 8]);
+    let s0 = fit.trace[0].s.unwrap();
+    assert!((-1000.0..=-1.0).contains(&s0), "{s0}");
+    let g = [
+        ("rff_dim", 3.0),
+        ("view_dim", 0.0),
+        ("s0_soft", 0.0),
+        ("s0", -15.0),
+    ];
+    let paper = run_opts("rff-mkpower", &pr, 4, 0, &g, &[("views", "1-4,5-8")]);
+    let dims: Vec<usize> = paper
+        .extra
+        .views
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|v| v.rff_dim)
+        .collect();
+    assert_eq!(dims, [3, 3]);
+    assert_eq!(paper.trace[0].s, Some(-15.0));
+}
+
 #[test]
 fn objectives_never_increase_at_fixed_s() {
     let (x, _) = two_views(2, 500);
@@ -446,6 +604,8 @@ fn objectives_never_increase_at_fixed_s() {
                     possibilistic: poss,
                     tol: 0.0,
                     max_iter: 40,
+                    scales: vec![],
+                    s0_softness: None,
                 };
                 let centres = views
                     .iter()

@@ -25,8 +25,25 @@
 //! `sigmas=1`, or `all`, is one view: exactly `rff-power`'s map and
 //! iteration); `1-64,65-128` column groups (1-based, inclusive) as views of
 //! multi-view data, each with its own KPK bandwidth rule scaled by
-//! σ / σ_auto (so the default is each view's own rule). View l draws its
-//! frequencies from stream l of `rff_seed`.
+//! σ / σ_auto (so the default is each view's own rule; `sigma_abs=1` makes
+//! `sigma` one absolute bandwidth for every view, the paper's σ = 1000).
+//! View l draws its frequencies from stream l of `rff_seed`.
+//!
+//! **Label-free defaults for multi-view data** (issue 16; the paper's
+//! settings are `view_dim=0 view_norm=0 s0_soft=0 --s0 -15 sigma_abs=1`):
+//! - each column view gets max(D, min(⌈2·d_l⌉, 1024)) frequencies
+//!   (`view_dim`): the paper's ⌈4·ln³(2k)⌉ = 108 for k = 10 is small for
+//!   a 240-column view;
+//! - each view's squared feature distances are divided by its total
+//!   feature scatter (`view_norm`), so D̄ and α compare views by the share
+//!   of their scatter the clusters leave, not by their bandwidths;
+//! - s₀ is chosen per start from the k-means start's distances: the s at
+//!   which the mean share of a point's weight outside its nearest cluster
+//!   is `s0_soft` = 0.3 (`auto_s0`), never softer than `--s0` (default −1).
+//!   At the paper's s₀ = −15 the weights are hard from the first
+//!   iteration, so the method is k-means on the features started from
+//!   k-means, with k-means' local optima; softer than the rule, the
+//!   centres merge. The s₀ used is the trace's first `s`.
 //!
 //! **λ** is relative, as in `mkpower`: λ = lambda × median_l E_l at the
 //! start of each run (E_l grows with n, so an absolute λ would have to
@@ -46,7 +63,7 @@ use crate::solver::lloyd::assign;
 use crate::solver::mix::{alpha_step, choose_lambda, neg_entropy};
 use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::specs::{max_iter_spec, tol_spec};
-use crate::solver::stopping::{Schedule, zero_tolerance};
+use crate::solver::stopping::{Schedule, softness, zero_tolerance};
 use crate::solver::weights::{normalize_columns, power_objective, power_step};
 use crate::solver::{
     Common, Ctx, Fit, Problem, RunConfig, Solver, Start, Typicality as TypicalitySummary,
@@ -55,9 +72,15 @@ use ndarray::{Array1, Array2, ArrayView2, Axis, Zip, s};
 use rayon::prelude::*;
 use std::sync::Arc;
 
-/// Default s₀ of the multi-view algorithms: spec §10.1 (the paper's best
-/// "15" with the sign its algorithm requires).
-pub const MV_S0: f64 = -15.0;
+/// Softest s₀ of the multi-view algorithms: the s₀ rule ([`auto_s0`],
+/// `s0_soft`) picks s₀ ≤ this per start. With `s0_soft=0`, s₀ itself; the
+/// paper's is −15 (its "15" with the sign its algorithm requires, spec
+/// §10.1).
+pub const MV_S0: f64 = -1.0;
+/// Default target softness of the start for s₀ ([`auto_s0`]).
+pub const S0_SOFTNESS: f64 = 0.3;
+/// Default factor of the per-view D rule ([`view_dim`]).
+pub const VIEW_DIM_FACTOR: f64 = 2.0;
 /// The paper anneals every 2 iterations in Algorithm 2.
 pub const MV_PERIOD: f64 = 2.0;
 pub use crate::kernel::views::{Views, parse_views};
@@ -77,6 +100,17 @@ pub struct MvParams {
     pub init_iter: usize,
     /// λ relative to the median E_l of the initial state.
     pub lambda: f64,
+    /// Per-view D of column views: max(D, ⌈f·d_l⌉) frequencies, the rule's
+    /// part capped at [`VIEW_DIM_CAP`] (0: every view gets D).
+    pub view_dim: f64,
+    /// `sigma` is one absolute bandwidth for every view (the paper's
+    /// σ = 1000) instead of a factor on each view's own rule.
+    pub sigma_abs: bool,
+    /// Divide each view's squared feature distances by its total scatter
+    /// (several views only).
+    pub view_norm: bool,
+    /// Target softness of the start for s₀ (0: s₀ as given).
+    pub s0_soft: f64,
     pub schedule: Schedule,
     pub tol: f64,
     pub max_iter: usize,
@@ -105,6 +139,10 @@ impl MvParams {
             seed: v.count("rff_seed")? as u64,
             init_iter: v.count("init_iter")?,
             lambda: v.real("lambda")?,
+            view_dim: v.real("view_dim")?,
+            sigma_abs: v.flag("sigma_abs")?,
+            view_norm: v.flag("view_norm")?,
+            s0_soft: v.real("s0_soft")?,
             schedule: Schedule::read(v)?,
             tol: v.real("tol")?,
             max_iter: v.count("max_iter")?,
@@ -135,11 +173,15 @@ pub fn map_specs(problem: &Problem, p: &MvParams) -> Vec<rff::MapSpec> {
                 .iter()
                 .enumerate()
                 .map(|(l, cols)| {
-                    let rule = kernel::inputs::view_sigma_rule(problem, cols);
+                    let sigma = if p.sigma_abs {
+                        sigma
+                    } else {
+                        ratio * kernel::inputs::view_sigma_rule(problem, cols)
+                    };
                     rff::MapSpec {
                         cols: cols.clone(),
-                        sigma: ratio * rule,
-                        dim,
+                        sigma,
+                        dim: view_dim(dim, p.view_dim, cols.len()),
                         seed,
                         stream: l as u64,
                         f32: false,
@@ -148,6 +190,51 @@ pub fn map_specs(problem: &Problem, p: &MvParams) -> Vec<rff::MapSpec> {
                 .collect()
         }
     }
+}
+
+/// Largest D the per-view rule gives by itself (an explicit `rff_dim`
+/// above it is kept): 1024 frequencies, n·16 KiB per view.
+pub const VIEW_DIM_CAP: usize = 1024;
+
+/// D of a column view with `cols` columns: max(D, min(⌈f·cols⌉, cap)).
+/// The paper's ⌈4·ln³(2k)⌉ depends on k only; the kernel approximation of
+/// a view of many columns needs more frequencies than one of a few.
+pub fn view_dim(dim: usize, factor: f64, cols: usize) -> usize {
+    if factor <= 0.0 {
+        return dim;
+    }
+    let rule = ((factor * cols as f64).ceil() as usize).min(VIEW_DIM_CAP);
+    dim.max(rule).min(rff::MAX_DIM)
+}
+
+/// Per-view factors on the squared feature distances: 1/T_l, T_l =
+/// (1/n) Σᵢ ‖φ_l(xᵢ) − φ̄_l‖² = mean ‖φ‖² − ‖φ̄_l‖² the view's total scatter
+/// in its feature space, when `on` and there are several views; else 1.
+/// A narrow bandwidth puts every point near distance 2 of every other, a
+/// wide one near 0: without this, D̄ = Σ α_l d_l is dominated by the
+/// narrowest view and α (softmax of −E_l/λ) favours the view with the
+/// widest bandwidth, whatever its clusters. After it, E_l is the share of
+/// the view's scatter left inside the clusters.
+pub fn view_scales(views: &[&rff::Features], on: bool) -> Vec<f64> {
+    if !on || views.len() < 2 {
+        return vec![1.0; views.len()];
+    }
+    views
+        .iter()
+        .map(|f| {
+            let phi = f.phi();
+            let n = phi.nrows().max(1) as f64;
+            let mean_sq = f.norms.iter().sum::<f64>() / n;
+            let centre = phi.mean_axis(Axis(0));
+            let c2 = centre.map_or(0.0, |c| c.dot(&c));
+            let t = mean_sq - c2;
+            if t.is_finite() && t > 1e-12 {
+                1.0 / t
+            } else {
+                1.0
+            }
+        })
+        .collect()
 }
 
 /// The possibilistic part of IP-RFF-MKPKM.
@@ -169,6 +256,46 @@ pub struct MvSettings {
     pub possibilistic: Option<Possibilistic>,
     pub tol: f64,
     pub max_iter: usize,
+    /// Per-view factors on the squared distances ([`view_scales`]; empty
+    /// or all 1: none).
+    pub scales: Vec<f64>,
+    /// `Some(ε)`: s₀ from the start's softness ([`auto_s0`]), no softer
+    /// than `sched.s0`; `None`: `sched.s0` as given.
+    pub s0_softness: Option<f64>,
+}
+
+/// s₀ chosen from the start: the s at which the mean share of a point's
+/// MM weight outside its nearest cluster, [`softness`], of the initial
+/// distances `dbar` equals `eps`, by bisection on ln(−s), clamped to
+/// [`s_min`, `s_max`] (`s_max` = the given s₀: the rule may start harder,
+/// never softer). The softness of a given s depends on how much nearer
+/// a point is to its own centre than to the others, which the bandwidth,
+/// D, the views' number of columns and the data all change: a fixed s₀
+/// that anneals well on one problem merges centres (too soft) or is
+/// k-means from the first iteration (too hard) on another.
+pub fn auto_s0(dbar: ArrayView2<f64>, eps: f64, zero_tol: f64, s_max: f64, s_min: f64) -> f64 {
+    let soft = |s: f64| softness(&power_step(dbar, s, zero_tol).log_w);
+    let (hi_s, lo_s) = (s_max.min(-1e-3), s_min.min(s_max).min(-1e-3));
+    if soft(hi_s) <= eps {
+        return hi_s;
+    }
+    if soft(lo_s) > eps {
+        return lo_s;
+    }
+    // t = ln(−s): soft at t_a, hard enough at t_b.
+    let (mut t_a, mut t_b) = ((-hi_s).ln(), (-lo_s).ln());
+    for _ in 0..40 {
+        let mid = 0.5 * (t_a + t_b);
+        if soft(-mid.exp()) > eps {
+            t_a = mid;
+        } else {
+            t_b = mid;
+        }
+        if t_b - t_a < 1e-4 {
+            break;
+        }
+    }
+    -t_b.exp()
 }
 
 /// Rows per parallel task and per cache block of the distance pass: the
@@ -343,6 +470,7 @@ fn gamma_labels(log_w: &Array2<f64>, ln_u: &Array2<f64>, m: f64) -> Vec<usize> {
 /// `rff-power` on its features).
 pub fn mv_seeds<R: rand::Rng>(
     views: &[&rff::Features],
+    scales: &[f64],
     k: usize,
     init: crate::solver::Init,
     rng: &mut R,
@@ -357,9 +485,10 @@ pub fn mv_seeds<R: rand::Rng>(
         if views.len() == 1 {
             return d_of(views[0]);
         }
-        let mut d = d_of(views[0]) * a;
-        for f in &views[1..] {
-            d.scaled_add(a, &d_of(f));
+        let sc = |l: usize| scales.get(l).copied().unwrap_or(1.0);
+        let mut d = d_of(views[0]) * (a * sc(0));
+        for (l, f) in views.iter().enumerate().skip(1) {
+            d.scaled_add(a * sc(l), &d_of(f));
         }
         d
     })
@@ -373,6 +502,7 @@ pub fn mv_seeds<R: rand::Rng>(
 /// by less than `INIT_TOL` (relative); an empty cluster keeps its centre.
 pub fn mv_kmeans_start(
     views: &[&rff::Features],
+    scales: &[f64],
     mut centres: Vec<Array2<f64>>,
     max_iter: usize,
     ctx: &Ctx,
@@ -394,6 +524,7 @@ pub fn mv_kmeans_start(
     let k = centres[0].nrows();
     let mut step = MvLloydStep {
         views,
+        scales,
         centres,
         labels: Vec::new(),
     };
@@ -418,6 +549,7 @@ pub fn mv_kmeans_start(
 /// empty cluster keeps its centre).
 struct MvLloydStep<'a> {
     views: &'a [&'a rff::Features],
+    scales: &'a [f64],
     centres: Vec<Array2<f64>>,
     /// The assignment of the last evaluation.
     labels: Vec<usize>,
@@ -425,15 +557,7 @@ struct MvLloydStep<'a> {
 
 impl Step for MvLloydStep<'_> {
     fn eval(&mut self, _it: Iteration) -> Result<Eval> {
-        let views = self.views;
-        let mut d = dists(
-            views[0].phi().view(),
-            &views[0].norms,
-            self.centres[0].view(),
-        );
-        for (f, c) in views.iter().zip(&self.centres).skip(1) {
-            d += &dists(f.phi().view(), &f.norms, c.view());
-        }
+        let d = combined(&view_dists(self.views, &self.centres, self.scales));
         let (labels, dmin) = assign(d.view());
         let inertia: f64 = dmin.iter().sum();
         self.labels = labels.clone();
@@ -522,13 +646,19 @@ pub fn mv_loop(
         "one centre set per view"
     );
     let k = centres[0].nrows();
-    let sched = &set.sched;
+    let mut sched = set.sched;
     let m = set.possibilistic.map_or(1.0, |p| p.m);
+    let scales: Vec<f64> = if set.scales.len() == l_count {
+        set.scales.clone()
+    } else {
+        vec![1.0; l_count]
+    };
     let zero_tol = views
         .iter()
-        .map(|v| zero_tolerance(&v.norms))
+        .zip(&scales)
+        .map(|(v, f)| f * zero_tolerance(&v.norms))
         .fold(0.0, f64::max);
-    let y = view_dists(views, &centres);
+    let y = view_dists(views, &centres, &scales);
     let alpha = vec![1.0 / l_count as f64; l_count];
     // η_{j,l} = (1/n) Σᵢ y_ij,l at the start, held fixed (spec §3).
     let eta: Vec<Vec<f64>> = y
@@ -544,15 +674,23 @@ pub fn mv_loop(
         })
         .collect();
     let typ: Option<Typicality> = set.possibilistic.map(|_| typicality(&y, &alpha, &eta, m));
-    // λ from the initial state's scatter.
+    // s₀ from the start's softness, then λ from its scatter.
     let lambda = {
         let t = typ.as_ref().map(|t| (t, m));
         let dbar = combine(&y, &alpha, t, &eta);
+        if let Some(eps) = set.s0_softness {
+            // On the plain feature distances (u ≡ 1), so that IP-RFF-MKPKM
+            // starts at its ablation's s₀: d̃'s η terms flatten the contrast
+            // and would start it harder.
+            let plain = combine(&y, &alpha, None, &eta);
+            sched.s0 = auto_s0(plain.view(), eps, zero_tol, sched.s0, sched.s_min);
+        }
         let step = power_step(dbar.view(), sched.s0, zero_tol);
         choose_lambda(&scatter(&step.log_w, &y, t, &eta), set.lambda_rel)
     };
     let mut step = MvStep {
         views,
+        scales,
         possibilistic: set.possibilistic.is_some(),
         m,
         zero_tol,
@@ -566,7 +704,7 @@ pub fn mv_loop(
     };
     let how = Loop {
         rule: Rule::PowerMean {
-            schedule: *sched,
+            schedule: sched,
             tol: set.tol,
             soft_tol: 1.0,
         },
@@ -584,13 +722,35 @@ pub fn mv_loop(
     Ok(fit)
 }
 
-/// Squared feature distances of every view to its centroids.
-fn view_dists(views: &[&rff::Features], centres: &[Array2<f64>]) -> Vec<Array2<f64>> {
+/// Squared feature distances of every view to its centroids, times the
+/// view's factor (`scales`; a factor of 1 leaves them untouched).
+fn view_dists(
+    views: &[&rff::Features],
+    centres: &[Array2<f64>],
+    scales: &[f64],
+) -> Vec<Array2<f64>> {
     views
         .iter()
         .zip(centres)
-        .map(|(v, c)| dists(v.phi().view(), &v.norms, c.view()))
+        .enumerate()
+        .map(|(l, (v, c))| {
+            let mut d = dists(v.phi().view(), &v.norms, c.view());
+            let f = scales.get(l).copied().unwrap_or(1.0);
+            if f != 1.0 {
+                d.mapv_inplace(|x| x * f);
+            }
+            d
+        })
         .collect()
+}
+
+/// Σ_l d_l, the distances on the concatenated features.
+fn combined(d: &[Array2<f64>]) -> Array2<f64> {
+    let mut out = d[0].clone();
+    for x in &d[1..] {
+        out += x;
+    }
+    out
 }
 
 /// One multi-view iteration: the α-mix D̄ of the (possibilistic) view
@@ -598,6 +758,7 @@ fn view_dists(views: &[&rff::Features], centres: &[Array2<f64>]) -> Vec<Array2<f
 /// the centroids of those weights, their distances, and α from the scatter.
 struct MvStep<'a> {
     views: &'a [&'a rff::Features],
+    scales: Vec<f64>,
     possibilistic: bool,
     /// Fuzzifier (1 without typicalities).
     m: f64,
@@ -667,7 +828,7 @@ impl Step for MvStep<'_> {
             }
         }
         drop(omega);
-        self.y = view_dists(self.views, &self.centres);
+        self.y = view_dists(self.views, &self.centres, &self.scales);
         let nt = new_typ.as_ref().map(|t| (t, m));
         let e = scatter(&log_w, &self.y, nt, &self.eta);
         self.alpha = alpha_step(&e, self.lambda);
@@ -704,6 +865,42 @@ pub fn mv_params() -> Vec<ParamSpec> {
         rff::dim_spec(),
         rff::seed_spec(),
         init_iter_spec(),
+        ParamSpec {
+            name: "view_dim",
+            symbol: "f_D",
+            default: Default::Fixed(VIEW_DIM_FACTOR),
+            min: 0.0,
+            max: 64.0,
+            scale: Scale::Linear,
+            step: 0.5,
+            coarse: 1.0,
+            integer: false,
+            help: "Per-view D of column views: view l gets max(D, min(⌈f·d_l⌉, 1024)) frequencies, d_l its number of columns (D alone depends only on k). 0: every view gets D, the paper's setting.",
+        },
+        ParamSpec::flag(
+            "sigma_abs",
+            "σ abs",
+            0.0,
+            "0: with column views, sigma scales each view's own bandwidth rule (σ_l = σ/σ_auto × rule_l, so the default is each view's rule). 1: sigma is one absolute bandwidth for every view, the paper's setting (σ = 1000, on its unstated scaling).",
+        ),
+        ParamSpec {
+            name: "s0_soft",
+            symbol: "ε₀",
+            default: Default::Fixed(S0_SOFTNESS),
+            min: 0.0,
+            max: 0.9,
+            scale: Scale::Linear,
+            step: 0.01,
+            coarse: 0.05,
+            integer: false,
+            help: "s₀ from the start: the s at which the mean share of a point's weight outside its nearest cluster (after the k-means start) is s0_soft; s0 is then the softest start allowed (the rule may only go harder). 0: s0 as given (the paper: −15).",
+        },
+        ParamSpec::flag(
+            "view_norm",
+            "norm",
+            1.0,
+            "1: each view's squared feature distances are divided by that view's total scatter (1 − ‖mean φ_l‖²), so views are compared by the share of their scatter the clusters leave, not by their bandwidth. 0: raw distances, the paper's setting. No effect with one view.",
+        ),
     ];
     v.extend(rff_schedule_specs(MV_S0, MV_PERIOD));
     v.push(tol_spec(
@@ -744,19 +941,22 @@ pub fn mv_fit(
 ) -> Result<Fit> {
     let fs = mv_features(algo, problem, run, p, ctx)?;
     let views: Vec<&rff::Features> = fs.iter().map(|f| f.as_ref()).collect();
+    let scales = view_scales(&views, p.view_norm);
     let mut rng = start.rng();
-    let seeds = mv_seeds(&views, run.k, run.init, &mut rng)?;
+    let seeds = mv_seeds(&views, &scales, run.k, run.init, &mut rng)?;
     let centres = views
         .iter()
         .map(|f| f.phi().select(Axis(0), &seeds))
         .collect();
-    let (centres, init_iters) = mv_kmeans_start(&views, centres, p.init_iter, ctx)?;
+    let (centres, init_iters) = mv_kmeans_start(&views, &scales, centres, p.init_iter, ctx)?;
     let set = MvSettings {
         sched: p.schedule,
         lambda_rel: p.lambda,
         possibilistic: p.possibilistic,
         tol: p.tol,
         max_iter: p.max_iter,
+        scales,
+        s0_softness: (p.s0_soft > 0.0).then_some(p.s0_soft),
     };
     let mut fit = mv_loop(&views, centres, &set, ctx)?;
     fit.extra.init_iterations = Some(init_iters);
@@ -801,5 +1001,31 @@ impl Solver for RffMkPower {
         ctx: &Ctx,
     ) -> Result<Fit> {
         mv_fit(self.id(), problem, run, p, start, ctx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_view_dim_rule() {
+        assert_eq!(view_dim(108, 2.0, 240), 480);
+        assert_eq!(view_dim(108, 2.0, 6), 108);
+        assert_eq!(view_dim(108, 2.0, 4000), VIEW_DIM_CAP);
+        assert_eq!(view_dim(2048, 2.0, 4000), 2048);
+        assert_eq!(view_dim(108, 0.0, 240), 108);
+    }
+
+    #[test]
+    fn auto_s0_hits_the_target_softness_within_its_bounds() {
+        let d = ndarray::array![[1.0, 1.2, 2.0], [1.5, 1.0, 1.1], [3.0, 2.0, 1.0]];
+        let soft = |s: f64| softness(&power_step(d.view(), s, 0.0).log_w);
+        let s = auto_s0(d.view(), 0.2, 0.0, -1.0, -1000.0);
+        assert!((soft(s) - 0.2).abs() < 1e-3, "{s}: {}", soft(s));
+        assert!(soft(s) <= 0.2);
+        // Never softer than the given s₀; no harder than s_min.
+        assert_eq!(auto_s0(d.view(), 0.2, 0.0, -50.0, -1000.0), -50.0);
+        assert_eq!(auto_s0(d.view(), 1e-9, 0.0, -1.0, -2.0), -2.0);
     }
 }
