@@ -34,6 +34,7 @@ METHODS = {
     "mkkm": ["--algo", "mkkm", "--views", VIEWS, "--kernels", "gaussian"],
     "mkpower": ["--algo", "mkpower", "--views", VIEWS, "--kernels", "gaussian"],
     "rff-mkpower": ["--algo", "rff-mkpower", "--views", VIEWS],
+    "ip-rff-mkpower": ["--algo", "ip-rff-mkpower", "--views", VIEWS],
     "kernel-kmeans": ["--algo", "kernel-kmeans"],
     "kmeans": ["--algo", "kmeans"],
 }
