@@ -11,28 +11,8 @@ use ratatui::backend::TestBackend;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-fn el(ty: u32, data: &[u8]) -> Vec<u8> {
-    let mut v = ty.to_le_bytes().to_vec();
-    v.extend_from_slice(&(data.len() as u32).to_le_bytes());
-    v.extend_from_slice(data);
-    while !v.len().is_multiple_of(8) {
-        v.push(0);
-    }
-    v
-}
-
-fn mat_var(name: &str, dims: &[i32], values: &[f64]) -> Vec<u8> {
-    let mut body = el(6, &[6, 0, 0, 0, 0, 0, 0, 0]);
-    let d: Vec<u8> = dims.iter().flat_map(|d| d.to_le_bytes()).collect();
-    body.extend(el(5, &d));
-    body.extend(el(1, name.as_bytes()));
-    let data: Vec<u8> = values.iter().flat_map(|x| x.to_le_bytes()).collect();
-    body.extend(el(9, &data));
-    let mut m = 14u32.to_le_bytes().to_vec();
-    m.extend_from_slice(&(body.len() as u32).to_le_bytes());
-    m.extend(body);
-    m
-}
+mod mat_support;
+use mat_support::write_mat;
 
 /// Three Gaussian kernels (bandwidths 1, 2, 4) on two groups of 20 points
 /// on a line, with their classes, as `KH` and `Y`.
@@ -41,22 +21,15 @@ fn write_kernels(path: &Path) {
     let pos: Vec<f64> = (0..n)
         .map(|i| if i < 20 { 0.0 } else { 6.0 } + (i % 7) as f64 * 0.2)
         .collect();
-    let mut values = Vec::new();
+    let mut ks = Vec::new();
     for s in [1.0f64, 2.0, 4.0] {
         let k = Array2::from_shape_fn((n, n), |(i, j)| {
             (-(pos[i] - pos[j]).powi(2) / (2.0 * s * s)).exp()
         });
-        // Column-major, as MATLAB stores it (K is symmetric anyway).
-        values.extend(k.t().iter().copied());
+        ks.push(k);
     }
-    let mut b = format!("{:<116}", "MATLAB 5.0 MAT-file, meanscape test").into_bytes();
-    b.extend_from_slice(&[0; 8]);
-    b.extend_from_slice(&0x0100u16.to_le_bytes());
-    b.extend_from_slice(b"IM");
-    b.extend(mat_var("KH", &[n as i32, n as i32, 3], &values));
     let y: Vec<f64> = (0..n).map(|i| if i < 20 { 1.0 } else { 2.0 }).collect();
-    b.extend(mat_var("Y", &[n as i32, 1], &y));
-    std::fs::write(path, b).unwrap();
+    write_mat(path, &ks, Some(&y));
 }
 
 fn start(data: &str, algo: &str) -> App {

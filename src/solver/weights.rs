@@ -234,6 +234,20 @@ pub fn argmin(it: impl Iterator<Item = f64>) -> (usize, f64) {
     best
 }
 
+/// Moves Ω to the column-normalised MM weights of the last evaluation
+/// (`log_w`, taken); a column with no finite weight keeps its centroid.
+pub fn advance_omega(omega: &mut Array2<f64>, log_w: Option<Array2<f64>>) {
+    let Some(log_w) = log_w else {
+        return;
+    };
+    let (next, alive) = normalize_columns(&log_w);
+    for (j, col) in next.axis_iter(Axis(1)).enumerate() {
+        if alive[j] {
+            omega.column_mut(j).assign(&col);
+        }
+    }
+}
+
 /// Column-normalised weights `Ω_ij = w_ij / Σ_i w_ij`, computed from log
 /// weights so that a column whose raw weights all underflow still gives a
 /// usable distribution. Returns `None` for a column with no finite weight

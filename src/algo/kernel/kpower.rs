@@ -13,9 +13,9 @@ use crate::kernel::{self, Gram, KernelChoice};
 use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
 use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
 use crate::solver::stopping::{Schedule, softness, zero_tolerance};
-use crate::solver::weights::{normalize_columns, power_objective, power_step};
+use crate::solver::weights::{advance_omega, power_objective, power_step};
 use crate::solver::{Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory};
-use ndarray::{Array2, Axis};
+use ndarray::Array2;
 
 pub struct KernelPower;
 
@@ -169,16 +169,7 @@ impl Step for KpowerStep<'_> {
     }
 
     fn advance(&mut self, _m: usize) -> Result<()> {
-        let Some(log_w) = self.log_w.take() else {
-            return Ok(());
-        };
-        let (next, alive) = normalize_columns(&log_w);
-        for (j, col) in next.axis_iter(Axis(1)).enumerate() {
-            // A column with no finite weight at all keeps its centroid.
-            if alive[j] {
-                self.omega.column_mut(j).assign(&col);
-            }
-        }
+        advance_omega(&mut self.omega, self.log_w.take());
         Ok(())
     }
 

@@ -28,11 +28,11 @@ use crate::solver::mix::{alpha_step, choose_lambda, neg_entropy};
 use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
 use crate::solver::stopping::{Schedule, softness, zero_tolerance};
-use crate::solver::weights::{normalize_columns, power_objective, power_step};
+use crate::solver::weights::{advance_omega, power_objective, power_step};
 use crate::solver::{
     Common, Ctx, Fit, Init, KernelInfo, Problem, RunConfig, Solver, Start, StartMemory,
 };
-use ndarray::{Array2, Axis, Zip};
+use ndarray::{Array2, Zip};
 
 pub struct MultiKernelPower;
 
@@ -304,15 +304,7 @@ impl Step for MkpowerStep<'_> {
     }
 
     fn advance(&mut self, _m: usize) -> Result<()> {
-        let Some(log_w) = self.log_w.take() else {
-            return Ok(());
-        };
-        let (next, alive) = normalize_columns(&log_w);
-        for (j, col) in next.axis_iter(Axis(1)).enumerate() {
-            if alive[j] {
-                self.omega.column_mut(j).assign(&col);
-            }
-        }
+        advance_omega(&mut self.omega, self.log_w.take());
         Ok(())
     }
 
