@@ -495,3 +495,36 @@ fn dmkkm_and_mkkm_on_a_kernel_file_equal_the_same_kernels_from_features() {
     .to_string();
     assert!(e.contains("does not apply to precomputed kernels"), "{e}");
 }
+
+/// Kernel data has no features to compute the label-free scores on: `run
+/// --json` leaves them out instead of printing zeros.
+#[test]
+fn label_free_scores_are_left_out_on_kernel_data() {
+    let (x, y) = two_groups();
+    let kh = [raw_gram(&x, "gaussian:sigma=2"), raw_gram(&x, "linear")];
+    let d = dir();
+    let mat = d.path().join("two_Kmatrix.mat");
+    write_mat(&mat, &kh, Some(&y));
+    let out = bin(&[
+        "run",
+        "--data",
+        p(&mat),
+        "--algo",
+        "dmkkm",
+        "--k",
+        "2",
+        "--json",
+        "-q",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let m = v["metrics"].as_object().unwrap();
+    for key in ["silhouette", "calinski_harabasz", "davies_bouldin", "cost"] {
+        assert!(!m.contains_key(key), "{key} in {m:?}");
+    }
+    assert!(m["nmi"].as_f64().unwrap() > 0.99, "{m:?}");
+}

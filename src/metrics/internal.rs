@@ -121,7 +121,21 @@ impl SilhouetteBase {
 }
 
 /// Every label-free score of `labels` on `x`, the silhouette from `base`.
+/// Data without features (precomputed kernels only) has no such scores:
+/// they are NaN, which the outputs leave out.
 pub fn internal(x: ArrayView2<f64>, labels: &[usize], base: &SilhouetteBase) -> Internal {
+    if x.ncols() == 0 {
+        return Internal {
+            cost: f64::NAN,
+            silhouette: f64::NAN,
+            calinski_harabasz: f64::NAN,
+            davies_bouldin: f64::NAN,
+            clusters: labels
+                .iter()
+                .collect::<std::collections::BTreeSet<_>>()
+                .len(),
+        };
+    }
     let g = Groups::new(x, labels);
     Internal {
         cost: g.wcss,

@@ -112,7 +112,8 @@ pub fn start_run(algo: Box<dyn Algorithm>, problem: Arc<algo::Problem>, cfg: Run
                 Err(crate::Error::Resource(format!("the solver failed: {what}")))
             });
             drop(ctx);
-            if let Ok(res) = &r {
+            // Kernels-only data has no features to score the partition on.
+            if let (Ok(res), true) = (&r, problem.p() > 0) {
                 use crate::metrics::internal::{SILHOUETTE_EXACT_MAX, SILHOUETTE_SAMPLE_SEED};
                 let x = problem.x.view();
                 let base = crate::metrics::SilhouetteBase::new(
