@@ -125,13 +125,20 @@ impl App {
                 match r {
                     Ok(b) => {
                         let (loaded, projection) = *b;
+                        let shape = match &loaded.problem.kernels {
+                            Some(st) if loaded.problem.kernels_only() => {
+                                format!("{} rows, {} kernels", loaded.dataset.n(), st.len())
+                            }
+                            _ => format!(
+                                "{} × {}, scale {}",
+                                loaded.dataset.n(),
+                                loaded.dataset.p(),
+                                loaded.scale
+                            ),
+                        };
                         self.note(format!(
-                            "loaded {} ({} × {}, scale {}) in {:.0} ms",
-                            loaded.dataset.name,
-                            loaded.dataset.n(),
-                            loaded.dataset.p(),
-                            loaded.scale,
-                            loaded.load_ms
+                            "loaded {} ({shape}) in {:.0} ms",
+                            loaded.dataset.name, loaded.load_ms
                         ));
                         let new_spec = loaded.source.spec();
                         match self.loaded().map(|l| l.source.spec()) {
