@@ -62,9 +62,7 @@ fn raw_gram(x: &Array2<f64>, spec: &str) -> Array2<f64> {
 }
 
 fn mkpower(problem: &Problem, options: &[(&str, &str)]) -> algo::Fit {
-    let a = algo::find("mkpower").unwrap();
-    let cfg = RunConfig::new(a.as_ref(), problem, 2, &[], options).unwrap();
-    a.run(problem, &cfg, &Ctx::new()).unwrap().best
+    fit_of("mkpower", problem, options)
 }
 
 fn dir() -> tempfile::TempDir {

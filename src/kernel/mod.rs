@@ -241,6 +241,17 @@ pub fn single_gram(
     Ok(grams(problem, &[r], ctx)?.remove(0))
 }
 
+/// Squared feature-space distances of every point to the points `cands`
+/// in the uniform mix Σ_p K_p / v (the multi-kernel algorithms' seeding).
+pub fn mix_dists<G: std::borrow::Borrow<Gram>>(grams: &[G], cands: &[usize]) -> Array2<f64> {
+    let w = 1.0 / grams.len() as f64;
+    let mut d = grams[0].borrow().dists_to(cands) * w;
+    for g in &grams[1..] {
+        d.scaled_add(w, &g.borrow().dists_to(cands));
+    }
+    d
+}
+
 /// The kernel a single-kernel algorithm uses on a kernels-only problem:
 /// the precomputed kernel itself, or the average of the stack (cached,
 /// after the memory guard). `None` for a problem with features.

@@ -51,7 +51,6 @@ use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::{
     Common, Ctx, Fit, Init, KernelInfo, Phases, Problem, RunConfig, Solver, Start, StartMemory,
 };
-use ndarray::Array2;
 use rand::Rng;
 use rand::seq::SliceRandom;
 use std::sync::Arc;
@@ -294,16 +293,6 @@ pub fn guard_warnings(gs: &[Arc<Gram>]) -> Vec<String> {
         .collect()
 }
 
-/// Squared feature-space distances in the uniform mix Σ_p K_p / v.
-fn mix_dists(gs: &[Arc<Gram>], cands: &[usize]) -> Array2<f64> {
-    let w = 1.0 / gs.len() as f64;
-    let mut d = gs[0].dists_to(cands) * w;
-    for g in &gs[1..] {
-        d.scaled_add(w, &g.dists_to(cands));
-    }
-    d
-}
-
 /// The initial partition, every cluster non-empty (see the module docs).
 ///
 /// # Errors
@@ -328,8 +317,8 @@ pub fn initial_labels<R: Rng>(
         labels.shuffle(rng);
         return Ok(labels);
     }
-    let seeds = init::choose_seeds(n, k, init, rng, |c| mix_dists(gs, c))?;
-    let d = mix_dists(gs, &seeds);
+    let seeds = init::choose_seeds(n, k, init, rng, |c| kernel::mix_dists(gs, c))?;
+    let d = kernel::mix_dists(gs, &seeds);
     let mut labels: Vec<usize> = d
         .rows()
         .into_iter()

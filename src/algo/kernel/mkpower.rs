@@ -190,15 +190,7 @@ pub fn combined_seeds<R: rand::Rng>(
     init: Init,
     rng: &mut R,
 ) -> Result<Vec<usize>> {
-    let n = grams[0].n();
-    let a = 1.0 / grams.len() as f64;
-    init::choose_seeds(n, k, init, rng, |c| {
-        let mut d = grams[0].dists_to(c) * a;
-        for g in &grams[1..] {
-            d.scaled_add(a, &g.dists_to(c));
-        }
-        d
-    })
+    init::choose_seeds(grams[0].n(), k, init, rng, |c| kernel::mix_dists(grams, c))
 }
 
 /// MKPK from the column-normalised weights `omega` (a seed indicator for a
