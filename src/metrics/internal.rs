@@ -50,7 +50,16 @@ pub struct SilhouetteBase {
 impl SilhouetteBase {
     /// All rows of `x` up to `max_exact`, else a sample of `max_exact`
     /// rows drawn with `seed`.
+    /// Data without features (precomputed kernels) gets an empty base:
+    /// [`internal`] has no scores for it, so no distances are computed.
     pub fn new(x: ArrayView2<f64>, max_exact: usize, seed: u64) -> Self {
+        if x.ncols() == 0 {
+            return SilhouetteBase {
+                rows: Vec::new(),
+                sampled: false,
+                dist: ndarray::Array2::zeros((0, 0)),
+            };
+        }
         let n = x.nrows();
         let (rows, sampled) = if n <= max_exact {
             ((0..n).collect(), false)
