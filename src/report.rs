@@ -3,7 +3,7 @@
 //! reproduces it.
 
 use crate::data::{Dataset, Scaling};
-use crate::metrics::Scores;
+use crate::metrics::{Internal, Scores, SpaceKind};
 use crate::solver::params::fmt_num;
 pub use crate::solver::params::fmt_sig;
 use crate::solver::{Algorithm, Extras, RunConfig, RunResult, TracePoint};
@@ -55,6 +55,11 @@ pub struct RunMetrics {
     /// The k-means cost of the partition (within-cluster sum of squares).
     #[serde(skip_serializing_if = "not_finite")]
     pub cost: f64,
+    /// Where the label-free scores were computed: `features` (the scaled
+    /// input), `kernel` (the kernel's feature space, combined with the
+    /// final kernel weights for several) or `rff` (the feature maps).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub space: Option<SpaceKind>,
 }
 
 fn not_finite(v: &f64) -> bool {
@@ -62,18 +67,23 @@ fn not_finite(v: &f64) -> bool {
 }
 
 impl RunMetrics {
-    /// Every score of `labels` on `x` (`truth`: the ground truth, if any).
+    /// Every score of `labels` on the rows of `x` (`truth`: the ground
+    /// truth, if any).
     pub fn compute(x: ndarray::ArrayView2<f64>, labels: &[usize], truth: Option<&[usize]>) -> Self {
-        use crate::metrics::internal::{SILHOUETTE_EXACT_MAX, SILHOUETTE_SAMPLE_SEED};
-        let base =
-            crate::metrics::SilhouetteBase::new(x, SILHOUETTE_EXACT_MAX, SILHOUETTE_SAMPLE_SEED);
-        let i = crate::metrics::label_free(x, labels, &base);
+        let base = crate::metrics::internal::default_base(x.nrows());
+        Self::from(crate::metrics::label_free(x, labels, &base), labels, truth)
+    }
+
+    /// The label-free scores `i` (computed where the run clustered) and
+    /// the external ones of `labels`.
+    pub fn from(i: Internal, labels: &[usize], truth: Option<&[usize]>) -> Self {
         RunMetrics {
             external: truth.map(|t| Scores::compute(t, labels)),
             silhouette: i.silhouette,
             calinski_harabasz: i.calinski_harabasz,
             davies_bouldin: i.davies_bouldin,
             cost: i.cost,
+            space: i.cost.is_finite().then_some(i.space),
         }
     }
 }
@@ -214,6 +224,9 @@ pub struct ReportInput<'a> {
     pub data_spec: &'a str,
     pub scale: Scaling,
     pub load_ms: f64,
+    /// The run's label-free scores, computed where it clustered
+    /// ([`crate::metrics::internal::of_run`]); none leaves them out.
+    pub internal: Option<Internal>,
 }
 
 impl RunReport {
@@ -221,8 +234,10 @@ impl RunReport {
         let fit = &inp.result.best;
         let ds = inp.dataset;
         let truth = ds.labels.as_ref().map(|t| t.ids.as_slice());
-        let metrics = (fit.labels.len() == ds.n())
-            .then(|| RunMetrics::compute(ds.x.view(), &fit.labels, truth));
+        let metrics = (fit.labels.len() == ds.n()).then(|| {
+            let i = inp.internal.unwrap_or(Internal::none(&fit.labels));
+            RunMetrics::from(i, &fit.labels, truth)
+        });
         let selected = fit
             .feature_weights
             .as_ref()

@@ -494,10 +494,11 @@ fn dmkkm_and_mkkm_on_a_kernel_file_equal_the_same_kernels_from_features() {
     assert!(e.contains("does not apply to precomputed kernels"), "{e}");
 }
 
-/// Kernel data has no features to compute the label-free scores on: `run
-/// --json` leaves them out instead of printing zeros.
+/// Kernel data has no features: the label-free scores are computed in the
+/// space the algorithm clustered in, the kernels combined with its final
+/// weights, and say so.
 #[test]
-fn label_free_scores_are_left_out_on_kernel_data() {
+fn label_free_scores_on_kernel_data_are_in_the_kernels_space() {
     let (x, y) = two_groups();
     let kh = [raw_gram(&x, "gaussian:sigma=2"), raw_gram(&x, "linear")];
     let d = dir();
@@ -521,8 +522,12 @@ fn label_free_scores_are_left_out_on_kernel_data() {
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let m = v["metrics"].as_object().unwrap();
-    for key in ["silhouette", "calinski_harabasz", "davies_bouldin", "cost"] {
-        assert!(!m.contains_key(key), "{key} in {m:?}");
-    }
+    assert_eq!(m["space"], "kernel", "{m:?}");
+    // Two well separated groups, found: a clear silhouette, a cost well
+    // under the total scatter.
+    assert!(m["silhouette"].as_f64().unwrap() > 0.5, "{m:?}");
+    assert!(m["davies_bouldin"].as_f64().unwrap() < 1.0, "{m:?}");
+    assert!(m["calinski_harabasz"].as_f64().unwrap() > 10.0, "{m:?}");
+    assert!(m["cost"].as_f64().unwrap() > 0.0, "{m:?}");
     assert!(m["nmi"].as_f64().unwrap() > 0.99, "{m:?}");
 }

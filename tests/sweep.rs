@@ -235,3 +235,90 @@ fn stability_is_one_where_every_seed_agrees_and_lower_where_seeds_disagree() {
     let s = r.cells[0].score("stability").unwrap();
     assert!(s.mean < 0.95, "{s:?}");
 }
+
+/// A kernel axis: each cell is the run with that `--kernel`, its Gram
+/// matrix built once for the cell's s₀ values, and its label-free scores
+/// those of `run`, computed in the kernel's feature space.
+#[test]
+fn a_kernel_axis_runs_each_kernel_and_scores_in_its_space() {
+    let l = iris();
+    let p = plan(
+        &l.problem,
+        "kpower",
+        3,
+        &["kernel=gaussian|laplacian|poly:a=1,b=2", "s0=-3,-1"],
+        2,
+    );
+    assert_eq!(p.axes[0].texts, ["gaussian", "laplacian", "poly:a=1,b=2"]);
+    let r = run(&l.problem, "kpower", &p, Truth::default());
+    assert!(r.complete);
+    assert_eq!(r.builds, 3, "one Gram matrix per kernel, shared by its s₀ cells");
+    let kp = algo::find("kpower").unwrap();
+    let mut nmi_by_kernel = Vec::new();
+    for c in &r.cells {
+        let kernel = p.axes[0].show(c.at[0]);
+        for s in &c.runs {
+            let mut cfg = RunConfig::new(
+                kp.as_ref(),
+                &l.problem,
+                3,
+                &[("s0", c.at[1])],
+                &[("kernel", kernel.as_str())],
+            )
+            .unwrap();
+            cfg.seed = s.seed;
+            let one = kp.run(&l.problem, &cfg, &Ctx::new()).unwrap();
+            let base = metrics::internal::default_base(l.problem.n());
+            let i = metrics::internal::of_run(kp.as_ref(), &l.problem, &cfg, &one.best, &base);
+            assert_eq!(one.best.objective, s.objective, "{kernel}");
+            assert_eq!(i, s.internal, "{kernel}");
+            assert_eq!(i.space, metrics::SpaceKind::Kernel);
+            // In the kernel's space, not the features': another cost.
+            let on_x = metrics::wcss(l.problem.x.view(), &one.best.labels);
+            assert!((i.cost - on_x).abs() > 1e-6 * on_x, "{kernel}: {}", i.cost);
+            let truth = l.dataset.labels.as_ref().unwrap();
+            nmi_by_kernel.push(metrics::nmi(&truth.ids, &one.best.labels));
+        }
+    }
+    // The kernels do give different partitions.
+    assert!(nmi_by_kernel.iter().any(|&v| (v - nmi_by_kernel[0]).abs() > 1e-6));
+}
+
+/// A kernel axis is refused for an algorithm without that option, with a
+/// bad kernel spec, or beside a fixed `--kernel`.
+#[test]
+fn a_kernel_axis_is_checked() {
+    let l = iris();
+    let req = |id: &str, axis: &str, options: Vec<(String, String)>| {
+        let a = algo::find(id).unwrap();
+        let axis = Axis::parse(axis)?;
+        sweep::plan(
+            a.as_ref(),
+            &l.problem,
+            Request {
+                k: 3,
+                seed: 0,
+                seeds: 1,
+                init: Init::KmeansPP,
+                given: Vec::new(),
+                options,
+                axes: vec![axis],
+            },
+        )
+        .map(|_| ())
+    };
+    let e = req("power", "kernel=gaussian|linear", vec![]).unwrap_err();
+    assert!(e.to_string().contains("does not apply to algorithm power"), "{e}");
+    let e = req("kpower", "kernel=gaussian|nope", vec![]).unwrap_err();
+    assert!(e.to_string().contains("unknown kernel 'nope'"), "{e}");
+    let e = req("kpower", "kernel=gaussian||linear", vec![]).unwrap_err();
+    assert!(e.to_string().contains("empty value"), "{e}");
+    let e = req(
+        "kpower",
+        "kernel=gaussian|linear",
+        vec![("kernel".into(), "linear".into())],
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("fixed value"), "{e}");
+    req("mkpower", "kernels=gaussian;linear|default", vec![]).unwrap();
+}

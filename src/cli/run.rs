@@ -79,6 +79,13 @@ fn output(a: &RunArgs) -> Result<String> {
         data_spec: &spec,
         scale: loaded.scale,
         load_ms: loaded.load_ms,
+        internal: Some(crate::metrics::internal::of_run(
+            algo.as_ref(),
+            &loaded.problem,
+            &cfg,
+            &result.best,
+            &crate::metrics::internal::default_base(loaded.problem.n()),
+        )),
     });
     report.data.rescale_exp = (loaded.rescale_exp != 0).then_some(loaded.rescale_exp);
     if let Some(out) = &a.out {

@@ -4,7 +4,6 @@
 //! freetype) or bundled ones; SVG text is drawn by the viewer.
 
 use super::sweep_out::{Report, fmt_sig4};
-use crate::solver::params::fmt_num;
 use crate::sweep::{Axis, CellResult, Spacing};
 use std::fmt::Write;
 
@@ -174,12 +173,12 @@ pub fn plot(r: &Report<'_>) -> String {
                 TOP + ph + 16.0,
                 "middle",
                 11,
-                &fmt_num(b.values[j]),
+                &b.show(b.values[j]),
             );
         }
         for i in ticks(a) {
             let y = TOP + (na - 1 - i) as f64 * ch + ch / 2.0 + 4.0;
-            text(&mut out, LEFT - 6.0, y, "end", 11, &fmt_num(a.values[i]));
+            text(&mut out, LEFT - 6.0, y, "end", 11, &a.show(a.values[i]));
         }
         text(&mut out, LEFT + pw / 2.0, H - 22.0, "middle", 13, &label(b));
         axis_y_label(&mut out, &label(a));
@@ -265,7 +264,7 @@ pub fn plot(r: &Report<'_>) -> String {
                 TOP + ph + 16.0,
                 "middle",
                 11,
-                &fmt_num(a.values[i]),
+                &a.show(a.values[i]),
             );
         }
         for s in 0..=4 {

@@ -4,6 +4,7 @@
 use crate::algo::Algorithm;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
+use crate::metrics::SpaceKind;
 use crate::metrics::internal::SILHOUETTE_EXACT_MAX;
 use crate::report::fmt_sig;
 use crate::solver::params::fmt_num;
@@ -117,8 +118,25 @@ impl Report<'_> {
         } else {
             format!("silhouette exact on all {} rows", r.silhouette_rows)
         };
+        let space = self
+            .result
+            .cells
+            .first()
+            .and_then(|c| c.runs.first())
+            .map_or(SpaceKind::Features, |r| r.internal.space);
+        let where_ = match space {
+            SpaceKind::Features => "on the scaled input features",
+            SpaceKind::Kernel => {
+                "in the kernel's feature space the algorithm clustered in (several kernels: combined with each run's final weights)"
+            }
+            SpaceKind::Rff => {
+                "in the random Fourier feature space the algorithm clustered in (several views: weighted by each run's final view weights)"
+            }
+        };
         vec![
-            "cost, silhouette, calinski_harabasz and davies_bouldin are computed on the scaled input features, whatever space the algorithm clustered in".into(),
+            format!(
+                "cost, silhouette, calinski_harabasz and davies_bouldin are computed {where_}, so cells with different parameters are judged in the same space as far as the space does not depend on them (a σ, D or kernel axis changes it)"
+            ),
             sil,
             "stability: mean pairwise ARI between the seeds' partitions".into(),
         ]
@@ -131,6 +149,9 @@ impl Report<'_> {
         }
         if let Some(c) = self.plan.cells.first() {
             for (n, v) in &c.cfg.options {
+                if self.plan.axes.iter().any(|a| a.name == *n) {
+                    continue;
+                }
                 params.insert(n.clone(), v.clone().into());
             }
             params.insert("init".into(), c.cfg.init.to_string().into());
@@ -140,7 +161,7 @@ impl Report<'_> {
             .axes
             .iter()
             .map(|a| {
-                let values: Vec<Value> = a.values.iter().map(|v| num(*v)).collect();
+                let values: Vec<Value> = a.values.iter().map(|v| at_value(a, *v)).collect();
                 json!({"name": a.name, "symbol": a.symbol, "spacing": a.spacing, "values": values})
             })
             .collect();
@@ -154,7 +175,7 @@ impl Report<'_> {
                     .axes
                     .iter()
                     .zip(&c.at)
-                    .map(|(a, v)| (a.name.clone(), num(*v)))
+                    .map(|(a, v)| (a.name.clone(), at_value(a, *v)))
                     .collect();
                 let scores: Map<String, Value> = c
                     .scores
@@ -197,7 +218,13 @@ impl Report<'_> {
         }
         let mut out = head.join(",") + "\n";
         for c in &self.result.cells {
-            let mut row: Vec<String> = c.at.iter().map(|v| fmt_num(*v)).collect();
+            let mut row: Vec<String> = self
+                .plan
+                .axes
+                .iter()
+                .zip(&c.at)
+                .map(|(a, v)| csv_text(&a.show(*v)))
+                .collect();
             for n in &names {
                 let s = c.score(n);
                 row.push(s.map_or(String::new(), |s| csv_num(s.mean)));
@@ -281,14 +308,22 @@ impl Report<'_> {
         let mut out = String::new();
         if axes.len() == 2 {
             let (a, b) = (&axes[0], &axes[1]);
-            let w = 11;
+            let w = a
+                .values
+                .iter()
+                .map(|v| a.show(*v).chars().count())
+                .chain(b.values.iter().map(|v| b.show(*v).chars().count()))
+                .max()
+                .unwrap_or(0)
+                .max(10)
+                + 1;
             out.push_str(&format!("{:>w$}", format!("{}\\{}", a.symbol, b.symbol)));
             for v in &b.values {
-                out.push_str(&format!(" {:>w$}", fmt_num(*v)));
+                out.push_str(&format!(" {:>w$}", b.show(*v)));
             }
             out.push('\n');
             for (i, va) in a.values.iter().enumerate() {
-                out.push_str(&format!("{:>w$}", fmt_num(*va)));
+                out.push_str(&format!("{:>w$}", a.show(*va)));
                 for j in 0..b.values.len() {
                     let t =
                         find(i * b.values.len() + j).map_or("-".into(), |c| cell_text(c, false));
@@ -301,10 +336,11 @@ impl Report<'_> {
         let head: Vec<String> = axes.iter().map(|a| format!("{:>10}", a.symbol)).collect();
         out.push_str(&format!("{}  {}\n", head.join(" "), self.score));
         for c in &self.result.cells {
-            let at: Vec<String> =
-                c.at.iter()
-                    .map(|v| format!("{:>10}", fmt_num(*v)))
-                    .collect();
+            let at: Vec<String> = axes
+                .iter()
+                .zip(&c.at)
+                .map(|(a, v)| format!("{:>10}", a.show(*v)))
+                .collect();
             out.push_str(&format!("{}  {}\n", at.join(" "), cell_text(c, true)));
         }
         out
@@ -316,6 +352,25 @@ fn num(v: f64) -> Value {
         Value::from(v as i64)
     } else {
         Value::from(v)
+    }
+}
+
+/// An axis value for the JSON: the option text, or the number.
+fn at_value(a: &crate::sweep::Axis, v: f64) -> Value {
+    if a.is_option() {
+        Value::from(a.show(v))
+    } else {
+        num(v)
+    }
+}
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break (a
+/// kernel spec such as `poly:a=1,b=2`).
+fn csv_text(t: &str) -> String {
+    if t.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", t.replace('"', "\"\""))
+    } else {
+        t.to_string()
     }
 }
 

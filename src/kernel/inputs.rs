@@ -381,3 +381,16 @@ fn view_dmax2(problem: &Problem, cols: &Range<usize>) -> f64 {
         })
         .map_or(0.0, |v| *v)
 }
+
+/// The kernels as blocks of a run's space ([`crate::solver::Solver::space`]),
+/// each with its weight in the combined kernel.
+pub fn weighted_blocks(
+    named: &[NamedGram],
+    weights: impl IntoIterator<Item = f64>,
+) -> crate::solver::SpaceBlocks {
+    named
+        .iter()
+        .zip(weights)
+        .map(|(g, w)| (g.gram.clone() as Arc<dyn std::any::Any + Send + Sync>, w))
+        .collect()
+}

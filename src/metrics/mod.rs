@@ -18,10 +18,12 @@
 // The label-free scores (silhouette, Calinski–Harabasz, Davies–Bouldin,
 // the k-means cost) live beside the external ones.
 pub mod internal;
+pub mod space;
 pub use internal::{
     Internal, SilhouetteBase, calinski_harabasz, davies_bouldin, internal as label_free,
-    silhouette, wcss,
+    internal_in, silhouette, wcss,
 };
+pub use space::{Space, SpaceKind};
 
 use pathfinding::prelude::{Matrix, kuhn_munkres};
 use std::collections::HashMap;

@@ -190,6 +190,25 @@ pub trait Solver: Send + Sync {
     ) -> Result<()> {
         Ok(())
     }
+    /// The space a finished run clustered in, where its label-free
+    /// scores are computed: weighted blocks, each a Gram matrix
+    /// (`kernel::Gram`) or a feature map (`kernel::rff::Features`), taken
+    /// from the problem's cache. Empty (the default) is the scaled input
+    /// features.
+    ///
+    /// # Errors
+    /// As [`Solver::prepare`], should the cached work have been dropped
+    /// and need building again.
+    fn space(
+        &self,
+        _problem: &Problem,
+        _run: &Common,
+        _p: &Self::Params,
+        _fit: &Fit,
+        _ctx: &Ctx,
+    ) -> Result<SpaceBlocks> {
+        Ok(Vec::new())
+    }
     /// Runs one start to convergence (or `max_iter`). Must depend only on
     /// the problem, the settings and `start`, work without `prepare`
     /// (fetching what it caches), and return `Err(Cancelled)` promptly once
@@ -259,7 +278,17 @@ pub trait Algorithm: Send + Sync {
     /// data it cannot cluster (fewer distinct points than k),
     /// [`Error::Cancelled`] once `ctx` is cancelled.
     fn run(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<RunResult>;
+    /// The space `fit` (a run of `cfg`) clustered in ([`Solver::space`]).
+    ///
+    /// # Errors
+    /// As [`Algorithm::prepare`].
+    fn space(&self, problem: &Problem, cfg: &RunConfig, fit: &Fit, ctx: &Ctx)
+    -> Result<SpaceBlocks>;
 }
+
+/// Weighted blocks of the space a run clustered in (see
+/// [`Solver::space`]); the squared distance is Σ_b w_b d_b².
+pub type SpaceBlocks = Vec<(std::sync::Arc<dyn std::any::Any + Send + Sync>, f64)>;
 
 impl<S: Solver> Algorithm for S {
     fn id(&self) -> &'static str {
@@ -308,6 +337,17 @@ impl<S: Solver> Algorithm for S {
     }
     fn run(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<RunResult> {
         run_solver(self, problem, cfg, ctx)
+    }
+    fn space(
+        &self,
+        problem: &Problem,
+        cfg: &RunConfig,
+        fit: &Fit,
+        ctx: &Ctx,
+    ) -> Result<SpaceBlocks> {
+        let run = Common::of(cfg)?;
+        let p = self.typed(problem, cfg)?;
+        Solver::space(self, problem, &run, &p, fit, ctx)
     }
 }
 

@@ -4,7 +4,9 @@
 use super::scores::{self, MeanSd, RunSummary, Truth};
 use super::{Plan, describe};
 use crate::error::{Error, Result};
-use crate::metrics::internal::{SILHOUETTE_EXACT_MAX, SILHOUETTE_SAMPLE_SEED, SilhouetteBase};
+use crate::metrics::internal::{
+    MEMO_BLOCKS, SILHOUETTE_EXACT_MAX, SILHOUETTE_SAMPLE_SEED, SilhouetteBase, of_run,
+};
 use crate::solver::{Algorithm, Ctx, Problem};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -68,7 +70,8 @@ pub(super) fn check_memory(algo: &dyn Algorithm, problem: &Problem, plan: &Plan)
     let worst_group = sizes.values().copied().max().unwrap_or(0);
     let n = problem.n();
     let labels = (worst_group * plan.seeds) as f64 * n as f64 * 8.0;
-    let sil = SilhouetteBase::bytes(n, SILHOUETTE_EXACT_MAX);
+    // The silhouette's distances, one matrix per space block kept.
+    let sil = SilhouetteBase::bytes(n, SILHOUETTE_EXACT_MAX) * MEMO_BLOCKS as f64;
     let max_memory = plan
         .cells
         .first()
@@ -109,8 +112,7 @@ pub fn run(
     let t0 = Instant::now();
     let builds0 = problem.builds();
     let keep = problem.cache_keys();
-    let x = problem.x.view();
-    let base = SilhouetteBase::new(x, SILHOUETTE_EXACT_MAX, SILHOUETTE_SAMPLE_SEED);
+    let base = SilhouetteBase::new(problem.n(), SILHOUETTE_EXACT_MAX, SILHOUETTE_SAMPLE_SEED);
     let ctx = Ctx::new().with_cancel(cancel.clone());
     let total = plan.cells.len();
     let done = AtomicUsize::new(0);
@@ -159,7 +161,8 @@ pub fn run(
                 let mut cfg = cell.cfg.clone();
                 cfg.seed = cell.cfg.seed.wrapping_add(r as u64);
                 let result = algo.run(problem, &cfg, &ctx)?;
-                let summary = RunSummary::new(x, cfg.seed, result, &base, truth);
+                let internal = of_run(algo, problem, &cfg, &result.best, &base);
+                let summary = RunSummary::new(cfg.seed, result, internal, truth);
                 if left[m].fetch_sub(1, Ordering::SeqCst) == 1 {
                     on_cell(done.fetch_add(1, Ordering::SeqCst) + 1, total);
                 }
@@ -196,6 +199,7 @@ pub fn run(
         // The next group needs other Gram matrices or maps: this group's
         // go now, whatever the caller had cached stays.
         problem.retain_family("", &keep);
+        base.clear();
     }
     finished.sort_by_key(|c| c.index);
     Ok(SweepResult {

@@ -22,8 +22,18 @@ pub struct Axis {
     /// The parameter's symbol (`s₀`, `η`, `σ`; `k`) for tables and plots.
     pub symbol: String,
     pub spacing: Spacing,
+    /// Numbers; on an option axis the positions 0, 1, … of `texts`.
     pub values: Vec<f64>,
+    /// An option axis' values as given (`gaussian`, `laplacian`, …);
+    /// empty for a numeric parameter.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub texts: Vec<String>,
 }
+
+/// The non-numeric options a sweep may vary. Values are separated by `|`
+/// (a kernel spec holds commas, a kernel list semicolons); a `kernel`
+/// axis also takes `;`, as `--kernels` does.
+pub const OPTION_AXES: [&str; 3] = ["kernel", "kernels", "views"];
 
 /// The most runs (cells × seeds) one sweep may ask for: 20 000 runs of a
 /// second each are already more than five hours on one core.
@@ -65,7 +75,11 @@ impl Axis {
             symbol: name.to_string(),
             spacing,
             values,
+            texts: Vec::new(),
         };
+        if OPTION_AXES.contains(&name) {
+            return option_axis(name, spec).map_err(|e| bad(&e));
+        }
         if spec.contains(':') {
             let parts: Vec<&str> = spec.split(':').collect();
             let log = match parts.get(3).map(|s| s.trim()) {
@@ -127,6 +141,9 @@ impl Axis {
     /// # Errors
     /// [`Error::Param`] naming the parameter, the value and the range.
     pub fn validate(&mut self, algo: &dyn Algorithm, problem: &Problem) -> Result<()> {
+        if !self.texts.is_empty() {
+            return self.validate_option(algo);
+        }
         if self.name == "k" {
             self.symbol = "k".into();
             let n = problem.n();
@@ -158,6 +175,88 @@ impl Axis {
         }
         Ok(())
     }
+
+    /// Whether the axis varies an option (`kernel`, …) rather than a number.
+    pub fn is_option(&self) -> bool {
+        !self.texts.is_empty()
+    }
+
+    /// A value of the axis as the user gave it: the option text, or the
+    /// number.
+    pub fn show(&self, v: f64) -> String {
+        if self.is_option() {
+            self.texts
+                .get(v as usize)
+                .cloned()
+                .unwrap_or_else(|| fmt_num(v))
+        } else {
+            fmt_num(v)
+        }
+    }
+
+    fn validate_option(&self, algo: &dyn Algorithm) -> Result<()> {
+        let flag = format!("--grid {}", self.name);
+        if !algo.options().iter().any(|(n, _)| *n == self.name) {
+            let takes: Vec<String> = algo
+                .options()
+                .iter()
+                .map(|(n, _)| (*n).to_string())
+                .filter(|n| OPTION_AXES.contains(&n.as_str()))
+                .collect();
+            return Err(Error::Param(format!(
+                "{flag}: option {} does not apply to algorithm {} ({})",
+                self.name,
+                algo.id(),
+                if takes.is_empty() {
+                    "it takes no option a sweep can vary".to_string()
+                } else {
+                    format!("it takes {}", takes.join(", "))
+                }
+            )));
+        }
+        for t in &self.texts {
+            match self.name.as_str() {
+                "kernel" => {
+                    crate::kernel::KernelSpec::parse(t, &flag)?;
+                }
+                "kernels" if !t.trim().starts_with("precomputed") => {
+                    crate::kernel::parse_list(t, &flag)?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `a|b|c` (or `a;b;c` for `kernel`) as an option axis.
+fn option_axis(name: &str, spec: &str) -> std::result::Result<Axis, String> {
+    let sep = if spec.contains('|') || name != "kernel" {
+        '|'
+    } else {
+        ';'
+    };
+    let texts: Vec<String> = spec.split(sep).map(|t| t.trim().to_string()).collect();
+    if texts.iter().any(|t| t.is_empty()) {
+        return Err(format!(
+            "an empty value; separate {name} values with '|', e.g. {name}=gaussian|laplacian"
+        ));
+    }
+    if texts.len() > MAX_COUNT {
+        return Err(format!("more than {MAX_COUNT} values"));
+    }
+    for (i, t) in texts.iter().enumerate() {
+        if texts[..i].contains(t) {
+            return Err(format!("'{t}' is given twice"));
+        }
+    }
+    Ok(Axis {
+        name: name.to_string(),
+        symbol: name.to_string(),
+        spacing: Spacing::List,
+        values: (0..texts.len()).map(|i| i as f64).collect(),
+        texts,
+    })
 }
 
 fn snap_integer(v: &mut f64) {

@@ -16,11 +16,10 @@ pub mod grid;
 pub mod scores;
 
 pub use cells::{CellResult, SweepResult, run};
-pub use grid::{Axis, MAX_RUNS, Spacing};
+pub use grid::{Axis, MAX_RUNS, OPTION_AXES, Spacing};
 pub use scores::{MeanSd, RunSummary, Truth};
 
 use crate::error::{Error, Result};
-use crate::solver::params::fmt_num;
 use crate::solver::{
     Algorithm, Init, Problem, RunConfig, check_config, resolve_options, resolve_params,
 };
@@ -66,8 +65,8 @@ pub struct Plan {
 /// Axes whose parameters change what is cached on the problem (Gram
 /// matrices, feature maps, data-derived defaults): cells are grouped by
 /// their values, so each group prepares once.
-const REBUILDS: [&str; 7] = [
-    "k", "sigma", "rff_dim", "rff_seed", "rff_f32", "m", "wbound",
+const REBUILDS: [&str; 10] = [
+    "k", "sigma", "rff_dim", "rff_seed", "rff_f32", "m", "wbound", "kernel", "kernels", "views",
 ];
 
 impl Plan {
@@ -124,7 +123,9 @@ pub fn plan(algo: &dyn Algorithm, problem: &Problem, req: Request) -> Result<Pla
                 a.name
             )));
         }
-        if req.given.iter().any(|(n, _)| *n == a.name) {
+        if req.given.iter().any(|(n, _)| *n == a.name)
+            || req.options.iter().any(|(n, _)| *n == a.name)
+        {
             return Err(Error::Param(format!(
                 "--grid {}: the parameter is also given a fixed value; drop one",
                 a.name
@@ -145,8 +146,11 @@ pub fn plan(algo: &dyn Algorithm, problem: &Problem, req: Request) -> Result<Pla
             .collect();
         let mut k = req.k;
         let mut given = req.given.clone();
+        let mut options = options.clone();
         for (a, &v) in axes.iter().zip(&at) {
-            if a.name == "k" {
+            if a.is_option() {
+                options.insert(a.name.clone(), a.show(v));
+            } else if a.name == "k" {
                 k = v as usize;
             } else {
                 given.push((a.name.clone(), v));
@@ -158,7 +162,7 @@ pub fn plan(algo: &dyn Algorithm, problem: &Problem, req: Request) -> Result<Pla
             restarts: 1,
             init: req.init,
             params: resolve_params(algo, problem, k, &given)?,
-            options: options.clone(),
+            options,
         };
         check_config(problem, &cfg)?;
         cells.push(Cell { index, at, cfg });
@@ -176,7 +180,7 @@ pub fn plan(algo: &dyn Algorithm, problem: &Problem, req: Request) -> Result<Pla
 pub fn describe(axes: &[Axis], at: &[f64]) -> String {
     axes.iter()
         .zip(at)
-        .map(|(a, v)| format!("{}={}", a.name, fmt_num(*v)))
+        .map(|(a, v)| format!("{}={}", a.name, a.show(*v)))
         .collect::<Vec<_>>()
         .join(", ")
 }

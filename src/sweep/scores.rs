@@ -1,8 +1,7 @@
 //! The scores of one run and of one cell (mean and sd over its seeds).
 
-use crate::metrics::{Internal, Scores, SilhouetteBase};
+use crate::metrics::{Internal, Scores};
 use crate::solver::{Fit, RunResult};
-use ndarray::ArrayView2;
 use serde::Serialize;
 
 /// What a sweep knows about the truth, when it knows anything.
@@ -35,15 +34,9 @@ pub struct RunSummary {
 }
 
 impl RunSummary {
-    pub fn new(
-        x: ArrayView2<f64>,
-        seed: u64,
-        result: RunResult,
-        base: &SilhouetteBase,
-        truth: Truth<'_>,
-    ) -> Self {
+    /// The summary of `result`, whose label-free scores are `internal`.
+    pub fn new(seed: u64, result: RunResult, internal: Internal, truth: Truth<'_>) -> Self {
         let fit: Fit = result.best;
-        let internal = crate::metrics::internal::internal(x, &fit.labels, base);
         let external = truth.labels.map(|t| Scores::compute(t, &fit.labels));
         let selected = fit
             .feature_weights

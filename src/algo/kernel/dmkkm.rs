@@ -174,6 +174,19 @@ impl Solver for Dmkkm {
             .plus_nk(problem.n(), run.k, 1, "array of seed distances")
             .plus(n * n * 8.0, "the combined kernel K_α (n×n, f64)")
     }
+    /// K_α = Σ α_p K_p with the α of the last F-step.
+    fn space(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        p: &Self::Params,
+        fit: &Fit,
+        ctx: &Ctx,
+    ) -> Result<crate::solver::SpaceBlocks> {
+        let named = grams(problem, &p.kernels, p.sigma, run.max_memory, ctx, self.id())?;
+        let w = fit.kernel_weights.clone().unwrap_or_default();
+        Ok(crate::kernel::inputs::weighted_blocks(&named, w))
+    }
     fn fit(
         &self,
         problem: &Problem,

@@ -80,6 +80,17 @@ impl Solver for KernelKMeans {
             "arrays of memberships and distances",
         )
     }
+    fn space(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        p: &KernelKMeansParams,
+        _fit: &Fit,
+        ctx: &Ctx,
+    ) -> Result<crate::solver::SpaceBlocks> {
+        let gram = kernel::single_gram(problem, &p.kernel, run.max_memory, ctx, self.id())?;
+        Ok(vec![(gram, 1.0)])
+    }
     fn fit(
         &self,
         problem: &Problem,

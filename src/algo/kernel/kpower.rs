@@ -83,6 +83,17 @@ impl Solver for KernelPower {
             "arrays of weights and distances",
         )
     }
+    fn space(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        p: &KpowerParams,
+        _fit: &Fit,
+        ctx: &Ctx,
+    ) -> Result<crate::solver::SpaceBlocks> {
+        let gram = kernel::single_gram(problem, &p.kernel, run.max_memory, ctx, self.id())?;
+        Ok(vec![(gram, 1.0)])
+    }
     fn fit(
         &self,
         problem: &Problem,

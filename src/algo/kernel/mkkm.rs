@@ -111,6 +111,22 @@ impl Solver for Mkkm {
             .plus_nk(n, run.k + 8, 4, "arrays of eigenvectors and products")
             .plus(mats * (n as f64).powi(2) * 8.0, "n×n working matrices")
     }
+    /// K_γ = Σ γ_p² K_p with the final γ.
+    fn space(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        p: &MkkmParams,
+        fit: &Fit,
+        ctx: &Ctx,
+    ) -> Result<crate::solver::SpaceBlocks> {
+        let named = grams(problem, &p.kernels, p.sigma, run.max_memory, ctx, "mkkm")?;
+        let w = fit.kernel_weights.clone().unwrap_or_default();
+        Ok(crate::kernel::inputs::weighted_blocks(
+            &named,
+            w.into_iter().map(|g| g * g),
+        ))
+    }
     fn fit(
         &self,
         problem: &Problem,

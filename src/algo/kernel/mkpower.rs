@@ -136,6 +136,19 @@ impl Solver for MultiKernelPower {
             "arrays of weights and distances",
         )
     }
+    /// K_α = Σ α_l K_l with the final α.
+    fn space(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        p: &MkpowerParams,
+        fit: &Fit,
+        ctx: &Ctx,
+    ) -> Result<crate::solver::SpaceBlocks> {
+        let gs = grams(problem, p, run.max_memory, ctx)?;
+        let w = fit.kernel_weights.clone().unwrap_or_default();
+        Ok(crate::kernel::inputs::weighted_blocks(&gs, w))
+    }
     fn fit(
         &self,
         problem: &Problem,

@@ -26,7 +26,7 @@
 //! centre than its scale), with their rows and the lower quantiles.
 
 use super::common::rff_auto_param;
-use super::multiview::{MvParams, Possibilistic, mv_features, mv_fit, mv_params};
+use super::multiview::{MvParams, Possibilistic, mv_features, mv_fit, mv_params, mv_space};
 use crate::error::Result;
 use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::{Common, Ctx, Fit, Problem, RunConfig, Solver, Start};
@@ -103,6 +103,16 @@ impl Solver for IpRffMkPower {
     }
     fn prepare(&self, problem: &Problem, run: &Common, p: &MvParams, ctx: &Ctx) -> Result<()> {
         mv_features(self.id(), problem, run, p, ctx).map(|_| ())
+    }
+    fn space(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        p: &MvParams,
+        fit: &Fit,
+        ctx: &Ctx,
+    ) -> Result<crate::solver::SpaceBlocks> {
+        mv_space(self.id(), problem, run, p, fit, ctx)
     }
     fn fit(
         &self,

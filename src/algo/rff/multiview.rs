@@ -964,6 +964,28 @@ pub fn mv_fit(
     Ok(fit)
 }
 
+/// The space a multi-view run clustered in: every view's map, weighted by
+/// its final α and its scale, as the distances Σ_l α_l f_l d_l combine
+/// them.
+pub fn mv_space(
+    algo: &str,
+    problem: &Problem,
+    run: &Common,
+    p: &MvParams,
+    fit: &Fit,
+    ctx: &Ctx,
+) -> Result<crate::solver::SpaceBlocks> {
+    let fs = mv_features(algo, problem, run, p, ctx)?;
+    let views: Vec<&rff::Features> = fs.iter().map(|f| f.as_ref()).collect();
+    let scales = view_scales(&views, p.view_norm);
+    let alpha = fit.kernel_weights.clone().unwrap_or_default();
+    Ok(fs
+        .iter()
+        .zip(alpha.iter().zip(&scales))
+        .map(|(f, (a, s))| (f.clone() as Arc<dyn std::any::Any + Send + Sync>, a * s))
+        .collect())
+}
+
 pub struct RffMkPower;
 
 impl Solver for RffMkPower {
@@ -991,6 +1013,16 @@ impl Solver for RffMkPower {
     }
     fn prepare(&self, problem: &Problem, run: &Common, p: &MvParams, ctx: &Ctx) -> Result<()> {
         mv_features(self.id(), problem, run, p, ctx).map(|_| ())
+    }
+    fn space(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        p: &MvParams,
+        fit: &Fit,
+        ctx: &Ctx,
+    ) -> Result<crate::solver::SpaceBlocks> {
+        mv_space(self.id(), problem, run, p, fit, ctx)
     }
     fn fit(
         &self,

@@ -139,6 +139,16 @@ impl Solver for RffPower {
     ) -> Result<()> {
         self.features(problem, run, p, ctx).map(|_| ())
     }
+    fn space(
+        &self,
+        problem: &Problem,
+        run: &Common,
+        p: &RffPowerParams,
+        _fit: &Fit,
+        ctx: &Ctx,
+    ) -> Result<crate::solver::SpaceBlocks> {
+        Ok(vec![(self.features(problem, run, p, ctx)?, 1.0)])
+    }
     fn fit(
         &self,
         problem: &Problem,

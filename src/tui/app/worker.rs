@@ -112,16 +112,17 @@ pub fn start_run(algo: Box<dyn Algorithm>, problem: Arc<algo::Problem>, cfg: Run
                 Err(crate::Error::Resource(format!("the solver failed: {what}")))
             });
             drop(ctx);
-            // Kernels-only data has no features to score the partition on.
-            if let (Ok(res), true) = (&r, problem.p() > 0) {
-                use crate::metrics::internal::{SILHOUETTE_EXACT_MAX, SILHOUETTE_SAMPLE_SEED};
-                let x = problem.x.view();
-                let base = crate::metrics::SilhouetteBase::new(
-                    x,
-                    SILHOUETTE_EXACT_MAX,
-                    SILHOUETTE_SAMPLE_SEED,
+            // Scored where it clustered, before the Gram matrices and maps
+            // it used are released.
+            if let Ok(res) = &r {
+                let base = crate::metrics::internal::default_base(problem.n());
+                let i = crate::metrics::internal::of_run(
+                    algo.as_ref(),
+                    &problem,
+                    &cfg,
+                    &res.best,
+                    &base,
                 );
-                let i = crate::metrics::label_free(x, &res.best.labels, &base);
                 let _ = tx.send(Msg::Internal(i));
             }
             if release.load(Ordering::Relaxed) {

@@ -125,10 +125,17 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     // Label-free scores (sweep issue): a run without labels can be judged.
     if let Some(i) = &v.internal {
+        let fixed4 = |v: f64| {
+            if v.is_finite() {
+                format!("{v:.4}")
+            } else {
+                "-".to_string()
+            }
+        };
         let pairs = [
             (
-                format!("silh {:.4}", i.silhouette),
-                format!("DB {:.4}", i.davies_bouldin),
+                format!("silh {}", fixed4(i.silhouette)),
+                format!("DB {}", fixed4(i.davies_bouldin)),
             ),
             (
                 format!("CH {}", fmt_sig4(i.calinski_harabasz)),
@@ -160,11 +167,17 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             theme.warn(),
         )));
     }
+    // Where the label-free scores were computed, when not on the features.
+    let space_note = match v.internal.map(|i| i.space) {
+        Some(crate::metrics::SpaceKind::Kernel) => "kernel space",
+        Some(crate::metrics::SpaceKind::Rff) => "RFF space",
+        _ => "",
+    };
     // Nothing is cut: a line too long for the pane wraps.
     f.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
-            .block(block(Pane::Metrics, focused, theme, "", area.width)),
+            .block(block(Pane::Metrics, focused, theme, space_note, area.width)),
         area,
     );
 }

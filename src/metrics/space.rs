@@ -1,0 +1,367 @@
+//! The space a partition is judged in: the scaled input features, a
+//! kernel's feature space (through its Gram matrix), a random Fourier
+//! feature map, or a weighted sum of such blocks (a multi-kernel or
+//! multi-view algorithm's combined space, with its final weights).
+//!
+//! Every label-free score needs only three things of a space, and each is
+//! a weighted sum over the blocks of the same thing per block: the squared
+//! distance of every row to its cluster's mean, the squared distances
+//! between the means, and of each mean to the overall mean. In a kernel's
+//! space they come from G = K·H (H the n×k matrix of 1/|c| indicators)
+//! and S = HᵀG, the inner products of the means, without forming them.
+
+use crate::kernel::{Gram, rff};
+use crate::linalg;
+use crate::solver::SpaceBlocks;
+use ndarray::{Array2, ArrayView2};
+use rayon::prelude::*;
+use std::any::Any;
+use std::sync::Arc;
+
+/// Where a partition lives, for the outputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SpaceKind {
+    /// The scaled input features.
+    Features,
+    /// A kernel's feature space (one Gram matrix or a weighted sum).
+    Kernel,
+    /// Random Fourier feature maps.
+    Rff,
+}
+
+impl SpaceKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SpaceKind::Features => "features",
+            SpaceKind::Kernel => "kernel",
+            SpaceKind::Rff => "rff",
+        }
+    }
+}
+
+/// One block of a space.
+pub enum Block<'a> {
+    /// Rows in a Euclidean space (the input features).
+    Rows(ArrayView2<'a, f64>),
+    Map(Arc<rff::Features>),
+    Gram(Arc<Gram>),
+}
+
+/// A space: weighted blocks, d²(i, j) = Σ_b w_b d_b²(i, j).
+pub struct Space<'a> {
+    pub kind: SpaceKind,
+    pub blocks: Vec<(Block<'a>, f64)>,
+}
+
+impl<'a> Space<'a> {
+    /// The rows of `x` as they are.
+    pub fn features(x: ArrayView2<'a, f64>) -> Self {
+        Space {
+            kind: SpaceKind::Features,
+            blocks: if x.ncols() == 0 {
+                Vec::new()
+            } else {
+                vec![(Block::Rows(x), 1.0)]
+            },
+        }
+    }
+
+    /// The space an algorithm reports ([`crate::solver::Solver::space`]):
+    /// `x`'s features when it names no block. Blocks of weight 0 are left
+    /// out; a block of a type this module does not know is a programming
+    /// error.
+    pub fn from_blocks(x: ArrayView2<'a, f64>, blocks: SpaceBlocks) -> Self {
+        if blocks.is_empty() {
+            return Space::features(x);
+        }
+        let mut kind = SpaceKind::Rff;
+        let mut out = Vec::new();
+        for (b, w) in blocks {
+            if w == 0.0 || !w.is_finite() {
+                continue;
+            }
+            let b: Arc<dyn Any + Send + Sync> = b;
+            let block = match b.downcast::<Gram>() {
+                Ok(g) => {
+                    kind = SpaceKind::Kernel;
+                    Block::Gram(g)
+                }
+                Err(b) => Block::Map(
+                    b.downcast::<rff::Features>()
+                        .expect("a space block is a Gram matrix or a feature map"),
+                ),
+            };
+            out.push((block, w));
+        }
+        Space { kind, blocks: out }
+    }
+
+    /// Whether the space has anything to measure in (kernels-only data
+    /// judged by its features has not).
+    pub fn is_empty(&self) -> bool {
+        self.blocks.is_empty()
+    }
+
+    /// Rows of the space.
+    pub fn n(&self) -> usize {
+        self.blocks.first().map_or(0, |(b, _)| b.n())
+    }
+}
+
+impl Block<'_> {
+    pub fn n(&self) -> usize {
+        match self {
+            Block::Rows(x) => x.nrows(),
+            Block::Map(f) => f.norms.len(),
+            Block::Gram(g) => g.n(),
+        }
+    }
+
+    /// A key that tells blocks apart while they are alive (the address of
+    /// their data), for memoising their sample distances.
+    pub(super) fn key(&self) -> usize {
+        match self {
+            Block::Rows(x) => x.as_ptr() as usize,
+            Block::Map(f) => Arc::as_ptr(f) as usize,
+            Block::Gram(g) => Arc::as_ptr(g) as usize,
+        }
+    }
+
+    /// Keeps the block's data alive while a memo holds its key.
+    pub(super) fn keep(&self) -> Option<Arc<dyn Any + Send + Sync>> {
+        match self {
+            Block::Rows(_) => None,
+            Block::Map(f) => Some(f.clone()),
+            Block::Gram(g) => Some(g.clone()),
+        }
+    }
+
+    fn with_rows<T>(&self, f: impl FnOnce(ArrayView2<f64>) -> T) -> T {
+        match self {
+            Block::Rows(x) => f(*x),
+            Block::Map(m) => match &m.store {
+                rff::Store::F64(a) => f(a.view()),
+                rff::Store::F32(a) => f(a.mapv(f64::from).view()),
+            },
+            Block::Gram(_) => unreachable!("a Gram block has no rows"),
+        }
+    }
+
+    /// The block's part of the three quantities, for a partition with
+    /// dense ids `ids` and cluster sizes `counts`.
+    pub(super) fn stats(&self, ids: &[usize], counts: &[usize]) -> Stats {
+        match self {
+            Block::Gram(g) => gram_stats(g, ids, counts),
+            _ => self.with_rows(|x| rows_stats(x, ids, counts)),
+        }
+    }
+
+    /// Squared distances between the rows `rows` (m×m, 0 on the diagonal).
+    pub(super) fn sample_sq(&self, rows: &[usize]) -> Array2<f64> {
+        let mut d = match self {
+            Block::Gram(g) => {
+                let diag = g.diag();
+                let m = rows.len();
+                let mut d = Array2::<f64>::zeros((m, m));
+                d.axis_iter_mut(ndarray::Axis(0))
+                    .into_par_iter()
+                    .enumerate()
+                    .for_each(|(a, mut out)| {
+                        let i = rows[a];
+                        let row = g.row(i);
+                        for (b, &j) in rows.iter().enumerate() {
+                            out[b] = diag[i] + diag[j] - 2.0 * row[j];
+                        }
+                    });
+                d
+            }
+            _ => self.with_rows(|x| {
+                let sub = x.select(ndarray::Axis(0), rows);
+                let norms = linalg::row_sq_norms(sub.view());
+                linalg::sq_dists_with(sub.view(), &norms, sub.view(), &norms, true)
+            }),
+        };
+        d.mapv_inplace(|v| v.max(0.0));
+        // The expansion ‖a‖² + ‖b‖² − 2a·b leaves rounding on the diagonal.
+        for i in 0..rows.len() {
+            d[[i, i]] = 0.0;
+        }
+        d
+    }
+}
+
+/// Per partition: ‖φ_i − m_c(i)‖² per row, ‖m_a − m_b‖² and ‖m_c − m‖².
+pub(super) struct Stats {
+    pub own_sq: Vec<f64>,
+    pub centre_sq: Array2<f64>,
+    pub to_mean_sq: Vec<f64>,
+}
+
+impl Stats {
+    pub(super) fn add(&mut self, other: &Stats, w: f64) {
+        for (a, b) in self.own_sq.iter_mut().zip(&other.own_sq) {
+            *a += w * b;
+        }
+        self.centre_sq.scaled_add(w, &other.centre_sq);
+        for (a, b) in self.to_mean_sq.iter_mut().zip(&other.to_mean_sq) {
+            *a += w * b;
+        }
+    }
+
+    pub(super) fn zeros(n: usize, k: usize) -> Stats {
+        Stats {
+            own_sq: vec![0.0; n],
+            centre_sq: Array2::zeros((k, k)),
+            to_mean_sq: vec![0.0; k],
+        }
+    }
+}
+
+fn sq(a: impl Iterator<Item = (f64, f64)>) -> f64 {
+    a.map(|(x, y)| (x - y) * (x - y)).sum()
+}
+
+fn rows_stats(x: ArrayView2<f64>, ids: &[usize], counts: &[usize]) -> Stats {
+    let (n, p) = x.dim();
+    let k = counts.len();
+    let mut means = Array2::<f64>::zeros((k, p));
+    for (i, &c) in ids.iter().enumerate() {
+        let mut m = means.row_mut(c);
+        m += &x.row(i);
+    }
+    for c in 0..k {
+        let mut m = means.row_mut(c);
+        m /= counts[c] as f64;
+    }
+    let overall: Vec<f64> = (0..p)
+        .map(|j| x.column(j).sum() / n.max(1) as f64)
+        .collect();
+    let own_sq = (0..n)
+        .into_par_iter()
+        .map(|i| sq(x.row(i).iter().copied().zip(means.row(ids[i]).iter().copied())))
+        .collect();
+    let centre_sq = Array2::from_shape_fn((k, k), |(a, b)| {
+        sq(means.row(a).iter().copied().zip(means.row(b).iter().copied()))
+    });
+    let to_mean_sq = (0..k)
+        .map(|c| sq(means.row(c).iter().copied().zip(overall.iter().copied())))
+        .collect();
+    Stats {
+        own_sq,
+        centre_sq,
+        to_mean_sq,
+    }
+}
+
+fn gram_stats(g: &Gram, ids: &[usize], counts: &[usize]) -> Stats {
+    let n = ids.len();
+    let k = counts.len();
+    let mut h = Array2::<f64>::zeros((n, k));
+    for (i, &c) in ids.iter().enumerate() {
+        h[[i, c]] = 1.0 / counts[c] as f64;
+    }
+    // G_ic = ⟨φ_i, m_c⟩, S_ab = ⟨m_a, m_b⟩.
+    let gh = g.times(h.view());
+    let s = linalg::dot_tn(h.view(), gh.view());
+    let diag = g.diag();
+    let own_sq = (0..n)
+        .map(|i| {
+            let c = ids[i];
+            (diag[i] - 2.0 * gh[[i, c]] + s[[c, c]]).max(0.0)
+        })
+        .collect();
+    let centre_sq =
+        Array2::from_shape_fn((k, k), |(a, b)| (s[[a, a]] + s[[b, b]] - 2.0 * s[[a, b]]).max(0.0));
+    let share: Vec<f64> = counts.iter().map(|&c| c as f64 / n as f64).collect();
+    // ⟨m_c, m⟩ with m = Σ_b (|b|/n) m_b the mean of every row.
+    let with_mean: Vec<f64> = (0..k)
+        .map(|c| (0..k).map(|b| share[b] * s[[c, b]]).sum())
+        .collect();
+    let mean_sq: f64 = (0..k).map(|c| share[c] * with_mean[c]).sum();
+    let to_mean_sq = (0..k)
+        .map(|c| (s[[c, c]] - 2.0 * with_mean[c] + mean_sq).max(0.0))
+        .collect();
+    Stats {
+        own_sq,
+        centre_sq,
+        to_mean_sq,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::internal::{Internal, SilhouetteBase, internal_in};
+    use ndarray::{Array2, concatenate};
+
+    fn data(n: usize, p: usize, salt: usize) -> Array2<f64> {
+        Array2::from_shape_fn((n, p), |(i, j)| {
+            ((i * 7 + j * 3 + salt) % 11) as f64 + 0.25 * i as f64 * (j + 1) as f64
+        })
+    }
+
+    fn labels(n: usize) -> Vec<usize> {
+        (0..n).map(|i| (i * 5 % 7) % 3).collect()
+    }
+
+    fn close(a: &Internal, b: &Internal) {
+        for (x, y, what) in [
+            (a.cost, b.cost, "cost"),
+            (a.silhouette, b.silhouette, "silhouette"),
+            (a.calinski_harabasz, b.calinski_harabasz, "CH"),
+            (a.davies_bouldin, b.davies_bouldin, "DB"),
+        ] {
+            assert!(
+                (x - y).abs() <= 1e-9 * y.abs().max(1.0),
+                "{what}: {x} vs {y}"
+            );
+        }
+        assert_eq!(a.clusters, b.clusters);
+    }
+
+    #[test]
+    fn a_linear_gram_matrix_scores_as_its_features() {
+        let x = data(40, 4, 0);
+        let lab = labels(40);
+        let base = SilhouetteBase::new(40, 100, 0);
+        let on_x = internal_in(&Space::features(x.view()), &lab, &base);
+        let k = x.dot(&x.t());
+        let g = Arc::new(Gram::from_dense(k.view(), &crate::kernel::stack::raw_spec()));
+        let in_k = Space {
+            kind: SpaceKind::Kernel,
+            blocks: vec![(Block::Gram(g), 1.0)],
+        };
+        let in_k = internal_in(&in_k, &lab, &base);
+        assert_eq!(in_k.space, SpaceKind::Kernel);
+        close(&in_k, &on_x);
+    }
+
+    #[test]
+    fn weighted_blocks_score_as_their_scaled_concatenation() {
+        let (a, b) = (data(40, 3, 1), data(40, 2, 5));
+        let (wa, wb) = (0.3, 2.0);
+        let lab = labels(40);
+        let joined = concatenate![
+            ndarray::Axis(1),
+            a.mapv(|v| v * f64::sqrt(wa)),
+            b.mapv(|v| v * f64::sqrt(wb))
+        ];
+        let base = SilhouetteBase::new(40, 100, 0);
+        let want = internal_in(&Space::features(joined.view()), &lab, &base);
+        // A Gram block and a rows block mixed, and the subsample path.
+        let kb = b.dot(&b.t());
+        let gb = Arc::new(Gram::from_dense(kb.view(), &crate::kernel::stack::raw_spec()));
+        let space = Space {
+            kind: SpaceKind::Kernel,
+            blocks: vec![(Block::Rows(a.view()), wa), (Block::Gram(gb), wb)],
+        };
+        close(&internal_in(&space, &lab, &base), &want);
+        let sample = SilhouetteBase::new(40, 25, 3);
+        let (got, want) = (
+            internal_in(&space, &lab, &sample),
+            internal_in(&Space::features(joined.view()), &lab, &sample),
+        );
+        close(&got, &want);
+    }
+}
