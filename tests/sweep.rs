@@ -87,7 +87,15 @@ fn plan(problem: &Problem, id: &str, k: usize, grid: &[&str], seeds: usize) -> P
 
 fn run(problem: &Problem, id: &str, plan: &Plan, truth: Truth<'_>) -> SweepResult {
     let a = algo::find(id).unwrap();
-    sweep::run(a.as_ref(), problem, plan, truth, Arc::default(), &|_, _| {}).unwrap()
+    sweep::run(
+        a.as_ref(),
+        problem,
+        plan,
+        truth,
+        Arc::default(),
+        &|_, _, _| {},
+    )
+    .unwrap()
 }
 
 /// Everything but the times, for comparing sweeps.
@@ -204,7 +212,7 @@ fn cancelling_returns_the_finished_cells_marked_incomplete() {
             &p,
             Truth::default(),
             cancel,
-            &|done, _| {
+            &|done, _, _| {
                 if done == 3 {
                     flag.store(true, Ordering::SeqCst);
                 }
@@ -252,7 +260,10 @@ fn a_kernel_axis_runs_each_kernel_and_scores_in_its_space() {
     assert_eq!(p.axes[0].texts, ["gaussian", "laplacian", "poly:a=1,b=2"]);
     let r = run(&l.problem, "kpower", &p, Truth::default());
     assert!(r.complete);
-    assert_eq!(r.builds, 3, "one Gram matrix per kernel, shared by its s₀ cells");
+    assert_eq!(
+        r.builds, 3,
+        "one Gram matrix per kernel, shared by its s₀ cells"
+    );
     let kp = algo::find("kpower").unwrap();
     let mut nmi_by_kernel = Vec::new();
     for c in &r.cells {
@@ -281,7 +292,11 @@ fn a_kernel_axis_runs_each_kernel_and_scores_in_its_space() {
         }
     }
     // The kernels do give different partitions.
-    assert!(nmi_by_kernel.iter().any(|&v| (v - nmi_by_kernel[0]).abs() > 1e-6));
+    assert!(
+        nmi_by_kernel
+            .iter()
+            .any(|&v| (v - nmi_by_kernel[0]).abs() > 1e-6)
+    );
 }
 
 /// A kernel axis is refused for an algorithm without that option, with a
@@ -308,7 +323,10 @@ fn a_kernel_axis_is_checked() {
         .map(|_| ())
     };
     let e = req("power", "kernel=gaussian|linear", vec![]).unwrap_err();
-    assert!(e.to_string().contains("does not apply to algorithm power"), "{e}");
+    assert!(
+        e.to_string().contains("does not apply to algorithm power"),
+        "{e}"
+    );
     let e = req("kpower", "kernel=gaussian|nope", vec![]).unwrap_err();
     assert!(e.to_string().contains("unknown kernel 'nope'"), "{e}");
     let e = req("kpower", "kernel=gaussian||linear", vec![]).unwrap_err();
