@@ -112,7 +112,9 @@ pub fn render(f: &mut Frame, app: &App, theme: &Theme) -> HitMap {
         (Pane::Algorithm, algo),
         (Pane::Parameters, params),
     ]);
-    if compact {
+    if app.show_sweep && app.sweep.is_some() {
+        panes::sweep::render(f, right, app, theme);
+    } else if compact {
         let shown = if RIGHT_PANES.contains(&app.focus) {
             app.focus
         } else {
@@ -416,6 +418,7 @@ fn render_prompt(f: &mut Frame, area: Rect, p: &super::app::Prompt, app: &App, t
         PromptKind::OpenFile => " Open file ".into(),
         PromptKind::Export => " Export ".into(),
         PromptKind::ConfirmExport(_) => " Replace? ".into(),
+        PromptKind::Sweep => " Sweep ".into(),
     };
     let text = format!("> {}_", p.text);
     let shown: String = if text.chars().count() > inner_w {

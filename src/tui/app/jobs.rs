@@ -101,6 +101,7 @@ impl App {
         self.poll_loading();
         self.poll_run();
         self.poll_path();
+        self.poll_sweep();
         if let RunStatus::Pending(at) = self.status
             && now >= at
         {
@@ -264,7 +265,7 @@ impl App {
                 Msg::Event(Event::RestartDone { .. }) => self.view.restarts_done += 1,
                 Msg::RunDone(r) => done = Some(r),
                 Msg::Internal(i) => self.view.internal = Some(i),
-                Msg::Loaded(_) | Msg::PathDone(_) => {}
+                Msg::Loaded(_) | Msg::PathDone(_) | Msg::SweepCell(_) | Msg::SweepDone(_) => {}
             }
         }
         if let Some(l) = latest_labels {

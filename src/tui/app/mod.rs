@@ -8,6 +8,7 @@ pub mod projection;
 pub mod prompt;
 mod slider;
 mod sliders;
+pub mod sweep_view;
 pub mod worker;
 
 pub use crate::tui::keys::{Action, Pane};
@@ -104,6 +105,8 @@ pub enum PromptKind {
     Export,
     /// Confirm replacing these files, then export to the base path.
     ConfirmExport(PathBuf),
+    /// The axes and seeds of a sweep.
+    Sweep,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -181,6 +184,11 @@ pub struct App {
     pub scatter: ScatterMode,
     pub show_path: bool,
     pub path: PathView,
+    /// Sliders marked as sweep axes, per algorithm.
+    pub sweep_marks: HashMap<String, Vec<String>>,
+    /// The last sweep (or k-scan) and whether its view is shown.
+    pub sweep: Option<sweep_view::SweepView>,
+    pub show_sweep: bool,
     pub quit: bool,
     /// Latency probe: when the last key was handled.
     pub last_input: Option<Instant>,
@@ -278,6 +286,9 @@ impl App {
             scatter: ScatterMode::Pca,
             show_path: false,
             path: PathView::default(),
+            sweep_marks: HashMap::new(),
+            sweep: None,
+            show_sweep: false,
             quit: false,
             last_input: None,
             auto_cache: Default::default(),
@@ -296,6 +307,8 @@ impl App {
             Context::Prompt
         } else if self.help {
             Context::Help
+        } else if self.show_sweep && self.sweep.is_some() {
+            Context::Sweep
         } else {
             Context::Panes
         }
@@ -341,6 +354,10 @@ impl App {
                 }
                 _ => {}
             }
+            return;
+        }
+        if self.context() == Context::Sweep {
+            self.update_sweep(action);
             return;
         }
         match action {
@@ -478,6 +495,23 @@ impl App {
                 self.scatter = ScatterMode::Features(fx, fy);
             }
             Action::TogglePath => self.toggle_path(),
+            Action::MarkAxis => {
+                if self.focus == Pane::Parameters {
+                    self.toggle_mark();
+                } else {
+                    self.note("m marks a slider as a sweep axis: focus Parameters (3) first");
+                }
+            }
+            Action::OpenSweep => self.open_sweep_prompt(),
+            Action::KScan => self.start_kscan(),
+            Action::ToggleSweep => {
+                if self.sweep.is_some() {
+                    self.show_sweep = true;
+                } else {
+                    self.note("no sweep yet: S sweeps the marked sliders, K scans k");
+                }
+            }
+            Action::SweepScore | Action::SweepNumbers | Action::AdoptK => {}
             Action::Input(_)
             | Action::Backspace
             | Action::ClearInput
@@ -539,6 +573,14 @@ impl App {
                         self.export(&PathBuf::from(prompt::expand_home(&text)), false);
                     }
                     PromptKind::ConfirmExport(_) => {}
+                    PromptKind::Sweep => match self.start_sweep(&text, sweep_view::SweepKind::Grid) {
+                        Ok(()) => self.prompt = None,
+                        Err(e) => {
+                            if let Some(p) = self.prompt.as_mut() {
+                                p.hint = e;
+                            }
+                        }
+                    },
                 }
             }
             _ => {}

@@ -91,6 +91,20 @@ pub enum Action {
     ScatterFeature(usize),
     /// Feature weights pane: toggle the regularisation-path view.
     TogglePath,
+    /// Parameters: mark the focused slider as a sweep axis (or unmark it).
+    MarkAxis,
+    /// Open the sweep prompt (marked sliders, else the focused one).
+    OpenSweep,
+    /// Sweep k with the label-free scores.
+    KScan,
+    /// Show or hide the sweep view.
+    ToggleSweep,
+    /// Sweep view: the next score.
+    SweepScore,
+    /// Sweep view: numbers in the cells on or off.
+    SweepNumbers,
+    /// k-scan: take the suggested k.
+    AdoptK,
 }
 
 /// Where the user is, which decides what a key means.
@@ -102,6 +116,8 @@ pub enum Context {
     Prompt,
     /// The help overlay is open.
     Help,
+    /// The sweep view is shown over the right-hand panes.
+    Sweep,
 }
 
 /// The right-hand panes, in the order of their tabs.

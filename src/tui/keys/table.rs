@@ -2,7 +2,7 @@
 //! hint bar's (most useful first; the bar shows as many as fit).
 
 use super::action::Action::*;
-use super::action::Context::{self, Help, Panes, Prompt};
+use super::action::Context::{self, Help, Panes, Prompt, Sweep};
 use super::action::Pane;
 use super::kinds::Binding;
 use super::kinds::Does::{self, Act, FocusPointed, Type, Wheel};
@@ -183,6 +183,92 @@ pub const KEYS: &[Binding] = &[
         &[(Char('p'), Act(TogglePath))],
         "",
         "Feature weights: regularisation path (lw, sparse-kmeans)",
+    ),
+    row(
+        Panes,
+        &[(Char('m'), Act(MarkAxis))],
+        "",
+        "Parameters: mark the slider as a sweep axis (two at most; m again unmarks)",
+    ),
+    row(
+        Panes,
+        &[(Char('S'), Act(OpenSweep))],
+        "sweep",
+        "sweep the marked sliders (or the focused one) over seeds: edit the axes and seeds, Enter starts, the cells fill in as they finish",
+    ),
+    row(
+        Panes,
+        &[(Char('K'), Act(KScan))],
+        "k-scan",
+        "scan k from 2 to 12 with the label-free scores (cost elbow, silhouette, Calinski–Harabasz, Davies–Bouldin, stability)",
+    ),
+    row(
+        Panes,
+        &[(Char('v'), Act(ToggleSweep))],
+        "",
+        "show the last sweep or k-scan again",
+    ),
+    row(
+        Sweep,
+        &[
+            (Code(Up), Act(Move(-1))),
+            (Code(Down), Act(Move(1))),
+            (Char('k'), Act(Move(-1))),
+            (Char('j'), Act(Move(1))),
+            (Code(Left), fine(-1)),
+            (Code(Right), fine(1)),
+            (Char('h'), fine(-1)),
+            (Char('l'), fine(1)),
+        ],
+        "cell",
+        "move the cursor over the cells",
+    ),
+    row(
+        Sweep,
+        &[(Code(Enter), Act(Activate))],
+        "apply",
+        "apply the cell's parameters to the sliders and run it",
+    ),
+    row(
+        Sweep,
+        &[(Char('s'), Act(SweepScore))],
+        "score",
+        "the next score (NMI, ARI, ACC with labels; stability, silhouette, cost, … always)",
+    ),
+    row(
+        Sweep,
+        &[(Char('n'), Act(SweepNumbers))],
+        "numbers",
+        "the cells' values as numbers on or off",
+    ),
+    row(
+        Sweep,
+        &[(Char('a'), Act(AdoptK))],
+        "adopt k",
+        "k-scan: take the suggested k and run it",
+    ),
+    row(
+        Sweep,
+        &[(Code(Esc), Act(Cancel)), (Char('v'), Act(ToggleSweep))],
+        "cancel/close",
+        "Esc cancels a running sweep (the cells done stay), else closes the view; v closes it",
+    ),
+    row(
+        Sweep,
+        &[(Char('S'), Act(OpenSweep)), (Char('K'), Act(KScan))],
+        "",
+        "a new sweep / a new k-scan",
+    ),
+    row(
+        Sweep,
+        &[
+            (Char('?'), Act(ToggleHelp)),
+            (Code(F(1)), Act(ToggleHelp)),
+            (Char('q'), Act(Quit)),
+            (Ctrl('c'), Act(Quit)),
+        ],
+        "help",
+        "help / quit",
     ),
     row(
         Prompt,

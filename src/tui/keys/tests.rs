@@ -1,7 +1,7 @@
 //! The key map against the keys the UI had before it: each is driven
 //! through the table, in its context.
 
-use super::Context::{self, Help, Panes, Prompt};
+use super::Context::{self, Help, Panes, Prompt, Sweep};
 use super::{Action, HitMap, KEYS, Key, Pane, key_action, mouse_action, readme_table};
 use crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
@@ -105,6 +105,35 @@ fn key_cases() -> Vec<(Context, KeyEvent, Option<Action>)> {
         (Help, ch('r'), None),
         (Help, key(Left), None),
         (Help, key(Enter), None),
+        // Sweeps.
+        (Panes, ch('m'), Some(MarkAxis)),
+        (Panes, ch('S'), Some(OpenSweep)),
+        (Panes, ch('K'), Some(KScan)),
+        (Panes, ch('v'), Some(ToggleSweep)),
+        (Sweep, key(Up), Some(Move(-1))),
+        (Sweep, ch('k'), Some(Move(-1))),
+        (Sweep, key(Down), Some(Move(1))),
+        (Sweep, ch('j'), Some(Move(1))),
+        (Sweep, key(Left), step(-1, false)),
+        (Sweep, ch('h'), step(-1, false)),
+        (Sweep, key(Right), step(1, false)),
+        (Sweep, ch('l'), step(1, false)),
+        (Sweep, key(Enter), Some(Activate)),
+        (Sweep, ch('s'), Some(SweepScore)),
+        (Sweep, ch('n'), Some(SweepNumbers)),
+        (Sweep, ch('a'), Some(AdoptK)),
+        (Sweep, key(Esc), Some(Cancel)),
+        (Sweep, ch('v'), Some(ToggleSweep)),
+        (Sweep, ch('S'), Some(OpenSweep)),
+        (Sweep, ch('K'), Some(KScan)),
+        (Sweep, ch('?'), Some(ToggleHelp)),
+        (Sweep, key(F(1)), Some(ToggleHelp)),
+        (Sweep, ch('q'), Some(Quit)),
+        (Sweep, ctrl('c'), Some(Quit)),
+        // The panes' other keys do not reach the panes under the view.
+        (Sweep, ch('r'), None),
+        (Sweep, ch('d'), None),
+        (Sweep, key(Tab), None),
     ];
     for (i, c) in ('1'..='8').enumerate() {
         cases.push((Panes, ch(c), Some(Focus(Pane::ALL[i]))));

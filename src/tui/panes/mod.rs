@@ -7,6 +7,7 @@ pub mod objective;
 pub mod parameters;
 pub mod scatter;
 pub mod sizes;
+pub mod sweep;
 pub mod theme;
 pub mod weights;
 

@@ -160,7 +160,19 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Vec<(usize
     let mut lines = Vec::new();
     let mut hits = Vec::new();
     let val_w = 10;
-    let labels: Vec<String> = sliders.iter().map(|s| label(s, theme)).collect();
+    // A slider marked as a sweep axis (m) starts with ~.
+    let marks = app.marks();
+    let labels: Vec<String> = sliders
+        .iter()
+        .map(|s| {
+            let l = label(s, theme);
+            if marks.iter().any(|m| m == s.spec.name) {
+                format!("~{l}")
+            } else {
+                l
+            }
+        })
+        .collect();
     let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(4);
     // The bar keeps at least 6 cells; names get the rest, up to their length.
     let name_w = (longest + 1).min(w.saturating_sub(val_w + 2 + 6)).max(5);
@@ -202,11 +214,14 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Vec<(usize
         (a, 0) => format!("↑ {a} more"),
         (a, b) => format!("↑ {a} ↓ {b} more"),
     };
-    let extra = if focused {
+    let mut extra = if focused {
         format!("{more} · ←→ adjust · Enter edit · * changed")
     } else {
         more
     };
+    if !marks.is_empty() {
+        extra.push_str(&format!(" · ~ sweep axis (S sweeps {})", marks.join("×")));
+    }
     f.render_widget(
         Paragraph::new(lines).block(block(Pane::Parameters, focused, theme, &extra, area.width)),
         area,
