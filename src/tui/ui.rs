@@ -173,6 +173,9 @@ pub fn render(f: &mut Frame, app: &App, theme: &Theme) -> HitMap {
     }
     render_status(f, status_area, &status, app, theme, compact);
     render_hints(f, hints, app, theme);
+    if app.controls_open {
+        panes::controls::render(f, main, app, theme);
+    }
     if app.help {
         render_help(f, area, app, theme);
     }
@@ -419,6 +422,7 @@ fn render_prompt(f: &mut Frame, area: Rect, p: &super::app::Prompt, app: &App, t
         PromptKind::Export => " Export ".into(),
         PromptKind::ConfirmExport(_) => " Replace? ".into(),
         PromptKind::Sweep => " Sweep ".into(),
+        PromptKind::Control(name) => format!(" Set {name} "),
     };
     let text = format!("> {}_", p.text);
     let shown: String = if text.chars().count() > inner_w {

@@ -166,7 +166,8 @@ impl App {
                     Err(e) => {
                         self.tell(format!("could not open {spec}: {e}"));
                         if self.data.is_none() {
-                            self.status = RunStatus::Error(e.to_string());
+                            self.status =
+                                RunStatus::Error(super::controls::ui_words(&e.to_string()));
                         } else if let Some(d) = &self.data {
                             // Keep working on the data that was there.
                             self.data_spec = d.loaded.source.spec();
@@ -201,7 +202,7 @@ impl App {
             restarts: self.restarts,
             init: self.init,
             given: &given,
-            options: &self.options,
+            options: &self.run_options(),
         };
         let cfg = algo::configure(algo.as_ref(), &problem, request, &data.loaded.dataset.name);
         let cfg = match cfg {
@@ -210,7 +211,7 @@ impl App {
                 // The status line shows the error in full; an older
                 // message must not hide it.
                 self.message = None;
-                self.status = RunStatus::Error(e.to_string());
+                self.status = RunStatus::Error(super::controls::ui_words(&e.to_string()));
                 return;
             }
         };
@@ -303,7 +304,7 @@ impl App {
                 Err(Error::Cancelled) => self.status = RunStatus::Cancelled,
                 Err(e) => {
                     self.message = None;
-                    self.status = RunStatus::Error(e.to_string());
+                    self.status = RunStatus::Error(super::controls::ui_words(&e.to_string()));
                 }
             }
         }

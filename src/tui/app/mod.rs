@@ -2,6 +2,7 @@
 //! takes an [`Action`] and is tested without a terminal. Sliders live in
 //! `sliders.rs`, background jobs (loading, runs, paths) in `jobs.rs`.
 
+pub mod controls;
 pub mod export;
 mod jobs;
 pub mod projection;
@@ -107,6 +108,8 @@ pub enum PromptKind {
     ConfirmExport(PathBuf),
     /// The axes and seeds of a sweep.
     Sweep,
+    /// A value for the control of this name (kernel, init, label, …).
+    Control(&'static str),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -189,6 +192,9 @@ pub struct App {
     /// The last sweep (or k-scan) and whether its view is shown.
     pub sweep: Option<sweep_view::SweepView>,
     pub show_sweep: bool,
+    /// The list of non-numeric settings (O) is open, and its cursor.
+    pub controls_open: bool,
+    pub controls_cursor: usize,
     pub quit: bool,
     /// Latency probe: when the last key was handled.
     pub last_input: Option<Instant>,
@@ -289,6 +295,8 @@ impl App {
             sweep_marks: HashMap::new(),
             sweep: None,
             show_sweep: false,
+            controls_open: false,
+            controls_cursor: 0,
             quit: false,
             last_input: None,
             auto_cache: Default::default(),
@@ -307,6 +315,8 @@ impl App {
             Context::Prompt
         } else if self.help {
             Context::Help
+        } else if self.controls_open {
+            Context::Controls
         } else if self.show_sweep && self.sweep.is_some() {
             Context::Sweep
         } else {
@@ -356,9 +366,10 @@ impl App {
             }
             return;
         }
-        if self.context() == Context::Sweep {
-            self.update_sweep(action);
-            return;
+        match self.context() {
+            Context::Sweep => return self.update_sweep(action),
+            Context::Controls => return self.update_controls(action),
+            _ => {}
         }
         match action {
             Action::Quit => self.quit = true,
@@ -503,6 +514,10 @@ impl App {
                 }
             }
             Action::OpenSweep => self.open_sweep_prompt(),
+            Action::OpenControls => {
+                self.controls_open = true;
+                self.controls_cursor = 0;
+            }
             Action::KScan => self.start_kscan(),
             Action::ToggleSweep => {
                 if self.sweep.is_some() {
@@ -573,7 +588,16 @@ impl App {
                         self.export(&PathBuf::from(prompt::expand_home(&text)), false);
                     }
                     PromptKind::ConfirmExport(_) => {}
-                    PromptKind::Sweep => match self.start_sweep(&text, sweep_view::SweepKind::Grid) {
+                    PromptKind::Control(name) => match self.set_control(name, &text) {
+                        Ok(()) => self.prompt = None,
+                        Err(e) => {
+                            if let Some(p) = self.prompt.as_mut() {
+                                p.hint = e;
+                            }
+                        }
+                    },
+                    PromptKind::Sweep => match self.start_sweep(&text, sweep_view::SweepKind::Grid)
+                    {
                         Ok(()) => self.prompt = None,
                         Err(e) => {
                             if let Some(p) = self.prompt.as_mut() {
@@ -591,7 +615,8 @@ impl App {
         if idx != self.algo_idx {
             self.algo_idx = idx;
             self.param_cursor = self.param_cursor.min(self.sliders().len() - 1);
-            self.options.retain(|(n, _)| n == "max_memory");
+            // Options stay: a kernel chosen for kpower is there when kpower
+            // comes back; a run passes only those its algorithm takes.
             let want = self.algo().default_scaling();
             if !self.scale_chosen && want != self.scale {
                 self.scale = want;

@@ -94,10 +94,7 @@ impl SweepView {
     /// Rows and columns of the grid (one column for one axis).
     pub fn shape(&self) -> (usize, usize) {
         let a = &self.plan.axes;
-        (
-            a[0].values.len(),
-            a.get(1).map_or(1, |b| b.values.len()),
-        )
+        (a[0].values.len(), a.get(1).map_or(1, |b| b.values.len()))
     }
 
     pub fn cell(&self, row: usize, col: usize) -> Option<&CellResult> {
@@ -371,7 +368,7 @@ impl App {
             .map(|((_, n), v)| (n.clone(), *v))
             .collect();
         let options: Vec<(String, String)> = self
-            .options
+            .run_options()
             .iter()
             .filter(|(n, _)| !on_axis(n))
             .cloned()
@@ -529,8 +526,7 @@ impl App {
             } else if a.name == "k" {
                 self.k = Some(v as usize);
             } else {
-                self.overrides
-                    .insert((sv.algo.clone(), a.name.clone()), v);
+                self.overrides.insert((sv.algo.clone(), a.name.clone()), v);
             }
         }
         self.show_sweep = false;

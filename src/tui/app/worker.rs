@@ -199,11 +199,7 @@ pub fn start_path(algo: PathAlgo, problem: Arc<algo::Problem>, mut cfg: RunConfi
 /// Runs a planned sweep in the background, sending every finished cell.
 /// Its runs share the rayon pool with nothing else the UI does: drawing
 /// stays on the UI's thread.
-pub fn start_sweep(
-    algo: Box<dyn Algorithm>,
-    loaded: Arc<Loaded>,
-    plan: crate::sweep::Plan,
-) -> Job {
+pub fn start_sweep(algo: Box<dyn Algorithm>, loaded: Arc<Loaded>, plan: crate::sweep::Plan) -> Job {
     let cancel = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel();
     let flag = cancel.clone();

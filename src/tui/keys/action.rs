@@ -105,6 +105,8 @@ pub enum Action {
     SweepNumbers,
     /// k-scan: take the suggested k.
     AdoptK,
+    /// Open (or close) the list of non-numeric settings.
+    OpenControls,
 }
 
 /// Where the user is, which decides what a key means.
@@ -118,6 +120,8 @@ pub enum Context {
     Help,
     /// The sweep view is shown over the right-hand panes.
     Sweep,
+    /// The list of non-numeric settings (kernel, init, label, …) is open.
+    Controls,
 }
 
 /// The right-hand panes, in the order of their tabs.

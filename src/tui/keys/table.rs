@@ -2,7 +2,7 @@
 //! hint bar's (most useful first; the bar shows as many as fit).
 
 use super::action::Action::*;
-use super::action::Context::{self, Help, Panes, Prompt, Sweep};
+use super::action::Context::{self, Controls, Help, Panes, Prompt, Sweep};
 use super::action::Pane;
 use super::kinds::Binding;
 use super::kinds::Does::{self, Act, FocusPointed, Type, Wheel};
@@ -204,6 +204,12 @@ pub const KEYS: &[Binding] = &[
     ),
     row(
         Panes,
+        &[(Char('O'), Act(OpenControls))],
+        "options",
+        "the settings that are not sliders: kernel, kernel list, views, tuning, seeding, label column, missing cells",
+    ),
+    row(
+        Panes,
         &[(Char('v'), Act(ToggleSweep))],
         "",
         "show the last sweep or k-scan again",
@@ -269,6 +275,46 @@ pub const KEYS: &[Binding] = &[
         ],
         "help",
         "help / quit",
+    ),
+    row(
+        Controls,
+        &[
+            (Code(Up), Act(Move(-1))),
+            (Code(Down), Act(Move(1))),
+            (Char('k'), Act(Move(-1))),
+            (Char('j'), Act(Move(1))),
+        ],
+        "choose",
+        "choose a setting",
+    ),
+    row(
+        Controls,
+        &[
+            (Code(Left), fine(-1)),
+            (Code(Right), fine(1)),
+            (Char('h'), fine(-1)),
+            (Char('l'), fine(1)),
+        ],
+        "value",
+        "the previous / next common value (checked; refused with the reason)",
+    ),
+    row(
+        Controls,
+        &[(Code(Enter), Act(Activate))],
+        "type",
+        "type a value (checked; refused with the reason)",
+    ),
+    row(
+        Controls,
+        &[
+            (Code(Esc), Act(Cancel)),
+            (Char('O'), Act(OpenControls)),
+            (Char('q'), Act(Quit)),
+            (Ctrl('c'), Act(Quit)),
+            (Char('?'), Act(ToggleHelp)),
+        ],
+        "close",
+        "close the list (q quits, ? help)",
     ),
     row(
         Prompt,

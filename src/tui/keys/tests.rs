@@ -1,7 +1,7 @@
 //! The key map against the keys the UI had before it: each is driven
 //! through the table, in its context.
 
-use super::Context::{self, Help, Panes, Prompt, Sweep};
+use super::Context::{self, Controls, Help, Panes, Prompt, Sweep};
 use super::{Action, HitMap, KEYS, Key, Pane, key_action, mouse_action, readme_table};
 use crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
@@ -130,6 +130,22 @@ fn key_cases() -> Vec<(Context, KeyEvent, Option<Action>)> {
         (Sweep, key(F(1)), Some(ToggleHelp)),
         (Sweep, ch('q'), Some(Quit)),
         (Sweep, ctrl('c'), Some(Quit)),
+        (Panes, ch('O'), Some(OpenControls)),
+        (Controls, key(Up), Some(Move(-1))),
+        (Controls, ch('k'), Some(Move(-1))),
+        (Controls, key(Down), Some(Move(1))),
+        (Controls, ch('j'), Some(Move(1))),
+        (Controls, key(Left), step(-1, false)),
+        (Controls, ch('h'), step(-1, false)),
+        (Controls, key(Right), step(1, false)),
+        (Controls, ch('l'), step(1, false)),
+        (Controls, key(Enter), Some(Activate)),
+        (Controls, key(Esc), Some(Cancel)),
+        (Controls, ch('O'), Some(OpenControls)),
+        (Controls, ch('q'), Some(Quit)),
+        (Controls, ctrl('c'), Some(Quit)),
+        (Controls, ch('?'), Some(ToggleHelp)),
+        (Controls, ch('r'), None),
         // The panes' other keys do not reach the panes under the view.
         (Sweep, ch('r'), None),
         (Sweep, ch('d'), None),

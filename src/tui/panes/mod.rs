@@ -1,6 +1,7 @@
 //! One file per pane; each draws into the area it is given.
 
 pub mod algorithm;
+pub mod controls;
 pub mod data;
 pub mod metrics;
 pub mod objective;

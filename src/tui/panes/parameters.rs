@@ -155,9 +155,20 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Vec<(usize
     };
     // A blank line sets the help apart, when there is room for one.
     let gap = usize::from(!footer.is_empty() && h >= 12);
-    let rows = h.saturating_sub(footer.len() + gap);
+    // The kernel in force heads the list (O changes it), so it is always
+    // in sight with σ.
+    let kernel = app.kernel_shown();
+    let head = usize::from(kernel.is_some() && h >= 4);
+    let rows = h.saturating_sub(footer.len() + gap + head);
     let first = app.param_cursor.saturating_sub(rows.saturating_sub(1));
     let mut lines = Vec::new();
+    if let (1, Some((k, uses_sigma))) = (head, &kernel) {
+        let note = if *uses_sigma { "" } else { " (σ unused)" };
+        lines.push(Line::from(Span::styled(
+            clip(&theme.text(&format!("kernel {k}{note} (O)")), w),
+            theme.accent(),
+        )));
+    }
     let mut hits = Vec::new();
     let val_w = 10;
     // A slider marked as a sweep axis (m) starts with ~.
@@ -185,8 +196,12 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Vec<(usize
             clip(&fmt_num(s.value), val_w),
             slider_bar(s, bar_w, theme),
         );
+        // σ means nothing to a linear, polynomial or cosine kernel.
+        let unused = s.spec.name == "sigma" && kernel.as_ref().is_some_and(|(_, uses)| !uses);
         let style = if i == app.param_cursor && focused {
             theme.selected()
+        } else if unused {
+            theme.dim()
         } else {
             ratatui::style::Style::default()
         };
@@ -194,7 +209,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Vec<(usize
             i,
             Rect {
                 x: area.x + 1,
-                y: area.y + 1 + (i - first) as u16,
+                y: area.y + 1 + (head + i - first) as u16,
                 width: area.width.saturating_sub(2),
                 height: 1,
             },
@@ -202,7 +217,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Vec<(usize
         lines.push(Line::from(Span::styled(clip(&text, w), style)));
     }
     if !footer.is_empty() {
-        while lines.len() < rows + gap {
+        while lines.len() < rows + gap + head {
             lines.push(Line::from(""));
         }
         lines.extend(footer);

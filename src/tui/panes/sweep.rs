@@ -37,7 +37,10 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .border_type(BorderType::Thick)
         .border_style(theme.focused_border())
         .title(Line::from(Span::styled(
-            clip(&theme.text(&title(sv)), area.width.saturating_sub(2) as usize),
+            clip(
+                &theme.text(&title(sv)),
+                area.width.saturating_sub(2) as usize,
+            ),
             theme.title(),
         )));
     let inner = block.inner(area);
@@ -63,21 +66,15 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let text = match (sv.cell(r, c), &sv.error) {
         (_, Some(e)) => format!("error: {e}"),
         (Some(cell), _) => cell_line(sv, cell),
-        (None, _) => format!(
-            "{}: not done yet",
-            sweep_at(sv, r, c)
-        ),
+        (None, _) => format!("{}: not done yet", sweep_at(sv, r, c)),
     };
     for l in wrap(&theme.text(&text), w) {
         below.push(Line::from(l));
     }
     let max_below = (inner.height as usize / 2).max(2);
     below.truncate(max_below);
-    let [top, bottom] = Layout::vertical([
-        Constraint::Min(2),
-        Constraint::Length(below.len() as u16),
-    ])
-    .areas(inner);
+    let [top, bottom] =
+        Layout::vertical([Constraint::Min(2), Constraint::Length(below.len() as u16)]).areas(inner);
     match (sv.kind, sv.plan.axes.len()) {
         (SweepKind::KScan, _) => kscan_chart(f, top, sv, theme),
         (_, 2) => heatmap(f, top, sv, theme),
@@ -108,10 +105,7 @@ fn title(sv: &SweepView) -> String {
     } else {
         format!("{total} cells in {:.1} s", sv.elapsed.as_secs_f64())
     };
-    format!(
-        " {what} · {} · {} seeds · {state} ",
-        sv.algo, sv.plan.seeds
-    )
+    format!(" {what} · {} · {} seeds · {state} ", sv.algo, sv.plan.seeds)
 }
 
 /// `s0=-3, eta=1.04` of a grid position.
@@ -165,13 +159,15 @@ fn legend(sv: &SweepView, theme: &Theme) -> Line<'static> {
         return Line::from(spans);
     }
     let name = sv.score_name();
-    let range = sv
-        .range()
-        .map_or(String::new(), |(lo, hi)| {
-            format!(" {}…{}", fmt_sig4(lo), fmt_sig4(hi))
-        });
+    let range = sv.range().map_or(String::new(), |(lo, hi)| {
+        format!(" {}…{}", fmt_sig4(lo), fmt_sig4(hi))
+    });
     if sv.plan.axes.len() == 1 {
-        let (line, dots) = if theme.ascii { ('*', '.') } else { ('⠤', '•') };
+        let (line, dots) = if theme.ascii {
+            ('*', '.')
+        } else {
+            ('⠤', '•')
+        };
         return Line::from(
             theme
                 .text(&format!(
@@ -180,7 +176,9 @@ fn legend(sv: &SweepView, theme: &Theme) -> Line<'static> {
                 .into_owned(),
         );
     }
-    let mut spans = vec![Span::raw(theme.text(&format!("{name}{range}: worse ")).into_owned())];
+    let mut spans = vec![Span::raw(
+        theme.text(&format!("{name}{range}: worse ")).into_owned(),
+    )];
     for l in 0..8 {
         let (ch, st) = shade(theme, l);
         spans.push(Span::styled(ch.to_string(), st));
@@ -209,7 +207,10 @@ fn heatmap(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
     // Column labels: every column when they fit, else the first and last.
     let col_labels: Vec<String> = b.values.iter().map(|v| b.show(*v)).collect();
     let fits = col_labels.iter().all(|l| l.chars().count() < cw);
-    let mut head = format!("{:>lw$} ", format!("{}\\{}", short(&a.symbol), short(&b.symbol)));
+    let mut head = format!(
+        "{:>lw$} ",
+        format!("{}\\{}", short(&a.symbol), short(&b.symbol))
+    );
     head = clip(&head, lw + 1);
     if fits {
         for l in &col_labels {
@@ -230,7 +231,11 @@ fn heatmap(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
     let ch = (max_rows / rows.max(1)).clamp(1, 3);
     for (r, label) in row_labels.iter().enumerate().take(max_rows) {
         for line in 0..ch {
-            let text = if line == ch / 2 { clip(label, lw) } else { String::new() };
+            let text = if line == ch / 2 {
+                clip(label, lw)
+            } else {
+                String::new()
+            };
             let mut spans = vec![Span::styled(format!("{text:>lw$} "), theme.dim())];
             for c in 0..cols {
                 let mut span = cell_span(sv, theme, r, c, cw, range, best, here);
