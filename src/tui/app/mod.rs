@@ -3,9 +3,12 @@
 //! `sliders.rs`, background jobs (loading, runs, paths) in `jobs.rs`.
 
 pub mod export;
+pub mod history;
+mod history_ops;
 mod jobs;
 pub mod projection;
 pub mod prompt;
+pub mod session_file;
 mod slider;
 mod sliders;
 pub mod worker;
@@ -94,6 +97,9 @@ pub struct RunView {
     pub warnings: Vec<String>,
     /// The algorithm id and configuration of this run, for export.
     pub config: Option<(String, RunConfig)>,
+    /// The parameter values the user set for this run (the History lists
+    /// them as changed).
+    pub given: Vec<(String, f64)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -104,6 +110,10 @@ pub enum PromptKind {
     Export,
     /// Confirm replacing these files, then export to the base path.
     ConfirmExport(PathBuf),
+    /// A base name for the History's CSV and JSON.
+    HistoryExport,
+    /// Confirm replacing these files, then export the History there.
+    ConfirmHistoryExport(PathBuf),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -187,6 +197,15 @@ pub struct App {
     /// Automatic defaults already computed, by (algorithm, parameter, k):
     /// some rules read the whole dataset, and sliders are drawn every frame.
     auto_cache: std::cell::RefCell<HashMap<(String, String, usize), Option<f64>>>,
+    /// Every finished run of this session.
+    pub history: history::History,
+    /// A History run to restore once its dataset has loaded.
+    pending_restore: Option<history::Entry>,
+    /// `--session FILE`, when given.
+    pub session: Option<session_file::SessionFile>,
+    /// Said on the terminal after the UI closes (a session that could not
+    /// be saved).
+    pub exit_note: Option<String>,
 }
 
 pub struct StartOptions {
@@ -201,6 +220,9 @@ pub struct StartOptions {
     pub init: Init,
     pub given: Vec<(String, f64)>,
     pub options: Vec<(String, String)>,
+    /// `--session FILE`: history and settings restored from it and saved
+    /// to it.
+    pub session: Option<PathBuf>,
 }
 
 impl std::default::Default for StartOptions {
@@ -216,6 +238,7 @@ impl std::default::Default for StartOptions {
             init: Init::KmeansPP,
             given: Vec::new(),
             options: Vec::new(),
+            session: None,
         }
     }
 }
@@ -223,8 +246,29 @@ impl std::default::Default for StartOptions {
 impl App {
     /// A new app that starts loading `opts.data` at once and runs the
     /// chosen algorithm as soon as the data is in.
-    pub fn new(opts: StartOptions) -> Result<Self, Error> {
+    pub fn new(mut opts: StartOptions) -> Result<Self, Error> {
         let algos = algo::registry();
+        // A session file's settings win over the command line's: the
+        // session is where the user left off.
+        let session = opts.session.take().map(|path| {
+            let read = session_file::read(&path);
+            let mut skipped = Vec::new();
+            let mut restored = Vec::new();
+            if let session_file::Read::Restored(saved) = &read {
+                skipped = history_ops::apply_settings(&mut opts, &saved.settings, &algos);
+                for o in &saved.settings.overrides {
+                    let spec = algos
+                        .iter()
+                        .find(|a| a.id() == o.algo)
+                        .and_then(|a| a.params().into_iter().find(|s| s.name == o.param));
+                    match spec.map(|s| s.check(o.value)) {
+                        Some(Ok(v)) => restored.push(((o.algo.clone(), o.param.clone()), v)),
+                        _ => skipped.push(format!("{} {}", o.algo, o.param)),
+                    }
+                }
+            }
+            (path, read, skipped, restored)
+        });
         let algo_idx = algos
             .iter()
             .position(|a| a.id() == opts.algo)
@@ -281,7 +325,15 @@ impl App {
             quit: false,
             last_input: None,
             auto_cache: Default::default(),
+            history: Default::default(),
+            pending_restore: None,
+            session: None,
+            exit_note: None,
         };
+        if let Some((path, read, skipped, restored)) = session {
+            app.overrides.extend(restored);
+            app.open_session(path, read, skipped);
+        }
         app.load(opts.data);
         Ok(app)
     }
@@ -319,9 +371,13 @@ impl App {
         if self.message_until.is_none() {
             self.message = None;
         }
+        let quitting = self.quit;
         self.apply(action);
-        if RIGHT_PANES.contains(&self.focus) {
+        if RIGHT_PANES.contains(&self.focus) || self.focus == Pane::History {
             self.shown_right = self.focus;
+        }
+        if self.quit && !quitting {
+            self.save_session();
         }
     }
 
@@ -370,6 +426,7 @@ impl App {
                     let n = self.sliders().len() as i32;
                     self.param_cursor = (self.param_cursor as i32 + d).clamp(0, n - 1) as usize;
                 }
+                Pane::History => self.history.move_cursor(d),
                 _ => {}
             },
             Action::Step { steps, coarse } => {
@@ -392,6 +449,7 @@ impl App {
                         hint: format!("{} {}", s.spec.name, s.spec.range_text()),
                     });
                 }
+                Pane::History => self.restore_selected(),
                 _ => {}
             },
             Action::Reseed => {
@@ -478,6 +536,11 @@ impl App {
                 self.scatter = ScatterMode::Features(fx, fy);
             }
             Action::TogglePath => self.toggle_path(),
+            Action::HistorySort
+            | Action::HistoryReverse
+            | Action::HistoryPin
+            | Action::HistoryCompare
+            | Action::HistoryExportPrompt => self.history_action(&action),
             Action::Input(_)
             | Action::Backspace
             | Action::ClearInput
@@ -494,13 +557,16 @@ impl App {
             Action::Cancel => self.prompt = None,
             Action::Quit => self.quit = true,
             Action::Input(c) => {
-                if let PromptKind::ConfirmExport(base) = &prompt.kind {
+                if let PromptKind::ConfirmExport(base) | PromptKind::ConfirmHistoryExport(base) =
+                    &prompt.kind
+                {
+                    let history = matches!(prompt.kind, PromptKind::ConfirmHistoryExport(_));
                     let base = base.clone();
                     self.prompt = None;
-                    if c == 'y' || c == 'Y' {
-                        self.export(&base, true);
-                    } else {
-                        self.tell("export cancelled; nothing written");
+                    match (c == 'y' || c == 'Y', history) {
+                        (true, false) => self.export(&base, true),
+                        (true, true) => self.export_history(&base, true),
+                        (false, _) => self.tell("export cancelled; nothing written"),
                     }
                     return;
                 }
@@ -538,7 +604,14 @@ impl App {
                         self.prompt = None;
                         self.export(&PathBuf::from(prompt::expand_home(&text)), false);
                     }
-                    PromptKind::ConfirmExport(_) => {}
+                    PromptKind::HistoryExport => {
+                        if text.is_empty() {
+                            return;
+                        }
+                        self.prompt = None;
+                        self.export_history(&PathBuf::from(prompt::expand_home(&text)), false);
+                    }
+                    PromptKind::ConfirmExport(_) | PromptKind::ConfirmHistoryExport(_) => {}
                 }
             }
             _ => {}

@@ -12,10 +12,12 @@ pub enum Pane {
     Weights,
     Metrics,
     Scatter,
+    /// The run history: shown in place of the right-hand panes.
+    History,
 }
 
 impl Pane {
-    pub const ALL: [Pane; 8] = [
+    pub const ALL: [Pane; 9] = [
         Pane::Data,
         Pane::Algorithm,
         Pane::Parameters,
@@ -24,6 +26,7 @@ impl Pane {
         Pane::Sizes,
         Pane::Weights,
         Pane::Metrics,
+        Pane::History,
     ];
 
     pub fn title(self) -> &'static str {
@@ -36,6 +39,7 @@ impl Pane {
             Pane::Weights => "Feature weights",
             Pane::Metrics => "Metrics",
             Pane::Scatter => "Scatter",
+            Pane::History => "History",
         }
     }
 }
@@ -91,6 +95,16 @@ pub enum Action {
     ScatterFeature(usize),
     /// Feature weights pane: toggle the regularisation-path view.
     TogglePath,
+    /// History: sort by the next column.
+    HistorySort,
+    /// History: flip the sort order.
+    HistoryReverse,
+    /// History: pin or unpin the highlighted run (two are compared).
+    HistoryPin,
+    /// History: the compare view of the two pinned runs, or the table.
+    HistoryCompare,
+    /// History: export it as NAME.csv and NAME.json.
+    HistoryExportPrompt,
 }
 
 /// Where the user is, which decides what a key means.
