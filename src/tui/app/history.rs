@@ -33,7 +33,8 @@ pub struct Entry {
     /// The parameters that differ from their defaults (a fixed default, or
     /// a value typed over an automatic one): what Enter restores.
     pub changed: BTreeMap<String, f64>,
-    /// Non-numeric options (kernel, kernels, views, tune, max_memory).
+    /// The non-numeric options the user set (kernel, kernels, views,
+    /// tune); the memory limit is the session's, not the run's.
     #[serde(default)]
     pub options: BTreeMap<String, String>,
     #[serde(default)]
@@ -551,7 +552,10 @@ mod tests {
         let mut h = History::default();
         h.push(entry("a", None));
         let csv = to_csv(&h);
-        assert!(csv.contains(",\"meanscape run --data 'a, b.csv'\"\n"), "{csv}");
+        assert!(
+            csv.contains(",\"meanscape run --data 'a, b.csv'\"\n"),
+            "{csv}"
+        );
         assert_eq!(field("say \"hi\", x"), "\"say \"\"hi\"\", x\"");
     }
 }

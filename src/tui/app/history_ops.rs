@@ -178,11 +178,8 @@ impl App {
         let l = self.loaded()?;
         let algo = algo::find(id).ok()?;
         let fit = &res.best;
-        let params: BTreeMap<String, f64> = cfg
-            .params
-            .iter()
-            .map(|(n, v)| (n.to_string(), v))
-            .collect();
+        let params: BTreeMap<String, f64> =
+            cfg.params.iter().map(|(n, v)| (n.to_string(), v)).collect();
         let given = |n: &str| self.view.given.iter().any(|(g, _)| g == n);
         // Differs from a fixed default, or typed over an automatic one.
         let changed = algo
@@ -224,7 +221,13 @@ impl App {
             scale_default: l.scale == algo.default_scaling(),
             params,
             changed,
-            options: cfg.options.clone(),
+            options: self
+                .view
+                .given_options
+                .iter()
+                .filter(|(n, _)| n != "max_memory")
+                .cloned()
+                .collect(),
             nmi: self.view.scores.map(|s| s.nmi),
             ari: self.view.scores.map(|s| s.ari),
             acc: self.view.scores.map(|s| s.acc),

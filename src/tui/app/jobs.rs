@@ -241,6 +241,7 @@ impl App {
         view.carried = !view.labels.is_empty() || !view.sizes.is_empty();
         view.config = Some((algo.id().to_string(), cfg.clone()));
         view.given = given.clone();
+        view.given_options = self.options.clone();
         self.view = view;
         self.job = Some(worker::start_run(algo, problem, cfg));
         self.status = RunStatus::Running;

@@ -100,6 +100,9 @@ pub struct RunView {
     /// The parameter values the user set for this run (the History lists
     /// them as changed).
     pub given: Vec<(String, f64)>,
+    /// The options the user set for this run (kernel, views, …); the
+    /// configuration holds the algorithm's own defaults as well.
+    pub given_options: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

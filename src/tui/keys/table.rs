@@ -84,7 +84,7 @@ pub const KEYS: &[Binding] = &[
             (WheelDown, Wheel(-1)),
         ],
         "adjust",
-        "one fine slider step (the wheel: the slider or algorithm list under it)",
+        "one fine slider step (the wheel: the slider, algorithm list or History under it)",
     ),
     row(
         Panes,

@@ -37,8 +37,9 @@ fn delta(name: &str, a: f64, b: f64) -> String {
     }
 }
 
-/// The settings that differ, as lines of `w` cells.
-fn settings_lines(d: &Diff, w: usize, theme: &Theme) -> Vec<Line<'static>> {
+/// The settings that differ, as lines of `w` cells, at most `max` (the
+/// last then says how many more there are).
+fn settings_lines(d: &Diff, w: usize, max: usize, theme: &Theme) -> Vec<Line<'static>> {
     let mut out = vec![Line::from(Span::styled(
         clip("setting       A          B", w),
         theme.title(),
@@ -59,13 +60,22 @@ fn settings_lines(d: &Diff, w: usize, theme: &Theme) -> Vec<Line<'static>> {
         );
         out.push(Line::from(clip(&theme.text(&t), w)));
     }
+    if out.len() > max.max(2) {
+        let keep = max.max(2) - 1;
+        let more = out.len() - keep;
+        out.truncate(keep);
+        out.push(Line::from(Span::styled(
+            format!("… {more} more differ"),
+            theme.dim(),
+        )));
+    }
     out
 }
 
 /// The scores of A and B with the change, and the Jaccard index.
 fn score_lines(d: &Diff, w: usize, theme: &Theme) -> Vec<Line<'static>> {
     let mut out = vec![Line::from(Span::styled(
-        clip("score          A         B       B-A", w),
+        clip("score              A          B        B-A", w),
         theme.title(),
     ))];
     for (name, a, b) in &d.scores {
@@ -77,7 +87,7 @@ fn score_lines(d: &Diff, w: usize, theme: &Theme) -> Vec<Line<'static>> {
             (Some(a), Some(b)) => delta(name, *a, *b),
             _ => String::new(),
         };
-        let t = format!("{name:<11} {:>8}  {:>8}  {dl:>8}", show(*a), show(*b));
+        let t = format!("{name:<10} {:>10} {:>10} {dl:>10}", show(*a), show(*b));
         out.push(Line::from(clip(&t, w)));
     }
     let j = match d.jaccard {
@@ -87,10 +97,9 @@ fn score_lines(d: &Diff, w: usize, theme: &Theme) -> Vec<Line<'static>> {
         ),
         None => "Jaccard: no feature selection in both runs".into(),
     };
-    out.push(Line::from(Span::styled(
-        clip(&theme.text(&j), w),
-        theme.accent(),
-    )));
+    for l in super::wrap(&theme.text(&j), w) {
+        out.push(Line::from(Span::styled(l, theme.accent())));
+    }
     out
 }
 
@@ -119,13 +128,9 @@ fn curves(f: &mut Frame, r: Rect, a: &Entry, b: &Entry, theme: &Theme) {
     } else {
         "objective: A line, B dots"
     };
-    let [cap, chart_area] =
-        Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(r);
+    let [cap, chart_area] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(r);
     f.render_widget(
-        Paragraph::new(Span::styled(
-            clip(caption, cap.width as usize),
-            theme.dim(),
-        )),
+        Paragraph::new(Span::styled(clip(caption, cap.width as usize), theme.dim())),
         cap,
     );
     if pa.is_empty() && pb.is_empty() {
@@ -141,7 +146,11 @@ fn curves(f: &mut Frame, r: Rect, a: &Entry, b: &Entry, theme: &Theme) {
     let (y0, y1) = all().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
         (lo.min(p.1), hi.max(p.1))
     });
-    let xb = if x1 > x0 { [x0, x1] } else { [x0 - 0.5, x0 + 0.5] };
+    let xb = if x1 > x0 {
+        [x0, x1]
+    } else {
+        [x0 - 0.5, x0 + 0.5]
+    };
     let yb = if y1 > y0 {
         [y0, y1]
     } else {
@@ -195,19 +204,36 @@ fn sizes(f: &mut Frame, r: Rect, a: &Entry, b: &Entry, theme: &Theme) {
     let w = r.width as usize;
     let h = r.height as usize;
     let n = a.sizes.len().max(b.sizes.len());
-    let max = a.sizes.iter().chain(&b.sizes).copied().max().unwrap_or(1).max(1);
+    let max = a
+        .sizes
+        .iter()
+        .chain(&b.sizes)
+        .copied()
+        .max()
+        .unwrap_or(1)
+        .max(1);
     let num_w = max.to_string().len();
     // "jj " + bar + " n" twice with a separator.
     let bar_w = w.saturating_sub(3 + 2 * (num_w + 1) + 3) / 2;
     let mut lines = vec![Line::from(Span::styled(
-        clip(&format!("sizes{:>w2$}", "A | B", w2 = w.saturating_sub(5).min(bar_w + num_w + 6)), w),
+        clip(
+            &format!(
+                "sizes{:>w2$}",
+                "A | B",
+                w2 = w.saturating_sub(5).min(bar_w + num_w + 6)
+            ),
+            w,
+        ),
         theme.dim(),
     ))];
     let room = h.saturating_sub(1);
     let shown = if n > room { room.saturating_sub(1) } else { n };
     let side = |s: Option<&usize>| -> (String, String) {
         match s {
-            Some(&c) => (bar(c as f64 / max as f64, bar_w, theme), format!("{c:>num_w$}")),
+            Some(&c) => (
+                bar(c as f64 / max as f64, bar_w, theme),
+                format!("{c:>num_w$}"),
+            ),
             None => (" ".repeat(bar_w), format!("{:>num_w$}", "-")),
         }
     };
@@ -235,34 +261,41 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, a: &Entry, b: &Entry, theme:
     let focused = app.focus == Pane::History;
     let extra = format!("compare A #{} with B #{} · v: table", a.id, b.id);
     f.render_widget(
-        block(Pane::History, focused, theme, &theme.text(&extra), area.width),
+        block(
+            Pane::History,
+            focused,
+            theme,
+            &theme.text(&extra),
+            area.width,
+        ),
         area,
     );
     let body = inner(area);
     let d = diff(a, b);
     let w = body.width as usize;
+    // The text takes at most half a small pane: the curves need rows.
+    let max_text = (body.height / 2).max(body.height.saturating_sub(24)) as usize;
     let (left, right, text_h) = if w >= 60 {
         let lw = (w * 45 / 100).max(26);
-        let l = settings_lines(&d, lw.saturating_sub(1), theme);
+        let l = settings_lines(&d, lw.saturating_sub(1), max_text, theme);
         let r = score_lines(&d, w - lw, theme);
         let h = l.len().max(r.len());
         (l, r, h)
     } else {
-        let mut l = settings_lines(&d, w, theme);
+        let mut l = settings_lines(&d, w, max_text / 2, theme);
         l.extend(score_lines(&d, w, theme));
         let h = l.len();
         (l, Vec::new(), h)
     };
     // The charts keep at least 6 rows; the text gives way.
     let text_h = (text_h as u16).min(body.height.saturating_sub(7));
-    let [top, bottom] = Layout::vertical([Constraint::Length(text_h), Constraint::Min(1)])
-        .areas(body);
+    let [top, bottom] =
+        Layout::vertical([Constraint::Length(text_h), Constraint::Min(1)]).areas(body);
     if right.is_empty() {
         f.render_widget(Paragraph::new(left), top);
     } else {
         let lw = (w * 45 / 100).max(26) as u16;
-        let [tl, tr] =
-            Layout::horizontal([Constraint::Length(lw), Constraint::Min(1)]).areas(top);
+        let [tl, tr] = Layout::horizontal([Constraint::Length(lw), Constraint::Min(1)]).areas(top);
         f.render_widget(Paragraph::new(left), tl);
         f.render_widget(Paragraph::new(right), tr);
     }

@@ -117,7 +117,12 @@ fn columns(h: &History, w: usize) -> Vec<Col> {
     // (column, priority: lower is kept first).
     let mut all: Vec<(Col, usize)> = vec![
         (
-            mk(Some(Column::Run), "#", widest(&|e| e.id.to_string(), 2), true),
+            mk(
+                Some(Column::Run),
+                "#",
+                widest(&|e| e.id.to_string(), 2),
+                true,
+            ),
             0,
         ),
         (
@@ -129,11 +134,11 @@ fn columns(h: &History, w: usize) -> Vec<Col> {
             ),
             0,
         ),
+        (mk(Some(Column::Changed), "changed", 0, false), 3),
         (
-            mk(Some(Column::Changed), "changed", 0, false),
-            3,
+            mk(Some(Column::K), "k", widest(&|e| e.k.to_string(), 3), true),
+            2,
         ),
-        (mk(Some(Column::K), "k", widest(&|e| e.k.to_string(), 3), true), 2),
         (
             mk(
                 Some(Column::Seed),
@@ -193,8 +198,8 @@ fn columns(h: &History, w: usize) -> Vec<Col> {
         let wd = widest(&|e| e.dataset.clone(), 4).min(12);
         all.insert(2, (mk(None, "data", wd, false), 1));
     }
-    // The pin mark and a space before every column.
-    let mut used = 2;
+    // The cursor and pin marks, and a space before every column.
+    let mut used = 3;
     let mut keep = vec![false; all.len()];
     let changed_min = 10;
     for prio in 0..=8 {
@@ -320,7 +325,10 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let sel = h.selected_entry().map(|e| e.id);
     // The highlighted run in full below the table, when there is room.
     let detail_lines: Vec<String> = if body.height >= 10 {
-        let mut d = wrap(&theme.text(&sel.and_then(|id| h.get(id)).map_or(String::new(), detail)), w);
+        let mut d = wrap(
+            &theme.text(&sel.and_then(|id| h.get(id)).map_or(String::new(), detail)),
+            w,
+        );
         d.truncate(if body.height >= 20 { 4 } else { 2 });
         d
     } else {
@@ -330,7 +338,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .saturating_sub(1 + detail_lines.len() + usize::from(!detail_lines.is_empty()));
     let mut lines = Vec::new();
     // Header: the sorted column's title carries the direction.
-    let mut header = vec![Span::raw("  ")];
+    let mut header = vec![Span::raw("   ")];
     for c in &cols {
         let sorted = c.col == Some(h.sort);
         let t = if sorted {
@@ -338,7 +346,11 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         } else {
             c.title.clone()
         };
-        let style = if sorted { theme.accent() } else { theme.title() };
+        let style = if sorted {
+            theme.accent()
+        } else {
+            theme.title()
+        };
         header.push(Span::styled(pad(&theme.text(&t), c.width, c.right), style));
         header.push(Span::raw(" "));
     }
@@ -349,8 +361,10 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     for &i in order.iter().skip(first).take(rows) {
         let e = &h.entries[i];
         let is_sel = Some(e.id) == sel;
+        // Marks that read without colour: the cursor, then A or B.
+        let cursor_mark = if is_sel { '>' } else { ' ' };
         let mark = pin_mark(h, e.id).unwrap_or(' ');
-        let mut text = format!("{mark} ");
+        let mut text = format!("{cursor_mark}{mark} ");
         for c in &cols {
             text.push_str(&pad(&theme.text(&cell(e, c, mixed)), c.width, c.right));
             text.push(' ');
