@@ -348,6 +348,22 @@ impl History {
     }
 }
 
+/// Points of an objective trace kept in the History: more than a chart is
+/// wide; a session of many long runs stays small.
+pub const TRACE_POINTS: usize = 400;
+
+/// At most [`TRACE_POINTS`] points of `trace`, evenly spread, the first and
+/// the last kept.
+pub fn thin(trace: &[(usize, f64)]) -> Vec<(usize, f64)> {
+    let n = trace.len();
+    if n <= TRACE_POINTS {
+        return trace.to_vec();
+    }
+    (0..TRACE_POINTS)
+        .map(|i| trace[i * (n - 1) / (TRACE_POINTS - 1)])
+        .collect()
+}
+
 /// Jaccard index |A ∩ B| / |A ∪ B| of two selections, with the sizes of
 /// both; two empty selections are the same selection.
 pub fn jaccard<T: Ord + Clone>(a: &[T], b: &[T]) -> (f64, usize, usize) {
@@ -539,6 +555,15 @@ mod tests {
         assert_eq!(h.order(), vec![0, 2, 1]);
         h.reverse();
         assert_eq!(h.order(), vec![2, 0, 1]);
+    }
+
+    #[test]
+    fn thinning_keeps_the_ends() {
+        let t: Vec<(usize, f64)> = (1..=1000).map(|i| (i, i as f64)).collect();
+        let s = thin(&t);
+        assert_eq!(s.len(), TRACE_POINTS);
+        assert_eq!((s[0], s[TRACE_POINTS - 1]), (t[0], t[999]));
+        assert_eq!(thin(&t[..10]), t[..10]);
     }
 
     #[test]

@@ -242,7 +242,12 @@ impl App {
             selected,
             selected_names,
             n_features: l.dataset.p(),
-            trace: fit.trace.iter().map(|t| (t.iter, t.objective)).collect(),
+            trace: history::thin(
+                &fit.trace
+                    .iter()
+                    .map(|t| (t.iter, t.objective))
+                    .collect::<Vec<_>>(),
+            ),
             sizes: self.view.sizes.clone(),
             command: self.command_line().unwrap_or_default(),
         })
@@ -345,7 +350,9 @@ impl App {
         self.param_cursor = self
             .param_cursor
             .min(self.sliders().len().saturating_sub(1));
-        self.k = Some(e.k);
+        // The number of classes stays "the default" (it follows the data).
+        let default_k = self.loaded().and_then(|l| l.default_k());
+        self.k = (default_k != Some(e.k)).then_some(e.k);
         self.seed = e.seed;
         self.restarts = e.restarts.max(1);
         if let Some(i) = parse_init(&e.init) {

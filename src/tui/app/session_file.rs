@@ -115,9 +115,10 @@ impl SessionFile {
         if self.disabled {
             return Ok(None);
         }
-        let json = serde_json::to_string_pretty(saved)
-            .map_err(|e| Error::Param(format!("session: {e}")))?
-            + "\n";
+        // One line: objective traces written one number a line would make
+        // a long session a very long file.
+        let json =
+            serde_json::to_string(saved).map_err(|e| Error::Param(format!("session: {e}")))? + "\n";
         let mut moved = None;
         if self.corrupt {
             let aside = aside_name(&self.path);

@@ -28,12 +28,19 @@ fn score_text(name: &str, v: f64) -> String {
 
 fn delta(name: &str, a: f64, b: f64) -> String {
     let d = b - a;
-    let sign = if d > 0.0 { "+" } else { "" };
+    let sign = if d > 0.0 {
+        "+"
+    } else if d < 0.0 {
+        "-"
+    } else {
+        ""
+    };
+    let m = d.abs();
     match name {
-        "NMI" | "ARI" | "ACC" | "silhouette" => format!("{sign}{d:.3}"),
-        "iterations" => format!("{sign}{}", fmt_num(d)),
-        "time ms" => format!("{sign}{}", time(d.abs())).replace("+-", "-"),
-        _ => format!("{sign}{}", short(d)),
+        "NMI" | "ARI" | "ACC" | "silhouette" => format!("{sign}{m:.3}"),
+        "iterations" => format!("{sign}{}", fmt_num(m)),
+        "time ms" => format!("{sign}{}", time(m)),
+        _ => format!("{sign}{}", short(m)),
     }
 }
 
