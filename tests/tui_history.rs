@@ -444,6 +444,14 @@ fn a_corrupt_session_file_is_reported_and_never_overwritten() {
             .unwrap()
             .contains("this session is not saved")
     );
+    settle(&mut app, |a| a.loaded().is_some());
+    // Said again after the data is in (the "loaded" note would hide it).
+    assert!(
+        app.message
+            .as_deref()
+            .unwrap()
+            .contains("this session is not saved")
+    );
     runs(&mut app, 1);
     assert_eq!(std::fs::read_dir(&folder).unwrap().count(), 0);
 }

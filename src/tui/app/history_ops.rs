@@ -100,6 +100,18 @@ impl App {
             }
         }
         self.session = Some(sf);
+        if let Some(m) = &self.message {
+            self.start_note = Some((m.clone(), self.message_until.is_none()));
+        }
+    }
+
+    /// The session's message again, once the first dataset is in.
+    pub(super) fn repeat_start_note(&mut self) {
+        match self.start_note.take() {
+            Some((m, true)) => self.tell(m),
+            Some((m, false)) => self.note(m),
+            None => {}
+        }
     }
 
     /// The settings now, as a session file keeps them.

@@ -140,6 +140,7 @@ impl App {
                             "loaded {} ({shape}) in {:.0} ms",
                             loaded.dataset.name, loaded.load_ms
                         ));
+                        self.repeat_start_note();
                         let new_spec = loaded.source.spec();
                         match self.loaded().map(|l| l.source.spec()) {
                             // Rescaled: the user's k and values stay.

@@ -209,6 +209,10 @@ pub struct App {
     /// Said on the terminal after the UI closes (a session that could not
     /// be saved).
     pub exit_note: Option<String>,
+    /// What the session file gave, said again once the first dataset has
+    /// loaded (its "loaded …" note would hide it); true: it stays until a
+    /// key.
+    start_note: Option<(String, bool)>,
 }
 
 pub struct StartOptions {
@@ -332,6 +336,7 @@ impl App {
             pending_restore: None,
             session: None,
             exit_note: None,
+            start_note: None,
         };
         if let Some((path, read, skipped, restored)) = session {
             app.overrides.extend(restored);
