@@ -134,3 +134,46 @@ impl SessionFile {
         Ok(moved)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_newer_session_is_refused_and_junk_is_corrupt() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.json");
+        assert!(matches!(read(&p), Read::Missing));
+        std::fs::write(&p, "[1, 2").unwrap();
+        assert!(matches!(read(&p), Read::Corrupt(_)));
+        let newer = format!(
+            r#"{{"meanscape_session": {}, "settings": {{"data": "iris", "algo": "power",
+            "k": null, "seed": 0, "restarts": 1, "init": "kmeans++", "scale": null,
+            "overrides": [], "options": {{}}}}, "history": {{"entries": []}}}}"#,
+            VERSION + 1
+        );
+        std::fs::write(&p, newer).unwrap();
+        match read(&p) {
+            Read::Unusable(why) => assert!(why.contains("newer meanscape"), "{why}"),
+            _ => panic!("a newer session must not be read"),
+        }
+        // Refused means never written: saving is off.
+        let mut sf = SessionFile {
+            path: p.clone(),
+            corrupt: false,
+            disabled: true,
+        };
+        let saved: Saved = serde_json::from_str(
+            &std::fs::read_to_string(&p)
+                .unwrap()
+                .replace(&format!("{}", VERSION + 1), &VERSION.to_string()),
+        )
+        .unwrap();
+        sf.write(&saved).unwrap();
+        assert!(
+            std::fs::read_to_string(&p)
+                .unwrap()
+                .contains("meanscape_session\": 2")
+        );
+    }
+}
