@@ -426,14 +426,24 @@ fn a_corrupt_session_file_is_reported_and_never_overwritten() {
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(saved["history"]["entries"].as_array().unwrap().len(), 1);
     // A second corrupt file goes to corrupt-2; the first stays.
-    std::fs::write(&path, "not json").unwrap();
+    std::fs::write(&path, "{\"settings\": {}}").unwrap();
     let mut again = start_session(&path);
     runs(&mut again, 1);
     assert_eq!(std::fs::read_to_string(&aside).unwrap(), junk);
     assert_eq!(
         std::fs::read_to_string(dir.path().join("s.json.corrupt-2")).unwrap(),
-        "not json"
+        "{\"settings\": {}}"
     );
+    // A file that is not JSON at all (a dataset given by mistake) is
+    // neither moved nor written.
+    let csv = dir.path().join("data.csv");
+    std::fs::write(&csv, "a,b\n1,2\n").unwrap();
+    let mut app = start_session(&csv);
+    assert!(app.message.as_deref().unwrap().contains("is not JSON"));
+    runs(&mut app, 1);
+    app.update(Action::Quit);
+    assert_eq!(std::fs::read_to_string(&csv).unwrap(), "a,b\n1,2\n");
+    assert!(!dir.path().join("data.csv.corrupt-1").exists());
     // A folder is no session file: said, and nothing is written.
     let folder = dir.path().join("d");
     std::fs::create_dir(&folder).unwrap();

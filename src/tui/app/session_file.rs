@@ -82,8 +82,21 @@ pub fn read(path: &Path) -> Read {
             s.meanscape_session
         )),
         Ok(s) => Read::Restored(Box::new(s)),
-        Err(e) => Read::Corrupt(e.to_string()),
+        // A damaged session (or an empty file) is moved aside before the
+        // first save; anything else (a dataset given by mistake) is left
+        // where it is.
+        Err(e) if looks_like_json(&text) => Read::Corrupt(e.to_string()),
+        Err(_) => {
+            Read::Unusable("is not JSON, so not a meanscape session; it is left alone".into())
+        }
     }
+}
+
+fn looks_like_json(text: &[u8]) -> bool {
+    matches!(
+        text.iter().find(|b| !b.is_ascii_whitespace()),
+        None | Some(b'{')
+    )
 }
 
 /// The session file of this UI.
@@ -144,8 +157,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("s.json");
         assert!(matches!(read(&p), Read::Missing));
-        std::fs::write(&p, "[1, 2").unwrap();
+        std::fs::write(&p, "{\"meanscape_session\": 1").unwrap();
         assert!(matches!(read(&p), Read::Corrupt(_)));
+        std::fs::write(&p, "").unwrap();
+        assert!(matches!(read(&p), Read::Corrupt(_)));
+        std::fs::write(&p, "x,y\n1,2\n").unwrap();
+        assert!(matches!(read(&p), Read::Unusable(_)));
         let newer = format!(
             r#"{{"meanscape_session": {}, "settings": {{"data": "iris", "algo": "power",
             "k": null, "seed": 0, "restarts": 1, "init": "kmeans++", "scale": null,
