@@ -26,7 +26,7 @@ fn mark(app: &mut App, names: &[&str]) {
             .position(|s| s.spec.name == *name)
             .unwrap();
         app.update(Action::Move(i as i32 - app.param_cursor as i32));
-        app.update(Action::MarkAxis);
+        app.update(Action::Mark);
     }
 }
 

@@ -141,6 +141,7 @@ impl App {
                             "loaded {} ({shape}) in {:.0} ms",
                             loaded.dataset.name, loaded.load_ms
                         ));
+                        self.repeat_start_note();
                         let new_spec = loaded.source.spec();
                         match self.loaded().map(|l| l.source.spec()) {
                             // Rescaled: the user's k and values stay.
@@ -161,9 +162,22 @@ impl App {
                         self.data_spec = spec.clone();
                         self.scatter = ScatterMode::Pca;
                         self.view = RunView::default();
+                        // A History run waiting for its dataset.
+                        if let Some(e) = self.pending_restore.take()
+                            && e.data == new_spec
+                        {
+                            self.apply_entry(&e);
+                        }
                         self.schedule_run();
                     }
                     Err(e) => {
+                        if self.pending_restore.take().is_some()
+                            && let Some(l) = self.loaded()
+                        {
+                            // The run is not restored: back to the scaling
+                            // of the data in use.
+                            self.scale = l.scale;
+                        }
                         self.tell(format!("could not open {spec}: {e}"));
                         if self.data.is_none() {
                             self.status =
@@ -229,6 +243,8 @@ impl App {
         view.sizes = std::mem::take(&mut self.view.sizes);
         view.carried = !view.labels.is_empty() || !view.sizes.is_empty();
         view.config = Some((algo.id().to_string(), cfg.clone()));
+        view.given = given.clone();
+        view.given_options = self.options.clone();
         self.view = view;
         self.job = Some(worker::start_run(algo, problem, cfg));
         self.status = RunStatus::Running;
@@ -300,6 +316,7 @@ impl App {
                         RunStatus::Stopped
                     };
                     self.view.result = Some(res);
+                    self.record_run();
                 }
                 Err(Error::Cancelled) => self.status = RunStatus::Cancelled,
                 Err(e) => {

@@ -4,9 +4,12 @@
 
 pub mod controls;
 pub mod export;
+pub mod history;
+mod history_ops;
 mod jobs;
 pub mod projection;
 pub mod prompt;
+pub mod session_file;
 mod slider;
 mod sliders;
 pub mod sweep_view;
@@ -96,6 +99,12 @@ pub struct RunView {
     pub warnings: Vec<String>,
     /// The algorithm id and configuration of this run, for export.
     pub config: Option<(String, RunConfig)>,
+    /// The parameter values the user set for this run (the History lists
+    /// them as changed).
+    pub given: Vec<(String, f64)>,
+    /// The options the user set for this run (kernel, views, …); the
+    /// configuration holds the algorithm's own defaults as well.
+    pub given_options: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -110,6 +119,10 @@ pub enum PromptKind {
     Sweep,
     /// A value for the control of this name (kernel, init, label, …).
     Control(&'static str),
+    /// A base name for the History's CSV and JSON.
+    HistoryExport,
+    /// Confirm replacing these files, then export the History there.
+    ConfirmHistoryExport(PathBuf),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -201,6 +214,19 @@ pub struct App {
     /// Automatic defaults already computed, by (algorithm, parameter, k):
     /// some rules read the whole dataset, and sliders are drawn every frame.
     auto_cache: std::cell::RefCell<HashMap<(String, String, usize), Option<f64>>>,
+    /// Every finished run of this session.
+    pub history: history::History,
+    /// A History run to restore once its dataset has loaded.
+    pending_restore: Option<history::Entry>,
+    /// `--session FILE`, when given.
+    pub session: Option<session_file::SessionFile>,
+    /// Said on the terminal after the UI closes (a session that could not
+    /// be saved).
+    pub exit_note: Option<String>,
+    /// What the session file gave, said again once the first dataset has
+    /// loaded (its "loaded …" note would hide it); true: it stays until a
+    /// key.
+    start_note: Option<(String, bool)>,
 }
 
 pub struct StartOptions {
@@ -215,6 +241,9 @@ pub struct StartOptions {
     pub init: Init,
     pub given: Vec<(String, f64)>,
     pub options: Vec<(String, String)>,
+    /// `--session FILE`: history and settings restored from it and saved
+    /// to it.
+    pub session: Option<PathBuf>,
 }
 
 impl std::default::Default for StartOptions {
@@ -230,6 +259,7 @@ impl std::default::Default for StartOptions {
             init: Init::KmeansPP,
             given: Vec::new(),
             options: Vec::new(),
+            session: None,
         }
     }
 }
@@ -237,8 +267,29 @@ impl std::default::Default for StartOptions {
 impl App {
     /// A new app that starts loading `opts.data` at once and runs the
     /// chosen algorithm as soon as the data is in.
-    pub fn new(opts: StartOptions) -> Result<Self, Error> {
+    pub fn new(mut opts: StartOptions) -> Result<Self, Error> {
         let algos = algo::registry();
+        // A session file's settings win over the command line's: the
+        // session is where the user left off.
+        let session = opts.session.take().map(|path| {
+            let read = session_file::read(&path);
+            let mut skipped = Vec::new();
+            let mut restored = Vec::new();
+            if let session_file::Read::Restored(saved) = &read {
+                skipped = history_ops::apply_settings(&mut opts, &saved.settings, &algos);
+                for o in &saved.settings.overrides {
+                    let spec = algos
+                        .iter()
+                        .find(|a| a.id() == o.algo)
+                        .and_then(|a| a.params().into_iter().find(|s| s.name == o.param));
+                    match spec.map(|s| s.check(o.value)) {
+                        Some(Ok(v)) => restored.push(((o.algo.clone(), o.param.clone()), v)),
+                        _ => skipped.push(format!("{} {}", o.algo, o.param)),
+                    }
+                }
+            }
+            (path, read, skipped, restored)
+        });
         let algo_idx = algos
             .iter()
             .position(|a| a.id() == opts.algo)
@@ -300,7 +351,16 @@ impl App {
             quit: false,
             last_input: None,
             auto_cache: Default::default(),
+            history: Default::default(),
+            pending_restore: None,
+            session: None,
+            exit_note: None,
+            start_note: None,
         };
+        if let Some((path, read, skipped, restored)) = session {
+            app.overrides.extend(restored);
+            app.open_session(path, read, skipped);
+        }
         app.load(opts.data);
         Ok(app)
     }
@@ -342,9 +402,13 @@ impl App {
         if self.message_until.is_none() {
             self.message = None;
         }
+        let quitting = self.quit;
         self.apply(action);
-        if RIGHT_PANES.contains(&self.focus) {
+        if RIGHT_PANES.contains(&self.focus) || self.focus == Pane::History {
             self.shown_right = self.focus;
+        }
+        if self.quit && !quitting {
+            self.save_session();
         }
     }
 
@@ -398,6 +462,7 @@ impl App {
                     let n = self.sliders().len() as i32;
                     self.param_cursor = (self.param_cursor as i32 + d).clamp(0, n - 1) as usize;
                 }
+                Pane::History => self.history.move_cursor(d),
                 _ => {}
             },
             Action::Step { steps, coarse } => {
@@ -420,6 +485,7 @@ impl App {
                         hint: format!("{} {}", s.spec.name, s.spec.range_text()),
                     });
                 }
+                Pane::History => self.restore_selected(),
                 _ => {}
             },
             Action::Reseed => {
@@ -506,12 +572,11 @@ impl App {
                 self.scatter = ScatterMode::Features(fx, fy);
             }
             Action::TogglePath => self.toggle_path(),
-            Action::MarkAxis => {
-                if self.focus == Pane::Parameters {
-                    self.toggle_mark();
-                } else {
-                    self.note("m marks a slider as a sweep axis: focus Parameters (3) first");
-                }
+            Action::Mark if self.focus == Pane::Parameters => self.toggle_mark(),
+            Action::HistoryCompare
+                if self.focus != Pane::History && self.shown_right != Pane::History =>
+            {
+                self.show_last_sweep()
             }
             Action::OpenSweep => self.open_sweep_prompt(),
             Action::OpenControls => {
@@ -519,14 +584,13 @@ impl App {
                 self.controls_cursor = 0;
             }
             Action::KScan => self.start_kscan(),
-            Action::ToggleSweep => {
-                if self.sweep.is_some() {
-                    self.show_sweep = true;
-                } else {
-                    self.note("no sweep yet: S sweeps the marked sliders, K scans k");
-                }
-            }
+            Action::ToggleSweep => self.show_last_sweep(),
             Action::SweepScore | Action::SweepNumbers | Action::AdoptK => {}
+            Action::HistorySort
+            | Action::HistoryReverse
+            | Action::Mark
+            | Action::HistoryCompare
+            | Action::HistoryExportPrompt => self.history_action(&action),
             Action::Input(_)
             | Action::Backspace
             | Action::ClearInput
@@ -543,13 +607,16 @@ impl App {
             Action::Cancel => self.prompt = None,
             Action::Quit => self.quit = true,
             Action::Input(c) => {
-                if let PromptKind::ConfirmExport(base) = &prompt.kind {
+                if let PromptKind::ConfirmExport(base) | PromptKind::ConfirmHistoryExport(base) =
+                    &prompt.kind
+                {
+                    let history = matches!(prompt.kind, PromptKind::ConfirmHistoryExport(_));
                     let base = base.clone();
                     self.prompt = None;
-                    if c == 'y' || c == 'Y' {
-                        self.export(&base, true);
-                    } else {
-                        self.tell("export cancelled; nothing written");
+                    match (c == 'y' || c == 'Y', history) {
+                        (true, false) => self.export(&base, true),
+                        (true, true) => self.export_history(&base, true),
+                        (false, _) => self.tell("export cancelled; nothing written"),
                     }
                     return;
                 }
@@ -587,7 +654,6 @@ impl App {
                         self.prompt = None;
                         self.export(&PathBuf::from(prompt::expand_home(&text)), false);
                     }
-                    PromptKind::ConfirmExport(_) => {}
                     PromptKind::Control(name) => match self.set_control(name, &text) {
                         Ok(()) => self.prompt = None,
                         Err(e) => {
@@ -605,6 +671,14 @@ impl App {
                             }
                         }
                     },
+                    PromptKind::HistoryExport => {
+                        if text.is_empty() {
+                            return;
+                        }
+                        self.prompt = None;
+                        self.export_history(&PathBuf::from(prompt::expand_home(&text)), false);
+                    }
+                    PromptKind::ConfirmExport(_) | PromptKind::ConfirmHistoryExport(_) => {}
                 }
             }
             _ => {}

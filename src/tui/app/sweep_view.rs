@@ -301,6 +301,15 @@ impl App {
         }
     }
 
+    /// Shows the last sweep again, or says there is none.
+    pub(super) fn show_last_sweep(&mut self) {
+        if self.sweep.is_some() {
+            self.show_sweep = true;
+        } else {
+            self.note("no sweep yet: S sweeps the marked sliders, K scans k");
+        }
+    }
+
     /// The sweep axes marked for the current algorithm.
     pub fn marks(&self) -> Vec<String> {
         self.sweep_marks

@@ -12,10 +12,12 @@ pub enum Pane {
     Weights,
     Metrics,
     Scatter,
+    /// The run history: shown in place of the right-hand panes.
+    History,
 }
 
 impl Pane {
-    pub const ALL: [Pane; 8] = [
+    pub const ALL: [Pane; 9] = [
         Pane::Data,
         Pane::Algorithm,
         Pane::Parameters,
@@ -24,6 +26,7 @@ impl Pane {
         Pane::Sizes,
         Pane::Weights,
         Pane::Metrics,
+        Pane::History,
     ];
 
     pub fn title(self) -> &'static str {
@@ -36,6 +39,7 @@ impl Pane {
             Pane::Weights => "Feature weights",
             Pane::Metrics => "Metrics",
             Pane::Scatter => "Scatter",
+            Pane::History => "History",
         }
     }
 }
@@ -91,8 +95,6 @@ pub enum Action {
     ScatterFeature(usize),
     /// Feature weights pane: toggle the regularisation-path view.
     TogglePath,
-    /// Parameters: mark the focused slider as a sweep axis (or unmark it).
-    MarkAxis,
     /// Open the sweep prompt (marked sliders, else the focused one).
     OpenSweep,
     /// Sweep k with the label-free scores.
@@ -107,6 +109,17 @@ pub enum Action {
     AdoptK,
     /// Open (or close) the list of non-numeric settings.
     OpenControls,
+    /// History: sort by the next column.
+    HistorySort,
+    /// History: flip the sort order.
+    HistoryReverse,
+    /// History: pin or unpin the highlighted run (two are compared);
+    /// Parameters: mark the focused slider as a sweep axis (or unmark it).
+    Mark,
+    /// History: the compare view of the two pinned runs, or the table.
+    HistoryCompare,
+    /// History: export it as NAME.csv and NAME.json.
+    HistoryExportPrompt,
 }
 
 /// Where the user is, which decides what a key means.

@@ -71,7 +71,7 @@ pub const KEYS: &[Binding] = &[
             (Char('j'), Act(Move(1))),
         ],
         "",
-        "Algorithm: choose (starts a run) · Parameters: choose a slider",
+        "Algorithm: choose (starts a run) · Parameters: choose a slider · History: choose a run",
     ),
     row(
         Panes,
@@ -84,7 +84,7 @@ pub const KEYS: &[Binding] = &[
             (WheelDown, Wheel(-1)),
         ],
         "adjust",
-        "one fine slider step (the wheel: the slider or algorithm list under it)",
+        "one fine slider step (the wheel: the slider, algorithm list or History under it)",
     ),
     row(
         Panes,
@@ -103,7 +103,7 @@ pub const KEYS: &[Binding] = &[
         Panes,
         &[(Code(Enter), Act(Activate))],
         "edit",
-        "type an exact value (\"default\" resets it); shows the parameter's whole help",
+        "type an exact value (\"default\" resets it); shows the parameter's whole help · History: restore the run's settings (its dataset too) and re-run it",
     ),
     row(
         Panes,
@@ -158,10 +158,11 @@ pub const KEYS: &[Binding] = &[
             (Char('6'), focus(5)),
             (Char('7'), focus(6)),
             (Char('8'), focus(7)),
+            (Char('9'), focus(8)),
             (Click, FocusPointed),
         ],
         "focus",
-        "focus Data, Algorithm, Parameters, Objective, Scatter, Sizes, Weights, Metrics (a click focuses the pane or tab under it)",
+        "focus Data, Algorithm, Parameters, Objective, Scatter, Sizes, Weights, Metrics, History (History takes the place of the right-hand panes; 4-8 bring them back; a click focuses the pane or tab under it)",
     ),
     row(
         Panes,
@@ -184,11 +185,37 @@ pub const KEYS: &[Binding] = &[
         "",
         "Feature weights: regularisation path (lw, sparse-kmeans)",
     ),
+    // The History's own keys: the hint bar shows them (help starting
+    // "History:") while the History is focused.
     row(
         Panes,
-        &[(Char('m'), Act(MarkAxis))],
-        "",
-        "Parameters: mark the slider as a sweep axis (two at most; m again unmarks)",
+        &[(Char('m'), Act(Mark))],
+        "pin",
+        "History: pin / unpin the highlighted run (a third pin replaces the oldest); in Parameters: mark the slider as a sweep axis (two at most; m again unmarks)",
+    ),
+    row(
+        Panes,
+        &[(Char('v'), Act(HistoryCompare))],
+        "compare",
+        "History: compare the two pinned runs (settings, scores, objective curves, sizes, Jaccard of the selected features) ↔ the table; elsewhere: show the last sweep or k-scan again",
+    ),
+    row(
+        Panes,
+        &[(Char('c'), Act(HistorySort))],
+        "sort",
+        "History: sort by the next column",
+    ),
+    row(
+        Panes,
+        &[(Char('C'), Act(HistoryReverse))],
+        "reverse",
+        "History: reverse the sort order",
+    ),
+    row(
+        Panes,
+        &[(Char('E'), Act(HistoryExportPrompt))],
+        "export runs",
+        "History: export every run as NAME.csv and NAME.json, each with the `meanscape run` command that repeats it",
     ),
     row(
         Panes,
@@ -207,12 +234,6 @@ pub const KEYS: &[Binding] = &[
         &[(Char('O'), Act(OpenControls))],
         "options",
         "the settings that are not sliders: kernel, kernel list, views, tuning, seeding, label column, missing cells",
-    ),
-    row(
-        Panes,
-        &[(Char('v'), Act(ToggleSweep))],
-        "",
-        "show the last sweep or k-scan again",
     ),
     row(
         Sweep,

@@ -78,7 +78,11 @@ fn key_cases() -> Vec<(Context, KeyEvent, Option<Action>)> {
         (Panes, ch('y'), Some(ScatterFeature(1))),
         (Panes, ch('p'), Some(TogglePath)),
         (Panes, ch('a'), None),
-        (Panes, ch('9'), None),
+        (Panes, ch('v'), Some(HistoryCompare)),
+        (Panes, ch('c'), Some(HistorySort)),
+        (Panes, ch('C'), Some(HistoryReverse)),
+        (Panes, ch('E'), Some(HistoryExportPrompt)),
+        (Panes, ch('b'), None),
         (Panes, key(F(2)), None),
         (Panes, key(KeyCode::Backspace), None),
         (Prompt, key(Enter), Some(Activate)),
@@ -106,10 +110,9 @@ fn key_cases() -> Vec<(Context, KeyEvent, Option<Action>)> {
         (Help, key(Left), None),
         (Help, key(Enter), None),
         // Sweeps.
-        (Panes, ch('m'), Some(MarkAxis)),
+        (Panes, ch('m'), Some(Mark)),
         (Panes, ch('S'), Some(OpenSweep)),
         (Panes, ch('K'), Some(KScan)),
-        (Panes, ch('v'), Some(ToggleSweep)),
         (Sweep, key(Up), Some(Move(-1))),
         (Sweep, ch('k'), Some(Move(-1))),
         (Sweep, key(Down), Some(Move(1))),
@@ -151,7 +154,7 @@ fn key_cases() -> Vec<(Context, KeyEvent, Option<Action>)> {
         (Sweep, ch('d'), None),
         (Sweep, key(Tab), None),
     ];
-    for (i, c) in ('1'..='8').enumerate() {
+    for (i, c) in ('1'..='9').enumerate() {
         cases.push((Panes, ch(c), Some(Focus(Pane::ALL[i]))));
     }
     // A prompt takes the keys that mean something elsewhere as text.

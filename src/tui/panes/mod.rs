@@ -1,8 +1,10 @@
 //! One file per pane; each draws into the area it is given.
 
 pub mod algorithm;
+pub mod compare;
 pub mod controls;
 pub mod data;
+pub mod history;
 pub mod metrics;
 pub mod objective;
 pub mod parameters;
