@@ -47,6 +47,7 @@ def main():
     ap.add_argument("--seeds", type=int, default=20)
     ap.add_argument("--sigmas", type=int, default=5)
     ap.add_argument("--s0", default="-10,-3,-1,-0.3")
+    ap.add_argument("--reuse", action="store_true", help="tabulate the JSON of an earlier run instead of sweeping")
     a = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
     for name in a.datasets.split(","):
@@ -55,24 +56,32 @@ def main():
         lo, hi = sigma / 4, sigma * 4
         stem = os.path.join(OUT, f"kpower_sensitivity_{name}")
         t0 = time.perf_counter()
-        raw = sh([
-            BIN, "sweep", "--data", path, "--algo", "kpower", "--k", str(k),
-            "--init", "random", "--seeds", str(a.seeds), "-q",
-            "--grid", f"sigma={lo:.6g}:{hi:.6g}:{a.sigmas}:log",
-            "--grid", f"s0={a.s0}", "--json", "--plot", stem + ".svg",
-        ])
-        wall = time.perf_counter() - t0
+        if a.reuse and os.path.exists(stem + ".json"):
+            with open(stem + ".json") as f:
+                raw = f.read()
+        else:
+            raw = sh([
+                BIN, "sweep", "--data", path, "--algo", "kpower", "--k", str(k),
+                "--init", "random", "--seeds", str(a.seeds), "-q",
+                "--grid", f"sigma={lo:.6g}:{hi:.6g}:{a.sigmas}:log",
+                "--grid", f"s0={a.s0}", "--json", "--plot", stem + ".svg",
+            ])
+        wall = json.loads(raw).get("elapsed_ms", 0) / 1e3
         with open(stem + ".json", "w") as f:
             f.write(raw)
         v = json.loads(raw)
         cells = v["cells"]
 
-        def score(c, s):
-            return c["scores"][s]["mean"]
+        def score(c, s, missing=float("-inf")):
+            v = c["scores"].get(s, {}).get("mean")
+            return missing if v is None else v
 
+        # Label-free picks only among cells whose runs all kept k clusters:
+        # one cluster is perfectly stable.
+        full = [c for c in cells if not c.get("collapsed")] or cells
         by_nmi = max(cells, key=lambda c: score(c, "nmi"))
-        by_stab = max(cells, key=lambda c: (score(c, "stability"), -score(c, "cost")))
-        by_sil = max(cells, key=lambda c: score(c, "silhouette"))
+        by_stab = max(full, key=lambda c: (score(c, "stability"), -score(c, "cost", float("inf"))))
+        by_sil = max(full, key=lambda c: score(c, "silhouette"))
         default = min(
             cells,
             key=lambda c: abs(c["at"]["sigma"] - sigma) / sigma + abs(c["at"]["s0"] + 1),
@@ -84,19 +93,25 @@ def main():
         for label, c in [("best by NMI (label-tuned)", by_nmi), ("best by stability (label-free)", by_stab),
                          ("best by silhouette (label-free)", by_sil), ("defaults (σ_auto, s₀ = -1)", default)]:
             s = c["scores"]
+
+            def f(name, key="mean", spec=".4f"):
+                v = s.get(name, {}).get(key)
+                return "–" if v is None else format(v, spec)
+
             print(f"| {label} | {c['at']['sigma']:.4g} | {c['at']['s0']:g} | "
-                  f"{s['nmi']['mean']:.4f} ± {s['nmi']['sd']:.4f} | {s['stability']['mean']:.3f} | "
-                  f"{s['silhouette']['mean']:.4f} | {s['cost']['mean']:.4g} |")
+                  f"{f('nmi')} ± {f('nmi', 'sd')} | {f('stability', spec='.3f')} | "
+                  f"{f('silhouette')} | {f('cost', spec='.4g')} |")
         if name in PAPER:
             print(f"\npaper Table 1 (KPK, mean NMI of 20 random starts): {PAPER[name]}")
-        print(f"\nNMI table (rows σ, columns s₀):\n")
+        print(f"\nNMI (stability) per cell, rows σ, columns s₀:\n")
         axes = v["axes"]
         sig, s0s = axes[0]["values"], axes[1]["values"]
         print("| σ \\ s₀ | " + " | ".join(f"{x:g}" for x in s0s) + " |")
         print("|---" * (len(s0s) + 1) + "|")
         for i, sg in enumerate(sig):
             row = [score(cells[i * len(s0s) + j], "nmi") for j in range(len(s0s))]
-            print(f"| {sg:.4g} | " + " | ".join(f"{x:.4f}" for x in row) + " |")
+            stab = [score(cells[i * len(s0s) + j], "stability") for j in range(len(s0s))]
+            print(f"| {sg:.4g} | " + " | ".join(f"{x:.4f} ({y:.2f})" for x, y in zip(row, stab)) + " |")
 
 
 if __name__ == "__main__":

@@ -263,3 +263,40 @@ fn a_kernel_axis_in_json_csv_and_text() {
     );
     assert!(text.contains("kernel's feature space"), "{text}");
 }
+
+/// A kernel too narrow puts every point in one cluster: perfectly
+/// stable, and useless. Such cells are marked collapsed and never the
+/// best cell.
+#[test]
+fn collapsed_cells_are_marked_and_never_the_best() {
+    let args = [
+        "sweep",
+        "--data",
+        "iris",
+        "--k",
+        "3",
+        "--label",
+        "none",
+        "--algo",
+        "kpower",
+        "--grid",
+        "sigma=0.02,1",
+        "--seeds",
+        "2",
+        "-q",
+    ];
+    let out = run(&[&args[..], &["--json"]].concat());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cells = v["cells"].as_array().unwrap();
+    assert_eq!(cells[0]["collapsed"], true);
+    assert_eq!(cells[0]["scores"]["clusters"]["mean"], 1.0);
+    assert_eq!(cells[0]["scores"]["stability"]["mean"], 1.0);
+    assert!(cells[1].get("collapsed").is_none());
+    let text = String::from_utf8(run(&args).stdout).unwrap();
+    assert!(text.contains("best by stability: sigma=1\n"), "{text}");
+}

@@ -87,17 +87,22 @@ impl Report<'_> {
         }
     }
 
-    /// The cell with the best mean of the chosen score.
+    /// The cell with the best mean of the chosen score, among those
+    /// whose runs all kept k clusters (any cell when none did).
     pub fn best(&self) -> Option<&CellResult> {
+        let cells = &self.result.cells;
+        self.best_of(cells.iter().filter(|c| !c.collapsed()))
+            .or_else(|| self.best_of(cells.iter()))
+    }
+
+    fn best_of<'c>(&self, cells: impl Iterator<Item = &'c CellResult>) -> Option<&'c CellResult> {
         let up = higher_is_better(self.score);
-        let value = |c: &CellResult| {
-            c.score(self.score)
+        let mut best: Option<(&CellResult, f64)> = None;
+        for c in cells {
+            if let Some(v) = c
+                .score(self.score)
                 .map(|s| s.mean)
                 .filter(|m| m.is_finite())
-        };
-        let mut best: Option<(&CellResult, f64)> = None;
-        for c in &self.result.cells {
-            if let Some(v) = value(c)
                 && best.is_none_or(|(_, b)| if up { v > b } else { v < b })
             {
                 best = Some((c, v));
@@ -139,6 +144,7 @@ impl Report<'_> {
             ),
             sil,
             "stability: mean pairwise ARI between the seeds' partitions".into(),
+            "the best cell is chosen among those whose every run kept k non-empty clusters (a collapsed partition is perfectly stable); such cells are marked \"collapsed\"".into(),
         ]
     }
 
@@ -182,7 +188,11 @@ impl Report<'_> {
                     .iter()
                     .map(|(n, s)| (n.to_string(), json!({"mean": s.mean, "sd": s.sd})))
                     .collect();
-                json!({"at": at, "scores": scores, "runs": c.runs})
+                let mut cell = json!({"at": at, "scores": scores, "runs": c.runs});
+                if c.collapsed() {
+                    cell["collapsed"] = true.into();
+                }
+                cell
             })
             .collect();
         let seed0 = self.plan.cells.first().map_or(0, |c| c.cfg.seed);

@@ -20,6 +20,8 @@ pub struct CellResult {
     /// Position in the grid (row-major).
     pub index: usize,
     pub at: Vec<f64>,
+    /// The k its runs asked for.
+    pub k: usize,
     /// Every score that applies, in output order.
     pub scores: Vec<(&'static str, MeanSd)>,
     /// One summary per seed, in seed order.
@@ -27,6 +29,13 @@ pub struct CellResult {
 }
 
 impl CellResult {
+    /// Whether some run of the cell ended with fewer non-empty clusters
+    /// than k: its stability and costs describe a degenerate partition
+    /// (one cluster is perfectly stable), so it is not a best cell.
+    pub fn collapsed(&self) -> bool {
+        self.runs.iter().any(|r| r.internal.clusters < self.k)
+    }
+
     pub fn score(&self, name: &str) -> Option<MeanSd> {
         self.scores
             .iter()
@@ -185,6 +194,7 @@ pub fn run(
                     let result = CellResult {
                         index: cell.index,
                         at: cell.at.clone(),
+                        k: cell.cfg.k,
                         scores,
                         runs,
                     };

@@ -121,21 +121,28 @@ impl SweepView {
         (lo <= hi).then_some((lo, hi))
     }
 
-    /// The best cell by the chosen score, as (row, column).
+    /// The best cell by the chosen score, as (row, column): among the
+    /// cells whose runs all kept k clusters, when there are any.
     pub fn best(&self) -> Option<(usize, usize)> {
         let up = sweep::scores::higher_is_better(self.score_name());
         let (rows, cols) = self.shape();
-        let mut best: Option<((usize, usize), f64)> = None;
-        for r in 0..rows {
-            for c in 0..cols {
-                if let Some(v) = self.value(r, c).map(|s| s.mean)
-                    && best.is_none_or(|(_, b)| if up { v > b } else { v < b })
-                {
-                    best = Some(((r, c), v));
+        let pick = |skip_collapsed: bool| {
+            let mut best: Option<((usize, usize), f64)> = None;
+            for r in 0..rows {
+                for c in 0..cols {
+                    if skip_collapsed && self.cell(r, c).is_some_and(|x| x.collapsed()) {
+                        continue;
+                    }
+                    if let Some(v) = self.value(r, c).map(|s| s.mean)
+                        && best.is_none_or(|(_, b)| if up { v > b } else { v < b })
+                    {
+                        best = Some(((r, c), v));
+                    }
                 }
             }
-        }
-        best.map(|(at, _)| at)
+            best.map(|(at, _)| at)
+        };
+        pick(true).or_else(|| pick(false))
     }
 
     /// The grid position nearest to the sliders' values when the sweep
