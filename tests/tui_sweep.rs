@@ -122,6 +122,11 @@ fn enter_on_a_cell_sets_the_sliders_and_runs_it() {
     assert_eq!(app.sweep.as_ref().unwrap().cursor, (2, 2));
     app.update(Action::SweepScore);
     assert_eq!(app.sweep.as_ref().unwrap().score_name(), "ari");
+    // b jumps to the best cell, and back to (2, 2) by hand.
+    app.update(Action::SweepBest);
+    let sv = app.sweep.as_ref().unwrap();
+    assert_eq!(Some(sv.cursor), sv.best());
+    app.sweep.as_mut().unwrap().cursor = (2, 2);
     app.update(Action::Activate);
     assert!(!app.show_sweep);
     assert_eq!(app.context(), Context::Panes);

@@ -585,7 +585,7 @@ impl App {
             }
             Action::KScan => self.start_kscan(),
             Action::ToggleSweep => self.show_last_sweep(),
-            Action::SweepScore | Action::SweepNumbers | Action::AdoptK => {}
+            Action::SweepScore | Action::SweepNumbers | Action::AdoptK | Action::SweepBest => {}
             Action::HistorySort
             | Action::HistoryReverse
             | Action::Mark

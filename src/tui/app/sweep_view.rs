@@ -492,6 +492,10 @@ impl App {
                 sv.score = (sv.score + 1) % n;
             }
             Action::SweepNumbers => sv.numbers = !sv.numbers,
+            Action::SweepBest => match sv.best() {
+                Some(at) => sv.cursor = at,
+                None => self.note("no finished cell yet"),
+            },
             Action::Cancel => {
                 if sv.running {
                     if let Some(job) = &sv.job {

@@ -107,6 +107,8 @@ pub enum Action {
     SweepNumbers,
     /// k-scan: take the suggested k.
     AdoptK,
+    /// Sweep view: the cursor to the best cell.
+    SweepBest,
     /// Open (or close) the list of non-numeric settings.
     OpenControls,
     /// History: sort by the next column.

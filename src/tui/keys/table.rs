@@ -264,6 +264,12 @@ pub const KEYS: &[Binding] = &[
     ),
     row(
         Sweep,
+        &[(Char('b'), Act(SweepBest))],
+        "best",
+        "the cursor to the best cell by the score shown (among cells that kept k clusters)",
+    ),
+    row(
+        Sweep,
         &[(Char('n'), Act(SweepNumbers))],
         "numbers",
         "the cells' values as numbers on or off",

@@ -124,6 +124,7 @@ fn key_cases() -> Vec<(Context, KeyEvent, Option<Action>)> {
         (Sweep, key(Enter), Some(Activate)),
         (Sweep, ch('s'), Some(SweepScore)),
         (Sweep, ch('n'), Some(SweepNumbers)),
+        (Sweep, ch('b'), Some(SweepBest)),
         (Sweep, ch('a'), Some(AdoptK)),
         (Sweep, key(Esc), Some(Cancel)),
         (Sweep, ch('v'), Some(ToggleSweep)),
