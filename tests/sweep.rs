@@ -252,7 +252,10 @@ fn a_kernel_axis_runs_each_kernel_and_scores_in_its_space() {
     assert_eq!(p.axes[0].texts, ["gaussian", "laplacian", "poly:a=1,b=2"]);
     let r = run(&l.problem, "kpower", &p, Truth::default());
     assert!(r.complete);
-    assert_eq!(r.builds, 3, "one Gram matrix per kernel, shared by its s₀ cells");
+    assert_eq!(
+        r.builds, 3,
+        "one Gram matrix per kernel, shared by its s₀ cells"
+    );
     let kp = algo::find("kpower").unwrap();
     let mut nmi_by_kernel = Vec::new();
     for c in &r.cells {
@@ -281,7 +284,11 @@ fn a_kernel_axis_runs_each_kernel_and_scores_in_its_space() {
         }
     }
     // The kernels do give different partitions.
-    assert!(nmi_by_kernel.iter().any(|&v| (v - nmi_by_kernel[0]).abs() > 1e-6));
+    assert!(
+        nmi_by_kernel
+            .iter()
+            .any(|&v| (v - nmi_by_kernel[0]).abs() > 1e-6)
+    );
 }
 
 /// A kernel axis is refused for an algorithm without that option, with a
@@ -308,7 +315,10 @@ fn a_kernel_axis_is_checked() {
         .map(|_| ())
     };
     let e = req("power", "kernel=gaussian|linear", vec![]).unwrap_err();
-    assert!(e.to_string().contains("does not apply to algorithm power"), "{e}");
+    assert!(
+        e.to_string().contains("does not apply to algorithm power"),
+        "{e}"
+    );
     let e = req("kpower", "kernel=gaussian|nope", vec![]).unwrap_err();
     assert!(e.to_string().contains("unknown kernel 'nope'"), "{e}");
     let e = req("kpower", "kernel=gaussian||linear", vec![]).unwrap_err();

@@ -227,7 +227,11 @@ fn a_kernel_axis_in_json_csv_and_text() {
         "-q",
     ];
     let out = run(&[&base[..], &["--json"]].concat());
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["axes"][0]["name"], "kernel");
     assert_eq!(
@@ -237,13 +241,25 @@ fn a_kernel_axis_in_json_csv_and_text() {
     assert!(v["params"].get("kernel").is_none(), "{}", v["params"]);
     let cells = v["cells"].as_array().unwrap();
     assert_eq!(cells.len(), 4);
-    assert_eq!(cells[3]["at"], serde_json::json!({"kernel": "poly:a=1,b=2", "s0": -1}));
+    assert_eq!(
+        cells[3]["at"],
+        serde_json::json!({"kernel": "poly:a=1,b=2", "s0": -1})
+    );
     assert_eq!(cells[0]["runs"][0]["space"], "kernel");
     let out = run(&[&base[..], &["--csv"]].concat());
     let csv = String::from_utf8(out.stdout).unwrap();
-    assert!(csv.lines().nth(3).unwrap().starts_with("\"poly:a=1,b=2\",-2,"), "{csv}");
+    assert!(
+        csv.lines()
+            .nth(3)
+            .unwrap()
+            .starts_with("\"poly:a=1,b=2\",-2,"),
+        "{csv}"
+    );
     let out = run(&base);
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("poly:a=1,b=2") && text.contains("kernel\\s₀"), "{text}");
+    assert!(
+        text.contains("poly:a=1,b=2") && text.contains("kernel\\s₀"),
+        "{text}"
+    );
     assert!(text.contains("kernel's feature space"), "{text}");
 }

@@ -115,7 +115,10 @@ fn kernel_data_in_the_ui() {
     let i = app.view.internal.expect("label-free scores of the run");
     assert_eq!(i.space, meanscape::metrics::SpaceKind::Kernel);
     assert!(i.silhouette.is_finite() && i.cost > 0.0, "{i:?}");
-    assert!(s.contains("silh ") && s.contains("Metrics . kernel space"), "{s}");
+    assert!(
+        s.contains("silh ") && s.contains("Metrics . kernel space"),
+        "{s}"
+    );
     let mut t = Terminal::new(TestBackend::new(60, 8)).unwrap();
     t.draw(|f| meanscape::tui::panes::data::render(f, f.area(), &app, &THEME))
         .unwrap();

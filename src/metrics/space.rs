@@ -239,10 +239,19 @@ fn rows_stats(x: ArrayView2<f64>, ids: &[usize], counts: &[usize]) -> Stats {
         .collect();
     let own_sq = (0..n)
         .into_par_iter()
-        .map(|i| sq(x.row(i).iter().copied().zip(means.row(ids[i]).iter().copied())))
+        .map(|i| {
+            sq(x.row(i)
+                .iter()
+                .copied()
+                .zip(means.row(ids[i]).iter().copied()))
+        })
         .collect();
     let centre_sq = Array2::from_shape_fn((k, k), |(a, b)| {
-        sq(means.row(a).iter().copied().zip(means.row(b).iter().copied()))
+        sq(means
+            .row(a)
+            .iter()
+            .copied()
+            .zip(means.row(b).iter().copied()))
     });
     let to_mean_sq = (0..k)
         .map(|c| sq(means.row(c).iter().copied().zip(overall.iter().copied())))
@@ -271,8 +280,9 @@ fn gram_stats(g: &Gram, ids: &[usize], counts: &[usize]) -> Stats {
             (diag[i] - 2.0 * gh[[i, c]] + s[[c, c]]).max(0.0)
         })
         .collect();
-    let centre_sq =
-        Array2::from_shape_fn((k, k), |(a, b)| (s[[a, a]] + s[[b, b]] - 2.0 * s[[a, b]]).max(0.0));
+    let centre_sq = Array2::from_shape_fn((k, k), |(a, b)| {
+        (s[[a, a]] + s[[b, b]] - 2.0 * s[[a, b]]).max(0.0)
+    });
     let share: Vec<f64> = counts.iter().map(|&c| c as f64 / n as f64).collect();
     // ⟨m_c, m⟩ with m = Σ_b (|b|/n) m_b the mean of every row.
     let with_mean: Vec<f64> = (0..k)
@@ -327,7 +337,10 @@ mod tests {
         let base = SilhouetteBase::new(40, 100, 0);
         let on_x = internal_in(&Space::features(x.view()), &lab, &base);
         let k = x.dot(&x.t());
-        let g = Arc::new(Gram::from_dense(k.view(), &crate::kernel::stack::raw_spec()));
+        let g = Arc::new(Gram::from_dense(
+            k.view(),
+            &crate::kernel::stack::raw_spec(),
+        ));
         let in_k = Space {
             kind: SpaceKind::Kernel,
             blocks: vec![(Block::Gram(g), 1.0)],
@@ -351,7 +364,10 @@ mod tests {
         let want = internal_in(&Space::features(joined.view()), &lab, &base);
         // A Gram block and a rows block mixed, and the subsample path.
         let kb = b.dot(&b.t());
-        let gb = Arc::new(Gram::from_dense(kb.view(), &crate::kernel::stack::raw_spec()));
+        let gb = Arc::new(Gram::from_dense(
+            kb.view(),
+            &crate::kernel::stack::raw_spec(),
+        ));
         let space = Space {
             kind: SpaceKind::Kernel,
             blocks: vec![(Block::Rows(a.view()), wa), (Block::Gram(gb), wb)],

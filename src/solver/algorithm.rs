@@ -282,8 +282,13 @@ pub trait Algorithm: Send + Sync {
     ///
     /// # Errors
     /// As [`Algorithm::prepare`].
-    fn space(&self, problem: &Problem, cfg: &RunConfig, fit: &Fit, ctx: &Ctx)
-    -> Result<SpaceBlocks>;
+    fn space(
+        &self,
+        problem: &Problem,
+        cfg: &RunConfig,
+        fit: &Fit,
+        ctx: &Ctx,
+    ) -> Result<SpaceBlocks>;
 }
 
 /// Weighted blocks of the space a run clustered in (see

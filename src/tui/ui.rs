@@ -147,6 +147,9 @@ pub fn render(f: &mut Frame, app: &App, theme: &Theme) -> HitMap {
         f.render_widget(Paragraph::new(Line::from(spans)), tabs);
         render_right(f, shown, body, app, theme);
         hits.panes.push((shown, body));
+    } else if let Some(p) = panes::wide::render(f, right, app, theme) {
+        // The inspector, the path or the confusion view.
+        hits.panes.push((p, right));
     } else {
         let [top, bottom] =
             Layout::vertical([Constraint::Percentage(58), Constraint::Percentage(42)]).areas(right);
@@ -220,6 +223,9 @@ fn finish(f: &mut Frame, theme: &Theme) {
 }
 
 fn render_right(f: &mut Frame, p: Pane, r: Rect, app: &App, theme: &Theme) {
+    if panes::wide::render(f, r, app, theme).is_some() {
+        return;
+    }
     match p {
         Pane::Objective => panes::objective::render(f, r, app, theme),
         Pane::Scatter => panes::scatter::render(f, r, app, theme),
@@ -415,7 +421,9 @@ fn render_prompt(f: &mut Frame, area: Rect, p: &super::app::Prompt, app: &App, t
         }
         PromptKind::OpenFile => " Open file ".into(),
         PromptKind::Export => " Export ".into(),
-        PromptKind::ConfirmExport(_) => " Replace? ".into(),
+        PromptKind::ConfirmExport(_) | PromptKind::ConfirmNames(_) => " Replace? ".into(),
+        PromptKind::Search => " Filter features ".into(),
+        PromptKind::ExportNames => " Export the selected names ".into(),
     };
     let text = format!("> {}_", p.text);
     let shown: String = if text.chars().count() > inner_w {

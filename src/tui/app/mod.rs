@@ -2,8 +2,11 @@
 //! takes an [`Action`] and is tested without a terminal. Sliders live in
 //! `sliders.rs`, background jobs (loading, runs, paths) in `jobs.rs`.
 
+mod confusion;
 pub mod export;
+mod features;
 mod jobs;
+mod path_cursor;
 pub mod projection;
 pub mod prompt;
 mod slider;
@@ -11,6 +14,9 @@ mod sliders;
 pub mod worker;
 
 pub use crate::tui::keys::{Action, Pane};
+pub use confusion::{Confusion, Profiles, confusion};
+pub use features::{FeatureRow, FeatureView, Wide};
+pub use path_cursor::{PathSeries, path_series};
 pub use slider::Slider;
 
 use crate::algo::params::{Default as PDefault, fmt_num};
@@ -104,6 +110,12 @@ pub enum PromptKind {
     Export,
     /// Confirm replacing these files, then export to the base path.
     ConfirmExport(PathBuf),
+    /// Feature inspector: the filter, applied as it is typed.
+    Search,
+    /// Feature inspector: the file for the selected names.
+    ExportNames,
+    /// Confirm replacing this file with the selected names.
+    ConfirmNames(PathBuf),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -181,6 +193,8 @@ pub struct App {
     pub scatter: ScatterMode,
     pub show_path: bool,
     pub path: PathView,
+    /// The feature inspector, the path's cursor, the confusion view.
+    pub features: FeatureView,
     pub quit: bool,
     /// Latency probe: when the last key was handled.
     pub last_input: Option<Instant>,
@@ -278,6 +292,7 @@ impl App {
             scatter: ScatterMode::Pca,
             show_path: false,
             path: PathView::default(),
+            features: FeatureView::default(),
             quit: false,
             last_input: None,
             auto_cache: Default::default(),
@@ -341,6 +356,11 @@ impl App {
                 }
                 _ => {}
             }
+            return;
+        }
+        // The inspector, path cursor and confusion view take the keys
+        // they give a meaning to while they are shown.
+        if self.feature_action(&action) {
             return;
         }
         match action {
@@ -478,6 +498,8 @@ impl App {
                 self.scatter = ScatterMode::Features(fx, fy);
             }
             Action::TogglePath => self.toggle_path(),
+            // Taken by `feature_action` above.
+            Action::ToggleInspector | Action::SearchPrompt | Action::ToggleConfusion => {}
             Action::Input(_)
             | Action::Backspace
             | Action::ClearInput
@@ -487,6 +509,9 @@ impl App {
     }
 
     fn update_prompt(&mut self, action: Action) {
+        if self.feature_prompt(&action) {
+            return;
+        }
         let Some(prompt) = self.prompt.as_mut() else {
             return;
         };
@@ -538,7 +563,10 @@ impl App {
                         self.prompt = None;
                         self.export(&PathBuf::from(prompt::expand_home(&text)), false);
                     }
-                    PromptKind::ConfirmExport(_) => {}
+                    PromptKind::ConfirmExport(_)
+                    | PromptKind::Search
+                    | PromptKind::ExportNames
+                    | PromptKind::ConfirmNames(_) => {}
                 }
             }
             _ => {}

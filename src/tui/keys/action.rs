@@ -91,6 +91,13 @@ pub enum Action {
     ScatterFeature(usize),
     /// Feature weights pane: toggle the regularisation-path view.
     TogglePath,
+    /// Feature weights pane: the feature-selection inspector (every
+    /// feature with its weight, rank and selected flag) or the weights.
+    ToggleInspector,
+    /// Feature inspector: filter the features by a part of their name.
+    SearchPrompt,
+    /// Metrics pane: the confusion matrix and per-cluster profiles.
+    ToggleConfusion,
 }
 
 /// Where the user is, which decides what a key means.

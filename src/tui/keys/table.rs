@@ -182,7 +182,25 @@ pub const KEYS: &[Binding] = &[
         Panes,
         &[(Char('p'), Act(TogglePath))],
         "",
-        "Feature weights: regularisation path (lw, sparse-kmeans)",
+        "Feature weights: regularisation path (lw, sparse-kmeans): curves of the top features, the score and the selected count along λ; ←/→ move the cursor, Enter sets λ to it and re-runs",
+    ),
+    row(
+        Panes,
+        &[(Char('i'), Act(ToggleInspector))],
+        "inspect",
+        "Feature weights: the feature inspector, every feature with its rank, weight and selected flag (↑/↓ PgUp/PgDn scroll, / filters by name, e writes the selected names to a file, Esc clears the filter, then closes)",
+    ),
+    row(
+        Panes,
+        &[(Char('/'), Act(SearchPrompt))],
+        "",
+        "Feature inspector: filter the features by a part of their name (opens the inspector)",
+    ),
+    row(
+        Panes,
+        &[(Char('t'), Act(ToggleConfusion))],
+        "",
+        "Metrics: confusion matrix against the labels (the matched class marked) and per-cluster means of the selected features (↑/↓ scroll)",
     ),
     row(
         Prompt,

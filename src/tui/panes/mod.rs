@@ -1,14 +1,18 @@
 //! One file per pane; each draws into the area it is given.
 
 pub mod algorithm;
+pub mod confusion;
 pub mod data;
+pub mod inspector;
 pub mod metrics;
 pub mod objective;
 pub mod parameters;
+pub mod path;
 pub mod scatter;
 pub mod sizes;
 pub mod theme;
 pub mod weights;
+pub mod wide;
 
 use super::app::Pane;
 use ratatui::layout::Rect;
