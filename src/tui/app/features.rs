@@ -203,7 +203,11 @@ impl App {
 
     fn inspector_key(&mut self, action: &Action) -> bool {
         let n = self.feature_rows().len();
-        let page = self.features.page.get().max(1);
+        // Before the first frame the page is not known: about ten rows.
+        let page = match self.features.page.get() {
+            0 => 10,
+            n => n,
+        };
         let f = &mut self.features;
         match action {
             Action::Move(d) => scroll(&mut f.cursor, &mut f.top, *d, n, page),

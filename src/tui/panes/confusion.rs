@@ -110,13 +110,15 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Some(p) => {
             let k = p.sizes.len();
             let vw = 8;
+            // Names give way to the clusters' columns, down to 7 cells.
             let name_w = p
                 .features
                 .iter()
                 .map(|r| r.name.chars().count())
                 .max()
                 .unwrap_or(4)
-                .clamp(7, 16);
+                .clamp(7, 16)
+                .min(w.saturating_sub(5 + k * (vw + 1)).max(7));
             let lead = 5 + name_w;
             let fit = (w.saturating_sub(lead) / (vw + 1)).max(1);
             let shown_k = k.min(fit);

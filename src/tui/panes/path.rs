@@ -377,7 +377,7 @@ fn render_scores(
         legend.push(Span::styled(format!("  {} CER", mark(1)), styles[1].0));
     }
     legend.push(Span::styled(
-        format!("  {} selected (log, 1–{})", mark(2), p_all as usize),
+        format!("  {} selected (log, 1-{})", mark(2), p_all as usize),
         styles[2].0,
     ));
     legend.push(Span::styled("  | now  : cursor", theme.dim()));
