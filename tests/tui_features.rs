@@ -66,6 +66,11 @@ const ASCII: Theme = Theme {
     color: false,
     ascii: true,
 };
+/// No colour, Unicode borders: the markers are characters of their own.
+const PLAIN: Theme = Theme {
+    color: false,
+    ascii: false,
+};
 
 /// Types `text` into the value prompt of slider `name` and accepts it.
 fn type_value(app: &mut App, name: &str, text: &str) {
@@ -336,22 +341,58 @@ fn sparse_kmeans_marker_sits_at_the_sliders_bound() {
             .iter()
             .all(|p| d(res.points[c].lambda) <= d(p.lambda))
     );
-    // On the screen, the marker (|) is where the bound is on the axis:
-    // a bound inside the range is drawn inside the plot, not at an end.
-    let s = screen(&mut app, 120, 40, ASCII);
-    let marker_cols: Vec<usize> = s
-        .lines()
-        .flat_map(|l| {
-            l.trim_matches('"')
-                .char_indices()
-                .filter(|(_, ch)| *ch == '|')
-                .map(|(i, _)| i)
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    let frac = (wbound.log10() - lo.log10()) / (hi.log10() - lo.log10());
-    assert!(frac > 0.05 && frac < 0.95, "{frac}");
-    assert!(!marker_cols.is_empty(), "{s}");
+    // On the screen the marker (|) is where the slider's bound is on the
+    // path's axis, for the default and for a typed bound alike.
+    app.update(Action::Focus(Pane::Weights));
+    app.update(Action::Step {
+        steps: -100,
+        coarse: false,
+    });
+    assert_marker_at(&app, wbound, lo, hi);
+    type_value(&mut app, "wbound", "3");
+    settle(&mut app, path_done);
+    assert_eq!(
+        app.path.result.as_ref().unwrap().as_ref().unwrap().limit,
+        res.limit
+    );
+    assert_marker_at(&app, 3.0, lo, hi);
+}
+
+/// The path pane drawn alone: the column of the slider's marker in the
+/// score chart is where `value` falls between `lo` and `hi` (log axis).
+fn assert_marker_at(app: &App, value: f64, lo: f64, hi: f64) {
+    let mut t = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    t.draw(|f| meanscape::tui::panes::path::render(f, f.area(), app, &PLAIN))
+        .unwrap();
+    let buf = t.backend().buffer().clone();
+    let row = |y: u16| -> Vec<char> {
+        (0..100)
+            .map(|x| buf[(x, y)].symbol().chars().next().unwrap_or(' '))
+            .collect()
+    };
+    let legend = (0..30)
+        .find(|&y| row(y).iter().collect::<String>().contains("selected (log"))
+        .expect("the score legend");
+    let mut checked = 0;
+    for y in legend + 2..30 {
+        let r = row(y);
+        let Some(axis) = r.iter().skip(1).position(|&c| c == '│').map(|i| i + 1) else {
+            continue;
+        };
+        let Some(mark) = r.iter().position(|&c| c == '|') else {
+            continue;
+        };
+        // The plot spans from after the axis to before the border.
+        let width = (99 - axis - 1) as f64;
+        let frac = (value.log10() - lo.log10()) / (hi.log10() - lo.log10());
+        let want = axis as f64 + 1.0 + frac * (width - 1.0);
+        assert!(
+            (mark as f64 - want).abs() <= 1.5,
+            "marker at column {mark}, want {want:.1} (value {value})"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 3, "no marker drawn");
 }
 
 #[test]

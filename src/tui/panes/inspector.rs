@@ -16,6 +16,24 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let w = area.width.saturating_sub(2) as usize;
     let h = area.height.saturating_sub(2) as usize;
     let all = app.ranked_features();
+    if all.is_empty() {
+        // A new run has not produced its weights yet, or gives none.
+        let text: Vec<Line> = super::wrap(&theme.text(&super::weights::no_weights(app)), w)
+            .into_iter()
+            .map(|l| Line::from(Span::styled(l, theme.dim())))
+            .collect();
+        f.render_widget(
+            Paragraph::new(text).block(block(
+                Pane::Weights,
+                focused,
+                theme,
+                "inspector",
+                area.width,
+            )),
+            area,
+        );
+        return;
+    }
     let rows = app.feature_rows();
     let p = all.len();
     let selected = all.iter().filter(|r| r.selected).count();

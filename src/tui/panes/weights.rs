@@ -56,7 +56,7 @@ const WEIGHING: [&str; 6] = [
 
 /// What the pane says when it has no weights to draw: nothing about the
 /// weights of a run that has not produced them.
-fn no_weights(app: &App) -> String {
+pub fn no_weights(app: &App) -> String {
     let id = app.algo().id();
     if !WEIGHING.contains(&id) {
         let p = app.loaded().map_or(0, |l| l.dataset.p());
