@@ -131,10 +131,12 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 .min(p.features.len().saturating_sub(room));
             let end = (top + room).min(p.features.len());
             let title = format!(
-                "Profiles · rows {}-{} of {} · mean of each selected feature per cluster (scaled data) · ↑/↓ scroll",
+                "Profiles · rows {}-{} of {} · mean of each selected feature per cluster (scale {}) · ↑/↓ scroll",
                 top + 1,
                 end,
-                p.features.len()
+                p.features.len(),
+                app.loaded()
+                    .map_or_else(String::new, |l| l.scale.to_string())
             );
             lines.push(Line::from(Span::styled(
                 clip(&theme.text(&title), w),

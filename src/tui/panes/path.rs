@@ -151,7 +151,10 @@ fn render_series(
         }
     }
     if let Some(v) = app.path_value_now() {
-        info.push(format!("now {sym} {}", num(v)));
+        // A value beyond the path's ends is marked at the nearer end.
+        let out = now.is_some_and(|c| c < x0 || c > x1);
+        let note = if out { " (beyond the path)" } else { "" };
+        info.push(format!("now {sym} {}{note}", num(v)));
     }
     let small = inner.height < 12 || inner.width < 36;
     let hint = "←/→ cursor · Enter sets it · p closes";
