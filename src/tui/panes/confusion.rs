@@ -130,13 +130,17 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 .confusion_top
                 .min(p.features.len().saturating_sub(room));
             let end = (top + room).min(p.features.len());
-            let title = format!(
-                "Profiles · rows {}-{} of {} · mean of each selected feature per cluster (scale {}) · ↑/↓ scroll",
-                top + 1,
-                end,
-                p.features.len(),
-                app.loaded()
-                    .map_or_else(String::new, |l| l.scale.to_string())
+            // Whole parts, most useful first, as many as fit.
+            let title = super::fit_parts(
+                &[
+                    "Profiles: cluster means".to_string(),
+                    format!("rows {}-{} of {}", top + 1, end, p.features.len()),
+                    app.loaded().map_or_else(String::new, |l| {
+                        format!("selected features, scale {}", l.scale)
+                    }),
+                    "↑/↓ scroll".to_string(),
+                ],
+                w,
             );
             lines.push(Line::from(Span::styled(
                 clip(&theme.text(&title), w),
