@@ -548,3 +548,38 @@ fn snapshot_confusion_and_profiles() {
     app.update(Action::ToggleConfusion);
     snap(&mut app, "confusion");
 }
+
+#[test]
+fn wide_views_render_at_every_size_without_nan() {
+    let mut app = start("wine", "lw");
+    settle(&mut app, finished);
+    app.update(Action::TogglePath);
+    settle(&mut app, path_done);
+    let views: [fn(&mut App); 3] = [
+        |a| {
+            a.update(Action::Focus(Pane::Weights));
+            a.show_path = true;
+            a.features.inspector = false;
+        },
+        |a| {
+            a.update(Action::Focus(Pane::Weights));
+            a.update(Action::ToggleInspector);
+        },
+        |a| {
+            a.features.inspector = false;
+            a.update(Action::ToggleConfusion);
+        },
+    ];
+    for (i, show) in views.iter().enumerate() {
+        show(&mut app);
+        assert!(app.wide_view().is_some(), "view {i}");
+        for w in (40..=140).step_by(7) {
+            for h in (12..=48).step_by(5) {
+                for theme in [COLOR, ASCII] {
+                    let s = screen(&mut app, w, h, theme);
+                    assert!(!s.contains("NaN") && !s.contains("inf"), "{w}x{h}:\n{s}");
+                }
+            }
+        }
+    }
+}
