@@ -174,7 +174,7 @@ fn inspector_search_filters_by_name_and_esc_clears_then_closes() {
     // Ranks stay those of the whole list.
     assert!(rows.iter().any(|r| r.rank > want));
     let s = screen(&mut app, 120, 40, COLOR);
-    assert!(s.contains("filter \"WORST\": 10 match"), "{s}");
+    assert!(s.contains("filter \"WORST\": 10 of 30"), "{s}");
     app.update(Action::Cancel);
     assert!(app.features.filter.is_empty());
     assert!(app.features.inspector);

@@ -41,7 +41,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut head = vec![format!("{selected} of {p} selected")];
     if !filter.trim().is_empty() {
         head.push(format!(
-            "filter \"{}\": {} match",
+            "filter \"{}\": {} of {p}",
             filter.trim(),
             rows.len()
         ));
