@@ -356,6 +356,23 @@ fn sparse_kmeans_marker_sits_at_the_sliders_bound() {
         res.limit
     );
     assert_marker_at(&app, 3.0, lo, hi);
+    // Enter on the cursor sets the bound, on the same axis.
+    app.update(Action::Focus(Pane::Weights));
+    app.update(Action::Step {
+        steps: 4,
+        coarse: false,
+    });
+    let c = app.path_cursor().unwrap();
+    app.update(Action::Activate);
+    assert_eq!(slider_value(&app, "wbound"), res.points[c].lambda);
+    settle(&mut app, path_done);
+    // The cursor (drawn over the marker) out of the way.
+    app.update(Action::Focus(Pane::Weights));
+    app.update(Action::Step {
+        steps: -100,
+        coarse: false,
+    });
+    assert_marker_at(&app, res.points[c].lambda, lo, hi);
 }
 
 /// The path pane drawn alone: the column of the slider's marker in the
