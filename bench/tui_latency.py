@@ -13,7 +13,12 @@ drawing the frame and writing it to the terminal.
 The solver keeps both cores busy the whole time (it is restarted with a
 long max_iter so it cannot finish during the measurement).
 
-Usage: python3 bench/tui_latency.py [--data PATH] [--algo ID] [--keys N]
+With --sweep, a 10 x 10 s0 x eta sweep of power (one seed per cell) is
+started from the UI's sweep prompt on usps instead (../shared/data/usps.csv
+unless --data), its view hidden with v so Tab moves the focus again, and
+the keys are pressed while the sweep keeps both cores busy.
+
+Usage: python3 bench/tui_latency.py [--data PATH] [--algo ID] [--keys N] [--sweep]
 """
 
 import argparse
@@ -76,13 +81,18 @@ def main():
     ap.add_argument("--data")
     ap.add_argument("--algo", default="power")
     ap.add_argument("--keys", type=int, default=40)
+    ap.add_argument("--sweep", action="store_true")
     a = ap.parse_args()
+    if a.sweep and not a.data:
+        a.data = str(ROOT.parent / "shared" / "data" / "usps.csv")
     subprocess.run(["cargo", "build", "--release", "-q"], cwd=ROOT, check=True)
     data = a.data or str(fashion_npy())
     args = [str(BIN), "tui", "--data", data, "--algo", a.algo, "--k", "10",
             "--label", "none", "--max-iter", "100000", "-P", "tol=0"]
     if a.algo not in ("power",):
         args = [x for x in args if x not in ("-P", "tol=0")]
+    if a.sweep:
+        args = [str(BIN), "tui", "--data", data, "--algo", a.algo, "--k", "10"]
     pid, fd = pty.fork()
     if pid == 0:
         os.environ["TERM"] = "xterm-256color"
@@ -95,6 +105,23 @@ def main():
         os.kill(pid, signal.SIGKILL)
         sys.exit("the run never started")
     print(f"data loaded and run started after {t_run - t_start:.1f} s; measuring {a.keys} keys")
+    if a.sweep:
+        read_until(fd, b"converged", 120)
+        # Focus Parameters, the s0 slider, open the sweep prompt.
+        os.write(fd, b"3")
+        time.sleep(0.2)
+        os.write(fd, b"jjj")
+        time.sleep(0.2)
+        os.write(fd, b"S")
+        time.sleep(0.3)
+        os.write(fd, b"\x15s0=-10:-0.1:10:log eta=1.01:1.3:10 seeds=1\r")
+        t_sw, _ = read_until(fd, b"Sweep", 10)
+        if t_sw is None:
+            os.kill(pid, signal.SIGKILL)
+            sys.exit("the sweep did not start")
+        time.sleep(1.0)
+        os.write(fd, b"v")  # hide the view: the sweep runs on
+        print("sweep started; measuring with its view hidden")
     time.sleep(2.0)  # let the solver get into its iterations
     lat = []
     for _ in range(a.keys):
@@ -105,6 +132,14 @@ def main():
         t1, _ = read_until(fd, "┏".encode(), 5)
         lat.append(None if t1 is None else (t1 - t0) * 1e3)
     load = os.getloadavg()
+    if a.sweep:
+        os.write(fd, b"v")
+        time.sleep(0.5)
+        drain(fd)
+        # Still running at the end: the keys were all pressed during it.
+        os.write(fd, b"n")
+        _, buf = read_until(fd, b"cells", 3)
+        print("sweep state at the end:", "running" if b" left" in buf or b"/100 cells" in buf else "finished (measure with more keys or a bigger grid)")
     os.write(fd, b"q")
     time.sleep(0.5)
     try:
@@ -117,7 +152,7 @@ def main():
         sys.exit("no frame seen after any key")
     q = lambda p: got[min(len(got) - 1, int(p * len(got)))]
     res = {
-        "data": data, "algo": a.algo, "keys": a.keys, "missed": missed,
+        "data": data, "algo": a.algo, "keys": a.keys, "missed": missed, "sweep": a.sweep,
         "p50_ms": q(0.5), "p90_ms": q(0.9), "p99_ms": q(0.99), "max_ms": got[-1],
         "mean_ms": sum(got) / len(got), "loadavg": load,
     }

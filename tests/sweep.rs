@@ -87,7 +87,15 @@ fn plan(problem: &Problem, id: &str, k: usize, grid: &[&str], seeds: usize) -> P
 
 fn run(problem: &Problem, id: &str, plan: &Plan, truth: Truth<'_>) -> SweepResult {
     let a = algo::find(id).unwrap();
-    sweep::run(a.as_ref(), problem, plan, truth, Arc::default(), &|_, _| {}).unwrap()
+    sweep::run(
+        a.as_ref(),
+        problem,
+        plan,
+        truth,
+        Arc::default(),
+        &|_, _, _| {},
+    )
+    .unwrap()
 }
 
 /// Everything but the times, for comparing sweeps.
@@ -204,7 +212,7 @@ fn cancelling_returns_the_finished_cells_marked_incomplete() {
             &p,
             Truth::default(),
             cancel,
-            &|done, _| {
+            &|done, _, _| {
                 if done == 3 {
                     flag.store(true, Ordering::SeqCst);
                 }

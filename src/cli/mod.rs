@@ -64,6 +64,13 @@ pub struct TuiArgs {
     /// Draw with ASCII only: no Braille, no box-drawing glyphs.
     #[arg(long)]
     pub ascii: bool,
+    /// Keep the run history and the settings in this JSON file: restored at
+    /// start when it exists (its settings win over the options above),
+    /// written after every finished run and on quit. A damaged session is
+    /// never replaced: it is kept as FILE.corrupt-N; a file that is not
+    /// JSON is left alone and the session is not saved.
+    #[arg(long, value_name = "FILE")]
+    pub session: Option<std::path::PathBuf>,
 }
 
 /// What `meanscape` without a command (or `meanscape tui`) starts: the

@@ -165,7 +165,7 @@ fn output(a: &SweepArgs) -> Result<(Option<String>, bool)> {
     let bar = (!a.quiet && std::io::stderr().is_terminal()).then(|| progress_bar(plan.cells.len()));
     let result = {
         let _watch = interrupt::Watch::start();
-        let on_cell = |done: usize, _total: usize| {
+        let on_cell = |done: usize, _total: usize, _cell: &sweep::CellResult| {
             if let Some(b) = &bar {
                 b.set_position(done as u64);
             }

@@ -6,8 +6,8 @@ use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::metrics::SpaceKind;
 use crate::metrics::internal::SILHOUETTE_EXACT_MAX;
-use crate::report::fmt_sig;
 use crate::solver::params::fmt_num;
+pub use crate::solver::params::fmt_sig4;
 use crate::sweep::scores::{LABEL_FREE, WITH_LABELS, higher_is_better};
 use crate::sweep::{CellResult, Plan, SweepResult, Truth};
 use serde_json::{Map, Value, json};
@@ -379,18 +379,5 @@ fn csv_num(v: f64) -> String {
         format!("{v}")
     } else {
         String::new()
-    }
-}
-
-/// Four significant digits, for tables.
-pub fn fmt_sig4(v: f64) -> String {
-    if !v.is_finite() {
-        return "-".into();
-    }
-    let s = fmt_sig(crate::solver::params::round_sig(v, 4));
-    if s.contains('.') && !s.contains('e') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
     }
 }

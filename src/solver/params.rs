@@ -198,6 +198,20 @@ pub fn fmt_sig(v: f64) -> String {
     }
 }
 
+/// Four significant digits without trailing zeros, `-` for a non-finite
+/// value (tables of scores that range over orders of magnitude).
+pub fn fmt_sig4(v: f64) -> String {
+    if !v.is_finite() {
+        return "-".into();
+    }
+    let s = fmt_sig(round_sig(v, 4));
+    if s.contains('.') && !s.contains('e') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
 /// Resolved values for every declared parameter of an algorithm.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct Params(BTreeMap<String, f64>);

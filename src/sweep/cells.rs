@@ -10,8 +10,8 @@ use crate::metrics::internal::{
 use crate::solver::{Algorithm, Ctx, Problem};
 use rayon::prelude::*;
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// One finished cell.
@@ -94,8 +94,9 @@ pub(super) fn check_memory(algo: &dyn Algorithm, problem: &Problem, plan: &Plan)
 }
 
 /// Runs every cell of `plan` with its seeds. `cancel` stops it: the cells
-/// already finished are returned, marked incomplete. `on_cell(done,
-/// total)` is called as each cell finishes (from any thread).
+/// already finished are returned, marked incomplete. `on_cell(done, total,
+/// cell)` is called as each cell finishes (from any thread, in no set
+/// order; the returned cells are in grid order).
 ///
 /// # Errors
 /// What a run fails with other than cancellation ([`Error::Data`] for a
@@ -107,7 +108,7 @@ pub fn run(
     plan: &Plan,
     truth: Truth<'_>,
     cancel: Arc<AtomicBool>,
-    on_cell: &(dyn Fn(usize, usize) + Sync),
+    on_cell: &(dyn Fn(usize, usize, &CellResult) + Sync),
 ) -> Result<SweepResult> {
     let t0 = Instant::now();
     let builds0 = problem.builds();
@@ -151,10 +152,17 @@ pub fn run(
             .iter()
             .map(|_| AtomicUsize::new(plan.seeds))
             .collect();
+        let slots: Vec<Mutex<Vec<Option<RunSummary>>>> = members
+            .iter()
+            .map(|_| Mutex::new(vec![None; plan.seeds]))
+            .collect();
+        let cells_done: Mutex<Vec<CellResult>> = Mutex::new(Vec::new());
         let jobs: Vec<(usize, usize)> = (0..members.len())
             .flat_map(|m| (0..plan.seeds).map(move |r| (m, r)))
             .collect();
-        let runs: Vec<Result<RunSummary>> = jobs
+        // A cell is scored as soon as its last seed is in, so the caller
+        // sees cells fill in while the group runs.
+        let outcomes: Vec<Result<()>> = jobs
             .par_iter()
             .map(|&(m, r)| {
                 let cell = &plan.cells[members[m]];
@@ -163,39 +171,38 @@ pub fn run(
                 let result = algo.run(problem, &cfg, &ctx)?;
                 let internal = of_run(algo, problem, &cfg, &result.best, &base);
                 let summary = RunSummary::new(cfg.seed, result, internal, truth);
+                slots[m].lock().expect("sweep slots")[r] = Some(summary);
                 if left[m].fetch_sub(1, Ordering::SeqCst) == 1 {
-                    on_cell(done.fetch_add(1, Ordering::SeqCst) + 1, total);
+                    let mut runs: Vec<RunSummary> =
+                        std::mem::take(&mut *slots[m].lock().expect("sweep slots"))
+                            .into_iter()
+                            .flatten()
+                            .collect();
+                    let scores = scores::cell_scores(&runs);
+                    for r in &mut runs {
+                        r.labels = Vec::new();
+                    }
+                    let result = CellResult {
+                        index: cell.index,
+                        at: cell.at.clone(),
+                        scores,
+                        runs,
+                    };
+                    on_cell(done.fetch_add(1, Ordering::SeqCst) + 1, total, &result);
+                    cells_done.lock().expect("sweep cells").push(result);
                 }
-                Ok(summary)
+                Ok(())
             })
             .collect();
-        let mut runs = runs.into_iter();
-        for &pos in members {
-            let mut cell_runs = Vec::with_capacity(plan.seeds);
-            let mut whole = true;
-            for r in runs.by_ref().take(plan.seeds) {
-                match r {
-                    Ok(s) => cell_runs.push(s),
-                    Err(Error::Cancelled) => whole = false,
-                    Err(e) => return Err(in_cell(e, plan, pos)),
-                }
+        // The first failure in grid order, whatever the thread that met it.
+        for (&(m, _), o) in jobs.iter().zip(outcomes) {
+            match o {
+                Ok(()) => {}
+                Err(Error::Cancelled) => complete = false,
+                Err(e) => return Err(in_cell(e, plan, members[m])),
             }
-            if !whole {
-                complete = false;
-                continue;
-            }
-            let scores = scores::cell_scores(&cell_runs);
-            for r in &mut cell_runs {
-                r.labels = Vec::new();
-            }
-            let cell = &plan.cells[pos];
-            finished.push(CellResult {
-                index: cell.index,
-                at: cell.at.clone(),
-                scores,
-                runs: cell_runs,
-            });
         }
+        finished.extend(cells_done.into_inner().expect("sweep cells"));
         // The next group needs other Gram matrices or maps: this group's
         // go now, whatever the caller had cached stays.
         problem.retain_family("", &keep);

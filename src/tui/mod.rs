@@ -82,6 +82,7 @@ pub fn from_args(a: &TuiArgs) -> crate::Result<()> {
                 .into_iter()
                 .chain(a.data.memory_option())
                 .collect(),
+            session: a.session.clone(),
         },
         ascii: a.ascii,
     })
@@ -101,6 +102,10 @@ pub fn run(opts: UiOptions) -> crate::Result<()> {
     let result = event_loop(&mut app, &theme);
     restore_terminal();
     let _ = stdout.flush();
+    // Said where it outlives the screen: the session could not be saved.
+    if let Some(note) = &app.exit_note {
+        eprintln!("meanscape: {note}");
+    }
     result
 }
 

@@ -83,6 +83,20 @@ pub fn render(f: &mut Frame, app: &App, theme: &Theme) -> HitMap {
         Constraint::Length(1),
     ])
     .areas(area);
+    // In a small terminal the focused History takes the whole width: its
+    // table needs the columns.
+    if compact && app.focus == Pane::History && !(app.show_sweep && app.sweep.is_some()) {
+        panes::history::render(f, main, app, theme);
+        hits.panes.push((Pane::History, main));
+        render_status(f, status_area, &status, app, theme, compact);
+        render_hints(f, hints, app, theme);
+        if app.controls_open {
+            panes::controls::render(f, main, app, theme);
+        }
+        overlays(f, area, app, theme);
+        finish(f, theme);
+        return hits;
+    }
     let left_w = if compact { 32.min(area.width / 2) } else { 40 };
     let [left, right] =
         Layout::horizontal([Constraint::Length(left_w), Constraint::Min(10)]).areas(main);
@@ -112,8 +126,10 @@ pub fn render(f: &mut Frame, app: &App, theme: &Theme) -> HitMap {
         (Pane::Algorithm, algo),
         (Pane::Parameters, params),
     ]);
-    if compact {
-        let shown = if RIGHT_PANES.contains(&app.focus) {
+    if app.show_sweep && app.sweep.is_some() {
+        panes::sweep::render(f, right, app, theme);
+    } else if compact {
+        let shown = if RIGHT_PANES.contains(&app.focus) || app.focus == Pane::History {
             app.focus
         } else {
             app.shown_right
@@ -147,6 +163,10 @@ pub fn render(f: &mut Frame, app: &App, theme: &Theme) -> HitMap {
         f.render_widget(Paragraph::new(Line::from(spans)), tabs);
         render_right(f, shown, body, app, theme);
         hits.panes.push((shown, body));
+    } else if app.shown_right == Pane::History {
+        // The History in place of the right-hand panes (4-8 bring them back).
+        panes::history::render(f, right, app, theme);
+        hits.panes.push((Pane::History, right));
     } else if let Some(p) = panes::wide::render(f, right, app, theme) {
         // The inspector, the path or the confusion view.
         hits.panes.push((p, right));
@@ -174,14 +194,22 @@ pub fn render(f: &mut Frame, app: &App, theme: &Theme) -> HitMap {
     }
     render_status(f, status_area, &status, app, theme, compact);
     render_hints(f, hints, app, theme);
+    if app.controls_open {
+        panes::controls::render(f, main, app, theme);
+    }
+    overlays(f, area, app, theme);
+    finish(f, theme);
+    hits
+}
+
+/// The help and the prompt, drawn over everything.
+fn overlays(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if app.help {
         render_help(f, area, app, theme);
     }
     if let Some(p) = &app.prompt {
         render_prompt(f, area, p, app, theme);
     }
-    finish(f, theme);
-    hits
 }
 
 /// The tab titles of the right-hand panes that fit in `w` cells: with
@@ -223,7 +251,8 @@ fn finish(f: &mut Frame, theme: &Theme) {
 }
 
 fn render_right(f: &mut Frame, p: Pane, r: Rect, app: &App, theme: &Theme) {
-    if panes::wide::render(f, r, app, theme).is_some() {
+    if matches!(p, Pane::Weights | Pane::Metrics) && panes::wide::render(f, r, app, theme).is_some()
+    {
         return;
     }
     match p {
@@ -232,6 +261,7 @@ fn render_right(f: &mut Frame, p: Pane, r: Rect, app: &App, theme: &Theme) {
         Pane::Sizes => panes::sizes::render(f, r, app, theme),
         Pane::Weights => panes::weights::render(f, r, app, theme),
         Pane::Metrics => panes::metrics::render(f, r, app, theme),
+        Pane::History => panes::history::render(f, r, app, theme),
         _ => {}
     }
 }
@@ -282,7 +312,15 @@ fn render_status(
 fn render_hints(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut spans = Vec::new();
     let mut used = 0usize;
-    for (k, what) in keys::hints(app.context()) {
+    let context = app.context();
+    let mut all = keys::hints(context);
+    // The focused History's keys first; Enter re-runs there.
+    if context == Context::Panes && app.focus == Pane::History {
+        let own = keys::history_hints();
+        all.retain(|(k, _)| !own.iter().any(|(o, _)| o == k));
+        all.splice(0..0, own);
+    }
+    for (k, what) in all {
         let len = k.chars().count() + what.len() + 3;
         if used + len > area.width as usize {
             continue;
@@ -421,7 +459,12 @@ fn render_prompt(f: &mut Frame, area: Rect, p: &super::app::Prompt, app: &App, t
         }
         PromptKind::OpenFile => " Open file ".into(),
         PromptKind::Export => " Export ".into(),
-        PromptKind::ConfirmExport(_) | PromptKind::ConfirmNames(_) => " Replace? ".into(),
+        PromptKind::Sweep => " Sweep ".into(),
+        PromptKind::Control(name) => format!(" Set {name} "),
+        PromptKind::HistoryExport => " Export the History ".into(),
+        PromptKind::ConfirmExport(_)
+        | PromptKind::ConfirmHistoryExport(_)
+        | PromptKind::ConfirmNames(_) => " Replace? ".into(),
         PromptKind::Search => " Filter features ".into(),
         PromptKind::ExportNames => " Export the selected names ".into(),
     };

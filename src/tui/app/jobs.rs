@@ -91,6 +91,7 @@ impl App {
         self.poll_loading();
         self.poll_run();
         self.poll_path();
+        self.poll_sweep();
         if let RunStatus::Pending(at) = self.status
             && now >= at
         {
@@ -130,6 +131,7 @@ impl App {
                             "loaded {} ({shape}) in {:.0} ms",
                             loaded.dataset.name, loaded.load_ms
                         ));
+                        self.repeat_start_note();
                         let new_spec = loaded.source.spec();
                         match self.loaded().map(|l| l.source.spec()) {
                             // Rescaled: the user's k and values stay.
@@ -150,12 +152,26 @@ impl App {
                         self.data_spec = spec.clone();
                         self.scatter = ScatterMode::Pca;
                         self.view = RunView::default();
+                        // A History run waiting for its dataset.
+                        if let Some(e) = self.pending_restore.take()
+                            && e.data == new_spec
+                        {
+                            self.apply_entry(&e);
+                        }
                         self.schedule_run();
                     }
                     Err(e) => {
+                        if self.pending_restore.take().is_some()
+                            && let Some(l) = self.loaded()
+                        {
+                            // The run is not restored: back to the scaling
+                            // of the data in use.
+                            self.scale = l.scale;
+                        }
                         self.tell(format!("could not open {spec}: {e}"));
                         if self.data.is_none() {
-                            self.status = RunStatus::Error(e.to_string());
+                            self.status =
+                                RunStatus::Error(super::controls::ui_words(&e.to_string()));
                         } else if let Some(d) = &self.data {
                             // Keep working on the data that was there.
                             self.data_spec = d.loaded.source.spec();
@@ -190,7 +206,7 @@ impl App {
             restarts: self.restarts,
             init: self.init,
             given: &given,
-            options: &self.options,
+            options: &self.run_options(),
         };
         let cfg = algo::configure(algo.as_ref(), &problem, request, &data.loaded.dataset.name);
         let cfg = match cfg {
@@ -199,7 +215,7 @@ impl App {
                 // The status line shows the error in full; an older
                 // message must not hide it.
                 self.message = None;
-                self.status = RunStatus::Error(e.to_string());
+                self.status = RunStatus::Error(super::controls::ui_words(&e.to_string()));
                 return;
             }
         };
@@ -217,6 +233,8 @@ impl App {
         view.sizes = std::mem::take(&mut self.view.sizes);
         view.carried = !view.labels.is_empty() || !view.sizes.is_empty();
         view.config = Some((algo.id().to_string(), cfg.clone()));
+        view.given = given.clone();
+        view.given_options = self.options.clone();
         self.view = view;
         self.job = Some(worker::start_run(algo, problem, cfg));
         self.status = RunStatus::Running;
@@ -256,7 +274,7 @@ impl App {
                 Msg::Event(Event::RestartDone { .. }) => self.view.restarts_done += 1,
                 Msg::RunDone(r) => done = Some(r),
                 Msg::Internal(i) => self.view.internal = Some(i),
-                Msg::Loaded(_) | Msg::PathDone(_) => {}
+                Msg::Loaded(_) | Msg::PathDone(_) | Msg::SweepCell(_) | Msg::SweepDone(_) => {}
             }
         }
         if let Some(l) = latest_labels {
@@ -290,11 +308,12 @@ impl App {
                         RunStatus::Stopped
                     };
                     self.view.result = Some(res);
+                    self.record_run();
                 }
                 Err(Error::Cancelled) => self.status = RunStatus::Cancelled,
                 Err(e) => {
                     self.message = None;
-                    self.status = RunStatus::Error(e.to_string());
+                    self.status = RunStatus::Error(super::controls::ui_words(&e.to_string()));
                 }
             }
         }

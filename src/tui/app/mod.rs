@@ -3,14 +3,19 @@
 //! `sliders.rs`, background jobs (loading, runs, paths) in `jobs.rs`.
 
 mod confusion;
+pub mod controls;
 pub mod export;
 mod features;
+pub mod history;
+mod history_ops;
 mod jobs;
 mod path_cursor;
 pub mod projection;
 pub mod prompt;
+pub mod session_file;
 mod slider;
 mod sliders;
+pub mod sweep_view;
 pub mod worker;
 
 pub use crate::tui::keys::{Action, Pane};
@@ -100,6 +105,12 @@ pub struct RunView {
     pub warnings: Vec<String>,
     /// The algorithm id and configuration of this run, for export.
     pub config: Option<(String, RunConfig)>,
+    /// The parameter values the user set for this run (the History lists
+    /// them as changed).
+    pub given: Vec<(String, f64)>,
+    /// The options the user set for this run (kernel, views, …); the
+    /// configuration holds the algorithm's own defaults as well.
+    pub given_options: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -116,6 +127,14 @@ pub enum PromptKind {
     ExportNames,
     /// Confirm replacing this file with the selected names.
     ConfirmNames(PathBuf),
+    /// The axes and seeds of a sweep.
+    Sweep,
+    /// A value for the control of this name (kernel, init, label, …).
+    Control(&'static str),
+    /// A base name for the History's CSV and JSON.
+    HistoryExport,
+    /// Confirm replacing these files, then export the History there.
+    ConfirmHistoryExport(PathBuf),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -195,12 +214,33 @@ pub struct App {
     pub path: PathView,
     /// The feature inspector, the path's cursor, the confusion view.
     pub features: FeatureView,
+    /// Sliders marked as sweep axes, per algorithm.
+    pub sweep_marks: HashMap<String, Vec<String>>,
+    /// The last sweep (or k-scan) and whether its view is shown.
+    pub sweep: Option<sweep_view::SweepView>,
+    pub show_sweep: bool,
+    /// The list of non-numeric settings (O) is open, and its cursor.
+    pub controls_open: bool,
+    pub controls_cursor: usize,
     pub quit: bool,
     /// Latency probe: when the last key was handled.
     pub last_input: Option<Instant>,
     /// Automatic defaults already computed, by (algorithm, parameter, k):
     /// some rules read the whole dataset, and sliders are drawn every frame.
     auto_cache: std::cell::RefCell<HashMap<(String, String, usize), Option<f64>>>,
+    /// Every finished run of this session.
+    pub history: history::History,
+    /// A History run to restore once its dataset has loaded.
+    pending_restore: Option<history::Entry>,
+    /// `--session FILE`, when given.
+    pub session: Option<session_file::SessionFile>,
+    /// Said on the terminal after the UI closes (a session that could not
+    /// be saved).
+    pub exit_note: Option<String>,
+    /// What the session file gave, said again once the first dataset has
+    /// loaded (its "loaded …" note would hide it); true: it stays until a
+    /// key.
+    start_note: Option<(String, bool)>,
 }
 
 pub struct StartOptions {
@@ -215,6 +255,9 @@ pub struct StartOptions {
     pub init: Init,
     pub given: Vec<(String, f64)>,
     pub options: Vec<(String, String)>,
+    /// `--session FILE`: history and settings restored from it and saved
+    /// to it.
+    pub session: Option<PathBuf>,
 }
 
 impl std::default::Default for StartOptions {
@@ -230,6 +273,7 @@ impl std::default::Default for StartOptions {
             init: Init::KmeansPP,
             given: Vec::new(),
             options: Vec::new(),
+            session: None,
         }
     }
 }
@@ -237,8 +281,29 @@ impl std::default::Default for StartOptions {
 impl App {
     /// A new app that starts loading `opts.data` at once and runs the
     /// chosen algorithm as soon as the data is in.
-    pub fn new(opts: StartOptions) -> Result<Self, Error> {
+    pub fn new(mut opts: StartOptions) -> Result<Self, Error> {
         let algos = algo::registry();
+        // A session file's settings win over the command line's: the
+        // session is where the user left off.
+        let session = opts.session.take().map(|path| {
+            let read = session_file::read(&path);
+            let mut skipped = Vec::new();
+            let mut restored = Vec::new();
+            if let session_file::Read::Restored(saved) = &read {
+                skipped = history_ops::apply_settings(&mut opts, &saved.settings, &algos);
+                for o in &saved.settings.overrides {
+                    let spec = algos
+                        .iter()
+                        .find(|a| a.id() == o.algo)
+                        .and_then(|a| a.params().into_iter().find(|s| s.name == o.param));
+                    match spec.map(|s| s.check(o.value)) {
+                        Some(Ok(v)) => restored.push(((o.algo.clone(), o.param.clone()), v)),
+                        _ => skipped.push(format!("{} {}", o.algo, o.param)),
+                    }
+                }
+            }
+            (path, read, skipped, restored)
+        });
         let algo_idx = algos
             .iter()
             .position(|a| a.id() == opts.algo)
@@ -293,10 +358,24 @@ impl App {
             show_path: false,
             path: PathView::default(),
             features: FeatureView::default(),
+            sweep_marks: HashMap::new(),
+            sweep: None,
+            show_sweep: false,
+            controls_open: false,
+            controls_cursor: 0,
             quit: false,
             last_input: None,
             auto_cache: Default::default(),
+            history: Default::default(),
+            pending_restore: None,
+            session: None,
+            exit_note: None,
+            start_note: None,
         };
+        if let Some((path, read, skipped, restored)) = session {
+            app.overrides.extend(restored);
+            app.open_session(path, read, skipped);
+        }
         app.load(opts.data);
         Ok(app)
     }
@@ -311,6 +390,10 @@ impl App {
             Context::Prompt
         } else if self.help {
             Context::Help
+        } else if self.controls_open {
+            Context::Controls
+        } else if self.show_sweep && self.sweep.is_some() {
+            Context::Sweep
         } else {
             Context::Panes
         }
@@ -334,9 +417,13 @@ impl App {
         if self.message_until.is_none() {
             self.message = None;
         }
+        let quitting = self.quit;
         self.apply(action);
-        if RIGHT_PANES.contains(&self.focus) {
+        if RIGHT_PANES.contains(&self.focus) || self.focus == Pane::History {
             self.shown_right = self.focus;
+        }
+        if self.quit && !quitting {
+            self.save_session();
         }
     }
 
@@ -357,6 +444,11 @@ impl App {
                 _ => {}
             }
             return;
+        }
+        match self.context() {
+            Context::Sweep => return self.update_sweep(action),
+            Context::Controls => return self.update_controls(action),
+            _ => {}
         }
         // The inspector, path cursor and confusion view take the keys
         // they give a meaning to while they are shown.
@@ -390,6 +482,7 @@ impl App {
                     let n = self.sliders().len() as i32;
                     self.param_cursor = (self.param_cursor as i32 + d).clamp(0, n - 1) as usize;
                 }
+                Pane::History => self.history.move_cursor(d),
                 _ => {}
             },
             Action::Step { steps, coarse } => {
@@ -412,6 +505,7 @@ impl App {
                         hint: format!("{} {}", s.spec.name, s.spec.range_text()),
                     });
                 }
+                Pane::History => self.restore_selected(),
                 _ => {}
             },
             Action::Reseed => {
@@ -498,6 +592,25 @@ impl App {
                 self.scatter = ScatterMode::Features(fx, fy);
             }
             Action::TogglePath => self.toggle_path(),
+            Action::Mark if self.focus == Pane::Parameters => self.toggle_mark(),
+            Action::HistoryCompare
+                if self.focus != Pane::History && self.shown_right != Pane::History =>
+            {
+                self.show_last_sweep()
+            }
+            Action::OpenSweep => self.open_sweep_prompt(),
+            Action::OpenControls => {
+                self.controls_open = true;
+                self.controls_cursor = 0;
+            }
+            Action::KScan => self.start_kscan(),
+            Action::ToggleSweep => self.show_last_sweep(),
+            Action::SweepScore | Action::SweepNumbers | Action::AdoptK => {}
+            Action::HistorySort
+            | Action::HistoryReverse
+            | Action::Mark
+            | Action::HistoryCompare
+            | Action::HistoryExportPrompt => self.history_action(&action),
             // Taken by `feature_action` above.
             Action::ToggleInspector | Action::SearchPrompt | Action::ToggleConfusion => {}
             Action::Input(_)
@@ -519,13 +632,16 @@ impl App {
             Action::Cancel => self.prompt = None,
             Action::Quit => self.quit = true,
             Action::Input(c) => {
-                if let PromptKind::ConfirmExport(base) = &prompt.kind {
+                if let PromptKind::ConfirmExport(base) | PromptKind::ConfirmHistoryExport(base) =
+                    &prompt.kind
+                {
+                    let history = matches!(prompt.kind, PromptKind::ConfirmHistoryExport(_));
                     let base = base.clone();
                     self.prompt = None;
-                    if c == 'y' || c == 'Y' {
-                        self.export(&base, true);
-                    } else {
-                        self.tell("export cancelled; nothing written");
+                    match (c == 'y' || c == 'Y', history) {
+                        (true, false) => self.export(&base, true),
+                        (true, true) => self.export_history(&base, true),
+                        (false, _) => self.tell("export cancelled; nothing written"),
                     }
                     return;
                 }
@@ -563,7 +679,32 @@ impl App {
                         self.prompt = None;
                         self.export(&PathBuf::from(prompt::expand_home(&text)), false);
                     }
+                    PromptKind::Control(name) => match self.set_control(name, &text) {
+                        Ok(()) => self.prompt = None,
+                        Err(e) => {
+                            if let Some(p) = self.prompt.as_mut() {
+                                p.hint = e;
+                            }
+                        }
+                    },
+                    PromptKind::Sweep => match self.start_sweep(&text, sweep_view::SweepKind::Grid)
+                    {
+                        Ok(()) => self.prompt = None,
+                        Err(e) => {
+                            if let Some(p) = self.prompt.as_mut() {
+                                p.hint = e;
+                            }
+                        }
+                    },
+                    PromptKind::HistoryExport => {
+                        if text.is_empty() {
+                            return;
+                        }
+                        self.prompt = None;
+                        self.export_history(&PathBuf::from(prompt::expand_home(&text)), false);
+                    }
                     PromptKind::ConfirmExport(_)
+                    | PromptKind::ConfirmHistoryExport(_)
                     | PromptKind::Search
                     | PromptKind::ExportNames
                     | PromptKind::ConfirmNames(_) => {}
@@ -577,7 +718,8 @@ impl App {
         if idx != self.algo_idx {
             self.algo_idx = idx;
             self.param_cursor = self.param_cursor.min(self.sliders().len() - 1);
-            self.options.retain(|(n, _)| n == "max_memory");
+            // Options stay: a kernel chosen for kpower is there when kpower
+            // comes back; a run passes only those its algorithm takes.
             let want = self.algo().default_scaling();
             if !self.scale_chosen && want != self.scale {
                 self.scale = want;

@@ -21,6 +21,9 @@ pub enum Msg {
     Internal(crate::metrics::Internal),
     Loaded(Result<Box<(Loaded, Projection)>>),
     PathDone(Result<PathResult>),
+    /// A sweep's cell, as soon as its seeds are done.
+    SweepCell(Box<crate::sweep::CellResult>),
+    SweepDone(Result<crate::sweep::SweepResult>),
 }
 
 /// A running job: dropping it (or calling `cancel`) asks it to stop and
@@ -190,5 +193,43 @@ pub fn start_path(algo: PathAlgo, problem: Arc<algo::Problem>, mut cfg: RunConfi
             let _ = tx.send(Msg::PathDone(r));
         })
         .expect("spawn path thread");
+    Job::new(cancel, rx)
+}
+
+/// Runs a planned sweep in the background, sending every finished cell.
+/// Its runs share the rayon pool with nothing else the UI does: drawing
+/// stays on the UI's thread.
+pub fn start_sweep(algo: Box<dyn Algorithm>, loaded: Arc<Loaded>, plan: crate::sweep::Plan) -> Job {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::channel();
+    let flag = cancel.clone();
+    std::thread::Builder::new()
+        .name("meanscape-sweep".into())
+        .spawn(move || {
+            let ds = &loaded.dataset;
+            let truth = crate::sweep::Truth {
+                labels: ds.labels.as_ref().map(|l| l.ids.as_slice()),
+                relevance: ds.relevance.as_deref(),
+            };
+            let cell_tx = std::sync::Mutex::new(tx.clone());
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                crate::sweep::run(
+                    algo.as_ref(),
+                    &loaded.problem,
+                    &plan,
+                    truth,
+                    flag,
+                    &|_, _, cell| {
+                        let _ = cell_tx
+                            .lock()
+                            .expect("sweep channel")
+                            .send(Msg::SweepCell(Box::new(cell.clone())));
+                    },
+                )
+            }))
+            .unwrap_or_else(|_| Err(crate::Error::Resource("the sweep failed".into())));
+            let _ = tx.send(Msg::SweepDone(r));
+        })
+        .expect("spawn sweep thread");
     Job::new(cancel, rx)
 }

@@ -12,10 +12,12 @@ pub enum Pane {
     Weights,
     Metrics,
     Scatter,
+    /// The run history: shown in place of the right-hand panes.
+    History,
 }
 
 impl Pane {
-    pub const ALL: [Pane; 8] = [
+    pub const ALL: [Pane; 9] = [
         Pane::Data,
         Pane::Algorithm,
         Pane::Parameters,
@@ -24,6 +26,7 @@ impl Pane {
         Pane::Sizes,
         Pane::Weights,
         Pane::Metrics,
+        Pane::History,
     ];
 
     pub fn title(self) -> &'static str {
@@ -36,6 +39,7 @@ impl Pane {
             Pane::Weights => "Feature weights",
             Pane::Metrics => "Metrics",
             Pane::Scatter => "Scatter",
+            Pane::History => "History",
         }
     }
 }
@@ -91,6 +95,31 @@ pub enum Action {
     ScatterFeature(usize),
     /// Feature weights pane: toggle the regularisation-path view.
     TogglePath,
+    /// Open the sweep prompt (marked sliders, else the focused one).
+    OpenSweep,
+    /// Sweep k with the label-free scores.
+    KScan,
+    /// Show or hide the sweep view.
+    ToggleSweep,
+    /// Sweep view: the next score.
+    SweepScore,
+    /// Sweep view: numbers in the cells on or off.
+    SweepNumbers,
+    /// k-scan: take the suggested k.
+    AdoptK,
+    /// Open (or close) the list of non-numeric settings.
+    OpenControls,
+    /// History: sort by the next column.
+    HistorySort,
+    /// History: flip the sort order.
+    HistoryReverse,
+    /// History: pin or unpin the highlighted run (two are compared);
+    /// Parameters: mark the focused slider as a sweep axis (or unmark it).
+    Mark,
+    /// History: the compare view of the two pinned runs, or the table.
+    HistoryCompare,
+    /// History: export it as NAME.csv and NAME.json.
+    HistoryExportPrompt,
     /// Feature weights pane: the feature-selection inspector (every
     /// feature with its weight, rank and selected flag) or the weights.
     ToggleInspector,
@@ -109,6 +138,10 @@ pub enum Context {
     Prompt,
     /// The help overlay is open.
     Help,
+    /// The sweep view is shown over the right-hand panes.
+    Sweep,
+    /// The list of non-numeric settings (kernel, init, label, …) is open.
+    Controls,
 }
 
 /// The right-hand panes, in the order of their tabs.

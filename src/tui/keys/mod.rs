@@ -12,7 +12,7 @@ pub use action::{Action, Context, Pane, RIGHT_PANES};
 pub use hits::HitMap;
 pub use kinds::{Binding, Does, Key};
 pub use table::KEYS;
-pub use text::{help_rows, hints, readme_table};
+pub use text::{help_rows, hints, history_hints, readme_table};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseEvent};
 
@@ -56,7 +56,10 @@ pub fn mouse_action(m: MouseEvent, context: Context, hits: &HitMap) -> Option<Ac
                     index,
                     steps: *steps,
                 })
-            } else if hits.pane_at(m.column, m.row) == Some(Pane::Algorithm) {
+            } else if matches!(
+                hits.pane_at(m.column, m.row),
+                Some(Pane::Algorithm | Pane::History)
+            ) {
                 Some(Action::Move(-steps))
             } else {
                 None

@@ -2,7 +2,7 @@
 //! hint bar's (most useful first; the bar shows as many as fit).
 
 use super::action::Action::*;
-use super::action::Context::{self, Help, Panes, Prompt};
+use super::action::Context::{self, Controls, Help, Panes, Prompt, Sweep};
 use super::action::Pane;
 use super::kinds::Binding;
 use super::kinds::Does::{self, Act, FocusPointed, Type, Wheel};
@@ -71,7 +71,7 @@ pub const KEYS: &[Binding] = &[
             (Char('j'), Act(Move(1))),
         ],
         "",
-        "Algorithm: choose (starts a run) · Parameters: choose a slider",
+        "Algorithm: choose (starts a run) · Parameters: choose a slider · History: choose a run",
     ),
     row(
         Panes,
@@ -84,7 +84,7 @@ pub const KEYS: &[Binding] = &[
             (WheelDown, Wheel(-1)),
         ],
         "adjust",
-        "one fine slider step (the wheel: the slider or algorithm list under it)",
+        "one fine slider step (the wheel: the slider, algorithm list or History under it)",
     ),
     row(
         Panes,
@@ -103,7 +103,7 @@ pub const KEYS: &[Binding] = &[
         Panes,
         &[(Code(Enter), Act(Activate))],
         "edit",
-        "type an exact value (\"default\" resets it); shows the parameter's whole help",
+        "type an exact value (\"default\" resets it); shows the parameter's whole help · History: restore the run's settings (its dataset too) and re-run it",
     ),
     row(
         Panes,
@@ -158,10 +158,11 @@ pub const KEYS: &[Binding] = &[
             (Char('6'), focus(5)),
             (Char('7'), focus(6)),
             (Char('8'), focus(7)),
+            (Char('9'), focus(8)),
             (Click, FocusPointed),
         ],
         "focus",
-        "focus Data, Algorithm, Parameters, Objective, Scatter, Sizes, Weights, Metrics (a click focuses the pane or tab under it)",
+        "focus Data, Algorithm, Parameters, Objective, Scatter, Sizes, Weights, Metrics, History (History takes the place of the right-hand panes; 4-8 bring them back; a click focuses the pane or tab under it)",
     ),
     row(
         Panes,
@@ -201,6 +202,158 @@ pub const KEYS: &[Binding] = &[
         &[(Char('t'), Act(ToggleConfusion))],
         "",
         "Metrics: confusion matrix and per-cluster profiles",
+    ),
+    // The History's own keys: the hint bar shows them (help starting
+    // "History:") while the History is focused.
+    row(
+        Panes,
+        &[(Char('m'), Act(Mark))],
+        "pin",
+        "History: pin / unpin the highlighted run (a third pin replaces the oldest); in Parameters: mark the slider as a sweep axis (two at most; m again unmarks)",
+    ),
+    row(
+        Panes,
+        &[(Char('v'), Act(HistoryCompare))],
+        "compare",
+        "History: compare the two pinned runs (settings, scores, objective curves, sizes, Jaccard of the selected features) ↔ the table; elsewhere: show the last sweep or k-scan again",
+    ),
+    row(
+        Panes,
+        &[(Char('c'), Act(HistorySort))],
+        "sort",
+        "History: sort by the next column",
+    ),
+    row(
+        Panes,
+        &[(Char('C'), Act(HistoryReverse))],
+        "reverse",
+        "History: reverse the sort order",
+    ),
+    row(
+        Panes,
+        &[(Char('E'), Act(HistoryExportPrompt))],
+        "export runs",
+        "History: export every run as NAME.csv and NAME.json, each with the `meanscape run` command that repeats it",
+    ),
+    row(
+        Panes,
+        &[(Char('S'), Act(OpenSweep))],
+        "sweep",
+        "sweep the marked sliders (or the focused one) over seeds: edit the axes and seeds, Enter starts, the cells fill in as they finish",
+    ),
+    row(
+        Panes,
+        &[(Char('K'), Act(KScan))],
+        "k-scan",
+        "scan k from 2 to 12 with the label-free scores (cost elbow, silhouette, Calinski–Harabasz, Davies–Bouldin, stability)",
+    ),
+    row(
+        Panes,
+        &[(Char('O'), Act(OpenControls))],
+        "options",
+        "the settings that are not sliders: kernel, kernel list, views, tuning, seeding, label column, missing cells",
+    ),
+    row(
+        Sweep,
+        &[
+            (Code(Up), Act(Move(-1))),
+            (Code(Down), Act(Move(1))),
+            (Char('k'), Act(Move(-1))),
+            (Char('j'), Act(Move(1))),
+            (Code(Left), fine(-1)),
+            (Code(Right), fine(1)),
+            (Char('h'), fine(-1)),
+            (Char('l'), fine(1)),
+        ],
+        "cell",
+        "move the cursor over the cells",
+    ),
+    row(
+        Sweep,
+        &[(Code(Enter), Act(Activate))],
+        "apply",
+        "apply the cell's parameters to the sliders and run it",
+    ),
+    row(
+        Sweep,
+        &[(Char('s'), Act(SweepScore))],
+        "score",
+        "the next score (NMI, ARI, ACC with labels; stability, silhouette, cost, … always)",
+    ),
+    row(
+        Sweep,
+        &[(Char('n'), Act(SweepNumbers))],
+        "numbers",
+        "the cells' values as numbers on or off",
+    ),
+    row(
+        Sweep,
+        &[(Char('a'), Act(AdoptK))],
+        "adopt k",
+        "k-scan: take the suggested k and run it",
+    ),
+    row(
+        Sweep,
+        &[(Code(Esc), Act(Cancel)), (Char('v'), Act(ToggleSweep))],
+        "cancel/close",
+        "Esc cancels a running sweep (the cells done stay), else closes the view; v closes it",
+    ),
+    row(
+        Sweep,
+        &[(Char('S'), Act(OpenSweep)), (Char('K'), Act(KScan))],
+        "",
+        "a new sweep / a new k-scan",
+    ),
+    row(
+        Sweep,
+        &[
+            (Char('?'), Act(ToggleHelp)),
+            (Code(F(1)), Act(ToggleHelp)),
+            (Char('q'), Act(Quit)),
+            (Ctrl('c'), Act(Quit)),
+        ],
+        "help",
+        "help / quit",
+    ),
+    row(
+        Controls,
+        &[
+            (Code(Up), Act(Move(-1))),
+            (Code(Down), Act(Move(1))),
+            (Char('k'), Act(Move(-1))),
+            (Char('j'), Act(Move(1))),
+        ],
+        "choose",
+        "choose a setting",
+    ),
+    row(
+        Controls,
+        &[
+            (Code(Left), fine(-1)),
+            (Code(Right), fine(1)),
+            (Char('h'), fine(-1)),
+            (Char('l'), fine(1)),
+        ],
+        "value",
+        "the previous / next common value (checked; refused with the reason)",
+    ),
+    row(
+        Controls,
+        &[(Code(Enter), Act(Activate))],
+        "type",
+        "type a value (checked; refused with the reason)",
+    ),
+    row(
+        Controls,
+        &[
+            (Code(Esc), Act(Cancel)),
+            (Char('O'), Act(OpenControls)),
+            (Char('q'), Act(Quit)),
+            (Ctrl('c'), Act(Quit)),
+            (Char('?'), Act(ToggleHelp)),
+        ],
+        "close",
+        "close the list (q quits, ? help)",
     ),
     row(
         Prompt,

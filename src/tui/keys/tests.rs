@@ -1,7 +1,7 @@
 //! The key map against the keys the UI had before it: each is driven
 //! through the table, in its context.
 
-use super::Context::{self, Help, Panes, Prompt};
+use super::Context::{self, Controls, Help, Panes, Prompt, Sweep};
 use super::{Action, HitMap, KEYS, Key, Pane, key_action, mouse_action, readme_table};
 use crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
@@ -81,7 +81,11 @@ fn key_cases() -> Vec<(Context, KeyEvent, Option<Action>)> {
         (Panes, ch('/'), Some(SearchPrompt)),
         (Panes, ch('t'), Some(ToggleConfusion)),
         (Panes, ch('a'), None),
-        (Panes, ch('9'), None),
+        (Panes, ch('v'), Some(HistoryCompare)),
+        (Panes, ch('c'), Some(HistorySort)),
+        (Panes, ch('C'), Some(HistoryReverse)),
+        (Panes, ch('E'), Some(HistoryExportPrompt)),
+        (Panes, ch('b'), None),
         (Panes, key(F(2)), None),
         (Panes, key(KeyCode::Backspace), None),
         (Prompt, key(Enter), Some(Activate)),
@@ -108,8 +112,52 @@ fn key_cases() -> Vec<(Context, KeyEvent, Option<Action>)> {
         (Help, ch('r'), None),
         (Help, key(Left), None),
         (Help, key(Enter), None),
+        // Sweeps.
+        (Panes, ch('m'), Some(Mark)),
+        (Panes, ch('S'), Some(OpenSweep)),
+        (Panes, ch('K'), Some(KScan)),
+        (Sweep, key(Up), Some(Move(-1))),
+        (Sweep, ch('k'), Some(Move(-1))),
+        (Sweep, key(Down), Some(Move(1))),
+        (Sweep, ch('j'), Some(Move(1))),
+        (Sweep, key(Left), step(-1, false)),
+        (Sweep, ch('h'), step(-1, false)),
+        (Sweep, key(Right), step(1, false)),
+        (Sweep, ch('l'), step(1, false)),
+        (Sweep, key(Enter), Some(Activate)),
+        (Sweep, ch('s'), Some(SweepScore)),
+        (Sweep, ch('n'), Some(SweepNumbers)),
+        (Sweep, ch('a'), Some(AdoptK)),
+        (Sweep, key(Esc), Some(Cancel)),
+        (Sweep, ch('v'), Some(ToggleSweep)),
+        (Sweep, ch('S'), Some(OpenSweep)),
+        (Sweep, ch('K'), Some(KScan)),
+        (Sweep, ch('?'), Some(ToggleHelp)),
+        (Sweep, key(F(1)), Some(ToggleHelp)),
+        (Sweep, ch('q'), Some(Quit)),
+        (Sweep, ctrl('c'), Some(Quit)),
+        (Panes, ch('O'), Some(OpenControls)),
+        (Controls, key(Up), Some(Move(-1))),
+        (Controls, ch('k'), Some(Move(-1))),
+        (Controls, key(Down), Some(Move(1))),
+        (Controls, ch('j'), Some(Move(1))),
+        (Controls, key(Left), step(-1, false)),
+        (Controls, ch('h'), step(-1, false)),
+        (Controls, key(Right), step(1, false)),
+        (Controls, ch('l'), step(1, false)),
+        (Controls, key(Enter), Some(Activate)),
+        (Controls, key(Esc), Some(Cancel)),
+        (Controls, ch('O'), Some(OpenControls)),
+        (Controls, ch('q'), Some(Quit)),
+        (Controls, ctrl('c'), Some(Quit)),
+        (Controls, ch('?'), Some(ToggleHelp)),
+        (Controls, ch('r'), None),
+        // The panes' other keys do not reach the panes under the view.
+        (Sweep, ch('r'), None),
+        (Sweep, ch('d'), None),
+        (Sweep, key(Tab), None),
     ];
-    for (i, c) in ('1'..='8').enumerate() {
+    for (i, c) in ('1'..='9').enumerate() {
         cases.push((Panes, ch(c), Some(Focus(Pane::ALL[i]))));
     }
     // A prompt takes the keys that mean something elsewhere as text.

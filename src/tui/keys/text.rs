@@ -90,12 +90,41 @@ fn rows(context: Context) -> impl Iterator<Item = &'static Binding> {
     KEYS.iter().filter(move |b| b.context == context)
 }
 
-/// The hint bar in `context`: (key, word), most useful first.
+/// Rows that act on the History only: their help starts so.
+const HISTORY: &str = "History:";
+
+/// The hint bar in `context`: (key, word), most useful first. The
+/// History's own keys are left out ([`history_hints`] has them).
 pub fn hints(context: Context) -> Vec<(String, &'static str)> {
     rows(context)
-        .filter(|b| !b.hint.is_empty())
+        .filter(|b| !b.hint.is_empty() && !b.help.starts_with(HISTORY))
         .map(|b| (hint_key(b), b.hint))
         .collect()
+}
+
+/// The hint bar's start while the History is focused: choosing a run,
+/// Enter (which re-runs it there), then the History's own keys.
+pub fn history_hints() -> Vec<(String, &'static str)> {
+    let panes = || rows(Context::Panes);
+    let key_of = |code: KeyCode| {
+        panes()
+            .find(|b| b.keys.iter().any(|(k, _)| *k == Key::Code(code)))
+            .map(hint_key)
+    };
+    let mut out = Vec::new();
+    // The row's first two keys are ↑↓: hint_key writes them together.
+    if let Some(updown) = key_of(KeyCode::Up) {
+        out.push((updown, "run"));
+    }
+    if let Some(enter) = key_of(KeyCode::Enter) {
+        out.push((enter, "re-run"));
+    }
+    out.extend(
+        panes()
+            .filter(|b| !b.hint.is_empty() && b.help.starts_with(HISTORY))
+            .map(|b| (hint_key(b), b.hint)),
+    );
+    out
 }
 
 /// The help's rows in `context`: (keys, what they do).

@@ -1,6 +1,6 @@
 use super::theme::Theme;
 use super::{bar, block, fit_parts};
-use crate::report::fmt_sig;
+use crate::algo::params::{fmt_sig, fmt_sig4};
 use crate::tui::app::{App, Pane, RunStatus};
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -44,20 +44,6 @@ pub fn summary(app: &App, w: usize) -> String {
         parts.push(format!("restarts {}/{}", v.restarts_done, app.restarts));
     }
     fit_parts(&parts, w)
-}
-
-/// Four significant digits without trailing zeros (CH and the cost
-/// range over orders of magnitude).
-fn fmt_sig4(v: f64) -> String {
-    if !v.is_finite() {
-        return "-".into();
-    }
-    let s = fmt_sig(crate::algo::params::round_sig(v, 4));
-    if s.contains('.') && !s.contains('e') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
 }
 
 pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {

@@ -1,8 +1,11 @@
 //! One file per pane; each draws into the area it is given.
 
 pub mod algorithm;
+pub mod compare;
 pub mod confusion;
+pub mod controls;
 pub mod data;
+pub mod history;
 pub mod inspector;
 pub mod metrics;
 pub mod objective;
@@ -10,6 +13,7 @@ pub mod parameters;
 pub mod path;
 pub mod scatter;
 pub mod sizes;
+pub mod sweep;
 pub mod theme;
 pub mod weights;
 pub mod wide;

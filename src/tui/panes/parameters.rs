@@ -155,12 +155,35 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Vec<(usize
     };
     // A blank line sets the help apart, when there is room for one.
     let gap = usize::from(!footer.is_empty() && h >= 12);
-    let rows = h.saturating_sub(footer.len() + gap);
+    // The kernel in force heads the list (O changes it), so it is always
+    // in sight with σ.
+    let kernel = app.kernel_shown();
+    let head = usize::from(kernel.is_some() && h >= 4);
+    let rows = h.saturating_sub(footer.len() + gap + head);
     let first = app.param_cursor.saturating_sub(rows.saturating_sub(1));
     let mut lines = Vec::new();
+    if let (1, Some((k, uses_sigma))) = (head, &kernel) {
+        let note = if *uses_sigma { "" } else { " (σ unused)" };
+        lines.push(Line::from(Span::styled(
+            clip(&theme.text(&format!("kernel {k}{note} (O)")), w),
+            theme.accent(),
+        )));
+    }
     let mut hits = Vec::new();
     let val_w = 10;
-    let labels: Vec<String> = sliders.iter().map(|s| label(s, theme)).collect();
+    // A slider marked as a sweep axis (m) starts with ~.
+    let marks = app.marks();
+    let labels: Vec<String> = sliders
+        .iter()
+        .map(|s| {
+            let l = label(s, theme);
+            if marks.iter().any(|m| m == s.spec.name) {
+                format!("~{l}")
+            } else {
+                l
+            }
+        })
+        .collect();
     let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(4);
     // The bar keeps at least 6 cells; names get the rest, up to their length.
     let name_w = (longest + 1).min(w.saturating_sub(val_w + 2 + 6)).max(5);
@@ -173,8 +196,12 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Vec<(usize
             clip(&fmt_num(s.value), val_w),
             slider_bar(s, bar_w, theme),
         );
+        // σ means nothing to a linear, polynomial or cosine kernel.
+        let unused = s.spec.name == "sigma" && kernel.as_ref().is_some_and(|(_, uses)| !uses);
         let style = if i == app.param_cursor && focused {
             theme.selected()
+        } else if unused {
+            theme.dim()
         } else {
             ratatui::style::Style::default()
         };
@@ -182,7 +209,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Vec<(usize
             i,
             Rect {
                 x: area.x + 1,
-                y: area.y + 1 + (i - first) as u16,
+                y: area.y + 1 + (head + i - first) as u16,
                 width: area.width.saturating_sub(2),
                 height: 1,
             },
@@ -190,7 +217,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Vec<(usize
         lines.push(Line::from(Span::styled(clip(&text, w), style)));
     }
     if !footer.is_empty() {
-        while lines.len() < rows + gap {
+        while lines.len() < rows + gap + head {
             lines.push(Line::from(""));
         }
         lines.extend(footer);
@@ -202,11 +229,14 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Vec<(usize
         (a, 0) => format!("↑ {a} more"),
         (a, b) => format!("↑ {a} ↓ {b} more"),
     };
-    let extra = if focused {
+    let mut extra = if focused {
         format!("{more} · ←→ adjust · Enter edit · * changed")
     } else {
         more
     };
+    if !marks.is_empty() {
+        extra.push_str(&format!(" · ~ sweep axis (S sweeps {})", marks.join("×")));
+    }
     f.render_widget(
         Paragraph::new(lines).block(block(Pane::Parameters, focused, theme, &extra, area.width)),
         area,

@@ -194,6 +194,7 @@ fn ascii_for(c: char) -> Option<&'static str> {
         'ŷ' => "y^",
         '●' | '•' => "*",
         '✓' => "v",
+        '±' => "+-",
         '✗' => "x",
         // Combining marks (x̄, ŷ written as two code points).
         '\u{0300}'..='\u{036F}' => "",

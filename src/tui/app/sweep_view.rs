@@ -1,0 +1,577 @@
+//! The UI's sweeps: one or two sliders marked as axes (or k for a k-scan),
+//! run by the sweep engine in the background while the heatmap or curve
+//! fills in cell by cell; a cursor on the cells, and Enter to take a
+//! cell's parameters back to the sliders.
+
+use super::worker::Job;
+use super::{App, Prompt, PromptKind};
+use crate::algo::params::{Scale, fmt_num, round_sig};
+use crate::sweep::{self, Axis, CellResult, MeanSd, Plan};
+use std::time::{Duration, Instant};
+
+/// Seeds per cell unless the user types another number.
+pub const DEFAULT_SEEDS: usize = 3;
+/// The largest k a k-scan tries by default.
+pub const KSCAN_MAX: usize = 12;
+
+/// What a sweep varies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SweepKind {
+    /// Marked parameters (s₀ × η, σ, …).
+    Grid,
+    /// k, with the label-free scores, to choose k.
+    KScan,
+}
+
+/// A sweep started from the UI and what it has produced so far.
+pub struct SweepView {
+    pub kind: SweepKind,
+    /// The algorithm swept (cells apply to it).
+    pub algo: String,
+    /// The text it was started from (the prompt shows it again).
+    pub text: String,
+    pub plan: Plan,
+    /// Finished cells, by grid position.
+    pub cells: Vec<Option<CellResult>>,
+    pub done: usize,
+    pub running: bool,
+    /// Cancelled before every cell finished.
+    pub cancelled: bool,
+    pub error: Option<String>,
+    pub started: Instant,
+    pub elapsed: Duration,
+    /// Index into [`SweepView::score_names`].
+    pub score: usize,
+    /// (row, column): positions on the first and second axis.
+    pub cursor: (usize, usize),
+    /// Show each cell's value instead of only its shade.
+    pub numbers: bool,
+    /// The sliders' values when it started, one per axis (the marker).
+    pub current: Vec<f64>,
+    pub(super) job: Option<Job>,
+}
+
+impl SweepView {
+    /// The scores there are to choose from, in the selector's order: the
+    /// external ones with labels, then those a user without labels has.
+    pub fn score_names(&self) -> Vec<&'static str> {
+        let first = self.cells.iter().flatten().next();
+        let has = |n: &str| first.is_none_or(|c| c.score(n).is_some());
+        let order: &[&'static str] = match self.kind {
+            SweepKind::Grid => &[
+                "nmi",
+                "ari",
+                "acc",
+                "stability",
+                "silhouette",
+                "cost",
+                "calinski_harabasz",
+                "davies_bouldin",
+                "selected",
+                "iterations",
+                "time_ms",
+            ],
+            SweepKind::KScan => &[
+                "silhouette",
+                "calinski_harabasz",
+                "davies_bouldin",
+                "cost",
+                "stability",
+                "nmi",
+            ],
+        };
+        order.iter().copied().filter(|n| has(n)).collect()
+    }
+
+    pub fn score_name(&self) -> &'static str {
+        let names = self.score_names();
+        names
+            .get(self.score.min(names.len().saturating_sub(1)))
+            .copied()
+            .unwrap_or("stability")
+    }
+
+    /// Rows and columns of the grid (one column for one axis).
+    pub fn shape(&self) -> (usize, usize) {
+        let a = &self.plan.axes;
+        (a[0].values.len(), a.get(1).map_or(1, |b| b.values.len()))
+    }
+
+    pub fn cell(&self, row: usize, col: usize) -> Option<&CellResult> {
+        let (_, cols) = self.shape();
+        self.cells.get(row * cols + col).and_then(|c| c.as_ref())
+    }
+
+    /// The chosen score of a cell.
+    pub fn value(&self, row: usize, col: usize) -> Option<MeanSd> {
+        self.cell(row, col)
+            .and_then(|c| c.score(self.score_name()))
+            .filter(|s| s.mean.is_finite())
+    }
+
+    /// The lowest and highest mean of the chosen score over the cells done.
+    pub fn range(&self) -> Option<(f64, f64)> {
+        let (rows, cols) = self.shape();
+        let vals: Vec<f64> = (0..rows)
+            .flat_map(|r| (0..cols).map(move |c| (r, c)))
+            .filter_map(|(r, c)| self.value(r, c).map(|s| s.mean))
+            .collect();
+        let lo = vals.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        (lo <= hi).then_some((lo, hi))
+    }
+
+    /// The best cell by the chosen score, as (row, column).
+    pub fn best(&self) -> Option<(usize, usize)> {
+        let up = sweep::scores::higher_is_better(self.score_name());
+        let (rows, cols) = self.shape();
+        let mut best: Option<((usize, usize), f64)> = None;
+        for r in 0..rows {
+            for c in 0..cols {
+                if let Some(v) = self.value(r, c).map(|s| s.mean)
+                    && best.is_none_or(|(_, b)| if up { v > b } else { v < b })
+                {
+                    best = Some(((r, c), v));
+                }
+            }
+        }
+        best.map(|(at, _)| at)
+    }
+
+    /// The grid position nearest to the sliders' values when the sweep
+    /// started (on a log axis, nearest in log).
+    pub fn current_at(&self) -> Option<(usize, usize)> {
+        let near = |a: &Axis, v: f64| -> Option<usize> {
+            if a.is_option() {
+                return None;
+            }
+            let d = |x: f64| {
+                if a.spacing == sweep::Spacing::Log && x != 0.0 && v != 0.0 {
+                    (x.abs().ln() - v.abs().ln()).abs()
+                } else {
+                    (x - v).abs()
+                }
+            };
+            (0..a.values.len()).min_by(|&i, &j| d(a.values[i]).total_cmp(&d(a.values[j])))
+        };
+        let axes = &self.plan.axes;
+        let r = near(&axes[0], *self.current.first()?)?;
+        let c = match axes.get(1) {
+            Some(b) => near(b, *self.current.get(1)?)?,
+            None => 0,
+        };
+        Some((r, c))
+    }
+
+    /// The k a k-scan suggests: the best silhouette (ties: the smaller k),
+    /// with the other scores' choices for the legend.
+    pub fn suggested_k(&self) -> Option<usize> {
+        if self.kind != SweepKind::KScan {
+            return None;
+        }
+        let ks = &self.plan.axes[0].values;
+        let mut best: Option<(usize, f64)> = None;
+        for (i, &k) in ks.iter().enumerate() {
+            if let Some(s) = self
+                .cell(i, 0)
+                .and_then(|c| c.score("silhouette"))
+                .filter(|s| s.mean.is_finite())
+                && best.is_none_or(|(_, b)| s.mean > b)
+            {
+                best = Some((k as usize, s.mean));
+            }
+        }
+        best.map(|(k, _)| k)
+    }
+
+    /// The k each label-free score prefers (CH and silhouette highest, DB
+    /// lowest, stability highest), for the k-scan's legend.
+    pub fn preferred_k(&self, score: &str) -> Option<usize> {
+        let up = sweep::scores::higher_is_better(score);
+        let ks = &self.plan.axes[0].values;
+        let mut best: Option<(usize, f64)> = None;
+        for (i, &k) in ks.iter().enumerate() {
+            if let Some(v) = self
+                .cell(i, 0)
+                .and_then(|c| c.score(score))
+                .map(|s| s.mean)
+                .filter(|v| v.is_finite())
+                && best.is_none_or(|(_, b)| if up { v > b } else { v < b })
+            {
+                best = Some((k as usize, v));
+            }
+        }
+        best.map(|(k, _)| k)
+    }
+}
+
+/// The default axis text for a slider: its declared range around the
+/// current value (a decade each way on a log slider, ten coarse steps
+/// wide on a linear one), `count` values.
+pub fn default_axis(s: &super::Slider, count: usize) -> String {
+    let spec = &s.spec;
+    let v = s.value;
+    let (lo, hi, log) = match spec.scale {
+        Scale::Log if v != 0.0 => {
+            let (a, b) = (v / 10.0, v * 10.0);
+            let (a, b) = if a < b { (a, b) } else { (b, a) };
+            (a.max(spec.min), b.min(spec.max), true)
+        }
+        _ => {
+            let half = 5.0 * spec.coarse.max(spec.step);
+            ((v - half).max(spec.min), (v + half).min(spec.max), false)
+        }
+    };
+    let (lo, hi) = if spec.integer {
+        (lo.ceil(), hi.floor())
+    } else {
+        (round_sig(lo, 4), round_sig(hi, 4))
+    };
+    let count = if spec.integer {
+        count.min((hi - lo) as usize + 1).max(1)
+    } else {
+        count
+    };
+    if lo == hi {
+        return format!("{}={}", spec.name, fmt_num(lo));
+    }
+    format!(
+        "{}={}:{}:{count}{}",
+        spec.name,
+        fmt_num(lo),
+        fmt_num(hi),
+        if log { ":log" } else { "" }
+    )
+}
+
+/// Splits the prompt's text into axes and a seed count.
+///
+/// # Errors
+/// The reason, for the prompt's hint line.
+pub fn parse_text(text: &str) -> Result<(Vec<Axis>, usize), String> {
+    let mut axes = Vec::new();
+    let mut seeds = DEFAULT_SEEDS;
+    for tok in text.split_whitespace() {
+        if let Some(n) = tok.strip_prefix("seeds=") {
+            seeds = n
+                .parse()
+                .ok()
+                .filter(|&n: &usize| n >= 1)
+                .ok_or_else(|| format!("seeds={n}: give a whole number ≥ 1"))?;
+        } else {
+            axes.push(Axis::parse(tok).map_err(|e| e.to_string())?);
+        }
+    }
+    if axes.is_empty() || axes.len() > 2 {
+        return Err(format!(
+            "give one or two axes NAME=FROM:TO:COUNT[:log] (or NAME=a,b,c), not {}",
+            axes.len()
+        ));
+    }
+    Ok((axes, seeds))
+}
+
+impl App {
+    /// Marks the focused slider as a sweep axis, or unmarks it. At most
+    /// two: a third replaces the oldest.
+    pub(super) fn toggle_mark(&mut self) {
+        let sliders = self.sliders();
+        let Some(s) = sliders.get(self.param_cursor) else {
+            return;
+        };
+        let name = s.spec.name.to_string();
+        if matches!(name.as_str(), "seed" | "restarts") {
+            self.note(format!(
+                "{name} is not swept: a sweep runs every cell with seeds (type seeds=N in its prompt)"
+            ));
+            return;
+        }
+        let algo = self.algo().id().to_string();
+        let marks = self.sweep_marks.entry(algo).or_default();
+        if let Some(i) = marks.iter().position(|m| *m == name) {
+            marks.remove(i);
+            self.note(format!("{name} is no longer a sweep axis"));
+        } else {
+            marks.push(name.clone());
+            if marks.len() > 2 {
+                marks.remove(0);
+            }
+            let list = marks.join(" × ");
+            self.note(format!("sweep axes: {list} (S opens the sweep)"));
+        }
+    }
+
+    /// Shows the last sweep again, or says there is none.
+    pub(super) fn show_last_sweep(&mut self) {
+        if self.sweep.is_some() {
+            self.show_sweep = true;
+        } else {
+            self.note("no sweep yet: S sweeps the marked sliders, K scans k");
+        }
+    }
+
+    /// The sweep axes marked for the current algorithm.
+    pub fn marks(&self) -> Vec<String> {
+        self.sweep_marks
+            .get(self.algo().id())
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Opens the sweep prompt with the marked sliders' default ranges (the
+    /// focused slider when none is marked).
+    pub(super) fn open_sweep_prompt(&mut self) {
+        let sliders = self.sliders();
+        let mut names = self.marks();
+        if names.is_empty() {
+            let s = &sliders[self.param_cursor.min(sliders.len() - 1)];
+            if matches!(s.spec.name, "seed" | "restarts") {
+                self.tell("choose a parameter slider (or mark one or two with m) to sweep");
+                return;
+            }
+            names.push(s.spec.name.to_string());
+        }
+        let count = if names.len() == 1 { 9 } else { 6 };
+        let mut parts: Vec<String> = names
+            .iter()
+            .filter_map(|n| sliders.iter().find(|s| s.spec.name == n))
+            .map(|s| default_axis(s, count))
+            .collect();
+        parts.push(format!("seeds={DEFAULT_SEEDS}"));
+        self.prompt = Some(Prompt {
+            kind: PromptKind::Sweep,
+            text: parts.join(" "),
+            hint: "axes NAME=FROM:TO:COUNT[:log] or NAME=a,b,c (one or two), seeds=N; Enter starts"
+                .into(),
+        });
+    }
+
+    /// Starts a k-scan: k from 2 to min(12, n − 1) with the label-free
+    /// scores.
+    pub(super) fn start_kscan(&mut self) {
+        let n = self.loaded().map_or(0, |l| l.dataset.n());
+        let top = KSCAN_MAX.min(n.saturating_sub(1)).max(2);
+        let text = format!("k=2:{top}:{} seeds={DEFAULT_SEEDS}", top - 1);
+        if let Err(e) = self.start_sweep(&text, SweepKind::KScan) {
+            self.tell(e);
+        }
+    }
+
+    /// Plans the sweep of `text` for the current algorithm and settings
+    /// and starts it in the background.
+    ///
+    /// # Errors
+    /// Why it cannot run (the prompt shows it and stays open).
+    pub(super) fn start_sweep(&mut self, text: &str, kind: SweepKind) -> Result<(), String> {
+        let Some(data) = &self.data else {
+            return Err("no data loaded yet".into());
+        };
+        let loaded = data.loaded.clone();
+        let (axes, seeds) = parse_text(text)?;
+        let algo = crate::algo::find(self.algo().id()).expect("registered");
+        let on_axis = |n: &str| axes.iter().any(|a| a.name == n);
+        let given: Vec<(String, f64)> = self
+            .overrides
+            .iter()
+            .filter(|((a, n), _)| a == algo.id() && !on_axis(n))
+            .map(|((_, n), v)| (n.clone(), *v))
+            .collect();
+        let options: Vec<(String, String)> = self
+            .run_options()
+            .iter()
+            .filter(|(n, _)| !on_axis(n))
+            .cloned()
+            .collect();
+        let req = sweep::Request {
+            k: self.current_k(),
+            seed: self.seed,
+            seeds,
+            init: self.init,
+            given,
+            options,
+            axes,
+        };
+        let plan = sweep::plan(algo.as_ref(), &loaded.problem, req).map_err(|e| e.to_string())?;
+        let sliders = self.sliders();
+        let current = plan
+            .axes
+            .iter()
+            .map(|a| {
+                sliders
+                    .iter()
+                    .find(|s| s.spec.name == a.name)
+                    .map_or(f64::NAN, |s| s.value)
+            })
+            .collect();
+        // A new sweep replaces the last one (its job is cancelled on drop).
+        let job = super::worker::start_sweep(algo, loaded, plan.clone());
+        let total = plan.cells.len();
+        self.sweep = Some(SweepView {
+            kind,
+            algo: self.algo().id().to_string(),
+            text: text.to_string(),
+            plan,
+            cells: vec![None; total],
+            done: 0,
+            running: true,
+            cancelled: false,
+            error: None,
+            started: Instant::now(),
+            elapsed: Duration::ZERO,
+            score: 0,
+            cursor: (0, 0),
+            numbers: false,
+            current,
+            job: Some(job),
+        });
+        self.show_sweep = true;
+        Ok(())
+    }
+
+    /// Takes what the sweep job has sent.
+    pub(super) fn poll_sweep(&mut self) {
+        let Some(sv) = self.sweep.as_mut() else {
+            return;
+        };
+        let Some(job) = &sv.job else { return };
+        let (msgs, closed) = job.drain();
+        for m in msgs {
+            match m {
+                super::worker::Msg::SweepCell(c) => {
+                    let pos = sv.plan.cells.iter().position(|p| p.index == c.index);
+                    if let Some(slot) = pos.and_then(|p| sv.cells.get_mut(p)) {
+                        *slot = Some(*c);
+                        sv.done += 1;
+                    }
+                }
+                super::worker::Msg::SweepDone(r) => {
+                    sv.running = false;
+                    sv.elapsed = sv.started.elapsed();
+                    match r {
+                        Ok(res) => sv.cancelled = !res.complete,
+                        Err(crate::Error::Cancelled) => sv.cancelled = true,
+                        Err(e) => sv.error = Some(e.to_string()),
+                    }
+                }
+                _ => {}
+            }
+        }
+        if sv.running {
+            sv.elapsed = sv.started.elapsed();
+        }
+        if closed {
+            sv.job = None;
+            sv.running = false;
+        }
+    }
+
+    /// Keys while the sweep view is shown.
+    pub(super) fn update_sweep(&mut self, action: super::Action) {
+        use super::Action;
+        let Some(sv) = self.sweep.as_mut() else {
+            self.show_sweep = false;
+            return;
+        };
+        let (rows, cols) = sv.shape();
+        match action {
+            Action::Move(d) => {
+                sv.cursor.0 = (sv.cursor.0 as i32 + d).clamp(0, rows as i32 - 1) as usize;
+            }
+            Action::Step { steps, .. } => {
+                sv.cursor.1 = (sv.cursor.1 as i32 + steps).clamp(0, cols as i32 - 1) as usize;
+            }
+            Action::SweepScore => {
+                let n = sv.score_names().len().max(1);
+                sv.score = (sv.score + 1) % n;
+            }
+            Action::SweepNumbers => sv.numbers = !sv.numbers,
+            Action::Cancel => {
+                if sv.running {
+                    if let Some(job) = &sv.job {
+                        job.cancel();
+                    }
+                    self.note("sweep cancelled: the cells done are kept");
+                } else {
+                    self.show_sweep = false;
+                }
+            }
+            Action::ToggleSweep => self.show_sweep = false,
+            Action::Activate => self.apply_cell(),
+            Action::AdoptK => self.adopt_k(),
+            Action::OpenSweep => self.open_sweep_prompt(),
+            Action::KScan => self.start_kscan(),
+            Action::Quit => self.quit = true,
+            Action::ToggleHelp => {
+                self.help = true;
+                self.help_scroll = 0;
+            }
+            _ => {}
+        }
+    }
+
+    /// Sets the sliders to the cursor cell's values and runs it.
+    fn apply_cell(&mut self) {
+        let Some(sv) = self.sweep.as_ref() else {
+            return;
+        };
+        let (r, c) = sv.cursor;
+        let Some(cell) = sv.cell(r, c) else {
+            self.note("that cell has not finished yet");
+            return;
+        };
+        if sv.algo != self.algo().id() {
+            self.tell(format!(
+                "the sweep is of {}; choose that algorithm to apply its cells",
+                sv.algo
+            ));
+            return;
+        }
+        let mut told = Vec::new();
+        for (a, &v) in sv.plan.axes.iter().zip(&cell.at) {
+            told.push(format!("{}={}", a.name, a.show(v)));
+            if a.is_option() {
+                self.options.retain(|(n, _)| *n != a.name);
+                self.options.push((a.name.clone(), a.show(v)));
+            } else if a.name == "k" {
+                self.k = Some(v as usize);
+            } else {
+                self.overrides.insert((sv.algo.clone(), a.name.clone()), v);
+            }
+        }
+        self.show_sweep = false;
+        self.note(format!("applied {} and running it", told.join(", ")));
+        self.schedule_run();
+    }
+
+    /// Sets k to the k-scan's suggestion.
+    fn adopt_k(&mut self) {
+        let Some(k) = self.sweep.as_ref().and_then(|s| s.suggested_k()) else {
+            self.note("no suggested k: run a k-scan (K) first");
+            return;
+        };
+        self.k = Some(k);
+        self.show_sweep = false;
+        self.note(format!("k = {k}, the k-scan's suggestion; running it"));
+        self.schedule_run();
+    }
+}
+
+/// A cell's scores as one line, for under the heatmap.
+pub fn cell_line(sv: &SweepView, cell: &CellResult) -> String {
+    let at = sweep::describe(&sv.plan.axes, &cell.at);
+    let scores: Vec<String> = cell
+        .scores
+        .iter()
+        // The solver time is a score to map (s), not a line that changes
+        // from one sweep of the same grid to the next.
+        .filter(|(n, _)| !matches!(*n, "converged" | "clusters" | "time_ms"))
+        .map(|(n, s)| {
+            format!(
+                "{n} {}±{}",
+                crate::algo::params::fmt_sig4(s.mean),
+                crate::algo::params::fmt_sig4(s.sd)
+            )
+        })
+        .collect();
+    format!("{at}: {}", scores.join("  "))
+}

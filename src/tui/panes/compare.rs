@@ -1,0 +1,315 @@
+//! The History's compare view of the two pinned runs A and B: the
+//! settings that differ, the scores with B − A, the Jaccard index of the
+//! selected feature sets, both objective curves on shared axes (A a line,
+//! B dots, so they differ without colour), and the cluster sizes side by
+//! side.
+
+use super::history::{short, time};
+use super::theme::Theme;
+use super::{bar, block, clip, inner};
+use crate::algo::params::fmt_num;
+use crate::report::fmt_sig;
+use crate::tui::app::history::{Diff, Entry, diff};
+use crate::tui::app::{App, Pane};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph};
+
+fn score_text(name: &str, v: f64) -> String {
+    match name {
+        "time ms" => time(v),
+        "iterations" => fmt_num(v),
+        "NMI" | "ARI" | "ACC" | "silhouette" => format!("{v:.3}"),
+        _ => short(v),
+    }
+}
+
+fn delta(name: &str, a: f64, b: f64) -> String {
+    let d = b - a;
+    let sign = if d > 0.0 {
+        "+"
+    } else if d < 0.0 {
+        "-"
+    } else {
+        ""
+    };
+    let m = d.abs();
+    match name {
+        "NMI" | "ARI" | "ACC" | "silhouette" => format!("{sign}{m:.3}"),
+        "iterations" => format!("{sign}{}", fmt_num(m)),
+        "time ms" => format!("{sign}{}", time(m)),
+        _ => format!("{sign}{}", short(m)),
+    }
+}
+
+/// The settings that differ, as lines of `w` cells, at most `max` (the
+/// last then says how many more there are).
+fn settings_lines(d: &Diff, w: usize, max: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let mut out = vec![Line::from(Span::styled(
+        clip("setting       A          B", w),
+        theme.title(),
+    ))];
+    if d.settings.is_empty() {
+        out.push(Line::from(Span::styled(
+            "the same settings (another seed's luck aside)",
+            theme.dim(),
+        )));
+    }
+    let vw = w.saturating_sub(14) / 2;
+    for (what, a, b) in &d.settings {
+        let t = format!(
+            "{:<13} {:<vw$} {}",
+            clip(what, 13),
+            clip(a, vw.saturating_sub(1)),
+            clip(b, vw)
+        );
+        out.push(Line::from(clip(&theme.text(&t), w)));
+    }
+    if out.len() > max.max(2) {
+        let keep = max.max(2) - 1;
+        let more = out.len() - keep;
+        out.truncate(keep);
+        out.push(Line::from(Span::styled(
+            format!("… {more} more differ"),
+            theme.dim(),
+        )));
+    }
+    out
+}
+
+/// The scores of A and B with the change, and the Jaccard index.
+fn score_lines(d: &Diff, w: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let mut out = vec![Line::from(Span::styled(
+        clip("score              A          B        B-A", w),
+        theme.title(),
+    ))];
+    for (name, a, b) in &d.scores {
+        if a.is_none() && b.is_none() {
+            continue;
+        }
+        let show = |v: Option<f64>| v.map_or("-".to_string(), |v| score_text(name, v));
+        let dl = match (a, b) {
+            (Some(a), Some(b)) => delta(name, *a, *b),
+            _ => String::new(),
+        };
+        let t = format!("{name:<10} {:>10} {:>10} {dl:>10}", show(*a), show(*b));
+        out.push(Line::from(clip(&t, w)));
+    }
+    let j = match d.jaccard {
+        Some(j) => format!(
+            "Jaccard of selected features {j:.2} ({} shared of {})",
+            d.shared, d.either
+        ),
+        None => "Jaccard: no feature selection in both runs".into(),
+    };
+    for l in super::wrap(&theme.text(&j), w) {
+        out.push(Line::from(Span::styled(l, theme.accent())));
+    }
+    out
+}
+
+fn axis_label(v: f64) -> String {
+    let s = fmt_sig(v);
+    if s.contains('.') && !s.contains('e') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// Both objective traces on one pair of axes.
+fn curves(f: &mut Frame, r: Rect, a: &Entry, b: &Entry, theme: &Theme) {
+    let pts = |e: &Entry| -> Vec<(f64, f64)> {
+        e.trace
+            .iter()
+            .filter(|p| p.1.is_finite())
+            .map(|&(i, v)| (i as f64, v))
+            .collect()
+    };
+    let (pa, pb) = (pts(a), pts(b));
+    let all = || pa.iter().chain(pb.iter());
+    let caption = if theme.ascii {
+        "objective: A * line, B . dots"
+    } else {
+        "objective: A line, B dots"
+    };
+    let [cap, chart_area] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(r);
+    f.render_widget(
+        Paragraph::new(Span::styled(clip(caption, cap.width as usize), theme.dim())),
+        cap,
+    );
+    if pa.is_empty() && pb.is_empty() {
+        f.render_widget(
+            Paragraph::new(Span::styled("no objective trace", theme.dim())),
+            chart_area,
+        );
+        return;
+    }
+    let (x0, x1) = all().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+        (lo.min(p.0), hi.max(p.0))
+    });
+    let (y0, y1) = all().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
+        (lo.min(p.1), hi.max(p.1))
+    });
+    let xb = if x1 > x0 {
+        [x0, x1]
+    } else {
+        [x0 - 0.5, x0 + 0.5]
+    };
+    let yb = if y1 > y0 {
+        [y0, y1]
+    } else {
+        let pad = (y0.abs() * 1e-6).max(1e-12);
+        [y0 - pad, y0 + pad]
+    };
+    let (ma, mb) = if theme.ascii {
+        (Marker::Custom('*'), Marker::Custom('.'))
+    } else {
+        (Marker::Braille, Marker::Dot)
+    };
+    let lw = axis_label(y0).len().max(axis_label(y1).len());
+    let chart = Chart::new(vec![
+        Dataset::default()
+            .name("A")
+            .marker(ma)
+            .graph_type(GraphType::Line)
+            .style(theme.accent())
+            .data(&pa),
+        Dataset::default()
+            .name("B")
+            .marker(mb)
+            .graph_type(GraphType::Scatter)
+            .style(theme.warn())
+            .data(&pb),
+    ])
+    .x_axis(
+        Axis::default()
+            .bounds(xb)
+            .labels(vec![
+                Line::from(fmt_num(xb[0].max(0.0).round())),
+                Line::from(format!("{} iter", fmt_num(x1.round()))),
+            ])
+            .style(theme.dim()),
+    )
+    .y_axis(
+        Axis::default()
+            .bounds(yb)
+            .labels(vec![
+                Line::from(format!("{:>lw$}", axis_label(y0))),
+                Line::from(format!("{:>lw$}", axis_label(y1))),
+            ])
+            .style(theme.dim()),
+    )
+    .legend_position(None);
+    f.render_widget(chart, chart_area);
+}
+
+/// Cluster sizes of A and B, cluster by cluster, bars on one scale.
+fn sizes(f: &mut Frame, r: Rect, a: &Entry, b: &Entry, theme: &Theme) {
+    let w = r.width as usize;
+    let h = r.height as usize;
+    let n = a.sizes.len().max(b.sizes.len());
+    let max = a
+        .sizes
+        .iter()
+        .chain(&b.sizes)
+        .copied()
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let num_w = max.to_string().len();
+    // "jj " + bar + " n" twice with a separator.
+    let bar_w = w.saturating_sub(3 + 2 * (num_w + 1) + 3) / 2;
+    let mut lines = vec![Line::from(Span::styled(
+        clip(
+            &format!(
+                "sizes{:>w2$}",
+                "A | B",
+                w2 = w.saturating_sub(5).min(bar_w + num_w + 6)
+            ),
+            w,
+        ),
+        theme.dim(),
+    ))];
+    let room = h.saturating_sub(1);
+    let shown = if n > room { room.saturating_sub(1) } else { n };
+    let side = |s: Option<&usize>| -> (String, String) {
+        match s {
+            Some(&c) => (
+                bar(c as f64 / max as f64, bar_w, theme),
+                format!("{c:>num_w$}"),
+            ),
+            None => (" ".repeat(bar_w), format!("{:>num_w$}", "-")),
+        }
+    };
+    for j in 0..shown {
+        let (ba, na) = side(a.sizes.get(j));
+        let (bb, nb) = side(b.sizes.get(j));
+        lines.push(Line::from(vec![
+            Span::raw(format!("{j:>2} ")),
+            Span::styled(ba, theme.accent()),
+            Span::raw(format!(" {na} | ")),
+            Span::styled(bb, theme.warn()),
+            Span::raw(format!(" {nb}")),
+        ]));
+    }
+    if shown < n {
+        lines.push(Line::from(Span::styled(
+            format!("… {} more clusters", n - shown),
+            theme.dim(),
+        )));
+    }
+    f.render_widget(Paragraph::new(lines), r);
+}
+
+pub fn render(f: &mut Frame, area: Rect, app: &App, a: &Entry, b: &Entry, theme: &Theme) {
+    let focused = app.focus == Pane::History;
+    let extra = format!("compare A #{} with B #{} · v: table", a.id, b.id);
+    f.render_widget(
+        block(
+            Pane::History,
+            focused,
+            theme,
+            &theme.text(&extra),
+            area.width,
+        ),
+        area,
+    );
+    let body = inner(area);
+    let d = diff(a, b);
+    let w = body.width as usize;
+    // The text takes at most half a small pane: the curves need rows.
+    let max_text = (body.height / 2).max(body.height.saturating_sub(24)) as usize;
+    let (left, right, text_h) = if w >= 60 {
+        let lw = (w * 45 / 100).max(26);
+        let l = settings_lines(&d, lw.saturating_sub(1), max_text, theme);
+        let r = score_lines(&d, w - lw, theme);
+        let h = l.len().max(r.len());
+        (l, r, h)
+    } else {
+        let mut l = settings_lines(&d, w, max_text / 2, theme);
+        l.extend(score_lines(&d, w, theme));
+        let h = l.len();
+        (l, Vec::new(), h)
+    };
+    // The charts keep at least 6 rows; the text gives way.
+    let text_h = (text_h as u16).min(body.height.saturating_sub(7));
+    let [top, bottom] =
+        Layout::vertical([Constraint::Length(text_h), Constraint::Min(1)]).areas(body);
+    if right.is_empty() {
+        f.render_widget(Paragraph::new(left), top);
+    } else {
+        let lw = (w * 45 / 100).max(26) as u16;
+        let [tl, tr] = Layout::horizontal([Constraint::Length(lw), Constraint::Min(1)]).areas(top);
+        f.render_widget(Paragraph::new(left), tl);
+        f.render_widget(Paragraph::new(right), tr);
+    }
+    let [gap, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(bottom);
+    let _ = gap;
+    let [chart, bars] =
+        Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)]).areas(rest);
+    curves(f, chart, a, b, theme);
+    sizes(f, bars, a, b, theme);
+}

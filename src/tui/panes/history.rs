@@ -1,0 +1,406 @@
+//! The History pane: every finished run in a table (the sorted column's
+//! title carries ↑/↓, pinned runs A and B), the highlighted run in full
+//! below it; with two runs pinned, `v` shows their comparison instead
+//! (see `compare.rs`).
+
+use super::theme::Theme;
+use super::{block, clip, wrap};
+use crate::algo::params::round_sig;
+use crate::report::fmt_sig;
+use crate::tui::app::history::{Column, Entry, History};
+use crate::tui::app::{App, Pane};
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+/// Four significant digits, no trailing zeros: costs span decades.
+pub fn short(v: f64) -> String {
+    if !v.is_finite() {
+        return "-".into();
+    }
+    let s = fmt_sig(round_sig(v, 4));
+    if s.contains('.') && !s.contains('e') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+pub fn time(ms: f64) -> String {
+    if ms < 1000.0 {
+        format!("{ms:.0}ms")
+    } else {
+        format!("{:.2}s", ms / 1e3)
+    }
+}
+
+/// "A" or "B" for a pinned run (in the order they were pinned).
+pub fn pin_mark(h: &History, id: usize) -> Option<char> {
+    h.pinned
+        .iter()
+        .position(|&p| p == id)
+        .map(|i| if i == 0 { 'A' } else { 'B' })
+}
+
+/// What the score column holds: NMI where the data had labels, else the
+/// silhouette (marked `s` when both kinds are in the table).
+fn score_title(h: &History) -> &'static str {
+    let with = h.entries.iter().filter(|e| e.nmi.is_some()).count();
+    match with {
+        0 => "silh",
+        n if n == h.entries.len() => "NMI",
+        _ => "NMI/silh",
+    }
+}
+
+fn score_cell(e: &Entry, mixed: bool) -> String {
+    match (e.nmi, e.silhouette) {
+        (Some(n), _) => format!("{n:.3}"),
+        (None, Some(s)) if mixed => format!("{s:.3}s"),
+        (None, Some(s)) => format!("{s:.3}"),
+        _ => "-".into(),
+    }
+}
+
+/// A column as drawn: which, its width, right-aligned or not.
+struct Col {
+    col: Option<Column>,
+    title: String,
+    width: usize,
+    right: bool,
+}
+
+fn cell(e: &Entry, c: &Col, mixed: bool) -> String {
+    let Some(col) = c.col else {
+        return e.dataset.clone();
+    };
+    match col {
+        Column::Run => e.id.to_string(),
+        Column::Algorithm => e.algo.clone(),
+        Column::Changed => e.changed_text(),
+        Column::K => e.k.to_string(),
+        Column::Seed => e.seed.to_string(),
+        Column::Score => score_cell(e, mixed),
+        Column::Cost => e.cost.map_or("-".into(), short),
+        Column::Iters => e.iterations.to_string(),
+        Column::Time => time(e.elapsed_ms),
+        Column::Features => {
+            let t = e.features_text();
+            if t.is_empty() { "-".into() } else { t }
+        }
+    }
+}
+
+/// The columns that fit in `w` cells, in the table's order: the run, the
+/// algorithm and the score always, the others by importance while they
+/// fit; the changed parameters take what is left.
+fn columns(h: &History, w: usize) -> Vec<Col> {
+    let widest = |f: &dyn Fn(&Entry) -> String, min: usize| {
+        h.entries
+            .iter()
+            .map(|e| f(e).chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(min)
+    };
+    let mixed = score_title(h) == "NMI/silh";
+    let datasets: std::collections::BTreeSet<&str> =
+        h.entries.iter().map(|e| e.data.as_str()).collect();
+    let mk = |col: Option<Column>, title: &str, width: usize, right: bool| Col {
+        col,
+        title: title.to_string(),
+        width,
+        right,
+    };
+    // (column, priority: lower is kept first).
+    let mut all: Vec<(Col, usize)> = vec![
+        (
+            mk(
+                Some(Column::Run),
+                "#",
+                widest(&|e| e.id.to_string(), 2),
+                true,
+            ),
+            0,
+        ),
+        (
+            mk(
+                Some(Column::Algorithm),
+                "algorithm",
+                widest(&|e| e.algo.clone(), 9).min(14),
+                false,
+            ),
+            0,
+        ),
+        (mk(Some(Column::Changed), "changed", 0, false), 3),
+        (
+            mk(Some(Column::K), "k", widest(&|e| e.k.to_string(), 3), true),
+            2,
+        ),
+        (
+            mk(
+                Some(Column::Seed),
+                "seed",
+                widest(&|e| e.seed.to_string(), 5),
+                true,
+            ),
+            5,
+        ),
+        (
+            mk(
+                Some(Column::Score),
+                score_title(h),
+                widest(&|e| score_cell(e, mixed), score_title(h).len() + 1),
+                true,
+            ),
+            0,
+        ),
+        (
+            mk(
+                Some(Column::Cost),
+                "cost",
+                widest(&|e| e.cost.map_or("-".into(), short), 5),
+                true,
+            ),
+            4,
+        ),
+        (
+            mk(
+                Some(Column::Iters),
+                "iters",
+                widest(&|e| e.iterations.to_string(), 6),
+                true,
+            ),
+            6,
+        ),
+        (
+            mk(
+                Some(Column::Time),
+                "time",
+                widest(&|e| time(e.elapsed_ms), 5),
+                true,
+            ),
+            7,
+        ),
+        (
+            mk(
+                Some(Column::Features),
+                "features",
+                widest(&|e| e.features_text(), 9),
+                true,
+            ),
+            8,
+        ),
+    ];
+    if datasets.len() > 1 {
+        let wd = widest(&|e| e.dataset.clone(), 4).min(12);
+        all.insert(2, (mk(None, "data", wd, false), 1));
+    }
+    // The cursor and pin marks, and a space before every column.
+    let mut used = 3;
+    let mut keep = vec![false; all.len()];
+    let changed_min = 10;
+    for prio in 0..=8 {
+        for (i, (c, p)) in all.iter().enumerate() {
+            if *p != prio {
+                continue;
+            }
+            let need = if c.col == Some(Column::Changed) {
+                changed_min
+            } else {
+                c.width
+            } + 1;
+            if used + need <= w || prio == 0 {
+                keep[i] = true;
+                used += need;
+            }
+        }
+    }
+    let mut out: Vec<Col> = all
+        .into_iter()
+        .zip(keep)
+        .filter(|(_, k)| *k)
+        .map(|((c, _), _)| c)
+        .collect();
+    // The changed parameters take the rest of the line.
+    let rest = w.saturating_sub(used);
+    for c in out.iter_mut() {
+        if c.col == Some(Column::Changed) {
+            c.width = changed_min + rest;
+        }
+    }
+    out
+}
+
+fn pad(s: &str, w: usize, right: bool) -> String {
+    let s = clip(s, w);
+    if right {
+        format!("{s:>w$}")
+    } else {
+        format!("{s:<w$}")
+    }
+}
+
+/// The highlighted run in full: settings, scores, the command.
+fn detail(e: &Entry) -> String {
+    let mut parts = vec![
+        format!("#{} {} on {}", e.id, e.algo, e.dataset),
+        format!("k={} seed={} {}", e.k, e.seed, e.changed_text()),
+    ];
+    if let Some(n) = e.nmi {
+        parts.push(format!(
+            "NMI {n:.3} ARI {:.3} ACC {:.3}",
+            e.ari.unwrap_or(f64::NAN),
+            e.acc.unwrap_or(f64::NAN)
+        ));
+    }
+    if let Some(s) = e.silhouette {
+        parts.push(format!("silh {s:.3}"));
+    }
+    parts.push(format!(
+        "{} after {} iterations",
+        if e.converged {
+            "converged"
+        } else {
+            "stopped at max_iter"
+        },
+        e.iterations
+    ));
+    if let Some(names) = &e.selected_names {
+        let shown: Vec<&str> = names.iter().take(8).map(|s| s.as_str()).collect();
+        let more = names.len().saturating_sub(shown.len());
+        let tail = if more > 0 {
+            format!(" … +{more}")
+        } else {
+            String::new()
+        };
+        parts.push(format!("selected: {}{tail}", shown.join(" ")));
+    }
+    parts.push(e.command.clone());
+    parts.join(" · ")
+}
+
+pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let h = &app.history;
+    if h.comparing
+        && let Some((a, b)) = h.pinned_pair()
+    {
+        super::compare::render(f, area, app, a, b, theme);
+        return;
+    }
+    let focused = app.focus == Pane::History;
+    let body = super::inner(area);
+    let w = body.width as usize;
+    let arrow = if h.descending { "↓" } else { "↑" };
+    let mut extra = vec![format!("{} runs", h.entries.len())];
+    extra.push(format!("sort {} {arrow}", h.sort.title()));
+    if h.pinned.len() == 2 {
+        extra.push("A B pinned: v compares".into());
+    } else if !h.pinned.is_empty() {
+        extra.push("A pinned".into());
+    }
+    f.render_widget(
+        block(
+            Pane::History,
+            focused,
+            theme,
+            &theme.text(&extra.join(" · ")),
+            area.width,
+        ),
+        area,
+    );
+    if h.entries.is_empty() {
+        let text = "no finished run yet: every run that finishes is listed here, with its settings and scores. ↑↓ choose · Enter re-runs · m pins two to compare · c sorts · E exports";
+        let lines: Vec<Line> = wrap(&theme.text(text), w)
+            .into_iter()
+            .map(|l| Line::from(Span::styled(l, theme.dim())))
+            .collect();
+        f.render_widget(Paragraph::new(lines), body);
+        return;
+    }
+    let cols = columns(h, w);
+    let mixed = score_title(h) == "NMI/silh";
+    let sel = h.selected_entry().map(|e| e.id);
+    // The highlighted run in full below the table, when there is room.
+    let detail_lines: Vec<String> = if body.height >= 10 {
+        let mut d = wrap(
+            &theme.text(&sel.and_then(|id| h.get(id)).map_or(String::new(), detail)),
+            w,
+        );
+        d.truncate(if body.height >= 20 { 4 } else { 2 });
+        d
+    } else {
+        Vec::new()
+    };
+    let rows = (body.height as usize)
+        .saturating_sub(1 + detail_lines.len() + usize::from(!detail_lines.is_empty()));
+    let mut lines = Vec::new();
+    // Header: the sorted column's title carries the direction.
+    let mut header = vec![Span::raw("   ")];
+    for c in &cols {
+        let sorted = c.col == Some(h.sort);
+        let t = if sorted {
+            format!("{}{arrow}", c.title)
+        } else {
+            c.title.clone()
+        };
+        let style = if sorted {
+            theme.accent()
+        } else {
+            theme.title()
+        };
+        header.push(Span::styled(pad(&theme.text(&t), c.width, c.right), style));
+        header.push(Span::raw(" "));
+    }
+    lines.push(Line::from(header));
+    let order = h.order();
+    let cursor = h.cursor();
+    let first = cursor.saturating_sub(rows.saturating_sub(1));
+    for &i in order.iter().skip(first).take(rows) {
+        let e = &h.entries[i];
+        let is_sel = Some(e.id) == sel;
+        // Marks that read without colour: the cursor, then A or B.
+        let cursor_mark = if is_sel { '>' } else { ' ' };
+        let mark = pin_mark(h, e.id).unwrap_or(' ');
+        let mut text = format!("{cursor_mark}{mark} ");
+        for c in &cols {
+            text.push_str(&pad(&theme.text(&cell(e, c, mixed)), c.width, c.right));
+            text.push(' ');
+        }
+        let text = clip(&text, w);
+        let style = if is_sel && focused {
+            theme.selected()
+        } else if is_sel {
+            theme.accent()
+        } else {
+            Style::default()
+        };
+        lines.push(Line::from(Span::styled(format!("{text:<w$}"), style)));
+    }
+    let hidden = order.len().saturating_sub(first + rows);
+    if !detail_lines.is_empty() {
+        while lines.len() < rows + 1 {
+            lines.push(Line::from(""));
+        }
+        let more = if hidden > 0 || first > 0 {
+            format!(
+                "rows {}-{} of {}",
+                first + 1,
+                (first + rows).min(order.len()),
+                order.len()
+            )
+        } else {
+            String::new()
+        };
+        lines.push(Line::from(Span::styled(
+            clip(&format!("{more:─<w$}"), w),
+            theme.dim(),
+        )));
+        for l in detail_lines {
+            lines.push(Line::from(Span::styled(l, theme.dim())));
+        }
+    }
+    f.render_widget(Paragraph::new(lines), body);
+}

@@ -1,0 +1,67 @@
+//! What the UI tests share: an app on a dataset, ticking it until a
+//! condition holds, and a deterministic frame.
+
+#![allow(dead_code)]
+
+use meanscape::tui::app::{App, RunStatus, StartOptions};
+use meanscape::tui::theme::Theme;
+use meanscape::tui::ui;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use std::time::{Duration, Instant};
+
+pub fn start(data: &str, algo: &str) -> App {
+    App::new(StartOptions {
+        data: data.into(),
+        algo: algo.into(),
+        ..StartOptions::default()
+    })
+    .unwrap()
+}
+
+/// Ticks (with the debounce already passed) until `done` holds.
+pub fn settle(app: &mut App, done: impl Fn(&App) -> bool) {
+    let t0 = Instant::now();
+    while !done(app) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "timed out; status {:?}",
+            app.status
+        );
+        app.tick(Instant::now() + Duration::from_secs(1));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+pub fn finished(app: &App) -> bool {
+    app.loaded().is_some()
+        && matches!(
+            app.status,
+            RunStatus::Converged | RunStatus::Stopped | RunStatus::Error(_)
+        )
+}
+
+/// A deterministic frame: no wall-clock text.
+pub fn screen(app: &mut App, w: u16, h: u16, theme: Theme) -> String {
+    app.view.elapsed = Duration::from_millis(250);
+    if let Some(s) = app.sweep.as_mut() {
+        s.elapsed = Duration::from_millis(1500);
+    }
+    app.message = None;
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| {
+        ui::render(f, app, &theme);
+    })
+    .unwrap();
+    format!("{}", t.backend())
+}
+
+pub const COLOR: Theme = Theme {
+    color: true,
+    ascii: false,
+};
+
+pub const ASCII: Theme = Theme {
+    color: false,
+    ascii: true,
+};
