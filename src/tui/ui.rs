@@ -167,6 +167,9 @@ pub fn render(f: &mut Frame, app: &App, theme: &Theme) -> HitMap {
         // The History in place of the right-hand panes (4-8 bring them back).
         panes::history::render(f, right, app, theme);
         hits.panes.push((Pane::History, right));
+    } else if let Some(p) = panes::wide::render(f, right, app, theme) {
+        // The inspector, the path or the confusion view.
+        hits.panes.push((p, right));
     } else {
         let [top, bottom] =
             Layout::vertical([Constraint::Percentage(58), Constraint::Percentage(42)]).areas(right);
@@ -248,6 +251,10 @@ fn finish(f: &mut Frame, theme: &Theme) {
 }
 
 fn render_right(f: &mut Frame, p: Pane, r: Rect, app: &App, theme: &Theme) {
+    if matches!(p, Pane::Weights | Pane::Metrics) && panes::wide::render(f, r, app, theme).is_some()
+    {
+        return;
+    }
     match p {
         Pane::Objective => panes::objective::render(f, r, app, theme),
         Pane::Scatter => panes::scatter::render(f, r, app, theme),
@@ -455,7 +462,11 @@ fn render_prompt(f: &mut Frame, area: Rect, p: &super::app::Prompt, app: &App, t
         PromptKind::Sweep => " Sweep ".into(),
         PromptKind::Control(name) => format!(" Set {name} "),
         PromptKind::HistoryExport => " Export the History ".into(),
-        PromptKind::ConfirmExport(_) | PromptKind::ConfirmHistoryExport(_) => " Replace? ".into(),
+        PromptKind::ConfirmExport(_)
+        | PromptKind::ConfirmHistoryExport(_)
+        | PromptKind::ConfirmNames(_) => " Replace? ".into(),
+        PromptKind::Search => " Filter features ".into(),
+        PromptKind::ExportNames => " Export the selected names ".into(),
     };
     let text = format!("> {}_", p.text);
     let shown: String = if text.chars().count() > inner_w {

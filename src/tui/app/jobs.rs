@@ -29,9 +29,7 @@ impl App {
         };
         self.show_path = true;
         self.focus = Pane::Weights;
-        let fresh =
-            self.path.for_algo == id && (self.path.job.is_some() || self.path.result.is_some());
-        if fresh {
+        if self.path_is_fresh() {
             return;
         }
         let Some(cfg) = self.view.config.as_ref().map(|(_, c)| c.clone()) else {
@@ -39,15 +37,7 @@ impl App {
             self.show_path = false;
             return;
         };
-        let Some(problem) = self.loaded().map(|l| l.problem.clone()) else {
-            return;
-        };
-        self.path = PathView {
-            job: Some(worker::start_path(which, problem, cfg)),
-            progress: 0.0,
-            for_algo: id,
-            result: None,
-        };
+        self.start_path_job(which, cfg);
     }
 
     pub(super) fn poll_path(&mut self) {
@@ -248,6 +238,8 @@ impl App {
         self.view = view;
         self.job = Some(worker::start_run(algo, problem, cfg));
         self.status = RunStatus::Running;
+        // A path made for other settings (k, a parameter) is stale now.
+        self.refresh_path();
     }
 
     pub(super) fn poll_run(&mut self) {

@@ -2,11 +2,14 @@
 //! takes an [`Action`] and is tested without a terminal. Sliders live in
 //! `sliders.rs`, background jobs (loading, runs, paths) in `jobs.rs`.
 
+mod confusion;
 pub mod controls;
 pub mod export;
+mod features;
 pub mod history;
 mod history_ops;
 mod jobs;
+mod path_cursor;
 pub mod projection;
 pub mod prompt;
 pub mod session_file;
@@ -16,6 +19,9 @@ pub mod sweep_view;
 pub mod worker;
 
 pub use crate::tui::keys::{Action, Pane};
+pub use confusion::{Confusion, Profiles, confusion};
+pub use features::{FeatureRow, FeatureView, Wide};
+pub use path_cursor::{PathSeries, path_series};
 pub use slider::Slider;
 
 use crate::algo::params::{Default as PDefault, fmt_num};
@@ -115,6 +121,12 @@ pub enum PromptKind {
     Export,
     /// Confirm replacing these files, then export to the base path.
     ConfirmExport(PathBuf),
+    /// Feature inspector: the filter, applied as it is typed.
+    Search,
+    /// Feature inspector: the file for the selected names.
+    ExportNames,
+    /// Confirm replacing this file with the selected names.
+    ConfirmNames(PathBuf),
     /// The axes and seeds of a sweep.
     Sweep,
     /// A value for the control of this name (kernel, init, label, …).
@@ -200,6 +212,8 @@ pub struct App {
     pub scatter: ScatterMode,
     pub show_path: bool,
     pub path: PathView,
+    /// The feature inspector, the path's cursor, the confusion view.
+    pub features: FeatureView,
     /// Sliders marked as sweep axes, per algorithm.
     pub sweep_marks: HashMap<String, Vec<String>>,
     /// The last sweep (or k-scan) and whether its view is shown.
@@ -343,6 +357,7 @@ impl App {
             scatter: ScatterMode::Pca,
             show_path: false,
             path: PathView::default(),
+            features: FeatureView::default(),
             sweep_marks: HashMap::new(),
             sweep: None,
             show_sweep: false,
@@ -434,6 +449,11 @@ impl App {
             Context::Sweep => return self.update_sweep(action),
             Context::Controls => return self.update_controls(action),
             _ => {}
+        }
+        // The inspector, path cursor and confusion view take the keys
+        // they give a meaning to while they are shown.
+        if self.feature_action(&action) {
+            return;
         }
         match action {
             Action::Quit => self.quit = true,
@@ -591,6 +611,8 @@ impl App {
             | Action::Mark
             | Action::HistoryCompare
             | Action::HistoryExportPrompt => self.history_action(&action),
+            // Taken by `feature_action` above.
+            Action::ToggleInspector | Action::SearchPrompt | Action::ToggleConfusion => {}
             Action::Input(_)
             | Action::Backspace
             | Action::ClearInput
@@ -600,6 +622,9 @@ impl App {
     }
 
     fn update_prompt(&mut self, action: Action) {
+        if self.feature_prompt(&action) {
+            return;
+        }
         let Some(prompt) = self.prompt.as_mut() else {
             return;
         };
@@ -678,7 +703,11 @@ impl App {
                         self.prompt = None;
                         self.export_history(&PathBuf::from(prompt::expand_home(&text)), false);
                     }
-                    PromptKind::ConfirmExport(_) | PromptKind::ConfirmHistoryExport(_) => {}
+                    PromptKind::ConfirmExport(_)
+                    | PromptKind::ConfirmHistoryExport(_)
+                    | PromptKind::Search
+                    | PromptKind::ExportNames
+                    | PromptKind::ConfirmNames(_) => {}
                 }
             }
             _ => {}

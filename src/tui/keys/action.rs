@@ -122,6 +122,13 @@ pub enum Action {
     HistoryCompare,
     /// History: export it as NAME.csv and NAME.json.
     HistoryExportPrompt,
+    /// Feature weights pane: the feature-selection inspector (every
+    /// feature with its weight, rank and selected flag) or the weights.
+    ToggleInspector,
+    /// Feature inspector: filter the features by a part of their name.
+    SearchPrompt,
+    /// Metrics pane: the confusion matrix and per-cluster profiles.
+    ToggleConfusion,
 }
 
 /// Where the user is, which decides what a key means.

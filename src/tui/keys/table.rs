@@ -183,7 +183,25 @@ pub const KEYS: &[Binding] = &[
         Panes,
         &[(Char('p'), Act(TogglePath))],
         "",
-        "Feature weights: regularisation path (lw, sparse-kmeans)",
+        "Feature weights: regularisation path (lw, sparse-kmeans): feature curves, score, count; ←/→ cursor, Enter sets λ",
+    ),
+    row(
+        Panes,
+        &[(Char('i'), Act(ToggleInspector))],
+        "inspect",
+        "Feature weights: inspector of every feature (rank, weight, selected); e writes the selected names",
+    ),
+    row(
+        Panes,
+        &[(Char('/'), Act(SearchPrompt))],
+        "",
+        "Feature inspector: filter the features by name",
+    ),
+    row(
+        Panes,
+        &[(Char('t'), Act(ToggleConfusion))],
+        "",
+        "Metrics: confusion matrix and per-cluster profiles",
     ),
     // The History's own keys: the hint bar shows them (help starting
     // "History:") while the History is focused.

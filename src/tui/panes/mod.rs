@@ -2,17 +2,21 @@
 
 pub mod algorithm;
 pub mod compare;
+pub mod confusion;
 pub mod controls;
 pub mod data;
 pub mod history;
+pub mod inspector;
 pub mod metrics;
 pub mod objective;
 pub mod parameters;
+pub mod path;
 pub mod scatter;
 pub mod sizes;
 pub mod sweep;
 pub mod theme;
 pub mod weights;
+pub mod wide;
 
 use super::app::Pane;
 use ratatui::layout::Rect;

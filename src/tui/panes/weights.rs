@@ -4,12 +4,11 @@ use crate::algo::{Extras, KernelInfo, MapInfo};
 use crate::tui::app::{App, Pane, RunStatus};
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph};
+use ratatui::widgets::Paragraph;
 
 /// A weight in at most 7 characters.
-fn short(v: f64) -> String {
+pub fn short(v: f64) -> String {
     if v == 0.0 {
         "0".into()
     } else if v.abs() >= 0.001 && v.abs() < 1000.0 {
@@ -57,7 +56,7 @@ const WEIGHING: [&str; 6] = [
 
 /// What the pane says when it has no weights to draw: nothing about the
 /// weights of a run that has not produced them.
-fn no_weights(app: &App) -> String {
+pub fn no_weights(app: &App) -> String {
     let id = app.algo().id();
     if !WEIGHING.contains(&id) {
         let p = app.loaded().map_or(0, |l| l.dataset.p());
@@ -72,118 +71,9 @@ fn no_weights(app: &App) -> String {
     format!("{id}'s weights appear with its first iteration ({state})")
 }
 
-/// The regularisation path: selected features against log₁₀ λ, with the
-/// current value marked.
-fn render_path(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let focused = app.focus == Pane::Weights;
-    let w = area.width.saturating_sub(2) as usize;
-    let path = &app.path;
-    let param =
-        crate::algo::path::PathAlgo::from_id(&path.for_algo).map_or("lambda", |a| a.parameter());
-    match (&path.result, &path.job) {
-        (Some(Ok(res)), _) => {
-            let pts: Vec<(f64, f64)> = res
-                .points
-                .iter()
-                .filter(|p| p.lambda > 0.0)
-                .map(|p| (p.lambda.log10(), p.selected as f64))
-                .collect();
-            let (x0, x1) = pts
-                .iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
-                    (a.min(p.0), b.max(p.0))
-                });
-            let (x0, x1) = if x0 < x1 {
-                (x0, x1)
-            } else {
-                (x0 - 1.0, x0 + 1.0)
-            };
-            let p_all = app.loaded().map_or(1, |l| l.dataset.p()) as f64;
-            let current = app
-                .sliders()
-                .iter()
-                .find(|s| s.spec.name == param)
-                .map(|s| s.value)
-                .filter(|v| *v > 0.0)
-                .map(|v| v.log10().clamp(x0, x1));
-            let marker_line: Vec<(f64, f64)> = current
-                .map(|c| (0..=20).map(|i| (c, p_all * i as f64 / 20.0)).collect())
-                .unwrap_or_default();
-            let m = if theme.ascii {
-                Marker::Custom('*')
-            } else {
-                Marker::Braille
-            };
-            let mut sets = vec![
-                Dataset::default()
-                    .marker(m)
-                    .graph_type(GraphType::Line)
-                    .style(theme.good())
-                    .data(&pts),
-            ];
-            if !marker_line.is_empty() {
-                sets.push(
-                    Dataset::default()
-                        .marker(m)
-                        .graph_type(GraphType::Scatter)
-                        .style(theme.warn())
-                        .data(&marker_line),
-                );
-            }
-            let chart = Chart::new(sets)
-                .x_axis(
-                    Axis::default()
-                        .bounds([x0, x1])
-                        .labels(vec![
-                            Line::from(format!("{:.3e}", 10f64.powf(x0))),
-                            Line::from(format!("{:.3e}", 10f64.powf(x1))),
-                        ])
-                        .style(theme.dim()),
-                )
-                .y_axis(
-                    Axis::default()
-                        .bounds([0.0, p_all])
-                        .labels(vec![Line::from("0"), Line::from(format!("{p_all}"))])
-                        .style(theme.dim()),
-                )
-                .legend_position(None)
-                .block(block(
-                    Pane::Weights,
-                    focused,
-                    theme,
-                    &format!("path · selected vs {param} (log) · | = now"),
-                    area.width,
-                ));
-            f.render_widget(chart, area);
-        }
-        (Some(Err(e)), _) => {
-            let p = Paragraph::new(Line::from(Span::styled(
-                clip(&format!("path failed: {e}"), w),
-                theme.bad(),
-            )))
-            .block(block(Pane::Weights, focused, theme, "path", area.width));
-            f.render_widget(p, area);
-        }
-        (None, Some(_)) => {
-            let p = Paragraph::new(Line::from(format!(
-                "computing the path ({} points) {} {:.0}%",
-                crate::tui::app::worker::PATH_POINTS,
-                bar(path.progress, w.saturating_sub(34).max(4), theme),
-                path.progress * 100.0
-            )))
-            .block(block(Pane::Weights, focused, theme, "path", area.width));
-            f.render_widget(p, area);
-        }
-        (None, None) => f.render_widget(
-            block(Pane::Weights, focused, theme, "path", area.width),
-            area,
-        ),
-    }
-}
-
 pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if app.show_path {
-        return render_path(f, area, app, theme);
+        return super::path::render(f, area, app, theme);
     }
     let focused = app.focus == Pane::Weights;
     let w = area.width.saturating_sub(2) as usize;
@@ -239,7 +129,9 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         } else {
             0
         };
-        let rows = h.saturating_sub(strip_rows);
+        // Below the count line: the largest weights, then the strip's
+        // caption and the strip itself, all inside the pane.
+        let rows = h.saturating_sub(1 + strip_rows);
         let name_of = |j: usize| {
             names
                 .get(j)
@@ -269,7 +161,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             ]));
         }
         if strip_rows > 0 {
-            while lines.len() < rows + 1 {
+            while lines.len() < 1 + rows {
                 lines.push(Line::from(""));
             }
             lines.push(Line::from(Span::styled(

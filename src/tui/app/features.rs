@@ -1,0 +1,366 @@
+//! The feature-selection inspector: every feature of the last run by rank,
+//! weight and selected flag, filtered by a part of its name, and the
+//! selected names written to a file. Also where the keys of the wide views
+//! (inspector, path, confusion) are given their meaning. Drawing is in
+//! `panes/inspector.rs`, `panes/path.rs` and `panes/confusion.rs`.
+
+use super::{Action, App, Pane, Prompt, PromptKind, prompt};
+use crate::cli::files;
+use crate::tui::keys::RIGHT_PANES;
+use std::cell::Cell;
+use std::path::{Path, PathBuf};
+
+/// State of the inspector, the path cursor and the confusion view.
+#[derive(Debug, Default)]
+pub struct FeatureView {
+    pub inspector: bool,
+    /// Highlighted row of the (filtered) inspector list.
+    pub cursor: usize,
+    /// First row shown.
+    pub top: usize,
+    pub filter: String,
+    /// Rows the inspector showed at the last frame: a page for PgUp/PgDn.
+    pub page: Cell<usize>,
+    /// Chosen point of the path (None: the one nearest the slider).
+    pub path_cursor: Option<usize>,
+    /// What the shown path was computed from, its own parameter left out:
+    /// a run with another key makes it stale.
+    pub path_key: String,
+    pub confusion: bool,
+    /// First profile row shown in the confusion view.
+    pub confusion_top: usize,
+    pub confusion_page: Cell<usize>,
+}
+
+/// A view that takes the whole right-hand area.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wide {
+    Inspector,
+    Path,
+    Confusion,
+}
+
+/// One feature as the inspector lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeatureRow {
+    /// Column of the feature in the data.
+    pub index: usize,
+    /// 1 for the largest weight.
+    pub rank: usize,
+    pub name: String,
+    pub weight: f64,
+    pub selected: bool,
+}
+
+/// Moves `cursor` by `d` within `n` rows and keeps it inside the `page`
+/// rows shown from `top`.
+fn scroll(cursor: &mut usize, top: &mut usize, d: i32, n: usize, page: usize) {
+    if n == 0 {
+        *cursor = 0;
+        *top = 0;
+        return;
+    }
+    *cursor = (*cursor as i64 + d as i64).clamp(0, n as i64 - 1) as usize;
+    let page = page.max(1);
+    if *cursor < *top {
+        *top = *cursor;
+    } else if *cursor >= *top + page {
+        *top = *cursor + 1 - page;
+    }
+}
+
+impl App {
+    /// The right-hand pane the user is looking at: the focused one, or the
+    /// one last focused while a left-hand pane has the keys.
+    fn right_owner(&self) -> Pane {
+        if RIGHT_PANES.contains(&self.focus) {
+            self.focus
+        } else {
+            self.shown_right
+        }
+    }
+
+    /// The wide view drawn in place of the right-hand panes, if any.
+    pub fn wide_view(&self) -> Option<Wide> {
+        match self.right_owner() {
+            Pane::Weights if self.features.inspector => Some(Wide::Inspector),
+            Pane::Weights if self.show_path => Some(Wide::Path),
+            Pane::Metrics if self.features.confusion => Some(Wide::Confusion),
+            _ => None,
+        }
+    }
+
+    /// The inspector's filter: the search prompt's text while it is typed.
+    pub fn feature_filter(&self) -> &str {
+        match &self.prompt {
+            Some(p) if p.kind == PromptKind::Search => &p.text,
+            _ => &self.features.filter,
+        }
+    }
+
+    /// Every feature of the last run's weights, largest weight first.
+    pub fn ranked_features(&self) -> Vec<FeatureRow> {
+        let Some(w) = &self.view.feature_weights else {
+            return Vec::new();
+        };
+        let names = self.loaded().map(|l| &l.dataset.feature_names);
+        let mut order: Vec<usize> = (0..w.len()).collect();
+        // A NaN weight (never expected) ranks last instead of panicking.
+        let key = |j: usize| if w[j].is_finite() { w[j] } else { f64::MIN };
+        order.sort_by(|&a, &b| key(b).total_cmp(&key(a)).then(a.cmp(&b)));
+        order
+            .into_iter()
+            .enumerate()
+            .map(|(r, j)| FeatureRow {
+                index: j,
+                rank: r + 1,
+                name: names
+                    .and_then(|n| n.get(j).cloned())
+                    .unwrap_or_else(|| format!("f{}", j + 1)),
+                weight: w[j],
+                selected: w[j] > 0.0,
+            })
+            .collect()
+    }
+
+    /// The inspector's rows: the ranked features whose name contains the
+    /// filter (any case).
+    pub fn feature_rows(&self) -> Vec<FeatureRow> {
+        let f = self.feature_filter().trim().to_lowercase();
+        let mut rows = self.ranked_features();
+        if !f.is_empty() {
+            rows.retain(|r| r.name.to_lowercase().contains(&f));
+        }
+        rows
+    }
+
+    /// The names of the selected features, largest weight first.
+    pub fn selected_names(&self) -> Vec<String> {
+        self.ranked_features()
+            .into_iter()
+            .filter(|r| r.selected)
+            .map(|r| r.name)
+            .collect()
+    }
+
+    /// Handles `action` when a wide view gives it a meaning; false leaves
+    /// it to the panes.
+    pub(super) fn feature_action(&mut self, action: &Action) -> bool {
+        match action {
+            Action::ToggleInspector => {
+                self.toggle_inspector();
+                return true;
+            }
+            Action::SearchPrompt => {
+                if !self.features.inspector {
+                    self.toggle_inspector();
+                }
+                if self.features.inspector {
+                    self.prompt = Some(Prompt {
+                        kind: PromptKind::Search,
+                        text: self.features.filter.clone(),
+                        hint: "part of a feature name (any case); Enter keeps it, Esc leaves the filter as it was".into(),
+                    });
+                }
+                return true;
+            }
+            Action::ToggleConfusion => {
+                self.features.confusion = !self.features.confusion;
+                if self.features.confusion {
+                    self.focus = Pane::Metrics;
+                    self.features.confusion_top = 0;
+                }
+                return true;
+            }
+            // The path and the inspector share the Weights pane.
+            Action::TogglePath => self.features.inspector = false,
+            _ => {}
+        }
+        match self.wide_view() {
+            Some(Wide::Inspector) if self.focus == Pane::Weights => self.inspector_key(action),
+            Some(Wide::Path) if self.focus == Pane::Weights => self.path_key_action(action),
+            Some(Wide::Confusion) if self.focus == Pane::Metrics => self.confusion_key(action),
+            _ => false,
+        }
+    }
+
+    fn toggle_inspector(&mut self) {
+        if self.features.inspector {
+            self.features.inspector = false;
+            return;
+        }
+        if self.view.feature_weights.is_none() {
+            let id = self.algo().id();
+            self.tell(format!(
+                "{id} gives no feature weights to inspect; choose wkmeans, lw or sparse-kmeans (and wait for its first iteration)"
+            ));
+            return;
+        }
+        self.features.inspector = true;
+        self.show_path = false;
+        self.focus = Pane::Weights;
+    }
+
+    fn inspector_key(&mut self, action: &Action) -> bool {
+        let n = self.feature_rows().len();
+        // Before the first frame the page is not known: about ten rows.
+        let page = match self.features.page.get() {
+            0 => 10,
+            n => n,
+        };
+        let f = &mut self.features;
+        match action {
+            Action::Move(d) => scroll(&mut f.cursor, &mut f.top, *d, n, page),
+            // PgUp is a coarse step up (+1).
+            Action::Step {
+                steps,
+                coarse: true,
+            } => scroll(&mut f.cursor, &mut f.top, -steps * page as i32, n, page),
+            Action::Step { .. } => {}
+            Action::Cancel if !f.filter.is_empty() => {
+                f.filter.clear();
+                f.cursor = 0;
+                f.top = 0;
+            }
+            Action::Cancel => f.inspector = false,
+            Action::ExportPrompt => {
+                let count = self.selected_names().len();
+                let name = format!(
+                    "{}-{}-selected.txt",
+                    self.loaded()
+                        .map_or("data".into(), |l| l.dataset.name.clone()),
+                    self.algo().id()
+                );
+                self.prompt = Some(Prompt {
+                    kind: PromptKind::ExportNames,
+                    text: name,
+                    hint: format!("file for the {count} selected names, one a line"),
+                });
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Keys of the search and export prompts; false for other prompts.
+    pub(super) fn feature_prompt(&mut self, action: &Action) -> bool {
+        let Some(p) = &mut self.prompt else {
+            return false;
+        };
+        match (&p.kind, action) {
+            (PromptKind::Search, Action::Activate) => {
+                self.features.filter = p.text.trim().to_string();
+                self.prompt = None;
+                self.features.cursor = 0;
+                self.features.top = 0;
+            }
+            (PromptKind::Search, Action::Cancel) => self.prompt = None,
+            (PromptKind::Search, Action::Input(_) | Action::Backspace | Action::ClearInput) => {
+                // The list follows the text: start again from its top.
+                self.features.cursor = 0;
+                self.features.top = 0;
+                return false;
+            }
+            (PromptKind::ExportNames, Action::Activate) => {
+                let text = p.text.trim().to_string();
+                if text.is_empty() {
+                    return true;
+                }
+                self.prompt = None;
+                self.export_names(&PathBuf::from(prompt::expand_home(&text)), false);
+            }
+            (PromptKind::ConfirmNames(path), Action::Input(c)) => {
+                let path = path.clone();
+                self.prompt = None;
+                if *c == 'y' || *c == 'Y' {
+                    self.export_names(&path, true);
+                } else {
+                    self.tell("export cancelled; nothing written");
+                }
+            }
+            (PromptKind::ConfirmNames(_), Action::Activate) => {}
+            _ => return false,
+        }
+        true
+    }
+
+    /// Writes the selected names, one a line, atomically; never over an
+    /// input file, and over another file only once the user said yes.
+    pub(super) fn export_names(&mut self, path: &Path, confirmed: bool) {
+        match self.write_names(path, confirmed) {
+            Ok(None) => {
+                self.prompt = Some(Prompt {
+                    kind: PromptKind::ConfirmNames(path.to_path_buf()),
+                    text: String::new(),
+                    hint: format!("{} exists: replace? (y/n)", path.display()),
+                })
+            }
+            Ok(Some((n, full))) => self.tell(format!("wrote the {n} selected names to {full}")),
+            Err(e) => self.tell(format!("export failed: {e}")),
+        }
+    }
+
+    /// Ok(None): the file exists and needs a yes.
+    fn write_names(&self, path: &Path, confirmed: bool) -> crate::Result<Option<(usize, String)>> {
+        let names = self.selected_names();
+        if names.is_empty() {
+            return Err(crate::Error::Param(
+                "no feature is selected (every weight is 0)".into(),
+            ));
+        }
+        let inputs: Vec<&Path> = self
+            .loaded()
+            .map(|l| l.dataset.inputs.iter().map(|p| p.as_path()).collect())
+            .unwrap_or_default();
+        files::check_target(path, &inputs, true)?;
+        if path.exists() && !confirmed {
+            return Ok(None);
+        }
+        let mut text = names.join("\n");
+        text.push('\n');
+        files::write_atomic(path, text.as_bytes())?;
+        let full = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        Ok(Some((names.len(), full.display().to_string())))
+    }
+
+    fn confusion_key(&mut self, action: &Action) -> bool {
+        let page = self.features.confusion_page.get().max(1);
+        let n = self.profiles().map_or(0, |p| p.features.len());
+        let f = &mut self.features;
+        // The view scrolls its profile rows; the cursor is its top row.
+        let mut top = f.confusion_top;
+        match action {
+            Action::Move(d) => {
+                let max = n.saturating_sub(page) as i64;
+                top = (top as i64 + *d as i64).clamp(0, max.max(0)) as usize;
+            }
+            Action::Step {
+                steps,
+                coarse: true,
+            } => {
+                let max = n.saturating_sub(page) as i64;
+                top = (top as i64 - (*steps as i64) * page as i64).clamp(0, max.max(0)) as usize;
+            }
+            Action::Cancel => f.confusion = false,
+            _ => return false,
+        }
+        f.confusion_top = top;
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn scrolling_keeps_the_cursor_in_view() {
+        let (mut c, mut t) = (0, 0);
+        super::scroll(&mut c, &mut t, 5, 20, 4);
+        assert_eq!((c, t), (5, 2));
+        super::scroll(&mut c, &mut t, -4, 20, 4);
+        assert_eq!((c, t), (1, 1));
+        super::scroll(&mut c, &mut t, 100, 20, 4);
+        assert_eq!((c, t), (19, 16));
+        super::scroll(&mut c, &mut t, 1, 0, 4);
+        assert_eq!((c, t), (0, 0));
+    }
+}

@@ -1,0 +1,279 @@
+//! The regularisation path seen from the app: kept fresh (a run with other
+//! settings than the path's — k, data, scaling, seed, any other parameter —
+//! recomputes it), its cursor (Enter sets the slider to the cursor's
+//! value), and the series drawn along it.
+
+use super::features::Wide;
+use super::{Action, App, PathView, worker};
+use crate::algo::RunConfig;
+use crate::algo::path::{PathAlgo, PathResult};
+
+/// What the path view draws, in the order of its x axis (log₁₀ of the
+/// grid value, increasing to the right).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PathSeries {
+    /// Indices of the path's points, by increasing grid value.
+    pub order: Vec<usize>,
+    /// log₁₀ of each point's grid value, in `order`.
+    pub x: Vec<f64>,
+    pub selected: Vec<usize>,
+    /// "NMI" with labels, else "stability".
+    pub score_name: &'static str,
+    /// In [0, 1], in `order`.
+    pub score: Vec<f64>,
+    /// 1 − ACC, with labels.
+    pub cer: Option<Vec<f64>>,
+    /// The features drawn as curves, most weight along the path first.
+    pub top: Vec<usize>,
+}
+
+/// The series of `res`: the score against `truth` (NMI and CER), or
+/// without labels the stability of the partition along the path (mean ARI
+/// with the neighbouring points), and the `top` features by their weight
+/// summed along the path. Points with a grid value ≤ 0 have no place on a
+/// log axis and are left out.
+pub fn path_series(res: &PathResult, truth: Option<&[usize]>, top: usize) -> PathSeries {
+    let mut order: Vec<usize> = (0..res.points.len())
+        .filter(|&i| res.points[i].lambda.is_finite() && res.points[i].lambda > 0.0)
+        .collect();
+    order.sort_by(|&a, &b| res.points[a].lambda.total_cmp(&res.points[b].lambda));
+    let pts = |i: usize| &res.points[i];
+    let x = order.iter().map(|&i| pts(i).lambda.log10()).collect();
+    let selected = order.iter().map(|&i| pts(i).selected).collect();
+    let usable = |t: &[usize]| order.iter().all(|&i| pts(i).labels.len() == t.len());
+    let (score_name, score, cer) = match truth.filter(|t| usable(t)) {
+        Some(t) => {
+            let s: Vec<_> = order
+                .iter()
+                .map(|&i| crate::metrics::Scores::compute(t, &pts(i).labels))
+                .collect();
+            (
+                "NMI",
+                s.iter().map(|s| s.nmi).collect(),
+                Some(s.iter().map(|s| 1.0 - s.acc).collect()),
+            )
+        }
+        None => {
+            let ari = |a: usize, b: usize| crate::metrics::ari(&pts(a).labels, &pts(b).labels);
+            let stab = (0..order.len())
+                .map(|j| {
+                    let near: Vec<usize> = [j.checked_sub(1), Some(j + 1)]
+                        .into_iter()
+                        .flatten()
+                        .filter(|&m| m < order.len())
+                        .collect();
+                    if near.is_empty() {
+                        return 1.0;
+                    }
+                    near.iter().map(|&m| ari(order[j], order[m])).sum::<f64>() / near.len() as f64
+                })
+                .map(|v: f64| {
+                    if v.is_finite() {
+                        v.clamp(0.0, 1.0)
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+            ("stability", stab, None)
+        }
+    };
+    let p = res.points.first().map_or(0, |q| q.feature_weights.len());
+    let mut mass: Vec<(usize, f64)> = (0..p)
+        .map(|j| {
+            let m: f64 = res
+                .points
+                .iter()
+                .filter_map(|q| q.feature_weights.get(j))
+                .filter(|v| v.is_finite())
+                .sum();
+            (j, m)
+        })
+        .filter(|(_, m)| *m > 0.0)
+        .collect();
+    mass.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    PathSeries {
+        order,
+        x,
+        selected,
+        score_name,
+        score,
+        cer,
+        top: mass.into_iter().take(top).map(|(j, _)| j).collect(),
+    }
+}
+
+impl App {
+    /// What a path of algorithm `id` computed from `cfg` depends on: all
+    /// but the path's own parameter (and restarts, which it does not use).
+    pub(super) fn path_key_for(&self, id: &str, cfg: &RunConfig) -> String {
+        let own = PathAlgo::from_id(id).map_or("", |a| a.parameter());
+        let params: Vec<String> = cfg
+            .params
+            .iter()
+            .filter(|(n, _)| *n != own)
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect();
+        let data = self
+            .loaded()
+            .map(|l| format!("{} scale {}", l.source.spec(), l.scale))
+            .unwrap_or_default();
+        format!(
+            "{data} | {id} k={} seed={} init={:?} {} {:?}",
+            cfg.k,
+            cfg.seed,
+            cfg.init,
+            params.join(" "),
+            cfg.options
+        )
+    }
+
+    /// Starts computing the path of `which` from `cfg`.
+    pub(super) fn start_path_job(&mut self, which: PathAlgo, cfg: RunConfig) {
+        let Some(problem) = self.loaded().map(|l| l.problem.clone()) else {
+            return;
+        };
+        if let Some(job) = self.path.job.take() {
+            job.cancel();
+        }
+        self.features.path_key = self.path_key_for(which.id(), &cfg);
+        self.features.path_cursor = None;
+        self.path = PathView {
+            job: Some(worker::start_path(which, problem, cfg)),
+            progress: 0.0,
+            for_algo: which.id().to_string(),
+            result: None,
+        };
+    }
+
+    /// Whether the path there is (or is being computed) was made from the
+    /// last run's settings.
+    pub(super) fn path_is_fresh(&self) -> bool {
+        let has = self.path.job.is_some() || self.path.result.is_some();
+        has && self.view.config.as_ref().is_some_and(|(id, cfg)| {
+            *id == self.path.for_algo && self.path_key_for(id, cfg) == self.features.path_key
+        })
+    }
+
+    /// Called as a run starts: a path made for other settings is dropped,
+    /// and computed again at once while it is shown.
+    pub(super) fn refresh_path(&mut self) {
+        let has = self.path.job.is_some() || self.path.result.is_some();
+        if !has || self.path_is_fresh() {
+            return;
+        }
+        let Some((id, cfg)) = self.view.config.clone() else {
+            return;
+        };
+        if let Some(job) = self.path.job.take() {
+            job.cancel();
+        }
+        self.path = PathView::default();
+        self.features.path_key.clear();
+        self.features.path_cursor = None;
+        match PathAlgo::from_id(&id) {
+            Ok(which) if self.show_path => self.start_path_job(which, cfg),
+            Ok(_) => {}
+            Err(_) => self.show_path = false,
+        }
+    }
+
+    /// The path's parameter as the slider has it now.
+    pub fn path_value_now(&self) -> Option<f64> {
+        let param = PathAlgo::from_id(&self.path.for_algo).ok()?.parameter();
+        if self.algo().id() != self.path.for_algo {
+            return None;
+        }
+        self.sliders()
+            .iter()
+            .find(|s| s.spec.name == param)
+            .map(|s| s.value)
+            .filter(|v| v.is_finite() && *v > 0.0)
+    }
+
+    fn path_result(&self) -> Option<&PathResult> {
+        self.path.result.as_ref()?.as_ref().ok()
+    }
+
+    /// The point the path's cursor is on: the one chosen, else the one
+    /// nearest (on the log axis) to the slider's value.
+    pub fn path_cursor(&self) -> Option<usize> {
+        let res = self.path_result()?;
+        let n = res.points.len();
+        if n == 0 {
+            return None;
+        }
+        if let Some(c) = self.features.path_cursor {
+            return Some(c.min(n - 1));
+        }
+        let now = self.path_value_now().map_or(0.0, f64::log10);
+        (0..n)
+            .filter(|&i| res.points[i].lambda > 0.0)
+            .min_by(|&a, &b| {
+                let d = |i: usize| (res.points[i].lambda.log10() - now).abs();
+                d(a).total_cmp(&d(b))
+            })
+    }
+
+    /// ←/→ move the cursor along the axis, Enter sets the slider to it.
+    pub(super) fn path_key_action(&mut self, action: &Action) -> bool {
+        match action {
+            Action::Step { steps, coarse } => {
+                let Some(res) = self.path_result() else {
+                    return true;
+                };
+                let order = path_series(res, None, 0).order;
+                let Some(c) = self.path_cursor() else {
+                    return true;
+                };
+                let pos = order.iter().position(|&i| i == c).unwrap_or(0) as i64;
+                let by = if *coarse { 5 } else { 1 } * *steps as i64;
+                let to = (pos + by).clamp(0, order.len() as i64 - 1) as usize;
+                self.features.path_cursor = order.get(to).copied();
+            }
+            Action::Activate => self.apply_path_cursor(),
+            _ => return false,
+        }
+        true
+    }
+
+    /// Sets the path's parameter to the cursor's value and re-runs.
+    fn apply_path_cursor(&mut self) {
+        let Some(i) = self.path_cursor() else {
+            self.tell("the path is not ready yet");
+            return;
+        };
+        let Some(point) = self.path_result().map(|r| r.points[i].clone()) else {
+            return;
+        };
+        if self.algo().id() != self.path.for_algo {
+            self.tell("the path was computed for another algorithm: p computes it again");
+            return;
+        }
+        let Ok(which) = PathAlgo::from_id(&self.path.for_algo) else {
+            return;
+        };
+        let param = which.parameter();
+        let sliders = self.sliders();
+        let Some(idx) = sliders.iter().position(|s| s.spec.name == param) else {
+            return;
+        };
+        match sliders[idx].spec.check(point.lambda) {
+            Ok(v) => {
+                self.set_slider(idx, Some(v));
+                self.features.path_cursor = Some(i);
+                self.note(format!(
+                    "{param} = {} from the path ({} features selected there); re-running",
+                    crate::algo::params::fmt_num(v),
+                    point.selected
+                ));
+            }
+            Err(e) => self.tell(format!("the cursor's {param} cannot be used: {e}")),
+        }
+    }
+
+    /// Whether the path view (wide) is what the user is looking at.
+    pub fn path_shown_wide(&self) -> bool {
+        self.wide_view() == Some(Wide::Path)
+    }
+}
