@@ -45,6 +45,14 @@ fn fit(a: &dyn Algorithm, l: &Loaded, k: usize, seed: u64) -> Fit {
         data_spec: &l.source.spec(),
         scale: l.scale,
         load_ms: l.load_ms,
+        // As `run` computes them: in the space the algorithm clustered in.
+        internal: Some(meanscape::metrics::internal::of_run(
+            a,
+            &l.problem,
+            &cfg,
+            &result.best,
+            &meanscape::metrics::internal::default_base(l.problem.n()),
+        )),
     });
     let json = serde_json::to_string(&report).unwrap();
     assert!(

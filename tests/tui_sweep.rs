@@ -247,6 +247,7 @@ fn sweep_view_frames() {
     app.update(Action::Activate);
     settle(&mut app, sweep_done);
     insta::assert_snapshot!("sweep_line_120x40_ascii", screen(&mut app, 120, 40, ASCII));
+    insta::assert_snapshot!("sweep_line_80x24", screen(&mut app, 80, 24, COLOR));
 
     let mut app = start("iris", "kmeans");
     settle(&mut app, finished);
@@ -254,6 +255,8 @@ fn sweep_view_frames() {
     settle(&mut app, sweep_done);
     for (name, w, h, theme) in [
         ("kscan_120x40", 120, 40, COLOR),
+        ("kscan_120x40_ascii", 120, 40, ASCII),
+        ("kscan_80x24", 80, 24, COLOR),
         ("kscan_80x24_ascii", 80, 24, ASCII),
     ] {
         insta::assert_snapshot!(name, screen(&mut app, w, h, theme));

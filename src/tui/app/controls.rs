@@ -154,8 +154,8 @@ impl App {
     }
 
     /// Moves the controls' cursor, steps a preset, types or closes.
-    pub(super) fn update_controls(&mut self, action: super::Action) {
-        use super::Action;
+    pub(super) fn update_controls(&mut self, action: crate::tui::keys::Action) {
+        use crate::tui::keys::Action;
         let n = self.controls().len();
         match action {
             Action::Move(d) => {

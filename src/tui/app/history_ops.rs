@@ -4,11 +4,12 @@
 
 use super::history::{self, Entry};
 use super::session_file::{self, Override, Read, Saved, SessionFile, Settings};
-use super::{App, Pane, Prompt, PromptKind, StartOptions};
+use super::{App, Prompt, PromptKind, StartOptions};
 use crate::algo::params::Default as PDefault;
 use crate::algo::{self, Init};
 use crate::data::Scaling;
 use crate::error::{Error, Result};
+use crate::tui::keys::Pane;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -275,8 +276,8 @@ impl App {
         false
     }
 
-    pub(super) fn history_action(&mut self, action: &super::Action) {
-        use super::Action::*;
+    pub(super) fn history_action(&mut self, action: &crate::tui::keys::Action) {
+        use crate::tui::keys::Action::*;
         if !self.history_shown() {
             return;
         }

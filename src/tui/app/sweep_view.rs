@@ -215,7 +215,7 @@ impl SweepView {
 /// The default axis text for a slider: its declared range around the
 /// current value (a decade each way on a log slider, ten coarse steps
 /// wide on a linear one), `count` values.
-pub fn default_axis(s: &super::Slider, count: usize) -> String {
+pub fn default_axis(s: &super::slider::Slider, count: usize) -> String {
     let spec = &s.spec;
     let v = s.value;
     let (lo, hi, log) = match spec.scale {
@@ -473,8 +473,8 @@ impl App {
     }
 
     /// Keys while the sweep view is shown.
-    pub(super) fn update_sweep(&mut self, action: super::Action) {
-        use super::Action;
+    pub(super) fn update_sweep(&mut self, action: crate::tui::keys::Action) {
+        use crate::tui::keys::Action;
         let Some(sv) = self.sweep.as_mut() else {
             self.show_sweep = false;
             return;

@@ -4,10 +4,11 @@
 //! B dots, so they differ without colour), and the cluster sizes side by
 //! side.
 
-use super::history::{short, time};
+use super::fmt_ms;
 use super::theme::Theme;
 use super::{bar, block, clip, inner};
 use crate::algo::params::fmt_num;
+use crate::algo::params::fmt_sig4;
 use crate::report::fmt_sig;
 use crate::tui::app::history::{Diff, Entry, diff};
 use crate::tui::app::{App, Pane};
@@ -19,10 +20,10 @@ use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph};
 
 fn score_text(name: &str, v: f64) -> String {
     match name {
-        "time ms" => time(v),
+        "time ms" => fmt_ms(v),
         "iterations" => fmt_num(v),
         "NMI" | "ARI" | "ACC" | "silhouette" => format!("{v:.3}"),
-        _ => short(v),
+        _ => fmt_sig4(v),
     }
 }
 
@@ -39,8 +40,8 @@ fn delta(name: &str, a: f64, b: f64) -> String {
     match name {
         "NMI" | "ARI" | "ACC" | "silhouette" => format!("{sign}{m:.3}"),
         "iterations" => format!("{sign}{}", fmt_num(m)),
-        "time ms" => format!("{sign}{}", time(m)),
-        _ => format!("{sign}{}", short(m)),
+        "time ms" => format!("{sign}{}", fmt_ms(m)),
+        _ => format!("{sign}{}", fmt_sig4(m)),
     }
 }
 

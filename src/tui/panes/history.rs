@@ -4,9 +4,8 @@
 //! (see `compare.rs`).
 
 use super::theme::Theme;
-use super::{block, clip, wrap};
-use crate::algo::params::round_sig;
-use crate::report::fmt_sig;
+use super::{block, clip, fmt_ms, wrap};
+use crate::algo::params::fmt_sig4;
 use crate::tui::app::history::{Column, Entry, History};
 use crate::tui::app::{App, Pane};
 use ratatui::Frame;
@@ -14,27 +13,6 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
-
-/// Four significant digits, no trailing zeros: costs span decades.
-pub fn short(v: f64) -> String {
-    if !v.is_finite() {
-        return "-".into();
-    }
-    let s = fmt_sig(round_sig(v, 4));
-    if s.contains('.') && !s.contains('e') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
-}
-
-pub fn time(ms: f64) -> String {
-    if ms < 1000.0 {
-        format!("{ms:.0}ms")
-    } else {
-        format!("{:.2}s", ms / 1e3)
-    }
-}
 
 /// "A" or "B" for a pinned run (in the order they were pinned).
 pub fn pin_mark(h: &History, id: usize) -> Option<char> {
@@ -83,9 +61,9 @@ fn cell(e: &Entry, c: &Col, mixed: bool) -> String {
         Column::K => e.k.to_string(),
         Column::Seed => e.seed.to_string(),
         Column::Score => score_cell(e, mixed),
-        Column::Cost => e.cost.map_or("-".into(), short),
+        Column::Cost => e.cost.map_or("-".into(), fmt_sig4),
         Column::Iters => e.iterations.to_string(),
-        Column::Time => time(e.elapsed_ms),
+        Column::Time => fmt_ms(e.elapsed_ms),
         Column::Features => {
             let t = e.features_text();
             if t.is_empty() { "-".into() } else { t }
@@ -161,7 +139,7 @@ fn columns(h: &History, w: usize) -> Vec<Col> {
             mk(
                 Some(Column::Cost),
                 "cost",
-                widest(&|e| e.cost.map_or("-".into(), short), 5),
+                widest(&|e| e.cost.map_or("-".into(), fmt_sig4), 5),
                 true,
             ),
             4,
@@ -179,7 +157,7 @@ fn columns(h: &History, w: usize) -> Vec<Col> {
             mk(
                 Some(Column::Time),
                 "time",
-                widest(&|e| time(e.elapsed_ms), 5),
+                widest(&|e| fmt_ms(e.elapsed_ms), 5),
                 true,
             ),
             7,

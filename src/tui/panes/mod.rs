@@ -167,3 +167,12 @@ mod tests {
         assert_eq!(fit_parts(&parts, 15), "running");
     }
 }
+
+/// A duration in milliseconds as `850ms` or `1.25s`.
+pub fn fmt_ms(ms: f64) -> String {
+    if ms < 1000.0 {
+        format!("{ms:.0}ms")
+    } else {
+        format!("{:.2}s", ms / 1e3)
+    }
+}
