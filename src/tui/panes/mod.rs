@@ -142,6 +142,15 @@ pub fn fit_parts(parts: &[String], w: usize) -> String {
     out
 }
 
+/// A duration in milliseconds as `850ms` or `1.25s`.
+pub fn fmt_ms(ms: f64) -> String {
+    if ms < 1000.0 {
+        format!("{ms:.0}ms")
+    } else {
+        format!("{:.2}s", ms / 1e3)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,14 +174,5 @@ mod tests {
         assert_eq!(fit_parts(&parts, 100), "running · NMI 0.8 · iter 310");
         assert_eq!(fit_parts(&parts, 20), "running · NMI 0.8");
         assert_eq!(fit_parts(&parts, 15), "running");
-    }
-}
-
-/// A duration in milliseconds as `850ms` or `1.25s`.
-pub fn fmt_ms(ms: f64) -> String {
-    if ms < 1000.0 {
-        format!("{ms:.0}ms")
-    } else {
-        format!("{:.2}s", ms / 1e3)
     }
 }
