@@ -51,7 +51,7 @@ sleep 0.3
 save 4_best_cell
 tmux send-keys -t "$SESSION" Enter
 sleep 1
-wait_for "converged"
+wait_for "converged|stopped at"
 # The History: the default run (#1) and the best cell's (#2), pinned and
 # compared.
 tmux send-keys -t "$SESSION" 9
