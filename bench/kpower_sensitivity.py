@@ -64,7 +64,7 @@ def main():
                 BIN, "sweep", "--data", path, "--algo", "kpower", "--k", str(k),
                 "--init", "random", "--seeds", str(a.seeds), "-q",
                 "--grid", f"sigma={lo:.6g}:{hi:.6g}:{a.sigmas}:log",
-                "--grid", f"s0={a.s0}", "--json", "--plot", stem + ".svg",
+                "--grid", f"s0={a.s0}", "--json", "--plot", stem + ".svg", "--force",
             ])
         wall = json.loads(raw).get("elapsed_ms", 0) / 1e3
         with open(stem + ".json", "w") as f:
