@@ -2,60 +2,15 @@
 //! `App::update`, and what the screen shows, through ratatui's TestBackend
 //! and insta snapshots.
 
+mod tui_support;
+
 use meanscape::tui::app::{Action, App, Pane, PromptKind, RunStatus, StartOptions};
 use meanscape::tui::theme::Theme;
 use meanscape::tui::ui;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use std::time::{Duration, Instant};
-
-fn start(data: &str, algo: &str) -> App {
-    App::new(StartOptions {
-        data: data.into(),
-        algo: algo.into(),
-        ..StartOptions::default()
-    })
-    .unwrap()
-}
-
-/// Ticks (with the debounce already passed) until `done` holds.
-fn settle(app: &mut App, done: impl Fn(&App) -> bool) {
-    let t0 = Instant::now();
-    while !done(app) {
-        assert!(
-            t0.elapsed() < Duration::from_secs(30),
-            "timed out; status {:?}",
-            app.status
-        );
-        app.tick(Instant::now() + Duration::from_secs(1));
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-fn finished(app: &App) -> bool {
-    app.loaded().is_some()
-        && matches!(
-            app.status,
-            RunStatus::Converged | RunStatus::Stopped | RunStatus::Error(_)
-        )
-}
-
-/// A deterministic frame: no wall-clock text.
-fn screen(app: &mut App, w: u16, h: u16, theme: Theme) -> String {
-    app.view.elapsed = Duration::from_millis(250);
-    app.message = None;
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| {
-        ui::render(f, app, &theme);
-    })
-    .unwrap();
-    format!("{}", t.backend())
-}
-
-const COLOR: Theme = Theme {
-    color: true,
-    ascii: false,
-};
+use tui_support::{COLOR, finished, screen, settle, start};
 
 #[test]
 fn starts_running_power_kmeans_on_iris() {

@@ -2,70 +2,21 @@
 //! cursor, and the confusion matrix with per-cluster profiles: state
 //! through `App::update`, screens through TestBackend and insta.
 
+mod tui_support;
+
 use meanscape::algo::Ctx;
 use meanscape::algo::path::{Grid, PathAlgo, run_path};
-use meanscape::tui::app::{Action, App, Pane, PromptKind, RunStatus, StartOptions, Wide};
+use meanscape::tui::app::{Action, App, Pane, PromptKind, RunStatus, Wide};
 use meanscape::tui::theme::Theme;
-use meanscape::tui::ui;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use std::time::{Duration, Instant};
-
-fn start(data: &str, algo: &str) -> App {
-    App::new(StartOptions {
-        data: data.into(),
-        algo: algo.into(),
-        ..StartOptions::default()
-    })
-    .unwrap()
-}
-
-/// Ticks (with the debounce already passed) until `done` holds.
-fn settle(app: &mut App, done: impl Fn(&App) -> bool) {
-    let t0 = Instant::now();
-    while !done(app) {
-        assert!(
-            t0.elapsed() < Duration::from_secs(120),
-            "timed out; status {:?}",
-            app.status
-        );
-        app.tick(Instant::now() + Duration::from_secs(1));
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-fn finished(app: &App) -> bool {
-    app.loaded().is_some()
-        && matches!(
-            app.status,
-            RunStatus::Converged | RunStatus::Stopped | RunStatus::Error(_)
-        )
-}
+use tui_support::{ASCII, COLOR, finished, screen, settle, start};
 
 /// The run and the path both done.
 fn path_done(app: &App) -> bool {
     finished(app) && app.path.job.is_none() && app.path.result.is_some()
 }
 
-fn screen(app: &mut App, w: u16, h: u16, theme: Theme) -> String {
-    app.view.elapsed = Duration::from_millis(250);
-    app.message = None;
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| {
-        ui::render(f, app, &theme);
-    })
-    .unwrap();
-    format!("{}", t.backend())
-}
-
-const COLOR: Theme = Theme {
-    color: true,
-    ascii: false,
-};
-const ASCII: Theme = Theme {
-    color: false,
-    ascii: true,
-};
 /// No colour, Unicode borders: the markers are characters of their own.
 const PLAIN: Theme = Theme {
     color: false,

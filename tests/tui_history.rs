@@ -3,24 +3,14 @@
 //! session file. State through `App::update`, screens through TestBackend
 //! and insta.
 
+mod tui_support;
+
 use meanscape::tui::app::history::{Column, History};
 use meanscape::tui::app::{Action, App, Pane, PromptKind, RunStatus, StartOptions};
-use meanscape::tui::theme::Theme;
-use meanscape::tui::ui;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
-
-fn start(data: &str, algo: &str) -> App {
-    App::new(StartOptions {
-        data: data.into(),
-        algo: algo.into(),
-        ..StartOptions::default()
-    })
-    .unwrap()
-}
+use tui_support::{ASCII, COLOR, finished, screen, settle, start};
 
 fn start_session(path: &Path) -> App {
     App::new(StartOptions {
@@ -28,29 +18,6 @@ fn start_session(path: &Path) -> App {
         ..StartOptions::default()
     })
     .unwrap()
-}
-
-/// Ticks (with the debounce already passed) until `done` holds.
-fn settle(app: &mut App, done: impl Fn(&App) -> bool) {
-    let t0 = Instant::now();
-    while !done(app) {
-        assert!(
-            t0.elapsed() < Duration::from_secs(60),
-            "timed out; status {:?}",
-            app.status
-        );
-        app.tick(Instant::now() + Duration::from_secs(1));
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-fn finished(app: &App) -> bool {
-    app.loaded().is_some()
-        && app.loading.is_none()
-        && matches!(
-            app.status,
-            RunStatus::Converged | RunStatus::Stopped | RunStatus::Error(_)
-        )
 }
 
 /// Waits until the History holds `n` runs and nothing is running.
@@ -94,31 +61,6 @@ fn highlight(app: &mut App, id: usize) {
     }
     panic!("run #{id} is not in the History");
 }
-
-/// A deterministic frame: no wall-clock text.
-fn screen(app: &mut App, w: u16, h: u16, theme: Theme) -> String {
-    app.view.elapsed = Duration::from_millis(250);
-    app.message = None;
-    for e in app.history.entries.iter_mut() {
-        e.elapsed_ms = 10.0 * e.id as f64;
-    }
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| {
-        ui::render(f, app, &theme);
-    })
-    .unwrap();
-    format!("{}", t.backend())
-}
-
-const COLOR: Theme = Theme {
-    color: true,
-    ascii: false,
-};
-
-const ASCII: Theme = Theme {
-    color: false,
-    ascii: true,
-};
 
 #[test]
 fn a_finished_run_appears_in_the_history() {

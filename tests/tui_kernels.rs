@@ -2,17 +2,27 @@
 //! so, the scatter draws kernel PCA, mkpower runs, and an algorithm that
 //! needs features shows its one-line refusal instead of crashing.
 
-use meanscape::tui::app::{Action, App, Pane, RunStatus, StartOptions};
-use meanscape::tui::theme::Theme;
-use meanscape::tui::ui;
+mod tui_support;
+
+use meanscape::tui::app::{Action, App, Pane, RunStatus};
 use ndarray::Array2;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 mod mat_support;
 use mat_support::write_mat;
+use tui_support::{finished, start};
+
+const THEME: meanscape::tui::theme::Theme = tui_support::ASCII;
+
+fn settle(app: &mut App) {
+    tui_support::settle(app, finished);
+}
+
+fn screen(app: &mut App, w: u16, h: u16) -> String {
+    tui_support::screen(app, w, h, THEME)
+}
 
 /// Three Gaussian kernels (bandwidths 1, 2, 4) on two groups of 20 points
 /// on a line, with their classes, as `KH` and `Y`.
@@ -31,45 +41,6 @@ fn write_kernels(path: &Path) {
     let y: Vec<f64> = (0..n).map(|i| if i < 20 { 1.0 } else { 2.0 }).collect();
     write_mat(path, &ks, Some(&y));
 }
-
-fn start(data: &str, algo: &str) -> App {
-    App::new(StartOptions {
-        data: data.into(),
-        algo: algo.into(),
-        ..StartOptions::default()
-    })
-    .unwrap()
-}
-
-fn settle(app: &mut App) {
-    let t0 = Instant::now();
-    while !(app.loaded().is_some()
-        && matches!(
-            app.status,
-            RunStatus::Converged | RunStatus::Stopped | RunStatus::Error(_)
-        ))
-    {
-        assert!(t0.elapsed() < Duration::from_secs(30), "{:?}", app.status);
-        app.tick(Instant::now() + Duration::from_secs(1));
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
-fn screen(app: &mut App, w: u16, h: u16) -> String {
-    app.view.elapsed = Duration::from_millis(250);
-    app.message = None;
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| {
-        ui::render(f, app, &THEME);
-    })
-    .unwrap();
-    format!("{}", t.backend())
-}
-
-const THEME: Theme = Theme {
-    color: false,
-    ascii: true,
-};
 
 #[test]
 fn kernel_data_in_the_ui() {

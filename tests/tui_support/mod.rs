@@ -24,7 +24,7 @@ pub fn settle(app: &mut App, done: impl Fn(&App) -> bool) {
     let t0 = Instant::now();
     while !done(app) {
         assert!(
-            t0.elapsed() < Duration::from_secs(60),
+            t0.elapsed() < Duration::from_secs(120),
             "timed out; status {:?}",
             app.status
         );
@@ -35,6 +35,7 @@ pub fn settle(app: &mut App, done: impl Fn(&App) -> bool) {
 
 pub fn finished(app: &App) -> bool {
     app.loaded().is_some()
+        && app.loading.is_none()
         && matches!(
             app.status,
             RunStatus::Converged | RunStatus::Stopped | RunStatus::Error(_)
@@ -46,6 +47,9 @@ pub fn screen(app: &mut App, w: u16, h: u16, theme: Theme) -> String {
     app.view.elapsed = Duration::from_millis(250);
     if let Some(s) = app.sweep.as_mut() {
         s.elapsed = Duration::from_millis(1500);
+    }
+    for e in app.history.entries.iter_mut() {
+        e.elapsed_ms = 10.0 * e.id as f64;
     }
     app.message = None;
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
