@@ -593,6 +593,9 @@ impl App {
             }
             Action::TogglePath => self.toggle_path(),
             Action::Mark if self.focus == Pane::Parameters => self.toggle_mark(),
+            Action::Mark if self.focus != Pane::History && self.shown_right != Pane::History => {
+                self.note("m pins a run in the History (9) or marks the focused slider of Parameters (3) as a sweep axis")
+            }
             Action::HistoryCompare
                 if self.focus != Pane::History && self.shown_right != Pane::History =>
             {
