@@ -150,6 +150,20 @@ fn enter_on_a_cell_sets_the_sliders_and_runs_it() {
     assert_eq!(app.context(), Context::Sweep);
     app.update(Action::Cancel);
     assert_eq!(app.context(), Context::Panes);
+    // On another dataset the cells are not applied.
+    app.update(Action::NextBundled);
+    settle(&mut app, |a| finished(a) && a.data_spec != "iris");
+    app.update(Action::ToggleSweep);
+    app.update(Action::Activate);
+    assert!(
+        app.message
+            .as_deref()
+            .unwrap_or("")
+            .contains("the sweep ran on iris"),
+        "{:?}",
+        app.message
+    );
+    assert_eq!(app.context(), Context::Sweep);
 }
 
 #[test]

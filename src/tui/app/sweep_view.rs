@@ -28,6 +28,9 @@ pub struct SweepView {
     pub kind: SweepKind,
     /// The algorithm swept (cells apply to it).
     pub algo: String,
+    /// The dataset it ran on (its spec), so a cell is not applied to
+    /// another.
+    pub data: String,
     /// The text it was started from (the prompt shows it again).
     pub text: String,
     pub plan: Plan,
@@ -416,6 +419,7 @@ impl App {
         self.sweep = Some(SweepView {
             kind,
             algo: self.algo().id().to_string(),
+            data: self.data_spec.clone(),
             text: text.to_string(),
             plan,
             cells: vec![None; total],
@@ -530,6 +534,13 @@ impl App {
             self.note("that cell has not finished yet");
             return;
         };
+        if sv.data != self.data_spec {
+            self.tell(format!(
+                "the sweep ran on {}; open that dataset again to apply its cells",
+                sv.data
+            ));
+            return;
+        }
         if sv.algo != self.algo().id() {
             self.tell(format!(
                 "the sweep is of {}; choose that algorithm to apply its cells",
