@@ -165,21 +165,24 @@ pub fn insert_scale(params: &mut Map<String, Value>, scale: Scaling, is_default:
 }
 
 /// The command line that reproduces a run.
+/// A shell word for `s`: as it is when it is plain, else single-quoted.
+pub fn quote_arg(s: &str) -> String {
+    if s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-_./:,=+".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
 pub fn command_line(
     data_spec: &str,
     scale: Scaling,
     algo: &dyn Algorithm,
     cfg: &RunConfig,
 ) -> String {
-    let quote = |s: &str| {
-        if s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:,=+".contains(c))
-        {
-            s.to_string()
-        } else {
-            format!("'{}'", s.replace('\'', r"'\''"))
-        }
-    };
+    let quote = quote_arg;
     let mut parts = vec![
         "meanscape run".to_string(),
         format!("--data {}", quote(data_spec)),

@@ -141,3 +141,39 @@ fn controls_frame() {
     insta::assert_snapshot!("controls_120x40_ascii", screen(&mut app, 120, 40, ASCII));
     insta::assert_snapshot!("controls_80x24_ascii", screen(&mut app, 80, 24, ASCII));
 }
+
+/// A run read with another label column is recorded with it: its command
+/// carries `--label`, and Enter in the History reads the data that way
+/// again.
+#[test]
+fn the_history_keeps_how_the_data_was_read() {
+    let mut app = start("iris", "power");
+    settle(&mut app, finished);
+    app.set_control("label", "none").unwrap();
+    settle(&mut app, |a| {
+        finished(a) && a.loaded().is_some_and(|l| l.dataset.labels.is_none())
+    });
+    settle(&mut app, |a| a.history.entries.len() == 2);
+    let e = app.history.entries.last().unwrap().clone();
+    assert_eq!(e.load.get("label").map(String::as_str), Some("none"));
+    assert!(e.command.contains("--label none"), "{}", e.command);
+    // Back to the labels, then the unlabelled run restored.
+    app.set_control("label", "auto").unwrap();
+    settle(&mut app, |a| {
+        finished(a) && a.loaded().is_some_and(|l| l.dataset.labels.is_some())
+    });
+    app.update(Action::Focus(meanscape::tui::app::Pane::History));
+    app.update(Action::Move(-10));
+    for _ in 0..app.history.entries.len() {
+        if app.history.selected_entry().is_some_and(|s| s.id == e.id) {
+            break;
+        }
+        app.update(Action::Move(1));
+    }
+    assert_eq!(app.history.selected_entry().map(|s| s.id), Some(e.id));
+    app.update(Action::Activate);
+    settle(&mut app, |a| {
+        finished(a) && a.loaded().is_some_and(|l| l.dataset.labels.is_none())
+    });
+    assert_eq!(app.load_opts.label, meanscape::data::LabelChoice::None);
+}

@@ -37,6 +37,10 @@ pub struct Entry {
     /// tune); the memory limit is the session's, not the run's.
     #[serde(default)]
     pub options: BTreeMap<String, String>,
+    /// How the data was read where it differs from the default (`label`,
+    /// `impute`, `drop-incomplete`), as `meanscape run` flags.
+    #[serde(default)]
+    pub load: BTreeMap<String, String>,
     #[serde(default)]
     pub nmi: Option<f64>,
     #[serde(default)]
@@ -521,6 +525,7 @@ mod tests {
             init: "kmeans++".into(),
             scale: "standard".into(),
             scale_default: true,
+            load: BTreeMap::new(),
             params: BTreeMap::new(),
             changed: BTreeMap::new(),
             options: BTreeMap::new(),

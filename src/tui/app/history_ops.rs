@@ -232,6 +232,7 @@ impl App {
             init: cfg.init.to_string(),
             scale: l.scale.to_string(),
             scale_default: l.scale == algo.default_scaling(),
+            load: self.load_flags().into_iter().collect(),
             params,
             changed,
             options: self
@@ -329,7 +330,24 @@ impl App {
         };
         let default_scale = self.algos[idx].default_scaling();
         let scale = parse_scaling(&e.scale).unwrap_or(default_scale);
-        let same_data = self.loaded().is_some_and(|l| l.source.spec() == e.data);
+        // Read as it was: the label column and missing cells it ran with.
+        let load: BTreeMap<String, String> = self.load_flags().into_iter().collect();
+        let same_read = load == e.load;
+        if !same_read {
+            self.load_opts.label = e
+                .load
+                .get("label")
+                .and_then(|l| l.parse().ok())
+                .unwrap_or_default();
+            self.load_opts.missing = if e.load.contains_key("impute") {
+                crate::data::Missing::ImputeMean
+            } else if e.load.contains_key("drop-incomplete") {
+                crate::data::Missing::DropIncomplete
+            } else {
+                crate::data::Missing::Error
+            };
+        }
+        let same_data = same_read && self.loaded().is_some_and(|l| l.source.spec() == e.data);
         let same_scale = self.loaded().is_some_and(|l| l.scale == scale);
         self.scale_chosen = !(e.scale_default && scale == default_scale);
         self.history.comparing = false;

@@ -333,12 +333,14 @@ impl App {
         let (id, cfg) = self.view.config.as_ref()?;
         let l = self.loaded()?;
         let algo = algo::find(id).ok()?;
-        Some(crate::report::command_line(
-            &l.source.spec(),
-            l.scale,
-            algo.as_ref(),
-            cfg,
-        ))
+        let mut cmd = crate::report::command_line(&l.source.spec(), l.scale, algo.as_ref(), cfg);
+        for (flag, v) in self.load_flags() {
+            cmd.push_str(&format!(" --{flag}"));
+            if !v.is_empty() {
+                cmd.push_str(&format!(" {}", crate::report::quote_arg(&v)));
+            }
+        }
+        Some(cmd)
     }
 
     /// Writes NAME.labels.csv and NAME.json. Never over the input; asks
