@@ -176,11 +176,34 @@ pub fn quote_arg(s: &str) -> String {
     }
 }
 
+/// How the data was read, where it differs from the defaults, as
+/// `meanscape run` flags (name, value; an empty value for a switch).
+pub fn load_flags(opts: &crate::data::LoadOptions) -> Vec<(String, String)> {
+    use crate::data::{LabelChoice, Missing};
+    let mut out = Vec::new();
+    match &opts.label {
+        LabelChoice::Auto => {}
+        LabelChoice::None => out.push(("label".into(), "none".into())),
+        LabelChoice::Name(n) => out.push(("label".into(), n.clone())),
+        LabelChoice::Index(i) => out.push(("label".into(), i.to_string())),
+    }
+    if let Some(v) = &opts.var {
+        out.push(("var".into(), v.clone()));
+    }
+    match opts.missing {
+        Missing::Error => {}
+        Missing::ImputeMean => out.push(("impute".into(), "mean".into())),
+        Missing::DropIncomplete => out.push(("drop-incomplete".into(), String::new())),
+    }
+    out
+}
+
 pub fn command_line(
     data_spec: &str,
     scale: Scaling,
     algo: &dyn Algorithm,
     cfg: &RunConfig,
+    load: &crate::data::LoadOptions,
 ) -> String {
     let quote = quote_arg;
     let mut parts = vec![
@@ -216,6 +239,13 @@ pub fn command_line(
     for (name, v) in &cfg.options {
         parts.push(format!("--{} {}", name.replace('_', "-"), quote(v)));
     }
+    for (flag, v) in load_flags(load) {
+        parts.push(if v.is_empty() {
+            format!("--{flag}")
+        } else {
+            format!("--{flag} {}", quote(&v))
+        });
+    }
     parts.join(" ")
 }
 
@@ -227,6 +257,8 @@ pub struct ReportInput<'a> {
     pub data_spec: &'a str,
     pub scale: Scaling,
     pub load_ms: f64,
+    /// How the data was read (its flags go into `command`).
+    pub load: &'a crate::data::LoadOptions,
     /// The run's label-free scores, computed where it clustered
     /// ([`crate::metrics::internal::of_run`]); none leaves them out.
     pub internal: Option<Internal>,
@@ -302,7 +334,7 @@ impl RunReport {
             kernel_weights: fit.kernel_weights.clone(),
             extra: (*fit.extra).clone(),
             warnings: fit.warnings.clone(),
-            command: command_line(inp.data_spec, inp.scale, inp.algo, inp.cfg),
+            command: command_line(inp.data_spec, inp.scale, inp.algo, inp.cfg, inp.load),
         }
     }
 

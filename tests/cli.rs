@@ -522,3 +522,49 @@ fn output_write_errors_are_one_line_and_closed_pipes_are_quiet() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// The `command` of a run read with a chosen label column and imputed
+/// cells carries those flags, and running it gives the same result.
+#[test]
+fn the_command_keeps_how_the_data_was_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("with gaps.csv");
+    let mut text = String::from("a,b,kind\n");
+    for i in 0..40 {
+        let (x, y) = if i < 20 {
+            (i as f64 * 0.1, 0.0)
+        } else {
+            (5.0 + i as f64 * 0.1, 5.0)
+        };
+        let y = if i == 7 { String::new() } else { y.to_string() };
+        text.push_str(&format!("{x},{y},{}\n", i / 20));
+    }
+    std::fs::write(&f, text).unwrap();
+    let path = f.to_str().unwrap();
+    let v = json(&[
+        "run", "--data", path, "--label", "kind", "--impute", "mean", "--k", "2", "--json",
+    ]);
+    let cmd = v["command"].as_str().unwrap().to_string();
+    assert!(
+        cmd.contains("--label kind") && cmd.contains("--impute mean"),
+        "{cmd}"
+    );
+    assert!(cmd.contains("'"), "the path with a space is quoted: {cmd}");
+    // The command, run by a shell, repeats the run.
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "{} --json",
+            cmd.replacen("meanscape", env!("CARGO_BIN_EXE_meanscape"), 1)
+        ))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let again: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(again["labels"], v["labels"]);
+    assert_eq!(again["metrics"]["nmi"], v["metrics"]["nmi"]);
+}

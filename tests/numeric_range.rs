@@ -45,6 +45,7 @@ fn fit(a: &dyn Algorithm, l: &Loaded, k: usize, seed: u64) -> Fit {
         data_spec: &l.source.spec(),
         scale: l.scale,
         load_ms: l.load_ms,
+        load: &meanscape::data::LoadOptions::default(),
         // As `run` computes them: in the space the algorithm clustered in.
         internal: Some(meanscape::metrics::internal::of_run(
             a,
@@ -242,7 +243,13 @@ fn reproduce_command_leaves_out_of_range_automatic_values_to_the_rule() {
     for (f, printed) in [(1.0, true), (1e-10, false)] {
         let l = iris_times(f, Scaling::None);
         let cfg = config(a.as_ref(), &l, 3, 0);
-        let cmd = meanscape::report::command_line("iris", Scaling::None, a.as_ref(), &cfg);
+        let cmd = meanscape::report::command_line(
+            "iris",
+            Scaling::None,
+            a.as_ref(),
+            &cfg,
+            &meanscape::data::LoadOptions::default(),
+        );
         assert_eq!(cmd.contains("-P sigma="), printed, "× {f:e}: {cmd}");
         assert!(cmd.contains("--scale none"), "{cmd}");
     }

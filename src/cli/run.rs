@@ -79,6 +79,7 @@ fn output(a: &RunArgs) -> Result<String> {
         data_spec: &spec,
         scale: loaded.scale,
         load_ms: loaded.load_ms,
+        load: &a.data.load_options(),
         internal: Some(crate::metrics::internal::of_run(
             algo.as_ref(),
             &loaded.problem,

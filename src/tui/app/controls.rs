@@ -282,16 +282,7 @@ impl App {
     /// The data-reading options that differ from the defaults, as
     /// `meanscape run` flags (name, value; an empty value for a switch).
     pub fn load_flags(&self) -> Vec<(String, String)> {
-        let mut out = Vec::new();
-        if self.load_opts.label != LabelChoice::Auto {
-            out.push(("label".into(), label_text(&self.load_opts.label)));
-        }
-        match self.load_opts.missing {
-            Missing::Error => {}
-            Missing::ImputeMean => out.push(("impute".into(), "mean".into())),
-            Missing::DropIncomplete => out.push(("drop-incomplete".into(), String::new())),
-        }
-        out
+        crate::report::load_flags(&self.load_opts)
     }
 
     /// The kernel in force, for the Parameters pane, and whether σ means

@@ -66,6 +66,7 @@ pub fn export(app: &App, base: &Path, confirmed: bool) -> Result<Outcome> {
         scale: loaded.scale,
         load_ms: loaded.load_ms,
         internal: app.view.internal,
+        load: &app.load_opts,
     });
     files::write_atomic(&labels_path, report.labels_csv().as_bytes())?;
     // The same object as `meanscape run --json` (feature weights paired

@@ -333,14 +333,13 @@ impl App {
         let (id, cfg) = self.view.config.as_ref()?;
         let l = self.loaded()?;
         let algo = algo::find(id).ok()?;
-        let mut cmd = crate::report::command_line(&l.source.spec(), l.scale, algo.as_ref(), cfg);
-        for (flag, v) in self.load_flags() {
-            cmd.push_str(&format!(" --{flag}"));
-            if !v.is_empty() {
-                cmd.push_str(&format!(" {}", crate::report::quote_arg(&v)));
-            }
-        }
-        Some(cmd)
+        Some(crate::report::command_line(
+            &l.source.spec(),
+            l.scale,
+            algo.as_ref(),
+            cfg,
+            &self.load_opts,
+        ))
     }
 
     /// Writes NAME.labels.csv and NAME.json. Never over the input; asks
