@@ -8,7 +8,7 @@ use meanscape::algo::Init;
 use meanscape::tui::app::controls::ui_words;
 use meanscape::tui::app::{Action, App, PromptKind};
 use meanscape::tui::keys::Context;
-use tui_support::{ASCII, finished, screen, settle, start};
+use tui_support::{ASCII, finished, screen, settle, start, type_text};
 
 fn open_at(app: &mut App, name: &str) {
     app.update(Action::OpenControls);
@@ -19,13 +19,6 @@ fn open_at(app: &mut App, name: &str) {
         .position(|c| c.name == name)
         .unwrap_or_else(|| panic!("no control {name}"));
     app.update(Action::Move(i as i32));
-}
-
-fn type_text(app: &mut App, text: &str) {
-    app.update(Action::ClearInput);
-    for c in text.chars() {
-        app.update(Action::Input(c));
-    }
 }
 
 #[test]

@@ -10,7 +10,7 @@ use meanscape::tui::app::sweep_view::SweepKind;
 use meanscape::tui::app::{Action, App, Pane, PromptKind, RunStatus};
 use meanscape::tui::keys::Context;
 use std::sync::Arc;
-use tui_support::{ASCII, COLOR, finished, screen, settle, start};
+use tui_support::{ASCII, COLOR, finished, screen, settle, start, type_text};
 
 fn sweep_done(app: &App) -> bool {
     app.sweep.as_ref().is_some_and(|s| !s.running)
@@ -27,13 +27,6 @@ fn mark(app: &mut App, names: &[&str]) {
             .unwrap();
         app.update(Action::Move(i as i32 - app.param_cursor as i32));
         app.update(Action::Mark);
-    }
-}
-
-fn type_text(app: &mut App, text: &str) {
-    app.update(Action::ClearInput);
-    for c in text.chars() {
-        app.update(Action::Input(c));
     }
 }
 

@@ -90,25 +90,7 @@ impl Report<'_> {
     /// The cell with the best mean of the chosen score, among those
     /// whose runs all kept k clusters (any cell when none did).
     pub fn best(&self) -> Option<&CellResult> {
-        let cells = &self.result.cells;
-        self.best_of(cells.iter().filter(|c| !c.collapsed()))
-            .or_else(|| self.best_of(cells.iter()))
-    }
-
-    fn best_of<'c>(&self, cells: impl Iterator<Item = &'c CellResult>) -> Option<&'c CellResult> {
-        let up = higher_is_better(self.score);
-        let mut best: Option<(&CellResult, f64)> = None;
-        for c in cells {
-            if let Some(v) = c
-                .score(self.score)
-                .map(|s| s.mean)
-                .filter(|m| m.is_finite())
-                && best.is_none_or(|(_, b)| if up { v > b } else { v < b })
-            {
-                best = Some((c, v));
-            }
-        }
-        best.map(|(c, _)| c)
+        crate::sweep::best(self.result.cells.iter(), self.score)
     }
 
     /// What the cost and the silhouette are computed on.

@@ -44,6 +44,27 @@ impl CellResult {
     }
 }
 
+/// The cell with the best mean of `score` among `cells`, skipping collapsed
+/// cells (those whose runs lost a cluster) unless every cell collapsed.
+pub fn best<'c>(
+    cells: impl Iterator<Item = &'c CellResult> + Clone,
+    score: &str,
+) -> Option<&'c CellResult> {
+    let up = super::scores::higher_is_better(score);
+    let pick = |all: bool| {
+        let mut best: Option<(&CellResult, f64)> = None;
+        for c in cells.clone().filter(|c| all || !c.collapsed()) {
+            if let Some(v) = c.score(score).map(|s| s.mean).filter(|m| m.is_finite())
+                && best.is_none_or(|(_, b)| if up { v > b } else { v < b })
+            {
+                best = Some((c, v));
+            }
+        }
+        best.map(|(c, _)| c)
+    };
+    pick(false).or_else(|| pick(true))
+}
+
 /// What a sweep produced: the finished cells in grid order.
 #[derive(Debug, Clone)]
 pub struct SweepResult {

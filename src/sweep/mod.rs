@@ -15,7 +15,7 @@ mod cells;
 pub mod grid;
 pub mod scores;
 
-pub use cells::{CellResult, SweepResult, run};
+pub use cells::{CellResult, SweepResult, best, run};
 pub use grid::{Axis, MAX_RUNS, OPTION_AXES, Spacing};
 pub use scores::{MeanSd, RunSummary, Truth};
 

@@ -33,6 +33,14 @@ pub fn settle(app: &mut App, done: impl Fn(&App) -> bool) {
     }
 }
 
+/// Replaces the open prompt's text with `text`, typed key by key.
+pub fn type_text(app: &mut App, text: &str) {
+    app.update(meanscape::tui::app::Action::ClearInput);
+    for c in text.chars() {
+        app.update(meanscape::tui::app::Action::Input(c));
+    }
+}
+
 pub fn finished(app: &App) -> bool {
     app.loaded().is_some()
         && app.loading.is_none()

@@ -127,25 +127,10 @@ impl SweepView {
     /// The best cell by the chosen score, as (row, column): among the
     /// cells whose runs all kept k clusters, when there are any.
     pub fn best(&self) -> Option<(usize, usize)> {
-        let up = sweep::scores::higher_is_better(self.score_name());
-        let (rows, cols) = self.shape();
-        let pick = |skip_collapsed: bool| {
-            let mut best: Option<((usize, usize), f64)> = None;
-            for r in 0..rows {
-                for c in 0..cols {
-                    if skip_collapsed && self.cell(r, c).is_some_and(|x| x.collapsed()) {
-                        continue;
-                    }
-                    if let Some(v) = self.value(r, c).map(|s| s.mean)
-                        && best.is_none_or(|(_, b)| if up { v > b } else { v < b })
-                    {
-                        best = Some(((r, c), v));
-                    }
-                }
-            }
-            best.map(|(at, _)| at)
-        };
-        pick(true).or_else(|| pick(false))
+        let (_, cols) = self.shape();
+        let cell = sweep::best(self.cells.iter().flatten(), self.score_name())?;
+        let pos = self.plan.cells.iter().position(|p| p.index == cell.index)?;
+        Some((pos / cols, pos % cols))
     }
 
     /// The grid position nearest to the sliders' values when the sweep
@@ -173,25 +158,12 @@ impl SweepView {
         Some((r, c))
     }
 
-    /// The k a k-scan suggests: the best silhouette (ties: the smaller k),
-    /// with the other scores' choices for the legend.
+    /// The k a k-scan suggests: the best silhouette (ties: the smaller k).
     pub fn suggested_k(&self) -> Option<usize> {
         if self.kind != SweepKind::KScan {
             return None;
         }
-        let ks = &self.plan.axes[0].values;
-        let mut best: Option<(usize, f64)> = None;
-        for (i, &k) in ks.iter().enumerate() {
-            if let Some(s) = self
-                .cell(i, 0)
-                .and_then(|c| c.score("silhouette"))
-                .filter(|s| s.mean.is_finite())
-                && best.is_none_or(|(_, b)| s.mean > b)
-            {
-                best = Some((k as usize, s.mean));
-            }
-        }
-        best.map(|(k, _)| k)
+        self.preferred_k("silhouette")
     }
 
     /// The k each label-free score prefers (CH and silhouette highest, DB

@@ -59,7 +59,7 @@ fn inside(b: [f64; 2], v: f64) -> bool {
 
 /// The current run's marker and the previous run's: lines of Braille dots
 /// against single dots (ASCII: `*` against `.`).
-fn markers(theme: &Theme) -> (Marker, Marker) {
+pub fn markers(theme: &Theme) -> (Marker, Marker) {
     if theme.ascii {
         (Marker::Custom('*'), Marker::Custom('.'))
     } else {

@@ -2,6 +2,7 @@
 //! line with its ±sd band (one axis) or the k-scan's curves, filling in as
 //! cells finish; the cursor cell's scores below.
 
+use super::objective::markers;
 use super::theme::Theme;
 use super::{clip, wrap};
 use crate::algo::params::fmt_sig4;
@@ -324,14 +325,6 @@ fn bounds(v: impl Iterator<Item = f64>) -> [f64; 2] {
         [lo - 0.5, hi + 0.5]
     } else {
         [lo, hi]
-    }
-}
-
-fn markers(theme: &Theme) -> (Marker, Marker) {
-    if theme.ascii {
-        (Marker::Custom('*'), Marker::Custom('.'))
-    } else {
-        (Marker::Braille, Marker::Dot)
     }
 }
 
