@@ -32,5 +32,5 @@ pub use extras::{Extras, Gap, KernelInfo, MapInfo, Phases, Typicality};
 pub use fit::{Fit, RunResult, TracePoint, cluster_sizes};
 pub use init::Init;
 pub use params::{ParamError, ParamSpec, Params};
-pub use problem::Problem;
+pub use problem::{Problem, Rows};
 pub use progress::{Ctx, Event, Progress};

@@ -2,11 +2,73 @@
 
 use crate::error::{Error, Result};
 use crate::kernel::stack::KernelStack;
-use ndarray::Array2;
+use ndarray::{Array2, ArrayRef2, ArrayView2};
 use std::any::Any;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+
+/// A row-major n × p matrix that a [`Problem`] reads without owning its
+/// buffer: an `Arc<Array2>` shared with a loaded dataset, or memory kept
+/// alive by some other owner (a NumPy array held by the Python binding).
+/// It dereferences to ndarray's `ArrayRef2`, so `x.view()`, `x.row(i)`,
+/// `x.slice(…)` and `x.nrows()` work as on an array; the views borrow
+/// from the `Rows`, never past its owner.
+pub struct Rows {
+    // Points into `_owner`'s buffer, which does not move while `_owner`
+    // lives; never handed out with its 'static lifetime.
+    view: ArrayView2<'static, f64>,
+    _owner: Arc<dyn Any + Send + Sync>,
+}
+
+impl Rows {
+    /// Rows on a shared array (copied once into row-major order if it is
+    /// not already).
+    pub fn shared(x: Arc<Array2<f64>>) -> Self {
+        let x = if x.is_standard_layout() {
+            x
+        } else {
+            Arc::new(x.as_standard_layout().into_owned())
+        };
+        // SAFETY: the array's buffer is owned by the Arc kept in `_owner`;
+        // an Arc's contents never move, and nothing mutates them while
+        // shared.
+        let view = unsafe { ArrayView2::from_shape_ptr(x.dim(), x.as_ptr()) };
+        Rows { view, _owner: x }
+    }
+
+    /// Rows on `n × p` row-major `f64`s at `ptr`, kept alive by `owner`.
+    ///
+    /// # Safety
+    /// `ptr` must point to `n·p` initialised, aligned `f64`s in row-major
+    /// order that stay valid and unmodified for as long as `owner` lives.
+    pub unsafe fn borrowed(
+        owner: Arc<dyn Any + Send + Sync>,
+        ptr: *const f64,
+        n: usize,
+        p: usize,
+    ) -> Self {
+        // SAFETY: as the caller promises.
+        let view = unsafe { ArrayView2::from_shape_ptr((n, p), ptr) };
+        Rows {
+            view,
+            _owner: owner,
+        }
+    }
+}
+
+impl std::ops::Deref for Rows {
+    type Target = ArrayRef2<f64>;
+    fn deref(&self) -> &ArrayRef2<f64> {
+        &self.view
+    }
+}
+
+impl std::fmt::Debug for Rows {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Rows({} × {})", self.nrows(), self.ncols())
+    }
+}
 
 /// Scaled data plus whatever is expensive to derive from it (squared row
 /// norms now; Gram matrices and feature maps, keyed by their parameters).
@@ -14,8 +76,9 @@ use std::sync::{Arc, Mutex};
 /// run on the same problem, so moving s₀ or η never rebuilds it.
 pub struct Problem {
     /// n × p, row-major. Shared, so a loaded dataset and its problem hold
-    /// one copy of the matrix.
-    pub x: Arc<Array2<f64>>,
+    /// one copy of the matrix, and a caller's buffer (a NumPy array) is
+    /// read in place.
+    pub x: Rows,
     pub x_norms: Vec<f64>,
     /// Precomputed kernels, for a dataset that holds kernels instead of
     /// features (`x` is then n × 0).
@@ -39,6 +102,11 @@ impl Problem {
         } else {
             Arc::new(x.as_standard_layout().into_owned())
         };
+        Self::from_rows(Rows::shared(x))
+    }
+
+    /// A problem on rows held elsewhere ([`Rows::borrowed`]).
+    pub fn from_rows(x: Rows) -> Self {
         let x_norms = crate::linalg::row_sq_norms(x.view());
         Problem {
             x,

@@ -4,7 +4,7 @@
 
 use crate::kernel::KernelStack;
 use faer::Side;
-use ndarray::{Array2, ArrayView2, Axis};
+use ndarray::{Array2, ArrayRef2, ArrayView2, Axis};
 
 pub const MAX_POINTS: usize = 3000;
 /// Rows of a kernel projection: its dense eigenproblem is m×m, so fewer
@@ -22,7 +22,7 @@ pub struct Projection {
 }
 
 impl Projection {
-    pub fn pca(x: &Array2<f64>) -> Self {
+    pub fn pca(x: &ArrayRef2<f64>) -> Self {
         let n = x.nrows();
         if x.ncols() == 0 {
             return Projection {
@@ -79,7 +79,7 @@ impl Projection {
     }
 
     /// Scores of the drawn rows on two features instead.
-    pub fn features(&self, x: &Array2<f64>, fx: usize, fy: usize) -> Vec<[f64; 2]> {
+    pub fn features(&self, x: &ArrayRef2<f64>, fx: usize, fy: usize) -> Vec<[f64; 2]> {
         self.rows
             .iter()
             .map(|&i| [x[[i, fx]], x[[i, fy]]])

@@ -1,0 +1,158 @@
+"""What every meanscape estimator shares: input checks, the call into the
+Rust engine, the fitted attributes, predict and transform."""
+
+import json
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _meanscape
+
+_DTYPES = [np.float64, np.float32]
+
+
+class MeanscapeWarning(UserWarning):
+    """Something about a fit the user should know (an empty cluster, a bound
+    that does not bind, ...), as the CLI prints it."""
+
+
+def _seed(random_state):
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise ValueError(f"random_state = {random_state} must be a non-negative integer or None")
+        return int(random_state)
+    return int(check_random_state(random_state).randint(0, 2**31 - 1))
+
+
+class _MeanscapeCluster(ClusterMixin, BaseEstimator):
+    """Fit through the engine; subclasses name the algorithm and its
+    parameters (``_algorithm``, ``_engine_params``, ``_engine_options``)."""
+
+    _algorithm = None
+    _engine_params = ()
+    _engine_options = ()
+
+    def _engine_request(self):
+        params = []
+        for py_name, engine_name in self._engine_params:
+            value = getattr(self, py_name)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise ValueError(f"{py_name} = {value!r} must be a number (or None for the automatic default)")
+            params.append((engine_name, float(value)))
+        options = []
+        for name in self._engine_options:
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if not isinstance(value, str):
+                raise ValueError(f"{name} = {value!r} must be a string or None")
+            options.append((name, value))
+        return params, options
+
+    def _check_counts(self, n_samples):
+        k = self.n_clusters
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+            raise ValueError(f"n_clusters = {k!r} must be a positive integer")
+        if n_samples < k:
+            raise ValueError(f"n_samples={n_samples} should be >= n_clusters={k}.")
+        n_init = self.n_init
+        if isinstance(n_init, bool) or not isinstance(n_init, numbers.Integral) or n_init < 1:
+            raise ValueError(f"n_init = {n_init!r} must be a positive integer")
+        if self.init not in ("k-means++", "kmeans++", "random"):
+            raise ValueError(f"init = {self.init!r} must be 'k-means++' or 'random'")
+
+    def fit(self, X, y=None):
+        """Cluster X (array-like of shape (n_samples, n_features)); y is ignored.
+
+        The GIL is released while the engine runs; Ctrl-C stops it.
+        """
+        X = validate_data(self, X, dtype=_DTYPES, accept_sparse=False, ensure_min_samples=2)
+        self._check_counts(X.shape[0])
+        params, options = self._engine_request()
+        result = _meanscape.fit(
+            self._algorithm,
+            X,
+            int(self.n_clusters),
+            params,
+            options,
+            _seed(self.random_state),
+            int(self.n_init),
+            self.init,
+        )
+        self._set_fitted(X, result)
+        return self
+
+    def _set_fitted(self, X, r):
+        self.labels_ = r["labels"]
+        self.n_iter_ = int(r["n_iter"])
+        self.objective_ = float(r["objective"])
+        self.objective_trace_ = r["objective_trace"]
+        self.s_trace_ = r["s_trace"]
+        self.kernel_weights_ = r["kernel_weights"]
+        self.converged_ = bool(r["converged"])
+        self.params_ = dict(r["params"])
+        self.options_ = dict(r["options"])
+        self.extras_ = json.loads(r["extras"])
+        self.elapsed_ms_ = float(r["elapsed_ms"])
+        self.model_ = r["model"]
+        self._model_error = r["model_error"]
+        for text in r["warnings"]:
+            warnings.warn(text, MeanscapeWarning, stacklevel=3)
+        if r["centroids"] is not None and r["centroids"].shape[1] == X.shape[1]:
+            self.cluster_centers_ = r["centroids"]
+        if r["feature_weights"] is not None:
+            self.feature_weights_ = r["feature_weights"]
+            self.selected_features_ = np.flatnonzero(self.feature_weights_ > 0)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+
+class _PredictingCluster(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _MeanscapeCluster):
+    """Estimators that assign new points: nearest centre, kernel distance to
+    each cluster's implicit centre, or the same random feature map."""
+
+    def _new_rows(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=_DTYPES, accept_sparse=False, reset=False)
+        if self.model_ is None:
+            raise ValueError(f"this {type(self).__name__} cannot assign new points: {self._model_error}")
+        return X
+
+    def predict(self, X):
+        """The cluster of every row of X, as the fitted model assigns it."""
+        X = self._new_rows(X)
+        return self.model_.predict(X)
+
+    def transform(self, X):
+        """Distances of every row of X to every cluster, shape (n_samples,
+        n_clusters), in the space the algorithm clustered in (the kernel's
+        feature space for kernel methods)."""
+        X = self._new_rows(X)
+        d = self.model_.distances(X)
+        return np.sqrt(np.maximum(d, 0.0))
+
+    def fit_transform(self, X, y=None):
+        return self.fit(X).transform(X)
+
+    @property
+    def _n_features_out(self):
+        return self.n_clusters
+
+
+class _CentroidMixin:
+    """The k-means cost for estimators with centres in the input space."""
+
+    def _set_fitted(self, X, r):
+        super()._set_fitted(X, r)
+        if hasattr(self, "cluster_centers_") and not hasattr(self, "feature_weights_"):
+            diff = X - self.cluster_centers_[self.labels_]
+            self.inertia_ = float(np.einsum("ij,ij->", diff, diff))

@@ -1,0 +1,235 @@
+//! Between Python and the engine: errors as Python exceptions, NumPy input
+//! read in place where its layout allows, fits that release the GIL and
+//! still stop on Ctrl-C, and the data loader.
+
+use meanscape::algo::Ctx;
+use meanscape::data::preprocess::{RANGE_EXP, exponent};
+use meanscape::data::{DataSource, LabelChoice, LoadOptions, Missing};
+use meanscape::{Error, algo};
+use ndarray::Array2;
+use numpy::{
+    IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods,
+};
+use pyo3::exceptions::{
+    PyKeyboardInterrupt, PyMemoryError, PyOSError, PyTypeError, PyValueError,
+};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// The engine's errors as the exceptions scikit-learn users expect:
+/// parameters and data as `ValueError`, the memory budget as
+/// `MemoryError`, files as `OSError`, cancellation as `KeyboardInterrupt`.
+pub fn error(e: Error) -> PyErr {
+    let text = e.to_string();
+    match e {
+        Error::Param(_) | Error::Data(_) => PyValueError::new_err(text),
+        Error::Resource(_) => PyMemoryError::new_err(text),
+        Error::Io { .. } => PyOSError::new_err(text),
+        Error::Cancelled => PyKeyboardInterrupt::new_err(text),
+    }
+}
+
+/// The rows a fit or prediction reads: the caller's C-contiguous float64
+/// buffer itself, or one converted copy (float32, Fortran order or
+/// strided input, or values outside the range the solvers compute in).
+pub struct Input<'py> {
+    borrowed: Option<PyReadonlyArray2<'py, f64>>,
+    owned: Option<Arc<Array2<f64>>>,
+    /// Whether the data was copied.
+    pub copied: bool,
+    /// The power of two the values were multiplied by (0: none), as
+    /// `meanscape run` does (`fit_range`).
+    pub rescale_exp: i32,
+}
+
+/// Keeps a NumPy array alive while the engine reads its buffer.
+struct KeepAlive(#[allow(dead_code)] Py<PyArray2<f64>>);
+
+/// Reads a 2-D float64 or float32 NumPy array; anything else is refused
+/// (the Python side converts with scikit-learn's `check_array` first).
+/// `rescale`: the power of two to multiply by, as the fit did; `None`
+/// computes it from the data (a fit).
+pub fn input_rows<'py>(x: &Bound<'py, PyAny>, rescale: Option<i32>) -> PyResult<Input<'py>> {
+    if let Ok(a) = x.extract::<PyReadonlyArray2<'py, f64>>() {
+        let view = a.as_array();
+        let e = range_exponent(view.iter().copied())?;
+        let e = rescale.unwrap_or(e);
+        if a.is_c_contiguous() && e == 0 {
+            return Ok(Input {
+                borrowed: Some(a),
+                owned: None,
+                copied: false,
+                rescale_exp: 0,
+            });
+        }
+        return Ok(owned(view.as_standard_layout().into_owned(), e));
+    }
+    if let Ok(a) = x.extract::<PyReadonlyArray2<'py, f32>>() {
+        let x = a.as_array().mapv(f64::from);
+        let e = rescale.unwrap_or(range_exponent(x.iter().copied())?);
+        return Ok(owned(x, e));
+    }
+    Err(PyTypeError::new_err(
+        "X must be a 2-D float64 or float32 NumPy array",
+    ))
+}
+
+fn owned(mut x: Array2<f64>, e: i32) -> Input<'static> {
+    if e != 0 {
+        let f = 2f64.powi(e);
+        x.mapv_inplace(|v| v * f);
+    }
+    Input {
+        borrowed: None,
+        owned: Some(Arc::new(x)),
+        copied: true,
+        rescale_exp: e,
+    }
+}
+
+/// The exponent `fit_range` would rescale by, refusing NaN and infinity.
+fn range_exponent(values: impl Iterator<Item = f64>) -> PyResult<i32> {
+    let mut m = 0.0f64;
+    for v in values {
+        if !v.is_finite() {
+            return Err(PyValueError::new_err(
+                "Input X contains NaN or infinity: meanscape clusters finite values only",
+            ));
+        }
+        m = m.max(v.abs());
+    }
+    if m == 0.0 {
+        return Ok(0);
+    }
+    let em = exponent(m);
+    Ok(if (-RANGE_EXP..RANGE_EXP).contains(&em) {
+        0
+    } else {
+        -em
+    })
+}
+
+impl Input<'_> {
+    /// The engine's view of the rows.
+    pub fn rows(&self) -> PyResult<algo::Rows> {
+        if let Some(x) = &self.owned {
+            return Ok(algo::Rows::shared(x.clone()));
+        }
+        let a = self.borrowed.as_ref().expect("borrowed or owned");
+        let (n, p) = (a.shape()[0], a.shape()[1]);
+        let keep = KeepAlive(a.as_unbound().clone_ref(a.py()));
+        // SAFETY: the array is C-contiguous float64 (checked above) and
+        // held by a read-only borrow for as long as `self` lives; the fit
+        // drops its problem before `self`, and `keep` holds a reference to
+        // the array besides.
+        Ok(unsafe { algo::Rows::borrowed(Arc::new(keep), a.data(), n, p) })
+    }
+
+    /// The rows as an ndarray view (for predictions).
+    pub fn view(&self) -> ndarray::ArrayView2<'_, f64> {
+        match (&self.owned, &self.borrowed) {
+            (Some(x), _) => x.view(),
+            (None, Some(a)) => a.as_array(),
+            _ => unreachable!("borrowed or owned"),
+        }
+    }
+}
+
+/// Runs `work` with the GIL released, checking every 50 ms for Ctrl-C (or
+/// any signal handler that raises): then the engine is cancelled and the
+/// exception is raised once it has stopped.
+pub fn run_cancellable<T: Send>(
+    py: Python<'_>,
+    work: impl FnOnce(&Ctx, &Arc<AtomicBool>) -> meanscape::Result<T> + Send,
+) -> PyResult<T> {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let ctx = Ctx::new().with_cancel(cancel.clone());
+    let (result, interrupt) = py.detach(|| {
+        std::thread::scope(|s| {
+            let handle = s.spawn(|| work(&ctx, &cancel));
+            let mut interrupt = None;
+            while !handle.is_finished() {
+                std::thread::sleep(Duration::from_millis(50));
+                if interrupt.is_none()
+                    && let Err(e) = Python::attach(|py| py.check_signals())
+                {
+                    cancel.store(true, Ordering::Relaxed);
+                    interrupt = Some(e);
+                }
+            }
+            (handle.join(), interrupt)
+        })
+    });
+    if let Some(e) = interrupt {
+        return Err(e);
+    }
+    match result {
+        Ok(r) => r.map_err(error),
+        Err(_) => Err(pyo3::exceptions::PyRuntimeError::new_err(
+            "the meanscape engine panicked (a bug: please report it)",
+        )),
+    }
+}
+
+/// Reads a data file as `meanscape run --data` does (CSV/TSV, `.npy`,
+/// `.mat`, IDX, Parquet, Arrow/Feather, a bundled dataset or `gen:…`),
+/// unscaled: a dict with `X`, `y` (0-based class ids or None),
+/// `label_names`, `feature_names`, `name` and `notes`.
+#[pyfunction]
+#[pyo3(signature = (path, label=None, missing="error"))]
+pub fn load<'py>(
+    py: Python<'py>,
+    path: &str,
+    label: Option<&str>,
+    missing: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let label = match label {
+        Some(l) => l.parse::<LabelChoice>().map_err(PyValueError::new_err)?,
+        None => LabelChoice::Auto,
+    };
+    let missing = match missing {
+        "error" => Missing::Error,
+        "impute" => Missing::ImputeMean,
+        "drop" => Missing::DropIncomplete,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "missing = '{other}': must be 'error', 'impute' or 'drop'"
+            )));
+        }
+    };
+    let opts = LoadOptions {
+        label,
+        missing,
+        ..LoadOptions::default()
+    };
+    let source = DataSource::parse(path).map_err(error)?;
+    let ds = py
+        .detach(|| meanscape::data::load(&source, &opts))
+        .map_err(error)?;
+    if ds.kernels.is_some() && ds.x.ncols() == 0 {
+        return Err(PyValueError::new_err(format!(
+            "{path} holds precomputed kernels, not features: use the CLI (--kernels precomputed)"
+        )));
+    }
+    let out = PyDict::new(py);
+    let x = Arc::try_unwrap(ds.x).unwrap_or_else(|shared| (*shared).clone());
+    out.set_item("X", x.into_pyarray(py))?;
+    match &ds.labels {
+        Some(l) => {
+            let ids: Vec<i64> = l.ids.iter().map(|&i| i as i64).collect();
+            out.set_item("y", ids.into_pyarray(py))?;
+            out.set_item("label_names", l.names.clone())?;
+        }
+        None => {
+            out.set_item("y", py.None())?;
+            out.set_item("label_names", py.None())?;
+        }
+    }
+    out.set_item("feature_names", ds.feature_names.clone())?;
+    out.set_item("name", ds.name.clone())?;
+    out.set_item("notes", ds.notes.clone())?;
+    Ok(out)
+}

@@ -1,0 +1,162 @@
+//! The Rust side of the `meanscape` Python package: fit, sweep and load on
+//! NumPy arrays, with the GIL released while the engine works. The
+//! scikit-learn estimators (`meanscape/_estimators.py`) are thin Python
+//! classes over these functions.
+
+mod convert;
+mod model;
+mod model_shim;
+mod sweep;
+
+use convert::{error, input_rows, run_cancellable};
+use meanscape::algo::{self, Fit, Init, Problem, RunConfig};
+use numpy::{IntoPyArray, PyArray1};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+/// Every algorithm with its declared parameters and options, as JSON: the
+/// tables the estimators' signatures and the CLI's checks both come from.
+#[pyfunction]
+fn algorithms() -> String {
+    let list: Vec<serde_json::Value> = algo::registry()
+        .iter()
+        .map(|a| {
+            serde_json::json!({
+                "id": a.id(),
+                "name": a.name(),
+                "summary": a.summary(),
+                "params": a.params(),
+                "options": a.options(),
+                "default_scaling": a.default_scaling().to_string(),
+            })
+        })
+        .collect();
+    serde_json::Value::Array(list).to_string()
+}
+
+fn parse_init(init: &str) -> PyResult<Init> {
+    match init {
+        "kmeans++" | "k-means++" => Ok(Init::KmeansPP),
+        "random" => Ok(Init::Random),
+        other => Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "init = '{other}' is not a seeding: must be 'k-means++' or 'random'"
+        ))),
+    }
+}
+
+/// Fits `algorithm` on the rows of `x` (float64 or float32, 2-D; a
+/// C-contiguous float64 array is read in place) and returns a dict of the
+/// result; `model` is the fitted [`model::Model`] or None with
+/// `model_error` saying why (spectral has no out-of-sample rule).
+#[pyfunction]
+#[pyo3(signature = (algorithm, x, n_clusters, params, options, seed, restarts=1, init="kmeans++"))]
+#[allow(clippy::too_many_arguments)]
+fn fit<'py>(
+    py: Python<'py>,
+    algorithm: &str,
+    x: &Bound<'py, PyAny>,
+    n_clusters: usize,
+    params: Vec<(String, f64)>,
+    options: Vec<(String, String)>,
+    seed: u64,
+    restarts: usize,
+    init: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let algo = algo::find(algorithm).map_err(error)?;
+    let init = parse_init(init)?;
+    let input = input_rows(x, None)?;
+    let problem = Problem::from_rows(input.rows()?);
+    let request = algo::Request {
+        k: n_clusters,
+        seed,
+        restarts,
+        init,
+        given: &params,
+        options: &options,
+    };
+    let (cfg, result, built) = run_cancellable(py, |ctx, _| {
+        let cfg = algo::configure(algo.as_ref(), &problem, request, "X")?;
+        let result = algo::run(algo.as_ref(), &problem, &cfg, ctx)?;
+        let built = crate::model_shim::Model::from_run(algo.as_ref(), &problem, &cfg, &result);
+        Ok((cfg, result, built))
+    })?;
+    drop(problem);
+    let out = PyDict::new(py);
+    fit_items(py, &out, &result.best, &cfg)?;
+    out.set_item("restart_objectives", result.restart_objectives.clone())?;
+    out.set_item("best_restart", result.best_restart)?;
+    out.set_item("elapsed_ms", result.elapsed.as_secs_f64() * 1e3)?;
+    out.set_item("input_copied", input.copied)?;
+    out.set_item("rescale_exp", input.rescale_exp)?;
+    match built {
+        Ok(m) => {
+            out.set_item("model", model::Model::new(m, input.rescale_exp))?;
+            out.set_item("model_error", py.None())?;
+        }
+        Err(e) => {
+            out.set_item("model", py.None())?;
+            out.set_item("model_error", e.to_string())?;
+        }
+    }
+    Ok(out)
+}
+
+/// The parts of a fit every estimator reads.
+fn fit_items<'py>(
+    py: Python<'py>,
+    out: &Bound<'py, PyDict>,
+    fit: &Fit,
+    cfg: &RunConfig,
+) -> PyResult<()> {
+    let labels: Vec<i64> = fit.labels.iter().map(|&l| l as i64).collect();
+    out.set_item("labels", labels.into_pyarray(py))?;
+    match &fit.centroids {
+        Some(c) => out.set_item("centroids", c.clone().into_pyarray(py))?,
+        None => out.set_item("centroids", py.None())?,
+    }
+    out.set_item("objective", fit.objective)?;
+    out.set_item("n_iter", fit.iterations)?;
+    out.set_item("converged", fit.converged)?;
+    let objectives: Vec<f64> = fit.trace.iter().map(|t| t.objective).collect();
+    out.set_item("objective_trace", PyArray1::from_vec(py, objectives))?;
+    let s: Option<Vec<f64>> = fit.trace.iter().map(|t| t.s).collect();
+    match s {
+        Some(s) if !s.is_empty() => out.set_item("s_trace", PyArray1::from_vec(py, s))?,
+        _ => out.set_item("s_trace", py.None())?,
+    }
+    let vec_or_none = |v: &Option<Vec<f64>>| -> PyResult<Py<PyAny>> {
+        Ok(match v {
+            Some(v) => PyArray1::from_vec(py, v.clone()).into_any().unbind(),
+            None => py.None(),
+        })
+    };
+    out.set_item("feature_weights", vec_or_none(&fit.feature_weights)?)?;
+    out.set_item("kernel_weights", vec_or_none(&fit.kernel_weights)?)?;
+    out.set_item("warnings", fit.warnings.clone())?;
+    out.set_item(
+        "extras",
+        serde_json::to_string(&*fit.extra).expect("extras serialise"),
+    )?;
+    let params = PyDict::new(py);
+    for (name, v) in cfg.params.iter() {
+        params.set_item(name, v)?;
+    }
+    out.set_item("params", params)?;
+    let options = PyDict::new(py);
+    for (name, v) in &cfg.options {
+        options.set_item(name, v)?;
+    }
+    out.set_item("options", options)?;
+    Ok(())
+}
+
+#[pymodule]
+fn _meanscape(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(fit, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep::sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(convert::load, m)?)?;
+    m.add_class::<model::Model>()?;
+    Ok(())
+}

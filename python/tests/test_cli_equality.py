@@ -1,0 +1,56 @@
+"""Every estimator gives `meanscape run`'s result for the same data,
+parameters and seed (the CLI with --scale none: estimators do not scale)."""
+
+import json
+import subprocess
+
+import numpy as np
+import pytest
+
+import meanscape
+
+# (estimator, engine id, Python keyword arguments, the CLI's -P values / options)
+CASES = [
+    ("PowerKMeans", "power", {"s0": -3.0}, ["-P", "s0=-3"]),
+    ("KHarmonicMeans", "khm", {}, []),
+    ("KernelKMeans", "kernel-kmeans", {"sigma": 1.5}, ["-P", "sigma=1.5"]),
+    ("KernelPowerKMeans", "kpower", {"s0": -0.5}, ["-P", "s0=-0.5"]),
+    ("MultiKernelPowerKMeans", "mkpower", {"lam": 2.0}, ["-P", "lambda=2"]),
+    ("DMKKM", "dmkkm", {}, []),
+    ("MKKM", "mkkm", {}, []),
+    ("RFFPowerKMeans", "rff-power", {"rff_dim": 64}, ["-P", "rff_dim=64"]),
+    ("RFFMultiViewPowerKMeans", "rff-mkpower", {"views": "1-2,3-4"}, ["--views", "1-2,3-4"]),
+    ("IPRFFMultiViewPowerKMeans", "ip-rff-mkpower", {"views": "1-2,3-4", "m": 3.0}, ["--views", "1-2,3-4", "-P", "m=3"]),
+    ("Spectral", "spectral", {"kernel": "laplacian"}, ["--kernel", "laplacian"]),
+    ("WKMeans", "wkmeans", {"beta": 3.0}, ["-P", "beta=3"]),
+    ("LWKMeans", "lw", {"lam": 0.2}, ["-P", "lambda=0.2"]),
+    ("SparseKMeans", "sparse-kmeans", {"wbound": 1.5}, ["-P", "wbound=1.5"]),
+]
+
+
+def cli_run(cli, data, algo, extra, seed, restarts=1):
+    cmd = [cli, "run", "--data", data, "--label", "none", "--scale", "none", "--algo", algo,
+           "--k", "3", "--seed", str(seed), "--restarts", str(restarts), "--json", "-q"] + extra
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+@pytest.mark.parametrize("name,algo,kwargs,flags", CASES, ids=[c[0] for c in CASES])
+def test_estimator_equals_the_cli(cli, iris, iris_csv, name, algo, kwargs, flags):
+    X, _ = iris
+    for seed, restarts in ((0, 1), (7, 2)):
+        est = getattr(meanscape, name)(n_clusters=3, random_state=seed, n_init=restarts, **kwargs).fit(X)
+        ref = cli_run(cli, iris_csv, algo, flags, seed, restarts)
+        assert est.labels_.tolist() == ref["labels"], f"{name} seed {seed}"
+        assert est.objective_ == pytest.approx(ref["objective"], rel=1e-9, abs=1e-12)
+        assert est.n_iter_ == ref["iterations"]
+        assert est.params_, name
+        for key, value in est.params_.items():
+            assert ref["params"][key] == pytest.approx(value, rel=1e-12), key
+
+
+def test_fit_predict_and_fit_give_the_same_labels(iris):
+    X, _ = iris
+    a = meanscape.KernelPowerKMeans(3, random_state=3).fit_predict(X)
+    b = meanscape.KernelPowerKMeans(3, random_state=3).fit(X).labels_
+    np.testing.assert_array_equal(a, b)
