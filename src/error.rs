@@ -22,6 +22,10 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// A saved model that cannot be read, or data it cannot be applied to
+    /// (another format version, a column mismatch, non-finite values).
+    #[error("{0}")]
+    Model(String),
     /// The run was cancelled before it finished.
     #[error("cancelled")]
     Cancelled,
@@ -50,6 +54,7 @@ impl Error {
         match self {
             Error::Data(m) => Error::Data(named(m)),
             Error::Param(m) => Error::Param(named(m)),
+            Error::Model(m) => Error::Model(named(m)),
             other => other,
         }
     }

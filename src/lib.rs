@@ -58,6 +58,7 @@ mod kernel;
 mod linalg;
 mod memory;
 pub mod metrics;
+pub mod model;
 pub mod report;
 mod session;
 mod solver;

@@ -19,6 +19,9 @@ pub struct Loaded {
     /// [`data::preprocess::fit_range`]). Centres and objectives are in
     /// these units.
     pub rescale_exp: i32,
+    /// The map the scaling (and the range fit) applied to every column, to
+    /// bring new rows into the same space (`None` for precomputed kernels).
+    pub scaling: Option<data::preprocess::ScaleParams>,
     /// Reading plus preprocessing, in milliseconds.
     pub load_ms: f64,
 }
@@ -84,11 +87,13 @@ pub fn prepare(source: DataSource, mut dataset: Dataset, scale: Scaling) -> Load
             problem: Arc::new(Problem::from_kernels(stack)),
             scale,
             rescale_exp: 0,
+            scaling: None,
             load_ms: t0.elapsed().as_secs_f64() * 1e3,
         };
     }
-    data::preprocess::scale(&mut dataset, scale);
+    let (_, mut scaling) = data::preprocess::scale_recorded(&mut dataset, scale);
     let rescale_exp = data::preprocess::fit_range(&mut dataset);
+    scaling.rescale_exp = rescale_exp;
     let problem = Arc::new(Problem::from_shared(dataset.x.clone()));
     Loaded {
         source,
@@ -96,6 +101,7 @@ pub fn prepare(source: DataSource, mut dataset: Dataset, scale: Scaling) -> Load
         problem,
         scale,
         rescale_exp,
+        scaling: Some(scaling),
         load_ms: t0.elapsed().as_secs_f64() * 1e3,
     }
 }

@@ -19,7 +19,7 @@ pub enum Missing {
 }
 
 /// Feature scaling applied before clustering.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Scaling {
@@ -117,8 +117,78 @@ pub fn resolve_missing(ds: &mut Dataset, policy: Missing) -> Result<()> {
 /// near 1e-300 from underflowing. For columns already in an ordinary
 /// range the result is bit for bit what the plain formulas give.
 pub fn scale(ds: &mut Dataset, how: Scaling) -> Vec<usize> {
+    scale_recorded(ds, how).0
+}
+
+/// The per-column map a scaling applied, recorded so that new rows can be
+/// brought into the same space (a saved model's `scaling`): column j maps
+/// x ↦ (x·2^−exps[j] − shift[j])·mult[j] (mult 0: a constant column, set
+/// to 0), then every value is multiplied by 2^rescale_exp
+/// ([`fit_range`]).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ScaleParams {
+    pub method: Scaling,
+    pub exps: Vec<i32>,
+    pub shift: Vec<f64>,
+    pub mult: Vec<f64>,
+    #[serde(default)]
+    pub rescale_exp: i32,
+}
+
+impl ScaleParams {
+    /// No scaling of `p` columns (the identity map).
+    pub fn identity(p: usize) -> Self {
+        ScaleParams {
+            method: Scaling::None,
+            exps: vec![0; p],
+            shift: vec![0.0; p],
+            mult: vec![1.0; p],
+            rescale_exp: 0,
+        }
+    }
+
+    /// Columns the map reads.
+    pub fn n_features(&self) -> usize {
+        self.exps.len()
+    }
+
+    /// The map applied to one value of column `j`: bit for bit what the
+    /// training data went through.
+    #[inline]
+    pub fn apply_value(&self, j: usize, v: f64) -> f64 {
+        let y = if self.method == Scaling::None {
+            v
+        } else if self.mult[j] == 0.0 {
+            0.0
+        } else {
+            (ldexp(v, -self.exps[j]) - self.shift[j]) * self.mult[j]
+        };
+        if self.rescale_exp == 0 {
+            y
+        } else {
+            ldexp(y, self.rescale_exp)
+        }
+    }
+
+    /// The rows of `x` mapped (x must have [`ScaleParams::n_features`]
+    /// columns).
+    pub fn apply(&self, x: ndarray::ArrayView2<f64>) -> ndarray::Array2<f64> {
+        let mut out = x.to_owned();
+        out.axis_iter_mut(Axis(0))
+            .into_par_iter()
+            .for_each(|mut row| {
+                for (j, v) in row.iter_mut().enumerate() {
+                    *v = self.apply_value(j, *v);
+                }
+            });
+        out
+    }
+}
+
+/// As [`scale`], returning also the map it applied.
+pub fn scale_recorded(ds: &mut Dataset, how: Scaling) -> (Vec<usize>, ScaleParams) {
     if how == Scaling::None {
-        return Vec::new();
+        return (Vec::new(), ScaleParams::identity(ds.x.ncols()));
     }
     let (n, p) = ds.x.dim();
     let mut amax = vec![0.0f64; p];
@@ -198,7 +268,14 @@ pub fn scale(ds: &mut Dataset, how: Scaling) -> Vec<usize> {
             names.join(", ")
         ));
     }
-    constant
+    let params = ScaleParams {
+        method: how,
+        exps,
+        shift,
+        mult,
+        rescale_exp: 0,
+    };
+    (constant, params)
 }
 
 /// The largest |value| the solvers work on directly is below 2^RANGE_EXP

@@ -471,7 +471,7 @@ fn row_block_of<T: Elem>(k: &[T], lay: Layout, bi: usize) -> Array2<f64> {
 /// One kernel entry from the inner product `g` = xᵢᵀxⱼ and the squared
 /// norms; `same` is i == j.
 #[inline]
-fn entry(spec: &Resolved, g: f64, ni: f64, nj: f64, same: bool) -> f64 {
+pub(crate) fn entry(spec: &Resolved, g: f64, ni: f64, nj: f64, same: bool) -> f64 {
     let sq = || {
         if same {
             0.0

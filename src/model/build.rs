@@ -1,0 +1,195 @@
+//! From a finished run to the payload of its family.
+
+use super::centroid::{CentroidPayload, Standardize, WeightedPayload};
+use super::format::Payload;
+use super::kernel::{self, KernelPayload};
+use super::rff::{self, RffPayload};
+use crate::algo::weighted::common::{Rule, cluster_means, standardized};
+use crate::algo::{Algorithm, Ctx, Fit, Problem, RunConfig};
+use crate::error::{Error, Result};
+use crate::kernel::{GRAM_FAMILY, Gram};
+use std::any::Any;
+use std::ops::Range;
+use std::sync::Arc;
+
+pub fn payload(
+    algo: &dyn Algorithm,
+    problem: &Problem,
+    cfg: &RunConfig,
+    fit: &Fit,
+) -> Result<Payload> {
+    let id = algo.id();
+    if id == "spectral" {
+        return Err(Error::Model(
+            "spectral has no out-of-sample rule (its embedding comes from the eigenvectors of the training affinity, as scikit-learn's SpectralClustering, which has no predict either): use kernel-kmeans or kpower with the same kernel to predict".into(),
+        ));
+    }
+    if problem.kernels_only() {
+        return Err(Error::Model(format!(
+            "{id} ran on precomputed kernels: a model needs features to evaluate the kernel on new points, so it cannot predict"
+        )));
+    }
+    let k = cfg.k;
+    if fit.labels.iter().any(|&l| l >= k) {
+        return Err(Error::Model(format!("{id}: a label is not below k = {k}")));
+    }
+    match id {
+        "kmeans" | "khm" | "power" => {
+            let c = centroids(id, fit)?;
+            Ok(Payload::Centroids(CentroidPayload { centroids: c }))
+        }
+        "wkmeans" | "lw" | "sparse-kmeans" => weighted(id, problem, cfg, fit),
+        _ => from_space(algo, problem, cfg, fit),
+    }
+}
+
+fn centroids(id: &str, fit: &Fit) -> Result<ndarray::Array2<f64>> {
+    fit.centroids
+        .clone()
+        .ok_or_else(|| Error::Model(format!("{id}: the result has no centres")))
+}
+
+fn weights(id: &str, fit: &Fit) -> Result<Vec<f64>> {
+    fit.feature_weights
+        .clone()
+        .ok_or_else(|| Error::Model(format!("{id}: the result has no feature weights")))
+}
+
+fn weighted(id: &str, problem: &Problem, cfg: &RunConfig, fit: &Fit) -> Result<Payload> {
+    let w = weights(id, fit)?;
+    let v = &cfg.params;
+    let out = match id {
+        "wkmeans" => {
+            let beta = v.real("beta")?;
+            WeightedPayload {
+                centroids: centroids(id, fit)?,
+                multipliers: Rule::Huang { beta }.assign_weights(&w),
+                feature_weights: w,
+                standardize: None,
+            }
+        }
+        "lw" => {
+            let beta = v.real("beta")?;
+            let lambda = v.real("lambda")?;
+            let p = problem.p() as f64;
+            let rule = Rule::Lasso {
+                beta,
+                alpha: 0.0,
+                lam_p2: lambda / (p * p),
+                n: problem.n(),
+                code_assign: v.flag("code_assign")?,
+            };
+            let multipliers = rule.assign_weights(&w);
+            if v.flag("zscore")? {
+                // lw iterates on the z-scored data: its centres there are
+                // the means of the final partition.
+                let st = standardized(problem)?;
+                let prev = fit
+                    .centroids
+                    .as_ref()
+                    .map(|c| standardize_rows(c, &st.mean, &st.sd));
+                let (z, _) = cluster_means(st.x.view(), &fit.labels, cfg.k, prev.as_ref().map(|c| c.view()));
+                WeightedPayload {
+                    centroids: z,
+                    multipliers,
+                    feature_weights: w,
+                    standardize: Some(Standardize {
+                        mean: st.mean.clone(),
+                        sd: st.sd.clone(),
+                    }),
+                }
+            } else {
+                WeightedPayload {
+                    centroids: centroids(id, fit)?,
+                    multipliers,
+                    feature_weights: w,
+                    standardize: None,
+                }
+            }
+        }
+        _ => WeightedPayload {
+            centroids: centroids(id, fit)?,
+            multipliers: w.clone(),
+            feature_weights: w,
+            standardize: None,
+        },
+    };
+    Ok(Payload::Weighted(out))
+}
+
+fn standardize_rows(c: &ndarray::Array2<f64>, mean: &[f64], sd: &[f64]) -> ndarray::Array2<f64> {
+    let mut z = c.clone();
+    for mut row in z.rows_mut() {
+        for ((e, &m), &s) in row.iter_mut().zip(mean).zip(sd) {
+            *e = if s > 0.0 { (*e - m) / s } else { 0.0 };
+        }
+    }
+    z
+}
+
+/// The kernel and random-feature families: the weighted blocks of the
+/// space the run clustered in ([`Algorithm::space`]).
+fn from_space(algo: &dyn Algorithm, problem: &Problem, cfg: &RunConfig, fit: &Fit) -> Result<Payload> {
+    let id = algo.id();
+    let blocks = algo.space(problem, cfg, fit, &Ctx::new())?;
+    if blocks.is_empty() {
+        return Err(Error::Model(format!("{id} has no out-of-sample rule")));
+    }
+    let x = problem.x.view();
+    let mut grams = Vec::new();
+    let mut maps = Vec::new();
+    for (b, w) in blocks {
+        let b: Arc<dyn Any + Send + Sync> = b;
+        match b.downcast::<Gram>() {
+            Ok(g) => {
+                let cols = gram_columns(problem, &g);
+                grams.push(kernel::block(&g, x, cols, w, &fit.labels, cfg.k)?);
+            }
+            Err(b) => match b.downcast::<crate::kernel::rff::Features>() {
+                Ok(f) => maps.push(rff::map(&f, x, w, &fit.labels, cfg.k)?),
+                Err(_) => {
+                    return Err(Error::Model(format!(
+                        "{id}: its space has a block this version cannot save"
+                    )));
+                }
+            },
+        }
+    }
+    match (grams.is_empty(), maps.is_empty()) {
+        (false, true) => Ok(Payload::Kernel(KernelPayload {
+            train: problem.x.as_ref().clone(),
+            labels: fit.labels.clone(),
+            kernels: grams,
+        })),
+        (true, false) => Ok(Payload::Rff(RffPayload { maps })),
+        _ => Err(Error::Model(format!(
+            "{id}: a space of both kernels and feature maps cannot be saved"
+        ))),
+    }
+}
+
+/// The columns a cached Gram matrix was built on: a view's (its cache key
+/// ends in `@start..end|`), else every column.
+fn gram_columns(problem: &Problem, gram: &Arc<Gram>) -> Range<usize> {
+    for key in problem.cache_keys() {
+        let Some(rest) = key.strip_prefix(GRAM_FAMILY) else {
+            continue;
+        };
+        let Some((_, range)) = rest.rsplit_once('@') else {
+            continue;
+        };
+        let Ok(g) = problem.cached::<Gram>(&key, || Err(Error::Model(String::new()))) else {
+            continue;
+        };
+        if !Arc::ptr_eq(&g, gram) {
+            continue;
+        }
+        let range = range.trim_end_matches('|');
+        if let Some((a, b)) = range.split_once("..")
+            && let (Ok(a), Ok(b)) = (a.parse(), b.parse())
+        {
+            return a..b;
+        }
+    }
+    0..problem.p()
+}

@@ -1,0 +1,157 @@
+//! The random-feature family out of sample: every feature map is
+//! regenerated from its seed, stream, σ and D (the frequencies are drawn
+//! again, never stored), new rows are mapped, and the distance to each
+//! cluster is Σ_l a_l ‖φ_l(x) − θ_jl‖², θ_jl the mean of cluster j's
+//! training rows in map l and a_l the weight the method gives map l.
+
+use super::centroid::shape;
+use super::format::by_blocks;
+use crate::error::{Error, Result};
+use crate::kernel::rff::{Features, MapSpec, Store, map_rows};
+use crate::linalg;
+use crate::solver::Ctx;
+use ndarray::{Array2, ArrayView2, s};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RffPayload {
+    pub maps: Vec<RffMap>,
+}
+
+/// One feature map and the cluster means in it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RffMap {
+    /// The columns it reads, 0-based, end excluded.
+    pub columns: [usize; 2],
+    pub sigma: f64,
+    /// D, the number of frequencies (the map has 2D features).
+    pub rff_dim: usize,
+    pub rff_seed: u64,
+    pub stream: u64,
+    /// Its weight in the distance (α_l × the view's scale).
+    pub weight: f64,
+    /// k × 2D: the cluster means in the map.
+    #[serde(with = "super::matrix")]
+    pub centres: Array2<f64>,
+}
+
+impl RffMap {
+    fn spec(&self) -> MapSpec {
+        MapSpec {
+            cols: self.columns[0]..self.columns[1],
+            sigma: self.sigma,
+            dim: self.rff_dim,
+            seed: self.rff_seed,
+            stream: self.stream,
+            f32: false,
+        }
+    }
+}
+
+fn phi(x: ArrayView2<f64>, omega: ArrayView2<f64>) -> Array2<f64> {
+    map_rows::<f64>(x, omega, &Ctx::new(), "feature map").expect("nothing cancels it")
+}
+
+impl RffPayload {
+    pub fn distances(&self, x: ArrayView2<f64>, sizes: &[usize]) -> Array2<f64> {
+        let k = sizes.len();
+        let prepared: Vec<(Array2<f64>, Vec<f64>)> = self
+            .maps
+            .iter()
+            .map(|m| {
+                (
+                    m.spec().frequencies(),
+                    linalg::row_sq_norms(m.centres.view()),
+                )
+            })
+            .collect();
+        by_blocks(x, k, |xb| {
+            let mut d = Array2::<f64>::zeros((xb.nrows(), k));
+            for (m, (omega, c_norms)) in self.maps.iter().zip(&prepared) {
+                if m.weight == 0.0 {
+                    continue;
+                }
+                let f = phi(xb.slice(s![.., m.columns[0]..m.columns[1]]), omega.view());
+                let norms = linalg::row_sq_norms(f.view());
+                let dm = linalg::sq_dists_with(f.view(), &norms, m.centres.view(), c_norms, false);
+                d.scaled_add(m.weight, &dm);
+            }
+            for (j, &c) in sizes.iter().enumerate() {
+                if c == 0 {
+                    d.column_mut(j).fill(f64::INFINITY);
+                }
+            }
+            d
+        })
+    }
+
+    pub fn check(&self, k: usize, p: usize) -> Option<String> {
+        if self.maps.is_empty() {
+            return Some("no feature map".into());
+        }
+        for (i, m) in self.maps.iter().enumerate() {
+            let [c0, c1] = m.columns;
+            if c0 >= c1 || c1 > p {
+                return Some(format!("map {i}: columns {c0}..{c1} are not within 0..{p}"));
+            }
+            if !(m.sigma.is_finite() && m.sigma > 0.0) || m.rff_dim == 0 {
+                return Some(format!("map {i}: sigma must be > 0 and rff_dim ≥ 1"));
+            }
+            if !(m.weight.is_finite() && m.weight >= 0.0) {
+                return Some(format!("map {i}: weight {} is not ≥ 0", m.weight));
+            }
+            if let Some(w) = shape(&format!("map {i}: centres"), m.centres.dim(), (k, 2 * m.rff_dim)) {
+                return Some(w);
+            }
+        }
+        None
+    }
+}
+
+/// One map of a finished run: the cluster means of its training rows,
+/// after checking that the map regenerates from its seed.
+pub fn map(
+    f: &Features,
+    x: ArrayView2<f64>,
+    weight: f64,
+    labels: &[usize],
+    k: usize,
+) -> Result<RffMap> {
+    let rows: Array2<f64> = match &f.store {
+        Store::F64(a) => a.clone(),
+        Store::F32(a) => a.mapv(f64::from),
+    };
+    let (mut centres, counts) = crate::solver::lloyd::cluster_sums(rows.view(), labels, k);
+    for (j, &c) in counts.iter().enumerate() {
+        if c > 0 {
+            centres.row_mut(j).mapv_inplace(|v| v / c as f64);
+        }
+    }
+    let m = RffMap {
+        columns: [f.spec.cols.start, f.spec.cols.end],
+        sigma: f.spec.sigma,
+        rff_dim: f.spec.dim,
+        rff_seed: f.spec.seed,
+        stream: f.spec.stream,
+        weight,
+        centres,
+    };
+    // The map must regenerate: the first rows mapped again agree.
+    let check = x.nrows().min(16);
+    let again = phi(
+        x.slice(s![..check, m.columns[0]..m.columns[1]]),
+        m.spec().frequencies().view(),
+    );
+    let tol = if f.spec.f32 { 1e-6 } else { 1e-12 };
+    let worst = again
+        .iter()
+        .zip(rows.slice(s![..check, ..]).iter())
+        .fold(0.0f64, |a, (u, v)| a.max((u - v).abs()));
+    if worst > tol {
+        return Err(Error::Model(format!(
+            "the feature map (seed {}, stream {}) does not regenerate from its seed (difference {worst:e}); cannot build a model",
+            m.rff_seed, m.stream
+        )));
+    }
+    Ok(m)
+}
