@@ -7,12 +7,8 @@ use meanscape::data::preprocess::{RANGE_EXP, exponent};
 use meanscape::data::{DataSource, LabelChoice, LoadOptions, Missing};
 use meanscape::{Error, algo};
 use ndarray::Array2;
-use numpy::{
-    IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods,
-};
-use pyo3::exceptions::{
-    PyKeyboardInterrupt, PyMemoryError, PyOSError, PyTypeError, PyValueError,
-};
+use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::Arc;
@@ -25,7 +21,7 @@ use std::time::Duration;
 pub fn error(e: Error) -> PyErr {
     let text = e.to_string();
     match e {
-        Error::Param(_) | Error::Data(_) => PyValueError::new_err(text),
+        Error::Param(_) | Error::Data(_) | Error::Model(_) => PyValueError::new_err(text),
         Error::Resource(_) => PyMemoryError::new_err(text),
         Error::Io { .. } => PyOSError::new_err(text),
         Error::Cancelled => PyKeyboardInterrupt::new_err(text),
@@ -149,10 +145,19 @@ pub fn run_cancellable<T: Send>(
     let ctx = Ctx::new().with_cancel(cancel.clone());
     let (result, interrupt) = py.detach(|| {
         std::thread::scope(|s| {
-            let handle = s.spawn(|| work(&ctx, &cancel));
+            let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+            let worker_cancel = cancel.clone();
+            let handle = s.spawn(move || {
+                let r = work(&ctx, &worker_cancel);
+                let _ = done_tx.send(());
+                r
+            });
             let mut interrupt = None;
-            while !handle.is_finished() {
-                std::thread::sleep(Duration::from_millis(50));
+            // Wakes as soon as the work is done; every 50 ms meanwhile it
+            // looks for Ctrl-C.
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                done_rx.recv_timeout(Duration::from_millis(50))
+            {
                 if interrupt.is_none()
                     && let Err(e) = Python::attach(|py| py.check_signals())
                 {

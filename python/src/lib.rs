@@ -5,7 +5,6 @@
 
 mod convert;
 mod model;
-mod model_shim;
 mod sweep;
 
 use convert::{error, input_rows, run_cancellable};
@@ -77,7 +76,7 @@ fn fit<'py>(
     let (cfg, result, built) = run_cancellable(py, |ctx, _| {
         let cfg = algo::configure(algo.as_ref(), &problem, request, "X")?;
         let result = algo::run(algo.as_ref(), &problem, &cfg, ctx)?;
-        let built = crate::model_shim::Model::from_run(algo.as_ref(), &problem, &cfg, &result);
+        let built = meanscape::model::Model::from_run(algo.as_ref(), &problem, &cfg, &result);
         Ok((cfg, result, built))
     })?;
     drop(problem);

@@ -6,18 +6,18 @@ use numpy::{IntoPyArray, PyArray1, PyArray2};
 use pyo3::prelude::*;
 use pyo3::types::PyType;
 
-/// What a fit keeps to assign new points (`crate::model_shim::Model`): the
+/// What a fit keeps to assign new points (`meanscape::model::Model`): the
 /// centres, or the training rows and kernels, or the feature maps.
 #[pyclass(module = "meanscape._meanscape", frozen)]
 pub struct Model {
-    inner: crate::model_shim::Model,
+    inner: meanscape::model::Model,
     /// The power of two the training rows were multiplied by (values
     /// outside the solvers' range); new rows get the same.
     rescale_exp: i32,
 }
 
 impl Model {
-    pub fn new(inner: crate::model_shim::Model, rescale_exp: i32) -> Self {
+    pub fn new(inner: meanscape::model::Model, rescale_exp: i32) -> Self {
         Model { inner, rescale_exp }
     }
 }
@@ -25,24 +25,28 @@ impl Model {
 #[pymethods]
 impl Model {
     /// The cluster (0-based) of every row of `x`.
-    fn predict<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    fn predict<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let input = input_rows(x, Some(self.rescale_exp))?;
         let view = input.view();
-        let labels = py
-            .detach(|| self.inner.predict(view))
-            .map_err(error)?;
+        let labels = py.detach(|| self.inner.predict(view)).map_err(error)?;
         let labels: Vec<i64> = labels.into_iter().map(|l| l as i64).collect();
         Ok(labels.into_pyarray(py))
     }
 
     /// n × k distances of the rows of `x` to every cluster (squared, in the
     /// space the algorithm clustered in); `predict` takes their argmin.
-    fn distances<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    fn distances<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let input = input_rows(x, Some(self.rescale_exp))?;
         let view = input.view();
-        let d = py
-            .detach(|| self.inner.distances(view))
-            .map_err(error)?;
+        let d = py.detach(|| self.inner.distances(view)).map_err(error)?;
         Ok(d.into_pyarray(py))
     }
 
@@ -70,7 +74,7 @@ impl Model {
     #[classmethod]
     #[pyo3(signature = (text, rescale_exp=0))]
     fn from_json(_cls: &Bound<'_, PyType>, text: &str, rescale_exp: i32) -> PyResult<Model> {
-        crate::model_shim::Model::from_json(text)
+        meanscape::model::Model::from_json(text)
             .map(|m| Model::new(m, rescale_exp))
             .map_err(error)
     }

@@ -67,7 +67,14 @@ pub fn sweep<'py>(
             labels: truth.as_deref(),
             relevance: None,
         };
-        let result = engine::run(algo.as_ref(), &problem, &plan, t, cancel.clone(), &|_, _, _| {})?;
+        let result = engine::run(
+            algo.as_ref(),
+            &problem,
+            &plan,
+            t,
+            cancel.clone(),
+            &|_, _, _| {},
+        )?;
         Ok((plan, result))
     })?;
     drop(problem);
@@ -103,7 +110,10 @@ pub fn sweep<'py>(
         let (mean, sd): (Vec<f64>, Vec<f64>) = result
             .cells
             .iter()
-            .map(|c| c.score(name).map_or((f64::NAN, f64::NAN), |s| (s.mean, s.sd)))
+            .map(|c| {
+                c.score(name)
+                    .map_or((f64::NAN, f64::NAN), |s| (s.mean, s.sd))
+            })
             .unzip();
         scores.set_item(*name, PyArray1::from_vec(py, mean))?;
         scores.set_item(format!("{name}_sd"), PyArray1::from_vec(py, sd))?;

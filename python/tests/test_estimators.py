@@ -198,3 +198,27 @@ def test_the_generated_estimators_are_up_to_date():
     spec.loader.exec_module(gen)
     text = gen.render(json.loads(_meanscape.algorithms()))
     assert (root / "meanscape" / "_estimators.py").read_text() == text, "run python tools/gen_estimators.py"
+
+
+def test_ctrl_c_stops_a_long_fit():
+    import signal
+    import subprocess
+    import sys
+
+    code = (
+        "import time, numpy as np, meanscape\n"
+        "X = np.random.default_rng(0).normal(size=(2000, 10))\n"
+        "print('fitting', flush=True)\n"
+        "t = time.perf_counter()\n"
+        "try:\n"
+        "    meanscape.KernelPowerKMeans(8, s0=-0.1, eta=1.0001, tol=0.0, max_iter=100000, random_state=0).fit(X)\n"
+        "    print('finished')\n"
+        "except KeyboardInterrupt:\n"
+        "    print(f'interrupted after {time.perf_counter() - t:.2f}s')\n"
+    )
+    p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "fitting"
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=60)
+    assert out.startswith("interrupted after"), out

@@ -88,7 +88,12 @@ fn weighted(id: &str, problem: &Problem, cfg: &RunConfig, fit: &Fit) -> Result<P
                     .centroids
                     .as_ref()
                     .map(|c| standardize_rows(c, &st.mean, &st.sd));
-                let (z, _) = cluster_means(st.x.view(), &fit.labels, cfg.k, prev.as_ref().map(|c| c.view()));
+                let (z, _) = cluster_means(
+                    st.x.view(),
+                    &fit.labels,
+                    cfg.k,
+                    prev.as_ref().map(|c| c.view()),
+                );
                 WeightedPayload {
                     centroids: z,
                     multipliers,
@@ -129,7 +134,12 @@ fn standardize_rows(c: &ndarray::Array2<f64>, mean: &[f64], sd: &[f64]) -> ndarr
 
 /// The kernel and random-feature families: the weighted blocks of the
 /// space the run clustered in ([`Algorithm::space`]).
-fn from_space(algo: &dyn Algorithm, problem: &Problem, cfg: &RunConfig, fit: &Fit) -> Result<Payload> {
+fn from_space(
+    algo: &dyn Algorithm,
+    problem: &Problem,
+    cfg: &RunConfig,
+    fit: &Fit,
+) -> Result<Payload> {
     let id = algo.id();
     let blocks = algo.space(problem, cfg, fit, &Ctx::new())?;
     if blocks.is_empty() {
@@ -157,7 +167,7 @@ fn from_space(algo: &dyn Algorithm, problem: &Problem, cfg: &RunConfig, fit: &Fi
     }
     match (grams.is_empty(), maps.is_empty()) {
         (false, true) => Ok(Payload::Kernel(KernelPayload {
-            train: problem.x.as_ref().clone(),
+            train: problem.x.to_owned(),
             labels: fit.labels.clone(),
             kernels: grams,
         })),
