@@ -195,6 +195,9 @@ pub fn load_flags(opts: &crate::data::LoadOptions) -> Vec<(String, String)> {
         Missing::ImputeMean => out.push(("impute".into(), "mean".into())),
         Missing::DropIncomplete => out.push(("drop-incomplete".into(), String::new())),
     }
+    if opts.ignore_non_numeric {
+        out.push(("ignore-non-numeric".into(), String::new()));
+    }
     out
 }
 

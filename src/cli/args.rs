@@ -7,9 +7,10 @@ use clap::Args;
 /// Where the data comes from and how it is read and scaled.
 #[derive(Debug, Clone, Args)]
 pub struct DataArgs {
-    /// A file (.csv/.tsv/.txt, .npy, .mat), a bundled dataset (iris, wine,
-    /// breast_cancer, digits) or a generator (gen:NAME[,key=value…], e.g.
-    /// gen:blobs,n=100000,p=50,k=10). See `meanscape datasets`.
+    /// A file (.csv/.tsv/.txt, .npy, .mat, .parquet, .arrow/.feather), a
+    /// bundled dataset (iris, wine, breast_cancer, digits) or a generator
+    /// (gen:NAME[,key=value…], e.g. gen:blobs,n=100000,p=50,k=10). See
+    /// `meanscape datasets`.
     #[arg(
         long,
         short = 'd',
@@ -37,6 +38,11 @@ pub struct DataArgs {
     /// Drop rows that have an empty, NaN or infinite cell.
     #[arg(long, conflicts_with = "impute")]
     pub drop_incomplete: bool,
+    /// Drop the columns that are not numeric (text, dates, …), with a note
+    /// naming them, instead of refusing the file. Parquet/Arrow: by column
+    /// type; CSV: the columns whose first data row is text.
+    #[arg(long)]
+    pub ignore_non_numeric: bool,
     /// Refuse work whose memory estimate exceeds this, for reading the data
     /// and for every algorithm (e.g. 4G, 500M; units K, M, G, T are powers
     /// of 1024; default: half the RAM).
@@ -62,6 +68,7 @@ impl DataArgs {
                 Missing::Error
             },
             max_memory: self.max_memory,
+            ignore_non_numeric: self.ignore_non_numeric,
         }
     }
 

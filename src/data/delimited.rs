@@ -100,7 +100,20 @@ pub fn parse(text: &str, origin: &str, opts: &LoadOptions) -> Result<Dataset> {
         )));
     }
 
-    let p = ncols - usize::from(label_col.is_some());
+    // --ignore-non-numeric: the columns whose first data row is text.
+    let mut skip = vec![false; ncols];
+    if opts.ignore_non_numeric {
+        let data_row = if has_header {
+            row1
+        } else {
+            Some(row0.as_slice())
+        };
+        for (j, cell) in data_row.unwrap_or(&[]).iter().enumerate().take(ncols) {
+            skip[j] = Some(j) != label_col && classify(cell, decimal_comma) == Cell::Text;
+        }
+    }
+    let skipped: Vec<usize> = (0..ncols).filter(|&j| skip[j]).collect();
+    let p = ncols - usize::from(label_col.is_some()) - skipped.len();
     // The values must fit beside the text; names cost a little per column.
     budget.check(
         origin,
@@ -125,6 +138,8 @@ pub fn parse(text: &str, origin: &str, opts: &LoadOptions) -> Result<Dataset> {
         missing: opts.missing,
         ncols,
         label_col,
+        skip: &skip,
+        p,
         auto_label: opts.label == LabelChoice::Auto,
         header: header.as_deref(),
         reference_line: first_line,
@@ -150,7 +165,7 @@ pub fn parse(text: &str, origin: &str, opts: &LoadOptions) -> Result<Dataset> {
         Some(h) => h
             .iter()
             .enumerate()
-            .filter(|&(j, _)| Some(j) != label_col)
+            .filter(|&(j, _)| Some(j) != label_col && !skip[j])
             .enumerate()
             .map(|(k, (_, name))| {
                 if name.is_empty() {
@@ -163,6 +178,20 @@ pub fn parse(text: &str, origin: &str, opts: &LoadOptions) -> Result<Dataset> {
         None => default_feature_names(p),
     };
     let mut notes = Vec::new();
+    if !skipped.is_empty() {
+        let listed: Vec<String> = skipped
+            .iter()
+            .map(|&j| match &header {
+                Some(h) if !h[j].is_empty() => format!("'{}'", h[j]),
+                _ => format!("column {}", j + 1),
+            })
+            .collect();
+        notes.push(format!(
+            "ignored {} non-numeric column(s) (text on the first data row): {}",
+            skipped.len(),
+            listed.join(", ")
+        ));
+    }
     if b.used_decimal_comma {
         notes.push("read numbers with a decimal comma (semicolon-separated file)".to_string());
     }
@@ -596,8 +625,10 @@ impl<'t> LineCounter<'t> {
 
 // ---------------------------------------------------------------- building
 
+/// Dense label ids from label text, `1` and `1.0` one class (shared with
+/// the columnar reader).
 #[derive(Default)]
-struct LabelBuilder {
+pub(crate) struct LabelBuilder {
     /// Trimmed text as written → class id.
     by_raw: HashMap<String, usize>,
     /// Canonical spelling (`1` for `1.0`) → class id.
@@ -607,7 +638,7 @@ struct LabelBuilder {
 }
 
 impl LabelBuilder {
-    fn push(&mut self, raw: &str) {
+    pub(crate) fn push(&mut self, raw: &str) {
         let id = match self.by_raw.get(raw) {
             Some(&id) => id,
             None => {
@@ -624,7 +655,7 @@ impl LabelBuilder {
         self.ids.push(id);
     }
 
-    fn finish(self) -> Labels {
+    pub(crate) fn finish(self) -> Labels {
         Labels {
             ids: self.ids,
             names: self.names,
@@ -652,6 +683,10 @@ struct Builder<'a> {
     missing: Missing,
     ncols: usize,
     label_col: Option<usize>,
+    /// Columns left out (`--ignore-non-numeric`).
+    skip: &'a [bool],
+    /// Values per row.
+    p: usize,
     auto_label: bool,
     header: Option<&'a [String]>,
     /// The header's line, or the first data line without a header.
@@ -682,8 +717,11 @@ impl Builder<'_> {
                 self.ncols
             )));
         }
-        self.make_room(line, k - usize::from(self.label_col.is_some()))?;
+        self.make_room(line, self.p)?;
         for j in 0..k {
+            if self.skip[j] {
+                continue;
+            }
             let raw = f.field(j);
             if Some(j) == self.label_col {
                 let t = raw.trim();

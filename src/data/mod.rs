@@ -7,6 +7,7 @@ use ndarray::Array2;
 use std::sync::Arc;
 
 pub mod bundled;
+mod columnar;
 pub(crate) mod delimited;
 pub mod generate;
 mod idx;
@@ -229,4 +230,9 @@ pub struct LoadOptions {
     /// budget (half the RAM). Loaders check sizes taken from
     /// headers and decompressed lengths against it before allocating.
     pub max_memory: Option<u64>,
+    /// Drop the columns that are not numeric (text, dates, …) with a note
+    /// naming them, instead of refusing the file (`--ignore-non-numeric`).
+    /// Parquet and Arrow files go by each column's type; delimited text by
+    /// the first data row (a column whose first value is text).
+    pub ignore_non_numeric: bool,
 }

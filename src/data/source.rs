@@ -2,7 +2,8 @@
 
 use super::input::{self, Budget};
 use super::{
-    Dataset, LoadOptions, bundled, delimited, generate, idx, idx_header, matv5, npy, preprocess,
+    Dataset, LoadOptions, bundled, columnar, delimited, generate, idx, idx_header, matv5, npy,
+    preprocess,
 };
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -123,6 +124,11 @@ fn load_file(path: &Path, opts: &LoadOptions) -> Result<Dataset> {
     let mut ds = match ext.as_str() {
         "npy" => npy::read(path, opts)?,
         "mat" => matv5::read(path, opts)?,
+        e if columnar::by_extension(e).is_some() => {
+            let bytes = input::read_all(path, &shown, &Budget::of(opts))?;
+            let hint = columnar::by_extension(e).expect("columnar");
+            columnar::read(bytes, hint, &shown, opts)?
+        }
         _ => {
             // IDX (MNIST's format) is recognised by its header, gzipped or
             // not; everything else is delimited text (also inside .gz).
@@ -134,17 +140,22 @@ fn load_file(path: &Path, opts: &LoadOptions) -> Result<Dataset> {
                 ds.inputs.insert(0, path.to_path_buf());
                 return Ok(ds);
             }
-            if let Some(pos) = bytes.iter().position(|&b| b == 0) {
-                return Err(input::binary_data(&shown, pos, ""));
+            // Parquet or Arrow under another name.
+            if let Some(format) = columnar::sniff(&bytes) {
+                columnar::read(bytes, format, &shown, opts)?
+            } else {
+                if let Some(pos) = bytes.iter().position(|&b| b == 0) {
+                    return Err(input::binary_data(&shown, pos, ""));
+                }
+                delimited::lone_cr_to_lf(&mut bytes);
+                let text = String::from_utf8(bytes).map_err(|e| {
+                    Error::Data(format!(
+                        "{shown}: not UTF-8 text (invalid byte at offset {}); expected a delimited text file, .npy, .mat, .parquet, .arrow or IDX (MNIST)",
+                        e.utf8_error().valid_up_to()
+                    ))
+                })?;
+                delimited::parse(&text, &shown, opts)?
             }
-            delimited::lone_cr_to_lf(&mut bytes);
-            let text = String::from_utf8(bytes).map_err(|e| {
-                Error::Data(format!(
-                    "{shown}: not UTF-8 text (invalid byte at offset {}); expected a delimited text file, .npy, .mat or IDX (MNIST)",
-                    e.utf8_error().valid_up_to()
-                ))
-            })?;
-            delimited::parse(&text, &shown, opts)?
         }
     };
     ds.name = path

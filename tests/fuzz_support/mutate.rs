@@ -476,6 +476,7 @@ impl Mutator {
             var,
             missing,
             max_memory: Some(max_memory),
+            ignore_non_numeric: false,
         }
     }
 }

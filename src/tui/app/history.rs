@@ -38,7 +38,8 @@ pub struct Entry {
     #[serde(default)]
     pub options: BTreeMap<String, String>,
     /// How the data was read where it differs from the default (`label`,
-    /// `impute`, `drop-incomplete`), as `meanscape run` flags.
+    /// `impute`, `drop-incomplete`, `ignore-non-numeric`), as `meanscape
+    /// run` flags.
     #[serde(default)]
     pub load: BTreeMap<String, String>,
     #[serde(default)]

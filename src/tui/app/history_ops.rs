@@ -346,6 +346,7 @@ impl App {
             } else {
                 crate::data::Missing::Error
             };
+            self.load_opts.ignore_non_numeric = e.load.contains_key("ignore-non-numeric");
         }
         let same_data = same_read && self.loaded().is_some_and(|l| l.source.spec() == e.data);
         let same_scale = self.loaded().is_some_and(|l| l.scale == scale);
