@@ -115,6 +115,15 @@ impl Model {
         })
     }
 
+    /// Whether a run of algorithm `algo_id` on `problem` can give a model:
+    /// the check [`Model::from_run`] starts with, to make before a run.
+    ///
+    /// # Errors
+    /// [`Error::Model`] for spectral and precomputed kernels, with the reason.
+    pub fn supports(algo_id: &str, problem: &Problem) -> Result<()> {
+        super::build::supports(algo_id, problem)
+    }
+
     /// The model with the fit's scaling recorded ([`crate::Loaded::scaling`]),
     /// applied by [`Model::predict_raw`] to new rows.
     ///
