@@ -1,7 +1,7 @@
 //! From a finished run to the payload of its family.
 
 use super::centroid::{CentroidPayload, Standardize, WeightedPayload};
-use super::format::Payload;
+use super::payload::Payload;
 use super::kernel::{self, KernelPayload};
 use super::rff::{self, RffPayload};
 use crate::algo::weighted::common::{Rule, cluster_means, standardized};
