@@ -59,7 +59,12 @@ fn agreement(a: &[usize], b: &[usize]) -> f64 {
 
 /// The share of `pred` that equals the cluster the training rows of the
 /// same true class mostly got.
-fn right_cluster(train_truth: &[usize], fit_labels: &[usize], truth: &[usize], pred: &[usize]) -> f64 {
+fn right_cluster(
+    train_truth: &[usize],
+    fit_labels: &[usize],
+    truth: &[usize],
+    pred: &[usize],
+) -> f64 {
     let mut votes: BTreeMap<usize, BTreeMap<usize, usize>> = BTreeMap::new();
     for (&t, &l) in train_truth.iter().zip(fit_labels) {
         *votes.entry(t).or_default().entry(l).or_default() += 1;
@@ -166,10 +171,13 @@ fn kernel_distances_of_training_rows_match_the_gram_matrix() {
     let loaded = meanscape::prepare(DataSource::parse(SPEC).unwrap(), train, Scaling::Standard);
     let x = loaded.problem.x.view();
     // The Gram matrix, by the library's own builder.
-    let spec = meanscape::internals::kernel::KernelSpec::parse("gaussian:sigma=1.5,center,normalize,rescale", "t")
-        .unwrap()
-        .resolve(1.0, || 1.0)
-        .unwrap();
+    let spec = meanscape::internals::kernel::KernelSpec::parse(
+        "gaussian:sigma=1.5,center,normalize,rescale",
+        "t",
+    )
+    .unwrap()
+    .resolve(1.0, || 1.0)
+    .unwrap();
     let g = meanscape::internals::kernel::Gram::build(x, &spec, &Ctx::new()).unwrap();
     let kmat = g.to_array();
     let n = x.nrows();
@@ -186,7 +194,11 @@ fn kernel_distances_of_training_rows_match_the_gram_matrix() {
     for i in 0..n {
         for j in 0..3 {
             let want = (kmat[[i, i]] - 2.0 * kh[[i, j]] + s[[j, j]]).max(0.0);
-            assert!((d[[i, j]] - want).abs() < 1e-9, "({i},{j}): {} vs {want}", d[[i, j]]);
+            assert!(
+                (d[[i, j]] - want).abs() < 1e-9,
+                "({i},{j}): {} vs {want}",
+                d[[i, j]]
+            );
         }
     }
 }
@@ -196,7 +208,10 @@ fn multi_kernel_and_views_predict() {
     let (_, test, test_truth) = split();
     for (id, opts) in [
         ("mkpower", vec![("views", "1-2,3-4")]),
-        ("mkpower", vec![("kernels", "gaussian:t=0.1;poly:a=1,b=2,center,normalize")]),
+        (
+            "mkpower",
+            vec![("kernels", "gaussian:t=0.1;poly:a=1,b=2,center,normalize")],
+        ),
         ("rff-mkpower", vec![("views", "1-2,3-4")]),
         ("dmkkm", vec![("kernels", "gaussian:t=0.1;linear")]),
         ("mkkm", vec![("kernels", "gaussian:t=0.1;linear")]),
@@ -220,8 +235,13 @@ fn another_version_and_malformed_models_are_refused_with_the_reason() {
     assert!(text.contains("\"version\": 1"));
     let v2 = text.replacen("\"version\": 1", "\"version\": 2", 1);
     let e = Model::from_json(&v2).unwrap_err().to_string();
-    assert!(e.contains("version 2") && e.contains("reads version 1"), "{e}");
-    let e = Model::from_json("{\"format\": \"other\"}").unwrap_err().to_string();
+    assert!(
+        e.contains("version 2") && e.contains("reads version 1"),
+        "{e}"
+    );
+    let e = Model::from_json("{\"format\": \"other\"}")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("format is 'other'"), "{e}");
     let e = Model::from_json("[1, 2").unwrap_err().to_string();
     assert!(e.contains("not JSON"), "{e}");
@@ -245,12 +265,18 @@ fn mismatched_columns_and_non_finite_values_are_refused() {
     let mut bad = Array2::<f64>::zeros((3, 4));
     bad[[1, 2]] = f64::NAN;
     let e = f.model.predict_raw(bad.view()).unwrap_err().to_string();
-    assert!(e.contains("non-finite") && e.contains("row 2, column 3"), "{e}");
+    assert!(
+        e.contains("non-finite") && e.contains("row 2, column 3"),
+        "{e}"
+    );
 }
 
 #[test]
 fn spectral_has_no_out_of_sample_rule() {
-    let e = fit("spectral", &[], None).err().expect("refused").to_string();
+    let e = fit("spectral", &[], None)
+        .err()
+        .expect("refused")
+        .to_string();
     assert!(e.contains("spectral has no out-of-sample rule"), "{e}");
 }
 

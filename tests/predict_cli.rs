@@ -32,7 +32,10 @@ fn refused(args: &[&str], needle: &str) {
     assert!(out.stdout.is_empty(), "{args:?} wrote to stdout");
     assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
     assert!(!err.contains("panicked"), "{err}");
-    assert!(err.contains(needle), "{args:?}: expected '{needle}' in: {err}");
+    assert!(
+        err.contains(needle),
+        "{args:?}: expected '{needle}' in: {err}"
+    );
 }
 
 fn s(p: &Path) -> &str {
@@ -68,7 +71,16 @@ fn a_saved_model_predicts_the_runs_own_labels() {
         let model = dir.path().join(format!("{algo}.json"));
         let out = dir.path().join(format!("{algo}.csv"));
         let mut args = vec![
-            "run", "-d", "iris", "-a", algo, "-q", "--save-model", s(&model), "--out", s(&out),
+            "run",
+            "-d",
+            "iris",
+            "-a",
+            algo,
+            "-q",
+            "--save-model",
+            s(&model),
+            "--out",
+            s(&out),
         ];
         args.extend(extra);
         ok(&args);
@@ -92,7 +104,16 @@ fn a_saved_model_predicts_the_runs_own_labels() {
 fn json_output_and_the_labels_file() {
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("m.json");
-    ok(&["run", "-d", "iris", "-a", "kmeans", "-q", "--save-model", s(&model)]);
+    ok(&[
+        "run",
+        "-d",
+        "iris",
+        "-a",
+        "kmeans",
+        "-q",
+        "--save-model",
+        s(&model),
+    ]);
     let text = std::fs::read_to_string(&model).unwrap();
     let m: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(m["format"], "meanscape-model");
@@ -107,7 +128,15 @@ fn json_output_and_the_labels_file() {
     assert!(v["scores"]["nmi"].as_f64().unwrap() > 0.6, "{v}");
     assert!(v["scores"]["ari"].as_f64().is_some());
     let labels = dir.path().join("labels.csv");
-    ok(&["predict", "-m", s(&model), "-d", "iris", "--out", s(&labels)]);
+    ok(&[
+        "predict",
+        "-m",
+        s(&model),
+        "-d",
+        "iris",
+        "--out",
+        s(&labels),
+    ]);
     let from_file = csv_labels(&labels);
     let from_json: Vec<usize> = v["labels"]
         .as_array()
@@ -118,14 +147,41 @@ fn json_output_and_the_labels_file() {
     assert_eq!(from_file, from_json);
     // No silent overwrite of the labels file or the model.
     refused(
-        &["predict", "-m", s(&model), "-d", "iris", "--out", s(&labels)],
+        &[
+            "predict",
+            "-m",
+            s(&model),
+            "-d",
+            "iris",
+            "--out",
+            s(&labels),
+        ],
         "already exists",
     );
     refused(
-        &["run", "-d", "iris", "-a", "kmeans", "-q", "--save-model", s(&model)],
+        &[
+            "run",
+            "-d",
+            "iris",
+            "-a",
+            "kmeans",
+            "-q",
+            "--save-model",
+            s(&model),
+        ],
         "already exists",
     );
-    ok(&["run", "-d", "iris", "-a", "kmeans", "-q", "--save-model", s(&model), "--force"]);
+    ok(&[
+        "run",
+        "-d",
+        "iris",
+        "-a",
+        "kmeans",
+        "-q",
+        "--save-model",
+        s(&model),
+        "--force",
+    ]);
 }
 
 #[test]
@@ -153,7 +209,16 @@ fn new_raw_data_gets_the_training_scaling() {
     let model = dir.path().join("m.json");
     let out = dir.path().join("fit.csv");
     ok(&[
-        "run", "-d", s(&train), "-a", "kmeans", "-q", "--save-model", s(&model), "--out", s(&out),
+        "run",
+        "-d",
+        s(&train),
+        "-a",
+        "kmeans",
+        "-q",
+        "--save-model",
+        s(&model),
+        "--out",
+        s(&out),
     ]);
     let fit = csv_labels(&out);
     let got = ok(&["predict", "-m", s(&model), "-d", s(&new), "--json"]);
@@ -166,7 +231,12 @@ fn new_raw_data_gets_the_training_scaling() {
         .collect();
     assert_eq!(
         pred,
-        vec![fit[0] as u64, fit[30] as u64, fit[60] as u64, fit[30] as u64]
+        vec![
+            fit[0] as u64,
+            fit[30] as u64,
+            fit[60] as u64,
+            fit[30] as u64
+        ]
     );
     assert_eq!(v["scores"]["ari"], 1.0);
 }
@@ -175,7 +245,16 @@ fn new_raw_data_gets_the_training_scaling() {
 fn bad_models_and_mismatched_data_exit_2_with_one_line() {
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("m.json");
-    ok(&["run", "-d", "iris", "-a", "power", "-q", "--save-model", s(&model)]);
+    ok(&[
+        "run",
+        "-d",
+        "iris",
+        "-a",
+        "power",
+        "-q",
+        "--save-model",
+        s(&model),
+    ]);
     // wine has 13 features.
     refused(
         &["predict", "-m", s(&model), "-d", "wine"],
@@ -190,20 +269,47 @@ fn bad_models_and_mismatched_data_exit_2_with_one_line() {
     );
     let junk = dir.path().join("junk.json");
     std::fs::write(&junk, "not a model").unwrap();
-    refused(&["predict", "-m", s(&junk), "-d", "iris"], "not a model file");
     refused(
-        &["predict", "-m", s(&dir.path().join("missing.json")), "-d", "iris"],
+        &["predict", "-m", s(&junk), "-d", "iris"],
+        "not a model file",
+    );
+    refused(
+        &[
+            "predict",
+            "-m",
+            s(&dir.path().join("missing.json")),
+            "-d",
+            "iris",
+        ],
         "missing.json",
     );
     // Spectral is refused before it runs, and writes nothing.
     let sm = dir.path().join("s.json");
     refused(
-        &["run", "-d", "iris", "-a", "spectral", "-q", "--save-model", s(&sm)],
+        &[
+            "run",
+            "-d",
+            "iris",
+            "-a",
+            "spectral",
+            "-q",
+            "--save-model",
+            s(&sm),
+        ],
         "spectral has no out-of-sample rule",
     );
     assert!(!sm.exists());
     refused(
-        &["run", "-d", "iris", "-a", "power", "-q", "--save-model", s(&dir.path().join("m.txt"))],
+        &[
+            "run",
+            "-d",
+            "iris",
+            "-a",
+            "power",
+            "-q",
+            "--save-model",
+            s(&dir.path().join("m.txt")),
+        ],
         "--save-model writes .json files",
     );
 }

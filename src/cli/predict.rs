@@ -85,13 +85,7 @@ fn output(a: &PredictArgs) -> Result<String> {
     let model = Model::load(&a.model)?;
     let source = DataSource::parse(&a.data)?;
     let spec = source.spec();
-    let opts = load_options(
-        &a.label,
-        &a.var,
-        a.impute,
-        a.drop_incomplete,
-        a.max_memory,
-    );
+    let opts = load_options(&a.label, &a.var, a.impute, a.drop_incomplete, a.max_memory);
     let ds = data::load(&source, &opts)?;
     if ds.kernels.is_some() && ds.p() == 0 {
         return Err(Error::Model(format!(
@@ -104,10 +98,7 @@ fn output(a: &PredictArgs) -> Result<String> {
         files::check_target(out, &all, a.force)?;
     }
     let labels = model.predict_raw(ds.x.view()).map_err(|e| e.about(&spec))?;
-    let scores = ds
-        .labels
-        .as_ref()
-        .map(|t| Scores::compute(&t.ids, &labels));
+    let scores = ds.labels.as_ref().map(|t| Scores::compute(&t.ids, &labels));
     if let Some(out) = &a.out {
         let mut text = String::with_capacity(labels.len() * 8 + 16);
         text.push_str("row,cluster\n");

@@ -1,8 +1,8 @@
 //! From a finished run to the payload of its family.
 
 use super::centroid::{CentroidPayload, Standardize, WeightedPayload};
-use super::payload::Payload;
 use super::kernel::{self, KernelPayload};
+use super::payload::Payload;
 use super::rff::{self, RffPayload};
 use crate::algo::weighted::common::{Rule, cluster_means, standardized};
 use crate::algo::{Algorithm, Ctx, Fit, Problem, RunConfig};
@@ -94,7 +94,12 @@ fn weighted(id: &str, problem: &Problem, cfg: &RunConfig, fit: &Fit) -> Result<P
                     .centroids
                     .as_ref()
                     .map(|c| standardize_rows(c, &st.mean, &st.sd));
-                let (z, _) = cluster_means(st.x.view(), &fit.labels, cfg.k, prev.as_ref().map(|c| c.view()));
+                let (z, _) = cluster_means(
+                    st.x.view(),
+                    &fit.labels,
+                    cfg.k,
+                    prev.as_ref().map(|c| c.view()),
+                );
                 WeightedPayload {
                     centroids: z,
                     multipliers,
@@ -135,7 +140,12 @@ fn standardize_rows(c: &ndarray::Array2<f64>, mean: &[f64], sd: &[f64]) -> ndarr
 
 /// The kernel and random-feature families: the weighted blocks of the
 /// space the run clustered in ([`Algorithm::space`]).
-fn from_space(algo: &dyn Algorithm, problem: &Problem, cfg: &RunConfig, fit: &Fit) -> Result<Payload> {
+fn from_space(
+    algo: &dyn Algorithm,
+    problem: &Problem,
+    cfg: &RunConfig,
+    fit: &Fit,
+) -> Result<Payload> {
     let id = algo.id();
     let blocks = algo.space(problem, cfg, fit, &Ctx::new())?;
     if blocks.is_empty() {

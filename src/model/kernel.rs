@@ -79,7 +79,13 @@ fn resolved(text: &str) -> Result<Resolved> {
 }
 
 /// Raw kernel values between the rows of `a` and of `t` (one GEMM).
-fn cross(r: &Resolved, a: ArrayView2<f64>, a_norms: &[f64], t: ArrayView2<f64>, t_norms: &[f64]) -> Array2<f64> {
+fn cross(
+    r: &Resolved,
+    a: ArrayView2<f64>,
+    a_norms: &[f64],
+    t: ArrayView2<f64>,
+    t_norms: &[f64],
+) -> Array2<f64> {
     let mut g = linalg::dot_nt(a, t);
     linalg::par_rows_mut(&mut g, |i, row| {
         for (j, v) in row.iter_mut().enumerate() {
@@ -119,7 +125,11 @@ impl KernelBlock {
                 .map(|&d| if d > nm.floor { d.sqrt() } else { 0.0 })
                 .collect();
             for (i, mut row) in kx.rows_mut().into_iter().enumerate() {
-                let sx = if kxx[i] > nm.floor { kxx[i].sqrt() } else { 0.0 };
+                let sx = if kxx[i] > nm.floor {
+                    kxx[i].sqrt()
+                } else {
+                    0.0
+                };
                 for (v, &st) in row.iter_mut().zip(&sq_t) {
                     let den = sx * st;
                     *v = if den > 0.0 { *v / den } else { 0.0 };
@@ -129,7 +139,13 @@ impl KernelBlock {
         }
         if let Some(rs) = &self.rescale {
             let range = rs.max - rs.min;
-            let f = |v: f64| if range > 0.0 { (v - rs.min) / range } else { 0.0 };
+            let f = |v: f64| {
+                if range > 0.0 {
+                    (v - rs.min) / range
+                } else {
+                    0.0
+                }
+            };
             kx.mapv_inplace(f);
             for v in kxx.iter_mut() {
                 *v = f(*v);
@@ -208,13 +224,19 @@ impl KernelPayload {
             }
             let [c0, c1] = b.columns;
             if c0 >= c1 || c1 > p {
-                return Some(format!("kernel {i}: columns {c0}..{c1} are not within 0..{p}"));
+                return Some(format!(
+                    "kernel {i}: columns {c0}..{c1} are not within 0..{p}"
+                ));
             }
             if !(b.weight.is_finite() && b.weight >= 0.0) {
                 return Some(format!("kernel {i}: weight {} is not ≥ 0", b.weight));
             }
             let flags = [r.post.center, r.post.normalize, r.post.rescale];
-            let stats = [b.center.is_some(), b.normalize.is_some(), b.rescale.is_some()];
+            let stats = [
+                b.center.is_some(),
+                b.normalize.is_some(),
+                b.rescale.is_some(),
+            ];
             if flags != stats {
                 return Some(format!(
                     "kernel {i}: the statistics of its post-processing do not match the spec {}",
@@ -223,9 +245,13 @@ impl KernelPayload {
             }
             let lens = len(&format!("kernel {i}: within"), b.within.len(), k)
                 .or_else(|| {
-                    b.center
-                        .as_ref()
-                        .and_then(|c| len(&format!("kernel {i}: center.row_means"), c.row_means.len(), n))
+                    b.center.as_ref().and_then(|c| {
+                        len(
+                            &format!("kernel {i}: center.row_means"),
+                            c.row_means.len(),
+                            n,
+                        )
+                    })
                 })
                 .or_else(|| {
                     b.normalize
@@ -348,7 +374,9 @@ pub fn block(
                     }
                 }
                 kb.iter()
-                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)))
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+                        (a.min(v), b.max(v))
+                    })
             })
             .reduce(
                 || (f64::INFINITY, f64::NEG_INFINITY),

@@ -13,4 +13,3 @@ pub enum Payload {
     Kernel(KernelPayload),
     Rff(RffPayload),
 }
-

@@ -99,7 +99,11 @@ impl RffPayload {
             if !(m.weight.is_finite() && m.weight >= 0.0) {
                 return Some(format!("map {i}: weight {} is not ≥ 0", m.weight));
             }
-            if let Some(w) = shape(&format!("map {i}: centres"), m.centres.dim(), (k, 2 * m.rff_dim)) {
+            if let Some(w) = shape(
+                &format!("map {i}: centres"),
+                m.centres.dim(),
+                (k, 2 * m.rff_dim),
+            ) {
                 return Some(w);
             }
         }
