@@ -102,7 +102,13 @@ pub fn main(ui: Ui) -> i32 {
     };
     if matches!(
         cli.command,
-        Some(Command::Run(_) | Command::Path(_) | Command::Sweep(_) | Command::Gen(_))
+        Some(
+            Command::Run(_)
+                | Command::Predict(_)
+                | Command::Path(_)
+                | Command::Sweep(_)
+                | Command::Gen(_)
+        )
     ) {
         interrupt::install();
     }
