@@ -20,6 +20,10 @@
 //!   centres, objective trace, feature and kernel weights, typed
 //!   [`algo::Extras`]); [`report::RunReport`] is the JSON of
 //!   `meanscape run --json`.
+//! - **Predict new points**: [`model::Model::from_run`] keeps what assigns
+//!   new rows to a run's clusters (with [`Loaded::scaling`], the fit's
+//!   scaling), [`model::Model::predict`] / `predict_raw` apply it, and the
+//!   model saves as versioned JSON (`docs/model-format.md`).
 //! - **Metrics**: [`metrics`] (NMI, ARI, accuracy, purity, MCC; silhouette,
 //!   Calinski–Harabasz, Davies–Bouldin, the k-means cost).
 //! - **Sweep**: [`sweep`] runs a grid over declared parameters with R seeds

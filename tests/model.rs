@@ -292,3 +292,56 @@ fn save_and_load_round_trip_through_a_file() {
     let e = Model::load(&path).unwrap_err().to_string();
     assert!(e.starts_with(&path.display().to_string()), "{e}");
 }
+
+#[test]
+fn precomputed_kernels_cannot_give_a_model() {
+    use meanscape::internals::kernel::{Gram, KernelStack, stack::raw_spec};
+    let (train, _, _) = split();
+    let x = train.x.as_ref().clone();
+    let k = x.dot(&x.t());
+    let stack = KernelStack {
+        grams: vec![std::sync::Arc::new(Gram::from_dense(k.view(), &raw_spec()))],
+        names: vec!["K1".into()],
+    };
+    let problem = algo::Problem::from_kernels(std::sync::Arc::new(stack));
+    let a = algo::find("kernel-kmeans").unwrap();
+    let cfg = RunConfig::new(a.as_ref(), &problem, 3, &[], &[]).unwrap();
+    let e = Model::supports("kernel-kmeans", &problem)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("precomputed kernels"), "{e}");
+    let result = a.run(&problem, &cfg, &Ctx::new()).unwrap();
+    let e = Model::from_run(a.as_ref(), &problem, &cfg, &result)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("precomputed kernels") && e.contains("cannot predict"),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_recorded_scaling_includes_the_range_fit_of_huge_values() {
+    // Values near 1e200 with no scaling are brought into range by a power
+    // of two (rescale_exp): predict_raw must apply it too.
+    let (train, test, test_truth) = split();
+    let big = |a: &Array2<f64>| a.mapv(|v| v * 1e200);
+    let mut ds = Dataset::new("big", "big.csv", big(&train.x));
+    ds.labels = train.labels.clone();
+    let loaded = meanscape::prepare(DataSource::parse(SPEC).unwrap(), ds, Scaling::None);
+    assert_ne!(loaded.rescale_exp, 0);
+    let a = algo::find("kmeans").unwrap();
+    let cfg = RunConfig::new(a.as_ref(), &loaded.problem, 3, &[], &[]).unwrap();
+    let result = a.run(&loaded.problem, &cfg, &Ctx::new()).unwrap();
+    let model = Model::from_run(a.as_ref(), &loaded.problem, &cfg, &result)
+        .unwrap()
+        .with_scaling(loaded.scaling.clone())
+        .unwrap();
+    assert_eq!(model.scaling().unwrap().rescale_exp, loaded.rescale_exp);
+    let own = model.predict_raw(big(&train.x).view()).unwrap();
+    assert_eq!(own, result.best.labels);
+    let new = model.predict_raw(big(&test).view()).unwrap();
+    let truth = &train.labels.as_ref().unwrap().ids;
+    let right = right_cluster(truth, &result.best.labels, &test_truth, &new);
+    assert!(right >= 0.95, "{right}");
+}

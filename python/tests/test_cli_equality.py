@@ -54,3 +54,22 @@ def test_fit_predict_and_fit_give_the_same_labels(iris):
     a = meanscape.KernelPowerKMeans(3, random_state=3).fit_predict(X)
     b = meanscape.KernelPowerKMeans(3, random_state=3).fit(X).labels_
     np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("name,algo", [("KernelPowerKMeans", "kpower"), ("LWKMeans", "lw"), ("RFFMultiViewPowerKMeans", "rff-mkpower")])
+def test_models_cross_between_python_and_the_cli(cli, iris, iris_csv, tmp_path, name, algo):
+    X, _ = iris
+    est = getattr(meanscape, name)(n_clusters=3, random_state=0).fit(X)
+    # A model saved by `meanscape run` predicts in Python as the estimator does.
+    saved = tmp_path / "cli.json"
+    subprocess.run([cli, "run", "--data", iris_csv, "--label", "none", "--scale", "none", "--algo", algo,
+                    "--k", "3", "--seed", "0", "--save-model", str(saved), "-q"], check=True, capture_output=True)
+    model = meanscape.Model.from_json(saved.read_text())
+    assert model.algorithm == algo and model.k == 3 and model.n_features == 4
+    np.testing.assert_array_equal(model.predict(X), est.predict(X))
+    # And the estimator's model predicts in `meanscape predict` as in Python.
+    mine = tmp_path / "python.json"
+    mine.write_text(est.model_.to_json())
+    out = subprocess.run([cli, "predict", "--model", str(mine), "--data", iris_csv, "--label", "none", "--json"],
+                         check=True, capture_output=True, text=True)
+    assert json.loads(out.stdout)["labels"] == est.predict(X).tolist()

@@ -57,19 +57,14 @@ pub enum Impute {
 
 impl DataArgs {
     pub fn load_options(&self) -> LoadOptions {
-        LoadOptions {
-            label: self.label.clone(),
-            var: self.var.clone(),
-            missing: if self.impute.is_some() {
-                Missing::ImputeMean
-            } else if self.drop_incomplete {
-                Missing::DropIncomplete
-            } else {
-                Missing::Error
-            },
-            max_memory: self.max_memory,
-            ignore_non_numeric: self.ignore_non_numeric,
-        }
+        load_options(
+            &self.label,
+            &self.var,
+            self.impute,
+            self.drop_incomplete,
+            self.ignore_non_numeric,
+            self.max_memory,
+        )
     }
 
     /// The budget as the algorithms take it: the option `max_memory`, in
@@ -77,6 +72,31 @@ impl DataArgs {
     pub fn memory_option(&self) -> Option<(String, String)> {
         self.max_memory
             .map(|b| ("max_memory".to_string(), b.to_string()))
+    }
+}
+
+/// How a file is read, from the reading options of [`DataArgs`] (and
+/// of `predict`, which reads new data the same way).
+pub fn load_options(
+    label: &LabelChoice,
+    var: &Option<String>,
+    impute: Option<Impute>,
+    drop_incomplete: bool,
+    ignore_non_numeric: bool,
+    max_memory: Option<u64>,
+) -> LoadOptions {
+    LoadOptions {
+        label: label.clone(),
+        var: var.clone(),
+        missing: if impute.is_some() {
+            Missing::ImputeMean
+        } else if drop_incomplete {
+            Missing::DropIncomplete
+        } else {
+            Missing::Error
+        },
+        max_memory,
+        ignore_non_numeric,
     }
 }
 

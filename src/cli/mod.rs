@@ -1,4 +1,4 @@
-//! The command-line interface: `run`, `path`, `sweep`, `gen`, `datasets`, `algorithms`.
+//! The command-line interface: `run`, `predict`, `path`, `sweep`, `gen`, `datasets`, `algorithms`.
 
 pub mod args;
 pub mod files;
@@ -7,6 +7,7 @@ mod info;
 pub mod interrupt;
 mod output;
 mod path;
+mod predict;
 mod run;
 mod svg;
 mod sweep;
@@ -33,6 +34,10 @@ pub enum Command {
     Tui(Box<TuiArgs>),
     /// Cluster a dataset once (best of --restarts) and print the result.
     Run(Box<run::RunArgs>),
+    /// Assign new data to the clusters of a model saved by `run
+    /// --save-model`: the model's scaling is applied, one label per row is
+    /// printed (0-based), and NMI/ARI when the data has labels.
+    Predict(Box<predict::PredictArgs>),
     /// Regularisation path of lw (over λ) or sparse-kmeans (over the bound
     /// s): weights, #selected, objective and metrics per grid point, each
     /// the better of a warm start from the previous point and a start from
@@ -97,7 +102,13 @@ pub fn main(ui: Ui) -> i32 {
     };
     if matches!(
         cli.command,
-        Some(Command::Run(_) | Command::Path(_) | Command::Sweep(_) | Command::Gen(_))
+        Some(
+            Command::Run(_)
+                | Command::Predict(_)
+                | Command::Path(_)
+                | Command::Sweep(_)
+                | Command::Gen(_)
+        )
     ) {
         interrupt::install();
     }
@@ -112,6 +123,7 @@ fn execute(cli: Cli, ui: Ui) -> anyhow::Result<()> {
         None => ui(&cli.tui)?,
         Some(Command::Tui(a)) => ui(&a)?,
         Some(Command::Run(a)) => run::run(&a)?,
+        Some(Command::Predict(a)) => predict::run(&a)?,
         Some(Command::Path(a)) => path::run(&a)?,
         Some(Command::Sweep(a)) => sweep::run(&a)?,
         Some(Command::Gen(a)) => gen_cmd::run(&a)?,

@@ -24,7 +24,13 @@ pub struct RunArgs {
     /// Write the labels (row,cluster; 0-based, input order) to this CSV file.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Replace --out if it exists.
+    /// Save the fitted model (JSON, with the fit's scaling) to this file,
+    /// for `meanscape predict --model FILE --data NEW` (see
+    /// docs/model-format.md). Not for spectral or precomputed kernels,
+    /// which have no rule for new points.
+    #[arg(long, value_name = "FILE")]
+    pub save_model: Option<PathBuf>,
+    /// Replace --out and --save-model if they exist.
     #[arg(long)]
     pub force: bool,
     /// No progress line on stderr.
@@ -41,6 +47,15 @@ pub fn run(a: &RunArgs) -> anyhow::Result<()> {
 fn output(a: &RunArgs) -> Result<String> {
     if let Some(out) = &a.out {
         files::check_target(out, &files::source_files(&a.data.data), a.force)?;
+    }
+    if let Some(m) = &a.save_model {
+        files::check_target(m, &files::source_files(&a.data.data), a.force)?;
+        if a.out.as_ref().is_some_and(|o| o == m) {
+            return Err(Error::Param(format!(
+                "{}: --out and --save-model name the same file; give two names",
+                m.display()
+            )));
+        }
     }
     let scale = session::resolve_scaling(a.data.scale, &a.algo.algo);
     let loaded = session::load(&a.data.data, &a.data.load_options(), scale)?;
@@ -63,6 +78,12 @@ fn output(a: &RunArgs) -> Result<String> {
         let inputs: Vec<&Path> = loaded.dataset.inputs.iter().map(|p| p.as_path()).collect();
         files::check_target(out, &inputs, a.force)?;
         files::check_extension(out, "run --out", &["csv", "txt"])?;
+    }
+    if let Some(m) = &a.save_model {
+        let inputs: Vec<&Path> = loaded.dataset.inputs.iter().map(|p| p.as_path()).collect();
+        files::check_target(m, &inputs, a.force)?;
+        files::check_extension(m, "run --save-model", &["json"])?;
+        crate::model::Model::supports(algo.as_ref().id(), &loaded.problem)?;
     }
     let show_progress = !a.quiet && std::io::stderr().is_terminal();
     let result =
@@ -89,6 +110,11 @@ fn output(a: &RunArgs) -> Result<String> {
         )),
     });
     report.data.rescale_exp = (loaded.rescale_exp != 0).then_some(loaded.rescale_exp);
+    if let Some(m) = &a.save_model {
+        let model = crate::model::Model::from_run(algo.as_ref(), &loaded.problem, &cfg, &result)?
+            .with_scaling(loaded.scaling.clone())?;
+        files::write_atomic(m, model.to_json().as_bytes())?;
+    }
     if let Some(out) = &a.out {
         files::write_atomic(out, report.labels_csv().as_bytes())?;
     }

@@ -1,8 +1,8 @@
 //! From a finished run to the payload of its family.
 
 use super::centroid::{CentroidPayload, Standardize, WeightedPayload};
-use super::format::Payload;
 use super::kernel::{self, KernelPayload};
+use super::payload::Payload;
 use super::rff::{self, RffPayload};
 use crate::algo::weighted::common::{Rule, cluster_means, standardized};
 use crate::algo::{Algorithm, Ctx, Fit, Problem, RunConfig};
@@ -12,13 +12,8 @@ use std::any::Any;
 use std::ops::Range;
 use std::sync::Arc;
 
-pub fn payload(
-    algo: &dyn Algorithm,
-    problem: &Problem,
-    cfg: &RunConfig,
-    fit: &Fit,
-) -> Result<Payload> {
-    let id = algo.id();
+/// Refuses, before a run, what cannot give a model.
+pub fn supports(id: &str, problem: &Problem) -> Result<()> {
     if id == "spectral" {
         return Err(Error::Model(
             "spectral has no out-of-sample rule (its embedding comes from the eigenvectors of the training affinity, as scikit-learn's SpectralClustering, which has no predict either): use kernel-kmeans or kpower with the same kernel to predict".into(),
@@ -29,6 +24,17 @@ pub fn payload(
             "{id} ran on precomputed kernels: a model needs features to evaluate the kernel on new points, so it cannot predict"
         )));
     }
+    Ok(())
+}
+
+pub fn payload(
+    algo: &dyn Algorithm,
+    problem: &Problem,
+    cfg: &RunConfig,
+    fit: &Fit,
+) -> Result<Payload> {
+    let id = algo.id();
+    supports(id, problem)?;
     let k = cfg.k;
     if fit.labels.iter().any(|&l| l >= k) {
         return Err(Error::Model(format!("{id}: a label is not below k = {k}")));

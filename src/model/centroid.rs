@@ -1,7 +1,7 @@
 //! The centroid and feature-weighted families: the nearest centre, by
 //! squared Euclidean distance or by the method's weighted distance.
 
-use super::format::by_blocks;
+use super::rows::{by_blocks, len, shape};
 use crate::algo::weighted::common::weighted_sq_dists;
 use crate::linalg;
 use ndarray::{Array2, ArrayView2};
@@ -93,17 +93,4 @@ impl WeightedPayload {
                     .then(|| "a multiplier is negative or not finite".to_string())
             })
     }
-}
-
-pub(super) fn shape(what: &str, got: (usize, usize), want: (usize, usize)) -> Option<String> {
-    (got != want).then(|| {
-        format!(
-            "{what} is {}×{}, expected {}×{}",
-            got.0, got.1, want.0, want.1
-        )
-    })
-}
-
-pub(super) fn len(what: &str, got: usize, want: usize) -> Option<String> {
-    (got != want).then(|| format!("{what} has {got} values, expected {want}"))
 }

@@ -1,9 +1,7 @@
 //! The model as saved: its JSON header, the per-family payload, checks on
 //! reading, and the public API.
 
-use super::centroid::{CentroidPayload, WeightedPayload};
-use super::kernel::KernelPayload;
-use super::rff::RffPayload;
+use super::payload::Payload;
 use crate::algo::{Algorithm, Problem, RunConfig, RunResult};
 use crate::data::preprocess::ScaleParams;
 use crate::error::{Error, Result};
@@ -53,19 +51,6 @@ pub struct FitInfo {
     pub sizes: Vec<usize>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub(super) enum Payload {
-    Centroids(CentroidPayload),
-    Weighted(WeightedPayload),
-    Kernel(KernelPayload),
-    Rff(RffPayload),
-}
-
-/// Rows per block when assigning: bounds the memory of the kernel
-/// families (block × training rows) and fixes the blocks of the others.
-pub(super) const BLOCK: usize = 256;
-
 impl Model {
     /// Everything needed to assign new points, built right after a fit
     /// (`problem` and `cfg` as the run used them, `result` its outcome).
@@ -113,6 +98,15 @@ impl Model {
             scaling: None,
             model: payload,
         })
+    }
+
+    /// Whether a run of algorithm `algo_id` on `problem` can give a model:
+    /// the check [`Model::from_run`] starts with, to make before a run.
+    ///
+    /// # Errors
+    /// [`Error::Model`] for spectral and precomputed kernels, with the reason.
+    pub fn supports(algo_id: &str, problem: &Problem) -> Result<()> {
+        super::build::supports(algo_id, problem)
     }
 
     /// The model with the fit's scaling recorded ([`crate::Loaded::scaling`]),
@@ -359,26 +353,4 @@ fn check_scaling(s: &ScaleParams, p: usize) -> Result<()> {
         ));
     }
     Ok(())
-}
-
-/// Rows of `x` in blocks of [`BLOCK`], each turned into its n_b × k
-/// distances by `f` (in parallel), stacked in order.
-pub(super) fn by_blocks(
-    x: ArrayView2<f64>,
-    k: usize,
-    f: impl Fn(ArrayView2<f64>) -> Array2<f64> + Sync,
-) -> Array2<f64> {
-    use rayon::prelude::*;
-    let n = x.nrows();
-    let mut out = Array2::<f64>::zeros((n, k));
-    let starts: Vec<usize> = (0..n).step_by(BLOCK).collect();
-    let parts: Vec<Array2<f64>> = starts
-        .par_iter()
-        .map(|&r0| f(x.slice(ndarray::s![r0..(r0 + BLOCK).min(n), ..])))
-        .collect();
-    for (&r0, part) in starts.iter().zip(parts) {
-        out.slice_mut(ndarray::s![r0..r0 + part.nrows(), ..])
-            .assign(&part);
-    }
-    out
 }

@@ -8,8 +8,7 @@
 //! training rows' feature-space mean, normalising by the (centred)
 //! diagonals, the same min–max rescaling.
 
-use super::centroid::{len, shape};
-use super::format::by_blocks;
+use super::rows::{by_blocks, len, shape};
 use crate::error::{Error, Result};
 use crate::kernel::gram::entry;
 use crate::kernel::{Gram, KernelSpec, Kind, Resolved};

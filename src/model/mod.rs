@@ -23,7 +23,9 @@ mod centroid;
 mod format;
 mod kernel;
 mod matrix;
+mod payload;
 mod rff;
+mod rows;
 
 pub use crate::data::preprocess::ScaleParams;
 pub use format::{FORMAT, Model, VERSION};

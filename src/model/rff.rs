@@ -4,8 +4,7 @@
 //! cluster is Σ_l a_l ‖φ_l(x) − θ_jl‖², θ_jl the mean of cluster j's
 //! training rows in map l and a_l the weight the method gives map l.
 
-use super::centroid::shape;
-use super::format::by_blocks;
+use super::rows::{by_blocks, shape};
 use crate::error::{Error, Result};
 use crate::kernel::rff::{Features, MapSpec, Store, map_rows};
 use crate::linalg;
