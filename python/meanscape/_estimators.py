@@ -1025,6 +1025,13 @@ class IPRFFMultiViewPowerKMeans(_PredictingCluster):
     possibilistic : int, default=1
         1: possibilistic typicalities on (IP-RFF-MKPKM); 0: off, u ≡ 1
         (exactly rff-mkpower, the paper's ablation). Range [0, 1].
+    alpha_typ : int, default=0
+        1: the view weights α from the possibilistic distances d̃ = u^m·d +
+        (1−u)^m·η, the paper's α-step (an exact MM step: the objective never
+        increases at fixed s). 0: from each view's own distances, as rff-
+        mkpower; the typicalities still weight the centroids. With 1, a view
+        of pure noise, where every point looks typical, sees its d̃ shrink
+        by up to half and takes α from an informative view. Range [0, 1].
     views : str or None, default='auto'
         The ``--views`` option of ``meanscape run`` (see ``meanscape run --help``).
     n_init : int, default=1
@@ -1057,7 +1064,7 @@ class IPRFFMultiViewPowerKMeans(_PredictingCluster):
     """
 
     _algorithm = "ip-rff-mkpower"
-    _engine_params = (('lam', 'lambda'), ('sigma', 'sigma'), ('rff_dim', 'rff_dim'), ('rff_seed', 'rff_seed'), ('init_iter', 'init_iter'), ('view_dim', 'view_dim'), ('sigma_abs', 'sigma_abs'), ('s0_soft', 's0_soft'), ('view_norm', 'view_norm'), ('s0', 's0'), ('eta', 'eta'), ('period', 'period'), ('s_min', 's_min'), ('tol', 'tol'), ('max_iter', 'max_iter'), ('m', 'm'), ('eta_scale', 'eta_scale'), ('possibilistic', 'possibilistic'))
+    _engine_params = (('lam', 'lambda'), ('sigma', 'sigma'), ('rff_dim', 'rff_dim'), ('rff_seed', 'rff_seed'), ('init_iter', 'init_iter'), ('view_dim', 'view_dim'), ('sigma_abs', 'sigma_abs'), ('s0_soft', 's0_soft'), ('view_norm', 'view_norm'), ('s0', 's0'), ('eta', 'eta'), ('period', 'period'), ('s_min', 's_min'), ('tol', 'tol'), ('max_iter', 'max_iter'), ('m', 'm'), ('eta_scale', 'eta_scale'), ('possibilistic', 'possibilistic'), ('alpha_typ', 'alpha_typ'))
     _engine_options = ('views',)
 
     def __init__(
@@ -1082,6 +1089,7 @@ class IPRFFMultiViewPowerKMeans(_PredictingCluster):
         m=2.0,
         eta_scale=3.0,
         possibilistic=1,
+        alpha_typ=0,
         views='auto',
         n_init=1,
         init='k-means++',
@@ -1106,6 +1114,7 @@ class IPRFFMultiViewPowerKMeans(_PredictingCluster):
         self.m = m
         self.eta_scale = eta_scale
         self.possibilistic = possibilistic
+        self.alpha_typ = alpha_typ
         self.views = views
         self.n_init = n_init
         self.init = init

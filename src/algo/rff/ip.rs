@@ -80,6 +80,12 @@ impl Solver for IpRffMkPower {
                 1.0,
                 "1: possibilistic typicalities on (IP-RFF-MKPKM); 0: off, u ≡ 1 (exactly rff-mkpower, the paper's ablation).",
             ),
+            ParamSpec::flag(
+                "alpha_typ",
+                "α·u",
+                0.0,
+                "1: the view weights α from the possibilistic distances d̃ = u^m·d + (1−u)^m·η, the paper's α-step (an exact MM step: the objective never increases at fixed s). 0: from each view's own distances, as rff-mkpower; the typicalities still weight the centroids. With 1, a view of pure noise, where every point looks typical, sees its d̃ shrink by up to half and takes α from an informative view.",
+            ),
         ]);
         v
     }
@@ -95,6 +101,7 @@ impl Solver for IpRffMkPower {
             Some(Possibilistic {
                 m: v.real("m")?,
                 eta_scale: v.real("eta_scale")?,
+                alpha_on_typicality: v.flag("alpha_typ")?,
             })
         } else {
             None
