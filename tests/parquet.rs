@@ -148,7 +148,7 @@ fn iris_reads_as_the_same_csv_does_in_every_compression() {
             ds.labels.as_ref().unwrap().names,
             ["setosa", "versicolor", "virginica"]
         );
-        assert_eq!(ds.inputs, [pq.clone()]);
+        assert_eq!(ds.inputs, std::slice::from_ref(&pq));
     }
     // Label by index, as for CSV.
     let pq = dir.path().join("iris0.parquet");
@@ -412,14 +412,39 @@ fn damaged_files_are_refused_not_panicked_on() {
     assert!(e.contains("not readable as an Arrow IPC"), "{e}");
     // Garbage.
     let garbage: Vec<u8> = (0..5000u32)
-        .map(|i| (i * 2_654_435_761 >> 13) as u8)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
         .collect();
     for ext in ["parquet", "feather", "arrow"] {
         let e = err(&bad(&format!("junk.{ext}"), &garbage), &by_name);
         assert!(e.contains("not readable as"), "{e}");
     }
     assert!(err(&bad("empty.parquet", b""), &by_name).contains("not readable"));
-    // Garbage inside a well-framed file: every outcome is a result.
+    // Garbage inside well-framed files, in each compression: every
+    // outcome is a result (PARQUET_FUZZ=N sets the mutations per file).
+    let mut fixtures = vec![("m.feather", good_fe)];
+    for (i, c) in [
+        Compression::SNAPPY,
+        Compression::ZSTD(ZstdLevel::default()),
+        Compression::GZIP(GzipLevel::default()),
+        Compression::LZ4_RAW,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let p = dir.path().join(format!("c{i}.parquet"));
+        write_parquet(&p, &batches, c, 40);
+        fixtures.push(("m.parquet", std::fs::read(&p).unwrap()));
+    }
+    let zf = dir.path().join("z.feather");
+    write_feather(&zf, &[mixed()], true);
+    fixtures.push(("m.feather", std::fs::read(&zf).unwrap()));
+    let sf = dir.path().join("s.arrow");
+    write_stream(&sf, &batches);
+    fixtures.push(("m.arrow", std::fs::read(&sf).unwrap()));
+    let rounds: usize = std::env::var("PARQUET_FUZZ")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(40);
     let mut state = 0x9E37_79B9_7F4A_7C15u64;
     let mut next = move || {
         state ^= state << 13;
@@ -427,16 +452,16 @@ fn damaged_files_are_refused_not_panicked_on() {
         state ^= state << 17;
         state
     };
-    for (name, good) in [("m.parquet", &good), ("m.feather", &good_fe)] {
-        for _ in 0..150 {
-            let mut b = good.to_vec();
+    for (name, good) in &fixtures {
+        for round in 0..rounds {
+            let mut b = good.clone();
             for _ in 0..1 + next() % 8 {
                 let i = (next() % b.len() as u64) as usize;
                 b[i] = next() as u8;
             }
             let p = bad(name, &b);
             let r = std::panic::catch_unwind(|| read(&p, &by_name));
-            assert!(r.is_ok(), "{name}: the loader panicked");
+            assert!(r.is_ok(), "{name}, round {round}: the loader panicked");
         }
     }
 }
