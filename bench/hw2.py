@@ -70,17 +70,25 @@ SIX_ROWS = [
 ]
 
 
-def concat_csv():
-    path = os.path.join(OUT, "hw2_concat.csv")
+def view_csv(name, ranges):
+    """bench/out/NAME.csv: the columns `ranges` (1-based, inclusive (from, to) pairs) of
+    handwritten.csv, then its label column."""
+    path = os.path.join(OUT, f"{name}.csv")
     if not os.path.exists(path):
+        os.makedirs(OUT, exist_ok=True)
         with open(DATA, newline="") as f:
             rows = list(csv.reader(f))
-        cols = list(range(356, 596)) + list(range(76, 292))
+        cols = [i for lo, hi in ranges for i in range(lo - 1, hi)]
         with open(path, "w", newline="") as f:
             w = csv.writer(f)
             for r in rows:
                 w.writerow([r[i] for i in cols] + [r[-1]])
     return path
+
+
+def concat_csv():
+    """The two HW2 views (pix, fac) side by side."""
+    return view_csv("hw2_concat", [(357, 596), (77, 292)])
 
 
 def run(args, cache):

@@ -41,6 +41,28 @@ def auto_sigma(path):
     return v["params"]["sigma"], v["k"]
 
 
+def score(c, s, missing=float("-inf")):
+    v = c["scores"].get(s, {}).get("mean")
+    return missing if v is None else v
+
+
+def picks(v, sigma, s0_default=-1.0):
+    """The cells of a σ × s₀ sweep (`meanscape sweep --json` output `v`) that the tables show:
+    best by NMI (label-tuned), best by stability and best by silhouette (label-free, only among
+    cells whose runs all kept k clusters: one cluster is perfectly stable), and the cell nearest
+    the defaults (σ = `sigma`, s₀ = `s0_default`)."""
+    cells = v["cells"]
+    full = [c for c in cells if not c.get("collapsed")] or cells
+    by_nmi = max(cells, key=lambda c: score(c, "nmi"))
+    by_stab = max(full, key=lambda c: (score(c, "stability"), -score(c, "cost", float("inf"))))
+    by_sil = max(full, key=lambda c: score(c, "silhouette"))
+    default = min(
+        cells,
+        key=lambda c: abs(c["at"]["sigma"] - sigma) / sigma + abs(c["at"]["s0"] - s0_default),
+    )
+    return by_nmi, by_stab, by_sil, default
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--datasets", default="isolet,lung_discrete")
@@ -71,21 +93,7 @@ def main():
             f.write(raw)
         v = json.loads(raw)
         cells = v["cells"]
-
-        def score(c, s, missing=float("-inf")):
-            v = c["scores"].get(s, {}).get("mean")
-            return missing if v is None else v
-
-        # Label-free picks only among cells whose runs all kept k clusters:
-        # one cluster is perfectly stable.
-        full = [c for c in cells if not c.get("collapsed")] or cells
-        by_nmi = max(cells, key=lambda c: score(c, "nmi"))
-        by_stab = max(full, key=lambda c: (score(c, "stability"), -score(c, "cost", float("inf"))))
-        by_sil = max(full, key=lambda c: score(c, "silhouette"))
-        default = min(
-            cells,
-            key=lambda c: abs(c["at"]["sigma"] - sigma) / sigma + abs(c["at"]["s0"] + 1),
-        )
+        by_nmi, by_stab, by_sil, default = picks(v, sigma)
         print(f"\n### kpower on {name} (n = {v['n']}, k = {k}, σ_auto = {sigma:.4g}; "
               f"{len(cells)} cells × {a.seeds} seeds in {wall:.0f} s)\n")
         print("| cell | σ | s₀ | NMI mean ± sd | stability | silhouette (kernel space) | cost (kernel space) |")

@@ -24,7 +24,10 @@ BIN = OUT / "meanscape-rff"
 
 
 def binary(rebuild=False):
-    """The pinned binary, built and copied on first use (or with rebuild=True)."""
+    """The pinned binary, built and copied on first use (or with rebuild=True); MEANSCAPE_BIN, if
+    set, is used as it is."""
+    if "MEANSCAPE_BIN" in os.environ and not rebuild:
+        return os.environ["MEANSCAPE_BIN"]
     OUT.mkdir(parents=True, exist_ok=True)
     if rebuild or not BIN.exists():
         subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)

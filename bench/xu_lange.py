@@ -66,16 +66,21 @@ OUT = BENCH / "out"
 
 from venv_common import ensure_venv  # noqa: E402
 
-ensure_venv(__file__)
+if __name__ == "__main__":
+    ensure_venv(__file__)
 
 import argparse  # noqa: E402
 import json  # noqa: E402
 import shutil  # noqa: E402
 from concurrent.futures import ThreadPoolExecutor  # noqa: E402
 
-import numpy as np  # noqa: E402
+try:  # the SSE columns need numpy; run_one (imported by bench/paper_tables.py) does not
+    import numpy as np  # noqa: E402
+except ImportError:
+    np = None
 
-BIN = OUT / "meanscape-xu_lange"  # a snapshot of target/release/meanscape, taken right after the build
+# A snapshot of target/release/meanscape, taken right after the build; MEANSCAPE_BIN overrides it.
+BIN = Path(os.environ.get("MEANSCAPE_BIN", OUT / "meanscape-xu_lange"))
 N, K, PS = 2500, 25, (2, 10, 50)
 SEP = 16.0
 TIE = 1e-9
@@ -90,6 +95,8 @@ SWEEP_ONLY = {"best_of_20": ["--algo", "kmeans", "--init", "kmeans++", "--restar
 
 
 def build():
+    if "MEANSCAPE_BIN" in os.environ:
+        return
     print("cargo build --release ...", file=sys.stderr)
     subprocess.run(["cargo", "build", "--release"], cwd=ROOT, check=True)
     # Others may rebuild target/ while we measure: run a private copy so every run uses one binary.
