@@ -37,7 +37,7 @@ V6 = "fou=1-76,fac=77-292,kar=293-356,pix=357-596,zer=597-643,mor=644-649"
 # possibilistic scale η at Krishnapuram & Keller's value.
 PAPER = ["--scale", "none", "-P", "sigma=1000", "-P", "sigma_abs=1", "-P", "view_dim=0",
          "-P", "view_norm=0", "-P", "s0_soft=0", "--s0", "-15"]
-PAPER_IP = PAPER + ["-P", "eta_scale=1"]
+PAPER_IP = PAPER + ["-P", "eta_scale=1", "-P", "alpha_typ=1"]
 
 # (label, data, args); data "all" = handwritten.csv, "concat" = the two HW2 views only.
 HW2_ROWS = [

@@ -143,6 +143,18 @@ def main():
     print(f"wrote {args.out}", file=sys.stderr)
 
 
+def has_packages():
+    try:
+        import meanscape  # noqa: F401
+        import sklearn  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 if __name__ == "__main__":
-    ensure_venv(__file__)
+    # An environment that already has both (a developer's venv) is used as
+    # it is; otherwise bench/.venv, with ./python installed into it.
+    if not has_packages():
+        ensure_venv(__file__)
     main()
