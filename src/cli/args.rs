@@ -23,6 +23,15 @@ pub struct DataArgs {
     /// z-scores after its initial k-means) and minmax for wkmeans.
     #[arg(long, value_enum)]
     pub scale: Option<Scaling>,
+    #[command(flatten)]
+    pub read: ReadArgs,
+}
+
+/// How a file is read: the label column, missing cells, non-numeric
+/// columns, the memory budget (shared by `run`, `sweep`, the UI and
+/// `predict`).
+#[derive(Debug, Clone, Args)]
+pub struct ReadArgs {
     /// Ground-truth labels: a column name, a 0-based column index, `none`,
     /// or `auto` (a column named label, class, target, y or cluster; for
     /// .mat files a variable gnd, Y or label). For a v×n×n .npy of kernels: a
@@ -57,46 +66,33 @@ pub enum Impute {
 
 impl DataArgs {
     pub fn load_options(&self) -> LoadOptions {
-        load_options(
-            &self.label,
-            &self.var,
-            self.impute,
-            self.drop_incomplete,
-            self.ignore_non_numeric,
-            self.max_memory,
-        )
+        self.read.load_options()
     }
 
     /// The budget as the algorithms take it: the option `max_memory`, in
     /// bytes.
     pub fn memory_option(&self) -> Option<(String, String)> {
-        self.max_memory
+        self.read
+            .max_memory
             .map(|b| ("max_memory".to_string(), b.to_string()))
     }
 }
 
-/// How a file is read, from the reading options of [`DataArgs`] (and
-/// of `predict`, which reads new data the same way).
-pub fn load_options(
-    label: &LabelChoice,
-    var: &Option<String>,
-    impute: Option<Impute>,
-    drop_incomplete: bool,
-    ignore_non_numeric: bool,
-    max_memory: Option<u64>,
-) -> LoadOptions {
-    LoadOptions {
-        label: label.clone(),
-        var: var.clone(),
-        missing: if impute.is_some() {
-            Missing::ImputeMean
-        } else if drop_incomplete {
-            Missing::DropIncomplete
-        } else {
-            Missing::Error
-        },
-        max_memory,
-        ignore_non_numeric,
+impl ReadArgs {
+    pub fn load_options(&self) -> LoadOptions {
+        LoadOptions {
+            label: self.label.clone(),
+            var: self.var.clone(),
+            missing: if self.impute.is_some() {
+                Missing::ImputeMean
+            } else if self.drop_incomplete {
+                Missing::DropIncomplete
+            } else {
+                Missing::Error
+            },
+            max_memory: self.max_memory,
+            ignore_non_numeric: self.ignore_non_numeric,
+        }
     }
 }
 

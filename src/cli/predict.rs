@@ -1,8 +1,8 @@
 //! `meanscape predict`: a saved model's clusters for new data.
 
-use super::args::{Impute, load_options, parse_max_memory};
+use super::args::ReadArgs;
 use super::files;
-use crate::data::{self, DataSource, LabelChoice};
+use crate::data::{self, DataSource};
 use crate::error::{Error, Result};
 use crate::metrics::Scores;
 use crate::model::Model;
@@ -20,27 +20,10 @@ pub struct PredictArgs {
     /// (there is no --scale).
     #[arg(long, short = 'd', value_name = "PATH|NAME|gen:NAME")]
     pub data: String,
-    /// Ground-truth labels, as for `run`: a column name, a 0-based column
-    /// index, `none`, or `auto`. With labels, NMI and ARI are reported.
-    #[arg(long, default_value = "auto", value_name = "NAME|INDEX|none")]
-    pub label: LabelChoice,
-    /// .mat files: the variable holding the features (default: fea, X or data).
-    #[arg(long, value_name = "NAME")]
-    pub var: Option<String>,
-    /// Replace empty, NaN and infinite cells with their column's mean
-    /// (the new data's own means).
-    #[arg(long, value_enum, value_name = "mean")]
-    pub impute: Option<Impute>,
-    /// Drop rows that have an empty, NaN or infinite cell (the labels are
-    /// then those of the rows kept).
-    #[arg(long, conflicts_with = "impute")]
-    pub drop_incomplete: bool,
-    /// Drop the columns that are not numeric, as `run --ignore-non-numeric`.
-    #[arg(long)]
-    pub ignore_non_numeric: bool,
-    /// Refuse to read data whose memory estimate exceeds this (e.g. 4G).
-    #[arg(long, value_name = "SIZE", value_parser = parse_max_memory, allow_hyphen_values = true)]
-    pub max_memory: Option<u64>,
+    /// How the new data is read, as for `run` (with ground truth, NMI and
+    /// ARI are reported; --impute uses the new data's own means).
+    #[command(flatten)]
+    pub read: ReadArgs,
     /// Print one JSON object: {"model": …, "data": …, "n": …, "labels": […]}
     /// and, with ground truth, "scores".
     #[arg(long)]
@@ -88,14 +71,7 @@ fn output(a: &PredictArgs) -> Result<String> {
     let model = Model::load(&a.model)?;
     let source = DataSource::parse(&a.data)?;
     let spec = source.spec();
-    let opts = load_options(
-        &a.label,
-        &a.var,
-        a.impute,
-        a.drop_incomplete,
-        a.ignore_non_numeric,
-        a.max_memory,
-    );
+    let opts = a.read.load_options();
     let ds = data::load(&source, &opts)?;
     if ds.kernels.is_some() && ds.p() == 0 {
         return Err(Error::Model(format!(
