@@ -279,36 +279,29 @@ mod imp {
         )?;
         // The schema first, to choose the columns; then the batches of
         // those columns only.
+        // The same steps for both IPC layouts, whose readers are two types.
+        macro_rules! read_ipc {
+            ($reader:ident) => {{
+                let schema = $reader::try_new(Cursor::new(bytes), None)
+                    .map_err(bad)?
+                    .schema();
+                let plan = Plan::new(&schema, origin, opts)?;
+                let reader = $reader::try_new(Cursor::new(bytes), Some(plan.projection.clone()))
+                    .map_err(bad)?;
+                let batches = collect(
+                    reader.map(|b| b.map_err(bad)),
+                    file_len,
+                    &plan,
+                    origin,
+                    &budget,
+                )?;
+                (plan, batches)
+            }};
+        }
         let batches = if format == Format::ArrowFile {
-            let schema = FileReader::try_new(Cursor::new(bytes), None)
-                .map_err(bad)?
-                .schema();
-            let plan = Plan::new(&schema, origin, opts)?;
-            let reader = FileReader::try_new(Cursor::new(bytes), Some(plan.projection.clone()))
-                .map_err(bad)?;
-            let batches = collect(
-                reader.map(|b| b.map_err(bad)),
-                file_len,
-                &plan,
-                origin,
-                &budget,
-            )?;
-            (plan, batches)
+            read_ipc!(FileReader)
         } else {
-            let schema = StreamReader::try_new(Cursor::new(bytes), None)
-                .map_err(bad)?
-                .schema();
-            let plan = Plan::new(&schema, origin, opts)?;
-            let reader = StreamReader::try_new(Cursor::new(bytes), Some(plan.projection.clone()))
-                .map_err(bad)?;
-            let batches = collect(
-                reader.map(|b| b.map_err(bad)),
-                file_len,
-                &plan,
-                origin,
-                &budget,
-            )?;
-            (plan, batches)
+            read_ipc!(StreamReader)
         };
         let (plan, batches) = batches;
         plan.build(&batches, origin, opts)
