@@ -3,7 +3,7 @@
 //! still stop on Ctrl-C, and the data loader.
 
 use meanscape::algo::Ctx;
-use meanscape::data::preprocess::{RANGE_EXP, exponent};
+use meanscape::data::preprocess::{range_exponent, rescale};
 use meanscape::data::{DataSource, LabelChoice, LoadOptions, Missing};
 use meanscape::{Error, algo};
 use ndarray::Array2;
@@ -46,13 +46,12 @@ struct KeepAlive(#[allow(dead_code)] Py<PyArray2<f64>>);
 
 /// Reads a 2-D float64 or float32 NumPy array; anything else is refused
 /// (the Python side converts with scikit-learn's `check_array` first).
-/// `rescale`: the power of two to multiply by, as the fit did; `None`
-/// computes it from the data (a fit).
-pub fn input_rows<'py>(x: &Bound<'py, PyAny>, rescale: Option<i32>) -> PyResult<Input<'py>> {
+/// `rescale_by`: the power of two to multiply by, as the fit did; `None`
+/// computes it from the data as `meanscape run` does (a fit).
+pub fn input_rows<'py>(x: &Bound<'py, PyAny>, rescale_by: Option<i32>) -> PyResult<Input<'py>> {
     if let Ok(a) = x.extract::<PyReadonlyArray2<'py, f64>>() {
         let view = a.as_array();
-        let e = range_exponent(view.iter().copied())?;
-        let e = rescale.unwrap_or(e);
+        let e = rescale_by.unwrap_or(range_exponent(max_abs_finite(view.iter().copied())?));
         if a.is_c_contiguous() && e == 0 {
             return Ok(Input {
                 borrowed: Some(a),
@@ -65,7 +64,7 @@ pub fn input_rows<'py>(x: &Bound<'py, PyAny>, rescale: Option<i32>) -> PyResult<
     }
     if let Ok(a) = x.extract::<PyReadonlyArray2<'py, f32>>() {
         let x = a.as_array().mapv(f64::from);
-        let e = rescale.unwrap_or(range_exponent(x.iter().copied())?);
+        let e = rescale_by.unwrap_or(range_exponent(max_abs_finite(x.iter().copied())?));
         return Ok(owned(x, e));
     }
     Err(PyTypeError::new_err(
@@ -75,8 +74,7 @@ pub fn input_rows<'py>(x: &Bound<'py, PyAny>, rescale: Option<i32>) -> PyResult<
 
 fn owned(mut x: Array2<f64>, e: i32) -> Input<'static> {
     if e != 0 {
-        let f = 2f64.powi(e);
-        x.mapv_inplace(|v| v * f);
+        rescale(&mut x, e);
     }
     Input {
         borrowed: None,
@@ -86,8 +84,8 @@ fn owned(mut x: Array2<f64>, e: i32) -> Input<'static> {
     }
 }
 
-/// The exponent `fit_range` would rescale by, refusing NaN and infinity.
-fn range_exponent(values: impl Iterator<Item = f64>) -> PyResult<i32> {
+/// The largest |value|, refusing NaN and infinity.
+fn max_abs_finite(values: impl Iterator<Item = f64>) -> PyResult<f64> {
     let mut m = 0.0f64;
     for v in values {
         if !v.is_finite() {
@@ -97,15 +95,7 @@ fn range_exponent(values: impl Iterator<Item = f64>) -> PyResult<i32> {
         }
         m = m.max(v.abs());
     }
-    if m == 0.0 {
-        return Ok(0);
-    }
-    let em = exponent(m);
-    Ok(if (-RANGE_EXP..RANGE_EXP).contains(&em) {
-        0
-    } else {
-        -em
-    })
+    Ok(m)
 }
 
 impl Input<'_> {

@@ -121,6 +121,12 @@ def test_values_outside_the_engine_range_are_rescaled_as_the_cli_does(iris):
     b = meanscape.PowerKMeans(3, random_state=0).fit(big)
     np.testing.assert_array_equal(a.labels_, b.labels_)
     np.testing.assert_array_equal(b.predict(big), b.labels_)
+    # Below 2^-1023 the factor itself is beyond f64's range: the rescale
+    # must still be exact (ldexp), not a multiplication by infinity.
+    tiny = X * 2.0**-1030
+    c = meanscape.PowerKMeans(3, random_state=0).fit(tiny)
+    assert np.all(np.isfinite(c.cluster_centers_))
+    np.testing.assert_array_equal(c.predict(tiny), c.labels_)
 
 
 def test_bad_input_and_parameters_raise_value_error(iris):

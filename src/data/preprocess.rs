@@ -294,22 +294,37 @@ pub const RANGE_EXP: i32 = 64;
 /// the rescaled values.
 pub fn fit_range(ds: &mut Dataset) -> i32 {
     let m = ds.x.iter().fold(0.0f64, |m, &v| m.max(v.abs()));
-    if m == 0.0 || !m.is_finite() {
+    let e = range_exponent(m);
+    if e == 0 {
         return 0;
     }
-    let em = exponent(m);
-    if (-RANGE_EXP..RANGE_EXP).contains(&em) {
-        return 0;
-    }
-    let e = -em;
-    Arc::make_mut(&mut ds.x)
-        .axis_iter_mut(Axis(0))
-        .into_par_iter()
-        .for_each(|mut row| row.mapv_inplace(|v| ldexp(v, e)));
+    rescale(Arc::make_mut(&mut ds.x), e);
     ds.notes.push(format!(
         "values reach {m:.3e}, outside the range 2^±{RANGE_EXP} computed directly: every value was multiplied by 2^{e} (exact); centres, objectives and parameters in data units (σ, …) refer to the rescaled values"
     ));
     e
+}
+
+/// The power of two [`fit_range`] multiplies by when the largest |value|
+/// is `max_abs`: 0 inside [2^−64, 2^64) (and for 0 or non-finite values).
+pub fn range_exponent(max_abs: f64) -> i32 {
+    if max_abs == 0.0 || !max_abs.is_finite() {
+        return 0;
+    }
+    let em = exponent(max_abs);
+    if (-RANGE_EXP..RANGE_EXP).contains(&em) {
+        0
+    } else {
+        -em
+    }
+}
+
+/// Multiplies every value by 2^e, exactly (through [`ldexp`], so even
+/// e beyond f64's exponent range gives the right values).
+pub fn rescale(x: &mut ndarray::Array2<f64>, e: i32) {
+    x.axis_iter_mut(Axis(0))
+        .into_par_iter()
+        .for_each(|mut row| row.mapv_inplace(|v| ldexp(v, e)));
 }
 
 /// ⌊log₂ |v|⌋ for a finite non-zero v, exactly (subnormals included).

@@ -97,11 +97,6 @@ impl Problem {
     /// A problem on a matrix shared with its owner (no copy, unless the
     /// matrix is not row-major).
     pub fn from_shared(x: Arc<Array2<f64>>) -> Self {
-        let x = if x.is_standard_layout() {
-            x
-        } else {
-            Arc::new(x.as_standard_layout().into_owned())
-        };
         Self::from_rows(Rows::shared(x))
     }
 
