@@ -64,8 +64,6 @@ class _MeanscapeCluster(ClusterMixin, BaseEstimator):
         n_init = self.n_init
         if isinstance(n_init, bool) or not isinstance(n_init, numbers.Integral) or n_init < 1:
             raise ValueError(f"n_init = {n_init!r} must be a positive integer")
-        if self.init not in ("k-means++", "kmeans++", "random"):
-            raise ValueError(f"init = {self.init!r} must be 'k-means++' or 'random'")
 
     def fit(self, X, y=None):
         """Cluster X (array-like of shape (n_samples, n_features)); y is ignored.
@@ -110,11 +108,6 @@ class _MeanscapeCluster(ClusterMixin, BaseEstimator):
             self.feature_weights_ = r["feature_weights"]
             self.selected_features_ = np.flatnonzero(self.feature_weights_ > 0)
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
-        return tags
-
 
 class _PredictingCluster(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _MeanscapeCluster):
     """Estimators that assign new points: nearest centre, kernel distance to
@@ -139,9 +132,6 @@ class _PredictingCluster(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _Mea
         X = self._new_rows(X)
         d = self.model_.distances(X)
         return np.sqrt(np.maximum(d, 0.0))
-
-    def fit_transform(self, X, y=None):
-        return self.fit(X).transform(X)
 
     @property
     def _n_features_out(self):

@@ -141,6 +141,8 @@ def test_bad_input_and_parameters_raise_value_error(iris):
         meanscape.PowerKMeans(200).fit(X)
     with pytest.raises(ValueError, match="X has 3 features"):
         meanscape.PowerKMeans(3, random_state=0).fit(X).predict(X[:, :3])
+    with pytest.raises(ValueError, match="init = 'x' is not a seeding"):
+        meanscape.PowerKMeans(3, init="x").fit(X)
     with pytest.raises(ValueError, match="kernel"):
         meanscape.KernelPowerKMeans(3, kernel="nope").fit(X)
 
