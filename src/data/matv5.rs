@@ -672,32 +672,10 @@ fn decode(ty: u32, c: &[u8], e: Endian) -> f64 {
 /// the budget, and non-empty), in row-major order: the values are placed
 /// as they stream in, with no column-major copy.
 fn read_values(b: &[u8], e: Endian, info: &VarInfo) -> std::result::Result<Vec<f64>, String> {
-    let (start, len, compressed) = info.at;
-    let data = &b[start..start + len];
-    let name = &info.name;
-    if compressed {
-        let mut z = flate2::bufread::ZlibDecoder::new(data);
-        read_tag(&mut z, e)?;
-        read_matrix_header(&mut z, e, info.at)?;
-        read_real_part(&mut z, e, info, Some(len as u64))
-    } else {
-        let mut r = data;
-        read_matrix_header(&mut r, e, info.at)?;
-        read_real_part(&mut r, e, info, None)
-    }
-    .map_err(|m| format!("variable {name:?}: {m}"))
-}
-
-fn read_real_part<R: Read>(
-    r: &mut R,
-    e: Endian,
-    info: &VarInfo,
-    compressed_len: Option<u64>,
-) -> std::result::Result<Vec<f64>, String> {
     let (rows, cols) = (info.dims[0] as usize, info.dims[1] as usize);
     let count = rows * cols;
     let mut out: Vec<f64> = Vec::new();
-    stream_real_part(r, e, info, count, compressed_len, |k, v| {
+    stream_values(b, e, info, |k, v| {
         // Allocated at the first value, once the data's length is checked
         // against the dimensions.
         if out.is_empty() {
@@ -709,6 +687,25 @@ fn read_real_part<R: Read>(
         Ok(())
     })?;
     Ok(out)
+}
+
+/// Inflates the rest of a compressed element (at most the `declared`
+/// bytes its tag gives, into a small buffer) to the end of its zlib
+/// stream, where the Adler-32 checksum is verified: a damaged stream can
+/// inflate to other numbers without any other sign.
+fn finish_stream(
+    z: &mut flate2::bufread::ZlibDecoder<&[u8]>,
+    declared: u64,
+) -> std::result::Result<(), String> {
+    let left = declared.saturating_sub(z.total_out());
+    std::io::copy(&mut (&mut *z).take(left), &mut std::io::sink()).map_err(|e| io_msg(&e))?;
+    // Ok(0) only at the stream's end, once the checksum matched; flate2
+    // reports a stream cut short or a wrong checksum as an error.
+    match z.read(&mut [0u8; 1]) {
+        Ok(0) => Ok(()),
+        Ok(_) => Err("the compressed element holds more than its tag declares".into()),
+        Err(e) => Err(io_msg(&e)),
+    }
 }
 
 /// Streams the `count` values of the real part, in the file's
@@ -786,9 +783,10 @@ fn stream_values(
     let count = usize::try_from(product(&info.dims)).map_err(|_| "too many values".to_string())?;
     if compressed {
         let mut z = flate2::bufread::ZlibDecoder::new(data);
-        read_tag(&mut z, e)?;
+        let tag = read_tag(&mut z, e)?;
         read_matrix_header(&mut z, e, info.at)?;
         stream_real_part(&mut z, e, info, count, Some(len as u64), place)
+            .and_then(|()| finish_stream(&mut z, 8 + tag.n as u64))
     } else {
         let mut r = data;
         read_matrix_header(&mut r, e, info.at)?;
@@ -882,6 +880,44 @@ mod tests {
             assert_eq!(*ds.x, ndarray::array![[1., 2., 3.], [4., 5., 6.]]);
             assert_eq!(ds.labels.unwrap().names, ["1", "2"]);
         }
+    }
+
+    #[test]
+    fn a_damaged_compressed_variable_is_refused_by_its_checksum() {
+        let fea = matrix("fea", 6, &[2, 3], 9, &f64s(&[1., 4., 2., 5., 3., 6.]));
+        let gnd = matrix("gnd", 6, &[2, 1], 2, &[1, 2]);
+        let good = file(&[compressed(&fea), compressed(&gnd)]);
+        // A byte of the first value, inside a stored block of `fea`: it
+        // still inflates, to another number; only the Adler-32 tells.
+        let at = good
+            .windows(8)
+            .position(|w| w == 1f64.to_le_bytes())
+            .unwrap();
+        let mut bad = good.clone();
+        bad[at + 7] ^= 0x01;
+        let e = parse(&bad, "t.mat", &LoadOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("variable \"fea\"") && e.contains("corrupt"),
+            "{e}"
+        );
+        // The checksum itself damaged.
+        let mut bad = good.clone();
+        let end_of_fea = 128 + 8 + zlib_stored(&fea).len();
+        bad[end_of_fea - 1] ^= 0x01;
+        let e = parse(&bad, "t.mat", &LoadOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("corrupt"), "{e}");
+        // The labels are checked too.
+        let mut bad = good;
+        let last = bad.len() - 1;
+        bad[last] ^= 0x01;
+        let e = parse(&bad, "t.mat", &LoadOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("corrupt"), "{e}");
     }
 
     #[test]
