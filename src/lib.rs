@@ -67,6 +67,7 @@ pub mod report;
 mod session;
 mod solver;
 pub mod sweep;
+mod text;
 /// The terminal UI (`meanscape` without a command): part of the binary,
 /// not of the library API.
 #[cfg(feature = "tui")]

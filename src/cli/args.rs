@@ -194,8 +194,12 @@ impl AlgoArgs {
     }
 
     /// Every parameter the user set, named as the algorithms declare them.
-    pub fn given(&self) -> Vec<(String, f64)> {
-        let mut v = Vec::new();
+    ///
+    /// # Errors
+    /// [`crate::Error::Param`] for a parameter given twice (`--s0 -2 -P
+    /// s0=-3`): neither silently wins.
+    pub fn given(&self) -> crate::Result<Vec<(String, f64)>> {
+        let mut v: Vec<(String, String, f64)> = Vec::new();
         for (name, val) in [
             ("s0", self.s0),
             ("eta", self.eta),
@@ -203,11 +207,24 @@ impl AlgoArgs {
             ("tol", self.tol),
         ] {
             if let Some(x) = val {
-                v.push((name.to_string(), x));
+                v.push((
+                    name.to_string(),
+                    format!("--{} {x}", name.replace('_', "-")),
+                    x,
+                ));
             }
         }
-        v.extend(self.params.iter().cloned());
-        v
+        for (name, x) in &self.params {
+            v.push((name.clone(), format!("-P {name}={x}"), *x));
+        }
+        for (i, (name, flag, _)) in v.iter().enumerate() {
+            if let Some((_, first, _)) = v[..i].iter().find(|(n, _, _)| n == name) {
+                return Err(crate::Error::Param(format!(
+                    "{name} is given twice ({first} and {flag}); give it once"
+                )));
+            }
+        }
+        Ok(v.into_iter().map(|(n, _, x)| (n, x)).collect())
     }
 }
 

@@ -92,6 +92,7 @@ pub fn no_ui(_a: &TuiArgs) -> crate::Result<()> {
 /// Parses the process arguments (with per-algorithm defaults in the long
 /// help of `run`) and runs the command. Returns the exit code.
 pub fn main(ui: Ui) -> i32 {
+    output::note_closed_stdout();
     let cmd = Cli::command().mut_subcommand("run", |c| c.after_long_help(info::defaults_help()));
     let parsed = cmd
         .try_get_matches()
@@ -127,11 +128,9 @@ fn execute(cli: Cli, ui: Ui) -> anyhow::Result<()> {
         Some(Command::Path(a)) => path::run(&a)?,
         Some(Command::Sweep(a)) => sweep::run(&a)?,
         Some(Command::Gen(a)) => gen_cmd::run(&a)?,
-        Some(Command::Datasets) => output::print(info::datasets().as_bytes())?,
-        Some(Command::Info(a)) => output::print(info::describe(&a)?.as_bytes())?,
-        Some(Command::Algorithms { id }) => {
-            output::print(info::algorithms(id.as_deref())?.as_bytes())?
-        }
+        Some(Command::Datasets) => output::print_text(&info::datasets())?,
+        Some(Command::Info(a)) => output::print_text(&info::describe(&a)?)?,
+        Some(Command::Algorithms { id }) => output::print_text(&info::algorithms(id.as_deref())?)?,
     }
     Ok(())
 }
@@ -183,11 +182,15 @@ fn usage_error(e: clap::Error) -> i32 {
         }
     }
     // The subcommand, when the first argument names one.
-    let sub = std::env::args().nth(1).filter(|a| {
-        Cli::command()
-            .get_subcommands()
-            .any(|c| c.get_name() == a.as_str())
-    });
+    // args_os: an argument need not be UTF-8 (args() panics on one).
+    let sub = std::env::args_os()
+        .nth(1)
+        .and_then(|a| a.into_string().ok())
+        .filter(|a| {
+            Cli::command()
+                .get_subcommands()
+                .any(|c| c.get_name() == a.as_str())
+        });
     let command = match sub {
         Some(s) => format!("meanscape {s}"),
         None => "meanscape".to_string(),

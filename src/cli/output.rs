@@ -2,12 +2,56 @@
 //! its error as one line on stderr with the exit code.
 
 use crate::error::Error;
+use crate::text::printable;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Writes a command's output to stdout. A closed pipe (`| head`) is not an
-/// error worth a message; anything else is.
+/// Whether the program started with file descriptor 1 closed (`>&-`).
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Notes whether stdout was closed when the program started. Rust's
+/// runtime points a closed descriptor 0–2 at /dev/null, opened read-write,
+/// before `main` (so that the first file opened cannot take its number),
+/// and the output then vanishes with exit 0. A shell's `>/dev/null` opens
+/// it write-only: /dev/null read-write on descriptor 1 is the runtime's.
+pub(super) fn note_closed_stdout() {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let (Ok(null), Ok(out)) = (
+            std::fs::metadata("/dev/null"),
+            std::fs::metadata("/dev/stdout"),
+        ) else {
+            return;
+        };
+        // SAFETY: fcntl on a descriptor number, no memory.
+        let flags = unsafe { libc::fcntl(1, libc::F_GETFL) };
+        if out.rdev() == null.rdev()
+            && out.dev() == null.dev()
+            && flags != -1
+            && flags & libc::O_ACCMODE == libc::O_RDWR
+        {
+            STDOUT_CLOSED.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Writes a command's text output to stdout, with the control characters
+/// a name or value from a file may hold escaped (lines and tabs kept).
+pub(crate) fn print_text(text: &str) -> anyhow::Result<()> {
+    print(printable(text, &['\n', '\t']).as_bytes())
+}
+
+/// Writes a command's output to stdout as it is. A closed pipe (`| head`)
+/// is not an error worth a message; anything else is.
 pub(crate) fn print(bytes: &[u8]) -> anyhow::Result<()> {
     use anyhow::Context;
     use std::io::Write;
+    if STDOUT_CLOSED.load(Ordering::Relaxed) {
+        anyhow::bail!(
+            "stdout is closed, so the output would be lost; give the command an open stdout \
+             (or --out FILE where it has one)"
+        );
+    }
     let mut out = std::io::stdout().lock();
     match out.write_all(bytes).and_then(|()| out.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
@@ -34,8 +78,9 @@ pub(super) fn exit_code(result: anyhow::Result<()>) -> i32 {
             break;
         }
     }
-    // One line, whatever a file name or a library put in the text.
+    // One line, whatever a file name or a library put in the text; no
+    // terminal command from a name in a file.
     let text = parts.join(": ").replace(['\n', '\r'], " ");
-    eprintln!("meanscape: error: {text}");
+    eprintln!("meanscape: error: {}", printable(&text, &[]));
     2
 }

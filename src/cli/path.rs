@@ -47,7 +47,7 @@ pub struct PathArgs {
 
 pub fn run(a: &PathArgs) -> anyhow::Result<()> {
     let text = output(a)?;
-    super::output::print(text.as_bytes())
+    super::output::print_text(&text)
 }
 
 /// The path as CSV, or as one JSON object.
@@ -57,9 +57,9 @@ fn output(a: &PathArgs) -> Result<String> {
         grid_in_range(spec, algo::find(kind.id())?.as_ref(), kind)?;
     }
     let scale = session::resolve_scaling(a.data.scale, kind.id());
+    let given = a.algo.given()?;
     let loaded = session::load(&a.data.data, &a.data.load_options(), scale)?;
     let algo = algo::find(kind.id())?;
-    let given = a.algo.given();
     if given.iter().any(|(n, _)| n == kind.parameter()) {
         return Err(Error::Param(format!(
             "-P {} is set by the path's grid; use --lambda FROM:TO:COUNT",

@@ -39,7 +39,7 @@ pub struct PredictArgs {
 
 pub fn run(a: &PredictArgs) -> anyhow::Result<()> {
     let text = output(a)?;
-    super::output::print(text.as_bytes())
+    super::output::print_text(&text)
 }
 
 #[derive(serde::Serialize)]

@@ -40,7 +40,7 @@ pub struct RunArgs {
 
 pub fn run(a: &RunArgs) -> anyhow::Result<()> {
     let text = output(a)?;
-    super::output::print(text.as_bytes())
+    super::output::print_text(&text)
 }
 
 /// The run's summary, or its JSON object.
@@ -58,6 +58,7 @@ fn output(a: &RunArgs) -> Result<String> {
         }
     }
     let scale = session::resolve_scaling(a.data.scale, &a.algo.algo);
+    let given = a.algo.given()?;
     let loaded = session::load(&a.data.data, &a.data.load_options(), scale)?;
     let data = loaded.source.spec();
     let algo = algo::find(&a.algo.algo)?;
@@ -69,7 +70,7 @@ fn output(a: &RunArgs) -> Result<String> {
         seed: a.algo.seed,
         restarts: a.algo.restarts,
         init: a.algo.init,
-        given: &a.algo.given(),
+        given: &given,
         options: &options,
     };
     let cfg = algo::configure(algo.as_ref(), &loaded.problem, request, &data)?;

@@ -59,7 +59,7 @@ pub struct SweepArgs {
 pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
     let (text, cancelled) = output(a)?;
     if let Some(text) = text {
-        super::output::print(text.as_bytes())?;
+        super::output::print_text(&text)?;
     }
     if cancelled {
         return Err(Error::Cancelled.into());
@@ -137,6 +137,7 @@ fn output(a: &SweepArgs) -> Result<(Option<String>, bool)> {
     }
     let scale = session::resolve_scaling(a.data.scale, &a.algo.algo);
     let algo = algo::find(&a.algo.algo)?;
+    let given = a.algo.given()?;
     let loaded = session::load(&a.data.data, &a.data.load_options(), scale)?;
     let inputs: Vec<&Path> = loaded.dataset.inputs.iter().map(|p| p.as_path()).collect();
     a.check_targets(&inputs)?;
@@ -149,7 +150,7 @@ fn output(a: &SweepArgs) -> Result<(Option<String>, bool)> {
         seed: a.algo.seed,
         seeds: a.seeds,
         init: a.algo.init,
-        given: a.algo.given(),
+        given,
         options,
         axes,
     };

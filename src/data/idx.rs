@@ -86,15 +86,17 @@ fn parse(
     Ok((dims, values))
 }
 
-/// The labels file that goes with an images file, by the MNIST naming.
-pub fn sibling_labels(path: &Path) -> Option<PathBuf> {
-    let name = path.file_name()?.to_str()?;
+/// The labels file that goes with an images file, by the MNIST naming,
+/// and a note when something else has its name.
+pub fn sibling_labels(path: &Path) -> (Option<PathBuf>, Option<String>) {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return (None, None);
+    };
     let other = name.replace("images-idx3", "labels-idx1");
     if other == name {
-        return None;
+        return (None, None);
     }
-    let p = path.with_file_name(other);
-    p.is_file().then_some(p)
+    input::companion([path.with_file_name(other)])
 }
 
 /// Reads an IDX file (raw or gzipped) whose bytes are `bytes`.
@@ -127,7 +129,7 @@ pub fn read(path: &Path, bytes: &[u8], opts: &LoadOptions) -> Result<Dataset> {
     let n = dims[0];
     let p: usize = dims[1..].iter().product();
     let x = Array2::from_shape_vec((n, p), values).expect("size checked");
-    let companion = sibling_labels(path);
+    let (companion, note) = sibling_labels(path);
     let labels = match &opts.label {
         LabelChoice::None => None,
         LabelChoice::Auto => match &companion {
@@ -145,6 +147,9 @@ pub fn read(path: &Path, bytes: &[u8], opts: &LoadOptions) -> Result<Dataset> {
     // output may replace it.
     ds.inputs.extend(companion);
     ds.labels = labels;
+    if opts.label == LabelChoice::Auto {
+        ds.notes.extend(note);
+    }
     Ok(ds)
 }
 

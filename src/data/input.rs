@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::memory;
 use std::fs::File;
 use std::io::{self, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub(crate) use crate::memory::{Budget, fmt_need};
 
@@ -29,20 +29,33 @@ impl Budget {
 /// A path as it starts messages: control characters (a newline in a file
 /// name) are escaped so that every message stays on one line.
 pub fn shown(path: &Path) -> String {
-    let s = path.display().to_string();
-    if s.chars().any(char::is_control) {
-        s.chars()
-            .map(|c| {
-                if c.is_control() {
-                    c.escape_debug().to_string()
-                } else {
-                    c.to_string()
-                }
-            })
-            .collect()
-    } else {
-        s
+    crate::text::printable(&path.display().to_string(), &[]).into_owned()
+}
+
+/// The first of `candidates` (the names a companion labels file may
+/// have) that is a regular file. One that exists but is something else (a
+/// folder, a FIFO, a link to one) is not read, and the returned note says
+/// so rather than leaving the labels out in silence.
+pub fn companion(
+    candidates: impl IntoIterator<Item = PathBuf>,
+) -> (Option<PathBuf>, Option<String>) {
+    let mut note = None;
+    for p in candidates {
+        match std::fs::metadata(&p) {
+            Ok(m) if m.is_file() => return (Some(p), note),
+            Ok(m) => {
+                note.get_or_insert_with(|| {
+                    format!(
+                        "labels not read from {}: it is {}, not a regular file",
+                        shown(&p),
+                        kind(m.file_type())
+                    )
+                });
+            }
+            Err(_) => {}
+        }
     }
+    (None, note)
 }
 
 /// Refuses anything but a regular file, naming what it is.

@@ -80,13 +80,17 @@ impl StackBuilder {
 }
 
 /// The companion labels of a kernel `.npy`: `STEM.labels.npy`,
-/// `STEM.labels.txt` or `STEM.labels.csv` beside it, first found.
-pub(crate) fn sibling_labels(path: &Path) -> Option<PathBuf> {
-    let stem = path.file_stem()?.to_string_lossy().into_owned();
-    ["npy", "txt", "csv"]
-        .iter()
-        .map(|ext| path.with_file_name(format!("{stem}.labels.{ext}")))
-        .find(|p| p.is_file())
+/// `STEM.labels.txt` or `STEM.labels.csv` beside it, first found, and a
+/// note when one of those names is not a regular file.
+pub(crate) fn sibling_labels(path: &Path) -> (Option<PathBuf>, Option<String>) {
+    let Some(stem) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
+        return (None, None);
+    };
+    input::companion(
+        ["npy", "txt", "csv"]
+            .iter()
+            .map(|ext| path.with_file_name(format!("{stem}.labels.{ext}"))),
+    )
 }
 
 /// Reads labels from a file: a 1-D `.npy` of numbers, or text with one

@@ -29,7 +29,11 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<Dataset> {
         // named by --label or beside it as STEM.labels.{npy,txt,csv}.
         let file = match &opts.label {
             LabelChoice::Name(f) => Some(PathBuf::from(f)),
-            LabelChoice::Auto => super::kernels::sibling_labels(path),
+            LabelChoice::Auto => {
+                let (file, note) = super::kernels::sibling_labels(path);
+                ds.notes.extend(note);
+                file
+            }
             LabelChoice::None => None,
             LabelChoice::Index(_) => {
                 return Err(Error::Data(format!(

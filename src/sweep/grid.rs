@@ -51,7 +51,8 @@ impl Axis {
     /// 0, an empty or reversed range, or a log range that touches or
     /// crosses 0.
     pub fn parse(text: &str) -> Result<Axis> {
-        let bad = |why: &str| Error::Param(format!("--grid {text}: {why}"));
+        let shown = crate::text::clipped(text, 60);
+        let bad = |why: &str| Error::Param(format!("--grid {shown}: {why}"));
         let (name, spec) = text
             .split_once('=')
             .ok_or_else(|| bad("must be NAME=FROM:TO:COUNT[:log] or NAME=a,b,c"))?;
@@ -60,14 +61,19 @@ impl Axis {
             return Err(bad("the parameter name is missing"));
         }
         let num = |s: &str| -> Result<f64> {
-            let v: f64 = s
-                .trim()
-                .parse()
-                .map_err(|_| bad(&format!("'{}' is not a number", s.trim())))?;
+            let v: f64 = s.trim().parse().map_err(|_| {
+                bad(&format!(
+                    "'{}' is not a number",
+                    crate::text::clipped(s.trim(), 30)
+                ))
+            })?;
             if v.is_finite() {
                 Ok(v)
             } else {
-                Err(bad(&format!("'{}' is not a finite number", s.trim())))
+                Err(bad(&format!(
+                    "'{}' is not a finite number",
+                    crate::text::clipped(s.trim(), 30)
+                )))
             }
         };
         let axis = |spacing, values| Axis {

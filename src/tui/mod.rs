@@ -75,7 +75,7 @@ pub fn from_args(a: &TuiArgs) -> crate::Result<()> {
             seed: a.algo.seed,
             restarts: a.algo.restarts,
             init: a.algo.init,
-            given: a.algo.given(),
+            given: a.algo.given()?,
             options: a
                 .algo
                 .options()
