@@ -81,6 +81,7 @@ fn plan(problem: &Problem, id: &str, k: usize, grid: &[&str], seeds: usize) -> P
         given: Vec::new(),
         options: Vec::new(),
         axes: grid.iter().map(|g| Axis::parse(g).unwrap()).collect(),
+        time_limit: None,
     };
     sweep::plan(a.as_ref(), problem, req).unwrap()
 }
@@ -318,6 +319,7 @@ fn a_kernel_axis_is_checked() {
                 given: Vec::new(),
                 options,
                 axes: vec![axis],
+                time_limit: None,
             },
         )
         .map(|_| ())
@@ -339,4 +341,45 @@ fn a_kernel_axis_is_checked() {
     .unwrap_err();
     assert!(e.to_string().contains("fixed value"), "{e}");
     req("mkpower", "kernels=gaussian;linear|default", vec![]).unwrap();
+}
+
+#[test]
+fn a_sweep_expected_to_overrun_its_time_limit_stops_after_its_first_runs() {
+    let l = iris();
+    let mut p = plan(
+        &l.problem,
+        "power",
+        3,
+        &["s0=-10:-0.1:50:log", "eta=1.01:1.5:50"],
+        8,
+    );
+    p.time_limit = Some(std::time::Duration::from_millis(1));
+    let a = algo::find("power").unwrap();
+    let cancel: Arc<std::sync::atomic::AtomicBool> = Arc::default();
+    let cells_done = std::sync::atomic::AtomicUsize::new(0);
+    let e = sweep::run(
+        a.as_ref(),
+        &l.problem,
+        &p,
+        Truth::default(),
+        cancel.clone(),
+        &|_, _, _| {
+            cells_done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        },
+    )
+    .unwrap_err();
+    let text = e.to_string();
+    assert!(matches!(e, meanscape::Error::Resource(_)), "{e:?}");
+    assert!(
+        text.contains("would take about") && text.contains("20000 runs"),
+        "{text}"
+    );
+    // Stopped after the first wave (one run per thread), not run to the
+    // end: no cell of 8 seeds can have finished.
+    assert!(cancel.load(std::sync::atomic::Ordering::SeqCst));
+    assert_eq!(cells_done.load(std::sync::atomic::Ordering::SeqCst), 0);
+    // Within the limit, the same plan runs (a small one, to be quick).
+    let mut small = plan(&l.problem, "power", 3, &["s0=-3,-1"], 2);
+    small.time_limit = Some(std::time::Duration::from_secs(3600));
+    assert!(run(&l.problem, "power", &small, Truth::default()).complete);
 }

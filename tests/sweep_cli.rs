@@ -300,3 +300,50 @@ fn collapsed_cells_are_marked_and_never_the_best() {
     let text = String::from_utf8(run(&args).stdout).unwrap();
     assert!(text.contains("best by stability: sigma=1\n"), "{text}");
 }
+
+#[test]
+fn a_sweep_longer_than_max_time_is_refused_after_its_first_runs() {
+    let grid = ["--grid", "s0=-10:-0.1:100:log", "--grid", "eta=1.01:1.5:20"];
+    let mut args = vec!["sweep", "--data", "iris", "--seeds", "10", "-q", "--json"];
+    args.extend(grid);
+    let out = run(&[args.as_slice(), &["--max-time", "0.01s"]].concat());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(out.stdout.is_empty());
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("would take about") && err.contains("20000 runs") && err.contains("--yes"),
+        "{err}"
+    );
+    let out = run(&[
+        "sweep",
+        "--data",
+        "iris",
+        "--grid",
+        "s0=-2,-1",
+        "--max-time",
+        "soon",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not a duration"));
+    // --yes lifts the limit (a small sweep, so the test stays short).
+    let out = run(&[
+        "sweep",
+        "--data",
+        "iris",
+        "--grid",
+        "s0=-2,-1",
+        "--seeds",
+        "2",
+        "--max-time",
+        "0s",
+        "--yes",
+        "-q",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -60,6 +60,8 @@ pub fn sweep<'py>(
         given: params,
         options,
         axes,
+        // A script's own call: Ctrl-C (KeyboardInterrupt) stops it.
+        time_limit: None,
     };
     let (plan, result) = run_cancellable(py, |_ctx, cancel| {
         let plan = engine::plan(algo.as_ref(), &problem, req)?;

@@ -54,6 +54,14 @@ pub struct SweepArgs {
     /// No progress bar on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// The longest the sweep may take (90s, 30m, 2h, 1h30m): its first
+    /// runs are timed, and a sweep expected to take longer is refused
+    /// within seconds, saying how long it would take.
+    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = sweep::parse_duration)]
+    pub max_time: std::time::Duration,
+    /// Run the sweep however long it is expected to take (no --max-time).
+    #[arg(long)]
+    pub yes: bool,
 }
 
 pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
@@ -153,6 +161,7 @@ fn output(a: &SweepArgs) -> Result<(Option<String>, bool)> {
         given,
         options,
         axes,
+        time_limit: (!a.yes).then_some(a.max_time),
     };
     let plan = sweep::plan(algo.as_ref(), &loaded.problem, req).map_err(|e| e.about(&data))?;
     let truth = Truth {

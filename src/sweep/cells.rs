@@ -1,6 +1,7 @@
 //! Running a planned sweep: groups of cells that share cached work, every
 //! run of a group in parallel, per-cell scores as the cells finish.
 
+use super::pilot::Pilot;
 use super::scores::{self, MeanSd, RunSummary, Truth};
 use super::{Plan, describe};
 use crate::error::{Error, Result};
@@ -162,14 +163,21 @@ pub fn run(
     }
     let mut finished = Vec::with_capacity(total);
     let mut complete = true;
-    for (_, members) in &groups {
+    let pilot = plan
+        .time_limit
+        .map(|limit| Pilot::new(limit, total * plan.seeds, groups.len()));
+    for (g, (_, members)) in groups.iter().enumerate() {
         if ctx.is_cancelled() {
             complete = false;
             break;
         }
+        let t_prepare = Instant::now();
         let prepared = members
             .iter()
             .try_for_each(|&pos| algo.prepare(problem, &plan.cells[pos].cfg, &ctx));
+        if let (0, Some(p)) = (g, &pilot) {
+            p.prepared(t_prepare.elapsed());
+        }
         match prepared {
             Err(Error::Cancelled) => {
                 complete = false;
@@ -199,6 +207,9 @@ pub fn run(
                 let mut cfg = cell.cfg.clone();
                 cfg.seed = cell.cfg.seed.wrapping_add(r as u64);
                 let result = algo.run(problem, &cfg, &ctx)?;
+                if pilot.as_ref().is_some_and(|p| p.run_done()) {
+                    cancel.store(true, Ordering::SeqCst);
+                }
                 let internal = of_run(algo, problem, &cfg, &result.best, &base);
                 let summary = RunSummary::new(cfg.seed, result, internal, truth);
                 slots[m].lock().expect("sweep slots")[r] = Some(summary);
@@ -238,6 +249,9 @@ pub fn run(
         // go now, whatever the caller had cached stays.
         problem.retain_family("", &keep);
         base.clear();
+    }
+    if let Some(refusal) = pilot.as_ref().and_then(Pilot::verdict) {
+        return Err(refusal);
     }
     finished.sort_by_key(|c| c.index);
     Ok(SweepResult {

@@ -13,10 +13,12 @@
 
 mod cells;
 pub mod grid;
+mod pilot;
 pub mod scores;
 
 pub use cells::{CellResult, SweepResult, best, run};
 pub use grid::{Axis, MAX_RUNS, OPTION_AXES, Spacing};
+pub use pilot::{DEFAULT_LIMIT, fmt_duration, parse_duration};
 pub use scores::{MeanSd, RunSummary, Truth};
 
 use crate::error::{Error, Result};
@@ -40,6 +42,10 @@ pub struct Request {
     pub options: Vec<(String, String)>,
     /// The axes as typed, checked by [`plan`].
     pub axes: Vec<Axis>,
+    /// The longest the sweep may be expected to take: judged from its
+    /// first runs, above it [`run`] stops with [`Error::Resource`]. None:
+    /// no limit (the UI, where the user watches and can cancel).
+    pub time_limit: Option<std::time::Duration>,
 }
 
 /// One cell: its place in the grid and the run configuration of its
@@ -60,6 +66,7 @@ pub struct Plan {
     pub seeds: usize,
     /// In the order they are run (grid order unless changed).
     pub cells: Vec<Cell>,
+    pub time_limit: Option<std::time::Duration>,
 }
 
 /// Axes whose parameters change what is cached on the problem (Gram
@@ -171,6 +178,7 @@ pub fn plan(algo: &dyn Algorithm, problem: &Problem, req: Request) -> Result<Pla
         axes,
         seeds: req.seeds,
         cells,
+        time_limit: req.time_limit,
     };
     cells::check_memory(algo, problem, &plan)?;
     Ok(plan)

@@ -372,6 +372,8 @@ impl App {
             given,
             options,
             axes,
+            // The view shows the cells as they come and Esc stops it.
+            time_limit: None,
         };
         let plan = sweep::plan(algo.as_ref(), &loaded.problem, req).map_err(|e| e.to_string())?;
         let sliders = self.sliders();
