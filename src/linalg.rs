@@ -72,6 +72,32 @@ fn gemm_with(
     );
 }
 
+/// As [`gemm_seq`] in single precision: the distance products of f32 rows
+/// (`--dtype f32`), twice the rate of f64 and half the bytes read.
+pub fn gemm_seq_f32(
+    mut out: ArrayViewMut2<f32>,
+    a: ArrayView2<f32>,
+    b: ArrayView2<f32>,
+    alpha: f32,
+    accumulate: bool,
+) {
+    assert_eq!(a.ncols(), b.nrows(), "inner dimensions differ");
+    assert_eq!(out.dim(), (a.nrows(), b.ncols()), "output shape");
+    let accum = if accumulate {
+        Accum::Add
+    } else {
+        Accum::Replace
+    };
+    matmul(
+        out.view_mut().into_faer(),
+        accum,
+        a.into_faer(),
+        b.into_faer(),
+        alpha,
+        Par::Seq,
+    );
+}
+
 /// `a·b`.
 pub fn dot(a: ArrayView2<f64>, b: ArrayView2<f64>) -> Array2<f64> {
     let mut out = Array2::zeros((a.nrows(), b.ncols()));

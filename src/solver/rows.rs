@@ -1,10 +1,11 @@
 //! The rows a Euclidean solver iterates over, stored in f64 or in f32.
 //!
 //! A feature map of a million rows is four bytes per entry smaller in f32,
-//! which is what lets `rff-power` hold one in memory at D = 256. The
-//! solvers read rows in cache-sized blocks; an f32 block is widened to f64
-//! as it is read, so all arithmetic stays in f64 and an iteration reads
-//! half the bytes.
+//! which is what lets `rff-power` hold one in memory at D = 256, and f32
+//! data (`--dtype f32`) is read at half the bytes. The solvers read rows in
+//! cache-sized blocks. The distance product of an f32 block is an f32 GEMM
+//! against an f32 copy of the centres (twice the rate of f64); the norms,
+//! the distances made of them and every sum are f64.
 
 use crate::linalg;
 use ndarray::{Array2, ArrayView2, Axis, s};
@@ -30,6 +31,43 @@ impl<'a> From<ArrayView2<'a, f32>> for Rows<'a> {
 
 /// Rows per block when whole-matrix distances are computed from f32.
 const DIST_BLOCK: usize = 4096;
+
+/// Centres as the distance products read them: f64, their squared norms,
+/// and an f32 copy made once per iteration when the rows are f32.
+pub struct Centres<'c> {
+    pub c: ArrayView2<'c, f64>,
+    pub norms: Vec<f64>,
+    c32: Option<Array2<f32>>,
+}
+
+impl<'c> Centres<'c> {
+    pub fn new(c: ArrayView2<'c, f64>, rows: &Rows) -> Self {
+        Centres {
+            c,
+            norms: linalg::row_sq_norms(c),
+            c32: matches!(rows, Rows::F32(_)).then(|| c.mapv(|v| v as f32)),
+        }
+    }
+
+    pub fn k(&self) -> usize {
+        self.c.nrows()
+    }
+}
+
+/// Rows copied out of a [`Rows`], in its storage type.
+pub enum OwnedRows {
+    F64(Array2<f64>),
+    F32(Array2<f32>),
+}
+
+impl OwnedRows {
+    pub fn view(&self) -> Rows<'_> {
+        match self {
+            OwnedRows::F64(x) => Rows::F64(x.view()),
+            OwnedRows::F32(x) => Rows::F32(x.view()),
+        }
+    }
+}
 
 impl<'a> Rows<'a> {
     pub fn nrows(&self) -> usize {
@@ -72,6 +110,55 @@ impl<'a> Rows<'a> {
                 }
                 ArrayView2::from_shape((hi - lo, p), &buf[..]).expect("block shape")
             }
+        }
+    }
+
+    /// The squared distances of rows `lo..hi` (whose squared norms are
+    /// `norms`) to the centres, `‖x‖² + ‖c‖² − 2·x·cᵀ` clamped at zero, by
+    /// one GEMM on this thread: f64, or f32 for f32 rows. A row's result
+    /// depends only on the rows' count and the centres, not on the other
+    /// rows (what lets a bounded Lloyd recompute single rows exactly as a
+    /// full pass computes them; see `bounded`).
+    pub fn block_dists(&self, lo: usize, hi: usize, norms: &[f64], c: &Centres) -> Array2<f64> {
+        match self {
+            Rows::F64(x) => {
+                linalg::sq_dists_with(x.slice(s![lo..hi, ..]), norms, c.c, &c.norms, false)
+            }
+            Rows::F32(x) => {
+                let c32 = c.c32.as_ref().expect("f32 centres for f32 rows");
+                let mut dot = Array2::<f32>::zeros((hi - lo, c.k()));
+                linalg::gemm_seq_f32(dot.view_mut(), x.slice(s![lo..hi, ..]), c32.t(), 1.0, false);
+                let mut d = Array2::<f64>::zeros(dot.dim());
+                for ((i, j), v) in d.indexed_iter_mut() {
+                    *v = (norms[i] + c.norms[j] - 2.0 * f64::from(dot[[i, j]])).max(0.0);
+                }
+                d
+            }
+        }
+    }
+
+    /// The given rows, copied in their storage type, followed by zero rows
+    /// up to `len`.
+    pub fn gather_padded(&self, rows: &[usize], len: usize) -> OwnedRows {
+        // Default is 0.0 for both float types.
+        fn copy<T: Copy + Default>(x: &ArrayView2<T>, rows: &[usize], len: usize) -> Array2<T> {
+            let mut out = Array2::from_elem((len, x.ncols()), T::default());
+            for (r, &i) in rows.iter().enumerate() {
+                out.row_mut(r).assign(&x.row(i));
+            }
+            out
+        }
+        match self {
+            Rows::F64(x) => OwnedRows::F64(copy(x, rows, len)),
+            Rows::F32(x) => OwnedRows::F32(copy(x, rows, len)),
+        }
+    }
+
+    /// Adds row `i`, widened to f64, to `acc`.
+    pub fn add_row_to(&self, i: usize, mut acc: ndarray::ArrayViewMut1<f64>) {
+        match self {
+            Rows::F64(x) => acc += &x.row(i),
+            Rows::F32(x) => acc.zip_mut_with(&x.row(i), |a, &v| *a += f64::from(v)),
         }
     }
 

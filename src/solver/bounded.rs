@@ -1,0 +1,178 @@
+//! Bounds that let Lloyd's assignment skip rows (Hamerly 2010), kept so
+//! that the labels are exactly those every distance would give.
+//!
+//! Per row: an upper bound u on the distance to its centre and a lower
+//! bound l on the distance to any other centre, loosened by how far the
+//! centres move. A row is skipped when u² + 2m < max(l, h − u)², h being
+//! the distance from its centre to the nearest other centre and m a bound
+//! on the rounding error of a computed squared distance ‖x‖² + ‖c‖² −
+//! 2x·c: then the computed distance to its centre is strictly below every
+//! other computed distance, and the full pass would pick the same label.
+//! The rows that are not skipped are recomputed by the same GEMM as the
+//! full pass, in blocks of the same length (faer's result for a row
+//! depends on the block's shape, not on the other rows), so their
+//! distances are the full pass's to the last bit.
+
+use super::lloyd::{CACHE_ROWS, Pass, argmin2};
+use super::rows::{Centres, Rows};
+use ndarray::ArrayView2;
+use rayon::prelude::*;
+
+/// Rows per parallel task of the bound test.
+const TEST_ROWS: usize = 4096;
+
+#[derive(Debug, Default)]
+pub(super) struct Bounds {
+    upper: Vec<f64>,
+    lower: Vec<f64>,
+    /// How far each centre moved in the last update (rounded up).
+    moved: Vec<f64>,
+    /// The rounding-error factor of a squared distance, per unit of
+    /// ‖x‖² + ‖c‖².
+    gamma: f64,
+    ready: bool,
+}
+
+/// The rounding error of ‖x‖² + ‖c‖² − 2x·c for rows of `x`, relative to
+/// ‖x‖² + ‖c‖²: twice the dot product's bound (p + 1)·ε·‖x‖‖c‖, with room.
+fn gamma(x: &Rows) -> f64 {
+    let eps = match x {
+        Rows::F64(_) => f64::EPSILON,
+        Rows::F32(_) => f64::from(f32::EPSILON),
+    };
+    2.0 * (x.ncols() as f64 + 2.0) * eps
+}
+
+/// `v` rounded up (`up`) or down by a relative margin far above the
+/// rounding of the square roots and sums that computed it.
+fn widen(v: f64, up: bool) -> f64 {
+    const REL: f64 = 1e-12;
+    if up { v * (1.0 + REL) } else { v * (1.0 - REL) }
+}
+
+impl Bounds {
+    pub(super) fn ready(&self) -> bool {
+        self.ready
+    }
+
+    /// Tight bounds from a full pass with second distances.
+    pub(super) fn start(&mut self, x: Rows, pass: &Pass, x_norms: &[f64], c: &Centres) {
+        self.gamma = gamma(&x);
+        let cmax = c.norms.iter().copied().fold(0.0, f64::max);
+        let n = pass.labels.len();
+        self.upper.resize(n, 0.0);
+        self.lower.resize(n, 0.0);
+        for i in 0..n {
+            let m = self.gamma * (x_norms[i] + cmax);
+            self.upper[i] = widen((pass.dists[i] + m).sqrt(), true);
+            self.lower[i] = widen((pass.second[i] - m).max(0.0).sqrt(), false);
+        }
+        self.moved.clear();
+        self.ready = true;
+    }
+
+    /// The centres moved by the rows of `diff` (new − old).
+    pub(super) fn moved(&mut self, diff: ArrayView2<f64>) {
+        self.moved = diff
+            .rows()
+            .into_iter()
+            .map(|r| widen(r.dot(&r).sqrt(), true))
+            .collect();
+    }
+
+    /// The labels at the centres `c`, from `prev` (the labels at the
+    /// centres before the last move): rows the bounds settle keep theirs,
+    /// the others are recomputed.
+    pub(super) fn assign(
+        &mut self,
+        x: Rows,
+        x_norms: &[f64],
+        c: &Centres,
+        prev: &[usize],
+    ) -> Vec<usize> {
+        let k = c.k();
+        let n = prev.len();
+        // The largest and second largest move, for the lower bounds.
+        let (mut j1, mut d1, mut d2) = (0, 0.0, 0.0);
+        for (j, &d) in self.moved.iter().enumerate() {
+            if d > d1 {
+                (j1, d2, d1) = (j, d1, d);
+            } else if d > d2 {
+                d2 = d;
+            }
+        }
+        // Distance from each centre to the nearest other, rounded down.
+        let mut nearest = vec![f64::INFINITY; k];
+        for a in 0..k {
+            for b in 0..k {
+                if a != b {
+                    let d = &c.c.row(a) - &c.c.row(b);
+                    nearest[a] = nearest[a].min(widen(d.dot(&d).sqrt(), false));
+                }
+            }
+        }
+        let cmax = c.norms.iter().copied().fold(0.0, f64::max);
+        let gamma = self.gamma;
+        let moved = &self.moved;
+        // Loosen the bounds by the moves and test every row.
+        let unsettled: Vec<usize> = self
+            .upper
+            .par_chunks_mut(TEST_ROWS)
+            .zip(self.lower.par_chunks_mut(TEST_ROWS))
+            .enumerate()
+            .map(|(t, (up, lo))| {
+                let mut out = Vec::new();
+                for (r, (u, l)) in up.iter_mut().zip(lo.iter_mut()).enumerate() {
+                    let i = t * TEST_ROWS + r;
+                    let a = prev[i];
+                    *u = widen(*u + moved[a], true);
+                    *l = (*l - if a == j1 { d2 } else { d1 }).max(0.0);
+                    let reach = l.max(nearest[a] - *u);
+                    let m = gamma * (x_norms[i] + cmax);
+                    if !(reach > 0.0 && *u * *u + 2.0 * m < reach * reach) {
+                        out.push(i);
+                    }
+                }
+                out
+            })
+            .flatten()
+            .collect();
+        // Recompute those rows in blocks as long as the full pass's: the
+        // full ones together, the rows of the short last block apart.
+        let full_end = n / CACHE_ROWS * CACHE_ROWS;
+        let split = unsettled.partition_point(|&i| i < full_end);
+        let mut chunks: Vec<(&[usize], usize)> = unsettled[..split]
+            .chunks(CACHE_ROWS)
+            .map(|ch| (ch, CACHE_ROWS))
+            .collect();
+        if split < unsettled.len() {
+            chunks.push((&unsettled[split..], n - full_end));
+        }
+        let found: Vec<Vec<(usize, f64, f64)>> = chunks
+            .par_iter()
+            .map(|&(rows, len)| {
+                let block = x.gather_padded(rows, len);
+                let mut norms = vec![0.0; len];
+                for (r, &i) in rows.iter().enumerate() {
+                    norms[r] = x_norms[i];
+                }
+                let d = block.view().block_dists(0, len, &norms, c);
+                d.rows()
+                    .into_iter()
+                    .take(rows.len())
+                    .map(|dr| argmin2(dr.iter().copied()))
+                    .collect()
+            })
+            .collect();
+        let mut labels = prev.to_vec();
+        for (&(rows, _), found) in chunks.iter().zip(found) {
+            for (&i, (l, v1, v2)) in rows.iter().zip(found) {
+                let m = gamma * (x_norms[i] + cmax);
+                labels[i] = l;
+                self.upper[i] = widen((v1 + m).sqrt(), true);
+                self.lower[i] = widen((v2 - m).max(0.0).sqrt(), false);
+            }
+        }
+        labels
+    }
+}
