@@ -20,12 +20,18 @@
 
 mod build;
 mod centroid;
+mod footprint;
 mod format;
 mod kernel;
 mod matrix;
+mod outline;
 mod payload;
 mod rff;
+mod robust;
 mod rows;
+mod schema;
+mod text;
 
 pub use crate::data::preprocess::ScaleParams;
 pub use format::{FORMAT, Model, VERSION};
+pub(crate) use text::printable;
