@@ -689,6 +689,17 @@ fn out_of_range_numbers_and_inconsistent_sizes_name_the_field() {
     let mut v = json_of("kpower", &[("kernel", "gaussian")]);
     v["model"]["kernels"][0]["columns"] = serde_json::json!([4, 0]);
     refused_with(&v, &["model.kernels[0].columns"]);
+    // Kernels degenerate for every row, whatever the data: refused as the
+    // model's fault, not reported later as rows "too large".
+    let mut v = json_of("kpower", &[("kernel", "gaussian")]);
+    v["model"]["kernels"][0]["spec"] = "gaussian:sigma=1e-300".into();
+    refused_with(&v, &["model.kernels[0].spec", "is not a bandwidth within"]);
+    let mut v = json_of("kpower", &[("kernel", "poly:a=1,b=2")]);
+    v["model"]["kernels"][0]["spec"] = "poly:a=1e300,b=2".into();
+    refused_with(
+        &v,
+        &["model.kernels[0].spec", "would overflow for every row"],
+    );
     // Deep nesting and non-UTF-8 stay one-line refusals.
     let deep = format!("{{\"format\": {}1{}}}", "[".repeat(5000), "]".repeat(5000));
     let e = Model::from_json(&deep).unwrap_err().to_string();

@@ -270,6 +270,17 @@ impl KernelPayload {
             if r.kind == Kind::Precomputed {
                 return Some(format!("kernel {i}: a precomputed kernel cannot predict"));
             }
+            let at = format!("model.kernels[{i}].spec");
+            if let Some(Err(e)) = r.sigma.map(|s| super::schema::check_sigma(&at, s)) {
+                return Some(e);
+            }
+            // (a + xᵀy)^b: the offset alone may not overflow every row.
+            if r.kind == Kind::Poly && r.a > 1.0 && f64::from(r.b) * r.a.log2() > 900.0 {
+                return Some(format!(
+                    "{at}: a = {:e} with b = {}: (a + xᵀy)^b would overflow for every row",
+                    r.a, r.b
+                ));
+            }
             let [c0, c1] = b.columns;
             if c0 >= c1 || c1 > p {
                 return Some(format!(

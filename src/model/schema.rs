@@ -277,6 +277,19 @@ fn weight(at: &str, w: f64) -> Check<()> {
     ))
 }
 
+/// A bandwidth within 2^±500: the frequencies (N(0, 1/σ²)) and a kernel's
+/// 1/(2σ²) stay finite, and so do the products of rows of ordinary size
+/// with them; beyond, every row would be refused as too large.
+pub(super) fn check_sigma(at: &str, sigma: f64) -> Check<()> {
+    let (lo, hi) = (2f64.powi(-500), 2f64.powi(500));
+    if (lo..=hi).contains(&sigma) {
+        return Ok(());
+    }
+    Err(format!(
+        "{at}: {sigma:e} is not a bandwidth within [{lo:.3e}, {hi:.3e}]"
+    ))
+}
+
 /// The largest |statistic| of a kernel of weight `w`: its weighted
 /// distance terms stay below 2^1000.
 fn stat_bound(w: f64) -> f64 {
@@ -565,12 +578,7 @@ fn rff(m: &Obj, k: u64, p: u64) -> Check<Shape> {
         let f = Obj::of(format!("{}[{i}]", m.path("maps")), node)?;
         let cols = columns(&f, p)?;
         let sigma = f.num("sigma")?;
-        if !(sigma > 0.0 && (1.0 / sigma).is_finite() && sigma.is_finite()) {
-            return Err(format!(
-                "{}: {sigma:e} is not a positive bandwidth whose inverse is finite",
-                f.path("sigma")
-            ));
-        }
+        check_sigma(&f.path("sigma"), sigma)?;
         // The largest D a run uses (the rff_dim parameter's range).
         let d = f.uint("rff_dim", crate::kernel::rff::MAX_DIM as u64)?;
         if d == 0 {
