@@ -4,19 +4,27 @@
 
 use std::borrow::Cow;
 
-/// `text` with every control character but those in `keep` escaped as
-/// Rust does (`\u{1b}`, `\n`): printable, and still telling what was there.
+/// Characters a terminal acts on instead of showing: C0/C1 controls (ESC,
+/// newline, DEL, …) and the bidirectional overrides that reorder a line.
+pub fn is_unsafe(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `text` with every unsafe character but those in `keep` escaped as Rust
+/// does (`\u{1b}`, `\n`): printable, and still telling what was there.
 pub fn printable<'a>(text: &'a str, keep: &[char]) -> Cow<'a, str> {
-    let escaped = |c: char| c.is_control() && !keep.contains(&c);
+    let escaped = |c: char| is_unsafe(c) && !keep.contains(&c);
     if !text.chars().any(escaped) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
-        if escaped(c) {
+        if !escaped(c) {
+            out.push(c);
+        } else if c.is_control() {
             out.extend(c.escape_debug());
         } else {
-            out.push(c);
+            out.extend(c.escape_unicode());
         }
     }
     Cow::Owned(out)
@@ -33,7 +41,7 @@ pub fn clipped(text: &str, max: usize) -> Cow<'_, str> {
 
 #[cfg(test)]
 mod tests {
-    use super::{clipped, printable};
+    use super::{clipped, is_unsafe, printable};
 
     #[test]
     fn long_text_is_clipped_with_an_ellipsis() {
@@ -54,5 +62,7 @@ mod tests {
         assert_eq!(printable("one\ntwo\r", &[]), "one\\ntwo\\r");
         assert_eq!(printable("one\ntwo\t", &['\n', '\t']), "one\ntwo\t");
         assert_eq!(printable("\u{9b}x", &['\n']), "\\u{9b}x");
+        assert_eq!(printable("x\u{202e}y", &[]), "x\\u{202e}y");
+        assert!(!printable("\u{7f}\u{85}\r", &[]).chars().any(is_unsafe));
     }
 }

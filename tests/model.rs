@@ -345,3 +345,395 @@ fn the_recorded_scaling_includes_the_range_fit_of_huge_values() {
     let right = right_cluster(truth, &result.best.labels, &test_truth, &new);
     assert!(right >= 0.95, "{right}");
 }
+
+// ---------------------------------------------------------------- hostile files
+
+/// A real model's JSON as a value, to edit.
+fn json_of(id: &str, options: &[(&str, &str)]) -> serde_json::Value {
+    let f = fit(id, options, None).unwrap();
+    serde_json::from_str(&f.model.to_json()).unwrap()
+}
+
+fn refused_with(v: &serde_json::Value, needles: &[&str]) -> String {
+    let e = Model::from_json(&v.to_string())
+        .err()
+        .unwrap_or_else(|| panic!("accepted; expected {needles:?}"))
+        .to_string();
+    for n in needles {
+        assert!(e.contains(n), "expected '{n}' in: {e}");
+    }
+    assert!(!e.chars().any(char::is_control), "{e:?}");
+    e
+}
+
+/// A centroid model with `k` centres of zeros, written compactly: small
+/// text that declares a lot.
+fn many_centres(k: usize) -> String {
+    let mut v = json_of("kmeans", &[]);
+    v["model"]["centroids"] = serde_json::json!([]);
+    v["fit"]["sizes"] = serde_json::json!([]);
+    v["k"] = k.into();
+    let n = v["fit"]["n"].as_u64().unwrap();
+    let text = v.to_string();
+    let rows = vec!["[0,0,0,0]"; k].join(",");
+    let mut sizes = vec!["0"; k];
+    let first = n.to_string();
+    sizes[0] = &first;
+    text.replacen("\"centroids\":[]", &format!("\"centroids\":[{rows}]"), 1)
+        .replacen(
+            "\"sizes\":[]",
+            &format!("\"sizes\":[{}]", sizes.join(",")),
+            1,
+        )
+}
+
+#[test]
+fn two_million_centres_are_refused_by_the_budget_before_they_are_built() {
+    let text = many_centres(2_000_000);
+    let e = Model::from_json_within(&text, Some(100 << 20))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("k = 2000000") && e.contains("above the memory limit of 100.0 MiB"),
+        "{e}"
+    );
+    // A model that fits the budget loads and predicts (every centre is
+    // the same point: every row ties, and goes to the first).
+    let m = Model::from_json_within(&many_centres(20_000), Some(100 << 20)).unwrap();
+    let x = Array2::<f64>::ones((5, 4));
+    assert_eq!(m.predict(x.view()).unwrap(), vec![0; 5]);
+}
+
+/// An rff model whose first map has D frequencies and `k` clusters
+/// (all training rows in the first), its centres zeros written compactly.
+fn wide_map(d: usize, k: usize) -> String {
+    let mut v = json_of("rff-power", &[]);
+    let n = v["fit"]["n"].as_u64().unwrap();
+    let mut sizes = vec![0; k];
+    sizes[0] = n;
+    v["k"] = k.into();
+    v["fit"]["sizes"] = sizes.into();
+    v["model"]["maps"][0]["rff_dim"] = d.into();
+    v["model"]["maps"][0]["centres"] = serde_json::json!([]);
+    let row = format!("[{}]", vec!["0"; 2 * d].join(","));
+    v.to_string().replacen(
+        "\"centres\":[]",
+        &format!("\"centres\":[{}]", vec![row; k].join(",")),
+        1,
+    )
+}
+
+#[test]
+fn a_million_random_features_are_refused_and_wide_maps_meet_the_budget() {
+    // D = 10^6 is beyond any run's (rff_dim ≤ 65536): refused as absurd,
+    // from the field, before the centres are built.
+    let e = Model::from_json(&wide_map(1_000_000, 3))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("model.maps[0].rff_dim: 1000000 is above 65536"),
+        "{e}"
+    );
+    // Declared D with centres of another width: inconsistent, refused.
+    let mut v = json_of("rff-power", &[]);
+    v["model"]["maps"][0]["rff_dim"] = 65536.into();
+    refused_with(&v, &["model.maps[0].centres", "expected 3×131072"]);
+    // The largest D with 64 clusters: 8.4 million numbers in 17 MB of text.
+    let text = wide_map(65536, 64);
+    let e = Model::from_json_within(&text, Some(100 << 20))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("k = 64, n_features = 4, D = 65536 declared")
+            && e.contains("model.maps[0].centres: 64.0 MiB")
+            && e.contains("above the memory limit of 100.0 MiB"),
+        "{e}"
+    );
+    // Within a budget that holds it, it predicts.
+    let m = Model::from_json_within(&text, Some(1 << 30)).unwrap();
+    let x = Array2::<f64>::ones((3, 4));
+    assert_eq!(m.predict(x.view()).unwrap(), vec![0; 3]);
+}
+
+#[test]
+fn scaling_exponents_outside_f64_are_refused_naming_the_field() {
+    let base = json_of("power", &[]);
+    for e in [i64::from(i32::MAX), i64::from(i32::MIN), 1024, -1075] {
+        let mut v = base.clone();
+        v["scaling"]["exps"][1] = e.into();
+        refused_with(&v, &["scaling.exps", "[-1074, 1023]"]);
+    }
+    for e in [i64::from(i32::MAX), i64::from(i32::MIN), 5000] {
+        let mut v = base.clone();
+        v["scaling"]["rescale_exp"] = e.into();
+        refused_with(&v, &["scaling.rescale_exp", "outside [-1023, 1074]"]);
+    }
+    // An exponent f64 can use, but data far outside the training range:
+    // the message blames the combination, naming the model, not a
+    // "non-finite value in the data".
+    let mut v = base.clone();
+    v["scaling"]["exps"][0] = (-1074).into();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tiny.json");
+    std::fs::write(&path, v.to_string()).unwrap();
+    let m = Model::load(&path).unwrap();
+    let e = m
+        .predict_raw(Array2::<f64>::ones((2, 4)).view())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("far outside what the model") && e.contains("tiny.json"),
+        "{e}"
+    );
+}
+
+#[test]
+fn control_characters_in_text_fields_are_refused_and_never_echoed() {
+    let base = json_of("kpower", &[("kernel", "gaussian")]);
+    let evil = "power\u{1b}[2J\u{1b}[31mpwned\nsecond line";
+    let mut v = base.clone();
+    v["algorithm"] = evil.into();
+    let e = refused_with(&v, &["algorithm", "\\u{1b}"]);
+    assert!(!e.contains('\u{1b}') && !e.contains('\n'), "{e:?}");
+    let mut v = base.clone();
+    v["options"]["kernel"] = "gaussian\u{7}".into();
+    refused_with(&v, &["options.kernel", "\\u{7}"]);
+    let mut v = base.clone();
+    v["params"]["s\u{1b}0"] = 1.into();
+    refused_with(&v, &["params", "key"]);
+    let mut v = base.clone();
+    v["model"]["kernels"][0]["spec"] = "gaussian\r".into();
+    refused_with(&v, &["model.kernels[0].spec"]);
+    // In the format and version checks too.
+    let mut v = base.clone();
+    v["format"] = "x\u{1b}]0;title\u{7}".into();
+    refused_with(&v, &["format is"]);
+    let mut v = base;
+    v["version"] = 2.into();
+    v["meanscape"] = "9\u{1b}[1m".into();
+    refused_with(&v, &["version 2"]);
+}
+
+#[test]
+fn extreme_finite_centres_are_refused_or_compared_robustly() {
+    let base = json_of("kmeans", &[]);
+    let mut v = base.clone();
+    v["model"]["centroids"][0][0] = 1e300.into();
+    refused_with(&v, &["model.centroids", "squared distances overflow"]);
+    // Centres just within the bound, rows beyond: the usual ‖x‖² + ‖c‖²
+    // − 2x·c overflows (every row would go to cluster 0), the robust
+    // comparison does not.
+    let mut v = base.clone();
+    v["scaling"] = serde_json::Value::Null;
+    v["model"]["centroids"] = serde_json::json!([
+        [-3e153, -3e153, 0.0, 0.0],
+        [3e153, 3e153, 0.0, 0.0],
+        [0.0, 0.0, 3e153, 3e153]
+    ]);
+    let m = Model::from_json(&v.to_string()).unwrap();
+    let x = ndarray::array![
+        [-1e160, -1e160, 0.0, 0.0],
+        [1e160, 1e160, 0.0, 0.0],
+        [0.0, 0.0, 1e160, 1e160],
+        [3.1e153, 2.9e153, 0.0, 0.0]
+    ];
+    assert_eq!(m.predict(x.view()).unwrap(), vec![0, 1, 2, 1]);
+    // The distances themselves overflow to +∞ (they are beyond f64).
+    assert!(m.distances(x.view()).unwrap()[[1, 0]].is_infinite());
+    // And values so small that their squares vanish.
+    let mut v = base.clone();
+    v["scaling"] = serde_json::Value::Null;
+    v["model"]["centroids"] = serde_json::json!([
+        [1e-200, 0.0, 0.0, 0.0],
+        [0.0, 1e-200, 0.0, 0.0],
+        [0.0, 0.0, 1e-200, 0.0]
+    ]);
+    let m = Model::from_json(&v.to_string()).unwrap();
+    let x = ndarray::array![[0.0, 0.0, 2e-200, 0.0], [0.0, 9e-201, 0.0, 0.0]];
+    assert_eq!(m.predict(x.view()).unwrap(), vec![2, 1]);
+    // Weighted: huge multipliers and rows.
+    let mut v = json_of("wkmeans", &[]);
+    v["scaling"] = serde_json::Value::Null;
+    v["model"]["multipliers"] = serde_json::json!([1e200, 1e200, 1e200, 1e200]);
+    v["model"]["centroids"] = serde_json::json!([
+        [-1e50, 0.0, 0.0, 0.0],
+        [1e50, 0.0, 0.0, 0.0],
+        [0.0, 5e50, 0.0, 0.0]
+    ]);
+    let m = Model::from_json(&v.to_string()).unwrap();
+    let x = ndarray::array![
+        [-1e55, 0.0, 0.0, 0.0],
+        [1e55, 0.0, 0.0, 0.0],
+        [0.0, 1e55, 0.0, 0.0]
+    ];
+    assert_eq!(m.predict(x.view()).unwrap(), vec![0, 1, 2]);
+    // Kernel and feature-map models refuse a row their kernel or map
+    // cannot take, naming the row, instead of a wrong cluster.
+    let mut v = json_of("kpower", &[("kernel", "linear")]);
+    v["scaling"] = serde_json::Value::Null;
+    let m = Model::from_json(&v.to_string()).unwrap();
+    let x = ndarray::array![[0.5, 0.5, 0.5, 0.5], [1e300, 1e300, 1e300, 1e300]];
+    let e = m.predict(x.view()).unwrap_err().to_string();
+    assert!(
+        e.starts_with("row 2 of the data is too large for the model"),
+        "{e}"
+    );
+    // A narrow map: x·Ω overflows for values near f64::MAX, and sin(∞) is
+    // NaN.
+    let mut v = json_of("rff-power", &[]);
+    v["scaling"] = serde_json::Value::Null;
+    v["model"]["maps"][0]["sigma"] = 1e-3.into();
+    let m = Model::from_json(&v.to_string()).unwrap();
+    let x = ndarray::array![[0.5, 0.5, 0.5, 0.5], [1e308, 1e308, 1e308, 1e308]];
+    let e = m.predict(x.view()).unwrap_err().to_string();
+    assert!(
+        e.starts_with("row 2 of the data is too large for the model"),
+        "{e}"
+    );
+}
+
+#[test]
+fn out_of_range_numbers_and_inconsistent_sizes_name_the_field() {
+    let base = json_of("kmeans", &[]);
+    type Edit = Box<dyn Fn(&mut serde_json::Value)>;
+    let cases: Vec<(&str, Edit)> = vec![
+        ("k: -3 is negative", Box::new(|v| v["k"] = (-3).into())),
+        ("k: is 0", Box::new(|v| v["k"] = 0.into())),
+        (
+            "n_features: 4.5 is not a whole number",
+            Box::new(|v| v["n_features"] = 4.5.into()),
+        ),
+        (
+            "fit.sizes: has 3 values, expected 4",
+            Box::new(|v| v["k"] = 4.into()),
+        ),
+        (
+            "fit.sizes: add up to",
+            Box::new(|v| v["fit"]["sizes"][0] = 1.into()),
+        ),
+        (
+            "model.centroids: a string where an array of rows belongs",
+            Box::new(|v| v["model"]["centroids"] = "NaN".into()),
+        ),
+        (
+            "model.centroids[1][2]: a string in an array of numbers",
+            Box::new(|v| v["model"]["centroids"][1][2] = "NaN".into()),
+        ),
+        (
+            "model.centroids: row 1 has 5 values",
+            Box::new(|v| {
+                v["model"]["centroids"][1]
+                    .as_array_mut()
+                    .unwrap()
+                    .push(1.into())
+            }),
+        ),
+        (
+            "model.kind: 'rff' does not go with algorithm kmeans",
+            Box::new(|v| v["model"]["kind"] = "rff".into()),
+        ),
+        (
+            "algorithm: 'spectral' is not an algorithm",
+            Box::new(|v| v["algorithm"] = "spectral".into()),
+        ),
+        (
+            "params.tol: tol = -1 is out of range",
+            Box::new(|v| v["params"]["tol"] = (-1).into()),
+        ),
+        (
+            "params.bogus: kmeans has no parameter",
+            Box::new(|v| v["params"]["bogus"] = 1.into()),
+        ),
+        (
+            "scaling.mult: -2 is negative",
+            Box::new(|v| v["scaling"]["mult"][0] = (-2).into()),
+        ),
+        (
+            "scaling.method: 'log' is not",
+            Box::new(|v| v["scaling"]["method"] = "log".into()),
+        ),
+        (
+            "fit: missing",
+            Box::new(|v| {
+                v.as_object_mut().unwrap().remove("fit");
+            }),
+        ),
+        (
+            "fit.n: is 0",
+            Box::new(|v| {
+                v["fit"]["n"] = 0.into();
+                v["fit"]["sizes"] = serde_json::json!([0, 0, 0]);
+            }),
+        ),
+    ];
+    for (needle, edit) in cases {
+        let mut v = base.clone();
+        edit(&mut v);
+        refused_with(&v, &[needle]);
+    }
+    let mut v = json_of("rff-power", &[]);
+    v["model"]["maps"][0]["weight"] = 1e-310.into();
+    refused_with(&v, &["model.maps[0].weight", "is not 0 or within"]);
+    v["model"]["maps"][0]["weight"] = 0.into();
+    refused_with(&v, &["every map has weight 0"]);
+    let mut v = json_of("rff-power", &[]);
+    v["model"]["maps"][0]["sigma"] = 1e-320.into();
+    refused_with(&v, &["model.maps[0].sigma"]);
+    v["model"]["maps"][0]["sigma"] = 1.into();
+    v["model"]["maps"][0]["centres"][0][0] = 2.into();
+    refused_with(&v, &["model.maps[0].centres", "±1/√D"]);
+    let mut v = json_of("kpower", &[("kernel", "gaussian:rescale")]);
+    v["model"]["kernels"][0]["rescale"]["max"] = 1e308.into();
+    v["model"]["kernels"][0]["rescale"]["min"] = (-1e308).into();
+    refused_with(&v, &["model.kernels[0].rescale"]);
+    let mut v = json_of("kpower", &[("kernel", "gaussian")]);
+    v["model"]["kernels"][0]["columns"] = serde_json::json!([4, 0]);
+    refused_with(&v, &["model.kernels[0].columns"]);
+    // Kernels degenerate for every row, whatever the data: refused as the
+    // model's fault, not reported later as rows "too large".
+    let mut v = json_of("kpower", &[("kernel", "gaussian")]);
+    v["model"]["kernels"][0]["spec"] = "gaussian:sigma=1e-300".into();
+    refused_with(&v, &["model.kernels[0].spec", "is not a bandwidth within"]);
+    let mut v = json_of("kpower", &[("kernel", "poly:a=1,b=2")]);
+    v["model"]["kernels"][0]["spec"] = "poly:a=1e300,b=2".into();
+    refused_with(
+        &v,
+        &["model.kernels[0].spec", "would overflow for every row"],
+    );
+    // Deep nesting and non-UTF-8 stay one-line refusals.
+    let deep = format!("{{\"format\": {}1{}}}", "[".repeat(5000), "]".repeat(5000));
+    let e = Model::from_json(&deep).unwrap_err().to_string();
+    assert!(e.contains("recursion limit"), "{e}");
+}
+
+#[test]
+fn special_files_are_refused_as_models_without_blocking() {
+    let e = Model::load(std::path::Path::new("/dev/zero"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("/dev/zero: is a character device, not a regular file; a model is read only"),
+        "{e}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let e = Model::load(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("is a directory"), "{e}");
+    #[cfg(unix)]
+    {
+        let fifo = dir.path().join("m.json");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = Model::load(&fifo).unwrap_err().to_string();
+        assert!(e.contains("m.json: is a named pipe (FIFO)"), "{e}");
+    }
+    // A file larger than the budget is refused from its size.
+    let big = dir.path().join("big.json");
+    std::fs::write(&big, vec![b' '; 2 << 20]).unwrap();
+    let e = Model::load_within(&big, Some(1 << 20))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("big.json: loading it needs 2.0 MiB (the file is 2.0 MiB)"),
+        "{e}"
+    );
+}

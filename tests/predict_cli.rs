@@ -255,10 +255,13 @@ fn bad_models_and_mismatched_data_exit_2_with_one_line() {
         "--save-model",
         s(&model),
     ]);
-    // wine has 13 features.
+    // wine has 13 features; the message names the data and the model.
     refused(
         &["predict", "-m", s(&model), "-d", "wine"],
-        "the model was fit on 4 features; the data has 13",
+        &format!(
+            "wine: the model {} was fit on 4 features; the data has 13",
+            model.display()
+        ),
     );
     let text = std::fs::read_to_string(&model).unwrap();
     let v2 = dir.path().join("v2.json");
@@ -312,4 +315,171 @@ fn bad_models_and_mismatched_data_exit_2_with_one_line() {
         ],
         "--save-model writes .json files",
     );
+}
+
+/// `args` run with a watchdog: a process still running after 60 s is
+/// killed and the test fails (a FIFO as --model used to block forever).
+fn run_bounded(args: &[&str]) -> Output {
+    use std::time::{Duration, Instant};
+    let mut child = bin()
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("binary runs");
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(60) {
+            child.kill().unwrap();
+            panic!("{args:?} did not finish");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Refused as a model: exit 2, one line on stderr that names the model
+/// file and contains `needle`, no control character, nothing on stdout.
+fn model_refused(model: &Path, extra: &[&str], needle: &str) -> String {
+    let mut args = vec!["predict", "-m", s(model), "-d", "iris"];
+    args.extend(extra);
+    let out = run_bounded(&args);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(out.stdout.is_empty(), "{args:?} wrote to stdout");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    let line = err.trim_end();
+    assert!(!line.chars().any(char::is_control), "{line:?}");
+    assert!(line.contains(s(model)), "names the model: {line}");
+    assert!(!line.contains("iris:"), "blames the data: {line}");
+    assert!(line.contains(needle), "expected '{needle}' in: {line}");
+    line.to_string()
+}
+
+#[test]
+fn hostile_model_files_exit_2_with_one_line_naming_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("power.json");
+    ok(&[
+        "run",
+        "-d",
+        "iris",
+        "-a",
+        "power",
+        "-q",
+        "--save-model",
+        s(&model),
+    ]);
+    let base: Value = serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    let write = |name: &str, v: &Value| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, v.to_string()).unwrap();
+        p
+    };
+    // Special files: refused from their type, without blocking or reading.
+    #[cfg(unix)]
+    {
+        let fifo = dir.path().join("fifo.json");
+        let c = std::ffi::CString::new(s(&fifo)).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        model_refused(&fifo, &[], "is a named pipe (FIFO), not a regular file");
+        model_refused(Path::new("/dev/zero"), &[], "is a character device");
+    }
+    // 2 million centres, written compactly (24 MB), under a 100 MiB budget.
+    let k = 2_000_000;
+    let mut v = base.clone();
+    v["k"] = k.into();
+    v["model"]["centroids"] = serde_json::json!([]);
+    v["fit"]["sizes"] = serde_json::json!([]);
+    let n = v["fit"]["n"].as_u64().unwrap().to_string();
+    let mut sizes = vec!["0"; k];
+    sizes[0] = &n;
+    let text = v
+        .to_string()
+        .replacen(
+            "\"centroids\":[]",
+            &format!("\"centroids\":[{}]", vec!["[0,0,0,0]"; k].join(",")),
+            1,
+        )
+        .replacen(
+            "\"sizes\":[]",
+            &format!("\"sizes\":[{}]", sizes.join(",")),
+            1,
+        );
+    let big = dir.path().join("centres_2m.json");
+    std::fs::write(&big, text).unwrap();
+    model_refused(
+        &big,
+        &["--max-memory", "100M"],
+        "k = 2000000, n_features = 4 declared",
+    );
+    // Exponents that f64 scaling cannot use.
+    let mut v = base.clone();
+    v["scaling"]["exps"] = serde_json::json!([2147483647, 2, 2, 1]);
+    model_refused(&write("exp.json", &v), &[], "scaling.exps");
+    let mut v = base.clone();
+    v["scaling"]["rescale_exp"] = (-2147483648i64).into();
+    model_refused(&write("rescale.json", &v), &[], "scaling.rescale_exp");
+    // ESC and a newline in the algorithm: refused, and never printed raw.
+    let mut v = base.clone();
+    v["algorithm"] = "power\u{1b}[2J\u{1b}[31mpwned\nsecond line".into();
+    let line = model_refused(&write("esc.json", &v), &[], "algorithm:");
+    assert!(line.contains("\\u{1b}[2J"), "{line}");
+    // Centres whose squared distances overflow.
+    let mut v = base.clone();
+    v["model"]["centroids"][1] = serde_json::json!([1e300, -1e300, 1e300, -1e300]);
+    model_refused(&write("extreme.json", &v), &[], "model.centroids");
+}
+
+#[test]
+fn a_big_but_consistent_model_is_refused_from_its_declared_sizes_then_runs_within_a_larger_budget()
+{
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("rff.json");
+    ok(&[
+        "run",
+        "-d",
+        "iris",
+        "-a",
+        "rff-power",
+        "-q",
+        "--save-model",
+        s(&model),
+    ]);
+    let base: Value = serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    // D = 10^6: beyond any run's D, refused from the field.
+    let wide = |d: usize, k: usize| {
+        let mut v = base.clone();
+        let n = v["fit"]["n"].as_u64().unwrap();
+        let mut sizes = vec![0; k];
+        sizes[0] = n;
+        v["k"] = k.into();
+        v["fit"]["sizes"] = sizes.into();
+        v["model"]["maps"][0]["rff_dim"] = d.into();
+        v["model"]["maps"][0]["centres"] = serde_json::json!([]);
+        let row = format!("[{}]", vec!["0"; 2 * d].join(","));
+        let text = v.to_string().replacen(
+            "\"centres\":[]",
+            &format!("\"centres\":[{}]", vec![row; k].join(",")),
+            1,
+        );
+        let p = dir.path().join(format!("rff_{d}_{k}.json"));
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    model_refused(
+        &wide(1_000_000, 3),
+        &["--max-memory", "100M"],
+        "model.maps[0].rff_dim: 1000000 is above 65536",
+    );
+    // The largest D with 64 clusters: over 100 MiB, within 1 GiB.
+    let big = wide(65536, 64);
+    model_refused(&big, &["--max-memory", "100M"], "D = 65536 declared");
+    let out = run_bounded(&["predict", "-m", s(&big), "-d", "iris", "--max-memory", "1G"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(lines(&out).len(), 150);
 }

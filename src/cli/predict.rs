@@ -68,7 +68,9 @@ fn output(a: &PredictArgs) -> Result<String> {
         files::check_target(out, &inputs, a.force)?;
         files::check_extension(out, "predict --out", &["csv", "txt"])?;
     }
-    let model = Model::load(&a.model)?;
+    // Special files refused, the file and the sizes it declares checked
+    // against the budget before any array is built.
+    let model = Model::load_within(&a.model, a.read.max_memory)?;
     let source = DataSource::parse(&a.data)?;
     let spec = source.spec();
     let opts = a.read.load_options();
@@ -83,6 +85,7 @@ fn output(a: &PredictArgs) -> Result<String> {
         all.push(a.model.as_path());
         files::check_target(out, &all, a.force)?;
     }
+    model.check_memory(ds.n(), a.read.max_memory)?;
     let labels = model.predict_raw(ds.x.view()).map_err(|e| e.about(&spec))?;
     let scores = ds.labels.as_ref().map(|t| Scores::compute(&t.ids, &labels));
     if let Some(out) = &a.out {
@@ -93,11 +96,15 @@ fn output(a: &PredictArgs) -> Result<String> {
         }
         files::write_atomic(out, text.as_bytes())?;
     }
+    // Text from the file, shown without its control characters (a reader
+    // refuses them, but a model built another way is printed the same).
+    let algorithm = crate::text::printable(model.algorithm(), &[]);
+    let model_path = crate::data::input::shown(&a.model);
     if a.json {
         let o = Output {
             model: ModelInfo {
                 path: a.model.display().to_string(),
-                algorithm: model.algorithm(),
+                algorithm: &algorithm,
                 k: model.k(),
                 n_features: model.n_features(),
                 kind: model.kind(),
@@ -113,8 +120,8 @@ fn output(a: &PredictArgs) -> Result<String> {
         let mut s = format!(
             "{} rows of {spec} assigned by the {} model {} (k = {})",
             labels.len(),
-            model.algorithm(),
-            a.model.display(),
+            algorithm,
+            model_path,
             model.k()
         );
         if let Some(sc) = scores {

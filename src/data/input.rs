@@ -58,16 +58,29 @@ pub fn companion(
     (None, note)
 }
 
+/// What a file is read as: the refusal of a special file says so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reading {
+    Data,
+    Model,
+}
+
 /// Refuses anything but a regular file, naming what it is.
-fn require_regular(ft: std::fs::FileType, origin: &str) -> Result<()> {
+fn require_regular(ft: std::fs::FileType, origin: &str, reading: Reading) -> Result<()> {
     if ft.is_file() {
         return Ok(());
     }
     let what = kind(ft);
-    Err(Error::Data(format!(
-        "{origin}: is {what}, not a regular file; data is read only from regular files \
-         (save the data to a file first)"
-    )))
+    Err(match reading {
+        Reading::Data => Error::Data(format!(
+            "{origin}: is {what}, not a regular file; data is read only from regular files \
+             (save the data to a file first)"
+        )),
+        Reading::Model => Error::Model(format!(
+            "{origin}: is {what}, not a regular file; a model is read only from a regular file \
+             (as `meanscape run --save-model` writes it)"
+        )),
+    })
 }
 
 #[cfg(unix)]
@@ -113,11 +126,16 @@ fn open_nonblocking(path: &Path) -> io::Result<File> {
 
 /// Opens a regular file for reading; returns it with its length.
 pub(crate) fn open(path: &Path, origin: &str) -> Result<(File, u64)> {
+    open_as(path, origin, Reading::Data)
+}
+
+/// [`open`] for a file read as `reading`.
+pub(crate) fn open_as(path: &Path, origin: &str, reading: Reading) -> Result<(File, u64)> {
     let meta = std::fs::metadata(path).map_err(|e| Error::io(origin, e))?;
-    require_regular(meta.file_type(), origin)?;
+    require_regular(meta.file_type(), origin, reading)?;
     let file = open_nonblocking(path).map_err(|e| Error::io(origin, e))?;
     let meta = file.metadata().map_err(|e| Error::io(origin, e))?;
-    require_regular(meta.file_type(), origin)?;
+    require_regular(meta.file_type(), origin, reading)?;
     Ok((file, meta.len()))
 }
 
@@ -165,7 +183,17 @@ pub(crate) fn read_capped<R: Read>(mut r: R, cap: u64, hint: u64) -> io::Result<
 
 /// The whole of a regular file, if it fits the budget.
 pub(crate) fn read_all(path: &Path, origin: &str, budget: &Budget) -> Result<Vec<u8>> {
-    let (file, len) = open(path, origin)?;
+    read_all_as(path, origin, budget, Reading::Data)
+}
+
+/// [`read_all`] for a file read as `reading`.
+pub(crate) fn read_all_as(
+    path: &Path,
+    origin: &str,
+    budget: &Budget,
+    reading: Reading,
+) -> Result<Vec<u8>> {
+    let (file, len) = open_as(path, origin, reading)?;
     budget.check(
         origin,
         u128::from(len),

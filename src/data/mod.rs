@@ -12,7 +12,7 @@ pub(crate) mod delimited;
 pub mod generate;
 mod idx;
 mod idx_header;
-mod input;
+pub(crate) mod input;
 mod kernels;
 mod matv5;
 mod npy;

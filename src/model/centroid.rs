@@ -1,11 +1,41 @@
 //! The centroid and feature-weighted families: the nearest centre, by
 //! squared Euclidean distance or by the method's weighted distance.
 
-use super::rows::{by_blocks, len, shape};
+use super::robust;
+use super::rows::{Dist, len, shape};
 use crate::algo::weighted::common::weighted_sq_dists;
 use crate::linalg;
 use ndarray::{Array2, ArrayView2};
 use serde::{Deserialize, Serialize};
+
+/// The largest |value| of an array (0 for none).
+fn max_abs<'a>(it: impl IntoIterator<Item = &'a f64>) -> f64 {
+    it.into_iter().fold(0.0f64, |a, &b| a.max(b.abs()))
+}
+
+/// Replaces the rows of `d` whose usual distances are not safe (by
+/// [`robust::usual_is_safe`] on the row's largest |value| `m_i` with the
+/// centres' `cmax`) with their robust ones.
+fn fix_rows(
+    d: &mut Dist,
+    rows: ArrayView2<f64>,
+    cmax: f64,
+    vmax: f64,
+    robust_row: impl Fn(usize) -> (Vec<f64>, i32),
+) {
+    for (i, r) in rows.rows().into_iter().enumerate() {
+        let m = if r.iter().all(|v| v.is_finite()) {
+            max_abs(r).max(cmax)
+        } else {
+            f64::INFINITY
+        };
+        if !robust::usual_is_safe(m, vmax, rows.ncols()) {
+            let (di, e) = robust_row(i);
+            d.d.row_mut(i).assign(&ndarray::Array1::from(di));
+            d.exps[i] = e;
+        }
+    }
+}
 
 /// `kmeans`, `khm`, `power`: the k centres in the fit's space.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -15,16 +45,26 @@ pub struct CentroidPayload {
 }
 
 impl CentroidPayload {
-    /// Squared distances to the centres, ‖x‖² + ‖c‖² − 2x·cᵀ in blocks
-    /// of rows, as the fit's assignment computes them (so the training
-    /// rows get the fit's labels bit for bit).
-    pub fn distances(&self, x: ArrayView2<f64>) -> Array2<f64> {
+    /// What every block uses: the centres' squared norms and largest |value|.
+    pub fn prepare(&self) -> (Vec<f64>, f64) {
+        (
+            linalg::row_sq_norms(self.centroids.view()),
+            max_abs(&self.centroids),
+        )
+    }
+
+    /// Squared distances of a block of rows to the centres, ‖x‖² + ‖c‖² −
+    /// 2x·cᵀ as the fit's assignment computes them (so the training rows
+    /// get the fit's labels bit for bit); rows where that would overflow
+    /// or vanish are computed robustly instead.
+    pub fn block(&self, xb: ArrayView2<f64>, prep: &(Vec<f64>, f64)) -> Dist {
         let c = self.centroids.view();
-        let c_norms = linalg::row_sq_norms(c);
-        by_blocks(x, c.nrows(), |xb| {
-            let norms = linalg::row_sq_norms(xb);
-            linalg::sq_dists_with(xb, &norms, c, &c_norms, false)
-        })
+        let norms = linalg::row_sq_norms(xb);
+        let mut d = Dist::plain(linalg::sq_dists_with(xb, &norms, c, &prep.0, false));
+        fix_rows(&mut d, xb, prep.1, 1.0, |i| {
+            robust::distances(&robust::plain(xb.row(i)), c, None)
+        });
+        d
     }
 
     pub fn check(&self, k: usize, p: usize) -> Option<String> {
@@ -59,10 +99,21 @@ pub struct WeightedPayload {
 }
 
 impl WeightedPayload {
-    pub fn distances(&self, x: ArrayView2<f64>) -> Array2<f64> {
+    /// The centres' largest |value| and the largest multiplier.
+    pub fn prepare(&self) -> (f64, f64) {
+        (
+            max_abs(&self.centroids),
+            self.multipliers.iter().fold(0.0f64, |a, &b| a.max(b)),
+        )
+    }
+
+    /// Σ_l v_l (x_l − c_l)² for a block of rows, as the fit computes it,
+    /// and robustly for rows where that would overflow or vanish.
+    pub fn block(&self, xb: ArrayView2<f64>, prep: &(f64, f64)) -> Dist {
         let c = self.centroids.view();
         let v = &self.multipliers;
-        by_blocks(x, c.nrows(), |xb| match &self.standardize {
+        let (cmax, vmax) = *prep;
+        match &self.standardize {
             Some(st) => {
                 let mut z = xb.to_owned();
                 for mut row in z.rows_mut() {
@@ -70,10 +121,27 @@ impl WeightedPayload {
                         *e = if s > 0.0 { (*e - m) / s } else { 0.0 };
                     }
                 }
-                weighted_sq_dists(z.view(), v, c)
+                let mut d = Dist::plain(weighted_sq_dists(z.view(), v, c));
+                fix_rows(&mut d, z.view(), cmax, vmax, |i| {
+                    let zi: Vec<_> = xb
+                        .row(i)
+                        .iter()
+                        .zip(&st.mean)
+                        .zip(&st.sd)
+                        .map(|((&x, &m), &s)| robust::standardized(x, m, s))
+                        .collect();
+                    robust::distances(&zi, c, Some(v))
+                });
+                d
             }
-            None => weighted_sq_dists(xb, v, c),
-        })
+            None => {
+                let mut d = Dist::plain(weighted_sq_dists(xb, v, c));
+                fix_rows(&mut d, xb, cmax, vmax, |i| {
+                    robust::distances(&robust::plain(xb.row(i)), c, Some(v))
+                });
+                d
+            }
+        }
     }
 
     pub fn check(&self, k: usize, p: usize) -> Option<String> {

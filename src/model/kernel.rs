@@ -8,7 +8,7 @@
 //! training rows' feature-space mean, normalising by the (centred)
 //! diagonals, the same min–max rescaling.
 
-use super::rows::{by_blocks, len, shape};
+use super::rows::{Dist, len, shape};
 use crate::error::{Error, Result};
 use crate::kernel::gram::entry;
 use crate::kernel::{Gram, KernelSpec, Kind, Resolved};
@@ -154,50 +154,98 @@ impl KernelBlock {
     }
 }
 
+/// What every block uses: each kernel resolved with its training rows'
+/// squared norms, and the training rows per cluster.
+pub struct KernelPrep {
+    kernels: Vec<(Resolved, Vec<f64>)>,
+    counts: Vec<usize>,
+}
+
+/// The largest squared norm of a row the kernels take: ‖x‖² + ‖t‖² −
+/// 2x·t stays finite.
+const NORM_MAX: f64 = f64::MAX / 8.0;
+
 impl KernelPayload {
-    /// The n × k kernel distances, Σ_l a_l d_l.
-    pub fn distances(&self, x: ArrayView2<f64>, k: usize) -> Array2<f64> {
-        let n = self.labels.len();
+    pub fn prepare(&self, k: usize) -> Result<KernelPrep> {
         let mut counts = vec![0usize; k];
         for &l in &self.labels {
             counts[l] += 1;
         }
-        let mut h = Array2::<f64>::zeros((n, k));
-        for (i, &l) in self.labels.iter().enumerate() {
-            h[[i, l]] = 1.0 / counts[l] as f64;
-        }
-        let prepared: Vec<(Resolved, ArrayView2<f64>, Vec<f64>)> = self
+        let kernels = self
             .kernels
             .iter()
             .map(|b| {
                 let t = self.train.slice(s![.., b.cols()]);
-                let r = resolved(&b.spec).expect("checked when read");
-                (r, t, linalg::row_sq_norms(t))
+                Ok((resolved(&b.spec)?, linalg::row_sq_norms(t)))
             })
-            .collect();
-        by_blocks(x, k, |xb| {
-            let mut d = Array2::<f64>::zeros((xb.nrows(), k));
-            for (b, (r, t, t_norms)) in self.kernels.iter().zip(&prepared) {
-                if b.weight == 0.0 {
-                    continue;
+            .collect::<Result<_>>()?;
+        Ok(KernelPrep { kernels, counts })
+    }
+
+    /// The kernel distances Σ_l a_l d_l of a block of rows starting at row
+    /// `r0`; +∞ for a cluster without training rows. A row whose kernel
+    /// values are not finite (too large for a linear or polynomial kernel)
+    /// is refused, naming `who`, rather than given a wrong distance.
+    pub fn block(
+        &self,
+        xb: ArrayView2<f64>,
+        r0: usize,
+        prep: &KernelPrep,
+        who: &str,
+    ) -> Result<Dist> {
+        let k = prep.counts.len();
+        let too_large = |i: usize, why: &str| {
+            Error::Model(format!(
+                "row {} of the data is too large for {who}: {why}",
+                r0 + i + 1
+            ))
+        };
+        let mut d = Array2::<f64>::zeros((xb.nrows(), k));
+        for (b, (r, t_norms)) in self.kernels.iter().zip(&prep.kernels) {
+            if b.weight == 0.0 {
+                continue;
+            }
+            let t = self.train.slice(s![.., b.cols()]);
+            let xs = xb.slice(s![.., b.cols()]);
+            let norms = linalg::row_sq_norms(xs);
+            if let Some(i) = norms.iter().position(|n| n.is_nan() || *n > NORM_MAX) {
+                return Err(too_large(i, "its squared norm overflows"));
+            }
+            let mut kx = cross(r, xs, &norms, t, t_norms);
+            let mut kxx = self_values(r, &norms);
+            b.post(&mut kx, &mut kxx);
+            for (i, row) in kx.rows().into_iter().enumerate() {
+                // Σ_{t ∈ C_j} k(x, x_t) / |C_j|, without an n × k matrix.
+                let mut kh = vec![0.0; k];
+                for (&v, &l) in row.iter().zip(&self.labels) {
+                    kh[l] += v;
                 }
-                let xs = xb.slice(s![.., b.cols()]);
-                let norms = linalg::row_sq_norms(xs);
-                let mut kx = cross(r, xs, &norms, *t, t_norms);
-                let mut kxx = self_values(r, &norms);
-                b.post(&mut kx, &mut kxx);
-                let kh = linalg::dot(kx.view(), h.view());
-                for ((i, j), v) in d.indexed_iter_mut() {
-                    *v += b.weight * (kxx[i] - 2.0 * kh[[i, j]] + b.within[j]).max(0.0);
+                for (j, s) in kh.iter().enumerate() {
+                    if prep.counts[j] == 0 {
+                        continue;
+                    }
+                    let dj = kxx[i] - 2.0 * (s / prep.counts[j] as f64) + b.within[j];
+                    // Negative by rounding only; NaN stays NaN (max would hide it).
+                    let dj = if dj < 0.0 { 0.0 } else { dj };
+                    d[[i, j]] += b.weight * dj;
                 }
             }
-            for (j, &c) in counts.iter().enumerate() {
-                if c == 0 {
-                    d.column_mut(j).fill(f64::INFINITY);
-                }
+        }
+        for (i, row) in d.rows().into_iter().enumerate() {
+            let bad = row
+                .iter()
+                .zip(&prep.counts)
+                .any(|(v, &c)| c > 0 && !v.is_finite());
+            if bad {
+                return Err(too_large(i, "its kernel distances are not finite"));
             }
-            d
-        })
+        }
+        for (j, &c) in prep.counts.iter().enumerate() {
+            if c == 0 {
+                d.column_mut(j).fill(f64::INFINITY);
+            }
+        }
+        Ok(Dist::plain(d))
     }
 
     pub fn check(&self, k: usize, p: usize) -> Option<String> {
@@ -221,6 +269,17 @@ impl KernelPayload {
             };
             if r.kind == Kind::Precomputed {
                 return Some(format!("kernel {i}: a precomputed kernel cannot predict"));
+            }
+            let at = format!("model.kernels[{i}].spec");
+            if let Some(Err(e)) = r.sigma.map(|s| super::schema::check_sigma(&at, s)) {
+                return Some(e);
+            }
+            // (a + xᵀy)^b: the offset alone may not overflow every row.
+            if r.kind == Kind::Poly && r.a > 1.0 && f64::from(r.b) * r.a.log2() > 900.0 {
+                return Some(format!(
+                    "{at}: a = {:e} with b = {}: (a + xᵀy)^b would overflow for every row",
+                    r.a, r.b
+                ));
             }
             let [c0, c1] = b.columns;
             if c0 >= c1 || c1 > p {

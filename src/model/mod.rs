@@ -20,12 +20,16 @@
 
 mod build;
 mod centroid;
+mod footprint;
 mod format;
 mod kernel;
 mod matrix;
+mod outline;
 mod payload;
 mod rff;
+mod robust;
 mod rows;
+mod schema;
 
 pub use crate::data::preprocess::ScaleParams;
 pub use format::{FORMAT, Model, VERSION};

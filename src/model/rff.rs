@@ -4,7 +4,7 @@
 //! cluster is Σ_l a_l ‖φ_l(x) − θ_jl‖², θ_jl the mean of cluster j's
 //! training rows in map l and a_l the weight the method gives map l.
 
-use super::rows::{by_blocks, shape};
+use super::rows::{Dist, shape};
 use crate::error::{Error, Result};
 use crate::kernel::rff::{Features, MapSpec, Store, map_rows};
 use crate::linalg;
@@ -51,37 +51,70 @@ fn phi(x: ArrayView2<f64>, omega: ArrayView2<f64>) -> Array2<f64> {
     map_rows::<f64>(x, omega, &Ctx::new(), "feature map").expect("nothing cancels it")
 }
 
+/// What every block uses: each map's frequencies (none for a map of
+/// weight 0) and the squared norms of its cluster means.
+pub struct RffPrep {
+    maps: Vec<(Array2<f64>, Vec<f64>)>,
+}
+
 impl RffPayload {
-    pub fn distances(&self, x: ArrayView2<f64>, sizes: &[usize]) -> Array2<f64> {
+    pub fn prepare(&self) -> RffPrep {
+        RffPrep {
+            maps: self
+                .maps
+                .iter()
+                .map(|m| {
+                    let omega = if m.weight == 0.0 {
+                        Array2::zeros((0, 0))
+                    } else {
+                        m.spec().frequencies()
+                    };
+                    (omega, linalg::row_sq_norms(m.centres.view()))
+                })
+                .collect(),
+        }
+    }
+
+    /// Σ_l a_l ‖φ_l(x) − θ_jl‖² for a block of rows starting at row `r0`;
+    /// +∞ for a cluster without training rows. A row whose features are
+    /// not finite (its values times a map's frequencies overflow) is
+    /// refused, naming `who`, rather than given a distance of NaN.
+    pub fn block(
+        &self,
+        xb: ArrayView2<f64>,
+        r0: usize,
+        prep: &RffPrep,
+        sizes: &[usize],
+        who: &str,
+    ) -> Result<Dist> {
         let k = sizes.len();
-        let prepared: Vec<(Array2<f64>, Vec<f64>)> = self
-            .maps
-            .iter()
-            .map(|m| {
-                (
-                    m.spec().frequencies(),
-                    linalg::row_sq_norms(m.centres.view()),
-                )
-            })
-            .collect();
-        by_blocks(x, k, |xb| {
-            let mut d = Array2::<f64>::zeros((xb.nrows(), k));
-            for (m, (omega, c_norms)) in self.maps.iter().zip(&prepared) {
-                if m.weight == 0.0 {
-                    continue;
-                }
-                let f = phi(xb.slice(s![.., m.columns[0]..m.columns[1]]), omega.view());
-                let norms = linalg::row_sq_norms(f.view());
-                let dm = linalg::sq_dists_with(f.view(), &norms, m.centres.view(), c_norms, false);
-                d.scaled_add(m.weight, &dm);
+        let mut d = Array2::<f64>::zeros((xb.nrows(), k));
+        for (l, (m, (omega, c_norms))) in self.maps.iter().zip(&prep.maps).enumerate() {
+            if m.weight == 0.0 {
+                continue;
             }
-            for (j, &c) in sizes.iter().enumerate() {
-                if c == 0 {
-                    d.column_mut(j).fill(f64::INFINITY);
-                }
+            let f = phi(xb.slice(s![.., m.columns[0]..m.columns[1]]), omega.view());
+            if let Some(i) = f
+                .rows()
+                .into_iter()
+                .position(|r| r.iter().any(|v| !v.is_finite()))
+            {
+                return Err(Error::Model(format!(
+                    "row {} of the data is too large for {who}: feature map {l} (σ = {}) turns it into non-finite values",
+                    r0 + i + 1,
+                    m.sigma
+                )));
             }
-            d
-        })
+            let norms = linalg::row_sq_norms(f.view());
+            let dm = linalg::sq_dists_with(f.view(), &norms, m.centres.view(), c_norms, false);
+            d.scaled_add(m.weight, &dm);
+        }
+        for (j, &c) in sizes.iter().enumerate() {
+            if c == 0 {
+                d.column_mut(j).fill(f64::INFINITY);
+            }
+        }
+        Ok(Dist::plain(d))
     }
 
     pub fn check(&self, k: usize, p: usize) -> Option<String> {

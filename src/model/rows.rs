@@ -1,32 +1,65 @@
 //! Helpers of every family: assigning rows in blocks, and the shape
 //! checks of a payload read from a file.
 
-use ndarray::{Array2, ArrayView2};
+use crate::error::Result;
+use ndarray::{Array2, ArrayView2, s};
 
-/// Rows per block when assigning: bounds the memory of the kernel
-/// families (block × training rows) and fixes the blocks of the others.
+/// Rows per block at most: bounds the memory of the kernel families
+/// (block × training rows) and fixes the blocks of the others. Fewer when
+/// a row's work is large (many clusters, a wide feature map; see
+/// `Dims::block_rows`).
 pub(super) const BLOCK: usize = 256;
 
-/// Rows of `x` in blocks of [`BLOCK`], each turned into its n_b × k
-/// distances by `f` (in parallel), stacked in order.
-pub(super) fn by_blocks(
+/// A block's distances, n_b × k. Row i is in units of 2^exps[i]: 0 but for
+/// rows computed robustly, whose true distances may not be representable.
+pub(super) struct Dist {
+    pub d: Array2<f64>,
+    pub exps: Vec<i32>,
+}
+
+impl Dist {
+    pub fn plain(d: Array2<f64>) -> Dist {
+        let n = d.nrows();
+        Dist {
+            d,
+            exps: vec![0; n],
+        }
+    }
+
+    /// The distances as plain numbers (+∞ where they overflow).
+    pub fn into_values(mut self) -> Array2<f64> {
+        for (mut row, &e) in self.d.rows_mut().into_iter().zip(&self.exps) {
+            if e != 0 {
+                row.mapv_inplace(|v| crate::data::preprocess::ldexp(v, e));
+            }
+        }
+        self.d
+    }
+
+    /// The nearest cluster of every row (the first on a tie).
+    pub fn argmins(&self) -> Vec<usize> {
+        self.d
+            .rows()
+            .into_iter()
+            .map(|r| crate::solver::weights::argmin(r.iter().copied()).0)
+            .collect()
+    }
+}
+
+/// `f` on the rows of `x` in blocks of `rows` (in parallel), each block
+/// given with the index of its first row; the results in order.
+pub(super) fn by_blocks<T: Send>(
     x: ArrayView2<f64>,
-    k: usize,
-    f: impl Fn(ArrayView2<f64>) -> Array2<f64> + Sync,
-) -> Array2<f64> {
+    rows: usize,
+    f: impl Fn(usize, ArrayView2<f64>) -> Result<T> + Sync,
+) -> Result<Vec<T>> {
     use rayon::prelude::*;
     let n = x.nrows();
-    let mut out = Array2::<f64>::zeros((n, k));
-    let starts: Vec<usize> = (0..n).step_by(BLOCK).collect();
-    let parts: Vec<Array2<f64>> = starts
+    let starts: Vec<usize> = (0..n).step_by(rows.max(1)).collect();
+    starts
         .par_iter()
-        .map(|&r0| f(x.slice(ndarray::s![r0..(r0 + BLOCK).min(n), ..])))
-        .collect();
-    for (&r0, part) in starts.iter().zip(parts) {
-        out.slice_mut(ndarray::s![r0..r0 + part.nrows(), ..])
-            .assign(&part);
-    }
-    out
+        .map(|&r0| f(r0, x.slice(s![r0..(r0 + rows).min(n), ..])))
+        .collect()
 }
 
 pub(super) fn shape(what: &str, got: (usize, usize), want: (usize, usize)) -> Option<String> {
