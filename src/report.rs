@@ -18,6 +18,8 @@ pub struct DataInfo {
     /// Whether `scale` is the algorithm's own default (`--scale` not given,
     /// or given as that same value).
     pub scale_default: bool,
+    /// The float type the solvers read the rows in.
+    pub dtype: crate::data::Dtype,
     /// Set when every value was multiplied by 2^rescale_exp to bring the
     /// data into the range computed directly (see
     /// [`crate::data::preprocess::fit_range`]): centres and objectives are
@@ -198,6 +200,9 @@ pub fn load_flags(opts: &crate::data::LoadOptions) -> Vec<(String, String)> {
     if opts.ignore_non_numeric {
         out.push(("ignore-non-numeric".into(), String::new()));
     }
+    if let Some(d) = opts.dtype {
+        out.push(("dtype".into(), d.to_string()));
+    }
     out
 }
 
@@ -310,6 +315,7 @@ impl RunReport {
                 source: inp.data_spec.to_string(),
                 scale: inp.scale,
                 scale_default,
+                dtype: ds.dtype,
                 rescale_exp: None,
                 notes: ds.notes.clone(),
             },

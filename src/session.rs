@@ -94,7 +94,11 @@ pub fn prepare(source: DataSource, mut dataset: Dataset, scale: Scaling) -> Load
     let (_, mut scaling) = data::preprocess::scale_recorded(&mut dataset, scale);
     let rescale_exp = data::preprocess::fit_range(&mut dataset);
     scaling.rescale_exp = rescale_exp;
-    let problem = Arc::new(Problem::from_shared(dataset.x.clone()));
+    let mut problem = Problem::from_shared(dataset.x.clone());
+    if dataset.dtype == data::Dtype::F32 {
+        problem.use_f32();
+    }
+    let problem = Arc::new(problem);
     Loaded {
         source,
         dataset,

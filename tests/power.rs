@@ -299,3 +299,62 @@ fn rff_kmeans_start_reports_stage_progress() {
         "{stage:?}"
     );
 }
+
+/// `-P finish=1`: once the annealing has settled, Lloyd's iteration (the
+/// s → −∞ limit) finishes the run. The end is a Lloyd fixed point, the
+/// trace and the events number the Lloyd iterations after the annealing
+/// ones (no s on them), and on overlapping blobs the partition is nearly
+/// the full schedule's (a few boundary points may differ).
+#[test]
+fn the_lloyd_finish_continues_the_run_and_ends_at_a_fixed_point() {
+    let x = blobs(5, 900, 4, 3, 2.5);
+    let problem = Problem::new(x.clone());
+    let power = algo::find("power").unwrap();
+    let full = power
+        .run(
+            &problem,
+            &config(power.as_ref(), &problem, 3, &[]),
+            &Ctx::new(),
+        )
+        .unwrap()
+        .best;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let cfg = config(power.as_ref(), &problem, 3, &[("finish", 1.0)]);
+    let fin = power
+        .run(&problem, &cfg, &Ctx::new().with_events(tx, false))
+        .unwrap()
+        .best;
+    assert!(
+        fin.iterations < full.iterations,
+        "{} vs {}",
+        fin.iterations,
+        full.iterations
+    );
+    let nmi = meanscape::metrics::Scores::compute(&full.labels, &fin.labels).nmi;
+    assert!(nmi > 0.99, "NMI between the two ends: {nmi}");
+    // Numbered on from the annealing; the Lloyd part has no s.
+    let iters: Vec<usize> = fin.trace.iter().map(|t| t.iter).collect();
+    assert_eq!(iters, (1..=fin.iterations).collect::<Vec<_>>());
+    let first_hard = fin
+        .trace
+        .iter()
+        .position(|t| t.s.is_none())
+        .expect("a Lloyd part");
+    assert!(first_hard > 0 && fin.trace[first_hard..].iter().all(|t| t.s.is_none()));
+    let events: Vec<usize> = rx
+        .try_iter()
+        .filter_map(|e| match e {
+            algo::Event::Iteration(p) => Some(p.iter),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(events, iters);
+    // A Lloyd fixed point: one more Lloyd iteration from its centres keeps
+    // every label, and the objective is the k-means cost.
+    let centres = fin.centroids.clone().unwrap();
+    let norms = meanscape::internals::linalg::row_sq_norms(x.view());
+    let again = lloyd_loop(x.view(), &norms, centres, 0.0, 1, &Ctx::new()).unwrap();
+    assert_eq!(again.labels, fin.labels);
+    assert!((again.objective - fin.objective).abs() <= 1e-9 * fin.objective);
+    assert!(fin.converged);
+}

@@ -358,6 +358,7 @@ fn parse_from<R: Read + Seek>(
     check_finite(&mut x, origin, opts.missing)?;
     let mut ds = Dataset::new(origin, origin, x);
     ds.labels = labels;
+    ds.float32 = descr.ends_with("f4");
     Ok(ds)
 }
 

@@ -2,8 +2,8 @@
 
 use super::input::{self, Budget};
 use super::{
-    Dataset, LoadOptions, bundled, columnar, delimited, generate, idx, idx_header, matv5, npy,
-    preprocess,
+    Dataset, Dtype, LoadOptions, bundled, columnar, delimited, generate, idx, idx_header, matv5,
+    npy, preprocess,
 };
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -102,6 +102,9 @@ pub fn load(src: &DataSource, opts: &LoadOptions) -> Result<Dataset> {
     };
     preprocess::resolve_missing(&mut ds, opts.missing)?;
     ds.validate()?;
+    ds.dtype = opts
+        .dtype
+        .unwrap_or(if ds.float32 { Dtype::F32 } else { Dtype::F64 });
     Ok(ds)
 }
 

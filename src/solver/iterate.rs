@@ -6,7 +6,7 @@
 
 use super::fit::{Fit, TracePoint, cluster_sizes};
 use super::progress::{Ctx, Event, Progress};
-use super::stopping::{PeriodCheck, Schedule, still_soft};
+use super::stopping::{PeriodCheck, Schedule, has_empty, still_soft};
 use crate::error::Result;
 
 /// Where the loop is when it asks for an evaluation.
@@ -68,6 +68,13 @@ pub trait Step {
     fn softness(&self) -> f64 {
         0.0
     }
+    /// Whether `labels` are a fixed point of Lloyd's iteration: the means
+    /// of their clusters give every row the same label again (asked by the
+    /// [`Finish`] before it ends an annealing run; steps without one say
+    /// no).
+    fn lloyd_fixed_point(&mut self, _labels: &[usize]) -> bool {
+        false
+    }
     /// Kernel or view weights α to record for this iteration (asked after
     /// `advance`, when there was one).
     fn kernel_weights(&self) -> Option<Vec<f64>> {
@@ -93,7 +100,23 @@ pub enum Rule {
         schedule: Schedule,
         tol: f64,
         soft_tol: f64,
+        /// End the annealing early, for a Lloyd finish, once it has
+        /// settled (`power_mean::power_loop_hard`): at the end of a period
+        /// in which no label changed, with no empty cluster, on labels that
+        /// are a fixed point of Lloyd's iteration ([`Step::lloyd_fixed_point`]).
+        finish: bool,
     },
+}
+
+/// Why [`iterate_until`] stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// The rule's convergence test passed.
+    Converged,
+    /// `max_iter` iterations.
+    Cap,
+    /// The annealing settled ([`Finish`]): the caller finishes with Lloyd.
+    Settled,
 }
 
 /// How the loop runs.
@@ -116,22 +139,36 @@ pub struct Loop {
 /// [`crate::Error::Cancelled`] once `ctx` is cancelled, and what the step
 /// fails with.
 pub fn iterate(step: &mut impl Step, how: Loop, ctx: &Ctx) -> Result<Fit> {
-    let (mut s, mut check, schedule, soft_tol) = match how.rule {
-        Rule::Step => (None, None, None, 1.0),
+    iterate_until(step, how, ctx).map(|(fit, _)| fit)
+}
+
+/// [`iterate`], saying why it stopped.
+///
+/// # Errors
+/// As [`iterate`].
+pub fn iterate_until(step: &mut impl Step, how: Loop, ctx: &Ctx) -> Result<(Fit, Stop)> {
+    let (mut s, mut check, schedule, soft_tol, finish) = match how.rule {
+        Rule::Step => (None, None, None, 1.0, false),
         Rule::PowerMean {
             schedule,
             tol,
             soft_tol,
+            finish,
         } => (
             Some(schedule.s0),
             Some(PeriodCheck::new(schedule.period, tol)),
             Some(schedule),
             soft_tol,
+            finish,
         ),
     };
     let mut trace: Vec<TracePoint> = Vec::new();
     let mut labels: Vec<usize> = Vec::new();
     let mut converged = false;
+    let mut stop = Stop::Cap;
+    // The last iteration whose labels differed from the one before.
+    let mut last_change = 0;
+    let offset = ctx.iteration_offset();
     for m in 1..=how.max_iter {
         ctx.check()?;
         let s_ref = match (&check, s) {
@@ -154,7 +191,22 @@ pub fn iterate(step: &mut impl Step, how: Loop, ctx: &Ctx) -> Result<Fit> {
             }
             _ => ev.settled,
         };
-        let last = done || m == how.max_iter;
+        if labels != ev.labels {
+            last_change = m;
+        }
+        // Settled: a whole period without a label change, memberships hard
+        // to the finish's tolerance, s still annealing.
+        let settled = match (schedule, s) {
+            (Some(sched), Some(sv)) if finish && !done => {
+                m.is_multiple_of(sched.period)
+                    && m - last_change >= sched.period
+                    && sv > sched.s_min
+                    && !has_empty(&ev.labels, how.k)
+                    && step.lloyd_fixed_point(&ev.labels)
+            }
+            _ => false,
+        };
+        let last = done || settled || m == how.max_iter;
         if !last {
             step.advance(m)?;
         }
@@ -171,7 +223,7 @@ pub fn iterate(step: &mut impl Step, how: Loop, ctx: &Ctx) -> Result<Fit> {
             };
             ctx.emit(Event::Iteration(Progress {
                 restart: ctx.restart(),
-                iter: m,
+                iter: m + offset,
                 s,
                 objective: ev.objective,
                 changed,
@@ -182,7 +234,7 @@ pub fn iterate(step: &mut impl Step, how: Loop, ctx: &Ctx) -> Result<Fit> {
             }));
         }
         trace.push(TracePoint {
-            iter: m,
+            iter: m + offset,
             s,
             objective: ev.objective,
             kernel_weights,
@@ -190,13 +242,20 @@ pub fn iterate(step: &mut impl Step, how: Loop, ctx: &Ctx) -> Result<Fit> {
         labels = ev.labels;
         if last {
             converged = done;
+            stop = if done {
+                Stop::Converged
+            } else if m == how.max_iter {
+                Stop::Cap
+            } else {
+                Stop::Settled
+            };
             break;
         }
         if let (Some(sched), Some(v)) = (schedule, s) {
             s = Some(sched.next(v, m));
         }
     }
-    Ok(Fit {
+    let fit = Fit {
         labels,
         centroids: None,
         objective: trace.last().map_or(0.0, |t| t.objective),
@@ -204,5 +263,6 @@ pub fn iterate(step: &mut impl Step, how: Loop, ctx: &Ctx) -> Result<Fit> {
         trace,
         converged,
         ..Fit::default()
-    })
+    };
+    Ok((fit, stop))
 }

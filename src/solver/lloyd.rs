@@ -29,7 +29,12 @@ pub fn assign(d: ArrayView2<f64>) -> (Vec<usize>, Vec<f64>) {
 }
 
 /// Sums and counts of the rows of `x` per label.
-pub fn cluster_sums(x: ArrayView2<f64>, labels: &[usize], k: usize) -> (Array2<f64>, Vec<usize>) {
+pub fn cluster_sums<'a>(
+    x: impl Into<Rows<'a>>,
+    labels: &[usize],
+    k: usize,
+) -> (Array2<f64>, Vec<usize>) {
+    let x = x.into();
     let p = x.ncols();
     let block = |rows: std::ops::Range<usize>| {
         let mut sums = Array2::zeros((k, p));
@@ -37,8 +42,7 @@ pub fn cluster_sums(x: ArrayView2<f64>, labels: &[usize], k: usize) -> (Array2<f
         for i in rows {
             let l = labels[i];
             counts[l] += 1;
-            let mut row = sums.row_mut(l);
-            row += &x.row(i);
+            x.add_row_to(i, sums.row_mut(l));
         }
         (sums, counts)
     };
@@ -192,7 +196,7 @@ pub(super) fn move_rows(
 /// centre shift.
 pub fn lloyd_loop<'a>(
     x: impl Into<Rows<'a>>,
-    x_norms: &'a [f64],
+    x_norms: &[f64],
     centres: Array2<f64>,
     tol_abs: f64,
     max_iter: usize,
@@ -205,7 +209,7 @@ pub fn lloyd_loop<'a>(
 /// reference [`lloyd_loop`] is checked against.
 pub fn plain_lloyd_loop<'a>(
     x: impl Into<Rows<'a>>,
-    x_norms: &'a [f64],
+    x_norms: &[f64],
     centres: Array2<f64>,
     tol_abs: f64,
     max_iter: usize,
@@ -214,9 +218,9 @@ pub fn plain_lloyd_loop<'a>(
     run_lloyd(x.into(), x_norms, centres, tol_abs, max_iter, false, ctx)
 }
 
-fn run_lloyd<'a>(
-    x: Rows<'a>,
-    x_norms: &'a [f64],
+fn run_lloyd(
+    x: Rows,
+    x_norms: &[f64],
     centres: Array2<f64>,
     tol_abs: f64,
     max_iter: usize,
@@ -250,9 +254,9 @@ fn run_lloyd<'a>(
 /// cannot settle), the cluster sums moved by the rows that changed, then
 /// the means (an empty cluster moves to the farthest point, as
 /// scikit-learn).
-struct LloydStep<'a> {
-    x: Rows<'a>,
-    x_norms: &'a [f64],
+struct LloydStep<'x, 'n> {
+    x: Rows<'x>,
+    x_norms: &'n [f64],
     centres: Array2<f64>,
     tol_abs: f64,
     /// Squared centre shift of the last update.
@@ -267,7 +271,7 @@ struct LloydStep<'a> {
     labels: Vec<usize>,
 }
 
-impl Step for LloydStep<'_> {
+impl Step for LloydStep<'_, '_> {
     fn eval(&mut self, it: Iteration) -> Result<Eval> {
         let c = Centres::new(self.centres.view(), &self.x);
         let first = self.sums.is_none();

@@ -6,8 +6,10 @@
 //! weights and the next centres ΩᵀX.
 
 use super::fit::Fit;
-use super::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
+use super::iterate::{Eval, Iteration, Loop, Rule, Step, Stop, iterate_until};
+use super::lloyd::{cluster_sums, full_pass, lloyd_loop};
 use super::progress::Ctx;
+use super::rows::Centres;
 use super::rows::Rows;
 use super::stopping::{Schedule, zero_tolerance};
 use super::sweep::{Sweep, sweep};
@@ -27,7 +29,7 @@ pub fn power_loop<'a>(
     max_iter: usize,
     ctx: &Ctx,
 ) -> Result<Fit> {
-    power_loop_hard(x, x_norms, centres, sched, tol, max_iter, 1.0, ctx)
+    power_loop_hard(x, x_norms, centres, sched, tol, max_iter, 1.0, false, ctx)
 }
 
 /// `power_loop` whose stopping rule, while s still anneals, also needs
@@ -45,11 +47,13 @@ pub fn power_loop_hard<'a>(
     tol: f64,
     max_iter: usize,
     soft_tol: f64,
+    finish: bool,
     ctx: &Ctx,
 ) -> Result<Fit> {
     let k = centres.nrows();
+    let x = x.into();
     let mut step = PowerStep {
-        x: x.into(),
+        x,
         x_norms,
         zero_tol: zero_tolerance(x_norms),
         centres,
@@ -60,14 +64,37 @@ pub fn power_loop_hard<'a>(
             schedule: *sched,
             tol,
             soft_tol,
+            finish,
         },
         max_iter,
         k,
         events: true,
     };
-    let mut fit = iterate(&mut step, how, ctx)?;
-    fit.centroids = Some(step.centres);
-    Ok(fit)
+    let (mut fit, stop) = iterate_until(&mut step, how, ctx)?;
+    if stop != Stop::Settled {
+        fit.centroids = Some(step.centres);
+        return Ok(fit);
+    }
+    // The annealing has settled: what is left of s → −∞ is Lloyd's
+    // iteration, from the centres the labels were settled at.
+    let hard = lloyd_loop(
+        x,
+        x_norms,
+        step.centres,
+        0.0,
+        max_iter - fit.iterations,
+        &ctx.continuing(fit.iterations),
+    )?;
+    fit.trace.extend(hard.trace);
+    Ok(Fit {
+        iterations: fit.trace.len(),
+        objective: hard.objective,
+        labels: hard.labels,
+        centroids: hard.centroids,
+        converged: hard.converged,
+        trace: fit.trace,
+        ..fit
+    })
 }
 
 /// One iteration: a fused sweep over the rows at the current centres.
@@ -110,5 +137,18 @@ impl Step for PowerStep<'_, '_> {
 
     fn softness(&self) -> f64 {
         self.swept.as_ref().map_or(0.0, |sw| sw.softness)
+    }
+
+    fn lloyd_fixed_point(&mut self, labels: &[usize]) -> bool {
+        let k = self.centres.nrows();
+        let (sums, counts) = cluster_sums(self.x, labels, k);
+        if counts.contains(&0) {
+            return false;
+        }
+        let means = &sums
+            / &ndarray::Array1::from_iter(counts.iter().map(|&c| c as f64))
+                .insert_axis(ndarray::Axis(1));
+        let c = Centres::new(means.view(), &self.x);
+        full_pass(self.x, self.x_norms, &c, false, false).labels == labels
     }
 }

@@ -83,6 +83,9 @@ pub struct Problem {
     /// Precomputed kernels, for a dataset that holds kernels instead of
     /// features (`x` is then n × 0).
     pub kernels: Option<Arc<KernelStack>>,
+    /// The rows in f32 with their norms, when the solvers read f32
+    /// ([`Problem::use_f32`]).
+    single: Option<(Array2<f32>, Vec<f64>)>,
     cache: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
     /// Items built so far (cache misses): how a sweep shows that cells
     /// sharing a Gram matrix did not each build one.
@@ -107,8 +110,35 @@ impl Problem {
             x,
             x_norms,
             kernels: None,
+            single: None,
             cache: Mutex::new(HashMap::new()),
             builds: AtomicUsize::new(0),
+        }
+    }
+
+    /// Makes the row-reading solvers (k-means, power k-means, k-harmonic
+    /// means) read f32 rows: an f32 copy of `x` and its squared norms.
+    pub fn use_f32(&mut self) {
+        let x32 = self.x.mapv(|v| v as f32);
+        let norms = super::rows::Rows::F32(x32.view()).sq_norms();
+        self.single = Some((x32, norms));
+    }
+
+    /// The float type the row-reading solvers use.
+    pub fn dtype(&self) -> crate::data::Dtype {
+        if self.single.is_some() {
+            crate::data::Dtype::F32
+        } else {
+            crate::data::Dtype::F64
+        }
+    }
+
+    /// The rows the row-reading solvers iterate over, f64 or f32, and
+    /// their squared norms.
+    pub fn rows(&self) -> (super::rows::Rows<'_>, &[f64]) {
+        match &self.single {
+            Some((x32, norms)) => (super::rows::Rows::F32(x32.view()), norms),
+            None => (super::rows::Rows::F64(self.x.view()), &self.x_norms),
         }
     }
 

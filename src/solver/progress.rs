@@ -49,6 +49,9 @@ pub struct Ctx {
     /// Set for inner loops that are one stage of a larger job: their
     /// iteration events go out as this stage's progress (iteration / cap).
     as_stage: Option<(Arc<str>, usize)>,
+    /// Added to the iteration numbers of events and traces: a loop that
+    /// continues another (the Lloyd finish of an annealing run).
+    iteration_offset: usize,
 }
 
 impl Ctx {
@@ -87,6 +90,18 @@ impl Ctx {
             as_stage: Some((Arc::from(label), max_iter.max(1))),
             ..self.clone()
         }
+    }
+
+    /// A context for a loop that continues one of `done` iterations.
+    pub fn continuing(&self, done: usize) -> Self {
+        Ctx {
+            iteration_offset: self.iteration_offset + done,
+            ..self.clone()
+        }
+    }
+
+    pub fn iteration_offset(&self) -> usize {
+        self.iteration_offset
     }
 
     pub fn restart(&self) -> usize {

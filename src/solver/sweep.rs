@@ -14,6 +14,12 @@
 //!
 //! Tasks have a fixed size and are combined in order, so the result is the
 //! same for any number of threads.
+//!
+//! f32 rows are widened to f64 block by block, and both products are f64:
+//! the centres nearly merge while s is near −1 and must be able to part
+//! again, which f32 products cannot resolve (usps at s₀ = −1: 3 of 10
+//! clusters emptied with f32 distances). f32 rows still halve the bytes
+//! read.
 
 use super::reduce::fold_blocks;
 use super::rows::Rows;

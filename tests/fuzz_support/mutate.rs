@@ -477,6 +477,7 @@ impl Mutator {
             missing,
             max_memory: Some(max_memory),
             ignore_non_numeric: false,
+            dtype: None,
         }
     }
 }

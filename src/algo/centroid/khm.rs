@@ -58,14 +58,7 @@ impl Solver for Khm {
             period: 1,
             s_min: -1.0,
         };
-        power_loop(
-            problem.x.view(),
-            &problem.x_norms,
-            centres,
-            &sched,
-            p.tol,
-            p.max_iter,
-            ctx,
-        )
+        let (rows, norms) = problem.rows();
+        power_loop(rows, norms, centres, &sched, p.tol, p.max_iter, ctx)
     }
 }

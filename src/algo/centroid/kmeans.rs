@@ -57,6 +57,7 @@ impl Solver for KMeans {
         let seeds = init::euclidean_seeds(x, &problem.x_norms, run.k, run.init, &mut rng)?;
         let centres = x.select(Axis(0), &seeds);
         let tol = p.tol * mean_variance(x);
-        lloyd_loop(x, &problem.x_norms, centres, tol, p.max_iter, ctx)
+        let (rows, norms) = problem.rows();
+        lloyd_loop(rows, norms, centres, tol, p.max_iter, ctx)
     }
 }

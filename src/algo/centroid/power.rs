@@ -36,6 +36,8 @@ pub struct PowerParams {
     pub tol: f64,
     pub max_iter: usize,
     pub soft_tol: f64,
+    /// End the annealing with Lloyd once it has settled.
+    pub finish: bool,
 }
 
 impl Solver for PowerKMeans {
@@ -57,6 +59,12 @@ impl Solver for PowerKMeans {
         ));
         v.push(max_iter_spec(500.0));
         v.push(soft_tol_spec());
+        v.push(ParamSpec::flag(
+            "finish",
+            "finish",
+            0.0,
+            "1 ends the annealing once it has settled (a period without a label change, no empty cluster, labels that Lloyd's step keeps) and finishes with Lloyd, the s → −∞ limit: 16× fewer iterations on seeds, same result; but on some data (lung_discrete, 50-d blobs) the full schedule still improves the partition after that point, so it is off by default (the papers' protocol).",
+        ));
         v
     }
     fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<PowerParams> {
@@ -66,6 +74,7 @@ impl Solver for PowerKMeans {
             tol: v.real("tol")?,
             max_iter: v.count("max_iter")?,
             soft_tol: v.real("soft_tol")?,
+            finish: v.flag("finish")?,
         })
     }
     fn fit(
@@ -77,14 +86,16 @@ impl Solver for PowerKMeans {
         ctx: &Ctx,
     ) -> Result<Fit> {
         let centres = initial_centres(problem, run, start)?;
+        let (rows, norms) = problem.rows();
         power_loop_hard(
-            problem.x.view(),
-            &problem.x_norms,
+            rows,
+            norms,
             centres,
             &p.schedule,
             p.tol,
             p.max_iter,
             p.soft_tol,
+            p.finish,
             ctx,
         )
     }

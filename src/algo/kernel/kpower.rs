@@ -144,6 +144,7 @@ pub fn kpower_loop(
             schedule: *sched,
             tol,
             soft_tol,
+            finish: false,
         },
         max_iter,
         k,

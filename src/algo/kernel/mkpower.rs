@@ -241,6 +241,7 @@ pub fn mkpower_loop(
             schedule: *sched,
             tol,
             soft_tol,
+            finish: false,
         },
         max_iter,
         k,
