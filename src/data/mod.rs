@@ -12,7 +12,8 @@ pub(crate) mod delimited;
 pub mod generate;
 mod idx;
 mod idx_header;
-mod input;
+// Also what the UI's session file is read with.
+pub(crate) mod input;
 mod kernels;
 mod matv5;
 mod npy;
