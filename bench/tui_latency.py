@@ -123,9 +123,14 @@ def main():
         os.write(fd, b"v")  # hide the view: the sweep runs on
         print("sweep started; measuring with its view hidden")
     time.sleep(2.0)  # let the solver get into its iterations
+    # The UI runs in a child of the process started (its supervisor,
+    # src/tui/supervise.rs), which only waits.
+    kids = open(f"/proc/{pid}/task/{pid}/children").read().split()
+    ui_pid = int(kids[0]) if kids else pid
+
     def cpu_s():
         # utime + stime of the UI process and its threads (the solver's).
-        f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        f = open(f"/proc/{ui_pid}/stat").read().rsplit(")", 1)[1].split()
         return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
 
     cpu0, wall0 = cpu_s(), time.monotonic()

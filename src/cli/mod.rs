@@ -73,7 +73,9 @@ pub struct TuiArgs {
     /// start when it exists (its settings win over the options above),
     /// written after every finished run and on quit. A damaged session is
     /// never replaced: it is kept as FILE.corrupt-N; a file that is not
-    /// JSON is left alone and the session is not saved.
+    /// JSON, not a regular file or over 64 MiB is left alone and the
+    /// session is not saved. A file changed by something else while the UI
+    /// runs is left as it is, and saving stops (the UI says so).
     #[arg(long, value_name = "FILE")]
     pub session: Option<std::path::PathBuf>,
 }

@@ -84,7 +84,7 @@ fn require_regular(ft: std::fs::FileType, origin: &str, reading: Reading) -> Res
 }
 
 #[cfg(unix)]
-fn kind(ft: std::fs::FileType) -> &'static str {
+pub(crate) fn kind(ft: std::fs::FileType) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
     if ft.is_dir() {
         "a directory"
@@ -102,7 +102,7 @@ fn kind(ft: std::fs::FileType) -> &'static str {
 }
 
 #[cfg(not(unix))]
-fn kind(ft: std::fs::FileType) -> &'static str {
+pub(crate) fn kind(ft: std::fs::FileType) -> &'static str {
     if ft.is_dir() {
         "a directory"
     } else {
@@ -111,7 +111,7 @@ fn kind(ft: std::fs::FileType) -> &'static str {
 }
 
 #[cfg(unix)]
-fn open_nonblocking(path: &Path) -> io::Result<File> {
+pub(crate) fn open_nonblocking(path: &Path) -> io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
     std::fs::OpenOptions::new()
         .read(true)
@@ -120,7 +120,7 @@ fn open_nonblocking(path: &Path) -> io::Result<File> {
 }
 
 #[cfg(not(unix))]
-fn open_nonblocking(path: &Path) -> io::Result<File> {
+pub(crate) fn open_nonblocking(path: &Path) -> io::Result<File> {
     File::open(path)
 }
 

@@ -12,6 +12,7 @@ pub(crate) mod delimited;
 pub mod generate;
 mod idx;
 mod idx_header;
+// Also what saved models and the UI's session file are read with.
 pub(crate) mod input;
 mod kernels;
 mod matv5;

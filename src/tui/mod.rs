@@ -4,7 +4,11 @@
 
 pub mod app;
 pub mod keys;
+pub mod latency;
 pub mod panes;
+#[cfg(unix)]
+pub mod supervise;
+pub mod terminal;
 pub mod ui;
 
 pub use app::{export, projection, prompt, worker};
@@ -13,11 +17,7 @@ pub use panes::theme;
 use crate::cli::TuiArgs;
 use crate::error::Error;
 use app::{App, StartOptions};
-use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event as TermEvent};
-use crossterm::execute;
-use crossterm::terminal::{
-    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
-};
+use crossterm::event::{self, Event as TermEvent};
 use std::io::Write;
 use std::time::{Duration, Instant};
 use theme::Theme;
@@ -26,25 +26,6 @@ pub use keys::{key_action, mouse_action};
 
 /// Frames per second while something moves; idle frames are cheaper.
 const FRAME: Duration = Duration::from_millis(33);
-
-fn restore_terminal() {
-    let _ = disable_raw_mode();
-    let _ = execute!(std::io::stdout(), DisableMouseCapture, LeaveAlternateScreen);
-    let _ = execute!(std::io::stdout(), crossterm::cursor::Show);
-}
-
-/// Restores the terminal when the UI thread panics, then reports the
-/// panic as usual. Panics on solver threads are caught there and shown
-/// in the Metrics pane; they must not tear down the screen.
-fn install_panic_hook() {
-    let previous = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        if std::thread::current().name() == Some("main") {
-            restore_terminal();
-            previous(info);
-        }
-    }));
-}
 
 pub struct UiOptions {
     pub start: StartOptions,
@@ -63,6 +44,15 @@ pub fn from_args(a: &TuiArgs) -> crate::Result<()> {
         return Err(Error::Param(
             "the terminal UI needs a terminal; use `meanscape run` for scripts (see --help)".into(),
         ));
+    }
+    // The UI proper runs in a child process, which the supervisor (this
+    // one) waits for: see `supervise`.
+    #[cfg(unix)]
+    if !supervise::is_child()
+        && let Some(code) = supervise::run_child()
+    {
+        let _ = std::io::stdout().flush();
+        std::process::exit(code);
     }
     run(UiOptions {
         start: StartOptions {
@@ -88,32 +78,42 @@ pub fn from_args(a: &TuiArgs) -> crate::Result<()> {
     })
 }
 
-/// Runs the UI until the user quits. The terminal is restored on every exit.
+/// Runs the UI until the user quits. The terminal is restored on every
+/// exit, a panic included (an abort is the supervisor's to handle).
 pub fn run(opts: UiOptions) -> crate::Result<()> {
     let mut app = App::new(opts.start)?;
     let theme = Theme::from_env(opts.ascii);
-    install_panic_hook();
-    enable_raw_mode().map_err(|e| crate::Error::io("terminal", e))?;
-    let mut stdout = std::io::stdout();
-    if let Err(e) = execute!(stdout, EnterAlternateScreen, EnableMouseCapture) {
-        restore_terminal();
-        return Err(crate::Error::io("terminal", e));
+    let mut log = None;
+    let mut log_note = None;
+    match latency::Log::from_env() {
+        Some(Ok(l)) => log = Some(l),
+        Some(Err(why)) => {
+            app.tell(why.clone());
+            log_note = Some(why);
+        }
+        None => {}
     }
-    let result = event_loop(&mut app, &theme);
-    restore_terminal();
-    let _ = stdout.flush();
-    // Said where it outlives the screen: the session could not be saved.
-    if let Some(note) = &app.exit_note {
+    terminal::install_panic_hook();
+    let screen = terminal::Screen::take().map_err(|e| crate::Error::io("terminal", e))?;
+    let result = event_loop(&mut app, &theme, log.as_mut());
+    drop(screen);
+    let _ = std::io::stdout().flush();
+    // Said where it outlives the screen: the session could not be saved,
+    // the latency log was refused.
+    for note in [&app.exit_note, &log_note].into_iter().flatten() {
         eprintln!("meanscape: {note}");
     }
     result
 }
 
-fn event_loop(app: &mut App, theme: &Theme) -> crate::Result<()> {
+fn event_loop(
+    app: &mut App,
+    theme: &Theme,
+    mut latency_log: Option<&mut latency::Log>,
+) -> crate::Result<()> {
     let backend = ratatui::backend::CrosstermBackend::new(std::io::stdout());
     let mut terminal =
         ratatui::Terminal::new(backend).map_err(|e| crate::Error::io("terminal", e))?;
-    let latency_log = std::env::var_os("MEANSCAPE_LATENCY_LOG").map(std::path::PathBuf::from);
     let mut hits = ui::HitMap::default();
     let mut pending_key: Option<Instant> = None;
     while !app.quit {
@@ -121,15 +121,8 @@ fn event_loop(app: &mut App, theme: &Theme) -> crate::Result<()> {
         terminal
             .draw(|f| hits = ui::render(f, app, theme))
             .map_err(|e| crate::Error::io("terminal", e))?;
-        if let (Some(t0), Some(path)) = (pending_key.take(), &latency_log) {
-            let ms = t0.elapsed().as_secs_f64() * 1e3;
-            if let Ok(mut f) = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-            {
-                let _ = writeln!(f, "{ms:.3}");
-            }
+        if let (Some(t0), Some(log)) = (pending_key.take(), latency_log.as_deref_mut()) {
+            log.record(t0.elapsed().as_secs_f64() * 1e3);
         }
         if !event::poll(FRAME).map_err(|e| crate::Error::io("terminal", e))? {
             continue;

@@ -12,6 +12,7 @@
 mod alloc;
 mod corpus;
 mod mutate;
+pub mod session_mutate;
 
 pub use alloc::{Counting, held, peak_above, reset_peak};
 pub use corpus::{corpus, fixtures_dir, gzip, idx, npy};

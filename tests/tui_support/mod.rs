@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod tmux;
+
 use meanscape::tui::app::{App, RunStatus, StartOptions};
 use meanscape::tui::theme::Theme;
 use meanscape::tui::ui;

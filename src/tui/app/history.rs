@@ -343,15 +343,39 @@ impl History {
         }
     }
 
-    /// Drops pins of runs that are no longer there (a loaded session).
+    /// Makes a History read from a session file consistent: runs numbered
+    /// again from 1 (pins following) when their numbers are not distinct
+    /// or too large to count on from, and pins of runs that are no longer
+    /// there dropped.
     pub fn tidy(&mut self) {
+        let mut seen = BTreeSet::new();
+        let numbered = self
+            .entries
+            .iter()
+            .all(|e| (1..=MAX_ID).contains(&e.id) && seen.insert(e.id));
+        if !numbered {
+            let old: Vec<usize> = self.entries.iter().map(|e| e.id).collect();
+            for (i, e) in self.entries.iter_mut().enumerate() {
+                e.id = i + 1;
+            }
+            self.pinned = self
+                .pinned
+                .iter()
+                .filter_map(|p| old.iter().position(|o| o == p).map(|i| i + 1))
+                .collect();
+        }
         let ids: BTreeSet<usize> = self.entries.iter().map(|e| e.id).collect();
-        self.pinned.retain(|p| ids.contains(p));
+        let mut pins = BTreeSet::new();
+        self.pinned.retain(|p| ids.contains(p) && pins.insert(*p));
         self.pinned.truncate(2);
         self.selected = self.entries.iter().map(|e| e.id).max();
         self.comparing = false;
     }
 }
+
+/// The largest run number a History keeps: far more runs than a session
+/// holds, and room to count on.
+const MAX_ID: usize = u32::MAX as usize;
 
 /// Points of an objective trace kept in the History: more than a chart is
 /// wide; a session of many long runs stays small.

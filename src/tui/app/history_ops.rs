@@ -3,7 +3,7 @@
 //! file that keeps it all between sessions.
 
 use super::history::{self, Entry};
-use super::session_file::{self, Override, Read, Saved, SessionFile, Settings};
+use super::session_file::{self, Override, Read, Saved, SessionFile, Settings, Wrote};
 use super::{App, Prompt, PromptKind, StartOptions};
 use crate::algo::params::Default as PDefault;
 use crate::algo::{self, Init};
@@ -64,17 +64,13 @@ impl App {
     /// settings were applied to the start options already, see
     /// [`App::new`]) or says why not.
     pub(super) fn open_session(&mut self, path: PathBuf, read: Read, skipped: Vec<String>) {
-        let shown = path.display().to_string();
-        let mut sf = SessionFile {
-            path,
-            corrupt: false,
-            disabled: false,
-        };
+        let shown = crate::data::input::shown(&path);
+        self.session = Some(SessionFile::new(path, &read));
         match read {
             Read::Missing => self.note(format!(
                 "session {shown} is new: it is written after every run and on quit"
             )),
-            Read::Restored(saved) => {
+            Read::Restored(saved, _) => {
                 self.history = saved.history;
                 self.history.tidy();
                 let mut text = format!(
@@ -86,21 +82,18 @@ impl App {
                 }
                 self.note(text);
             }
-            Read::Corrupt(why) => {
-                sf.corrupt = true;
+            Read::Corrupt(why, _) => {
                 self.tell(format!(
                     "session {shown} is not a meanscape session ({why}); it is left as it is and \
                      will be kept as {shown}.corrupt-N when this session is first saved"
                 ));
             }
             Read::Unusable(why) => {
-                sf.disabled = true;
                 self.tell(format!(
                     "session {shown} {why}: this session is not saved; give another --session FILE"
                 ));
             }
         }
-        self.session = Some(sf);
         if let Some(m) = &self.message {
             self.start_note = Some((m.clone(), self.message_until.is_none()));
         }
@@ -145,8 +138,10 @@ impl App {
         }
     }
 
-    /// Writes the session file, when there is one; a failure is shown,
-    /// and the history stays in memory for the next try.
+    /// Writes the session file, when there is one; a failure is shown
+    /// (and said again on the terminal after the UI closes), and the
+    /// history stays in memory. A file that changed under the UI stops the
+    /// saving for good (see `session_file`).
     pub fn save_session(&mut self) {
         let Some(mut sf) = self.session.take() else {
             return;
@@ -157,7 +152,7 @@ impl App {
             history: self.history.clone(),
         };
         match sf.write(&saved) {
-            Ok(Some(aside)) => {
+            Ok(Wrote::MovedAside(aside)) => {
                 self.exit_note = None;
                 self.tell(format!(
                     "{} held no session: kept as {}; this session is saved to {}",
@@ -166,9 +161,11 @@ impl App {
                     sf.path.display()
                 ))
             }
-            Ok(None) => self.exit_note = None,
+            Ok(Wrote::Saved) => self.exit_note = None,
+            // Off from the start (said then), or stopped (its note stays).
+            Ok(Wrote::Off) => {}
             Err(e) => {
-                let m = format!("session not saved: {e}");
+                let m = super::one_line(format!("session not saved: {e}"));
                 self.exit_note = Some(m.clone());
                 self.tell(m);
             }

@@ -243,6 +243,24 @@ pub struct App {
     start_note: Option<(String, bool)>,
 }
 
+/// `text` with control characters escaped (`\n`, `\u{1b}`): a name read
+/// from a session file or a dataset can hold anything, and a message is
+/// one line on the screen and after it, never a terminal command.
+pub fn one_line(text: String) -> String {
+    if !text.chars().any(char::is_control) {
+        return text;
+    }
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_debug().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 pub struct StartOptions {
     pub data: String,
     pub load_opts: LoadOptions,
@@ -289,7 +307,7 @@ impl App {
             let read = session_file::read(&path);
             let mut skipped = Vec::new();
             let mut restored = Vec::new();
-            if let session_file::Read::Restored(saved) = &read {
+            if let session_file::Read::Restored(saved, _) = &read {
                 skipped = history_ops::apply_settings(&mut opts, &saved.settings, &algos);
                 for o in &saved.settings.overrides {
                     let spec = algos
@@ -775,13 +793,13 @@ impl App {
 
     /// A message that goes by itself after a few seconds.
     pub fn note(&mut self, text: impl Into<String>) {
-        self.message = Some(text.into());
+        self.message = Some(one_line(text.into()));
         self.message_until = Some(Instant::now() + NOTE_TIME);
     }
 
     /// A message that stays until the next key.
     pub fn tell(&mut self, text: impl Into<String>) {
-        self.message = Some(text.into());
+        self.message = Some(one_line(text.into()));
         self.message_until = None;
     }
 

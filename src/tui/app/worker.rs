@@ -8,6 +8,7 @@ use crate::algo::{self, Algorithm, Ctx, Event, RunConfig, RunResult};
 use crate::data::{LoadOptions, Scaling};
 use crate::error::Result;
 use crate::session::{self, Loaded};
+use crate::tui::terminal::contained;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, TryRecvError};
@@ -103,17 +104,9 @@ pub fn start_run(algo: Box<dyn Algorithm>, problem: Arc<algo::Problem>, cfg: Run
         .name("meanscape-solver".into())
         .spawn(move || {
             let ctx = Ctx::new().with_events(etx, true).with_cancel(flag);
-            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                algo::run(algo.as_ref(), &problem, &cfg, &ctx)
-            }))
-            .unwrap_or_else(|p| {
-                let what = p
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_else(|| "unknown".into());
-                Err(crate::Error::Resource(format!("the solver failed: {what}")))
-            });
+            let r = contained(|| algo::run(algo.as_ref(), &problem, &cfg, &ctx)).unwrap_or_else(
+                |what| Err(crate::Error::Resource(format!("the solver failed: {what}"))),
+            );
             drop(ctx);
             // Scored where it clustered, before the Gram matrices and maps
             // it used are released.
@@ -144,12 +137,21 @@ pub fn start_load(spec: String, opts: LoadOptions, scale: Scaling) -> Job {
     std::thread::Builder::new()
         .name("meanscape-loader".into())
         .spawn(move || {
-            let r = session::load(&spec, &opts, scale).map(|l| {
-                let proj = match &l.problem.kernels {
-                    Some(stack) if l.problem.kernels_only() => Projection::kernel(stack),
-                    _ => Projection::pca(&l.problem.x),
-                };
-                Box::new((l, proj))
+            // A reader that panics on a crafted file is a bug, but the UI
+            // says so and goes on with the data it had.
+            let r = contained(|| {
+                session::load(&spec, &opts, scale).map(|l| {
+                    let proj = match &l.problem.kernels {
+                        Some(stack) if l.problem.kernels_only() => Projection::kernel(stack),
+                        _ => Projection::pca(&l.problem.x),
+                    };
+                    Box::new((l, proj))
+                })
+            })
+            .unwrap_or_else(|what| {
+                Err(crate::Error::Resource(format!(
+                    "reading it failed unexpectedly ({what})"
+                )))
             });
             let _ = tx.send(Msg::Loaded(r));
         })
@@ -185,10 +187,10 @@ pub fn start_path(algo: PathAlgo, problem: Arc<algo::Problem>, mut cfg: RunConfi
                 count: PATH_POINTS,
                 ratio: None,
             };
-            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                run_path(algo, &problem, &cfg, &grid, &ctx)
-            }))
-            .unwrap_or_else(|_| Err(crate::Error::Resource("the path computation failed".into())));
+            let r =
+                contained(|| run_path(algo, &problem, &cfg, &grid, &ctx)).unwrap_or_else(|_| {
+                    Err(crate::Error::Resource("the path computation failed".into()))
+                });
             drop(ctx);
             let _ = tx.send(Msg::PathDone(r));
         })
@@ -212,7 +214,7 @@ pub fn start_sweep(algo: Box<dyn Algorithm>, loaded: Arc<Loaded>, plan: crate::s
                 relevance: ds.relevance.as_deref(),
             };
             let cell_tx = std::sync::Mutex::new(tx.clone());
-            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let r = contained(|| {
                 crate::sweep::run(
                     algo.as_ref(),
                     &loaded.problem,
@@ -226,7 +228,7 @@ pub fn start_sweep(algo: Box<dyn Algorithm>, loaded: Arc<Loaded>, plan: crate::s
                             .send(Msg::SweepCell(Box::new(cell.clone())));
                     },
                 )
-            }))
+            })
             .unwrap_or_else(|_| Err(crate::Error::Resource("the sweep failed".into())));
             let _ = tx.send(Msg::SweepDone(r));
         })
