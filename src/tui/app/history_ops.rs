@@ -239,13 +239,16 @@ impl App {
                 .filter(|(n, _)| n != "max_memory")
                 .cloned()
                 .collect(),
-            nmi: self.view.scores.map(|s| s.nmi),
-            ari: self.view.scores.map(|s| s.ari),
-            acc: self.view.scores.map(|s| s.acc),
-            silhouette: internal.map(|i| i.silhouette),
-            cost: internal.map(|i| i.cost),
-            calinski_harabasz: internal.map(|i| i.calinski_harabasz),
-            davies_bouldin: internal.map(|i| i.davies_bouldin),
+            // A score undefined for the partition (the silhouette of one
+            // cluster) is absent, as in the session file (NaN is null there,
+            // read back as absent).
+            nmi: finite(self.view.scores.map(|s| s.nmi)),
+            ari: finite(self.view.scores.map(|s| s.ari)),
+            acc: finite(self.view.scores.map(|s| s.acc)),
+            silhouette: finite(internal.map(|i| i.silhouette)),
+            cost: finite(internal.map(|i| i.cost)),
+            calinski_harabasz: finite(internal.map(|i| i.calinski_harabasz)),
+            davies_bouldin: finite(internal.map(|i| i.davies_bouldin)),
             objective: fit.objective,
             iterations: fit.iterations,
             converged: fit.converged,
@@ -473,4 +476,8 @@ fn write_history(app: &App, base: &Path, confirmed: bool) -> Result<Written> {
             .to_string()
     };
     Ok(Written::Files(vec![full(&csv), full(&json)]))
+}
+
+fn finite(v: Option<f64>) -> Option<f64> {
+    v.filter(|x| x.is_finite())
 }
