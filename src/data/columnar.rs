@@ -156,6 +156,33 @@ mod imp {
             Format::Parquet => read_parquet(bytes, origin, opts),
             _ => read_ipc(&bytes, format, origin, opts),
         })
+        .map_err(one_line)
+    }
+
+    /// The error with the control characters of its message escaped: it
+    /// quotes column names and the readers' messages, which come from the
+    /// file and may hold a line break.
+    fn one_line(e: Error) -> Error {
+        let escape = |m: String| -> String {
+            if m.chars().any(char::is_control) {
+                m.chars()
+                    .map(|c| {
+                        if c.is_control() {
+                            c.escape_debug().to_string()
+                        } else {
+                            c.to_string()
+                        }
+                    })
+                    .collect()
+            } else {
+                m
+            }
+        };
+        match e {
+            Error::Data(m) => Error::Data(escape(m)),
+            Error::Resource(m) => Error::Resource(escape(m)),
+            other => other,
+        }
     }
 
     fn unreadable(origin: &str, format: Format, e: impl std::fmt::Display) -> Error {
@@ -375,13 +402,14 @@ mod imp {
         };
         if format == Format::ArrowFile {
             let n = bytes.len();
-            let Some(footer_len) = n
-                .checked_sub(10)
-                .and_then(i32_at)
-                .and_then(|l| usize::try_from(l).ok())
-                .filter(|&l| l + 10 <= n)
-            else {
+            let Some(declared) = n.checked_sub(10).and_then(i32_at) else {
                 return Ok(Declared::default());
+            };
+            // The reader allocates the footer's declared length first.
+            let Some(footer_len) = usize::try_from(declared).ok().filter(|&l| l + 10 <= n) else {
+                return Err(format!(
+                    "the footer declares {declared} bytes in a file of {n} bytes"
+                ));
             };
             let Ok(footer) = arrow_ipc::root_as_footer(&bytes[n - 10 - footer_len..n - 10]) else {
                 return Ok(Declared::default());
@@ -409,8 +437,12 @@ mod imp {
                 }
                 // The reader copies each block whole (they may overlap).
                 bodies += (meta + body) as u128;
-                if let Some((start, len)) = message_at(offset) {
-                    count(&bytes[start..start + len], body_start)?;
+                // The message as the reader parses it: the flatbuffer runs
+                // from after its length prefix to the end of the block.
+                let block = &bytes[offset..body_start + body];
+                let skip = if block.starts_with(&[0xff; 4]) { 8 } else { 4 };
+                if let Some(meta) = block.get(skip..) {
+                    count(meta, body_start)?;
                 }
             }
         } else {

@@ -16,8 +16,9 @@
 //! decompressed: declared sizes are confirmed from the snappy preamble and
 //! the zstd frame headers, and by a trial decompression into a small
 //! buffer for the codecs the parquet crate decompresses without a bound
-//! (gzip, LZ4 frames: [`Pages::trial`]). zstd, LZ4 raw, Hadoop LZ4 and
-//! snappy output is bounded by the declared size, which is budgeted.
+//! (gzip, LZ4 frames: [`Pages::trial`]); an LZ4 block cannot declare more
+//! than 255 times its size. zstd, LZ4 raw, Hadoop LZ4 and snappy output is
+//! bounded by the declared size, which is budgeted.
 //!
 //! The page index is not read (the reader is told so), nor are bloom
 //! filters, so their offsets are not checked.
@@ -48,6 +49,12 @@ const LZ4_HADOOP: i32 = 5;
 const ZSTD: i32 = 6;
 const LZ4_RAW: i32 = 7;
 
+/// Encodings.
+const RLE: i32 = 3;
+const BIT_PACKED: i32 = 4;
+const DELTA_LENGTH_BYTE_ARRAY: i32 = 6;
+const DELTA_BYTE_ARRAY: i32 = 7;
+
 /// Page types.
 const DATA_PAGE: i32 = 0;
 const INDEX_PAGE: i32 = 1;
@@ -76,6 +83,9 @@ pub(crate) struct Leaf {
     type_length: i32,
     /// Whether some node on its path is repeated (a list).
     repeated: bool,
+    /// Its maximum definition level: the nodes on its path that are not
+    /// required.
+    max_def: u32,
 }
 
 #[derive(Debug)]
@@ -195,6 +205,7 @@ fn read_schema(r: &mut Reader) -> Result<(Vec<Leaf>, usize)> {
     struct Open {
         left: u64,
         repeated: bool,
+        max_def: u32,
     }
     let mut open: Vec<Open> = Vec::new();
     let mut leaves = Vec::new();
@@ -210,6 +221,7 @@ fn read_schema(r: &mut Reader) -> Result<(Vec<Leaf>, usize)> {
             open.push(Open {
                 left: children,
                 repeated: false,
+                max_def: 0,
             });
         } else {
             let Some(parent) = open.last_mut() else {
@@ -220,6 +232,7 @@ fn read_schema(r: &mut Reader) -> Result<(Vec<Leaf>, usize)> {
             };
             parent.left -= 1;
             let repeated = parent.repeated || e.repetition == Some(2);
+            let max_def = parent.max_def + u32::from(e.repetition != Some(0));
             if e.repetition.is_none() {
                 return Err(format!("schema node {:?} has no repetition", e.name));
             }
@@ -232,6 +245,7 @@ fn read_schema(r: &mut Reader) -> Result<(Vec<Leaf>, usize)> {
                 open.push(Open {
                     left: children,
                     repeated,
+                    max_def,
                 });
             } else if let Some(physical) = e.physical {
                 if !(BOOLEAN..=FIXED_LEN_BYTE_ARRAY).contains(&physical) {
@@ -245,6 +259,7 @@ fn read_schema(r: &mut Reader) -> Result<(Vec<Leaf>, usize)> {
                     physical,
                     type_length: e.type_length.unwrap_or(-1),
                     repeated,
+                    max_def,
                 });
             }
         }
@@ -449,6 +464,8 @@ struct PageHeader {
     levels: Option<(i32, i32)>,
     v2_compressed: bool,
     num_nulls: Option<i32>,
+    /// Data page v1: how its definition levels are encoded.
+    def_encoding: Option<i32>,
 }
 
 fn read_page_header(r: &mut Reader) -> Result<PageHeader> {
@@ -462,6 +479,7 @@ fn read_page_header(r: &mut Reader) -> Result<PageHeader> {
         levels: None,
         v2_compressed: true,
         num_nulls: None,
+        def_encoding: None,
     };
     r.fields(|r, ty, id| {
         match id {
@@ -475,32 +493,31 @@ fn read_page_header(r: &mut Reader) -> Result<PageHeader> {
                     _ => h.crc = Some(v),
                 }
             }
+            // The data page (v1), dictionary page and data page v2
+            // headers: their fields by (header, field) id.
             5 | 7 | 8 => {
                 expect(ty, STRUCT, "a page's own header")?;
-                let v2 = id == 8;
                 let (mut def, mut rep) = (None, None);
                 r.fields(|r, ty, sub| {
-                    match (v2, sub) {
-                        (_, 1) | (false, 2) | (true, 2) | (true, 4) | (true, 5) | (true, 6) => {
-                            expect(ty, I32, "a page header field")?;
-                            let v = Some(r.i32()?);
-                            match (v2, sub) {
-                                (_, 1) => h.num_values = v,
-                                (false, 2) | (true, 4) => h.encoding = v,
-                                (true, 2) => h.num_nulls = v,
-                                (true, 5) => def = v,
-                                _ => rep = v,
-                            }
-                        }
-                        (true, 7) => {
-                            expect(ty, TRUE, "is_compressed")?;
-                            h.v2_compressed = ty == TRUE;
-                        }
-                        _ => return Ok(false),
+                    if (id, sub) == (8, 7) {
+                        expect(ty, TRUE, "is_compressed")?;
+                        h.v2_compressed = ty == TRUE;
+                        return Ok(true);
                     }
+                    let slot = match (id, sub) {
+                        (_, 1) => &mut h.num_values,
+                        (5 | 7, 2) | (8, 4) => &mut h.encoding,
+                        (5, 3) => &mut h.def_encoding,
+                        (8, 2) => &mut h.num_nulls,
+                        (8, 5) => &mut def,
+                        (8, 6) => &mut rep,
+                        _ => return Ok(false),
+                    };
+                    expect(ty, I32, "a page header field")?;
+                    *slot = Some(r.i32()?);
                     Ok(true)
                 })?;
-                if v2 {
+                if id == 8 {
                     h.levels = Some((
                         def.ok_or("a v2 page header without its level sizes")?,
                         rep.ok_or("a v2 page header without its level sizes")?,
@@ -532,6 +549,26 @@ pub(crate) struct Pages {
     /// dictionaries as values.
     pub decoded: u128,
     trials: Vec<Trial>,
+    deltas: Vec<Delta>,
+}
+
+/// A data page in a delta encoding for byte arrays, whose value counts
+/// (in the page's own data) the parquet crate allocates from: they are
+/// read here first, the page decompressed if it must be.
+struct Delta {
+    /// Where its bytes after the v2 levels are, and their codec
+    /// (`UNCOMPRESSED` if stored so).
+    at: std::ops::Range<usize>,
+    codec: i32,
+    /// What they decompress to.
+    expect: usize,
+    /// v1: the levels before the values (repetition, definition and how
+    /// those are encoded); v2: none.
+    levels: Option<(bool, u32, i32)>,
+    num_values: u64,
+    /// DELTA_BYTE_ARRAY: two value counts, not one.
+    prefixed: bool,
+    what: String,
 }
 
 /// The smallest size a dictionary entry takes in a PLAIN page, in bits,
@@ -561,6 +598,7 @@ impl Footer {
         let mut out = Pages {
             decoded: 0,
             trials: Vec::new(),
+            deltas: Vec::new(),
         };
         for (g, group) in self.row_groups.iter().enumerate() {
             for (j, (chunk, leaf)) in group.chunks.iter().zip(&self.leaves).enumerate() {
@@ -671,8 +709,28 @@ fn chunk_pages(
                         chunk.num_values
                     )));
                 }
-                if h.encoding.is_none() {
-                    return Err(page("a data page without an encoding".into()));
+                let encoding = h
+                    .encoding
+                    .ok_or_else(|| page("a data page without an encoding".into()))?;
+                if encoding == DELTA_LENGTH_BYTE_ARRAY || encoding == DELTA_BYTE_ARRAY {
+                    out.deltas.push(Delta {
+                        at: data + offset..data + c,
+                        codec: if decompressed {
+                            chunk.codec
+                        } else {
+                            UNCOMPRESSED
+                        },
+                        expect: if decompressed {
+                            (u - offset as u64) as usize
+                        } else {
+                            c - offset
+                        },
+                        levels: (!v2)
+                            .then(|| (leaf.repeated, leaf.max_def, h.def_encoding.unwrap_or(-1))),
+                        num_values: n,
+                        prefixed: encoding == DELTA_BYTE_ARRAY,
+                        what: format!("{label}, page {index}"),
+                    });
                 }
             }
             INDEX_PAGE => continue,
@@ -713,6 +771,19 @@ fn check_size(part: &[u8], codec: i32, expect: u64) -> Result<()> {
         ZSTD => zstd::zstd_safe::get_frame_content_size(part)
             .map_err(|_| "not zstd data".to_string())?
             .filter(|&a| a > expect),
+        // An LZ4 block makes at most 255 bytes of each byte it has (a
+        // match length grows by 255 per byte); the parquet crate reserves
+        // the declared size before it tries.
+        LZ4_RAW | LZ4_HADOOP if !is_lz4_frame(part) => {
+            let most = 256 * part.len() as u64 + 64;
+            if expect > most {
+                return Err(format!(
+                    "{} bytes of LZ4 data cannot hold the {expect} bytes the page declares",
+                    part.len()
+                ));
+            }
+            None
+        }
         _ => None,
     };
     match actual {
@@ -772,6 +843,160 @@ impl Pages {
                 ));
             }
         }
+        for d in &self.deltas {
+            let part = &file[d.at.clone()];
+            let plain;
+            let bytes = if d.codec == UNCOMPRESSED {
+                part
+            } else {
+                plain =
+                    decompress(part, d.codec, d.expect).map_err(|e| format!("{}: {e}", d.what))?;
+                &plain[..]
+            };
+            delta_counts(bytes, d).map_err(|e| format!("{}: {e}", d.what))?;
+        }
         Ok(())
     }
+}
+
+/// A page's bytes decompressed, `expect` of them (what the parquet crate
+/// will decompress them to; confirmed already where it can be).
+fn decompress(part: &[u8], codec: i32, expect: usize) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let bad = |e: String| format!("not {} data ({e})", codec_name(codec));
+    let take = |r: &mut dyn Read| -> Result<Vec<u8>> {
+        let mut v = Vec::new();
+        r.take(expect as u64)
+            .read_to_end(&mut v)
+            .map_err(|e| bad(e.to_string()))?;
+        Ok(v)
+    };
+    let v = match codec {
+        SNAPPY => snap::raw::Decoder::new()
+            .decompress_vec(part)
+            .map_err(|e| bad(e.to_string()))?,
+        GZIP => take(&mut flate2::read::MultiGzDecoder::new(part))?,
+        ZSTD => zstd::bulk::decompress(part, expect).map_err(|e| bad(e.to_string()))?,
+        LZ4_HADOOP if is_lz4_frame(part) => take(&mut lz4_flex::frame::FrameDecoder::new(part))?,
+        LZ4_HADOOP => match lz4_hadoop(part, expect) {
+            Some(v) => v,
+            None => lz4_flex::block::decompress(part, expect).map_err(|e| bad(e.to_string()))?,
+        },
+        _ => lz4_flex::block::decompress(part, expect).map_err(|e| bad(e.to_string()))?,
+    };
+    if v.len() != expect {
+        return Err(format!(
+            "{} data of {} bytes where the page declares {expect}",
+            codec_name(codec),
+            v.len()
+        ));
+    }
+    Ok(v)
+}
+
+/// The Hadoop LZ4 framing: blocks each after their sizes (big-endian).
+fn lz4_hadoop(mut part: &[u8], expect: usize) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    while !part.is_empty() {
+        let be = |k: usize| Some(u32::from_be_bytes(part.get(k..k + 4)?.try_into().ok()?) as usize);
+        let (d, c) = (be(0)?, be(4)?);
+        let block = part.get(8..8usize.checked_add(c)?)?;
+        let start = out.len();
+        if d > expect - start {
+            return None;
+        }
+        out.resize(start + d, 0);
+        if lz4_flex::block::decompress_into(block, &mut out[start..]).ok()? != d {
+            return None;
+        }
+        part = &part[8 + c..];
+    }
+    Some(out)
+}
+
+fn vlq(b: &[u8], at: &mut usize) -> Result<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let x = *b.get(*at).ok_or("a delta header runs past the page")?;
+        *at += 1;
+        v |= u64::from(x & 0x7f) << shift;
+        if x & 0x80 == 0 {
+            return Ok(v);
+        }
+    }
+    Err("a delta header holds a varint too long".into())
+}
+
+/// Checks the value counts of a delta-encoded byte-array page against the
+/// page's: the parquet crate allocates a length per value they declare.
+fn delta_counts(b: &[u8], d: &Delta) -> Result<()> {
+    let mut at = 0usize;
+    if let Some((repeated, max_def, def_encoding)) = d.levels {
+        let rle = |at: &mut usize| -> Result<()> {
+            let len = b
+                .get(*at..at.saturating_add(4))
+                .map(|l| u32::from_le_bytes(l.try_into().expect("4 bytes")) as usize)
+                .ok_or("its levels run past the page")?;
+            *at = at.saturating_add(4 + len);
+            Ok(())
+        };
+        if repeated {
+            rle(&mut at)?;
+        }
+        if max_def > 0 {
+            match def_encoding {
+                RLE => rle(&mut at)?,
+                BIT_PACKED => {
+                    let bits = u64::from(32 - max_def.leading_zeros());
+                    at = at.saturating_add((d.num_values * bits).div_ceil(8) as usize);
+                }
+                e => return Err(format!("definition levels in encoding {e}")),
+            }
+        }
+    }
+    let header = |at: &mut usize| -> Result<(u64, u64, u64)> {
+        let block = vlq(b, at)?;
+        let minis = vlq(b, at)?;
+        let count = vlq(b, at)?;
+        vlq(b, at)?;
+        let valid = block > 0
+            && block % 128 == 0
+            && minis > 0
+            && block % minis == 0
+            && (block / minis) % 32 == 0;
+        if !valid {
+            return Err(format!("a delta block of {block} values in {minis} parts"));
+        }
+        if count > d.num_values {
+            return Err(format!(
+                "its delta encoding declares {count} values where the page has {}",
+                d.num_values
+            ));
+        }
+        Ok((block / minis, minis, count))
+    };
+    let (per_mini, minis, count) = header(&mut at)?;
+    if d.prefixed {
+        // The prefix lengths' blocks, to reach the suffixes' header.
+        let mut left = count.saturating_sub(1);
+        while left > 0 {
+            vlq(b, &mut at)?;
+            let end = at.saturating_add(usize::try_from(minis).unwrap_or(usize::MAX));
+            let widths = b.get(at..end).ok_or("a delta block runs past the page")?;
+            at = end;
+            for &w in widths {
+                if left == 0 {
+                    break;
+                }
+                if w > 32 {
+                    return Err(format!("a delta bit width of {w}"));
+                }
+                let bytes = u64::from(w).saturating_mul(per_mini) / 8;
+                at = at.saturating_add(usize::try_from(bytes).unwrap_or(usize::MAX));
+                left = left.saturating_sub(per_mini);
+            }
+        }
+        header(&mut at)?;
+    }
+    Ok(())
 }
