@@ -156,25 +156,35 @@ fn over_budget(path: &Path) {
     assert!(peak < SMALL, "{peak}: {m}");
 }
 
+/// The last data page of the text column "label", which no width bounds.
+fn label_page(pq: &mut Parquet) -> &mut Page {
+    pq.chunks[0][4].last_mut().unwrap()
+}
+
 #[test]
 fn a_page_declaring_2_pow_31_bytes_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    // Snappy says its size: refused whatever the budget.
+    // 64 floats cannot take 2 GiB in any encoding.
+    for c in [Compression::SNAPPY, Compression::ZSTD(ZstdLevel::default())] {
+        let mut pq = small_parquet(c);
+        page_of(&mut pq, 0).unwrap().header.set(2, T::I32(i32::MAX));
+        let p = write(dir.path(), "floats.parquet", &pq.build());
+        refused_saying(&p, "declares 2147483647 bytes for 64 values of 8 bytes");
+    }
+    // Text: snappy says its size, whatever the budget.
     let mut pq = small_parquet(Compression::SNAPPY);
-    page_of(&mut pq, 0).unwrap().header.set(2, T::I32(i32::MAX));
+    label_page(&mut pq).header.set(2, T::I32(i32::MAX));
     let p = write(dir.path(), "snappy.parquet", &pq.build());
-    refused_saying(
-        &p,
-        "snappy data of 50 bytes where the page declares 2147483647",
-    );
+    refused_saying(&p, "where the page declares 2147483647");
     // LZ4 blocks cannot grow that much.
     let mut pq = small_parquet(Compression::LZ4_RAW);
-    page_of(&mut pq, 0).unwrap().header.set(2, T::I32(i32::MAX));
+    label_page(&mut pq).header.set(2, T::I32(i32::MAX));
     let p = write(dir.path(), "lz4.parquet", &pq.build());
     refused_saying(&p, "cannot hold the 2147483647 bytes");
-    // zstd without its size in the frame: the budget refuses it.
+    // zstd without its size in the frame: the budget refuses it (the
+    // default budget, half the RAM, lets the parquet crate reserve it).
     let mut pq = small_parquet(Compression::ZSTD(ZstdLevel::default()));
-    let page = page_of(&mut pq, 0).unwrap();
+    let page = label_page(&mut pq);
     page.header.set(2, T::I32(i32::MAX));
     page.data = zstd_bomb(1000, false);
     page.header.set(3, T::I32(page.data.len() as i32));
@@ -228,24 +238,35 @@ fn a_zstd_bomb_is_refused() {
     let big = (1u64 << 31) - 1;
     let bomb = zstd_bomb(big, true);
     assert!(bomb.len() < 70_000);
-    let with_page = |declared: i32, data: Vec<u8>| {
+    let with_page = |text: bool, declared: i32, data: Vec<u8>| {
         let mut pq = small_parquet(Compression::ZSTD(ZstdLevel::default()));
-        let page = page_of(&mut pq, 0).unwrap();
+        let page = if text {
+            label_page(&mut pq)
+        } else {
+            page_of(&mut pq, 0).unwrap()
+        };
         page.data = data;
         page.header.set(2, T::I32(declared));
         page.header.set(3, T::I32(page.data.len() as i32));
         pq.build()
     };
-    // Declaring its 2 GiB: above the budget (the default budget, half the
-    // RAM, lets the parquet crate reserve them).
+    // In a float column, declaring its 2 GiB: more than 64 floats take.
     let p = write(
         dir.path(),
-        "declared.parquet",
-        &with_page(big as i32, bomb.clone()),
+        "f.parquet",
+        &with_page(false, big as i32, bomb.clone()),
+    );
+    refused_saying(&p, "declares 2147483647 bytes for 64 values of 8 bytes");
+    // In a text column: above the budget (the default budget lets the
+    // parquet crate decompress the 2 GiB it declares).
+    let p = write(
+        dir.path(),
+        "t.parquet",
+        &with_page(true, big as i32, bomb.clone()),
     );
     over_budget(&p);
     // Declaring 4 KiB: its frame says more.
-    let p = write(dir.path(), "small.parquet", &with_page(4096, bomb));
+    let p = write(dir.path(), "small.parquet", &with_page(true, 4096, bomb));
     refused_saying(
         &p,
         "zstd data of 2147483647 bytes where the page declares 4096",
@@ -255,7 +276,7 @@ fn a_zstd_bomb_is_refused() {
     let p = write(
         dir.path(),
         "nosize.parquet",
-        &with_page(4096, zstd_bomb(big, false)),
+        &with_page(true, 4096, zstd_bomb(big, false)),
     );
     refused(&p);
 }
@@ -277,7 +298,7 @@ fn gzip_and_lz4_pages_must_decompress_to_what_they_declare() {
         ("lz4.parquet", Compression::LZ4, std::mem::take(&mut lz)),
     ] {
         let mut pq = small_parquet(c);
-        let page = page_of(&mut pq, 0).unwrap();
+        let page = label_page(&mut pq);
         page.data = data;
         let len = page.data.len() as i32;
         page.header.set(2, T::I32(4096));
@@ -413,9 +434,10 @@ fn every_compression_still_loads_within_the_budget() {
 }
 
 #[test]
-fn a_wide_uncompressed_feather_loads() {
+fn a_wide_table_loads_from_feather_and_parquet() {
     // 72 rows × 7129 columns (a gene-expression table): 4 MB of floats in
-    // one record batch, whose columns all point into one body buffer.
+    // one record batch, whose columns all point into one body buffer in
+    // an uncompressed Feather file.
     let dir = tempfile::tempdir().unwrap();
     let cols: Vec<(String, arrow_array::ArrayRef)> = (0..7129)
         .map(|j| {
@@ -425,16 +447,22 @@ fn a_wide_uncompressed_feather_loads() {
         })
         .collect();
     let b = batch(cols.iter().map(|(n, a)| (n.as_str(), a.clone())).collect());
-    let bytes = ipc_file_bytes(&[b], None);
+    let feather = write(
+        dir.path(),
+        "wide.feather",
+        &ipc_file_bytes(std::slice::from_ref(&b), None),
+    );
+    let props = props(Compression::SNAPPY).build();
+    let parquet = write(dir.path(), "wide.parquet", &parquet_bytes(&[b], props));
     drop(cols);
-    let p = write(dir.path(), "wide.feather", &bytes);
-    drop(bytes);
-    for cap in [Some(CAP), None] {
-        let (r, peak) = load_counted(&p, &with_cap(cap));
-        let ds = r.unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!((ds.n(), ds.p()), (72, 7129));
-        assert_eq!(ds.x[[71, 7128]], (71 * 7129 + 7128) as f64);
-        assert!(peak < CAP, "{peak}");
+    for p in [feather, parquet] {
+        for cap in [Some(CAP), None] {
+            let (r, peak) = load_counted(&p, &with_cap(cap));
+            let ds = r.unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!((ds.n(), ds.p()), (72, 7129));
+            assert_eq!(ds.x[[71, 7128]], (71 * 7129 + 7128) as f64);
+            assert!(peak < CAP, "{}: {peak}", p.display());
+        }
     }
 }
 

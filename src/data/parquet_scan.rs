@@ -571,6 +571,28 @@ struct Delta {
     what: String,
 }
 
+/// Refuses a compressed page of a fixed-width type that declares more
+/// bytes than its `n` values can take in any encoding: at most their
+/// plain width each, with levels and delta-block headers below 8 bytes a
+/// value, and a few length prefixes. Byte arrays have no such bound.
+fn plausible(leaf: &Leaf, n: u64, declared: u64, decompressed: bool) -> Result<()> {
+    let width = match leaf.physical {
+        BOOLEAN => 1,
+        INT32 | FLOAT => 4,
+        INT64 | DOUBLE => 8,
+        INT96 => 12,
+        FIXED_LEN_BYTE_ARRAY => u64::try_from(leaf.type_length).unwrap_or(0),
+        _ => return Ok(()),
+    };
+    let most = n.saturating_mul(width + 8).saturating_add(64);
+    if decompressed && declared > most {
+        return Err(format!(
+            "declares {declared} bytes for {n} values of {width} bytes"
+        ));
+    }
+    Ok(())
+}
+
 /// The smallest size a dictionary entry takes in a PLAIN page, in bits,
 /// and what it takes once decoded, in bytes.
 fn entry_sizes(leaf: &Leaf) -> Result<(u64, u64)> {
@@ -688,6 +710,7 @@ fn chunk_pages(
                     .num_values
                     .and_then(|n| u64::try_from(n).ok())
                     .ok_or_else(|| page("a dictionary page without a valid entry count".into()))?;
+                plausible(leaf, n, u, decompressed).map_err(page)?;
                 let (bits, held) = entry_sizes(leaf).map_err(page)?;
                 if n.saturating_mul(bits).div_ceil(8) > real {
                     return Err(page(format!("a dictionary of {n} entries in {real} bytes")));
@@ -699,6 +722,7 @@ fn chunk_pages(
                     .num_values
                     .and_then(|n| u64::try_from(n).ok())
                     .ok_or_else(|| page("a data page without a valid value count".into()))?;
+                plausible(leaf, n, u, decompressed).map_err(page)?;
                 if v2 && h.num_nulls.is_none_or(|z| z < 0 || z as u64 > n) {
                     return Err(page(format!("{:?} nulls among {n} values", h.num_nulls)));
                 }
