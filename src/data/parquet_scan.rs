@@ -111,6 +111,8 @@ pub(crate) struct Footer {
     row_groups: Vec<RowGroup>,
     elements: usize,
     footer_len: usize,
+    /// The length of the Arrow schema kept in the metadata (base64).
+    arrow_schema: usize,
 }
 
 impl Footer {
@@ -119,13 +121,16 @@ impl Footer {
         self.row_groups.iter().map(|g| u128::from(g.num_rows)).sum()
     }
 
-    /// What the parquet crate holds for this metadata once parsed, at
-    /// most (measured on wide and long files: about 0.6 KiB per schema
-    /// node with its Arrow field, 0.4 KiB per column chunk; the footer's
-    /// strings are copied).
+    /// What the parquet crate holds for this metadata once parsed, with
+    /// room to spare: a KiB per schema node (its node, column descriptor
+    /// and Arrow field are a few hundred bytes) and per column chunk, the
+    /// footer's strings copied, and the Arrow schema it keeps, whose
+    /// fields take up to some 150 bytes each where each can take as few
+    /// as 10 bytes of base64.
     pub fn metadata_bytes(&self) -> u128 {
         let chunks: usize = self.row_groups.iter().map(|g| g.chunks.len()).sum();
         2 * self.footer_len as u128
+            + 16 * self.arrow_schema as u128
             + 1024 * self.elements as u128
             + 1024 * chunks as u128
             + 512 * self.row_groups.len() as u128
@@ -156,8 +161,30 @@ pub(crate) fn footer(file: &[u8]) -> Result<Footer> {
     let mut schema = None;
     let mut row_groups = None;
     let mut num_rows = None;
+    let mut arrow_schema = 0;
     r.fields(|r, ty, id| {
         match id {
+            5 => {
+                expect(ty, LIST, "the key-value metadata")?;
+                let (elem, n) = r.list()?;
+                expect(elem, STRUCT, "a key-value pair")?;
+                for _ in 0..n {
+                    let mut key: &[u8] = &[];
+                    r.fields(|r, ty, id| {
+                        if id != 1 && id != 2 {
+                            return Ok(false);
+                        }
+                        expect(ty, BINARY, "a key or value")?;
+                        let s = r.binary()?;
+                        if id == 1 {
+                            key = s;
+                        } else if key == b"ARROW:schema" {
+                            arrow_schema += s.len();
+                        }
+                        Ok(true)
+                    })?;
+                }
+            }
             2 => {
                 expect(ty, LIST, "the schema")?;
                 schema = Some(read_schema(r)?);
@@ -184,6 +211,7 @@ pub(crate) fn footer(file: &[u8]) -> Result<Footer> {
         row_groups: row_groups.ok_or("the footer has no row groups")?,
         elements,
         footer_len: len,
+        arrow_schema,
     })
 }
 
@@ -1023,4 +1051,54 @@ fn delta_counts(b: &[u8], d: &Delta) -> Result<()> {
         header(&mut at)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file of the given footer alone.
+    fn file(footer: &[u8]) -> Vec<u8> {
+        let mut out = b"PAR1".to_vec();
+        out.extend(footer);
+        out.extend((footer.len() as u32).to_le_bytes());
+        out.extend(b"PAR1");
+        out
+    }
+
+    /// FileMetaData {2: [root {4: "r", 5: 1}, x {1: INT64, 3: 0, 4: "x"}],
+    /// 3: 0, 4: [], 5: [{1: key, 2: value}]}.
+    fn footer_with(key: &[u8], value_len: usize) -> Vec<u8> {
+        let mut f = vec![0x29, 0x2c, 0x48, 1, b'r', 0x15, 2, 0];
+        f.extend([0x15, 4, 0x25, 0, 0x18, 1, b'x', 0]);
+        f.extend([0x16, 0, 0x19, 0x0c, 0x19, 0x1c, 0x18, key.len() as u8]);
+        f.extend(key);
+        f.push(0x18);
+        let mut n = value_len;
+        while n >= 0x80 {
+            f.push(n as u8 | 0x80);
+            n >>= 7;
+        }
+        f.push(n as u8);
+        f.extend(vec![b'A'; value_len]);
+        f.extend([0, 0]);
+        f
+    }
+
+    #[test]
+    fn the_arrow_schema_in_the_metadata_is_budgeted() {
+        let plain = footer(&file(&footer_with(b"ARROW:schemX", 10_000))).unwrap();
+        let arrow = footer(&file(&footer_with(b"ARROW:schema", 10_000))).unwrap();
+        assert_eq!(plain.leaves.len(), 1);
+        assert_eq!(arrow.metadata_bytes() - plain.metadata_bytes(), 160_000);
+    }
+
+    #[test]
+    fn a_footer_longer_than_the_file_is_refused() {
+        let mut f = file(&footer_with(b"k", 1));
+        let n = f.len();
+        f[n - 8..n - 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        let e = footer(&f).unwrap_err();
+        assert!(e.contains("the footer declares 4294967295 bytes"), "{e}");
+    }
 }
