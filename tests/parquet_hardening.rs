@@ -156,9 +156,15 @@ fn over_budget(path: &Path) {
     assert!(peak < SMALL, "{peak}: {m}");
 }
 
-/// The last data page of the text column "label", which no width bounds.
+/// The last data page of the text column "label", which no width bounds
+/// when it is stored plain (without a dictionary).
 fn label_page(pq: &mut Parquet) -> &mut Page {
     pq.chunks[0][4].last_mut().unwrap()
+}
+
+fn small_plain_parquet(c: Compression) -> Parquet {
+    let props = props(c).set_dictionary_enabled(false).build();
+    Parquet::parse(&parquet_bytes(&table(120), props)).unwrap()
 }
 
 #[test]
@@ -166,24 +172,29 @@ fn a_page_declaring_2_pow_31_bytes_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     // 64 floats cannot take 2 GiB in any encoding.
     for c in [Compression::SNAPPY, Compression::ZSTD(ZstdLevel::default())] {
-        let mut pq = small_parquet(c);
+        let mut pq = small_plain_parquet(c);
         page_of(&mut pq, 0).unwrap().header.set(2, T::I32(i32::MAX));
         let p = write(dir.path(), "floats.parquet", &pq.build());
         refused_saying(&p, "declares 2147483647 bytes for 64 values of 8 bytes");
     }
     // Text: snappy says its size, whatever the budget.
-    let mut pq = small_parquet(Compression::SNAPPY);
+    let mut pq = small_plain_parquet(Compression::SNAPPY);
     label_page(&mut pq).header.set(2, T::I32(i32::MAX));
     let p = write(dir.path(), "snappy.parquet", &pq.build());
     refused_saying(&p, "where the page declares 2147483647");
     // LZ4 blocks cannot grow that much.
-    let mut pq = small_parquet(Compression::LZ4_RAW);
+    let mut pq = small_plain_parquet(Compression::LZ4_RAW);
     label_page(&mut pq).header.set(2, T::I32(i32::MAX));
     let p = write(dir.path(), "lz4.parquet", &pq.build());
     refused_saying(&p, "cannot hold the 2147483647 bytes");
+    // Dictionary indices take 4 bytes at most, whatever the type.
+    let mut pq = small_parquet(Compression::ZSTD(ZstdLevel::default()));
+    label_page(&mut pq).header.set(2, T::I32(i32::MAX));
+    let p = write(dir.path(), "indices.parquet", &pq.build());
+    refused_saying(&p, "declares 2147483647 bytes for 64 values of 4 bytes");
     // zstd without its size in the frame: the budget refuses it (the
     // default budget, half the RAM, lets the parquet crate reserve it).
-    let mut pq = small_parquet(Compression::ZSTD(ZstdLevel::default()));
+    let mut pq = small_plain_parquet(Compression::ZSTD(ZstdLevel::default()));
     let page = label_page(&mut pq);
     page.header.set(2, T::I32(i32::MAX));
     page.data = zstd_bomb(1000, false);
@@ -239,7 +250,7 @@ fn a_zstd_bomb_is_refused() {
     let bomb = zstd_bomb(big, true);
     assert!(bomb.len() < 70_000);
     let with_page = |text: bool, declared: i32, data: Vec<u8>| {
-        let mut pq = small_parquet(Compression::ZSTD(ZstdLevel::default()));
+        let mut pq = small_plain_parquet(Compression::ZSTD(ZstdLevel::default()));
         let page = if text {
             label_page(&mut pq)
         } else {
@@ -297,7 +308,7 @@ fn gzip_and_lz4_pages_must_decompress_to_what_they_declare() {
         ("gz.parquet", Compression::GZIP(Default::default()), gz),
         ("lz4.parquet", Compression::LZ4, std::mem::take(&mut lz)),
     ] {
-        let mut pq = small_parquet(c);
+        let mut pq = small_plain_parquet(c);
         let page = label_page(&mut pq);
         page.data = data;
         let len = page.data.len() as i32;

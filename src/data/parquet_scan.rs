@@ -50,10 +50,12 @@ const ZSTD: i32 = 6;
 const LZ4_RAW: i32 = 7;
 
 /// Encodings.
+const PLAIN_DICTIONARY: i32 = 2;
 const RLE: i32 = 3;
 const BIT_PACKED: i32 = 4;
 const DELTA_LENGTH_BYTE_ARRAY: i32 = 6;
 const DELTA_BYTE_ARRAY: i32 = 7;
+const RLE_DICTIONARY: i32 = 8;
 
 /// Page types.
 const DATA_PAGE: i32 = 0;
@@ -599,17 +601,25 @@ struct Delta {
     what: String,
 }
 
-/// Refuses a compressed page of a fixed-width type that declares more
-/// bytes than its `n` values can take in any encoding: at most their
-/// plain width each, with levels and delta-block headers below 8 bytes a
-/// value, and a few length prefixes. Byte arrays have no such bound.
-fn plausible(leaf: &Leaf, n: u64, declared: u64, decompressed: bool) -> Result<()> {
-    let width = match leaf.physical {
-        BOOLEAN => 1,
-        INT32 | FLOAT => 4,
-        INT64 | DOUBLE => 8,
-        INT96 => 12,
-        FIXED_LEN_BYTE_ARRAY => u64::try_from(leaf.type_length).unwrap_or(0),
+/// Refuses a compressed page that declares more bytes than its `n`
+/// values can take in any encoding: at most their plain width each (4
+/// bytes, an index, in a dictionary-encoded data page), with levels and
+/// delta-block headers below 8 bytes a value, and a few length prefixes.
+/// Byte arrays stored as such have no bound.
+fn plausible(
+    leaf: &Leaf,
+    n: u64,
+    declared: u64,
+    decompressed: bool,
+    encoding: Option<i32>,
+) -> Result<()> {
+    let width = match (encoding, leaf.physical) {
+        (Some(PLAIN_DICTIONARY | RLE_DICTIONARY), _) => 4,
+        (_, BOOLEAN) => 1,
+        (_, INT32 | FLOAT) => 4,
+        (_, INT64 | DOUBLE) => 8,
+        (_, INT96) => 12,
+        (_, FIXED_LEN_BYTE_ARRAY) => u64::try_from(leaf.type_length).unwrap_or(0),
         _ => return Ok(()),
     };
     let most = n.saturating_mul(width + 8).saturating_add(64);
@@ -738,7 +748,7 @@ fn chunk_pages(
                     .num_values
                     .and_then(|n| u64::try_from(n).ok())
                     .ok_or_else(|| page("a dictionary page without a valid entry count".into()))?;
-                plausible(leaf, n, u, decompressed).map_err(page)?;
+                plausible(leaf, n, u, decompressed, None).map_err(page)?;
                 let (bits, held) = entry_sizes(leaf).map_err(page)?;
                 if n.saturating_mul(bits).div_ceil(8) > real {
                     return Err(page(format!("a dictionary of {n} entries in {real} bytes")));
@@ -750,7 +760,7 @@ fn chunk_pages(
                     .num_values
                     .and_then(|n| u64::try_from(n).ok())
                     .ok_or_else(|| page("a data page without a valid value count".into()))?;
-                plausible(leaf, n, u, decompressed).map_err(page)?;
+                plausible(leaf, n, u, decompressed, h.encoding).map_err(page)?;
                 if v2 && h.num_nulls.is_none_or(|z| z < 0 || z as u64 > n) {
                     return Err(page(format!("{:?} nulls among {n} values", h.num_nulls)));
                 }
