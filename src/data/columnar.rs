@@ -13,9 +13,14 @@
 //! may be text, categorical (dictionary), numeric or boolean.
 //!
 //! The file is read whole within the memory budget, and the values as
-//! they are decoded are checked against it too. A damaged or hostile file
-//! is refused with an error; should the third-party reader panic on it,
-//! the panic is caught and reported as an error as well.
+//! they are decoded are checked against it too. What a Parquet file
+//! declares (schema, column chunks, page headers, decompressed sizes) is
+//! checked before the parquet crate allocates from it (parquet_scan.rs);
+//! for Arrow IPC, the footer, blocks, message bodies and compressed buffer
+//! sizes (the flatbuffers themselves are verified by arrow-ipc, to a depth
+//! of 64). A damaged or hostile file is refused with an error; should the
+//! third-party reader panic on it, the panic is caught and reported as an
+//! error as well.
 //!
 //! [`LabelChoice`]: super::LabelChoice
 //! [`Missing`]: super::Missing
