@@ -552,3 +552,38 @@ fn an_arrow_footer_declaring_2_pow_31_bytes_is_refused() {
     let p = write(dir.path(), "footer.arrow", &bytes);
     refused_saying(&p, "the footer declares 2147483647 bytes");
 }
+
+#[test]
+fn an_arrow_buffer_declaring_2_pow_52_bytes_is_refused_however_its_message_is_framed() {
+    // The reader parses a block's message up to the block's end, not up to
+    // the length its prefix declares: a short prefix once hid the
+    // compressed buffers from the size check, and lz4 reserved 2^52 bytes.
+    let dir = tempfile::tempdir().unwrap();
+    let lz4 = Some(arrow_ipc::CompressionType::LZ4_FRAME);
+    let mut bytes = ipc_file_bytes(&table(10), lz4);
+    let n = bytes.len();
+    let flen = i32::from_le_bytes(bytes[n - 10..n - 6].try_into().unwrap()) as usize;
+    let (offset, meta) = {
+        let f = arrow_ipc::root_as_footer(&bytes[n - 10 - flen..n - 10]).unwrap();
+        let b = f.recordBatches().unwrap().get(0);
+        (b.offset() as usize, b.metaDataLength() as usize)
+    };
+    assert_eq!(bytes[offset..offset + 4], [0xff; 4]);
+    let body = offset + meta;
+    let starts: Vec<usize> = {
+        let m = arrow_ipc::root_as_message(&bytes[offset + 8..body]).unwrap();
+        let rb = m.header_as_record_batch().unwrap();
+        rb.buffers()
+            .unwrap()
+            .iter()
+            .filter(|b| b.length() >= 8)
+            .map(|b| body + b.offset() as usize)
+            .collect()
+    };
+    for at in starts {
+        bytes[at..at + 8].copy_from_slice(&(1u64 << 52).to_le_bytes());
+    }
+    bytes[offset + 4..offset + 8].copy_from_slice(&8i32.to_le_bytes());
+    let p = write(dir.path(), "framed.arrow", &bytes);
+    refused_saying(&p, "once decompressed");
+}
