@@ -105,3 +105,15 @@ fn fuzz_idx() {
 fn fuzz_mat() {
     fuzz(Format::Mat);
 }
+
+#[cfg(feature = "parquet")]
+#[test]
+fn fuzz_parquet() {
+    fuzz(Format::Parquet);
+}
+
+#[cfg(feature = "parquet")]
+#[test]
+fn fuzz_arrow() {
+    fuzz(Format::Arrow);
+}

@@ -13,9 +13,14 @@
 //! may be text, categorical (dictionary), numeric or boolean.
 //!
 //! The file is read whole within the memory budget, and the values as
-//! they are decoded are checked against it too. A damaged or hostile file
-//! is refused with an error; should the third-party reader panic on it,
-//! the panic is caught and reported as an error as well.
+//! they are decoded are checked against it too. What a Parquet file
+//! declares (schema, column chunks, page headers, decompressed sizes) is
+//! checked before the parquet crate allocates from it (parquet_scan.rs);
+//! for Arrow IPC, the footer, blocks, message bodies and compressed buffer
+//! sizes (the flatbuffers themselves are verified by arrow-ipc, to a depth
+//! of 64). A damaged or hostile file is refused with an error; should the
+//! third-party reader panic on it, the panic is caught and reported as an
+//! error as well.
 //!
 //! [`LabelChoice`]: super::LabelChoice
 //! [`Missing`]: super::Missing
@@ -156,6 +161,19 @@ mod imp {
             Format::Parquet => read_parquet(bytes, origin, opts),
             _ => read_ipc(&bytes, format, origin, opts),
         })
+        .map_err(one_line)
+    }
+
+    /// The error with the control characters of its message escaped: it
+    /// quotes column names and the readers' messages, which come from the
+    /// file and may hold a line break.
+    fn one_line(e: Error) -> Error {
+        let escape = |m: String| crate::text::printable(&m, &[]).into_owned();
+        match e {
+            Error::Data(m) => Error::Data(escape(m)),
+            Error::Resource(m) => Error::Resource(escape(m)),
+            other => other,
+        }
     }
 
     fn unreadable(origin: &str, format: Format, e: impl std::fmt::Display) -> Error {
@@ -207,45 +225,52 @@ mod imp {
     // ------------------------------------------------------------ formats
 
     fn read_parquet(bytes: Vec<u8>, origin: &str, opts: &LoadOptions) -> Result<Dataset> {
+        use super::super::parquet_scan;
         use parquet::arrow::ProjectionMask;
-        use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+        use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
+        use parquet::file::metadata::PageIndexPolicy;
         let format = Format::Parquet;
+        let bad = |e: String| unreadable(origin, format, e);
         let file_len = bytes.len() as u64;
-        let builder = ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(bytes))
+        let budget = Budget::of(opts);
+        // What the file declares is checked before the parquet crate
+        // allocates from it (parquet_scan.rs): the footer first.
+        let footer = parquet_scan::footer(&bytes).map_err(bad)?;
+        let metadata = footer.metadata_bytes();
+        budget.check(
+            origin,
+            u128::from(file_len) + metadata,
+            &format!("the file and {} for its metadata", fmt_need(metadata)),
+        )?;
+        // The page index is not read (it is the default; said here because
+        // parquet_scan does not check it).
+        let options = ArrowReaderOptions::new().with_page_index_policy(PageIndexPolicy::Skip);
+        let bytes = bytes::Bytes::from(bytes);
+        let builder = ParquetRecordBatchReaderBuilder::try_new_with_options(bytes.clone(), options)
             .map_err(|e| unreadable(origin, format, e))?;
         let plan = Plan::new(builder.schema(), origin, opts)?;
         let mask = ProjectionMask::roots(builder.parquet_schema(), plan.projection.clone());
-        // What the metadata declares: the rows, and the decompressed bytes
-        // of the columns read.
-        let meta = builder.metadata();
-        let rows: u128 = meta
-            .row_groups()
-            .iter()
-            .map(|rg| u128::try_from(rg.num_rows()).unwrap_or(0))
-            .sum();
-        let decoded: u128 = meta
-            .row_groups()
-            .iter()
-            .flat_map(|rg| {
-                rg.columns()
-                    .iter()
-                    .enumerate()
-                    .filter(|(leaf, _)| mask.leaf_included(*leaf))
-                    .map(|(_, c)| u128::try_from(c.uncompressed_size()).unwrap_or(0))
-            })
-            .sum();
-        let budget = Budget::of(opts);
+        if builder.parquet_schema().num_columns() != footer.leaves.len() {
+            return Err(bad("the schema is not the one the footer declares".into()));
+        }
+        // Then the pages of the columns read: what they hold decoded, and
+        // the matrix they will make.
+        let pages = footer
+            .pages(&bytes, |leaf| mask.leaf_included(leaf))
+            .map_err(bad)?;
+        let rows = footer.rows();
         let matrix = rows * plan.features.len() as u128 * 8;
         budget.check(
             origin,
-            u128::from(file_len) + decoded + matrix,
+            u128::from(file_len) + metadata + pages.decoded + matrix,
             &format!(
                 "the file, {} of decoded columns and {} for {rows} rows of {} features",
-                fmt_need(decoded),
+                fmt_need(pages.decoded),
                 fmt_need(matrix),
                 plan.features.len()
             ),
         )?;
+        pages.trial(&bytes).map_err(bad)?;
         let reader = builder
             .with_projection(mask)
             .with_batch_size(BATCH_ROWS)
@@ -268,13 +293,20 @@ mod imp {
         let bad = |e: arrow_schema::ArrowError| unreadable(origin, format, e);
         // Decompression allocates what each compressed buffer declares:
         // those sizes are checked first.
+        // So are the message bodies, which the reader copies, and the
+        // schema's columns.
         let declared = ipc_declared(bytes, format).map_err(|e| unreadable(origin, format, e))?;
+        let schema = declared.fields * FIELD_BYTES;
         budget.check(
             origin,
-            u128::from(file_len) + declared,
+            u128::from(file_len) + declared.bodies + declared.decompressed + schema,
             &format!(
-                "the file, whose compressed buffers declare {} once decompressed",
-                fmt_need(declared)
+                "the file, {} of record batches whose compressed buffers declare {} once \
+                 decompressed, and {} for {} columns",
+                fmt_need(declared.bodies),
+                fmt_need(declared.decompressed),
+                fmt_need(schema),
+                declared.fields
             ),
         )?;
         // The schema first, to choose the columns; then the batches of
@@ -313,7 +345,7 @@ mod imp {
     /// message after message in the stream format. A block or message that
     /// runs past the end of the file is an error; a message that does not
     /// parse is left to the reader, which says what is wrong with it.
-    fn ipc_declared(bytes: &[u8], format: Format) -> std::result::Result<u128, String> {
+    fn ipc_declared(bytes: &[u8], format: Format) -> std::result::Result<Declared, String> {
         let i32_at = |at: usize| -> Option<i32> {
             Some(i32::from_le_bytes(
                 bytes.get(at..at.checked_add(4)?)?.try_into().ok()?,
@@ -332,6 +364,8 @@ mod imp {
         };
         let past_end = || "a record batch runs past the end of the file".to_string();
         let mut total: u128 = 0;
+        let mut bodies: u128 = 0;
+        let mut fields: u128 = 0;
         let mut count = |meta: &[u8], body: usize| -> std::result::Result<(), String> {
             let Ok(msg) = arrow_ipc::root_as_message(meta) else {
                 return Ok(());
@@ -359,17 +393,22 @@ mod imp {
         };
         if format == Format::ArrowFile {
             let n = bytes.len();
-            let Some(footer_len) = n
-                .checked_sub(10)
-                .and_then(i32_at)
-                .and_then(|l| usize::try_from(l).ok())
-                .filter(|&l| l + 10 <= n)
-            else {
-                return Ok(0);
+            let Some(declared) = n.checked_sub(10).and_then(i32_at) else {
+                return Ok(Declared::default());
+            };
+            // The reader allocates the footer's declared length first.
+            let Some(footer_len) = usize::try_from(declared).ok().filter(|&l| l + 10 <= n) else {
+                return Err(format!(
+                    "the footer declares {declared} bytes in a file of {n} bytes"
+                ));
             };
             let Ok(footer) = arrow_ipc::root_as_footer(&bytes[n - 10 - footer_len..n - 10]) else {
-                return Ok(0);
+                return Ok(Declared::default());
             };
+            fields = footer
+                .schema()
+                .and_then(|s| s.fields())
+                .map_or(0, |f| f.len() as u128);
             let blocks = footer
                 .dictionaries()
                 .into_iter()
@@ -387,8 +426,14 @@ mod imp {
                 if body_start.checked_add(body).is_none_or(|e| e > n) {
                     return Err(past_end());
                 }
-                if let Some((start, len)) = message_at(offset) {
-                    count(&bytes[start..start + len], body_start)?;
+                // The reader copies each block whole (they may overlap).
+                bodies += (meta + body) as u128;
+                // The message as the reader parses it: the flatbuffer runs
+                // from after its length prefix to the end of the block.
+                let block = &bytes[offset..body_start + body];
+                let skip = if block.starts_with(&[0xff; 4]) { 8 } else { 4 };
+                if let Some(meta) = block.get(skip..) {
+                    count(meta, body_start)?;
                 }
             }
         } else {
@@ -401,6 +446,9 @@ mod imp {
                 let Ok(msg) = arrow_ipc::root_as_message(meta) else {
                     break;
                 };
+                if let Some(s) = msg.header_as_schema() {
+                    fields = fields.max(s.fields().map_or(0, |f| f.len() as u128));
+                }
                 let body_start = start + len;
                 let Some(next) = usize::try_from(msg.bodyLength())
                     .ok()
@@ -410,11 +458,31 @@ mod imp {
                     return Err(past_end());
                 };
                 count(meta, body_start)?;
+                bodies += (next - body_start) as u128;
                 at = next;
             }
         }
-        Ok(total)
+        Ok(Declared {
+            decompressed: total,
+            bodies,
+            fields,
+        })
     }
+
+    /// What an IPC file or stream declares, in bytes and columns.
+    #[derive(Default)]
+    struct Declared {
+        /// The compressed buffers once decompressed.
+        decompressed: u128,
+        /// The message bodies (with their metadata), which the reader copies.
+        bodies: u128,
+        /// The schema's columns.
+        fields: u128,
+    }
+
+    /// What the reader holds per column of a schema, at most (its Arrow
+    /// field and the names kept here).
+    const FIELD_BYTES: u128 = 1024;
 
     /// The batches, within the budget: what they hold plus the matrix they
     /// will make plus the file.
@@ -427,6 +495,7 @@ mod imp {
     ) -> Result<Vec<RecordBatch>> {
         let mut out = Vec::new();
         let (mut rows, mut held) = (0u128, 0u128);
+        let mut seen = std::collections::HashSet::new();
         for b in batches {
             let b = b?;
             if b.num_columns() != plan.projection.len() {
@@ -438,7 +507,7 @@ mod imp {
                 )));
             }
             rows += b.num_rows() as u128;
-            held += b.get_array_memory_size() as u128;
+            held += distinct_bytes(&b, &mut seen);
             let need = u128::from(file_len) + held + rows * plan.features.len() as u128 * 8;
             if need > u128::from(budget.limit) {
                 budget.check(
@@ -450,6 +519,25 @@ mod imp {
             out.push(b);
         }
         Ok(out)
+    }
+
+    /// The bytes the arrays of a batch hold, each allocation counted once
+    /// (`seen` holds those counted already, across batches): the arrays an
+    /// IPC reader makes from one message body all point into it, which
+    /// `RecordBatch::get_array_memory_size` counts once per column.
+    fn distinct_bytes(b: &RecordBatch, seen: &mut std::collections::HashSet<usize>) -> u128 {
+        let mut total = 0u128;
+        let mut stack: Vec<_> = b.columns().iter().map(|c| c.to_data()).collect();
+        while let Some(d) = stack.pop() {
+            let nulls = d.nulls().map(|n| n.buffer());
+            for buf in d.buffers().iter().chain(nulls) {
+                if seen.insert(buf.data_ptr().as_ptr() as usize) {
+                    total += buf.capacity().max(buf.len()) as u128;
+                }
+            }
+            stack.extend(d.child_data().iter().cloned());
+        }
+        total
     }
 
     // ------------------------------------------------------------ columns

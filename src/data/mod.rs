@@ -17,9 +17,13 @@ pub(crate) mod input;
 mod kernels;
 mod matv5;
 mod npy;
+#[cfg(feature = "parquet")]
+mod parquet_scan;
 pub mod preprocess;
 mod sizes;
 mod source;
+#[cfg(feature = "parquet")]
+mod thrift;
 
 pub use preprocess::{Missing, Scaling};
 pub use source::{DataSource, load};

@@ -116,6 +116,12 @@ pub fn corpus(format: Format) -> Vec<Vec<u8>> {
             out.push(idx(0x08, &[1, 65536, 65536], &[]));
         }
         Format::Mat => {}
+        #[cfg(feature = "parquet")]
+        Format::Parquet => out.extend(super::columnar::parquet_seeds()),
+        #[cfg(feature = "parquet")]
+        Format::Arrow => out.extend(super::columnar::ipc_seeds()),
+        #[cfg(not(feature = "parquet"))]
+        Format::Parquet | Format::Arrow => {}
     }
     out
 }

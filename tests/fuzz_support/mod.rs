@@ -10,6 +10,8 @@
 #![allow(dead_code, unused_imports)]
 
 mod alloc;
+#[cfg(feature = "parquet")]
+pub mod columnar;
 mod corpus;
 mod mutate;
 pub mod session_mutate;
@@ -34,9 +36,24 @@ pub enum Format {
     Npy,
     Idx,
     Mat,
+    /// Parquet (needs the `parquet` feature, as the Arrow formats do).
+    Parquet,
+    /// Arrow IPC: Feather v2 files and streams.
+    Arrow,
 }
 
 impl Format {
+    #[cfg(feature = "parquet")]
+    pub const ALL: [Format; 7] = [
+        Format::Delimited,
+        Format::Gzip,
+        Format::Npy,
+        Format::Idx,
+        Format::Mat,
+        Format::Parquet,
+        Format::Arrow,
+    ];
+    #[cfg(not(feature = "parquet"))]
     pub const ALL: [Format; 5] = [
         Format::Delimited,
         Format::Gzip,
@@ -52,6 +69,8 @@ impl Format {
             Format::Npy => "npy",
             Format::Idx => "idx",
             Format::Mat => "mat",
+            Format::Parquet => "parquet",
+            Format::Arrow => "arrow",
         }
     }
 
@@ -68,6 +87,8 @@ impl Format {
             Format::Npy => "input.npy",
             Format::Idx => "input-images-idx3-ubyte",
             Format::Mat => "input.mat",
+            Format::Parquet => "input.parquet",
+            Format::Arrow => "input.arrow",
         }
     }
 

@@ -2,6 +2,8 @@
 //! format keeps its header fields, from one seeded ChaCha stream.
 
 use super::Format;
+#[cfg(feature = "parquet")]
+use super::columnar::{Parquet, T, ipc_fields};
 use super::corpus::{gzip, idx, inflate_some, zlib};
 use meanscape::data::{LabelChoice, LoadOptions, Missing};
 use rand::{Rng, SeedableRng};
@@ -220,6 +222,12 @@ impl Mutator {
             Format::Gzip => self.gzip_field(b, corpus),
             Format::Mat => self.mat_field(b, corpus),
             Format::Delimited => self.generic(b, corpus),
+            #[cfg(feature = "parquet")]
+            Format::Parquet => self.parquet_field(b, corpus),
+            #[cfg(feature = "parquet")]
+            Format::Arrow => self.ipc_field(b, corpus),
+            #[cfg(not(feature = "parquet"))]
+            Format::Parquet | Format::Arrow => self.generic(b, corpus),
         }
     }
 
@@ -478,6 +486,169 @@ impl Mutator {
             max_memory: Some(max_memory),
             ignore_non_numeric: false,
             dtype: None,
+        }
+    }
+}
+
+#[cfg(feature = "parquet")]
+impl Mutator {
+    /// An interesting value of the width of `v` (which it replaces).
+    fn like(&mut self, v: &T) -> T {
+        let x = self.interesting();
+        let x = if self.rng.random_bool(0.2) {
+            x.wrapping_neg()
+        } else {
+            x
+        };
+        match v {
+            T::Byte(_) => T::Byte(x as i8),
+            T::I16(_) => T::I16(x as i16),
+            T::I32(_) => T::I32(x as i32),
+            T::Bool(b) => T::Bool(!b),
+            T::Double(_) => T::Double(f64::from_bits(x)),
+            _ => T::I64(x as i64),
+        }
+    }
+
+    /// Changes one value of a Thrift tree: an integer, a list's declared
+    /// count or its elements, a string's declared length or its bytes.
+    fn thrift_value(&mut self, v: &mut T) {
+        match v {
+            T::List(_, items, n) => match self.rng.random_range(0..3) {
+                0 => *n = Some(self.interesting()),
+                1 if !items.is_empty() => {
+                    let k = self.rng.random_range(0..items.len());
+                    let copy = items[k].clone();
+                    items.insert(k, copy);
+                }
+                _ if !items.is_empty() => {
+                    items.remove(self.rng.random_range(0..items.len()));
+                }
+                _ => {}
+            },
+            T::Bin(b, n) => {
+                if self.rng.random_bool(0.5) {
+                    *n = Some(self.interesting());
+                } else {
+                    self.generic(b, &[]);
+                }
+            }
+            T::Struct(_) | T::Map(..) => {}
+            other => *other = self.like(other),
+        }
+    }
+
+    /// Picks a value of a Thrift tree, or a field of `hot` (ids from the
+    /// root, the last the field changed) when it is there.
+    fn thrift_change(&mut self, t: &mut T, hot: &[&[i16]]) {
+        if self.rng.random_bool(0.5) {
+            let path = hot[self.rng.random_range(0..hot.len())];
+            let mut at = Some(&mut *t);
+            for &id in path {
+                at = at.and_then(|v| {
+                    if let T::List(_, items, _) = v {
+                        let k = items.len();
+                        if k == 0 {
+                            return None;
+                        }
+                        let pick = self.rng.random_range(0..k);
+                        items[pick].get_mut(id)
+                    } else {
+                        v.get_mut(id)
+                    }
+                });
+            }
+            if let Some(v) = at {
+                self.thrift_value(v);
+                return;
+            }
+        }
+        let mut paths = Vec::new();
+        t.paths(&mut paths, &mut Vec::new());
+        if paths.is_empty() {
+            return;
+        }
+        let p = paths[self.rng.random_range(0..paths.len())].clone();
+        if let Some(v) = t.at_mut(&p) {
+            self.thrift_value(v);
+        }
+    }
+
+    fn parquet_field(&mut self, b: &mut Vec<u8>, corpus: &[Vec<u8>]) {
+        let Some(mut pq) = Parquet::parse(b) else {
+            return self.generic(b, corpus);
+        };
+        match self.rng.random_range(0..4) {
+            0 => {
+                // The footer: schema counts and types, row counts, the
+                // column chunks' codec, sizes, offsets and value counts.
+                const HOT: [&[i16]; 9] = [
+                    &[2, 5],
+                    &[2, 1],
+                    &[2],
+                    &[3],
+                    &[4, 3],
+                    &[4, 1, 3, 4],
+                    &[4, 1, 3, 5],
+                    &[4, 1, 3, 7],
+                    &[4, 1, 3, 9],
+                ];
+                self.thrift_change(&mut pq.footer, &HOT);
+            }
+            1 | 2 => {
+                // A page header: its type, sizes, CRC, value or entry
+                // counts, encoding, level sizes.
+                const HOT: [&[i16]; 9] = [
+                    &[1],
+                    &[2],
+                    &[3],
+                    &[4],
+                    &[5, 1],
+                    &[7, 1],
+                    &[8, 1],
+                    &[8, 5],
+                    &[5, 2],
+                ];
+                let n = pq.pages_mut().count();
+                if n > 0 {
+                    let k = self.rng.random_range(0..n);
+                    let page = pq.pages_mut().nth(k).expect("a page");
+                    self.thrift_change(&mut page.header, &HOT);
+                }
+            }
+            _ => {
+                // A page's bytes, its header mostly kept consistent.
+                let n = pq.pages_mut().count();
+                if n > 0 {
+                    let k = self.rng.random_range(0..n);
+                    let page = pq.pages_mut().nth(k).expect("a page");
+                    self.generic(&mut page.data, &[]);
+                    if self.rng.random_bool(0.8) {
+                        let len = page.data.len() as i32;
+                        page.header.set(3, T::I32(len));
+                    }
+                }
+            }
+        }
+        *b = pq.build();
+    }
+
+    fn ipc_field(&mut self, b: &mut Vec<u8>, corpus: &[Vec<u8>]) {
+        let fields = ipc_fields(b);
+        if fields.is_empty() {
+            return self.generic(b, corpus);
+        }
+        let (at, width) = fields[self.rng.random_range(0..fields.len())];
+        let v = self.interesting();
+        let v = if self.rng.random_bool(0.2) {
+            v.wrapping_neg()
+        } else {
+            v
+        };
+        for (k, x) in v.to_le_bytes().into_iter().take(width).enumerate() {
+            if let Some(s) = b.get_mut(at + k) {
+                *s = x;
+            }
         }
     }
 }
