@@ -566,3 +566,50 @@ fn the_command_line_reads_parquet() {
     assert!(stderr.contains("column 'note' is text (Utf8)"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn float32_columns_are_read_as_f32_unless_asked() {
+    let dir = tmp();
+    let f32s = |v: &[f32]| -> ArrayRef { Arc::new(Float32Array::from(v.to_vec())) };
+    let b = batch(vec![
+        ("a", f32s(&[1.0, 2.0, 3.0, 4.0])),
+        ("b", f32s(&[0.5, 0.25, 0.125, 1.5])),
+        (
+            "label",
+            Arc::new(StringArray::from(vec!["x", "y", "x", "y"])),
+        ),
+    ]);
+    let path = dir.path().join("t.parquet");
+    write_parquet(&path, &[b.clone()], Compression::SNAPPY, 1000);
+    let spec = path.to_str().unwrap();
+    let auto = meanscape::load(
+        spec,
+        &LoadOptions::default(),
+        meanscape::data::Scaling::None,
+    )
+    .unwrap();
+    assert_eq!(auto.problem.dtype(), meanscape::data::Dtype::F32);
+    // One f64 column makes the table f64.
+    let mixed = batch(vec![
+        ("a", f32s(&[1.0, 2.0, 3.0, 4.0])),
+        (
+            "b",
+            Arc::new(Float64Array::from(vec![0.5, 0.25, 0.125, 1.5])),
+        ),
+    ]);
+    let path2 = dir.path().join("m.parquet");
+    write_parquet(&path2, &[mixed], Compression::SNAPPY, 1000);
+    let l = meanscape::load(
+        path2.to_str().unwrap(),
+        &LoadOptions::default(),
+        meanscape::data::Scaling::None,
+    )
+    .unwrap();
+    assert_eq!(l.problem.dtype(), meanscape::data::Dtype::F64);
+    let asked = LoadOptions {
+        dtype: Some(meanscape::data::Dtype::F64),
+        ..Default::default()
+    };
+    let l = meanscape::load(spec, &asked, meanscape::data::Scaling::None).unwrap();
+    assert_eq!(l.problem.dtype(), meanscape::data::Dtype::F64);
+}

@@ -26,7 +26,7 @@ pub struct DataArgs {
     /// The float type the solvers read the rows in: f32 reads half the
     /// bytes per iteration and runs its products at twice the rate (sums
     /// and objectives stay f64). Default: f32 when the file stores float32
-    /// (a .npy of <f4), else f64.
+    /// (a .npy of <f4, Parquet/Arrow float32 columns), else f64.
     #[arg(long, value_enum)]
     pub dtype: Option<Dtype>,
     #[command(flatten)]

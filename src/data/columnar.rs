@@ -810,6 +810,13 @@ mod imp {
                 })
                 .collect();
             ds.labels = labels;
+            // Every feature stored as float32: the solvers read f32 unless
+            // asked otherwise (`--dtype`).
+            ds.float32 = self.features.iter().all(|&j| {
+                batches
+                    .iter()
+                    .all(|b| b.column(self.pos(j)).data_type() == &DataType::Float32)
+            });
             ds.notes = self.notes;
             Ok(ds)
         }

@@ -268,6 +268,7 @@ pub struct LoadOptions {
     /// the first data row (a column whose first value is text).
     pub ignore_non_numeric: bool,
     /// The float type the solvers read (`--dtype`); `None`: f32 when the
-    /// file stores its values as float32 (a `.npy` of `<f4`), else f64.
+    /// file stores its values as float32 (a `.npy` of `<f4`, Parquet or
+    /// Arrow feature columns all float32), else f64.
     pub dtype: Option<Dtype>,
 }
