@@ -580,7 +580,7 @@ fn float32_columns_are_read_as_f32_unless_asked() {
         ),
     ]);
     let path = dir.path().join("t.parquet");
-    write_parquet(&path, &[b.clone()], Compression::SNAPPY, 1000);
+    write_parquet(&path, &[b], Compression::SNAPPY, 1000);
     let spec = path.to_str().unwrap();
     let auto = meanscape::load(
         spec,
