@@ -52,6 +52,13 @@ class PowerKMeans(_CentroidMixin, _PredictingCluster):
         to be nearly hard: mean share of a point's weight outside its
         cluster ≤ soft_tol (merged or near-merged centres separate only as s
         decreases). 1 turns the condition off. Range [0, 1].
+    finish : int, default=0
+        1 ends the annealing once it has settled (a period without a label
+        change, no empty cluster, labels that Lloyd's step keeps) and
+        finishes with Lloyd, the s → −∞ limit: 16× fewer iterations on
+        seeds, same result; but on some data (lung_discrete, 50-d blobs) the
+        full schedule still improves the partition after that point, so it
+        is off by default (the papers' protocol). Range [0, 1].
     n_init : int, default=1
         Restarts (seeds random_state, random_state + 1, ...); the fit with the lowest objective is kept.
     init : {'k-means++', 'random'}, default='k-means++'
@@ -86,7 +93,7 @@ class PowerKMeans(_CentroidMixin, _PredictingCluster):
     """
 
     _algorithm = "power"
-    _engine_params = (('s0', 's0'), ('eta', 'eta'), ('period', 'period'), ('s_min', 's_min'), ('tol', 'tol'), ('max_iter', 'max_iter'), ('soft_tol', 'soft_tol'))
+    _engine_params = (('s0', 's0'), ('eta', 'eta'), ('period', 'period'), ('s_min', 's_min'), ('tol', 'tol'), ('max_iter', 'max_iter'), ('soft_tol', 'soft_tol'), ('finish', 'finish'))
     _engine_options = ()
 
     def __init__(
@@ -100,6 +107,7 @@ class PowerKMeans(_CentroidMixin, _PredictingCluster):
         tol=1e-06,
         max_iter=500,
         soft_tol=0.01,
+        finish=0,
         n_init=1,
         init='k-means++',
         random_state=None,
@@ -112,6 +120,7 @@ class PowerKMeans(_CentroidMixin, _PredictingCluster):
         self.tol = tol
         self.max_iter = max_iter
         self.soft_tol = soft_tol
+        self.finish = finish
         self.n_init = n_init
         self.init = init
         self.random_state = random_state
