@@ -47,11 +47,11 @@ pub fn gemm_seq(
     gemm_with(out, a, b, alpha, accumulate, Par::Seq);
 }
 
-fn gemm_with(
-    mut out: ArrayViewMut2<f64>,
-    a: ArrayView2<f64>,
-    b: ArrayView2<f64>,
-    alpha: f64,
+fn gemm_with<T: faer::traits::RealField + Copy>(
+    mut out: ArrayViewMut2<T>,
+    a: ArrayView2<T>,
+    b: ArrayView2<T>,
+    alpha: T,
     accumulate: bool,
     par: Par,
 ) {
@@ -75,27 +75,13 @@ fn gemm_with(
 /// As [`gemm_seq`] in single precision: the distance products of f32 rows
 /// (`--dtype f32`), twice the rate of f64 and half the bytes read.
 pub fn gemm_seq_f32(
-    mut out: ArrayViewMut2<f32>,
+    out: ArrayViewMut2<f32>,
     a: ArrayView2<f32>,
     b: ArrayView2<f32>,
     alpha: f32,
     accumulate: bool,
 ) {
-    assert_eq!(a.ncols(), b.nrows(), "inner dimensions differ");
-    assert_eq!(out.dim(), (a.nrows(), b.ncols()), "output shape");
-    let accum = if accumulate {
-        Accum::Add
-    } else {
-        Accum::Replace
-    };
-    matmul(
-        out.view_mut().into_faer(),
-        accum,
-        a.into_faer(),
-        b.into_faer(),
-        alpha,
-        Par::Seq,
-    );
+    gemm_with(out, a, b, alpha, accumulate, Par::Seq);
 }
 
 /// `a·b`.

@@ -13,7 +13,7 @@
 //! depends on the block's shape, not on the other rows), so their
 //! distances are the full pass's to the last bit.
 
-use super::lloyd::{CACHE_ROWS, Pass, argmin2};
+use super::assign::{CACHE_ROWS, Pass, argmin2};
 use super::rows::{Centres, Rows};
 use ndarray::ArrayView2;
 use rayon::prelude::*;

@@ -5,6 +5,7 @@
 //! (power mean, Lloyd), and the run of parallel restarts.
 
 pub mod algorithm;
+mod assign;
 mod bounded;
 pub mod extras;
 pub mod fastmath;

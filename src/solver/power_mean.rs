@@ -5,9 +5,10 @@
 //! over the rows (`sweep`): the n×k squared distances, the log-domain MM
 //! weights and the next centres ΩᵀX.
 
+use super::assign::{cluster_sums, full_pass};
 use super::fit::Fit;
 use super::iterate::{Eval, Iteration, Loop, Rule, Step, Stop, iterate_until};
-use super::lloyd::{cluster_sums, full_pass, lloyd_loop};
+use super::lloyd::lloyd_loop;
 use super::progress::Ctx;
 use super::rows::Centres;
 use super::rows::Rows;

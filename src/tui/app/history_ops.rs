@@ -165,7 +165,8 @@ impl App {
             // Off from the start (said then), or stopped (its note stays).
             Ok(Wrote::Off) => {}
             Err(e) => {
-                let m = super::one_line(format!("session not saved: {e}"));
+                let m =
+                    crate::text::printable(&format!("session not saved: {e}"), &[]).into_owned();
                 self.exit_note = Some(m.clone());
                 self.tell(m);
             }

@@ -243,24 +243,6 @@ pub struct App {
     start_note: Option<(String, bool)>,
 }
 
-/// `text` with control characters escaped (`\n`, `\u{1b}`): a name read
-/// from a session file or a dataset can hold anything, and a message is
-/// one line on the screen and after it, never a terminal command.
-pub fn one_line(text: String) -> String {
-    if !text.chars().any(char::is_control) {
-        return text;
-    }
-    text.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_debug().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
-}
-
 pub struct StartOptions {
     pub data: String,
     pub load_opts: LoadOptions,
@@ -793,13 +775,15 @@ impl App {
 
     /// A message that goes by itself after a few seconds.
     pub fn note(&mut self, text: impl Into<String>) {
-        self.message = Some(one_line(text.into()));
+        // A name read from a session file or a dataset can hold anything;
+        // a message is one line, never a terminal command.
+        self.message = Some(crate::text::printable(&text.into(), &[]).into_owned());
         self.message_until = Some(Instant::now() + NOTE_TIME);
     }
 
     /// A message that stays until the next key.
     pub fn tell(&mut self, text: impl Into<String>) {
-        self.message = Some(one_line(text.into()));
+        self.message = Some(crate::text::printable(&text.into(), &[]).into_owned());
         self.message_until = None;
     }
 

@@ -1,0 +1,185 @@
+//! Lloyd's assignment pass, shared by plain and bounded Lloyd and by
+//! power k-means' settling test: nearest (and second-nearest) centres of
+//! every row by one GEMM per cache block, the per-cluster sums, and the
+//! sums moved by the rows that change cluster.
+
+use super::reduce::fold_blocks;
+use super::rows::{Centres, Rows};
+use super::weights::argmin;
+use ndarray::{Array1, Array2, ArrayView2, Zip};
+
+/// Rows per block when summing clusters: fixed, so the order of the
+/// floating-point additions never depends on the thread count.
+const BLOCK: usize = 2048;
+
+/// Nearest centre and squared distance of every row.
+pub fn assign(d: ArrayView2<f64>) -> (Vec<usize>, Vec<f64>) {
+    let mut lab = Array1::<usize>::zeros(d.nrows());
+    let mut dist = Array1::<f64>::zeros(d.nrows());
+    Zip::from(d.rows())
+        .and(&mut lab)
+        .and(&mut dist)
+        .for_each(|r, l, v| (*l, *v) = argmin(r.iter().copied()));
+    (lab.to_vec(), dist.to_vec())
+}
+
+/// Sums and counts of the rows of `x` per label.
+pub fn cluster_sums<'a>(
+    x: impl Into<Rows<'a>>,
+    labels: &[usize],
+    k: usize,
+) -> (Array2<f64>, Vec<usize>) {
+    let x = x.into();
+    let p = x.ncols();
+    let block = |rows: std::ops::Range<usize>| {
+        let mut sums = Array2::zeros((k, p));
+        let mut counts = vec![0; k];
+        for i in rows {
+            let l = labels[i];
+            counts[l] += 1;
+            x.add_row_to(i, sums.row_mut(l));
+        }
+        (sums, counts)
+    };
+    fold_blocks(
+        x.nrows(),
+        BLOCK,
+        block,
+        (Array2::zeros((k, p)), vec![0; k]),
+        |(mut sums, mut counts), (s, c)| {
+            sums += &s;
+            for (a, b) in counts.iter_mut().zip(c) {
+                *a += b;
+            }
+            (sums, counts)
+        },
+    )
+}
+
+/// Rows per cache block inside a task of [`full_pass`]. A multiple
+/// of it starts every task, so the blocks are `CACHE_ROWS` long but the
+/// last (`bounded` recomputes rows in blocks of the same length).
+pub(super) const CACHE_ROWS: usize = 256;
+
+/// What one full pass of Lloyd's assignment finds.
+pub(super) struct Pass {
+    pub labels: Vec<usize>,
+    /// Squared distance to the nearest centre.
+    pub dists: Vec<f64>,
+    /// Squared distance to the second nearest (when asked for; else empty).
+    pub second: Vec<f64>,
+    /// Per-cluster sums of the rows (f64) and counts.
+    pub sums: Array2<f64>,
+    pub counts: Vec<usize>,
+}
+
+/// Nearest and second-nearest centre of a row of distances: the nearest
+/// as [`argmin`] picks it (lowest index on ties).
+pub(super) fn argmin2(row: impl Iterator<Item = f64>) -> (usize, f64, f64) {
+    let (mut j, mut v1, mut v2) = (0, f64::INFINITY, f64::INFINITY);
+    for (l, v) in row.enumerate() {
+        if v < v1 {
+            (j, v2, v1) = (l, v1, v);
+        } else if v < v2 {
+            v2 = v;
+        }
+    }
+    (j, v1, v2)
+}
+
+/// Labels, squared distances, and per-cluster sums and counts, in one pass
+/// over `x`: each cache block's distances (a GEMM) are taken and its rows
+/// added to their cluster's sum while the block is hot — one read of a
+/// large matrix per iteration instead of two. Fixed blocks combined in
+/// order: the same result for any thread count.
+pub(super) fn full_pass(x: Rows, x_norms: &[f64], c: &Centres, second: bool, sums: bool) -> Pass {
+    let (n, p) = (x.nrows(), x.ncols());
+    let k = c.k();
+    let block = |rows: std::ops::Range<usize>| {
+        let (lo, hi) = (rows.start, rows.end);
+        let mut part = Pass {
+            labels: Vec::with_capacity(hi - lo),
+            dists: Vec::with_capacity(hi - lo),
+            second: Vec::with_capacity(if second { hi - lo } else { 0 }),
+            sums: Array2::<f64>::zeros((k, p)),
+            counts: vec![0; k],
+        };
+        let mut r0 = lo;
+        while r0 < hi {
+            let r1 = (r0 + CACHE_ROWS).min(hi);
+            let d = x.block_dists(r0, r1, &x_norms[r0..r1], c);
+            for (i, dr) in (r0..r1).zip(d.rows()) {
+                let (l, v, v2) = argmin2(dr.iter().copied());
+                part.counts[l] += 1;
+                if sums {
+                    x.add_row_to(i, part.sums.row_mut(l));
+                }
+                part.labels.push(l);
+                part.dists.push(v);
+                if second {
+                    part.second.push(v2);
+                }
+            }
+            r0 = r1;
+        }
+        part
+    };
+    let init = Pass {
+        labels: Vec::with_capacity(n),
+        dists: Vec::with_capacity(n),
+        second: Vec::with_capacity(if second { n } else { 0 }),
+        sums: Array2::<f64>::zeros((k, p)),
+        counts: vec![0; k],
+    };
+    fold_blocks(n, BLOCK, block, init, |mut all, part| {
+        all.labels.extend(part.labels);
+        all.dists.extend(part.dists);
+        all.second.extend(part.second);
+        all.sums += &part.sums;
+        for (a, b) in all.counts.iter_mut().zip(part.counts) {
+            *a += b;
+        }
+        all
+    })
+}
+
+/// Moves the per-cluster sums and counts from the labels `prev` to
+/// `next`: each row whose label changed is taken from its old cluster and
+/// added to its new one, in fixed chunks of the changed rows combined in
+/// order. Plain and bounded Lloyd both update their sums this way, so the
+/// same labels give them the same centres, to the last bit.
+pub(super) fn move_rows(
+    x: Rows,
+    prev: &[usize],
+    next: &[usize],
+    sums: &mut Array2<f64>,
+    counts: &mut [usize],
+) {
+    let moved: Vec<usize> = (0..next.len()).filter(|&i| prev[i] != next[i]).collect();
+    if moved.is_empty() {
+        return;
+    }
+    let (k, p) = sums.dim();
+    let delta = fold_blocks(
+        moved.len(),
+        CACHE_ROWS,
+        |r| {
+            let mut d = Array2::<f64>::zeros((k, p));
+            let mut row = Array1::<f64>::zeros(p);
+            for &i in &moved[r] {
+                row.fill(0.0);
+                x.add_row_to(i, row.view_mut());
+                d.row_mut(next[i]).scaled_add(1.0, &row);
+                d.row_mut(prev[i]).scaled_add(-1.0, &row);
+            }
+            d
+        },
+        Array2::<f64>::zeros((k, p)),
+        |acc, d| acc + d,
+    );
+    *sums += &delta;
+    for &i in &moved {
+        counts[prev[i]] -= 1;
+        counts[next[i]] += 1;
+    }
+}
