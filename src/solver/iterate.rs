@@ -69,9 +69,9 @@ pub trait Step {
         0.0
     }
     /// Whether `labels` are a fixed point of Lloyd's iteration: the means
-    /// of their clusters give every row the same label again (asked by the
-    /// [`Finish`] before it ends an annealing run; steps without one say
-    /// no).
+    /// of their clusters give every row the same label again (asked before
+    /// `Rule::PowerMean { finish: true, .. }` ends an annealing run; steps
+    /// without one say no).
     fn lloyd_fixed_point(&mut self, _labels: &[usize]) -> bool {
         false
     }
@@ -115,7 +115,7 @@ pub enum Stop {
     Converged,
     /// `max_iter` iterations.
     Cap,
-    /// The annealing settled ([`Finish`]): the caller finishes with Lloyd.
+    /// The annealing settled (`finish`): the caller finishes with Lloyd.
     Settled,
 }
 
@@ -191,11 +191,11 @@ pub fn iterate_until(step: &mut impl Step, how: Loop, ctx: &Ctx) -> Result<(Fit,
             }
             _ => ev.settled,
         };
-        if labels != ev.labels {
+        if finish && labels != ev.labels {
             last_change = m;
         }
-        // Settled: a whole period without a label change, memberships hard
-        // to the finish's tolerance, s still annealing.
+        // Settled: a whole period without a label change, no empty cluster,
+        // a Lloyd fixed point, s still annealing.
         let settled = match (schedule, s) {
             (Some(sched), Some(sv)) if finish && !done => {
                 m.is_multiple_of(sched.period)

@@ -38,7 +38,8 @@ pub fn power_loop<'a>(
 /// `soft_tol`, `stopping::still_soft`): in high dimensions the centres
 /// nearly merge at s = −1, the objective stalls there, and stopping would
 /// freeze the merge (isolet at s₀ = −1: 13 of 26 clusters empty after 35
-/// iterations).
+/// iterations). With `finish`, an annealing that has settled (see
+/// `Rule::PowerMean`) ends with bounded Lloyd from its centres.
 #[allow(clippy::too_many_arguments)]
 pub fn power_loop_hard<'a>(
     x: impl Into<Rows<'a>>,
