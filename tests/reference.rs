@@ -1,5 +1,5 @@
 //! Tests on the reference data beside the repository (`../shared/data`: the
-//! papers' data sets, not bundled; see the README's "Reference data").
+//! papers' data sets, not bundled; see docs/guide/reference-data.md).
 //!
 //! A fresh clone has no such folder. The tests then must not pass silently:
 //! this harness (libtest-mimic, `harness = false`) reports each test whose
@@ -90,7 +90,7 @@ fn main() -> ExitCode {
     if !ignored.is_empty() {
         println!(
             "reference data: {} of {} tests ignored, their files are absent from {} \
-             (see the README's \"Reference data\"):\n{}",
+             (see docs/guide/reference-data.md):\n{}",
             ignored.len(),
             trials.len(),
             data_dir().display(),

@@ -290,11 +290,10 @@ fn pointer_and_text_actions_sit_on_their_keys() {
     }
 }
 
-/// The README's key table: the lines from its `| key | |` header under
-/// "## The terminal UI" to the first line that is not a table row.
-fn readme_key_table(readme: &str) -> Option<String> {
-    let section = readme.split("\n## The terminal UI\n").nth(1)?;
-    let section = section.split("\n## ").next()?;
+/// The user guide's key table: the lines from its `| key | |` header in
+/// docs/guide/tui.md to the first line that is not a table row.
+fn readme_key_table(page: &str) -> Option<String> {
+    let section = page;
     let start = section.find("\n| key | |\n")? + 1;
     let rows: Vec<&str> = section[start..]
         .lines()
@@ -305,13 +304,13 @@ fn readme_key_table(readme: &str) -> Option<String> {
 
 #[test]
 fn readme_key_table_is_the_key_map() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
-    let readme = std::fs::read_to_string(path).expect("README.md is readable");
-    let found = readme_key_table(&readme).expect("README.md has a `| key | |` table");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/guide/tui.md");
+    let readme = std::fs::read_to_string(path).expect("docs/guide/tui.md is readable");
+    let found = readme_key_table(&readme).expect("docs/guide/tui.md has a `| key | |` table");
     let want = readme_table();
     assert!(
         found == want,
-        "README.md's key table differs from the key map (src/tui/keys/table.rs); \
+        "docs/guide/tui.md's key table differs from the key map (src/tui/keys/table.rs); \
          replace it with:\n\n{want}"
     );
 }
