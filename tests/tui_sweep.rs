@@ -343,6 +343,7 @@ fn enter_runs_the_cell_with_the_sweeps_settings_after_k_changed() {
     let msg = app.message.clone().unwrap_or_default();
     assert!(msg.contains("k 3 (was 4)"), "{msg}");
     assert!(msg.contains("restarts 1 (was 3)"), "{msg}");
+    assert!(msg.contains("(seed 0, the first of the cell's 2)"), "{msg}");
     assert_eq!(app.current_k(), 3);
     assert_eq!(app.restarts, 1);
     settle(&mut app, finished);

@@ -581,6 +581,7 @@ impl App {
         }
         let cell = cell.clone();
         let axes = sv.plan.axes.clone();
+        let sv_seeds = sv.plan.seeds;
         let mut restored = ctx.differences(&now, "was");
         if self.restarts != 1 {
             restored.push(format!("restarts 1 (was {})", self.restarts));
@@ -604,7 +605,12 @@ impl App {
         } else {
             format!(" with the {what}'s settings: {}", restored.join(", "))
         };
-        let msg = format!("applied {}{how}; running it", told.join(", "));
+        let seeds = if sv_seeds > 1 {
+            format!(" (seed {}, the first of the cell's {sv_seeds})", ctx.seed)
+        } else {
+            String::new()
+        };
+        let msg = format!("applied {}{how}; running it{seeds}", told.join(", "));
         if restored.is_empty() {
             self.note(msg);
         } else {

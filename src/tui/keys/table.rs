@@ -272,7 +272,7 @@ pub const KEYS: &[Binding] = &[
         Sweep,
         &[(Code(Enter), Act(Activate))],
         "run cell",
-        "run the cursor's cell as the sweep ran it: its values to the sliders and the sweep's other settings (algorithm, k, seed, fixed parameters; restarts 1) restored and said; refused on another dataset or scaling",
+        "run the cursor's cell as the sweep ran its first seed: its values to the sliders and the sweep's other settings (algorithm, k, seed, fixed parameters; restarts 1) restored and said; refused on another dataset or scaling",
     ),
     row(
         Sweep,

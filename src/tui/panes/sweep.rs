@@ -408,10 +408,13 @@ fn cell_span(
         (Some(v), Some(rg)) => {
             let (ch, st) = shade(theme, level(sv, v.mean, rg));
             if sv.numbers {
-                (
-                    format!("{:>fill$}", fit_num(v.mean, fill)),
-                    Style::default(),
-                )
+                let mut t = fit_num(v.mean, fill);
+                // Where some values lose their leading zero, all do, so
+                // that the cells read alike (.717 beside .7384).
+                if fill < 6 && (t.starts_with("0.") || t.starts_with("-0.")) {
+                    t = t.replacen("0.", ".", 1);
+                }
+                (format!("{t:>fill$}"), Style::default())
             } else {
                 (ch.to_string().repeat(fill), st)
             }
