@@ -612,3 +612,25 @@ fn a_path_made_with_other_settings_is_not_applied() {
     let msg = app.message.clone().unwrap_or_default();
     assert!(msg.contains("from the path"), "{msg}");
 }
+
+#[test]
+fn column_labels_that_do_not_fit_every_cell_label_every_other() {
+    // Twelve η columns in 80 columns: cells too narrow for "1.18".
+    let mut app = iris_sweep("s0=-4,-1 eta=1:3:12 seeds=1");
+    let frame = screen(&mut app, 80, 24, ASCII);
+    let head = &right(&frame, 32)[1];
+    assert!(!head.contains('~'), "{head:?}");
+    let labels: Vec<&str> = head.trim_matches('|').split_whitespace().skip(1).collect();
+    assert!(labels.len() >= 4, "{head:?}");
+    assert_eq!(labels[0], "1", "{head:?}");
+    let axis = &app.sweep.as_ref().unwrap().plan.axes[1];
+    for l in &labels {
+        let v: f64 = l.parse().unwrap();
+        assert!(
+            axis.values
+                .iter()
+                .any(|a| (round_sig(*a, 3) - v).abs() < 1e-9),
+            "{l} is an axis value"
+        );
+    }
+}

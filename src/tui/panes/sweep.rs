@@ -317,13 +317,22 @@ fn heatmap(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
         .max()
         .unwrap_or(1);
     let every = (1..=cols.max(1))
-        .find(|s| widest < s * cw)
+        .find(|&s| {
+            if s == 1 {
+                widest < cw
+            } else {
+                widest + 2 <= s * cw
+            }
+        })
         .unwrap_or(cols.max(1));
-    let mut head = format!(
-        "{:>lw$} ",
-        format!("{}\\{}", short(&a.symbol), short(&b.symbol))
-    );
-    head = clip(&head, lw + 1);
+    // The corner names both axes where it fits, else the rows' axis.
+    let both = format!("{}\\{}", short(&a.symbol), short(&b.symbol));
+    let corner = if both.chars().count() <= lw {
+        both
+    } else {
+        short(&a.symbol)
+    };
+    let mut head = clip(&format!("{corner:>lw$} "), lw + 1);
     let mut c = 0;
     while c < cols {
         let span = (every * cw).min((cols - c) * cw);
@@ -331,7 +340,16 @@ fn heatmap(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
         if every == 1 {
             head.push_str(&format!("{:^span$}", clip(l, span)));
         } else {
-            head.push_str(&format!("{:<span$}", clip(l, span.saturating_sub(1))));
+            // A space before, so that it does not run into the corner.
+            // The last group may be narrower: no label there rather
+            // than a cut one.
+            let w = span.saturating_sub(1);
+            let shown = if l.chars().count() < w {
+                l.as_str()
+            } else {
+                ""
+            };
+            head.push_str(&format!(" {shown:<w$}"));
         }
         c += every;
     }
