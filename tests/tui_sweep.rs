@@ -4,6 +4,7 @@
 
 mod tui_support;
 
+use meanscape::algo::params::{fmt_num, round_sig};
 use meanscape::algo::{self, Init};
 use meanscape::sweep::{self, Axis, Request, Truth};
 use meanscape::tui::app::sweep_view::SweepKind;
@@ -246,6 +247,7 @@ fn sweep_view_frames() {
     }
     app.update(Action::SweepNumbers);
     insta::assert_snapshot!("sweep_numbers_120x40", screen(&mut app, 120, 40, ASCII));
+    insta::assert_snapshot!("sweep_numbers_80x24_ascii", screen(&mut app, 80, 24, ASCII));
 
     // One axis: a line with its band.
     let mut app = start("iris", "power");
@@ -256,6 +258,11 @@ fn sweep_view_frames() {
     settle(&mut app, sweep_done);
     insta::assert_snapshot!("sweep_line_120x40_ascii", screen(&mut app, 120, 40, ASCII));
     insta::assert_snapshot!("sweep_line_80x24", screen(&mut app, 80, 24, COLOR));
+    app.update(Action::SweepNumbers);
+    insta::assert_snapshot!(
+        "sweep_line_numbers_80x24_ascii",
+        screen(&mut app, 80, 24, ASCII)
+    );
 
     let mut app = start("iris", "kmeans");
     settle(&mut app, finished);
@@ -268,5 +275,362 @@ fn sweep_view_frames() {
         ("kscan_80x24_ascii", 80, 24, ASCII),
     ] {
         insta::assert_snapshot!(name, screen(&mut app, w, h, theme));
+    }
+    app.update(Action::SweepNumbers);
+    insta::assert_snapshot!("kscan_numbers_80x24_ascii", screen(&mut app, 80, 24, ASCII));
+}
+
+/// The value of slider `n` now.
+fn slider(app: &App, n: &str) -> f64 {
+    app.sliders()
+        .iter()
+        .find(|s| s.spec.name == n)
+        .unwrap()
+        .value
+}
+
+/// A grid sweep of `text` on iris with power, run to the end.
+fn iris_sweep(text: &str) -> App {
+    let mut app = start("iris", "power");
+    settle(&mut app, finished);
+    app.update(Action::OpenSweep);
+    type_text(&mut app, text);
+    app.update(Action::Activate);
+    assert!(app.prompt.is_none(), "{:?}", app.prompt);
+    settle(&mut app, sweep_done);
+    app
+}
+
+/// The lines of the right-hand side of a frame (the sweep view), from
+/// column `from`.
+fn right(frame: &str, from: usize) -> Vec<String> {
+    frame
+        .lines()
+        .map(|l| l.trim_matches('"').chars().skip(from).collect())
+        .collect()
+}
+
+#[test]
+fn enter_runs_the_cell_with_the_sweeps_settings_after_k_changed() {
+    // Issue 27, item 2: sweep at k = 3, Esc, k to 4, v, Enter: the run is
+    // the cell's (k = 3), said in the status line.
+    let mut app = small_sweep();
+    assert_eq!(app.current_k(), 3);
+    let title = screen(&mut app, 120, 40, ASCII);
+    assert!(title.contains("Sweep s0 x eta . power k=3 ."), "{title}");
+    app.update(Action::Cancel);
+    app.update(Action::Focus(Pane::Parameters));
+    app.update(Action::Move(-10));
+    app.update(Action::Step {
+        steps: 1,
+        coarse: false,
+    });
+    assert_eq!(app.current_k(), 4);
+    app.restarts = 3;
+    app.update(Action::ToggleSweep);
+    assert_eq!(app.context(), Context::Sweep);
+    assert_eq!(app.sweep_stale(), ["k 3 (now 4)"]);
+    // The view says what it ran with and what differs now.
+    let frame = screen(&mut app, 120, 40, ASCII).replace("\"\n\"", " ");
+    assert!(
+        frame.contains("ran with iris . scale standard . k 3"),
+        "{frame}"
+    );
+    assert!(frame.contains("differs now: k 3 (now 4)"), "{frame}");
+    app.update(Action::SweepBest);
+    let at = app.sweep.as_ref().unwrap().cursor;
+    app.update(Action::Activate);
+    let msg = app.message.clone().unwrap_or_default();
+    assert!(msg.contains("k 3 (was 4)"), "{msg}");
+    assert!(msg.contains("restarts 1 (was 3)"), "{msg}");
+    assert!(msg.contains("(seed 0, the first of the cell's 2)"), "{msg}");
+    assert_eq!(app.current_k(), 3);
+    assert_eq!(app.restarts, 1);
+    settle(&mut app, finished);
+    let cell = app
+        .sweep
+        .as_ref()
+        .unwrap()
+        .cell(at.0, at.1)
+        .unwrap()
+        .clone();
+    let nmi = app.view.scores.unwrap().nmi;
+    assert_eq!(Some(nmi), cell.runs[0].external.map(|e| e.nmi));
+    assert_eq!(app.view.config.as_ref().unwrap().1.k, 3);
+    assert!(app.sweep_stale().is_empty(), "{:?}", app.sweep_stale());
+}
+
+#[test]
+fn enter_restores_the_algorithm_seed_and_fixed_parameters() {
+    let mut app = iris_sweep("s0=-3,-1 seeds=2");
+    let eta = slider(&app, "eta");
+    // Another seed, another η, another algorithm.
+    app.update(Action::Cancel);
+    app.update(Action::Reseed);
+    app.overrides.insert(("power".into(), "eta".into()), 1.2);
+    app.update(Action::Focus(Pane::Algorithm));
+    app.update(Action::Move(-2));
+    assert_eq!(app.algo().id(), "kmeans");
+    assert_eq!(app.sweep_stale(), ["algorithm power (now kmeans)"]);
+    app.update(Action::ToggleSweep);
+    app.update(Action::Activate);
+    assert_eq!(app.algo().id(), "power");
+    assert_eq!(app.seed, 0);
+    assert_eq!(slider(&app, "eta"), eta);
+    assert_eq!(slider(&app, "s0"), -3.0);
+    let msg = app.message.clone().unwrap_or_default();
+    assert!(msg.contains("algorithm power (was kmeans)"), "{msg}");
+    settle(&mut app, finished);
+    let cell = app.sweep.as_ref().unwrap().cell(0, 0).unwrap().clone();
+    let nmi = app.view.scores.unwrap().nmi;
+    assert_eq!(Some(nmi), cell.runs[0].external.map(|e| e.nmi));
+}
+
+#[test]
+fn another_scaling_refuses_the_cell_and_says_what_differs() {
+    let mut app = iris_sweep("s0=-3,-1 seeds=1");
+    app.update(Action::Cancel);
+    app.update(Action::CycleScaling);
+    app.update(Action::CycleScaling);
+    settle(&mut app, |a| {
+        finished(a) && a.loaded().is_some_and(|l| l.scale.to_string() == "minmax")
+    });
+    app.update(Action::ToggleSweep);
+    app.update(Action::Activate);
+    let msg = app.message.clone().unwrap_or_default();
+    assert!(
+        msg.contains("the sweep ran on iris (scale standard)")
+            && msg.contains("(scale standard (now minmax))"),
+        "{msg}"
+    );
+    assert_eq!(app.context(), Context::Sweep, "refused: the view stays");
+    let frame = screen(&mut app, 120, 40, ASCII).replace("\"\n\"", " ");
+    assert!(frame.contains("Enter is refused here"), "{frame}");
+}
+
+#[test]
+fn a_k_scan_cell_runs_with_the_k_scans_settings() {
+    let mut app = start("iris", "kmeans");
+    settle(&mut app, finished);
+    app.update(Action::KScan);
+    settle(&mut app, sweep_done);
+    // The title has no k (k is the axis); the settings line has the seed.
+    let frame = screen(&mut app, 120, 40, ASCII);
+    assert!(frame.contains("k-scan . kmeans . 3 seeds"), "{frame}");
+    assert!(
+        frame.contains("ran with iris . scale standard . seed 0"),
+        "{frame}"
+    );
+    app.update(Action::Cancel);
+    app.update(Action::Reseed);
+    app.update(Action::ToggleSweep);
+    assert_eq!(app.sweep_stale(), ["seed 0 (now 1)"]);
+    app.update(Action::AdoptK);
+    let k = app.sweep.as_ref().unwrap().suggested_k().unwrap();
+    assert_eq!(app.current_k(), k);
+    assert_eq!(app.seed, 0);
+}
+
+#[test]
+fn the_sliders_marker_says_when_it_is_only_the_nearest_cell() {
+    // Issue 27, item 3: η = 1.04 is not on the grid.
+    let mut app = iris_sweep("s0=-4,-1 eta=1.01,1.3 seeds=1");
+    let sv = app.sweep.as_ref().unwrap();
+    assert_eq!(sv.current_at(), Some((1, 0)));
+    assert!(!sv.current_exact());
+    let frame = screen(&mut app, 160, 40, ASCII).replace("\"\n\"", " ");
+    assert!(
+        frame.contains("o nearest the sliders (s0=-1, eta=1.04)"),
+        "{frame}"
+    );
+    // On the grid: the sliders' own values.
+    let mut app = small_sweep();
+    assert!(app.sweep.as_ref().unwrap().current_exact());
+    let frame = screen(&mut app, 160, 40, ASCII).replace("\"\n\"", " ");
+    assert!(frame.contains("o sliders (s0=-1, eta=1.04)"), "{frame}");
+}
+
+#[test]
+fn arrows_and_numbers_work_along_one_axis_and_in_a_k_scan() {
+    // Issue 27, item 4.
+    let mut app = iris_sweep("eta=1.01:1.3:5 seeds=2");
+    let right_step = |app: &mut App, steps| {
+        app.update(Action::Step {
+            steps,
+            coarse: false,
+        })
+    };
+    right_step(&mut app, 1);
+    assert_eq!(app.sweep.as_ref().unwrap().cursor, (1, 0));
+    right_step(&mut app, 2);
+    assert_eq!(app.sweep.as_ref().unwrap().cursor, (3, 0));
+    right_step(&mut app, -1);
+    app.update(Action::Move(-1));
+    assert_eq!(app.sweep.as_ref().unwrap().cursor, (1, 0));
+    // Every value is labelled under the curve (80 columns), the best is
+    // marked.
+    let tick = |v: f64| fmt_num(round_sig(v, 3));
+    let labels: Vec<String> = app.sweep.as_ref().unwrap().plan.axes[0]
+        .values
+        .iter()
+        .map(|v| tick(*v))
+        .collect();
+    let frame = screen(&mut app, 80, 24, ASCII);
+    let ticks = right(&frame, 32)
+        .into_iter()
+        .find(|l| l.starts_with("|eta "))
+        .unwrap_or_else(|| panic!("a tick row in {frame}"));
+    for t in &labels {
+        assert!(ticks.contains(&format!(" {t}")), "{t} in {ticks:?}");
+    }
+    let frame = screen(&mut app, 120, 40, ASCII);
+    assert!(frame.contains("* best nmi . O cursor"), "{frame}");
+    // n: a table of the values.
+    app.update(Action::SweepNumbers);
+    let frame = screen(&mut app, 80, 24, ASCII);
+    let sv = app.sweep.as_ref().unwrap();
+    let (best, _) = sv.best().unwrap();
+    let row = right(&frame, 32)
+        .into_iter()
+        .find(|l| l.contains(&format!("* {:>4}", labels[best])))
+        .unwrap_or_else(|| panic!("the best row marked in {frame}"));
+    let v = sv.value(best, 0).unwrap().mean;
+    assert!(
+        row.contains(&meanscape::tui::panes::sweep::fit_num(v, 7)),
+        "{row}"
+    );
+    assert!(frame.contains("+-sd"), "{frame}");
+
+    // The k-scan: ←/→ move, n shows the table with every score.
+    let mut app = start("iris", "kmeans");
+    settle(&mut app, finished);
+    app.update(Action::KScan);
+    settle(&mut app, sweep_done);
+    right_step(&mut app, 2);
+    assert_eq!(app.sweep.as_ref().unwrap().cursor, (2, 0));
+    let frame = screen(&mut app, 80, 24, ASCII);
+    let ticks = right(&frame, 32)
+        .into_iter()
+        .find(|l| l.starts_with("|k "))
+        .unwrap_or_else(|| panic!("a tick row in {frame}"));
+    for k in 2..=12 {
+        assert!(ticks.contains(&format!(" {k}")), "{k} in {ticks:?}");
+    }
+    app.update(Action::SweepNumbers);
+    let frame = screen(&mut app, 80, 24, ASCII);
+    assert!(frame.contains("silh"), "{frame}");
+    assert!(frame.contains("stabil"), "{frame}");
+}
+
+#[test]
+fn adopt_k_is_offered_only_where_there_is_a_suggestion() {
+    let mut app = small_sweep();
+    let hints = |frame: &str| frame.lines().last().unwrap().to_string();
+    let frame = screen(&mut app, 120, 40, ASCII);
+    assert!(!hints(&frame).contains("adopt k"), "{}", hints(&frame));
+    assert!(hints(&frame).contains("n numbers"), "{}", hints(&frame));
+    let mut app = start("iris", "kmeans");
+    settle(&mut app, finished);
+    app.update(Action::KScan);
+    settle(&mut app, sweep_done);
+    let frame = screen(&mut app, 120, 40, ASCII);
+    assert!(hints(&frame).contains("a adopt k"), "{}", hints(&frame));
+}
+
+#[test]
+fn the_help_lists_the_sweep_keys() {
+    let text: String = meanscape::tui::ui::help_lines(100, &ASCII)
+        .iter()
+        .map(|l| l.to_string() + "\n")
+        .collect();
+    assert!(text.contains("In a sweep or k-scan"), "{text}");
+    let rows = meanscape::tui::keys::help_rows(Context::Sweep);
+    assert!(rows.len() >= 8, "{rows:?}");
+    for (keys, help) in rows {
+        let first = help
+            .split_whitespace()
+            .take(4)
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(text.contains(&*ASCII.text(&keys)), "{keys} in {text}");
+        assert!(text.contains(&*ASCII.text(&first)), "{first} in {text}");
+    }
+}
+
+#[test]
+fn numbers_fit_their_cells_at_80x24() {
+    // Issue 27, item 7: a 6 × 6 grid, numbers mode, no colour.
+    let mut app = iris_sweep("s0=-10:-0.1:6:log eta=1:1.54:6 seeds=1");
+    app.update(Action::SweepNumbers);
+    let frame = screen(&mut app, 80, 24, ASCII);
+    let view = right(&frame, 32);
+    // The header and the six rows: no value or label cut.
+    let rows: Vec<&String> = view[1..8].iter().collect();
+    for l in &rows {
+        assert!(!l.contains('~'), "{l:?} in\n{frame}");
+    }
+    let sv = app.sweep.as_ref().unwrap();
+    let v = sv.value(0, 0).unwrap().mean;
+    let shown = meanscape::tui::panes::sweep::fit_num(v, 5);
+    assert!(rows[1].contains(&shown), "{shown} in {:?}", rows[1]);
+    assert!(shown.len() >= 3, "{shown}");
+    // The density glyphs and the markers differ.
+    app.update(Action::SweepNumbers);
+    let frame = screen(&mut app, 80, 24, ASCII);
+    assert!(frame.contains("worse .:-=+%#@ better"), "{frame}");
+}
+
+#[test]
+fn a_path_made_with_other_settings_is_not_applied() {
+    // Issue 27, item 2 for the path: k changed since the path was made.
+    let mut app = start("iris", "lw");
+    settle(&mut app, finished);
+    app.update(Action::TogglePath);
+    settle(&mut app, |a| a.path.result.is_some());
+    app.update(Action::Focus(Pane::Parameters));
+    app.update(Action::Move(-10));
+    app.update(Action::Step {
+        steps: 1,
+        coarse: false,
+    });
+    assert_eq!(app.current_k(), 4);
+    app.update(Action::Focus(Pane::Weights));
+    let before = app.overrides.clone();
+    app.update(Action::Activate);
+    let msg = app.message.clone().unwrap_or_default();
+    assert!(
+        msg.contains("the path ran with") && msg.contains("k=3"),
+        "{msg}"
+    );
+    assert!(msg.contains("now k=4"), "{msg}");
+    assert_eq!(app.overrides, before, "nothing applied");
+    // Once the path is made again for k = 4, Enter applies its point.
+    settle(&mut app, |a| {
+        finished(a) && a.path.result.is_some() && a.path.job.is_none()
+    });
+    app.update(Action::Activate);
+    let msg = app.message.clone().unwrap_or_default();
+    assert!(msg.contains("from the path"), "{msg}");
+}
+
+#[test]
+fn column_labels_that_do_not_fit_every_cell_label_every_other() {
+    // Twelve η columns in 80 columns: cells too narrow for "1.18".
+    let mut app = iris_sweep("s0=-4,-1 eta=1:3:12 seeds=1");
+    let frame = screen(&mut app, 80, 24, ASCII);
+    let head = &right(&frame, 32)[1];
+    assert!(!head.contains('~'), "{head:?}");
+    let labels: Vec<&str> = head.trim_matches('|').split_whitespace().skip(1).collect();
+    assert!(labels.len() >= 4, "{head:?}");
+    assert_eq!(labels[0], "1", "{head:?}");
+    let axis = &app.sweep.as_ref().unwrap().plan.axes[1];
+    for l in &labels {
+        let v: f64 = l.parse().unwrap();
+        assert!(
+            axis.values
+                .iter()
+                .any(|a| (round_sig(*a, 3) - v).abs() < 1e-9),
+            "{l} is an axis value"
+        );
     }
 }

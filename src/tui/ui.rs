@@ -313,7 +313,13 @@ fn render_hints(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut spans = Vec::new();
     let mut used = 0usize;
     let context = app.context();
-    let mut all = keys::hints(context);
+    let mut all = match (context, app.sweep.as_ref()) {
+        // `a` only where there is a k to adopt.
+        (Context::Sweep, Some(sv)) => keys::hints_where(context, |a| {
+            *a != keys::Action::AdoptK || sv.suggested_k().is_some()
+        }),
+        _ => keys::hints(context),
+    };
     // The focused History's keys first; Enter re-runs there.
     if context == Context::Panes && app.focus == Pane::History {
         let own = keys::history_hints();
@@ -336,19 +342,30 @@ fn render_hints(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 const HELP_NOTE: &str = "Any change cancels the run in flight and starts a new one; kernels and feature maps are reused. Sliders marked * differ from their default; on a bar, │ marks the default and a log-scale bar spans three decades either side of it.";
 
 /// The help overlay's lines at inner width `w`: the keys of the panes,
-/// then those of a prompt, in a column, their text wrapped beside them.
+/// then those of the sweep view and of a prompt, in a column, their text
+/// wrapped beside them.
 /// The help's own keys are in its title and the hint bar.
 pub fn help_lines(w: usize, theme: &Theme) -> Vec<Line<'static>> {
     let key_w = if w >= 70 { 22 } else { 12 };
     let text_w = w.saturating_sub(key_w).max(10);
     let mut lines = Vec::new();
     let mut rows = keys::help_rows(Context::Panes);
-    let prompt_from = rows.len();
-    rows.extend(keys::help_rows(Context::Prompt));
+    // Each section after the panes' keys starts at a row, with a heading.
+    let mut sections = Vec::new();
+    for (context, heading) in [
+        (
+            Context::Sweep,
+            "In a sweep or k-scan (S, K; v shows the last one)",
+        ),
+        (Context::Prompt, "In a prompt"),
+    ] {
+        sections.push((rows.len(), heading));
+        rows.extend(keys::help_rows(context));
+    }
     for (i, (k, v)) in rows.iter().enumerate() {
-        if i == prompt_from {
+        if let Some((_, heading)) = sections.iter().find(|(at, _)| *at == i) {
             lines.push(Line::from(""));
-            lines.push(Line::from(Span::styled("In a prompt", theme.title())));
+            lines.push(Line::from(Span::styled(*heading, theme.title())));
         }
         let key = theme.text(k).into_owned();
         let parts = wrap(&theme.text(v), text_w);

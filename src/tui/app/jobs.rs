@@ -186,6 +186,35 @@ impl App {
         }
     }
 
+    /// The parameter values set for the chosen algorithm.
+    fn given_now(&self) -> Vec<(String, f64)> {
+        self.overrides
+            .iter()
+            .filter(|((a, _), _)| a == self.algo().id())
+            .map(|((_, n), v)| (n.clone(), *v))
+            .collect()
+    }
+
+    /// The configuration a run started now would have (None: no data).
+    pub(super) fn next_config(&self) -> Option<crate::Result<algo::RunConfig>> {
+        let data = self.data.as_ref()?;
+        let given = self.given_now();
+        let request = algo::Request {
+            k: self.current_k(),
+            seed: self.seed,
+            restarts: self.restarts,
+            init: self.init,
+            given: &given,
+            options: &self.run_options(),
+        };
+        Some(algo::configure(
+            self.algo(),
+            &data.loaded.problem,
+            request,
+            &data.loaded.dataset.name,
+        ))
+    }
+
     pub(super) fn start_run(&mut self) {
         let Some(data) = &self.data else {
             self.status = RunStatus::Idle;
@@ -193,22 +222,11 @@ impl App {
         };
         let problem = data.loaded.problem.clone();
         let algo = algo::find(self.algo().id()).expect("registered");
-        let k = self.current_k();
-        let given: Vec<(String, f64)> = self
-            .overrides
-            .iter()
-            .filter(|((a, _), _)| a == algo.id())
-            .map(|((_, n), v)| (n.clone(), *v))
-            .collect();
-        let request = algo::Request {
-            k,
-            seed: self.seed,
-            restarts: self.restarts,
-            init: self.init,
-            given: &given,
-            options: &self.run_options(),
+        let given = self.given_now();
+        let Some(cfg) = self.next_config() else {
+            self.status = RunStatus::Idle;
+            return;
         };
-        let cfg = algo::configure(algo.as_ref(), &problem, request, &data.loaded.dataset.name);
         let cfg = match cfg {
             Ok(c) => c,
             Err(e) => {

@@ -15,6 +15,7 @@ pub mod prompt;
 pub mod session_file;
 mod slider;
 mod sliders;
+pub mod sweep_context;
 pub mod sweep_view;
 pub mod worker;
 

@@ -250,6 +250,26 @@ impl App {
             self.tell("the path was computed for another algorithm: p computes it again");
             return;
         }
+        // The point means what the path shows only with the settings it
+        // was computed from (k, seed, the other parameters, the data).
+        if let Some(Ok(cfg)) = self.next_config() {
+            let now = self.path_key_for(&self.path.for_algo, &cfg);
+            if now != self.features.path_key {
+                let words = |a: &str, b: &str| -> String {
+                    let theirs: Vec<&str> = b.split_whitespace().collect();
+                    a.split_whitespace()
+                        .filter(|w| !theirs.contains(w))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                };
+                self.tell(format!(
+                    "the path ran with {}; now {}: it is computed again as the next run starts, then Enter applies",
+                    words(&self.features.path_key, &now),
+                    words(&now, &self.features.path_key)
+                ));
+                return;
+            }
+        }
         let Ok(which) = PathAlgo::from_id(&self.path.for_algo) else {
             return;
         };

@@ -3,6 +3,7 @@
 //! fills in cell by cell; a cursor on the cells, and Enter to take a
 //! cell's parameters back to the sliders.
 
+use super::sweep_context::SweepContext;
 use super::worker::Job;
 use super::{App, Prompt, PromptKind};
 use crate::algo::params::{Scale, fmt_num, round_sig};
@@ -28,9 +29,9 @@ pub struct SweepView {
     pub kind: SweepKind,
     /// The algorithm swept (cells apply to it).
     pub algo: String,
-    /// The dataset it ran on (its spec), so a cell is not applied to
-    /// another.
-    pub data: String,
+    /// Every setting it ran with besides its axes (data, scaling, k,
+    /// seed, fixed parameters): Enter restores them, the view names them.
+    pub context: SweepContext,
     /// The text it was started from (the prompt shows it again).
     pub text: String,
     pub plan: Plan,
@@ -156,6 +157,27 @@ impl SweepView {
             None => 0,
         };
         Some((r, c))
+    }
+
+    /// Whether the marked cell is the sliders' values themselves (else it
+    /// is the nearest to them).
+    pub fn current_exact(&self) -> bool {
+        let Some((r, c)) = self.current_at() else {
+            return false;
+        };
+        let axes = &self.plan.axes;
+        let mut at = vec![axes[0].values[r]];
+        if let Some(b) = axes.get(1) {
+            at.push(b.values[c]);
+        }
+        at.iter()
+            .zip(&self.current)
+            .all(|(a, v)| (a - v).abs() <= 1e-9 * v.abs().max(1.0))
+    }
+
+    /// The sliders' values when the sweep started, as "s0=-1, eta=1.04".
+    pub fn current_text(&self) -> String {
+        sweep::describe(&self.plan.axes, &self.current)
     }
 
     /// The k a k-scan suggests: the best silhouette (ties: the smaller k).
@@ -376,6 +398,10 @@ impl App {
             time_limit: None,
         };
         let plan = sweep::plan(algo.as_ref(), &loaded.problem, req).map_err(|e| e.to_string())?;
+        let names: Vec<String> = plan.axes.iter().map(|a| a.name.clone()).collect();
+        let context = self
+            .sweep_context(&names)
+            .ok_or_else(|| "no data loaded yet".to_string())?;
         let sliders = self.sliders();
         let current = plan
             .axes
@@ -393,7 +419,7 @@ impl App {
         self.sweep = Some(SweepView {
             kind,
             algo: self.algo().id().to_string(),
-            data: self.data_spec.clone(),
+            context,
             text: text.to_string(),
             plan,
             cells: vec![None; total],
@@ -458,13 +484,15 @@ impl App {
             return;
         };
         let (rows, cols) = sv.shape();
+        let along = |at: usize, by: i32, n: usize| (at as i32 + by).clamp(0, n as i32 - 1) as usize;
         match action {
-            Action::Move(d) => {
-                sv.cursor.0 = (sv.cursor.0 as i32 + d).clamp(0, rows as i32 - 1) as usize;
+            Action::Move(d) => sv.cursor.0 = along(sv.cursor.0, d, rows),
+            // One axis (and the k-scan) is drawn across: ←/→ move along it
+            // as ↑/↓ do.
+            Action::Step { steps, .. } if cols == 1 => {
+                sv.cursor.0 = along(sv.cursor.0, steps, rows)
             }
-            Action::Step { steps, .. } => {
-                sv.cursor.1 = (sv.cursor.1 as i32 + steps).clamp(0, cols as i32 - 1) as usize;
-            }
+            Action::Step { steps, .. } => sv.cursor.1 = along(sv.cursor.1, steps, cols),
             Action::SweepScore => {
                 let n = sv.score_names().len().max(1);
                 sv.score = (sv.score + 1) % n;
@@ -498,32 +526,69 @@ impl App {
         }
     }
 
-    /// Sets the sliders to the cursor cell's values and runs it.
+    /// What differs between the settings the shown sweep ran with and
+    /// those in force now (empty when none, or no sweep).
+    pub fn sweep_stale(&self) -> Vec<String> {
+        let Some(sv) = self.sweep.as_ref() else {
+            return Vec::new();
+        };
+        let names: Vec<String> = sv.plan.axes.iter().map(|a| a.name.clone()).collect();
+        self.sweep_context(&names)
+            .map(|now| sv.context.differences(&now, "now"))
+            .unwrap_or_default()
+    }
+
+    /// Runs the cursor cell exactly as the sweep ran it (its first seed).
     fn apply_cell(&mut self) {
         let Some(sv) = self.sweep.as_ref() else {
             return;
         };
         let (r, c) = sv.cursor;
+        self.apply_at(r, c);
+    }
+
+    /// Sets the sliders to the values of cell (`r`, `c`) and every other
+    /// setting to the sweep's, and runs it; refused on other data (or
+    /// the same data read or scaled another way), which would not give
+    /// the cell's result.
+    fn apply_at(&mut self, r: usize, c: usize) {
+        let Some(sv) = self.sweep.as_ref() else {
+            return;
+        };
         let Some(cell) = sv.cell(r, c) else {
             self.note("that cell has not finished yet");
             return;
         };
-        if sv.data != self.data_spec {
+        let what = match sv.kind {
+            SweepKind::Grid => "sweep",
+            SweepKind::KScan => "k-scan",
+        };
+        let names: Vec<String> = sv.plan.axes.iter().map(|a| a.name.clone()).collect();
+        let Some(now) = self.sweep_context(&names) else {
+            self.note("no data loaded yet");
+            return;
+        };
+        let ctx = sv.context.clone();
+        if !ctx.same_data(&now) {
             self.tell(format!(
-                "the sweep ran on {}; open that dataset again to apply its cells",
-                sv.data
+                "the {what} ran on {} (scale {}) and the data differ now ({}): open that dataset (and scaling) again to apply its cells, or {} to run one here",
+                ctx.data,
+                ctx.scale,
+                ctx.differences(&now, "now").join(", "),
+                if sv.kind == SweepKind::KScan { "K" } else { "S" },
             ));
             return;
         }
-        if sv.algo != self.algo().id() {
-            self.tell(format!(
-                "the sweep is of {}; choose that algorithm to apply its cells",
-                sv.algo
-            ));
-            return;
+        let cell = cell.clone();
+        let axes = sv.plan.axes.clone();
+        let sv_seeds = sv.plan.seeds;
+        let mut restored = ctx.differences(&now, "was");
+        if self.restarts != 1 {
+            restored.push(format!("restarts 1 (was {})", self.restarts));
         }
+        self.restore_context(&ctx);
         let mut told = Vec::new();
-        for (a, &v) in sv.plan.axes.iter().zip(&cell.at) {
+        for (a, &v) in axes.iter().zip(&cell.at) {
             told.push(format!("{}={}", a.name, a.show(v)));
             if a.is_option() {
                 self.options.retain(|(n, _)| *n != a.name);
@@ -531,24 +596,43 @@ impl App {
             } else if a.name == "k" {
                 self.k = Some(v as usize);
             } else {
-                self.overrides.insert((sv.algo.clone(), a.name.clone()), v);
+                self.overrides.insert((ctx.algo.clone(), a.name.clone()), v);
             }
         }
         self.show_sweep = false;
-        self.note(format!("applied {} and running it", told.join(", ")));
+        let how = if restored.is_empty() {
+            String::new()
+        } else {
+            format!(" with the {what}'s settings: {}", restored.join(", "))
+        };
+        let seeds = if sv_seeds > 1 {
+            format!(" (seed {}, the first of the cell's {sv_seeds})", ctx.seed)
+        } else {
+            String::new()
+        };
+        let msg = format!("applied {}{how}; running it{seeds}", told.join(", "));
+        if restored.is_empty() {
+            self.note(msg);
+        } else {
+            // Settings the user had changed are back: this stays in view.
+            self.tell(msg);
+        }
         self.schedule_run();
     }
 
-    /// Sets k to the k-scan's suggestion.
+    /// Runs the k-scan's suggested k (with the k-scan's settings).
     fn adopt_k(&mut self) {
-        let Some(k) = self.sweep.as_ref().and_then(|s| s.suggested_k()) else {
-            self.note("no suggested k: run a k-scan (K) first");
+        let Some(sv) = self.sweep.as_ref() else {
             return;
         };
-        self.k = Some(k);
-        self.show_sweep = false;
-        self.note(format!("k = {k}, the k-scan's suggestion; running it"));
-        self.schedule_run();
+        let Some(k) = sv.suggested_k() else {
+            self.note("no suggested k: a k-scan (K) suggests one");
+            return;
+        };
+        let Some(row) = sv.plan.axes[0].values.iter().position(|&v| v as usize == k) else {
+            return;
+        };
+        self.apply_at(row, 0);
     }
 }
 

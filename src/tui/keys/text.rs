@@ -1,8 +1,8 @@
 //! The key map written out: key names, the hint bar, the help's rows and
 //! the README's key table.
 
-use super::action::Context;
-use super::kinds::{Binding, Key};
+use super::action::{Action, Context};
+use super::kinds::{Binding, Does, Key};
 use super::table::KEYS;
 use crossterm::event::KeyCode;
 
@@ -75,14 +75,16 @@ pub fn label(b: &Binding) -> String {
     names(b, false).join(", ")
 }
 
-/// The row's key in the hint bar: the first, or the first two when they
-/// are arrows (←→).
+/// The row's key in the hint bar: the first, or all the arrows it starts
+/// with (←→, ↑↓←→).
 pub fn hint_key(b: &Binding) -> String {
     let arrow = |n: &String| ["←", "→", "↑", "↓"].contains(&n.as_str());
-    match names(b, false).as_slice() {
-        [a, b, ..] if arrow(a) && arrow(b) => format!("{a}{b}"),
-        [a, ..] => a.clone(),
-        [] => String::new(),
+    let names = names(b, false);
+    let arrows: String = names.iter().take_while(|n| arrow(n)).cloned().collect();
+    if arrows.chars().count() >= 2 {
+        arrows
+    } else {
+        names.first().cloned().unwrap_or_default()
     }
 }
 
@@ -98,6 +100,24 @@ const HISTORY: &str = "History:";
 pub fn hints(context: Context) -> Vec<(String, &'static str)> {
     rows(context)
         .filter(|b| !b.hint.is_empty() && !b.help.starts_with(HISTORY))
+        .map(|b| (hint_key(b), b.hint))
+        .collect()
+}
+
+/// The hint bar in `context` with only the rows whose action `applies`
+/// (a row of keys that act otherwise is kept).
+pub fn hints_where(
+    context: Context,
+    applies: impl Fn(&Action) -> bool,
+) -> Vec<(String, &'static str)> {
+    rows(context)
+        .filter(|b| !b.hint.is_empty() && !b.help.starts_with(HISTORY))
+        .filter(|b| {
+            b.keys.iter().any(|(_, d)| match d {
+                Does::Act(a) => applies(a),
+                _ => true,
+            })
+        })
         .map(|b| (hint_key(b), b.hint))
         .collect()
 }

@@ -29,7 +29,14 @@ const COLOURS: [Color; 8] = [
     Color::Yellow,
     Color::LightYellow,
 ];
-const DENSITY: [char; 8] = ['.', ':', '-', '=', '+', '*', '#', '@'];
+/// No `*` (the best cell) and no `o` (the sliders) among them.
+const DENSITY: [char; 8] = ['.', ':', '-', '=', '+', '%', '#', '@'];
+/// The best cell (by the score shown), on every view.
+const BEST: char = '*';
+/// The cell nearest the sliders' values when the sweep started.
+const SLIDERS: char = 'o';
+/// The cursor on a curve (the heatmap shows it in reverse video).
+const CURSOR: char = 'O';
 
 pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let Some(sv) = &app.sweep else { return };
@@ -51,9 +58,36 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     let w = inner.width as usize;
     // Under the picture: the legend and the cursor cell's scores.
-    let mut below: Vec<Line> = Vec::new();
-    let legend = legend(sv, theme);
-    below.push(legend);
+    let mut below: Vec<Line> = legend(sv, theme, w);
+    // The settings it ran with, and any that differ now (Enter restores
+    // them, or refuses on other data).
+    for l in wrap(
+        &theme.text(&format!("ran with {}", sv.context.summary())),
+        w,
+    ) {
+        below.push(Line::from(Span::styled(l, theme.dim())));
+    }
+    let stale = app.sweep_stale();
+    if !stale.is_empty() {
+        let same = app
+            .sweep_context(
+                &sv.plan
+                    .axes
+                    .iter()
+                    .map(|a| a.name.clone())
+                    .collect::<Vec<_>>(),
+            )
+            .is_some_and(|now| sv.context.same_data(&now));
+        let then = if same {
+            "Enter restores the sweep's"
+        } else {
+            "Enter is refused here"
+        };
+        let text = format!("differs now: {}; {then}", stale.join(", "));
+        for l in wrap(&theme.text(&text), w) {
+            below.push(Line::from(Span::styled(l, theme.warn())));
+        }
+    }
     let detail = match sv.kind {
         SweepKind::KScan => kscan_line(sv),
         SweepKind::Grid => String::new(),
@@ -77,8 +111,9 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let [top, bottom] =
         Layout::vertical([Constraint::Min(2), Constraint::Length(below.len() as u16)]).areas(inner);
     match (sv.kind, sv.plan.axes.len()) {
-        (SweepKind::KScan, _) => kscan_chart(f, top, sv, theme),
         (_, 2) => heatmap(f, top, sv, theme),
+        (_, _) if sv.numbers => table(f, top, sv, theme),
+        (SweepKind::KScan, _) => kscan_chart(f, top, sv, theme),
         _ => line_chart(f, top, sv, theme),
     }
     f.render_widget(Paragraph::new(below), bottom);
@@ -106,7 +141,11 @@ fn title(sv: &SweepView) -> String {
     } else {
         format!("{total} cells in {:.1} s", sv.elapsed.as_secs_f64())
     };
-    format!(" {what} · {} · {} seeds · {state} ", sv.algo, sv.plan.seeds)
+    let k = sv.context.k.map_or(String::new(), |k| format!(" k={k}"));
+    format!(
+        " {what} · {}{k} · {} seeds · {state} ",
+        sv.algo, sv.plan.seeds
+    )
 }
 
 /// `s0=-3, eta=1.04` of a grid position.
@@ -149,33 +188,58 @@ fn curve_styles(theme: &Theme) -> [(char, Style); 5] {
     ]
 }
 
-fn legend(sv: &SweepView, theme: &Theme) -> Line<'static> {
+/// What the sliders' marker stands for: their values, or the cell
+/// nearest them (the grid does not hold their values).
+fn sliders_text(sv: &SweepView) -> Option<String> {
+    sv.current_at()?;
+    Some(if sv.current_exact() {
+        format!("{SLIDERS} sliders ({})", sv.current_text())
+    } else {
+        format!("{SLIDERS} nearest the sliders ({})", sv.current_text())
+    })
+}
+
+/// The legend under the picture, wrapped to `w`.
+fn legend(sv: &SweepView, theme: &Theme, w: usize) -> Vec<Line<'static>> {
+    let wrapped = |text: String| -> Vec<Line<'static>> {
+        wrap(&theme.text(&text), w)
+            .into_iter()
+            .map(Line::from)
+            .collect()
+    };
+    let name = sv.score_name();
+    let range = sv.range().map_or(String::new(), |(lo, hi)| {
+        format!(" {}…{}", fmt_sig4(lo), fmt_sig4(hi))
+    });
+    let marks = format!("{BEST} best {name} · {CURSOR} cursor");
     if sv.kind == SweepKind::KScan {
         let mut spans = Vec::new();
         for ((_, label), (mark, st)) in KSCAN_CURVES.iter().zip(curve_styles(theme)) {
             let glyph = if theme.ascii { mark } else { '━' };
             spans.push(Span::styled(format!("{glyph} {label} "), st));
         }
+        if sv.numbers {
+            return wrapped(format!(
+                "{BEST} best {name} · cursor in reverse · ↑↓ scroll"
+            ));
+        }
         spans.push(Span::styled("| suggested", theme.bad()));
-        return Line::from(spans);
+        let mut out = vec![Line::from(spans)];
+        out.extend(wrapped(format!("{marks} (on the {name} curve)")));
+        return out;
     }
-    let name = sv.score_name();
-    let range = sv.range().map_or(String::new(), |(lo, hi)| {
-        format!(" {}…{}", fmt_sig4(lo), fmt_sig4(hi))
-    });
     if sv.plan.axes.len() == 1 {
         let (line, dots) = if theme.ascii {
-            ('*', '.')
+            ('-', '.')
         } else {
             ('⠤', '•')
         };
-        return Line::from(
-            theme
-                .text(&format!(
-                    "{name}{range} · {line} mean over the seeds · {dots} ±sd · O cursor"
-                ))
-                .into_owned(),
-        );
+        let text = if sv.numbers {
+            format!("{name}{range} · {BEST} best · cursor in reverse")
+        } else {
+            format!("{name}{range} · {line} mean over the seeds · {dots} ±sd · {marks}")
+        };
+        return wrapped(text);
     }
     let mut spans = vec![Span::raw(
         theme.text(&format!("{name}{range}: worse ")).into_owned(),
@@ -184,20 +248,59 @@ fn legend(sv: &SweepView, theme: &Theme) -> Line<'static> {
         let (ch, st) = shade(theme, l);
         spans.push(Span::styled(ch.to_string(), st));
     }
-    spans.push(Span::raw(" better · * best · o sliders · blank: to do"));
-    Line::from(spans)
+    spans.push(Span::raw(" better"));
+    let mut out = vec![Line::from(spans)];
+    let mut text = format!("{BEST} best · cursor in reverse");
+    if let Some(t) = sliders_text(sv) {
+        text.push_str(&format!(" · {t}"));
+    }
+    text.push_str(" · blank: to do");
+    out.extend(wrapped(text));
+    out
+}
+
+/// `v` in at most `w` characters: fewer significant digits, then no
+/// leading zero (.731), before it is cut.
+pub fn fit_num(v: f64, w: usize) -> String {
+    if !v.is_finite() {
+        return "-".into();
+    }
+    for sig in [4, 3, 2, 1] {
+        let t = fmt_sig4(crate::algo::params::round_sig(v, sig));
+        if t.chars().count() <= w {
+            return t;
+        }
+        let bare = t.replacen("0.", ".", 1);
+        if (t.starts_with("0.") || t.starts_with("-0.")) && bare.chars().count() <= w {
+            return bare;
+        }
+    }
+    let e = format!("{v:.0e}");
+    if e.chars().count() <= w {
+        return e;
+    }
+    clip(&fmt_sig4(v), w)
+}
+
+/// An axis value as a tick label: three significant digits.
+fn tick(a: &SweepAxis, v: f64) -> String {
+    if a.is_option() {
+        a.show(v)
+    } else {
+        crate::algo::params::fmt_num(crate::algo::params::round_sig(v, 3))
+    }
 }
 
 fn heatmap(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
     let (a, b) = (&sv.plan.axes[0], &sv.plan.axes[1]);
     let (rows, cols) = sv.shape();
-    let row_labels: Vec<String> = a.values.iter().map(|v| a.show(*v)).collect();
+    let row_labels: Vec<String> = a.values.iter().map(|v| tick(a, *v)).collect();
     let lw = row_labels
         .iter()
         .map(|s| s.chars().count())
         .max()
         .unwrap_or(1)
-        .max(a.symbol.chars().count())
+        .max(short(&a.symbol).chars().count())
         .min(12);
     let avail = (area.width as usize).saturating_sub(lw + 1);
     let cw = (avail / cols.max(1)).clamp(1, 9);
@@ -205,23 +308,50 @@ fn heatmap(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
     let best = sv.best();
     let here = sv.current_at();
     let mut lines: Vec<Line> = Vec::new();
-    // Column labels: every column when they fit, else the first and last.
-    let col_labels: Vec<String> = b.values.iter().map(|v| b.show(*v)).collect();
-    let fits = col_labels.iter().all(|l| l.chars().count() < cw);
-    let mut head = format!(
-        "{:>lw$} ",
-        format!("{}\\{}", short(&a.symbol), short(&b.symbol))
-    );
-    head = clip(&head, lw + 1);
-    if fits {
-        for l in &col_labels {
-            head.push_str(&format!("{l:^cw$}"));
-        }
+    // Column labels: every column when they fit, else every second, third,
+    // … column (the label starts at its column and may run over the next).
+    let col_labels: Vec<String> = b.values.iter().map(|v| tick(b, *v)).collect();
+    let widest = col_labels
+        .iter()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(1);
+    let every = (1..=cols.max(1))
+        .find(|&s| {
+            if s == 1 {
+                widest < cw
+            } else {
+                widest + 2 <= s * cw
+            }
+        })
+        .unwrap_or(cols.max(1));
+    // The corner names both axes where it fits, else the rows' axis.
+    let both = format!("{}\\{}", short(&a.symbol), short(&b.symbol));
+    let corner = if both.chars().count() <= lw {
+        both
     } else {
-        let first = &col_labels[0];
-        let last = &col_labels[cols - 1];
-        let gap = (cw * cols).saturating_sub(first.chars().count() + last.chars().count());
-        head.push_str(&format!("{first}{}{last}", " ".repeat(gap)));
+        short(&a.symbol)
+    };
+    let mut head = clip(&format!("{corner:>lw$} "), lw + 1);
+    let mut c = 0;
+    while c < cols {
+        let span = (every * cw).min((cols - c) * cw);
+        let l = &col_labels[c];
+        if every == 1 {
+            head.push_str(&format!("{:^span$}", clip(l, span)));
+        } else {
+            // A space before, so that it does not run into the corner.
+            // The last group may be narrower: no label there rather
+            // than a cut one.
+            let w = span.saturating_sub(1);
+            let shown = if l.chars().count() < w {
+                l.as_str()
+            } else {
+                ""
+            };
+            head.push_str(&format!(" {shown:<w$}"));
+        }
+        c += every;
     }
     lines.push(Line::from(Span::styled(
         clip(&theme.text(&head), area.width as usize),
@@ -230,7 +360,14 @@ fn heatmap(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
     let max_rows = (area.height as usize).saturating_sub(1);
     // Taller cells where there is room, so the map reads as a map.
     let ch = (max_rows / rows.max(1)).clamp(1, 3);
-    for (r, label) in row_labels.iter().enumerate().take(max_rows) {
+    // Rows that do not fit: a window that keeps the cursor in view.
+    let fit = (max_rows / ch).max(1);
+    let first = if rows > fit {
+        sv.cursor.0.saturating_sub(fit - 1).min(rows - fit)
+    } else {
+        0
+    };
+    for (r, label) in row_labels.iter().enumerate().skip(first).take(fit) {
         for line in 0..ch {
             let text = if line == ch / 2 {
                 clip(label, lw)
@@ -249,9 +386,13 @@ fn heatmap(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
             lines.push(Line::from(spans));
         }
     }
-    if rows > max_rows {
+    if rows > fit && lines.len() < area.height as usize {
         lines.push(Line::from(Span::styled(
-            format!("… {} more rows: enlarge the terminal", rows - max_rows),
+            format!(
+                "rows {}-{} of {rows}: ↑↓ scroll",
+                first + 1,
+                (first + fit).min(rows)
+            ),
             theme.dim(),
         )));
     }
@@ -275,9 +416,9 @@ fn cell_span(
 ) -> Span<'static> {
     let fill = cw.saturating_sub(1).max(1);
     let mark = if best == Some((r, c)) {
-        '*'
+        BEST
     } else if here == Some((r, c)) {
-        'o'
+        SLIDERS
     } else {
         ' '
     };
@@ -285,8 +426,13 @@ fn cell_span(
         (Some(v), Some(rg)) => {
             let (ch, st) = shade(theme, level(sv, v.mean, rg));
             if sv.numbers {
-                let t = fmt_sig4(v.mean);
-                (format!("{:>fill$}", clip(&t, fill)), Style::default())
+                let mut t = fit_num(v.mean, fill);
+                // Where some values lose their leading zero, all do, so
+                // that the cells read alike (.717 beside .7384).
+                if fill < 6 && (t.starts_with("0.") || t.starts_with("-0.")) {
+                    t = t.replacen("0.", ".", 1);
+                }
+                (format!("{t:>fill$}"), Style::default())
             } else {
                 (ch.to_string().repeat(fill), st)
             }
@@ -328,6 +474,87 @@ fn bounds(v: impl Iterator<Item = f64>) -> [f64; 2] {
     }
 }
 
+/// Labels under a chart at the x of each axis value, as many as fit with
+/// a space between them (the two ends always), `name` under the y labels.
+/// `yw` is the width of the y labels (as the chart lays them out).
+fn tick_row(area: Rect, yw: u16, xb: [f64; 2], ticks: &[(f64, String)], name: &str) -> String {
+    let width = area.width as usize;
+    let left = (yw.min(area.width / 3) + 1) as usize;
+    let gw = width.saturating_sub(left).max(1);
+    let mut row: Vec<char> = vec![' '; width];
+    let col = |x: f64| {
+        let t = if xb[1] > xb[0] {
+            (x - xb[0]) / (xb[1] - xb[0])
+        } else {
+            0.0
+        };
+        left + (t.clamp(0.0, 1.0) * (gw - 1) as f64).round() as usize
+    };
+    let span = |x: f64, l: &str| {
+        let n = l.chars().count();
+        let start = col(x).saturating_sub(n / 2).min(width.saturating_sub(n));
+        (start, start + n)
+    };
+    let mut put = |start: usize, l: &str| {
+        for (i, ch) in l.chars().enumerate() {
+            if let Some(c) = row.get_mut(start + i) {
+                *c = ch;
+            }
+        }
+    };
+    let Some(((x0, l0), (x1, l1))) = ticks.first().zip(ticks.last()) else {
+        return String::new();
+    };
+    let first = span(*x0, l0);
+    let last = span(*x1, l1);
+    if ticks.len() > 1 && first.1 >= last.0 {
+        // Not even the ends fit apart: the first only.
+        put(first.0, l0);
+    } else {
+        put(first.0, l0);
+        put(last.0, l1);
+        let mut end = first.1;
+        for (x, l) in &ticks[1..ticks.len().saturating_sub(1)] {
+            let (s, e) = span(*x, l);
+            if s > end && e < last.0 {
+                put(s, l);
+                end = e;
+            }
+        }
+    }
+    if name.chars().count() < first.0 {
+        put(0, name);
+    }
+    row.into_iter().collect::<String>().trim_end().to_string()
+}
+
+/// The chart with an x axis line but its labels left to [`tick_row`].
+fn render_with_ticks(
+    f: &mut Frame,
+    area: Rect,
+    chart: Chart,
+    (yw, xb): (u16, [f64; 2]),
+    (ticks, name): (&[(f64, String)], &str),
+    theme: &Theme,
+) {
+    f.render_widget(chart, area);
+    if area.height < 3 {
+        return;
+    }
+    let row = Rect {
+        y: area.bottom() - 1,
+        height: 1,
+        ..area
+    };
+    let text = tick_row(area, yw, xb, ticks, &theme.text(name));
+    f.render_widget(Paragraph::new(Span::styled(text, theme.dim())), row);
+}
+
+/// Empty labels that make the chart keep a row for [`tick_row`].
+fn blank_labels<'a>() -> Vec<Line<'a>> {
+    vec![Line::from(""), Line::from("")]
+}
+
 fn line_chart(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
     let a = &sv.plan.axes[0];
     let mut mean = Vec::new();
@@ -341,11 +568,18 @@ fn line_chart(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
             band.push((x, s.mean - sd));
         }
     }
-    let cursor: Vec<(f64, f64)> = sv
-        .value(sv.cursor.0, 0)
-        .map(|s| vec![(x_of(a, a.values[sv.cursor.0]), s.mean)])
-        .unwrap_or_default();
-    let (line, dots) = markers(theme);
+    let at = |r: usize| {
+        sv.value(r, 0)
+            .map(|s| vec![(x_of(a, a.values[r]), s.mean)])
+            .unwrap_or_default()
+    };
+    let cursor = at(sv.cursor.0);
+    let best = sv.best().map(|(r, _)| at(r)).unwrap_or_default();
+    let (line, dots) = if theme.ascii {
+        (Marker::Custom('-'), Marker::Custom('.'))
+    } else {
+        markers(theme)
+    };
     let xb = bounds(a.values.iter().map(|v| x_of(a, *v)));
     let yb = bounds(band.iter().chain(&mean).map(|p| p.1));
     let sets = vec![
@@ -362,41 +596,120 @@ fn line_chart(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
             .style(theme.accent())
             .data(&mean),
         Dataset::default()
+            .name("best")
+            .marker(Marker::Custom(BEST))
+            .graph_type(GraphType::Scatter)
+            .style(theme.good())
+            .data(&best),
+        Dataset::default()
             .name("cursor")
-            .marker(Marker::Custom('O'))
+            .marker(Marker::Custom(CURSOR))
             .graph_type(GraphType::Scatter)
             .style(theme.warn())
             .data(&cursor),
     ];
-    let log = if a.spacing == Spacing::Log {
-        " (log)"
-    } else {
-        ""
-    };
-    let first = a.show(a.values[0]);
-    let last = a.show(*a.values.last().expect("an axis has values"));
+    let ylabels = vec![fmt_sig4(yb[0]), fmt_sig4(yb[1])];
+    let yw = ylabels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as u16;
     let chart = Chart::new(sets)
         .x_axis(
             Axis::default()
                 .bounds(xb)
-                .labels(vec![
-                    Line::from(first),
-                    Line::from(theme.text(&format!("{}{log}", a.symbol)).to_string()),
-                    Line::from(last),
-                ])
+                .labels(blank_labels())
                 .style(theme.dim()),
         )
         .y_axis(
             Axis::default()
                 .bounds(yb)
-                .labels(vec![
-                    Line::from(fmt_sig4(yb[0])),
-                    Line::from(fmt_sig4(yb[1])),
-                ])
+                .labels(ylabels.into_iter().map(Line::from).collect::<Vec<_>>())
                 .style(theme.dim()),
         )
         .legend_position(None);
-    f.render_widget(chart, area);
+    let ticks: Vec<(f64, String)> = a.values.iter().map(|&v| (x_of(a, v), tick(a, v))).collect();
+    let log = if a.spacing == Spacing::Log {
+        " log"
+    } else {
+        ""
+    };
+    let name = format!("{}{log}", a.symbol);
+    render_with_ticks(f, area, chart, (yw, xb), (&ticks, &name), theme);
+}
+
+/// The values as a table: one axis (value, mean, ±sd) or the k-scan (k
+/// and every label-free score), the best row marked, the cursor's row in
+/// reverse; a window that keeps the cursor in view.
+fn table(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
+    let a = &sv.plan.axes[0];
+    let (rows, _) = sv.shape();
+    let best = sv.best().map(|(r, _)| r);
+    let cols: Vec<(&str, &str)> = match sv.kind {
+        SweepKind::KScan => {
+            let mut c: Vec<(&str, &str)> = KSCAN_CURVES.to_vec();
+            let name = sv.score_name();
+            if !c.iter().any(|(n, _)| *n == name) {
+                c.push((name, name));
+            }
+            c
+        }
+        SweepKind::Grid => vec![(sv.score_name(), sv.score_name())],
+    };
+    let head_of = |label: &str| -> String {
+        if sv.kind == SweepKind::Grid {
+            label.to_string()
+        } else {
+            label.chars().take(6).collect()
+        }
+    };
+    let vw = a
+        .values
+        .iter()
+        .map(|v| tick(a, *v).chars().count())
+        .max()
+        .unwrap_or(1)
+        .max(a.symbol.chars().count());
+    let nw = 7;
+    let mut lines = Vec::new();
+    let mut head = format!("  {:>vw$}", a.symbol);
+    for (_, label) in &cols {
+        head.push_str(&format!(" {:>nw$}", head_of(label)));
+    }
+    if sv.kind == SweepKind::Grid {
+        head.push_str(&format!(" {:>nw$}", "±sd"));
+    }
+    lines.push(Line::from(Span::styled(
+        clip(&theme.text(&head), area.width as usize),
+        theme.dim(),
+    )));
+    let fit = (area.height as usize).saturating_sub(1).max(1);
+    let first = if rows > fit {
+        sv.cursor.0.saturating_sub(fit - 1).min(rows - fit)
+    } else {
+        0
+    };
+    for r in first..(first + fit).min(rows) {
+        let mark = if best == Some(r) { BEST } else { ' ' };
+        let mut text = format!("{mark} {:>vw$}", tick(a, a.values[r]));
+        let cell = sv.cell(r, 0);
+        for (name, _) in &cols {
+            let v = cell.and_then(|c| c.score(name)).map(|s| s.mean);
+            let t = v.map_or("…".to_string(), |v| fit_num(v, nw));
+            text.push_str(&format!(" {t:>nw$}"));
+        }
+        if sv.kind == SweepKind::Grid {
+            let sd = sv.value(r, 0).map(|s| s.sd);
+            let t = sd.map_or(String::new(), |v| fit_num(v, nw));
+            text.push_str(&format!(" {t:>nw$}"));
+        }
+        let style = if r == sv.cursor.0 {
+            theme.selected()
+        } else {
+            Style::default()
+        };
+        lines.push(Line::from(Span::styled(
+            clip(&theme.text(&text), area.width as usize),
+            style,
+        )));
+    }
+    f.render_widget(Paragraph::new(lines), area);
 }
 
 /// The label-free scores a k-scan draws, each scaled to [0, 1] over k.
@@ -460,15 +773,41 @@ fn kscan_chart(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
             .style(theme.bad())
             .data(&sug),
     );
+    // The best k and the cursor, on the curve of the score shown (scaled
+    // as the curves are).
+    let shown: Vec<Option<f64>> = (0..a.values.len())
+        .map(|i| sv.value(i, 0).map(|s| s.mean))
+        .collect();
+    let [lo, hi] = bounds(shown.iter().flatten().copied());
+    let at = |r: usize| -> Vec<(f64, f64)> {
+        shown
+            .get(r)
+            .copied()
+            .flatten()
+            .map(|v| vec![(a.values[r], (v - lo) / (hi - lo))])
+            .unwrap_or_default()
+    };
+    let best = sv.best().map(|(r, _)| at(r)).unwrap_or_default();
+    let cursor = at(sv.cursor.0);
+    for (name, mark, style, pts) in [
+        ("best", BEST, theme.good(), &best),
+        ("cursor", CURSOR, theme.warn(), &cursor),
+    ] {
+        sets.push(
+            Dataset::default()
+                .name(name)
+                .marker(Marker::Custom(mark))
+                .graph_type(GraphType::Scatter)
+                .style(style)
+                .data(pts),
+        );
+    }
     let xb = bounds(a.values.iter().copied());
     let chart = Chart::new(sets)
         .x_axis(
             Axis::default()
                 .bounds(xb)
-                .labels(vec![
-                    Line::from(format!("k={}", a.show(a.values[0]))),
-                    Line::from(format!("k={}", a.show(*a.values.last().expect("values")))),
-                ])
+                .labels(blank_labels())
                 .style(theme.dim()),
         )
         .y_axis(
@@ -478,7 +817,8 @@ fn kscan_chart(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
                 .style(theme.dim()),
         )
         .legend_position(None);
-    f.render_widget(chart, area);
+    let ticks: Vec<(f64, String)> = a.values.iter().map(|&k| (k, a.show(k))).collect();
+    render_with_ticks(f, area, chart, (3, xb), (&ticks, "k"), theme);
 }
 
 /// The k-scan's suggestion and what each score prefers.
@@ -529,4 +869,31 @@ pub fn elbow_k(sv: &SweepView) -> Option<usize> {
         .zip(&pts)
         .max_by(|a, b| below(*a.0).total_cmp(&below(*b.0)))
         .map(|(_, p)| p.0 as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fit_num;
+
+    #[test]
+    fn numbers_lose_digits_before_they_are_cut() {
+        assert_eq!(fit_num(0.73124, 6), "0.7312");
+        assert_eq!(fit_num(0.73124, 5), ".7312");
+        assert_eq!(fit_num(0.73124, 4), ".731");
+        assert_eq!(fit_num(-0.73124, 4), "-.73");
+        assert_eq!(
+            fit_num(138.94, 4),
+            "138.9".chars().take(0).collect::<String>() + "139"
+        );
+        assert_eq!(fit_num(f64::NAN, 4), "-");
+        for w in 3..9 {
+            for v in [2_186_300.0, 0.000_123_4, -48.5625, 1.0] {
+                assert!(
+                    fit_num(v, w).chars().count() <= w,
+                    "{v} in {w}: {}",
+                    fit_num(v, w)
+                );
+            }
+        }
+    }
 }
