@@ -1,6 +1,6 @@
 //! The one key map: every key and mouse gesture of the UI, with where it
 //! applies and what it does, in [`table::KEYS`]. The event loop, the hint
-//! bar, the help overlay and the README's key table all read that table.
+//! bar, the help overlay and the user guide's key table all read that table.
 
 pub mod action;
 mod hits;

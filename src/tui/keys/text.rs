@@ -1,5 +1,5 @@
 //! The key map written out: key names, the hint bar, the help's rows and
-//! the README's key table.
+//! the user guide's key table (docs/guide/tui.md).
 
 use super::action::{Action, Context};
 use super::kinds::{Binding, Does, Key};
@@ -152,11 +152,13 @@ pub fn help_rows(context: Context) -> Vec<(String, &'static str)> {
     rows(context).map(|b| (label(b), b.help)).collect()
 }
 
-/// The README's key table, every context, as Markdown.
+/// The user guide's key table (docs/guide/tui.md), every context, as Markdown.
 pub fn readme_table() -> String {
     let mut out = String::from("| key | |\n|---|---|\n");
     for (context, heading) in [
         (Context::Panes, None),
+        (Context::Sweep, Some("in a sweep or k-scan")),
+        (Context::Controls, Some("in the options list (O)")),
         (Context::Prompt, Some("in a prompt")),
         (Context::Help, Some("in the help")),
     ] {
