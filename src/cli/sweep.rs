@@ -86,39 +86,20 @@ impl SweepArgs {
         }
     }
 
-    fn targets(&self) -> Vec<&Path> {
-        self.out
-            .iter()
-            .chain(&self.plot)
-            .map(|p| p.as_path())
-            .collect()
-    }
-
     /// Every output file checked against `inputs` before any work.
     fn check_targets(&self, inputs: &[&Path]) -> Result<()> {
-        if let (Some(o), Some(p)) = (&self.out, &self.plot)
-            && o == p
-        {
-            return Err(Error::Param(format!(
-                "{}: --out and --plot name the same file",
-                o.display()
-            )));
-        }
-        for t in self.targets() {
-            files::check_target(t, inputs, self.force)?;
-        }
-        if let Some(o) = &self.out {
-            let ext: &[&str] = match self.format() {
+        files::Outputs {
+            cmd: "sweep",
+            out: self.out.as_deref(),
+            out_ext: match self.format() {
                 Format::Json => &["json"],
                 Format::Csv => &["csv"],
                 Format::Text => &["txt"],
-            };
-            files::check_extension(o, "sweep --out", ext)?;
+            },
+            plot: self.plot.as_deref(),
+            force: self.force,
         }
-        if let Some(p) = &self.plot {
-            files::check_extension(p, "sweep --plot", &["svg"])?;
-        }
-        Ok(())
+        .check(inputs)
     }
 }
 
