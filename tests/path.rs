@@ -602,3 +602,37 @@ fn the_ui_and_the_cli_share_the_path_grid() {
     let ui: Vec<f64> = res.points.iter().map(|p| p.lambda).collect();
     assert_eq!(ui, cli, "the UI's path λ values differ from the CLI's");
 }
+
+/// The UI's path at a point where nothing is selected shows no score:
+/// "no feature kept", NMI and CER "—".
+#[test]
+fn the_ui_path_shows_no_score_where_nothing_is_selected() {
+    use meanscape::tui::app::Action;
+    let mut app = tui_support::start("wine", "lw");
+    tui_support::settle(&mut app, tui_support::finished);
+    app.update(Action::TogglePath);
+    tui_support::settle(&mut app, |a| {
+        a.path.job.is_none() && a.path.result.is_some()
+    });
+    let res = app.path.result.clone().unwrap().unwrap();
+    let empty = res.points.iter().position(|p| p.selected == 0).unwrap();
+    let full = res.points.iter().position(|p| p.selected > 0).unwrap();
+    app.features.path_cursor = Some(empty);
+    let frame = tui_support::screen(&mut app, 120, 40, tui_support::COLOR);
+    assert!(
+        frame.contains("0 of 13 selected: no feature kept"),
+        "{frame}"
+    );
+    assert!(
+        frame.contains("NMI —") && frame.contains("CER —"),
+        "{frame}"
+    );
+    assert!(!frame.contains("CER 0."), "{frame}");
+    // Elsewhere the scores are there.
+    app.features.path_cursor = Some(full);
+    let frame = tui_support::screen(&mut app, 120, 40, tui_support::COLOR);
+    assert!(
+        frame.contains("CER 0.") && !frame.contains("no feature kept"),
+        "{frame}"
+    );
+}

@@ -524,3 +524,33 @@ fn svg_heatmap_rows_run_as_the_uis() {
     let ui_order: Vec<&str> = ui_order.into_iter().map(|r| r.1).collect();
     assert_eq!(ui_order, svg_order, "UI rows top to bottom vs the SVG's");
 }
+
+/// A k axis needs no --k, even without labels to take k from (the
+/// label-free k-scan of `--label none` data).
+#[test]
+fn a_k_axis_needs_no_k_without_labels() {
+    let out = run(&[
+        "sweep", "--data", "iris", "--label", "none", "--grid", "k=2:4:3", "--seeds", "2", "-q",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ks: Vec<u64> = v["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["at"]["k"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ks, [2, 3, 4]);
+    assert!(v["best"]["silhouette"]["at"]["k"].is_u64());
+    // Without a k axis it is still required.
+    let out = run(&[
+        "sweep", "--data", "iris", "--label", "none", "--grid", "s0=-3,-1",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--k is required"));
+}

@@ -130,7 +130,13 @@ fn output(a: &SweepArgs) -> Result<(Option<String>, bool)> {
     let loaded = session::load(&a.data.data, &a.data.load_options(), scale)?;
     let inputs: Vec<&Path> = loaded.dataset.inputs.iter().map(|p| p.as_path()).collect();
     a.check_targets(&inputs)?;
-    let k = loaded.choose_k(a.algo.k)?;
+    // A k axis sets k in every cell: --k is not needed then, even without
+    // labels to take it from.
+    let k_axis = axes.iter().find(|x| x.name == "k").map(|x| x.values[0]);
+    let k = match (a.algo.k, k_axis) {
+        (None, Some(first)) => loaded.choose_k(None).unwrap_or(first as usize),
+        (given, _) => loaded.choose_k(given)?,
+    };
     let mut options = a.algo.options();
     options.extend(a.data.memory_option());
     let data = loaded.source.spec();

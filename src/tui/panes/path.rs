@@ -144,8 +144,8 @@ fn render_series(
     if let Some(j) = cur_pos {
         let pt = &res.points[s.order[j]];
         info.push(format!("cursor {sym} {}", num(pt.lambda)));
-        info.push(format!("{} of {} selected", pt.selected, p_all as usize));
         if pt.clustering().is_some() {
+            info.push(format!("{} of {} selected", pt.selected, p_all as usize));
             info.push(format!("{} {:.3}", s.score_name, s.score[j]));
             if let Some(c) = &s.cer {
                 info.push(format!("CER {:.3}", c[j]));
@@ -153,11 +153,11 @@ fn render_series(
         } else {
             // Nothing selected: no clustering, so no score (the partition
             // there is only the start's).
+            info.push(format!("0 of {} selected: no feature kept", p_all as usize));
             info.push(format!("{} —", s.score_name));
             if s.cer.is_some() {
                 info.push("CER —".into());
             }
-            info.push("no feature kept".into());
         }
     }
     if let Some(v) = app.path_value_now() {
