@@ -26,6 +26,10 @@ pub struct DataInfo {
     /// then in those units.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rescale_exp: Option<i32>,
+    /// The column named like labels left out of the features under
+    /// `--label none` (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label_left_out: Option<String>,
     pub notes: Vec<String>,
 }
 
@@ -185,7 +189,12 @@ pub fn load_flags(opts: &crate::data::LoadOptions) -> Vec<(String, String)> {
     let mut out = Vec::new();
     match &opts.label {
         LabelChoice::Auto => {}
-        LabelChoice::None => out.push(("label".into(), "none".into())),
+        LabelChoice::None => {
+            out.push(("label".into(), "none".into()));
+            if opts.keep_label_column {
+                out.push(("keep-label-column".into(), String::new()));
+            }
+        }
         LabelChoice::Name(n) => out.push(("label".into(), n.clone())),
         LabelChoice::Index(i) => out.push(("label".into(), i.to_string())),
     }
@@ -317,6 +326,7 @@ impl RunReport {
                 scale_default,
                 dtype: ds.dtype,
                 rescale_exp: None,
+                label_left_out: ds.label_left_out.clone(),
                 notes: ds.notes.clone(),
             },
             params,

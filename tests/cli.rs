@@ -1,5 +1,7 @@
 //! The binary as scripts use it: JSON output, exit codes, files.
 
+mod tui_support;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -567,4 +569,116 @@ fn the_command_keeps_how_the_data_was_read() {
     let again: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(again["labels"], v["labels"]);
     assert_eq!(again["metrics"]["nmi"], v["metrics"]["nmi"]);
+}
+
+// ------------------------------------------- issue 27: --label none
+
+/// A yeast-like file: features, then a numeric `label` column.
+fn labelled_csv(dir: &Path) -> PathBuf {
+    let path = dir.join("labelled.csv");
+    let mut text = String::from("a,b,label\n");
+    for i in 0..40 {
+        let c = i % 2;
+        text.push_str(&format!(
+            "{},{},{}\n",
+            c as f64 * 5.0 + (i % 7) as f64 * 0.1,
+            (i % 5) as f64 * 0.2,
+            c * 9
+        ));
+    }
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// `--label none` is "no ground truth", not "cluster on the labels": the
+/// label column is left out of the features and the JSON says which;
+/// `--keep-label-column` makes it a feature on request.
+#[test]
+fn label_none_leaves_the_label_column_out_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = labelled_csv(dir.path());
+    let data = csv.to_str().unwrap();
+    let base = [
+        "run", "--data", data, "--algo", "kmeans", "-k", "2", "--json",
+    ];
+    let v = json(&[&base[..], &["--label", "none"]].concat());
+    assert_eq!(v["p"], 2);
+    assert_eq!(v["data"]["label_left_out"], "label");
+    assert!(v["metrics"].get("nmi").is_none(), "no ground truth");
+    let notes = v["data"]["notes"].to_string();
+    assert!(
+        notes.contains("column 'label' left out of the features"),
+        "{notes}"
+    );
+    assert!(notes.contains("--keep-label-column"), "{notes}");
+    let kept = json(&[&base[..], &["--label", "none", "--keep-label-column"]].concat());
+    assert_eq!(kept["p"], 3);
+    assert!(kept["data"].get("label_left_out").is_none());
+    assert!(
+        kept["command"]
+            .as_str()
+            .unwrap()
+            .contains("--label none --keep-label-column")
+    );
+    // With labels (auto) the JSON has no such field.
+    let auto = json(&base);
+    assert_eq!(auto["p"], 2);
+    assert!(auto["data"].get("label_left_out").is_none());
+    // The flag alone is a mistake.
+    refused(
+        &[&base[..], &["--keep-label-column"]].concat(),
+        "--keep-label-column applies with --label none",
+    );
+    // The other commands read the data the same way.
+    let text = String::from_utf8(run(&["info", "--data", data, "--label", "none"]).stdout).unwrap();
+    assert!(text.contains("left out of the features"), "{text}");
+}
+
+/// The Data pane says which column `--label none` left out.
+#[test]
+fn the_data_pane_says_which_column_was_left_out() {
+    use meanscape::data::{LabelChoice, LoadOptions};
+    use meanscape::tui::app::{App, StartOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let csv = labelled_csv(dir.path());
+    let mut app = App::new(StartOptions {
+        data: csv.to_str().unwrap().into(),
+        algo: "kmeans".into(),
+        k: Some(2),
+        load_opts: LoadOptions {
+            label: LabelChoice::None,
+            ..LoadOptions::default()
+        },
+        ..StartOptions::default()
+    })
+    .unwrap();
+    tui_support::settle(&mut app, tui_support::finished);
+    assert_eq!(app.loaded().unwrap().dataset.p(), 2);
+    let frame = tui_support::screen(&mut app, 120, 40, tui_support::ASCII);
+    assert!(frame.contains("40 x 2"), "{frame}");
+    assert!(frame.contains("no labels ('label' left out)"), "{frame}");
+}
+
+/// On the real yeast data (1484 × 8 and a label column): `--label none`
+/// gives 8 features, as the labels merely ignored, not 9.
+#[test]
+fn yeast_with_label_none_has_eight_features() {
+    let yeast = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/yeast.csv");
+    if !yeast.exists() {
+        eprintln!("skipped: {} is absent", yeast.display());
+        return;
+    }
+    let v = json(&[
+        "run",
+        "--data",
+        yeast.to_str().unwrap(),
+        "--label",
+        "none",
+        "--algo",
+        "kmeans",
+        "-k",
+        "10",
+        "--json",
+    ]);
+    assert_eq!((v["n"].as_u64(), v["p"].as_u64()), (Some(1484), Some(8)));
 }

@@ -54,6 +54,15 @@ fn with_label(label: LabelChoice) -> LoadOptions {
     }
 }
 
+/// `--label none --keep-label-column`.
+fn keep_label_column() -> LoadOptions {
+    LoadOptions {
+        label: LabelChoice::None,
+        keep_label_column: true,
+        ..Default::default()
+    }
+}
+
 fn with_missing(missing: Missing) -> LoadOptions {
     LoadOptions {
         missing,
@@ -142,8 +151,21 @@ fn string_labels_in_a_class_column() {
     assert_eq!(label_names(&ds), ["cat", "dog", "cat", "bird"]);
     assert_eq!(ds.labels.as_ref().unwrap().names, ["cat", "dog", "bird"]);
 
-    // --label none: the Class column is then a feature, and not a number.
-    let e = data_error("good/string_labels.csv", &with_label(LabelChoice::None));
+    // --label none: no ground truth, and the Class column is still no
+    // feature (issue 27); the note and `label_left_out` say so.
+    let ds = good_with("good/string_labels.csv", &with_label(LabelChoice::None));
+    assert_eq!(ds.feature_names, ["f_a", "f_b"]);
+    assert!(ds.labels.is_none());
+    assert_eq!(ds.label_left_out.as_deref(), Some("Class"));
+    assert!(
+        ds.notes
+            .iter()
+            .any(|n| n.contains("column 'Class' left out of the features")),
+        "{:?}",
+        ds.notes
+    );
+    // Kept on request: then a feature, and not a number.
+    let e = data_error("good/string_labels.csv", &keep_label_column());
     assert!(
         e.ends_with(
             "good/string_labels.csv: line 2, column 3 (\"Class\"): \"cat\" is not a number"
@@ -365,9 +387,16 @@ fn header_only() {
 fn label_column_only() {
     let e = default_error("bad/label_only.csv");
     assert!(e.contains("label_only.csv: no feature columns"), "{e}");
-    // With --label none the column is an ordinary feature.
-    let ds = good_with("bad/label_only.csv", &with_label(LabelChoice::None));
+    // With --label none it is left out too, which leaves nothing.
+    let e = data_error("bad/label_only.csv", &with_label(LabelChoice::None));
+    assert!(
+        e.contains("no feature columns") && e.contains("--keep-label-column"),
+        "{e}"
+    );
+    // With --keep-label-column it is an ordinary feature.
+    let ds = good_with("bad/label_only.csv", &keep_label_column());
     assert_eq!((ds.n(), ds.p()), (2, 1));
+    assert!(ds.label_left_out.is_none());
 }
 
 #[test]
@@ -735,4 +764,137 @@ fn generators_check_the_budget_and_their_parts() {
     );
     let e = DataSource::parse("gen:blobs,,,").unwrap_err().to_string();
     assert!(e.contains("parameter 1 is empty"), "{e}");
+}
+
+// ------------------------------------- --label none leaves the labels out
+
+/// Issue 27: `--label none` means "no ground truth", never "cluster on the
+/// label column": yeast-like CSV with a numeric `label` column loses it
+/// from the features, keeps it with --keep-label-column, and every name
+/// that `auto` takes is left out the same way.
+#[test]
+fn label_none_leaves_a_label_named_column_out_of_the_features() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["label", "CLASS", "target", "y", "cluster"] {
+        let csv = dir.path().join(format!("t_{name}.csv"));
+        std::fs::write(&csv, format!("a,b,{name}\n1,2,0\n3,4,1\n5,6,0\n")).unwrap();
+        let src = DataSource::File(csv);
+        let ds = load(&src, &with_label(LabelChoice::None)).unwrap();
+        assert_eq!(ds.feature_names, ["a", "b"], "{name}");
+        assert!(ds.labels.is_none());
+        assert_eq!(ds.label_left_out.as_deref(), Some(name));
+        assert_eq!(ds.x.row(1).to_vec(), [3.0, 4.0]);
+        let kept = load(&src, &keep_label_column()).unwrap();
+        assert_eq!(kept.feature_names, ["a", "b", name]);
+        assert_eq!(kept.x.row(1).to_vec(), [3.0, 4.0, 1.0]);
+        assert!(kept.label_left_out.is_none() && kept.labels.is_none());
+        assert!(!kept.notes.iter().any(|n| n.contains("left out")));
+    }
+    // No such column: nothing is left out, and no note.
+    let csv = dir.path().join("plain.csv");
+    std::fs::write(&csv, "a,b\n1,2\n3,4\n").unwrap();
+    let ds = load(&DataSource::File(csv), &with_label(LabelChoice::None)).unwrap();
+    assert_eq!((ds.p(), ds.label_left_out.clone()), (2, None));
+    assert!(ds.notes.is_empty(), "{:?}", ds.notes);
+}
+
+/// --keep-label-column without --label none is a mistake, said so.
+#[test]
+fn keep_label_column_needs_label_none() {
+    let o = LoadOptions {
+        keep_label_column: true,
+        ..Default::default()
+    };
+    let e = load_fixture("good/string_labels.csv", &o).unwrap_err();
+    assert!(
+        matches!(&e, Error::Param(m) if m.contains("--keep-label-column applies with --label none")),
+        "{e}"
+    );
+}
+
+/// The readers whose labels are not a named column (a .mat's `gnd`, an
+/// IDX companion file, a .npy) never turn them into features: `none` gives the
+/// same features as `auto`.
+#[test]
+fn label_none_on_readers_with_separate_labels() {
+    for rel in ["good/small.mat", "good/four-images-idx3-ubyte"] {
+        let auto = good(rel);
+        let none = good_with(rel, &with_label(LabelChoice::None));
+        assert!(auto.labels.is_some() && none.labels.is_none(), "{rel}");
+        assert_eq!(*none.x, *auto.x, "{rel}");
+        assert!(none.label_left_out.is_none());
+    }
+    // A .npy has no column names: `none` reads every column, as `auto`.
+    let auto = good("good/small.npy");
+    let none = good_with("good/small.npy", &with_label(LabelChoice::None));
+    assert_eq!(*none.x, *auto.x);
+    assert!(none.label_left_out.is_none());
+}
+
+/// Parquet and Arrow: the same rule as CSV, by column name.
+#[cfg(feature = "parquet")]
+#[test]
+fn label_none_leaves_the_label_column_out_of_parquet_and_arrow() {
+    use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let b = RecordBatch::try_from_iter([
+        (
+            "a",
+            Arc::new(Float64Array::from(vec![1.0, 2.0, 3.0])) as ArrayRef,
+        ),
+        (
+            "Target",
+            Arc::new(Int64Array::from(vec![0, 1, 0])) as ArrayRef,
+        ),
+        (
+            "b",
+            Arc::new(Float64Array::from(vec![4.0, 5.0, 6.0])) as ArrayRef,
+        ),
+    ])
+    .unwrap();
+    let pq = dir.path().join("t.parquet");
+    let mut w =
+        parquet::arrow::ArrowWriter::try_new(std::fs::File::create(&pq).unwrap(), b.schema(), None)
+            .unwrap();
+    w.write(&b).unwrap();
+    w.close().unwrap();
+    let feather = dir.path().join("t.arrow");
+    let mut w = arrow_ipc::writer::FileWriter::try_new(
+        std::fs::File::create(&feather).unwrap(),
+        &b.schema(),
+    )
+    .unwrap();
+    w.write(&b).unwrap();
+    w.finish().unwrap();
+    for path in [pq, feather] {
+        let src = DataSource::File(path.clone());
+        let ds = load(&src, &with_label(LabelChoice::None)).unwrap();
+        assert_eq!(ds.feature_names, ["a", "b"], "{}", path.display());
+        assert!(ds.labels.is_none());
+        assert_eq!(ds.label_left_out.as_deref(), Some("Target"));
+        assert!(ds.notes.iter().any(|n| n.contains("'Target' left out")));
+        let kept = load(&src, &keep_label_column()).unwrap();
+        assert_eq!(kept.feature_names, ["a", "Target", "b"]);
+    }
+    // A text label column left out needs no --ignore-non-numeric.
+    let t = RecordBatch::try_from_iter([
+        (
+            "a",
+            Arc::new(Float64Array::from(vec![1.0, 2.0])) as ArrayRef,
+        ),
+        (
+            "class",
+            Arc::new(StringArray::from(vec!["p", "q"])) as ArrayRef,
+        ),
+    ])
+    .unwrap();
+    let pq = dir.path().join("text.parquet");
+    let mut w =
+        parquet::arrow::ArrowWriter::try_new(std::fs::File::create(&pq).unwrap(), t.schema(), None)
+            .unwrap();
+    w.write(&t).unwrap();
+    w.close().unwrap();
+    let ds = load(&DataSource::File(pq), &with_label(LabelChoice::None)).unwrap();
+    assert_eq!(ds.feature_names, ["a"]);
 }

@@ -224,8 +224,16 @@ fn auto_label_and_text_columns() {
     assert_eq!(ds.feature_names, ["a", "b"]);
     assert_eq!(ds.x.row(2).to_vec(), [3.0, 6.0]);
     assert_eq!(ds.labels.unwrap().ids, [0, 1, 0]);
-    // --label none: `class` is text too.
+    // --label none: `class` is left out (no ground truth, no feature);
+    // `city` is still refused.
     let e = err(&pq, &label(LabelChoice::None));
+    assert!(e.contains("column 'city' is text (Utf8)"), "{e}");
+    // Kept as a feature on request: then `class` is text too.
+    let keep = LoadOptions {
+        keep_label_column: true,
+        ..label(LabelChoice::None)
+    };
+    let e = err(&pq, &keep);
     assert!(
         e.contains("columns 'city' (Utf8), 'class' (Utf8) are not numeric"),
         "{e}"

@@ -4,11 +4,14 @@
 //! at every point, cancellation, and the CLI's CSV and JSON shapes; plus
 //! the feature-selection fields of `meanscape run --json`.
 
+mod tui_support;
+
 use meanscape::Error;
-use meanscape::algo::path::{Grid, PathAlgo, run_path};
+use meanscape::algo::path::{DEFAULT_POINTS, Grid, PathAlgo, run_path};
 use meanscape::algo::{self, Ctx, Init, RunConfig};
 use meanscape::data::{LoadOptions, Scaling};
 use serde_json::Value;
+use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -196,9 +199,17 @@ fn cli_path_json_shape() {
         let sel = w.iter().filter(|x| x.as_f64().unwrap() > 0.0).count() as u64;
         assert_eq!(pt["selected"].as_u64().unwrap(), sel);
         let m = pt["metrics"].as_object().unwrap();
-        for key in ["nmi", "ari", "acc", "cer", "purity", "mcc"] {
-            assert!(m[key].as_f64().unwrap().is_finite(), "metrics lack {key}");
+        // Nothing selected: no clustering, so no score against the truth
+        // (null), but the selection's MCC.
+        let clustered = sel > 0;
+        for key in ["nmi", "ari", "acc", "cer", "purity"] {
+            if clustered {
+                assert!(m[key].as_f64().unwrap().is_finite(), "metrics lack {key}");
+            } else {
+                assert!(m[key].is_null(), "{key} at 0 selected: {}", m[key]);
+            }
         }
+        assert!(m["mcc"].as_f64().unwrap().is_finite());
     }
     assert_eq!(path[0]["selected"], 0);
     assert_eq!(path[7]["selected"], 60);
@@ -409,4 +420,219 @@ fn cli_json_says_the_scaling_and_pairs_weights_with_names() {
     assert_eq!(v["data"]["scale_default"], true);
     let info = ok_stdout(&["algorithms", "lw"]);
     assert!(info.contains("default scaling: --scale none"), "{info}");
+}
+
+// ------------------------------------------- issue 27: what misleads
+
+/// Where no feature is selected the path has no clustering: the library
+/// gives no partition and null scores, never the initial partition's
+/// (Leukemia: "0 selected · CER 0.028").
+#[test]
+fn a_point_with_nothing_selected_has_no_scores() {
+    let l = load(SPARSE);
+    let truth = l.dataset.labels.as_ref().unwrap().ids.clone();
+    let rel = l.dataset.relevance.clone().unwrap();
+    let cfg = config("lw", &l, 3);
+    let r = run_path(
+        PathAlgo::Lw,
+        &l.problem,
+        &cfg,
+        &Grid::Auto {
+            count: 6,
+            ratio: None,
+        },
+        &Ctx::new(),
+    )
+    .unwrap();
+    let empty = &r.points[0];
+    assert_eq!(empty.selected, 0);
+    assert!(empty.clustering().is_none());
+    let m = empty.metrics(Some(&truth), Some(&rel));
+    for key in ["nmi", "ari", "acc", "cer", "purity"] {
+        assert!(m[key].is_null(), "{key}: {}", m[key]);
+    }
+    assert!(m["mcc"].is_number());
+    let full = r.points.last().unwrap();
+    assert!(full.selected > 0 && full.clustering().is_some());
+    assert!(full.metrics(Some(&truth), None)["cer"].is_number());
+}
+
+/// The CSV leaves those scores empty.
+#[test]
+fn cli_csv_leaves_the_scores_of_nothing_selected_empty() {
+    let text = ok_stdout(&["path", "--data", SPARSE, "--algo", "lw", "--points", "4"]);
+    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let mut seen_empty = 0;
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        let sel: usize = f[col("selected")].parse().unwrap();
+        for name in ["nmi", "ari", "acc", "cer", "purity"] {
+            if sel == 0 {
+                assert_eq!(f[col(name)], "", "{name} at 0 selected: {line}");
+            } else {
+                assert!(f[col(name)].parse::<f64>().is_ok(), "{name}: {line}");
+            }
+        }
+        assert!(f[col("mcc")].parse::<f64>().is_ok());
+        seen_empty += usize::from(sel == 0);
+    }
+    assert_eq!(seen_empty, 1, "the automatic grid starts at lambda_max");
+}
+
+fn svg_polylines(svg: &str, class: &str) -> usize {
+    svg.matches(&format!(r#"<polyline class="{class}""#))
+        .count()
+}
+
+/// `path --out FILE` and `--plot FILE.svg`, under the rules of `sweep`'s
+/// outputs: nothing replaced without --force, never the input, the
+/// extension of the format.
+#[test]
+fn cli_path_writes_out_and_plot() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("p.csv");
+    let svg = dir.path().join("p.svg");
+    let args = |extra: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = [
+            "path", "--data", SPARSE, "--algo", "lw", "--points", "5", "-q",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let (csv_s, svg_s) = (s(&csv), s(&svg));
+    let out = run(&args(&["--out", &csv_s, "--plot", &svg_s])
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty(), "the CSV went to --out");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(text.lines().count(), 6);
+    assert!(text.starts_with("lambda,selected,"));
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    assert!(plot.starts_with("<svg") && plot.trim_end().ends_with("</svg>"));
+    // The weights, the share selected, NMI and CER (the data has labels),
+    // and the band where nothing is selected.
+    assert!(svg_polylines(&plot, "weight") >= 1);
+    assert_eq!(svg_polylines(&plot, "selected"), 1);
+    assert!(svg_polylines(&plot, "nmi") >= 1 && svg_polylines(&plot, "cer") >= 1);
+    assert!(plot.contains(r#"class="no-feature""#) && plot.contains("no feature kept"));
+    assert!(plot.contains("λ (log scale)"));
+    // Again: refused without --force, nothing changed.
+    let again = |extra: &[&str]| run(&args(extra).iter().map(String::as_str).collect::<Vec<_>>());
+    let o = again(&["--out", &csv_s]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("already exists; pass --force"), "{e}");
+    assert_eq!(std::fs::read_to_string(&csv).unwrap(), text);
+    let o = again(&["--out", &csv_s, "--force", "--json"]);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("path --out writes .json files"), "{e}");
+    let json = dir.path().join("p.json");
+    let o = again(&["--out", &s(&json), "--json"]);
+    assert!(o.status.success());
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["path"].as_array().unwrap().len(), 5);
+    let o = again(&["--plot", &s(&dir.path().join("p.png"))]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("path --plot writes .svg files"));
+    let o = again(&["--out", &csv_s, "--plot", &csv_s, "--force"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("name the same file"));
+    // Never over the input, even with --force.
+    let input = dir.path().join("in.csv");
+    std::fs::write(&input, "a,b,label\n1,2,0\n3,4,1\n5,6,0\n7,8,1\n").unwrap();
+    let o = run(&[
+        "path",
+        "--data",
+        &s(&input),
+        "--algo",
+        "lw",
+        "--points",
+        "2",
+        "--out",
+        &s(&input),
+        "--force",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("refusing to overwrite the input"));
+    assert!(
+        std::fs::read_to_string(&input)
+            .unwrap()
+            .starts_with("a,b,label")
+    );
+    // Nothing but the three outputs was left in the folder.
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["in.csv", "p.csv", "p.json", "p.svg"]);
+}
+
+/// One λ grid for every face: without --points the CLI's path has the
+/// library's default number of points, and the UI's path on the same data
+/// and settings has the very same λ values.
+#[test]
+fn the_ui_and_the_cli_share_the_path_grid() {
+    use meanscape::tui::app::Action;
+    let text = ok_stdout(&["path", "--data", "wine", "--algo", "lw", "--json", "-q"]);
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let cli: Vec<f64> = v["grid"]["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert_eq!(cli.len(), DEFAULT_POINTS);
+    let mut app = tui_support::start("wine", "lw");
+    tui_support::settle(&mut app, tui_support::finished);
+    app.update(Action::TogglePath);
+    tui_support::settle(&mut app, |a| {
+        a.path.job.is_none() && a.path.result.is_some()
+    });
+    let res = app.path.result.as_ref().unwrap().as_ref().unwrap();
+    let ui: Vec<f64> = res.points.iter().map(|p| p.lambda).collect();
+    assert_eq!(ui, cli, "the UI's path λ values differ from the CLI's");
+}
+
+/// The UI's path at a point where nothing is selected shows no score:
+/// "no feature kept", NMI and CER "—".
+#[test]
+fn the_ui_path_shows_no_score_where_nothing_is_selected() {
+    use meanscape::tui::app::Action;
+    let mut app = tui_support::start("wine", "lw");
+    tui_support::settle(&mut app, tui_support::finished);
+    app.update(Action::TogglePath);
+    tui_support::settle(&mut app, |a| {
+        a.path.job.is_none() && a.path.result.is_some()
+    });
+    let res = app.path.result.clone().unwrap().unwrap();
+    let empty = res.points.iter().position(|p| p.selected == 0).unwrap();
+    let full = res.points.iter().position(|p| p.selected > 0).unwrap();
+    app.features.path_cursor = Some(empty);
+    let frame = tui_support::screen(&mut app, 120, 40, tui_support::COLOR);
+    assert!(
+        frame.contains("0 of 13 selected: no feature kept"),
+        "{frame}"
+    );
+    assert!(
+        frame.contains("NMI —") && frame.contains("CER —"),
+        "{frame}"
+    );
+    assert!(!frame.contains("CER 0."), "{frame}");
+    // Elsewhere the scores are there.
+    app.features.path_cursor = Some(full);
+    let frame = tui_support::screen(&mut app, 120, 40, tui_support::COLOR);
+    assert!(
+        frame.contains("CER 0.") && !frame.contains("no feature kept"),
+        "{frame}"
+    );
 }

@@ -1,6 +1,8 @@
 //! `meanscape sweep` as a user runs it: outputs, and every refusal (exit
 //! 2, one line, nothing written).
 
+mod tui_support;
+
 use serde_json::Value;
 use std::process::{Command, Output};
 
@@ -346,4 +348,209 @@ fn a_sweep_longer_than_max_time_is_refused_after_its_first_runs() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+// ------------------------------------------- issue 27: what misleads
+
+/// The JSON names the best cell of every score, as `meanscape.sweep`
+/// does in Python: its position in `cells`, its place on the axes, its
+/// mean and sd; collapsed cells are never it (while some cell is whole).
+#[test]
+fn json_names_the_best_cell_of_every_score() {
+    let out = run(&[
+        "sweep",
+        "--data",
+        "iris",
+        "--grid",
+        "s0=-4:-1:4",
+        "--grid",
+        "eta=1.04,1.3",
+        "--seeds",
+        "2",
+        "--json",
+        "-q",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cells = v["cells"].as_array().unwrap();
+    let best = v["best"].as_object().unwrap();
+    let lower = ["cost", "davies_bouldin", "iterations", "time_ms"];
+    for name in [
+        "nmi",
+        "ari",
+        "silhouette",
+        "cost",
+        "davies_bouldin",
+        "stability",
+    ] {
+        let b = &best[name];
+        let pos = b["cell"].as_u64().unwrap() as usize;
+        let cell = &cells[pos];
+        assert_eq!(b["at"], cell["at"], "{name}");
+        assert_eq!(b["mean"], cell["scores"][name]["mean"], "{name}");
+        assert_eq!(b["sd"], cell["scores"][name]["sd"], "{name}");
+        let mean = b["mean"].as_f64().unwrap();
+        for c in cells.iter().filter(|c| c.get("collapsed").is_none()) {
+            let m = c["scores"][name]["mean"].as_f64().unwrap();
+            if lower.contains(&name) {
+                assert!(mean <= m, "{name}: best {mean}, another {m}");
+            } else {
+                assert!(mean >= m, "{name}: best {mean}, another {m}");
+            }
+        }
+    }
+    // The table's best cell is the JSON's best by the table's score.
+    assert_eq!(v["score"], "nmi");
+
+    // Collapsed cells are skipped: kpower with a tiny σ puts every point in
+    // one cluster, perfectly stable.
+    let out = run(&[
+        "sweep",
+        "--data",
+        "iris",
+        "--k",
+        "3",
+        "--label",
+        "none",
+        "--algo",
+        "kpower",
+        "--grid",
+        "sigma=0.02,1",
+        "--seeds",
+        "2",
+        "-q",
+        "--json",
+    ]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["cells"][0]["collapsed"], true);
+    assert_eq!(v["best"]["stability"]["cell"], 1);
+    assert_eq!(v["best"]["stability"]["at"]["sigma"], 1);
+    assert!(v["best"]["stability"].get("collapsed").is_none());
+    assert!(v["best"].get("nmi").is_none(), "no labels, no nmi");
+}
+
+/// The row labels of a heatmap, top to bottom: `<text class="row">` by
+/// their y.
+fn svg_rows(svg: &str) -> Vec<String> {
+    let mut rows: Vec<(f64, String)> = svg
+        .lines()
+        .filter(|l| l.starts_with(r#"<text class="row""#))
+        .map(|l| {
+            let y = l
+                .split(r#" y=""#)
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap();
+            let label = l.split('>').nth(1).unwrap().split('<').next().unwrap();
+            (y.parse().unwrap(), label.to_string())
+        })
+        .collect();
+    rows.sort_by(|a, b| a.0.total_cmp(&b.0));
+    rows.into_iter().map(|r| r.1).collect()
+}
+
+/// The SVG heatmap's rows run as the UI's: the first value of the first
+/// axis at the top (they used to run the other way).
+#[test]
+fn svg_heatmap_rows_run_as_the_uis() {
+    use meanscape::tui::app::{Action, Pane};
+    use tui_support::{ASCII, finished, screen, settle, start, type_text};
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("h.svg");
+    let out = run(&[
+        "sweep",
+        "--data",
+        "iris",
+        "--grid",
+        "s0=-4:-1:4",
+        "--grid",
+        "eta=1.01,1.04,1.3",
+        "--seeds",
+        "2",
+        "-q",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let svg_order = svg_rows(&std::fs::read_to_string(&svg).unwrap());
+    assert_eq!(svg_order, ["-4", "-3", "-2", "-1"]);
+
+    // The same sweep in the UI, and its heatmap's rows as drawn.
+    let mut app = start("iris", "power");
+    settle(&mut app, finished);
+    app.update(Action::Focus(Pane::Parameters));
+    for name in ["s0", "eta"] {
+        let i = app
+            .sliders()
+            .iter()
+            .position(|s| s.spec.name == name)
+            .unwrap();
+        app.update(Action::Move(i as i32 - app.param_cursor as i32));
+        app.update(Action::Mark);
+    }
+    app.update(Action::OpenSweep);
+    type_text(&mut app, "s0=-4:-1:4 eta=1.01,1.04,1.3 seeds=2");
+    app.update(Action::Activate);
+    settle(&mut app, |a| a.sweep.as_ref().is_some_and(|s| !s.running));
+    let frame = screen(&mut app, 120, 40, ASCII);
+    // The sweep pane is the right one: what follows the two borders.
+    let right: Vec<&str> = frame
+        .lines()
+        .map(|l| l.split_once("||").map_or("", |x| x.1).trim_start())
+        .collect();
+    let head = right
+        .iter()
+        .position(|l| l.starts_with("s0"))
+        .unwrap_or_else(|| panic!("no heatmap header:\n{frame}"));
+    let ui_line = |label: &str| {
+        right[head + 1..]
+            .iter()
+            .position(|l| l.starts_with(&format!("{label} ")))
+            .unwrap_or_else(|| panic!("row {label} not drawn:\n{frame}"))
+    };
+    let mut ui_order: Vec<(usize, &str)> =
+        svg_order.iter().map(|l| (ui_line(l), l.as_str())).collect();
+    ui_order.sort();
+    let ui_order: Vec<&str> = ui_order.into_iter().map(|r| r.1).collect();
+    assert_eq!(ui_order, svg_order, "UI rows top to bottom vs the SVG's");
+}
+
+/// A k axis needs no --k, even without labels to take k from (the
+/// label-free k-scan of `--label none` data).
+#[test]
+fn a_k_axis_needs_no_k_without_labels() {
+    let out = run(&[
+        "sweep", "--data", "iris", "--label", "none", "--grid", "k=2:4:3", "--seeds", "2", "-q",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ks: Vec<u64> = v["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["at"]["k"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ks, [2, 3, 4]);
+    assert!(v["best"]["silhouette"]["at"]["k"].is_u64());
+    // Without a k axis it is still required.
+    let out = run(&[
+        "sweep", "--data", "iris", "--label", "none", "--grid", "s0=-3,-1",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--k is required"));
 }

@@ -33,7 +33,7 @@ def algorithms():
     return json.loads(_meanscape.algorithms())
 
 
-def load(path, label=None, missing="error"):
+def load(path, label=None, missing="error", keep_label_column=False):
     """Reads a data file as ``meanscape run --data`` does: CSV/TSV, ``.npy``,
     ``.mat``, IDX, Parquet, Arrow/Feather, a bundled dataset (``iris``) or a
     generator (``gen:blobs,n=1000``), unscaled.
@@ -42,18 +42,25 @@ def load(path, label=None, missing="error"):
     ----------
     path : str
     label : str or None
-        The label column, by name or 0-based index; ``"none"`` for none;
-        None looks for a column named label, class, target, y or cluster.
+        The label column, by name or 0-based index; ``"none"`` for no
+        ground truth (a column named label, class, target, y or cluster is
+        still left out of ``X``, see ``keep_label_column``); None looks for
+        a column named label, class, target, y or cluster.
     missing : {'error', 'impute', 'drop'}
         Empty or non-numeric cells: refuse the file, impute the column
         mean, or drop the row.
+    keep_label_column : bool
+        With ``label="none"``: keep the column named like labels in ``X``
+        as a feature.
 
     Returns
     -------
     dict with ``X`` (float64, n × p), ``y`` (0-based class ids or None),
-    ``label_names``, ``feature_names``, ``name`` and ``notes``.
+    ``label_names``, ``feature_names``, ``name``, ``notes`` and
+    ``label_left_out`` (the column left out under ``label="none"``, or
+    None).
     """
-    return _meanscape.load(str(path), label, missing)
+    return _meanscape.load(str(path), label, missing, keep_label_column)
 
 
 def sweep(algorithm, X, n_clusters, grid, *, seeds=10, random_state=0, params=None, options=None, y=None, init="k-means++"):

@@ -172,14 +172,17 @@ pub fn run_cancellable<T: Send>(
 /// Reads a data file as `meanscape run --data` does (CSV/TSV, `.npy`,
 /// `.mat`, IDX, Parquet, Arrow/Feather, a bundled dataset or `gen:…`),
 /// unscaled: a dict with `X`, `y` (0-based class ids or None),
-/// `label_names`, `feature_names`, `name` and `notes`.
+/// `label_names`, `feature_names`, `name`, `notes` and `label_left_out`
+/// (with `label="none"`, the column named like labels that was left out
+/// of `X`; `keep_label_column=True` keeps it as a feature).
 #[pyfunction]
-#[pyo3(signature = (path, label=None, missing="error"))]
+#[pyo3(signature = (path, label=None, missing="error", keep_label_column=false))]
 pub fn load<'py>(
     py: Python<'py>,
     path: &str,
     label: Option<&str>,
     missing: &str,
+    keep_label_column: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let label = match label {
         Some(l) => l.parse::<LabelChoice>().map_err(PyValueError::new_err)?,
@@ -198,6 +201,7 @@ pub fn load<'py>(
     let opts = LoadOptions {
         label,
         missing,
+        keep_label_column,
         ..LoadOptions::default()
     };
     let source = DataSource::parse(path).map_err(error)?;
@@ -226,5 +230,6 @@ pub fn load<'py>(
     out.set_item("feature_names", ds.feature_names.clone())?;
     out.set_item("name", ds.name.clone())?;
     out.set_item("notes", ds.notes.clone())?;
+    out.set_item("label_left_out", ds.label_left_out.clone())?;
     Ok(out)
 }

@@ -73,3 +73,27 @@ def test_models_cross_between_python_and_the_cli(cli, iris, iris_csv, tmp_path, 
     out = subprocess.run([cli, "predict", "--model", str(mine), "--data", iris_csv, "--label", "none", "--json"],
                          check=True, capture_output=True, text=True)
     assert json.loads(out.stdout)["labels"] == est.predict(X).tolist()
+
+
+def test_load_with_label_none_leaves_the_label_column_out(tmp_path):
+    # Issue 27: "none" is no ground truth, not "cluster on the labels".
+    path = tmp_path / "t.csv"
+    path.write_text("a,b,label\n1,2,0\n3,4,1\n5,6,0\n")
+    d = meanscape.load(str(path), label="none")
+    assert d["X"].shape == (3, 2) and d["feature_names"] == ["a", "b"]
+    assert d["y"] is None and d["label_left_out"] == "label"
+    kept = meanscape.load(str(path), label="none", keep_label_column=True)
+    assert kept["X"].shape == (3, 3) and kept["label_left_out"] is None
+    assert meanscape.load(str(path))["label_left_out"] is None
+
+
+def test_sweep_best_cells_equal_the_clis(cli, iris, iris_csv):
+    # The JSON's best cell per score is the one meanscape.sweep names.
+    X, y = iris
+    out = subprocess.run([cli, "sweep", "--data", iris_csv, "--label", "none", "--scale", "none",
+                          "--k", "3", "--grid", "s0=-4:-1:4", "--seeds", "2", "--json", "-q"],
+                         check=True, capture_output=True, text=True)
+    v = json.loads(out.stdout)
+    r = meanscape.sweep("power", X, 3, ["s0=-4:-1:4"], seeds=2)
+    for name in ["silhouette", "cost", "davies_bouldin", "stability"]:
+        assert v["best"][name]["cell"] == r["best"][name], name

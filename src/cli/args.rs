@@ -38,12 +38,18 @@ pub struct DataArgs {
 /// `predict`).
 #[derive(Debug, Clone, Args)]
 pub struct ReadArgs {
-    /// Ground-truth labels: a column name, a 0-based column index, `none`,
-    /// or `auto` (a column named label, class, target, y or cluster; for
+    /// Ground-truth labels: a column name, a 0-based column index, `none`
+    /// (no ground truth: a column named like labels is still left out of
+    /// the features, see --keep-label-column), or `auto` (a column named
+    /// label, class, target, y or cluster; for
     /// .mat files a variable gnd, Y or label). For a v×n×n .npy of kernels: a
     /// labels file (default: STEM.labels.npy/.txt/.csv beside it).
     #[arg(long, default_value = "auto", value_name = "NAME|INDEX|none")]
     pub label: LabelChoice,
+    /// With --label none: cluster on the column named label, class,
+    /// target, y or cluster instead of leaving it out of the features.
+    #[arg(long)]
+    pub keep_label_column: bool,
     /// .mat files: the variable holding the features (default: fea, X or data).
     #[arg(long, value_name = "NAME")]
     pub var: Option<String>,
@@ -102,6 +108,7 @@ impl ReadArgs {
             max_memory: self.max_memory,
             ignore_non_numeric: self.ignore_non_numeric,
             dtype: None,
+            keep_label_column: self.keep_label_column,
         }
     }
 }

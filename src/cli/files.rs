@@ -108,6 +108,42 @@ pub fn check_extension(out: &Path, cmd: &str, allowed: &[&str]) -> Result<()> {
     )))
 }
 
+/// A command's output files: `--out` (its text, with an extension from
+/// `out_ext`) and `--plot` (an SVG), checked as one before any work.
+pub struct Outputs<'a> {
+    /// The command, as error messages name it (`sweep`, `path`).
+    pub cmd: &'a str,
+    pub out: Option<&'a Path>,
+    pub out_ext: &'a [&'a str],
+    pub plot: Option<&'a Path>,
+    pub force: bool,
+}
+
+impl Outputs<'_> {
+    /// Refuses the two being one file, either one by [`check_target`], and
+    /// an extension that promises another format.
+    pub fn check(&self, inputs: &[&Path]) -> Result<()> {
+        if let (Some(o), Some(p)) = (self.out, self.plot)
+            && o == p
+        {
+            return Err(Error::Param(format!(
+                "{}: --out and --plot name the same file",
+                o.display()
+            )));
+        }
+        for t in self.out.iter().chain(&self.plot) {
+            check_target(t, inputs, self.force)?;
+        }
+        if let Some(o) = self.out {
+            check_extension(o, &format!("{} --out", self.cmd), self.out_ext)?;
+        }
+        if let Some(p) = self.plot {
+            check_extension(p, &format!("{} --plot", self.cmd), &["svg"])?;
+        }
+        Ok(())
+    }
+}
+
 /// Refuses `out` before any work is done: a path without a file name, a
 /// missing or unwritable folder, anything but a regular file, one of
 /// `inputs` (the files the run reads; --force or not), or an existing file

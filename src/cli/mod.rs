@@ -7,6 +7,7 @@ mod info;
 pub mod interrupt;
 mod output;
 mod path;
+mod path_svg;
 mod predict;
 mod run;
 mod svg;
@@ -41,7 +42,8 @@ pub enum Command {
     /// Regularisation path of lw (over λ) or sparse-kmeans (over the bound
     /// s): weights, #selected, objective and metrics per grid point, each
     /// the better of a warm start from the previous point and a start from
-    /// the shared initial partition (CSV, or JSON with --json).
+    /// the shared initial partition (CSV, or JSON with --json; --out FILE,
+    /// --plot FILE.svg).
     Path(Box<path::PathArgs>),
     /// Sensitivity sweep: a grid over declared parameters (and k), R seeds
     /// per cell, label-free and (with labels) external scores per cell as

@@ -1,9 +1,11 @@
 //! `meanscape path`: a regularisation path of `lw` (over λ) or
-//! `sparse-kmeans` (over the bound s), as CSV or JSON.
+//! `sparse-kmeans` (over the bound s), as CSV or JSON, to stdout or
+//! `--out`, with an SVG plot (`--plot`).
 
 use super::args::{AlgoArgs, DataArgs};
+use super::{files, path_svg};
 use crate::algo::params::fmt_num;
-use crate::algo::path::{Grid, PathAlgo, PathResult, run_path};
+use crate::algo::path::{DEFAULT_POINTS, Grid, PathAlgo, PathResult, run_path};
 use crate::algo::{self, Ctx, Event, RunConfig};
 use crate::error::{Error, Result};
 use crate::report::{fmt_sig, insert_scale, params_map};
@@ -11,6 +13,7 @@ use crate::session;
 use clap::Args;
 use serde_json::{Map, Value, json};
 use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -30,8 +33,8 @@ pub struct PathArgs {
     /// that keeps every feature).
     #[arg(long, value_name = "FROM:TO:COUNT")]
     pub lambda: Option<String>,
-    /// Number of points of the automatic grid.
-    #[arg(long, default_value_t = 40, value_parser = parse_points, allow_negative_numbers = true)]
+    /// Number of points of the automatic grid (the UI's path has as many).
+    #[arg(long, default_value_t = DEFAULT_POINTS, value_parser = parse_points, allow_negative_numbers = true)]
     pub points: usize,
     /// lw's automatic grid ends at lambda_max × this (0 < ratio < 1)
     /// instead of the largest λ that keeps every feature.
@@ -40,18 +43,47 @@ pub struct PathArgs {
     /// One JSON object instead of CSV.
     #[arg(long)]
     pub json: bool,
+    /// Write the CSV (or JSON) to this file instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Write a plot of the path: the weights of the heaviest features, and
+    /// the number selected with the scores against the ground truth (when
+    /// known), against the grid value.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    /// Replace --out or --plot if it exists.
+    #[arg(long)]
+    pub force: bool,
     /// No progress line on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
 }
 
 pub fn run(a: &PathArgs) -> anyhow::Result<()> {
-    let text = output(a)?;
-    super::output::print_text(&text)
+    if let Some(text) = output(a)? {
+        super::output::print_text(&text)?;
+    }
+    Ok(())
 }
 
-/// The path as CSV, or as one JSON object.
-fn output(a: &PathArgs) -> Result<String> {
+impl PathArgs {
+    /// Every output file checked against `inputs` before any work (as
+    /// `sweep` does).
+    fn check_targets(&self, inputs: &[&Path]) -> Result<()> {
+        files::Outputs {
+            cmd: "path",
+            out: self.out.as_deref(),
+            out_ext: if self.json { &["json"] } else { &["csv"] },
+            plot: self.plot.as_deref(),
+            force: self.force,
+        }
+        .check(inputs)
+    }
+}
+
+/// The path as CSV, or as one JSON object; `None` when it went to --out.
+fn output(a: &PathArgs) -> Result<Option<String>> {
+    a.check_targets(&files::source_files(&a.data.data))?;
     let kind = PathAlgo::from_id(&a.algo.algo)?;
     if let Some(spec) = &a.lambda {
         grid_in_range(spec, algo::find(kind.id())?.as_ref(), kind)?;
@@ -59,6 +91,8 @@ fn output(a: &PathArgs) -> Result<String> {
     let scale = session::resolve_scaling(a.data.scale, kind.id());
     let given = a.algo.given()?;
     let loaded = session::load(&a.data.data, &a.data.load_options(), scale)?;
+    let inputs: Vec<&Path> = loaded.dataset.inputs.iter().map(|p| p.as_path()).collect();
+    a.check_targets(&inputs)?;
     let algo = algo::find(kind.id())?;
     if given.iter().any(|(n, _)| n == kind.parameter()) {
         return Err(Error::Param(format!(
@@ -138,6 +172,9 @@ fn output(a: &PathArgs) -> Result<String> {
         if loaded.rescale_exp != 0 {
             data["rescale_exp"] = loaded.rescale_exp.into();
         }
+        if let Some(c) = &ds.label_left_out {
+            data["label_left_out"] = c.clone().into();
+        }
         data["notes"] = ds.notes.clone().into();
         out.insert("data".into(), data);
         out.insert("n".into(), ds.n().into());
@@ -168,7 +205,18 @@ fn output(a: &PathArgs) -> Result<String> {
     } else {
         csv_text(&result, &ds.feature_names, truth, relevance)?
     };
-    Ok(text)
+    if let Some(p) = &a.plot {
+        let title = format!("{} on {}: regularisation path, k={k}", kind.id(), data);
+        let svg = path_svg::plot(&result, &title, &ds.feature_names, truth);
+        files::write_atomic(p, svg.as_bytes())?;
+    }
+    match &a.out {
+        Some(o) => {
+            files::write_atomic(o, text.as_bytes())?;
+            Ok(None)
+        }
+        None => Ok(Some(text)),
+    }
 }
 
 fn parse_points(s: &str) -> std::result::Result<usize, String> {
@@ -232,8 +280,15 @@ fn csv_text(
             p.iterations.to_string(),
             p.converged.to_string(),
         ];
+        // A score that does not apply (no feature selected: no
+        // clustering) is an empty field, as a missing one.
         for name in &metric_names {
-            row.push(m.get(name).map(|v| v.to_string()).unwrap_or_default());
+            row.push(
+                m.get(name)
+                    .filter(|v| !v.is_null())
+                    .map(|v| v.to_string())
+                    .unwrap_or_default(),
+            );
         }
         row.extend(p.feature_weights.iter().map(|v| format!("{v}")));
         w.write_record(&row).map_err(err)?;

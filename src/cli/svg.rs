@@ -14,7 +14,7 @@ const RIGHT: f64 = 110.0;
 const TOP: f64 = 50.0;
 const BOTTOM: f64 = 70.0;
 
-fn esc(s: &str) -> String {
+pub(super) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -51,7 +51,7 @@ fn position(a: &Axis, i: usize) -> f64 {
 }
 
 /// A colour from dark blue (0) through teal to yellow (1), viridis-like.
-fn colour(t: f64) -> String {
+pub(super) fn colour(t: f64) -> String {
     let stops = [
         (68.0, 1.0, 84.0),
         (59.0, 82.0, 139.0),
@@ -72,7 +72,7 @@ fn colour(t: f64) -> String {
     format!("#{:02x}{:02x}{:02x}", m(a.0, b.0), m(a.1, b.1), m(a.2, b.2))
 }
 
-fn text(out: &mut String, x: f64, y: f64, anchor: &str, size: u32, s: &str) {
+pub(super) fn text(out: &mut String, x: f64, y: f64, anchor: &str, size: u32, s: &str) {
     let _ = writeln!(
         out,
         r#"<text x="{x:.1}" y="{y:.1}" text-anchor="{anchor}" font-size="{size}" font-family="sans-serif">{}</text>"#,
@@ -124,10 +124,11 @@ pub fn plot(r: &Report<'_>) -> String {
         let hi = means.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let (cw, ch) = (pw / nb as f64, ph / na as f64);
         let best = r.best().map(|c| c.index);
-        // Rows are the first axis, from its first value at the bottom.
+        // Rows are the first axis, its first value at the top: as the
+        // UI's heatmap and the text table list them.
         for i in 0..na {
             for j in 0..nb {
-                let (x, y) = (LEFT + j as f64 * cw, TOP + (na - 1 - i) as f64 * ch);
+                let (x, y) = (LEFT + j as f64 * cw, TOP + i as f64 * ch);
                 let c = cell(i * nb + j);
                 let m = c.and_then(score).map(|s| s.mean);
                 let fill = match m {
@@ -177,8 +178,8 @@ pub fn plot(r: &Report<'_>) -> String {
             );
         }
         for i in ticks(a) {
-            let y = TOP + (na - 1 - i) as f64 * ch + ch / 2.0 + 4.0;
-            text(&mut out, LEFT - 6.0, y, "end", 11, &a.show(a.values[i]));
+            let y = TOP + i as f64 * ch + ch / 2.0 + 4.0;
+            row_label(&mut out, LEFT - 6.0, y, &a.show(a.values[i]));
         }
         text(&mut out, LEFT + pw / 2.0, H - 22.0, "middle", 13, &label(b));
         axis_y_label(&mut out, &label(a));
@@ -276,6 +277,15 @@ pub fn plot(r: &Report<'_>) -> String {
     }
     out.push_str("</svg>\n");
     out
+}
+
+/// A heatmap row's label, marked so that tests can read the rows' order.
+fn row_label(out: &mut String, x: f64, y: f64, s: &str) {
+    let _ = writeln!(
+        out,
+        r#"<text class="row" x="{x:.1}" y="{y:.1}" text-anchor="end" font-size="11" font-family="sans-serif">{}</text>"#,
+        esc(s)
+    );
 }
 
 fn axis_y_label(out: &mut String, s: &str) {

@@ -86,39 +86,20 @@ impl SweepArgs {
         }
     }
 
-    fn targets(&self) -> Vec<&Path> {
-        self.out
-            .iter()
-            .chain(&self.plot)
-            .map(|p| p.as_path())
-            .collect()
-    }
-
     /// Every output file checked against `inputs` before any work.
     fn check_targets(&self, inputs: &[&Path]) -> Result<()> {
-        if let (Some(o), Some(p)) = (&self.out, &self.plot)
-            && o == p
-        {
-            return Err(Error::Param(format!(
-                "{}: --out and --plot name the same file",
-                o.display()
-            )));
-        }
-        for t in self.targets() {
-            files::check_target(t, inputs, self.force)?;
-        }
-        if let Some(o) = &self.out {
-            let ext: &[&str] = match self.format() {
+        files::Outputs {
+            cmd: "sweep",
+            out: self.out.as_deref(),
+            out_ext: match self.format() {
                 Format::Json => &["json"],
                 Format::Csv => &["csv"],
                 Format::Text => &["txt"],
-            };
-            files::check_extension(o, "sweep --out", ext)?;
+            },
+            plot: self.plot.as_deref(),
+            force: self.force,
         }
-        if let Some(p) = &self.plot {
-            files::check_extension(p, "sweep --plot", &["svg"])?;
-        }
-        Ok(())
+        .check(inputs)
     }
 }
 
@@ -149,7 +130,13 @@ fn output(a: &SweepArgs) -> Result<(Option<String>, bool)> {
     let loaded = session::load(&a.data.data, &a.data.load_options(), scale)?;
     let inputs: Vec<&Path> = loaded.dataset.inputs.iter().map(|p| p.as_path()).collect();
     a.check_targets(&inputs)?;
-    let k = loaded.choose_k(a.algo.k)?;
+    // A k axis sets k in every cell: --k is not needed then, even without
+    // labels to take it from.
+    let k_axis = axes.iter().find(|x| x.name == "k").map(|x| x.values[0]);
+    let k = match (a.algo.k, k_axis) {
+        (None, Some(first)) => loaded.choose_k(None).unwrap_or(first as usize),
+        (given, _) => loaded.choose_k(given)?,
+    };
     let mut options = a.algo.options();
     options.extend(a.data.memory_option());
     let data = loaded.source.spec();

@@ -178,7 +178,7 @@ impl Report<'_> {
             })
             .collect();
         let seed0 = self.plan.cells.first().map_or(0, |c| c.cfg.seed);
-        json!({
+        let mut out = json!({
             "algorithm": self.algo.id(),
             "data": self.data,
             "n": self.dataset.n(),
@@ -192,8 +192,54 @@ impl Report<'_> {
             "cache_builds": self.result.builds,
             "elapsed_ms": self.result.elapsed.as_secs_f64() * 1e3,
             "cells": cells,
+            "best": self.best_cells(),
             "complete": self.result.complete,
-        })
+        });
+        if let Some(c) = &self.dataset.label_left_out {
+            out["label_left_out"] = c.clone().into();
+        }
+        out
+    }
+
+    /// The best cell by every score, as `meanscape.sweep` gives it in
+    /// Python: `cell` is its position in `cells`, chosen among the cells
+    /// whose every run kept k clusters (see [`crate::sweep::best`]: among
+    /// all, marked `collapsed`, only when every cell collapsed); a score no
+    /// cell has is left out.
+    fn best_cells(&self) -> Value {
+        let cells = &self.result.cells;
+        let mut names: Vec<&str> = Vec::new();
+        for c in cells {
+            for (n, _) in &c.scores {
+                if !names.contains(n) {
+                    names.push(n);
+                }
+            }
+        }
+        let mut best = Map::new();
+        for name in names {
+            let Some(b) = crate::sweep::best(cells.iter(), name) else {
+                continue;
+            };
+            let Some(pos) = cells.iter().position(|c| c.index == b.index) else {
+                continue;
+            };
+            let at: Map<String, Value> = self
+                .plan
+                .axes
+                .iter()
+                .zip(&b.at)
+                .map(|(a, v)| (a.name.clone(), at_value(a, *v)))
+                .collect();
+            let s = b.score(name).expect("the best cell has the score");
+            let mut entry = json!({"cell": pos, "at": at, "mean": s.mean, "sd": s.sd});
+            // Only when every cell collapsed (the choice falls back to all).
+            if b.collapsed() {
+                entry["collapsed"] = true.into();
+            }
+            best.insert(name.to_string(), entry);
+        }
+        Value::Object(best)
     }
 
     fn csv(&self) -> String {

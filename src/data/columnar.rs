@@ -551,6 +551,8 @@ mod imp {
         label: Option<usize>,
         features: Vec<usize>,
         notes: Vec<String>,
+        /// The column left out under `--label none`.
+        label_left_out: Option<String>,
     }
 
     fn is_numeric(dt: &DataType) -> bool {
@@ -626,10 +628,21 @@ mod imp {
                     )));
                 }
             }
+            // --label none: the column named like labels is no feature.
+            let left_out = crate::data::left_out_column(opts, &names);
+            if let Some(j) = left_out
+                && names.len() == 1
+            {
+                return Err(Error::Data(format!(
+                    "{origin}: no feature columns: the only column ({:?}) holds labels, left \
+                     out with --label none (add --keep-label-column to cluster on it)",
+                    names[j]
+                )));
+            }
             let mut features = Vec::new();
             let mut other = Vec::new();
             for (j, f) in fields.iter().enumerate() {
-                if Some(j) == label {
+                if Some(j) == label || Some(j) == left_out {
                     continue;
                 }
                 if is_numeric(f.data_type()) {
@@ -639,6 +652,9 @@ mod imp {
                 }
             }
             let mut notes = Vec::new();
+            if let Some(j) = left_out {
+                notes.push(crate::data::left_out_note(&names[j]));
+            }
             if !other.is_empty() {
                 let listed = |js: &[usize]| {
                     js.iter()
@@ -691,6 +707,7 @@ mod imp {
             let mut projection: Vec<usize> = features.iter().copied().chain(label).collect();
             projection.sort_unstable();
             Ok(Plan {
+                label_left_out: left_out.map(|j| names[j].clone()),
                 names,
                 projection,
                 label,
@@ -818,6 +835,7 @@ mod imp {
                     .all(|b| b.column(self.pos(j)).data_type() == &DataType::Float32)
             });
             ds.notes = self.notes;
+            ds.label_left_out = self.label_left_out;
             Ok(ds)
         }
 

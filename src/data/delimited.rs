@@ -9,7 +9,8 @@
 use super::input::Budget;
 use super::sizes::NAME_BYTES;
 use super::{
-    AUTO_LABEL_NAMES, Dataset, LabelChoice, Labels, LoadOptions, Missing, default_feature_names,
+    Dataset, LabelChoice, Labels, LoadOptions, Missing, auto_label_column, default_feature_names,
+    left_out_column, left_out_note,
 };
 use crate::error::{Error, Result};
 use ndarray::Array2;
@@ -100,6 +101,17 @@ pub fn parse(text: &str, origin: &str, opts: &LoadOptions) -> Result<Dataset> {
         )));
     }
 
+    // --label none: the column named like labels is no feature either.
+    let left_out = header.as_deref().and_then(|h| left_out_column(opts, h));
+    if let (Some(j), Some(h)) = (left_out, &header)
+        && ncols == 1
+    {
+        return Err(Error::Data(format!(
+            "{origin}: no feature columns: the only column ({:?}) holds labels, left out with \
+             --label none (add --keep-label-column to cluster on it)",
+            h[j]
+        )));
+    }
     // --ignore-non-numeric: the columns whose first data row is text.
     let mut skip = vec![false; ncols];
     if opts.ignore_non_numeric {
@@ -109,11 +121,17 @@ pub fn parse(text: &str, origin: &str, opts: &LoadOptions) -> Result<Dataset> {
             Some(row0.as_slice())
         };
         for (j, cell) in data_row.unwrap_or(&[]).iter().enumerate().take(ncols) {
-            skip[j] = Some(j) != label_col && classify(cell, decimal_comma) == Cell::Text;
+            skip[j] = Some(j) != label_col
+                && Some(j) != left_out
+                && classify(cell, decimal_comma) == Cell::Text;
         }
     }
     let skipped: Vec<usize> = (0..ncols).filter(|&j| skip[j]).collect();
-    let p = ncols - usize::from(label_col.is_some()) - skipped.len();
+    if let Some(j) = left_out {
+        skip[j] = true;
+    }
+    let p =
+        ncols - usize::from(label_col.is_some()) - skipped.len() - usize::from(left_out.is_some());
     // The values must fit beside the text; names cost a little per column.
     budget.check(
         origin,
@@ -192,6 +210,10 @@ pub fn parse(text: &str, origin: &str, opts: &LoadOptions) -> Result<Dataset> {
             listed.join(", ")
         ));
     }
+    let left_out_name = left_out.and_then(|j| header.as_ref().map(|h| h[j].clone()));
+    if let Some(name) = &left_out_name {
+        notes.push(left_out_note(name));
+    }
     if b.used_decimal_comma {
         notes.push("read numbers with a decimal comma (semicolon-separated file)".to_string());
     }
@@ -203,6 +225,7 @@ pub fn parse(text: &str, origin: &str, opts: &LoadOptions) -> Result<Dataset> {
     ds.feature_names = feature_names;
     ds.labels = labels;
     ds.notes = notes;
+    ds.label_left_out = left_out_name;
     Ok(ds)
 }
 
@@ -431,14 +454,7 @@ pub(crate) fn choose_label(
 ) -> std::result::Result<Option<usize>, String> {
     match choice {
         LabelChoice::None => Ok(None),
-        // By the order of AUTO_LABEL_NAMES, then of the columns: in
-        // `x,y,label` the labels are `label`, not the coordinate `y`.
-        LabelChoice::Auto => Ok(header.and_then(|h| {
-            AUTO_LABEL_NAMES.iter().find_map(|a| {
-                h.iter()
-                    .position(|name| name.trim().eq_ignore_ascii_case(a))
-            })
-        })),
+        LabelChoice::Auto => Ok(header.and_then(auto_label_column)),
         LabelChoice::Index(i) => {
             if *i < ncols {
                 Ok(Some(*i))

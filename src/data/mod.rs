@@ -116,6 +116,10 @@ pub struct Dataset {
     pub float32: bool,
     /// The float type the solvers read the rows in.
     pub dtype: Dtype,
+    /// With `--label none`, the column named like ground truth (label,
+    /// class, …) that was left out of the features rather than clustered
+    /// on (see [`LoadOptions::keep_label_column`]).
+    pub label_left_out: Option<String>,
 }
 
 impl Dataset {
@@ -133,6 +137,7 @@ impl Dataset {
             inputs: Vec::new(),
             float32: false,
             dtype: Dtype::F64,
+            label_left_out: None,
         }
     }
 
@@ -202,7 +207,10 @@ pub enum LabelChoice {
     /// `.mat` files a variable `gnd`, `Y` or `label`.
     #[default]
     Auto,
-    /// No labels: every column is a feature.
+    /// No ground truth. A column named like labels (label, class, target,
+    /// y, cluster) is still left out of the features unless
+    /// [`LoadOptions::keep_label_column`] is set: "none" means "do not
+    /// score against it", not "cluster on it".
     None,
     /// The column (or `.mat` variable) with this name.
     Name(String),
@@ -228,6 +236,34 @@ impl std::str::FromStr for LabelChoice {
 
 /// Column names taken as labels by [`LabelChoice::Auto`].
 pub const AUTO_LABEL_NAMES: [&str; 5] = ["label", "class", "target", "y", "cluster"];
+
+/// The column [`LabelChoice::Auto`] takes as labels: by the order of
+/// [`AUTO_LABEL_NAMES`], then of the columns (in `x,y,label` the labels
+/// are `label`, not the coordinate `y`).
+pub(crate) fn auto_label_column<S: AsRef<str>>(names: &[S]) -> Option<usize> {
+    AUTO_LABEL_NAMES.iter().find_map(|a| {
+        names
+            .iter()
+            .position(|name| name.as_ref().trim().eq_ignore_ascii_case(a))
+    })
+}
+
+/// The column left out of the features under `--label none` (the one
+/// `auto` would have taken as labels), unless the user keeps it.
+pub(crate) fn left_out_column<S: AsRef<str>>(opts: &LoadOptions, names: &[S]) -> Option<usize> {
+    (opts.label == LabelChoice::None && !opts.keep_label_column)
+        .then(|| auto_label_column(names))
+        .flatten()
+}
+
+/// The note of a dataset read with `--label none` whose column `name` was
+/// left out of the features.
+pub(crate) fn left_out_note(name: &str) -> String {
+    format!(
+        "--label none: column '{name}' left out of the features (no ground truth); \
+         --keep-label-column clusters on it"
+    )
+}
 
 /// The float type the solvers read the rows in: f32 halves the bytes an
 /// iteration reads and doubles the rate of its products (every sum that
@@ -271,4 +307,7 @@ pub struct LoadOptions {
     /// file stores its values as float32 (a `.npy` of `<f4`, Parquet or
     /// Arrow feature columns all float32), else f64.
     pub dtype: Option<Dtype>,
+    /// With [`LabelChoice::None`]: cluster on the column named like
+    /// labels instead of leaving it out (`--keep-label-column`).
+    pub keep_label_column: bool,
 }

@@ -93,6 +93,13 @@ impl DataSource {
 /// file, line and column), [`Error::Io`], [`Error::Resource`] above the
 /// memory budget.
 pub fn load(src: &DataSource, opts: &LoadOptions) -> Result<Dataset> {
+    if opts.keep_label_column && opts.label != super::LabelChoice::None {
+        return Err(Error::Param(
+            "--keep-label-column applies with --label none only (it makes the column named \
+             label, class, target, y or cluster a feature)"
+                .into(),
+        ));
+    }
     let mut ds = match src {
         DataSource::Bundled(name) => bundled::load(bundled::find(name).expect("known"), opts)?,
         DataSource::Generator { name, params } => {

@@ -486,6 +486,8 @@ impl Mutator {
             max_memory: Some(max_memory),
             ignore_non_numeric: false,
             dtype: None,
+            // No draw from the generator: the saved cases replay as before.
+            keep_label_column: false,
         }
     }
 }

@@ -71,6 +71,11 @@ impl PathAlgo {
     }
 }
 
+/// Points of the automatic grid, for every face (the UI's path, `meanscape
+/// path` without --points, Python): one default, so the same data give the
+/// same λ values everywhere.
+pub const DEFAULT_POINTS: usize = 30;
+
 /// The grid of a path.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Grid {
@@ -80,6 +85,16 @@ pub enum Grid {
     /// `lambda_max·ratio`, or without a ratio `lambda_all`, the largest λ
     /// at which every feature keeps a weight at the initial partition.
     Auto { count: usize, ratio: Option<f64> },
+}
+
+impl Default for Grid {
+    /// The automatic grid of [`DEFAULT_POINTS`] points, to `lambda_all`.
+    fn default() -> Self {
+        Grid::Auto {
+            count: DEFAULT_POINTS,
+            ratio: None,
+        }
+    }
 }
 
 impl Grid {
@@ -135,15 +150,31 @@ pub struct PathPoint {
     pub selected: usize,
     pub feature_weights: Vec<f64>,
     pub objective: f64,
+    /// The partition the point's run ended with. Where no feature is
+    /// selected it is no clustering of the data (every distance is 0: the
+    /// start it was given stays), so read it through [`Self::clustering`].
     pub labels: Vec<usize>,
     pub iterations: usize,
     pub converged: bool,
 }
 
+/// The scores [`PathPoint::metrics`] gives against the ground truth.
+pub const TRUTH_SCORES: [&str; 5] = ["nmi", "ari", "acc", "cer", "purity"];
+
 impl PathPoint {
+    /// The point's partition, or `None` where no feature is selected: with
+    /// every weight 0 nothing was clustered, and the partition is only the
+    /// start (on Leukemia the initial k-means partition, CER 0.028, which
+    /// must not be reported as the score of "0 features").
+    pub fn clustering(&self) -> Option<&[usize]> {
+        (self.selected > 0).then_some(self.labels.as_slice())
+    }
+
     /// NMI, ARI, ACC, CER (1 − ACC) and purity against the ground truth,
     /// and the MCC of the selection against the true relevance, for what is
-    /// known.
+    /// known. Where no feature is selected the scores against the truth
+    /// are `null` (there is no clustering to score); the MCC, a score of
+    /// the selection, stays.
     pub fn metrics(
         &self,
         truth: Option<&[usize]>,
@@ -151,12 +182,21 @@ impl PathPoint {
     ) -> Map<String, Value> {
         let mut m = Map::new();
         if let Some(t) = truth {
-            let s = Scores::compute(t, &self.labels);
-            m.insert("nmi".into(), s.nmi.into());
-            m.insert("ari".into(), s.ari.into());
-            m.insert("acc".into(), s.acc.into());
-            m.insert("cer".into(), (1.0 - s.acc).into());
-            m.insert("purity".into(), s.purity.into());
+            match self.clustering() {
+                Some(labels) => {
+                    let s = Scores::compute(t, labels);
+                    m.insert("nmi".into(), s.nmi.into());
+                    m.insert("ari".into(), s.ari.into());
+                    m.insert("acc".into(), s.acc.into());
+                    m.insert("cer".into(), (1.0 - s.acc).into());
+                    m.insert("purity".into(), s.purity.into());
+                }
+                None => {
+                    for name in TRUTH_SCORES {
+                        m.insert(name.into(), Value::Null);
+                    }
+                }
+            }
         }
         if let Some(r) = relevance {
             let sel: Vec<bool> = self.feature_weights.iter().map(|&w| w > 0.0).collect();

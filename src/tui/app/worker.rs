@@ -159,8 +159,9 @@ pub fn start_load(spec: String, opts: LoadOptions, scale: Scaling) -> Job {
     Job::new(cancel, rx)
 }
 
-/// Points of the regularisation path the UI computes.
-pub const PATH_POINTS: usize = 30;
+/// Points of the regularisation path the UI computes: the library's
+/// default, as `meanscape path` without --points.
+pub const PATH_POINTS: usize = crate::algo::path::DEFAULT_POINTS;
 
 /// Computes a regularisation path in the background; its `Stage` events
 /// give the progress.
@@ -183,10 +184,7 @@ pub fn start_path(algo: PathAlgo, problem: Arc<algo::Problem>, mut cfg: RunConfi
         .spawn(move || {
             cfg.restarts = 1;
             let ctx = Ctx::new().with_events(etx, false).with_cancel(flag);
-            let grid = Grid::Auto {
-                count: PATH_POINTS,
-                ratio: None,
-            };
+            let grid = Grid::default();
             let r =
                 contained(|| run_path(algo, &problem, &cfg, &grid, &ctx)).unwrap_or_else(|_| {
                     Err(crate::Error::Resource("the path computation failed".into()))

@@ -56,6 +56,15 @@ fn size_text(ds: &crate::data::Dataset) -> String {
     }
 }
 
+/// "no labels", or with `--label none` and a column left out of the
+/// features, which one: "no labels ('label' left out)".
+fn no_labels(ds: &crate::data::Dataset) -> String {
+    match &ds.label_left_out {
+        Some(c) => format!("no labels ('{c}' left out)"),
+        None => "no labels".into(),
+    }
+}
+
 /// Everything the pane says, unclipped (the status line shows it in full
 /// when the pane is focused and too narrow).
 pub fn full_text(app: &App) -> Vec<String> {
@@ -79,7 +88,7 @@ pub fn full_text(app: &App) -> Vec<String> {
                     t.n_classes(),
                     app.current_k()
                 ),
-                None => format!("no labels · k = {}", app.current_k()),
+                None => format!("{} · k = {}", no_labels(ds), app.current_k()),
             });
             out.push(scale_line(app, usize::MAX));
             out.extend(ds.notes.iter().cloned());
@@ -126,7 +135,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             }
             let labels = match &ds.labels {
                 Some(t) => format!("{} classes · k = {}", t.n_classes(), app.current_k()),
-                None => format!("no labels · k = {}", app.current_k()),
+                None => format!("{} · k = {}", no_labels(ds), app.current_k()),
             };
             lines.push(Line::from(clip(&labels, w)));
             scale_at = Some(lines.len());

@@ -144,10 +144,20 @@ fn render_series(
     if let Some(j) = cur_pos {
         let pt = &res.points[s.order[j]];
         info.push(format!("cursor {sym} {}", num(pt.lambda)));
-        info.push(format!("{} of {} selected", pt.selected, p_all as usize));
-        info.push(format!("{} {:.3}", s.score_name, s.score[j]));
-        if let Some(c) = &s.cer {
-            info.push(format!("CER {:.3}", c[j]));
+        if pt.clustering().is_some() {
+            info.push(format!("{} of {} selected", pt.selected, p_all as usize));
+            info.push(format!("{} {:.3}", s.score_name, s.score[j]));
+            if let Some(c) = &s.cer {
+                info.push(format!("CER {:.3}", c[j]));
+            }
+        } else {
+            // Nothing selected: no clustering, so no score (the partition
+            // there is only the start's).
+            info.push(format!("0 of {} selected: no feature kept", p_all as usize));
+            info.push(format!("{} —", s.score_name));
+            if s.cer.is_some() {
+                info.push("CER —".into());
+            }
         }
     }
     if let Some(v) = app.path_value_now() {
@@ -317,11 +327,22 @@ fn render_scores(
 ) {
     let [legend_area, chart_area] =
         Layout::vertical([Constraint::Length(1), Constraint::Min(3)]).areas(area);
-    let score: Vec<(f64, f64)> = s.x.iter().copied().zip(s.score.iter().copied()).collect();
+    // Where nothing is selected there is no clustering to score: those
+    // points have no score and no CER.
+    let kept = |j: &usize| s.selected[*j] > 0;
+    let score: Vec<(f64, f64)> = (0..s.x.len())
+        .filter(kept)
+        .map(|j| (s.x[j], s.score[j]))
+        .collect();
     let cer: Vec<(f64, f64)> = s
         .cer
         .as_ref()
-        .map(|c| s.x.iter().copied().zip(c.iter().copied()).collect())
+        .map(|c| {
+            (0..s.x.len())
+                .filter(kept)
+                .map(|j| (s.x[j], c[j]))
+                .collect()
+        })
         .unwrap_or_default();
     let count: Vec<(f64, f64)> =
         s.x.iter()
@@ -376,7 +397,7 @@ fn render_scores(
         format!("{} {}", mark(0), s.score_name),
         styles[0].0,
     )];
-    if !cer.is_empty() {
+    if s.cer.is_some() {
         legend.push(Span::styled(format!("  {} CER", mark(1)), styles[1].0));
     }
     legend.push(Span::styled(
