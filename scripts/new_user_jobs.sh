@@ -47,7 +47,7 @@ start() {
   tmux new-session -d -s "$SESSION" -x "${SIZE%x*}" -y "${SIZE#*x}" "NO_COLOR=1 $BIN $*"
   wait_for "q quit"
 }
-done_run() { wait_for "converged|stopped at|max_iter"; }
+done_run() { sleep 0.8; wait_for "converged|stopped at"; }
 # Type a value into the focused slider's prompt.
 type_value() { keys Enter; keys C-u; tmux send-keys -t "$SESSION" -l "$1"; keys Enter; }
 
@@ -63,7 +63,8 @@ job1_sensitivity() {
   keys Enter
   wait_for "25 cells in|25/25"
   save 1a_sweep_k3
-  keys Escape 3 Up Up Up Up
+  keys Escape
+  keys 3 Up Up Up Up
   type_value 4
   done_run
   keys v
@@ -91,10 +92,11 @@ job1_sensitivity() {
 job2_sigma() {
   start tui --data gen:rings,n=1000,k=10 --algo kpower --k 10
   done_run
-  # sigma is the focused slider's neighbour: find it by its name.
-  keys 3
-  for _ in $(seq 1 8); do
-    screen | grep -q "▶.*sigma\|> .*sigma" && break
+  # Parameters (3), up to the first slider, then down to sigma: the
+  # focused slider's help below the list starts with its name.
+  keys 3 Up Up Up Up Up Up
+  for _ in $(seq 1 10); do
+    screen | grep -Eq "σ sigma \[|sigma \[" && break
     keys Down
   done
   keys S
@@ -165,7 +167,7 @@ done
     --grid eta=1.01:1.3:5 --seeds 3 --json --out "$OUT/seeds_sweep.json" --plot "$OUT/seeds_sweep.svg" --force
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('best:', json.dumps(d.get('best'))[:600])" "$OUT/seeds_sweep.json"
   "$BIN" path --data "$DATA/leukemia.csv" --algo lw --out "$OUT/leukemia_path.csv" --plot "$OUT/leukemia_path.svg" --force
-  tail -3 "$OUT/leukemia_path.csv"
+  head -3 "$OUT/leukemia_path.csv" | cut -d, -f1-11
   "$BIN" run --data "$DATA/yeast.csv" --label none --algo kmeans --k 8 2>&1 | head -12
   "$BIN" sweep --data "$DATA/yeast.csv" --label none --algo kmeans --grid k=2:15:14 --seeds 3 2>&1 | tail -20
 } > "$OUT/headless.txt" 2>&1
