@@ -57,7 +57,16 @@ fn cell(e: &Entry, c: &Col, mixed: bool) -> String {
     match col {
         Column::Run => e.id.to_string(),
         Column::Algorithm => e.algo.clone(),
-        Column::Changed => e.changed_text(),
+        // Whole name=value pairs and a count of the rest: a value cut off
+        // reads as another value (the detail below has them all).
+        Column::Changed => {
+            let parts = e.changed_parts();
+            if parts.is_empty() {
+                "defaults".into()
+            } else {
+                crate::numfmt::fit_words(&parts, c.width)
+            }
+        }
         Column::K => e.k.to_string(),
         Column::Seed => e.seed.to_string(),
         Column::Score => score_cell(e, mixed),
@@ -221,7 +230,8 @@ fn pad(s: &str, w: usize, right: bool) -> String {
     }
 }
 
-/// The highlighted run in full: settings, scores, the command.
+/// The highlighted run in full: settings and scores (the command that
+/// repeats it is drawn apart, whole).
 fn detail(e: &Entry) -> String {
     let mut parts = vec![
         format!("#{} {} on {}", e.id, e.algo, e.dataset),
@@ -256,8 +266,38 @@ fn detail(e: &Entry) -> String {
         };
         parts.push(format!("selected: {}{tail}", shown.join(" ")));
     }
-    parts.push(e.command.clone());
     parts.join(" · ")
+}
+
+/// The lines below the table in `room` rows of `w` cells: the run's
+/// command whole (wrapped; it is what the user copies), then as much of
+/// the summary as the rest holds, at most `most` lines, `…` where it
+/// stops.
+fn detail_lines(e: &Entry, w: usize, room: usize, most: usize, theme: &Theme) -> Vec<String> {
+    let mut command = wrap(&theme.text(&format!("$ {}", e.command)), w);
+    if command.len() > room {
+        // Not even the command fits: say where it is whole.
+        command.truncate(room.saturating_sub(1));
+        command.push(clip(&theme.text("… E exports it whole"), w));
+        return command;
+    }
+    let mut summary = wrap(&theme.text(&detail(e)), w);
+    let keep = most.min(room - command.len());
+    if summary.len() > keep {
+        summary.truncate(keep);
+        if let Some(last) = summary.last_mut() {
+            // Cut at a word, and said.
+            while last.chars().count() + 2 > w {
+                match last.rfind(' ') {
+                    Some(i) => last.truncate(i),
+                    None => break,
+                }
+            }
+            last.push_str(" …");
+        }
+    }
+    summary.extend(command);
+    summary
 }
 
 pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
@@ -301,16 +341,15 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let cols = columns(h, w);
     let mixed = score_title(h) == "NMI/silh";
     let sel = h.selected_entry().map(|e| e.id);
-    // The highlighted run in full below the table, when there is room.
-    let detail_lines: Vec<String> = if body.height >= 10 {
-        let mut d = wrap(
-            &theme.text(&sel.and_then(|id| h.get(id)).map_or(String::new(), detail)),
-            w,
-        );
-        d.truncate(if body.height >= 20 { 4 } else { 2 });
-        d
-    } else {
-        Vec::new()
+    // The highlighted run in full below the table, when there is room:
+    // the table keeps its header, a separator and three rows.
+    let detail_lines: Vec<String> = match sel.and_then(|id| h.get(id)) {
+        Some(e) if body.height >= 10 => {
+            let room = (body.height as usize).saturating_sub(2 + h.entries.len().min(3));
+            let most = if body.height >= 20 { 4 } else { 2 };
+            detail_lines(e, w, room, most, theme)
+        }
+        _ => Vec::new(),
     };
     let rows = (body.height as usize)
         .saturating_sub(1 + detail_lines.len() + usize::from(!detail_lines.is_empty()));
@@ -344,6 +383,10 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         let mark = pin_mark(h, e.id).unwrap_or(' ');
         let mut text = format!("{cursor_mark}{mark} ");
         for c in &cols {
+            // A column that does not fit whole is left out, not cut.
+            if text.chars().count() + c.width > w {
+                break;
+            }
             text.push_str(&pad(&theme.text(&cell(e, c, mixed)), c.width, c.right));
             text.push(' ');
         }

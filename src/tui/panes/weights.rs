@@ -65,7 +65,10 @@ pub fn no_weights(app: &App) -> String {
         );
     }
     let state = match &app.status {
-        RunStatus::Running => format!("running for {:.0} s", app.view.elapsed.as_secs_f64()),
+        RunStatus::Running => format!(
+            "running for {}",
+            crate::numfmt::duration(app.view.elapsed.as_secs_f64())
+        ),
         s => s.label().to_string(),
     };
     format!("{id}'s weights appear with its first iteration ({state})")
