@@ -686,3 +686,44 @@ fn the_detail_shows_the_whole_command_at_80x24() {
         );
     }
 }
+
+/// No number on screen ends in the cut mark (`…`, `~` in ASCII): a cut
+/// `0.000450…` reads as another number.
+fn assert_no_cut_number(s: &str) {
+    let chars: Vec<char> = s.chars().collect();
+    for (i, w) in chars.windows(2).enumerate() {
+        assert!(
+            !(w[0].is_ascii_digit() && (w[1] == '…' || w[1] == '~')),
+            "a number cut at {i}:\n{s}"
+        );
+    }
+}
+
+#[test]
+fn compared_settings_are_rounded_to_their_column_never_cut() {
+    let mut app = start("iris", "lw");
+    runs(&mut app, 1);
+    type_value(&mut app, "lambda", "0.000450123");
+    runs(&mut app, 2);
+    highlight(&mut app, 1);
+    app.update(Action::Mark);
+    highlight(&mut app, 2);
+    app.update(Action::Mark);
+    app.update(Action::HistoryCompare);
+    for (w, h) in [(80, 24), (100, 30), (120, 40)] {
+        for theme in [PLAIN, ASCII] {
+            let s = screen(&mut app, w, h, theme);
+            let row = s
+                .lines()
+                .find(|l| l.contains("lambda "))
+                .unwrap_or_else(|| panic!("no lambda row\n{s}"));
+            assert!(row.contains("0.0004501"), "{row}");
+            assert_no_cut_number(&s);
+        }
+    }
+    // The table and its changed column too.
+    app.update(Action::HistoryCompare);
+    for theme in [PLAIN, ASCII] {
+        assert_no_cut_number(&screen(&mut app, 80, 24, theme));
+    }
+}

@@ -75,13 +75,16 @@ fn settings_lines(d: &Diff, w: usize, max: usize, theme: &Theme) -> Vec<Line<'st
             theme.dim(),
         )));
     }
+    // "what A B": 13 cells, a space, A in vw (one of them a space), a
+    // space, B in what is left; nothing is cut after that.
     let vw = w.saturating_sub(14) / 2;
+    let bw = w.saturating_sub(15 + vw);
     for (what, a, b) in &d.settings {
         let t = format!(
             "{:<13} {:<vw$} {}",
             clip(what, 13),
             value_cell(a, vw.saturating_sub(1)),
-            value_cell(b, vw)
+            value_cell(b, bw)
         );
         out.push(Line::from(clip(&theme.text(&t), w)));
     }
