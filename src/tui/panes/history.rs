@@ -269,10 +269,10 @@ fn detail(e: &Entry) -> String {
     parts.join(" · ")
 }
 
-/// The lines below the table in `room` rows of `w` cells: the run's
-/// command whole (wrapped; it is what the user copies), then as much of
-/// the summary as the rest holds, at most `most` lines, `…` where it
-/// stops.
+/// The lines below the table in `room` rows of `w` cells: the summary,
+/// as much of it as the command leaves room for (at most `most` lines,
+/// `…` where it stops), then the run's command whole, wrapped: it is
+/// what the user copies (E writes it whole to the CSV and JSON).
 fn detail_lines(e: &Entry, w: usize, room: usize, most: usize, theme: &Theme) -> Vec<String> {
     let mut command = wrap(&theme.text(&format!("$ {}", e.command)), w);
     if command.len() > room {
@@ -356,7 +356,13 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut lines = Vec::new();
     // Header: the sorted column's title carries the direction.
     let mut header = vec![Span::raw("   ")];
+    let mut used = 3;
     for c in &cols {
+        // The columns the rows show whole, no more.
+        if used + c.width > w {
+            break;
+        }
+        used += c.width + 1;
         let sorted = c.col == Some(h.sort);
         let t = if sorted {
             format!("{}{arrow}", c.title)
