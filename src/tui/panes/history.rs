@@ -5,7 +5,13 @@
 
 use super::theme::Theme;
 use super::{block, clip, fmt_ms, wrap};
-use crate::algo::params::fmt_sig4;
+use crate::algo::params::round_sig;
+
+/// A cost in the table: four significant digits, as short as they go
+/// (4785000, not 4.78500e6).
+fn cost_text(c: f64) -> String {
+    crate::numfmt::fit(round_sig(c, 4), 10)
+}
 use crate::tui::app::history::{Column, Entry, History};
 use crate::tui::app::{App, Pane};
 use ratatui::Frame;
@@ -42,6 +48,24 @@ fn score_cell(e: &Entry, mixed: bool) -> String {
     }
 }
 
+/// The changed settings as `name=value`, numbers in at most `digits`
+/// characters (rounded) when given.
+fn changed_parts(e: &Entry, digits: Option<usize>) -> Vec<String> {
+    let Some(d) = digits else {
+        return e.changed_parts();
+    };
+    e.changed
+        .iter()
+        .map(|(n, v)| format!("{n}={}", crate::numfmt::fit(*v, d)))
+        .chain(
+            e.options
+                .iter()
+                .filter(|(n, _)| n.as_str() != "max_memory")
+                .map(|(n, v)| format!("{n}={v}")),
+        )
+        .collect()
+}
+
 /// A column as drawn: which, its width, right-aligned or not.
 struct Col {
     col: Option<Column>,
@@ -60,17 +84,23 @@ fn cell(e: &Entry, c: &Col, mixed: bool) -> String {
         // Whole name=value pairs and a count of the rest: a value cut off
         // reads as another value (the detail below has them all).
         Column::Changed => {
-            let parts = e.changed_parts();
-            if parts.is_empty() {
-                "defaults".into()
-            } else {
-                crate::numfmt::fit_words(&parts, c.width)
+            if e.changed_parts().is_empty() {
+                return "defaults".into();
             }
+            // Values with fewer digits before parts are left out.
+            let mut text = String::new();
+            for digits in [None, Some(7), Some(5)] {
+                text = crate::numfmt::fit_words(&changed_parts(e, digits), c.width);
+                if !text.ends_with(')') && !text.ends_with(" set") {
+                    break;
+                }
+            }
+            text
         }
         Column::K => e.k.to_string(),
         Column::Seed => e.seed.to_string(),
         Column::Score => score_cell(e, mixed),
-        Column::Cost => e.cost.map_or("-".into(), fmt_sig4),
+        Column::Cost => e.cost.map_or("-".into(), cost_text),
         Column::Iters => e.iterations.to_string(),
         Column::Time => fmt_ms(e.elapsed_ms),
         Column::Features => {
@@ -148,7 +178,7 @@ fn columns(h: &History, w: usize) -> Vec<Col> {
             mk(
                 Some(Column::Cost),
                 "cost",
-                widest(&|e| e.cost.map_or("-".into(), fmt_sig4), 5),
+                widest(&|e| e.cost.map_or("-".into(), cost_text), 5),
                 true,
             ),
             4,
