@@ -63,6 +63,9 @@ mod linalg;
 mod memory;
 pub mod metrics;
 pub mod model;
+// Used by the terminal UI (and the program's tables).
+#[cfg_attr(not(feature = "tui"), allow(dead_code))]
+mod numfmt;
 pub mod report;
 mod session;
 mod solver;

@@ -7,10 +7,17 @@ mod tui_support;
 
 use meanscape::tui::app::history::{Column, History};
 use meanscape::tui::app::{Action, App, Pane, PromptKind, RunStatus, StartOptions};
+use meanscape::tui::theme::Theme;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
 use tui_support::{ASCII, COLOR, finished, screen, settle, start};
+
+/// NO_COLOR: Unicode glyphs, no colour.
+const PLAIN: Theme = Theme {
+    color: false,
+    ascii: false,
+};
 
 fn start_session(path: &Path) -> App {
     App::new(StartOptions {
@@ -206,8 +213,12 @@ fn pinning_two_runs_compares_settings_scores_and_selected_features() {
     assert_eq!(d.settings[0].2, "0.01");
     assert_eq!(d.jaccard, Some(want));
     assert_eq!(d.shared, sa.intersection(&sb).count());
-    let nmi = d.scores.iter().find(|s| s.0 == "NMI").unwrap();
-    assert_eq!((nmi.1, nmi.2), (Some(nmi_a), Some(nmi_b)));
+    let nmi = d.scores.iter().find(|s| s.name == "NMI").unwrap();
+    assert_eq!((nmi.a, nmi.b), (Some(nmi_a), Some(nmi_b)));
+    assert_eq!(nmi.not_comparable, None);
+    // λ is part of lw's objective: those are not set against each other.
+    let obj = d.scores.iter().find(|s| s.name == "objective").unwrap();
+    assert_eq!(obj.not_comparable.as_deref(), Some("lambda differs"));
     // A third pin replaces the oldest; unpinning leaves the compare view.
     highlight(&mut app, 3);
     app.update(Action::Mark);
@@ -488,6 +499,7 @@ fn snapshot_history_table() {
         ("history_120x40_ascii", 120, 40, ASCII),
         ("history_80x24", 80, 24, COLOR),
         ("history_80x24_ascii", 80, 24, ASCII),
+        ("history_80x24_plain", 80, 24, PLAIN),
     ] {
         let s = screen(&mut app, w, h, theme);
         assert!(s.contains("History"), "{s}");
@@ -515,6 +527,7 @@ fn snapshot_compare_view() {
         ("compare_120x40_ascii", 120, 40, ASCII),
         ("compare_80x24", 80, 24, COLOR),
         ("compare_80x24_ascii", 80, 24, ASCII),
+        ("compare_80x24_plain", 80, 24, PLAIN),
     ] {
         let s = screen(&mut app, w, h, theme);
         assert!(s.contains("Jaccard of selected features"), "{name}\n{s}");
@@ -540,5 +553,180 @@ fn the_history_renders_at_every_size_without_panicking() {
                 screen(&mut app, w, h, theme);
             }
         }
+    }
+}
+
+/// The power runs of item 6: defaults, then s0 = -3 (the objective at
+/// another final s: not comparable), pinned A and B, compared.
+fn power_runs_compared() -> App {
+    let mut app = start("iris", "power");
+    runs(&mut app, 1);
+    type_value(&mut app, "s0", "-3");
+    runs(&mut app, 2);
+    highlight(&mut app, 1);
+    app.update(Action::Mark);
+    highlight(&mut app, 2);
+    app.update(Action::Mark);
+    app.update(Action::HistoryCompare);
+    app
+}
+
+#[test]
+fn objectives_of_power_runs_with_another_s0_are_not_subtracted() {
+    let mut app = power_runs_compared();
+    let (a, b) = app.history.pinned_pair().unwrap();
+    let d = meanscape::tui::app::history::diff(a, b);
+    let get = |n: &str| d.scores.iter().find(|s| s.name == n).unwrap().clone();
+    assert_eq!(
+        get("objective").not_comparable.as_deref(),
+        Some("s0 differs")
+    );
+    // What is comparable still is: the labels' scores and the k-means cost.
+    for n in [
+        "NMI",
+        "ARI",
+        "ACC",
+        "silhouette",
+        "cost",
+        "iterations",
+        "time",
+    ] {
+        assert_eq!(get(n).not_comparable, None, "{n}");
+    }
+    let s = screen(&mut app, 80, 24, PLAIN);
+    assert!(s.contains("objectives not comparable: s0 differs"), "{s}");
+    let row = s.lines().find(|l| l.contains("objective ")).unwrap();
+    assert!(row.contains("n/c"), "no difference of objectives: {row}");
+    assert!(s.contains("each on its own scale"), "{s}");
+    // Time in the one format (screen() sets 10 ms and 20 ms).
+    assert!(s.contains("10 ms") && s.contains("+10 ms"), "{s}");
+    insta::assert_snapshot!("compare_power_s0_80x24_plain", s);
+}
+
+/// The History's time, the Metrics' time and the status line's are one
+/// measurement in one format.
+#[test]
+fn a_runs_time_reads_the_same_everywhere() {
+    let mut app = start("iris", "kmeans");
+    runs(&mut app, 1);
+    let e = &app.history.entries[0];
+    let secs = app.view.elapsed.as_secs_f64();
+    assert!(
+        (e.elapsed_ms - secs * 1e3).abs() < 1e-9,
+        "History {} ms, Metrics {secs} s",
+        e.elapsed_ms
+    );
+    app.update(Action::Focus(Pane::History));
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 24)).unwrap();
+    app.message = None;
+    t.draw(|f| {
+        meanscape::tui::ui::render(f, &app, &PLAIN);
+    })
+    .unwrap();
+    let s = format!("{}", t.backend());
+    let row = s.lines().find(|l| l.contains(">   1 kmeans")).unwrap();
+    let status = s.lines().rev().nth(1).unwrap();
+    // The time cell: the last "N ms" or "N.NN s" of the row; the status
+    // line holds the same text.
+    let words: Vec<&str> = row.split_whitespace().collect();
+    let at = words
+        .iter()
+        .rposition(|w| *w == "ms" || *w == "s")
+        .expect("a time in the row");
+    let time = format!("{} {}", words[at - 1], words[at]);
+    assert!(status.contains(&format!(" {time} ")), "{time} vs {status}");
+}
+
+#[test]
+fn the_detail_shows_the_whole_command_at_80x24() {
+    // A long path: the command wraps over lines, every part of it shown.
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("a-rather-long-folder-name/and-another-one");
+    std::fs::create_dir_all(&sub).unwrap();
+    let csv = sub.join("measurements-of-flowers.csv");
+    let mut text = String::from("f1,f2,label\n");
+    for i in 0..40 {
+        let c = i % 2;
+        text.push_str(&format!("{}.{},{}.5,{c}\n", c * 5 + i % 3, i % 7, i % 4));
+    }
+    std::fs::write(&csv, text).unwrap();
+    let mut app = start(csv.to_str().unwrap(), "power");
+    runs(&mut app, 1);
+    type_value(&mut app, "s0", "-3");
+    runs(&mut app, 2);
+    type_value(&mut app, "eta", "1.324");
+    runs(&mut app, 3);
+    highlight(&mut app, 3);
+    for theme in [PLAIN, ASCII] {
+        let s = screen(&mut app, 80, 24, theme);
+        let body: String = s
+            .lines()
+            .map(|l| l.trim_matches('"').chars().skip(1).collect::<String>())
+            .map(|l| {
+                l.chars()
+                    .take(78)
+                    .collect::<String>()
+                    .trim_end()
+                    .to_string()
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        let cmd = &app.history.get(3).unwrap().command;
+        // Wrapping splits the command at spaces, or a long word anywhere:
+        // without the spaces, the text is all there, in order.
+        let bare = |t: &str| t.replace(' ', "");
+        assert!(
+            bare(&body).contains(&bare(cmd)),
+            "the command is cut:\n{cmd}\n{s}"
+        );
+        // No value cut mid-number: the changed column says how many more.
+        assert!(
+            !s.contains("eta=1.324 s…") && !s.contains("eta=1.324 s~"),
+            "{s}"
+        );
+    }
+}
+
+/// No number on screen ends in the cut mark (`…`, `~` in ASCII): a cut
+/// `0.000450…` reads as another number.
+fn assert_no_cut_number(s: &str) {
+    let chars: Vec<char> = s.chars().collect();
+    for (i, w) in chars.windows(2).enumerate() {
+        assert!(
+            !(w[0].is_ascii_digit() && (w[1] == '…' || w[1] == '~')),
+            "a number cut at {i}:\n{s}"
+        );
+    }
+}
+
+#[test]
+fn compared_settings_are_rounded_to_their_column_never_cut() {
+    let mut app = start("iris", "lw");
+    runs(&mut app, 1);
+    type_value(&mut app, "lambda", "0.000450123");
+    runs(&mut app, 2);
+    highlight(&mut app, 1);
+    app.update(Action::Mark);
+    highlight(&mut app, 2);
+    app.update(Action::Mark);
+    app.update(Action::HistoryCompare);
+    for (w, h) in [(80, 24), (100, 30), (120, 40)] {
+        for theme in [PLAIN, ASCII] {
+            let s = screen(&mut app, w, h, theme);
+            let row = s
+                .lines()
+                .find(|l| l.contains("lambda "))
+                .unwrap_or_else(|| panic!("no lambda row\n{s}"));
+            assert!(row.contains("0.0004501"), "{row}");
+            assert_no_cut_number(&s);
+        }
+    }
+    // The table and its changed column too: the value rounded to fit.
+    app.update(Action::HistoryCompare);
+    for theme in [PLAIN, ASCII] {
+        let s = screen(&mut app, 80, 24, theme);
+        assert_no_cut_number(&s);
+        let row = s.lines().find(|l| l.contains(" 2 lw")).unwrap();
+        assert!(row.contains("lambda=0.00045"), "{row}");
     }
 }

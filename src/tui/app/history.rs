@@ -5,6 +5,8 @@
 
 use crate::algo::params::fmt_num;
 use serde::{Deserialize, Serialize};
+
+pub mod comparable;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -60,6 +62,14 @@ pub struct Entry {
     pub davies_bouldin: Option<f64>,
     /// The algorithm's own objective at the end.
     pub objective: f64,
+    /// The annealing exponent s the objective was evaluated at (the
+    /// power-mean family; absent when the run finished without s).
+    #[serde(default)]
+    pub final_s: Option<f64>,
+    /// Where the label-free scores were computed: `features`, `kernel` or
+    /// `rff` (absent in older sessions).
+    #[serde(default)]
+    pub space: Option<String>,
     pub iterations: usize,
     pub converged: bool,
     pub elapsed_ms: f64,
@@ -89,6 +99,16 @@ impl Entry {
 
     /// "s0=-3 eta=1.1" (and the options), or "defaults".
     pub fn changed_text(&self) -> String {
+        let parts = self.changed_parts();
+        if parts.is_empty() {
+            "defaults".into()
+        } else {
+            parts.join(" ")
+        }
+    }
+
+    /// Each changed parameter and option as `name=value`.
+    pub fn changed_parts(&self) -> Vec<String> {
         let mut parts: Vec<String> = self
             .changed
             .iter()
@@ -100,11 +120,7 @@ impl Entry {
                 .filter(|(n, _)| n.as_str() != "max_memory")
                 .map(|(n, v)| format!("{n}={v}")),
         );
-        if parts.is_empty() {
-            "defaults".into()
-        } else {
-            parts.join(" ")
-        }
+        parts
     }
 
     /// "12/50" selected features, or "" when the algorithm weighs none.
@@ -229,13 +245,24 @@ pub struct History {
     pub comparing: bool,
 }
 
+/// One score of both runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Score {
+    pub name: &'static str,
+    pub a: Option<f64>,
+    pub b: Option<f64>,
+    /// Why A and B measure different things ("s0 differs"); None when
+    /// B − A is a change.
+    pub not_comparable: Option<String>,
+}
+
 /// What differs between two runs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Diff {
     /// (what, value in A, value in B) for every setting that differs.
     pub settings: Vec<(String, String, String)>,
-    /// (score, A, B): B − A is the change.
-    pub scores: Vec<(&'static str, Option<f64>, Option<f64>)>,
+    /// The scores of A and B, each with whether B − A means anything.
+    pub scores: Vec<Score>,
     /// Jaccard index of the selected feature sets, when both runs select.
     pub jaccard: Option<f64>,
     /// Features both runs select, and either.
@@ -433,19 +460,43 @@ pub fn diff(a: &Entry, b: &Entry) -> Diff {
         let get = |e: &Entry| e.options.get(n).cloned().unwrap_or_else(|| "-".into());
         add(n, get(a), get(b));
     }
+    let labels = comparable::labels(a, b);
+    let score = |name, a, b, not_comparable: &Option<String>| Score {
+        name,
+        a,
+        b,
+        not_comparable: not_comparable.clone(),
+    };
+    // Iterations and time are measurements of any two runs.
     let scores = vec![
-        ("NMI", a.nmi, b.nmi),
-        ("ARI", a.ari, b.ari),
-        ("ACC", a.acc, b.acc),
-        ("silhouette", a.silhouette, b.silhouette),
-        ("cost", a.cost, b.cost),
-        ("objective", Some(a.objective), Some(b.objective)),
-        (
+        score("NMI", a.nmi, b.nmi, &labels),
+        score("ARI", a.ari, b.ari, &labels),
+        score("ACC", a.acc, b.acc, &labels),
+        score(
+            "silhouette",
+            a.silhouette,
+            b.silhouette,
+            &comparable::internal(a, b, false),
+        ),
+        score("cost", a.cost, b.cost, &comparable::internal(a, b, true)),
+        score(
+            "objective",
+            Some(a.objective),
+            Some(b.objective),
+            &comparable::objective(a, b),
+        ),
+        score(
             "iterations",
             Some(a.iterations as f64),
             Some(b.iterations as f64),
+            &None,
         ),
-        ("time ms", Some(a.elapsed_ms), Some(b.elapsed_ms)),
+        score(
+            "time",
+            Some(a.elapsed_ms / 1e3),
+            Some(b.elapsed_ms / 1e3),
+            &None,
+        ),
     ];
     // Same dataset: compare feature indices; else names (the same gene in
     // two files).
@@ -538,7 +589,7 @@ pub fn to_json(h: &History) -> String {
 mod tests {
     use super::*;
 
-    fn entry(algo: &str, nmi: Option<f64>) -> Entry {
+    pub(super) fn entry(algo: &str, nmi: Option<f64>) -> Entry {
         Entry {
             id: 0,
             data: "iris".into(),
@@ -562,6 +613,8 @@ mod tests {
             calinski_harabasz: None,
             davies_bouldin: None,
             objective: 1.0,
+            final_s: None,
+            space: None,
             iterations: 3,
             converged: true,
             elapsed_ms: 1.0,

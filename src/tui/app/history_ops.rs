@@ -251,6 +251,8 @@ impl App {
             calinski_harabasz: finite(internal.map(|i| i.calinski_harabasz)),
             davies_bouldin: finite(internal.map(|i| i.davies_bouldin)),
             objective: fit.objective,
+            final_s: fit.trace.last().and_then(|t| t.s),
+            space: internal.map(|i| i.space.as_str().to_string()),
             iterations: fit.iterations,
             converged: fit.converged,
             elapsed_ms: res.elapsed.as_secs_f64() * 1e3,

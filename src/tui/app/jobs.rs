@@ -304,6 +304,9 @@ impl App {
             self.view.stage = None;
             match r {
                 Ok(res) => {
+                    // The run's own time, as the History and `run` report
+                    // it (not when the UI noticed it had finished).
+                    self.view.elapsed = res.elapsed;
                     let fit = &res.best;
                     self.view.curve = fit
                         .trace

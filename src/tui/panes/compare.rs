@@ -1,16 +1,17 @@
 //! The History's compare view of the two pinned runs A and B: the
-//! settings that differ, the scores with B − A, the Jaccard index of the
-//! selected feature sets, both objective curves on shared axes (A a line,
-//! B dots, so they differ without colour), and the cluster sizes side by
-//! side.
+//! settings that differ, the scores with B − A where the two measure the
+//! same thing (else why not: "objectives not comparable: s0 differs"),
+//! the Jaccard index of the selected feature sets, both objective curves
+//! (A a line, B dots, so they differ without colour; on shared axes only
+//! when comparable), and the cluster sizes side by side.
 
 use super::fmt_ms;
 use super::theme::Theme;
 use super::{bar, block, clip, inner};
 use crate::algo::params::fmt_num;
-use crate::algo::params::fmt_sig4;
+use crate::numfmt::fit;
 use crate::report::fmt_sig;
-use crate::tui::app::history::{Diff, Entry, diff};
+use crate::tui::app::history::{Diff, Entry, Score, diff};
 use crate::tui::app::{App, Pane};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -18,12 +19,16 @@ use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph};
 
+/// Width of a value column of the score table.
+const VW: usize = 10;
+
 fn score_text(name: &str, v: f64) -> String {
     match name {
-        "time ms" => fmt_ms(v),
+        "time" => fmt_ms(v * 1e3),
         "iterations" => fmt_num(v),
         "NMI" | "ARI" | "ACC" | "silhouette" => format!("{v:.3}"),
-        _ => fmt_sig4(v),
+        // Rounded to the column, never cut.
+        _ => fit(crate::algo::params::round_sig(v, 4), VW),
     }
 }
 
@@ -40,8 +45,20 @@ fn delta(name: &str, a: f64, b: f64) -> String {
     match name {
         "NMI" | "ARI" | "ACC" | "silhouette" => format!("{sign}{m:.3}"),
         "iterations" => format!("{sign}{}", fmt_num(m)),
-        "time ms" => format!("{sign}{}", fmt_ms(m)),
-        _ => format!("{sign}{}", fmt_sig4(m)),
+        "time" => format!("{sign}{}", fmt_ms(m * 1e3)),
+        _ => format!(
+            "{sign}{}",
+            fit(crate::algo::params::round_sig(m, 4), VW - 1)
+        ),
+    }
+}
+
+/// A setting's value in `w` cells: a number rounded to fit, text cut
+/// with `…`.
+fn value_cell(v: &str, w: usize) -> String {
+    match v.parse::<f64>() {
+        Ok(x) if v.chars().count() > w => fit(x, w),
+        _ => clip(v, w),
     }
 }
 
@@ -58,13 +75,16 @@ fn settings_lines(d: &Diff, w: usize, max: usize, theme: &Theme) -> Vec<Line<'st
             theme.dim(),
         )));
     }
+    // "what A B": 13 cells, a space, A in vw (one of them a space), a
+    // space, B in what is left; nothing is cut after that.
     let vw = w.saturating_sub(14) / 2;
+    let bw = w.saturating_sub(15 + vw);
     for (what, a, b) in &d.settings {
         let t = format!(
             "{:<13} {:<vw$} {}",
             clip(what, 13),
-            clip(a, vw.saturating_sub(1)),
-            clip(b, vw)
+            value_cell(a, vw.saturating_sub(1)),
+            value_cell(b, bw)
         );
         out.push(Line::from(clip(&theme.text(&t), w)));
     }
@@ -86,17 +106,43 @@ fn score_lines(d: &Diff, w: usize, theme: &Theme) -> Vec<Line<'static>> {
         clip("score              A          B        B-A", w),
         theme.title(),
     ))];
-    for (name, a, b) in &d.scores {
+    // Not comparable: "n/c" instead of B − A, and why, once per reason.
+    let mut why: Vec<(String, Vec<&str>)> = Vec::new();
+    for sc in &d.scores {
+        let Score {
+            name,
+            a,
+            b,
+            not_comparable,
+        } = sc;
         if a.is_none() && b.is_none() {
             continue;
         }
         let show = |v: Option<f64>| v.map_or("-".to_string(), |v| score_text(name, v));
-        let dl = match (a, b) {
-            (Some(a), Some(b)) => delta(name, *a, *b),
+        let dl = match (a, b, not_comparable) {
+            (Some(_), Some(_), Some(r)) => {
+                match why.iter_mut().find(|(x, _)| x == r) {
+                    Some((_, names)) => names.push(name),
+                    None => why.push((r.clone(), vec![name])),
+                }
+                "n/c".to_string()
+            }
+            (Some(a), Some(b), None) => delta(name, *a, *b),
             _ => String::new(),
         };
-        let t = format!("{name:<10} {:>10} {:>10} {dl:>10}", show(*a), show(*b));
+        let t = format!("{name:<10} {:>VW$} {:>VW$} {dl:>VW$}", show(*a), show(*b));
         out.push(Line::from(clip(&t, w)));
+    }
+    for (reason, names) in why {
+        let what = match names.as_slice() {
+            ["objective"] => "objectives".to_string(),
+            [one] => one.to_string(),
+            many => many.join(", "),
+        };
+        let t = format!("{what} not comparable: {reason}");
+        for l in super::wrap(&theme.text(&t), w) {
+            out.push(Line::from(Span::styled(l, theme.warn())));
+        }
     }
     let j = match d.jaccard {
         Some(j) => format!(
@@ -120,27 +166,61 @@ fn axis_label(v: f64) -> String {
     }
 }
 
-/// Both objective traces on one pair of axes.
-fn curves(f: &mut Frame, r: Rect, a: &Entry, b: &Entry, theme: &Theme) {
+/// Both objective traces: on one pair of axes when the objectives are
+/// comparable; else (`not_comparable` says why) each scaled to its own
+/// range, so that only their shapes are set side by side.
+fn curves(
+    f: &mut Frame,
+    r: Rect,
+    a: &Entry,
+    b: &Entry,
+    not_comparable: Option<&str>,
+    theme: &Theme,
+) {
     let pts = |e: &Entry| -> Vec<(f64, f64)> {
-        e.trace
+        let p: Vec<(f64, f64)> = e
+            .trace
             .iter()
             .filter(|p| p.1.is_finite())
             .map(|&(i, v)| (i as f64, v))
-            .collect()
+            .collect();
+        if not_comparable.is_none() {
+            return p;
+        }
+        let (lo, hi) = p
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), q| {
+                (l.min(q.1), h.max(q.1))
+            });
+        let span = if hi > lo { hi - lo } else { 1.0 };
+        p.iter().map(|&(i, v)| (i, (v - lo) / span)).collect()
     };
     let (pa, pb) = (pts(a), pts(b));
     let all = || pa.iter().chain(pb.iter());
-    let caption = if theme.ascii {
-        "objective: A * line, B . dots"
+    let key = if theme.ascii {
+        "A * line, B . dots"
     } else {
-        "objective: A line, B dots"
+        "A line, B dots"
     };
-    let [cap, chart_area] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(r);
-    f.render_widget(
-        Paragraph::new(Span::styled(clip(caption, cap.width as usize), theme.dim())),
-        cap,
-    );
+    let caption = match not_comparable {
+        None => vec![format!("objective: {key}")],
+        Some(why) => vec![
+            format!("objectives not comparable: {why}"),
+            format!("each on its own scale: {key}"),
+        ],
+    };
+    let [cap, chart_area] =
+        Layout::vertical([Constraint::Length(caption.len() as u16), Constraint::Min(1)]).areas(r);
+    let cap_lines: Vec<Line> = caption
+        .iter()
+        .map(|c| {
+            Line::from(Span::styled(
+                clip(&theme.text(c), cap.width as usize),
+                theme.dim(),
+            ))
+        })
+        .collect();
+    f.render_widget(Paragraph::new(cap_lines), cap);
     if pa.is_empty() && pb.is_empty() {
         f.render_widget(
             Paragraph::new(Span::styled("no objective trace", theme.dim())),
@@ -170,7 +250,12 @@ fn curves(f: &mut Frame, r: Rect, a: &Entry, b: &Entry, theme: &Theme) {
     } else {
         (Marker::Braille, Marker::Dot)
     };
-    let lw = axis_label(y0).len().max(axis_label(y1).len());
+    // On their own scales the values mean nothing: the ends say so.
+    let (lo_label, hi_label) = match not_comparable {
+        None => (axis_label(y0), axis_label(y1)),
+        Some(_) => ("min".to_string(), "max".to_string()),
+    };
+    let lw = lo_label.len().max(hi_label.len());
     let chart = Chart::new(vec![
         Dataset::default()
             .name("A")
@@ -198,15 +283,14 @@ fn curves(f: &mut Frame, r: Rect, a: &Entry, b: &Entry, theme: &Theme) {
         Axis::default()
             .bounds(yb)
             .labels(vec![
-                Line::from(format!("{:>lw$}", axis_label(y0))),
-                Line::from(format!("{:>lw$}", axis_label(y1))),
+                Line::from(format!("{lo_label:>lw$}")),
+                Line::from(format!("{hi_label:>lw$}")),
             ])
             .style(theme.dim()),
     )
     .legend_position(None);
     f.render_widget(chart, chart_area);
 }
-
 /// Cluster sizes of A and B, cluster by cluster, bars on one scale.
 fn sizes(f: &mut Frame, r: Rect, a: &Entry, b: &Entry, theme: &Theme) {
     let w = r.width as usize;
@@ -311,6 +395,8 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, a: &Entry, b: &Entry, theme:
     let _ = gap;
     let [chart, bars] =
         Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)]).areas(rest);
-    curves(f, chart, a, b, theme);
+    let objective = d.scores.iter().find(|s| s.name == "objective");
+    let why = objective.and_then(|s| s.not_comparable.as_deref());
+    curves(f, chart, a, b, why, theme);
     sizes(f, bars, a, b, theme);
 }

@@ -5,7 +5,13 @@
 
 use super::theme::Theme;
 use super::{block, clip, fmt_ms, wrap};
-use crate::algo::params::fmt_sig4;
+use crate::algo::params::round_sig;
+
+/// A cost in the table: four significant digits, as short as they go
+/// (4785000, not 4.78500e6).
+fn cost_text(c: f64) -> String {
+    crate::numfmt::fit(round_sig(c, 4), 10)
+}
 use crate::tui::app::history::{Column, Entry, History};
 use crate::tui::app::{App, Pane};
 use ratatui::Frame;
@@ -42,6 +48,24 @@ fn score_cell(e: &Entry, mixed: bool) -> String {
     }
 }
 
+/// The changed settings as `name=value`, numbers in at most `digits`
+/// characters (rounded) when given.
+fn changed_parts(e: &Entry, digits: Option<usize>) -> Vec<String> {
+    let Some(d) = digits else {
+        return e.changed_parts();
+    };
+    e.changed
+        .iter()
+        .map(|(n, v)| format!("{n}={}", crate::numfmt::fit(*v, d)))
+        .chain(
+            e.options
+                .iter()
+                .filter(|(n, _)| n.as_str() != "max_memory")
+                .map(|(n, v)| format!("{n}={v}")),
+        )
+        .collect()
+}
+
 /// A column as drawn: which, its width, right-aligned or not.
 struct Col {
     col: Option<Column>,
@@ -57,11 +81,26 @@ fn cell(e: &Entry, c: &Col, mixed: bool) -> String {
     match col {
         Column::Run => e.id.to_string(),
         Column::Algorithm => e.algo.clone(),
-        Column::Changed => e.changed_text(),
+        // Whole name=value pairs and a count of the rest: a value cut off
+        // reads as another value (the detail below has them all).
+        Column::Changed => {
+            if e.changed_parts().is_empty() {
+                return "defaults".into();
+            }
+            // Values with fewer digits before parts are left out.
+            let mut text = String::new();
+            for digits in [None, Some(7), Some(5)] {
+                text = crate::numfmt::fit_words(&changed_parts(e, digits), c.width);
+                if !text.ends_with(')') && !text.ends_with(" set") {
+                    break;
+                }
+            }
+            text
+        }
         Column::K => e.k.to_string(),
         Column::Seed => e.seed.to_string(),
         Column::Score => score_cell(e, mixed),
-        Column::Cost => e.cost.map_or("-".into(), fmt_sig4),
+        Column::Cost => e.cost.map_or("-".into(), cost_text),
         Column::Iters => e.iterations.to_string(),
         Column::Time => fmt_ms(e.elapsed_ms),
         Column::Features => {
@@ -139,7 +178,7 @@ fn columns(h: &History, w: usize) -> Vec<Col> {
             mk(
                 Some(Column::Cost),
                 "cost",
-                widest(&|e| e.cost.map_or("-".into(), fmt_sig4), 5),
+                widest(&|e| e.cost.map_or("-".into(), cost_text), 5),
                 true,
             ),
             4,
@@ -221,7 +260,8 @@ fn pad(s: &str, w: usize, right: bool) -> String {
     }
 }
 
-/// The highlighted run in full: settings, scores, the command.
+/// The highlighted run in full: settings and scores (the command that
+/// repeats it is drawn apart, whole).
 fn detail(e: &Entry) -> String {
     let mut parts = vec![
         format!("#{} {} on {}", e.id, e.algo, e.dataset),
@@ -256,8 +296,38 @@ fn detail(e: &Entry) -> String {
         };
         parts.push(format!("selected: {}{tail}", shown.join(" ")));
     }
-    parts.push(e.command.clone());
     parts.join(" · ")
+}
+
+/// The lines below the table in `room` rows of `w` cells: the summary,
+/// as much of it as the command leaves room for (at most `most` lines,
+/// `…` where it stops), then the run's command whole, wrapped: it is
+/// what the user copies (E writes it whole to the CSV and JSON).
+fn detail_lines(e: &Entry, w: usize, room: usize, most: usize, theme: &Theme) -> Vec<String> {
+    let mut command = wrap(&theme.text(&format!("$ {}", e.command)), w);
+    if command.len() > room {
+        // Not even the command fits: say where it is whole.
+        command.truncate(room.saturating_sub(1));
+        command.push(clip(&theme.text("… E exports it whole"), w));
+        return command;
+    }
+    let mut summary = wrap(&theme.text(&detail(e)), w);
+    let keep = most.min(room - command.len());
+    if summary.len() > keep {
+        summary.truncate(keep);
+        if let Some(last) = summary.last_mut() {
+            // Cut at a word, and said.
+            while last.chars().count() + 2 > w {
+                match last.rfind(' ') {
+                    Some(i) => last.truncate(i),
+                    None => break,
+                }
+            }
+            last.push_str(" …");
+        }
+    }
+    summary.extend(command);
+    summary
 }
 
 pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
@@ -301,23 +371,28 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let cols = columns(h, w);
     let mixed = score_title(h) == "NMI/silh";
     let sel = h.selected_entry().map(|e| e.id);
-    // The highlighted run in full below the table, when there is room.
-    let detail_lines: Vec<String> = if body.height >= 10 {
-        let mut d = wrap(
-            &theme.text(&sel.and_then(|id| h.get(id)).map_or(String::new(), detail)),
-            w,
-        );
-        d.truncate(if body.height >= 20 { 4 } else { 2 });
-        d
-    } else {
-        Vec::new()
+    // The highlighted run in full below the table, when there is room:
+    // the table keeps its header, a separator and three rows.
+    let detail_lines: Vec<String> = match sel.and_then(|id| h.get(id)) {
+        Some(e) if body.height >= 10 => {
+            let room = (body.height as usize).saturating_sub(2 + h.entries.len().min(3));
+            let most = if body.height >= 20 { 4 } else { 2 };
+            detail_lines(e, w, room, most, theme)
+        }
+        _ => Vec::new(),
     };
     let rows = (body.height as usize)
         .saturating_sub(1 + detail_lines.len() + usize::from(!detail_lines.is_empty()));
     let mut lines = Vec::new();
     // Header: the sorted column's title carries the direction.
     let mut header = vec![Span::raw("   ")];
+    let mut used = 3;
     for c in &cols {
+        // The columns the rows show whole, no more.
+        if used + c.width > w {
+            break;
+        }
+        used += c.width + 1;
         let sorted = c.col == Some(h.sort);
         let t = if sorted {
             format!("{}{arrow}", c.title)
@@ -344,6 +419,10 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         let mark = pin_mark(h, e.id).unwrap_or(' ');
         let mut text = format!("{cursor_mark}{mark} ");
         for c in &cols {
+            // A column that does not fit whole is left out, not cut.
+            if text.chars().count() + c.width > w {
+                break;
+            }
             text.push_str(&pad(&theme.text(&cell(e, c, mixed)), c.width, c.right));
             text.push(' ');
         }

@@ -1,6 +1,7 @@
 use super::theme::Theme;
 use super::{bar, block, fit_parts};
 use crate::algo::params::{fmt_sig, fmt_sig4};
+use crate::numfmt::duration;
 use crate::tui::app::{App, Pane, RunStatus};
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -17,7 +18,7 @@ pub fn status_style(app: &App, theme: &Theme) -> ratatui::style::Style {
 }
 
 /// The run in one line, most important first, for the compact status
-/// line: "converged · NMI 0.660 · iter 310 · s -10.94 · 0.25 s". Parts
+/// line: "converged · NMI 0.660 · iter 310 · 250 ms · s -10.94". Parts
 /// that do not fit in `w` are left out whole.
 pub fn summary(app: &App, w: usize) -> String {
     let v = &app.view;
@@ -31,7 +32,7 @@ pub fn summary(app: &App, w: usize) -> String {
     if let Some(p) = v.curve.last() {
         parts.push(format!("iter {}", p.iter));
     }
-    parts.push(format!("{:.2} s", v.elapsed.as_secs_f64()));
+    parts.push(duration(v.elapsed.as_secs_f64()));
     if let Some(p) = v.curve.last()
         && let Some(s) = p.s
     {
@@ -61,8 +62,8 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }
     }
     lines.push(Line::from(format!(
-        "elapsed   {:.2} s",
-        v.elapsed.as_secs_f64()
+        "elapsed   {}",
+        duration(v.elapsed.as_secs_f64())
     )));
     if let Some((label, done)) = &v.stage {
         // The label can be long (a kernel spec): the gauge gets its own line

@@ -29,7 +29,9 @@ use theme::Theme;
 /// `width`, in order: a number cut off by the border would read as another
 /// number.
 pub fn block<'a>(pane: Pane, focused: bool, theme: &Theme, extra: &str, width: u16) -> Block<'a> {
-    let mut title = format!(" {}", pane.title());
+    // Without colour the thick border may be all that marks the focus
+    // (and ASCII has none): the title says it too.
+    let mut title = format!(" {}{}", theme.focus_mark(focused), pane.title());
     for part in extra.split(" · ").filter(|p| !p.is_empty()) {
         let longer = format!("{title} · {part}");
         if longer.chars().count() + 3 <= width as usize {
@@ -142,13 +144,10 @@ pub fn fit_parts(parts: &[String], w: usize) -> String {
     out
 }
 
-/// A duration in milliseconds as `850ms` or `1.25s`.
+/// A duration in milliseconds, written as every time in the UI is
+/// (`850 ms`, `1.25 s`, `2 min 03 s`: [`crate::numfmt::duration`]).
 pub fn fmt_ms(ms: f64) -> String {
-    if ms < 1000.0 {
-        format!("{ms:.0}ms")
-    } else {
-        format!("{:.2}s", ms / 1e3)
-    }
+    crate::numfmt::duration(ms / 1e3)
 }
 
 #[cfg(test)]

@@ -74,8 +74,8 @@ fn waiting(app: &App) -> String {
     }
     match &app.status {
         RunStatus::Running => format!(
-            "running for {:.1} s; no iteration reported yet",
-            app.view.elapsed.as_secs_f64()
+            "running for {}; no iteration reported yet",
+            crate::numfmt::duration(app.view.elapsed.as_secs_f64())
         ),
         RunStatus::Pending(_) => "starting".into(),
         RunStatus::Cancelled => "cancelled before its first iteration".into(),

@@ -98,7 +98,7 @@ fn footer_text(s: &Slider, theme: &Theme) -> (String, String) {
     };
     let scale = if s.spec.scale == Scale::Log {
         let (lo, hi) = window(s);
-        format!("log, bar {}…{}", fmt_num(lo), fmt_num(hi))
+        format!("log, bar {} to {}", fmt_num(lo), fmt_num(hi))
     } else {
         "lin".into()
     };
@@ -193,7 +193,8 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Vec<(usize
         let text = format!(
             "{:<name_w$}{:>val_w$}{mark} {}",
             clip(&labels[i], name_w - 1),
-            clip(&fmt_num(s.value), val_w),
+            // Rounded to the column, never cut (0.000450123 → 0.0004501).
+            crate::numfmt::fit(s.value, val_w),
             slider_bar(s, bar_w, theme),
         );
         // σ means nothing to a linear, polynomial or cosine kernel.

@@ -32,11 +32,7 @@ fn num(v: f64) -> String {
 /// The marker of series `j`: Braille in colour, else a character per
 /// series so that curves differ without colour.
 fn marker(theme: &Theme, j: usize) -> Marker {
-    if theme.color && !theme.ascii {
-        Marker::Braille
-    } else {
-        Marker::Custom(theme.cluster_mark(j))
-    }
+    theme.series_marker(j)
 }
 
 /// A vertical line at `x` from `y0` to `y1`, as points.
@@ -251,9 +247,12 @@ fn render_series(
             .get(feat)
             .cloned()
             .unwrap_or_else(|| format!("f{}", feat + 1));
+        // The glyphs the curve is drawn with (a Braille line in colour).
+        let key = theme.series_key(j);
+        let room = (lw + 1).saturating_sub(key.chars().count());
         legend.push(Line::from(vec![
-            Span::styled(format!("{} ", theme.cluster_mark(j)), theme.cluster(j)),
-            Span::raw(clip(&theme.text(&name), lw)),
+            Span::styled(format!("{key} "), theme.cluster(j)),
+            Span::raw(clip(&theme.text(&name), room)),
         ]));
     }
     f.render_widget(Paragraph::new(legend), legend_area);

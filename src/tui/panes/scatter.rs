@@ -1,4 +1,4 @@
-use super::theme::Theme;
+use super::theme::{CENTRE_MARK, Theme};
 use super::{block, inner};
 use crate::tui::app::{App, Pane, ScatterMode};
 use ratatui::Frame;
@@ -108,7 +108,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     for (j, c) in centres.iter().enumerate() {
         sets.push(
             Dataset::default()
-                .marker(Marker::Custom('X'))
+                .marker(Marker::Custom(CENTRE_MARK))
                 .graph_type(GraphType::Scatter)
                 .style(
                     theme
@@ -121,7 +121,26 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let chart = Chart::new(sets)
         .x_axis(Axis::default().bounds([x0, x1]))
         .y_axis(Axis::default().bounds([y0, y1]));
-    f.render_widget(chart, body);
+    // The last row says what the glyphs are, when the plot can spare it.
+    let (plot, key_row) = if body.height >= 6 && !labels.is_empty() {
+        let plot = Rect {
+            height: body.height - 1,
+            ..body
+        };
+        let row = Rect {
+            y: body.y + body.height - 1,
+            height: 1,
+            ..body
+        };
+        (plot, Some(row))
+    } else {
+        (body, None)
+    };
+    f.render_widget(chart, plot);
+    if let Some(row) = key_row {
+        let text = legend(theme, use_marks, k, row.width as usize);
+        f.render_widget(Paragraph::new(Span::styled(text, theme.dim())), row);
+    }
     // Colours from another run are labelled as such.
     let note = if labels.is_empty() {
         "(no clusters yet)"
@@ -135,5 +154,57 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Paragraph::new(Span::styled(note, theme.dim())),
             Rect { height: 1, ..body },
         );
+    }
+}
+
+/// What the scatter's glyphs mean: each cluster's mark as the Sizes pane
+/// shows it (`o0 +1 *2`, when colour does not tell them apart) and the
+/// centres' `X`; marks that do not fit are left out whole, with `…`.
+pub fn legend(theme: &Theme, marks: bool, k: usize, w: usize) -> String {
+    let centres = format!("{CENTRE_MARK} centres");
+    if !marks {
+        return if centres.chars().count() <= w {
+            centres
+        } else {
+            String::new()
+        };
+    }
+    let items: Vec<String> = (0..k)
+        .map(|j| format!("{}{j}", theme.cluster_mark(j)))
+        .collect();
+    for keep in (1..=k).rev() {
+        let more = if keep < k { " …" } else { "" };
+        let t = format!("{}{more} · {centres}", items[..keep].join(" "));
+        if t.chars().count() <= w {
+            return t;
+        }
+    }
+    if centres.chars().count() <= w {
+        centres
+    } else {
+        String::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::legend;
+    use crate::tui::panes::theme::Theme;
+
+    #[test]
+    fn the_legend_names_each_glyph_drawn() {
+        let plain = Theme {
+            color: false,
+            ascii: false,
+        };
+        assert_eq!(legend(&plain, true, 3, 40), "o0 +1 *2 · X centres");
+        assert_eq!(legend(&plain, false, 3, 40), "X centres");
+        // Too narrow for every mark: whole marks, then a sign of the rest.
+        let l = legend(&plain, true, 10, 24);
+        assert!(
+            l.chars().count() <= 24 && l.contains('…') && l.ends_with("X centres"),
+            "{l}"
+        );
+        assert_eq!(legend(&plain, true, 3, 9), "X centres");
     }
 }

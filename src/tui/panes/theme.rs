@@ -3,6 +3,7 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier, Style};
+use ratatui::symbols::Marker;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Theme {
@@ -25,8 +26,15 @@ const CLUSTER_COLORS: [Color; 12] = [
     Color::LightBlue,
 ];
 
-/// Distinguishes clusters where colour cannot.
-const CLUSTER_MARKS: &[u8] = b"ox+*#%@&=?abcdefghijklmnpqrstuvwyz";
+/// Distinguishes clusters where colour cannot. No `x`: it would pass for
+/// a centre's `X` ([`CENTRE_MARK`]).
+const CLUSTER_MARKS: &[u8] = b"o+*#%@&=?abcdefghijklmnpqrstuvwyz";
+
+/// A cluster's centre in the scatter plot, in every mode.
+pub const CENTRE_MARK: char = 'X';
+
+/// A Braille line, as the legend's sample of a curve drawn in Braille.
+const BRAILLE_LINE: &str = "⠤⠤";
 
 impl Theme {
     pub fn from_env(ascii: bool) -> Self {
@@ -52,6 +60,36 @@ impl Theme {
     /// The character for cluster j when colours are off or in ASCII mode.
     pub fn cluster_mark(&self, j: usize) -> char {
         CLUSTER_MARKS[j % CLUSTER_MARKS.len()] as char
+    }
+
+    /// What starts a pane's title when it has the focus and colour does
+    /// not show it: `▶ ` (`> ` in ASCII, where the thick border is lost).
+    pub fn focus_mark(&self, focused: bool) -> &'static str {
+        match (focused && !self.color, self.ascii) {
+            (false, _) => "",
+            (true, false) => "▶ ",
+            (true, true) => "> ",
+        }
+    }
+
+    /// The marker curve j of a line chart is drawn with: Braille lines
+    /// told apart by colour, else j's mark ([`Theme::cluster_mark`]).
+    pub fn series_marker(&self, j: usize) -> Marker {
+        if self.color && !self.ascii {
+            Marker::Braille
+        } else {
+            Marker::Custom(self.cluster_mark(j))
+        }
+    }
+
+    /// The legend's sample of curve j: what [`Theme::series_marker`]
+    /// draws (to be styled with [`Theme::cluster`]), so that the legend
+    /// names only glyphs that are on the chart.
+    pub fn series_key(&self, j: usize) -> String {
+        match self.series_marker(j) {
+            Marker::Custom(c) => c.to_string(),
+            _ => BRAILLE_LINE.to_string(),
+        }
     }
 
     pub fn focused_border(&self) -> Style {
@@ -193,6 +231,7 @@ fn ascii_for(c: char) -> Option<&'static str> {
         '§' => "S",
         'ŷ' => "y^",
         '●' | '•' => "*",
+        '▶' => ">",
         '✓' => "v",
         '±' => "+-",
         '✗' => "x",
@@ -227,7 +266,9 @@ pub fn asciify(buf: &mut Buffer) {
         }
         let c = sym.chars().next().unwrap_or(' ');
         let rep = match c {
-            '─' | '━' | '═' | '╌' | '┄' | '┈' => "-",
+            // The focused pane's thick border stays apart from the others.
+            '━' => "=",
+            '─' | '═' | '╌' | '┄' | '┈' => "-",
             '│' | '┃' | '║' | '╎' | '┆' | '┊' => "|",
             '┌' | '┐' | '└' | '┘' | '├' | '┤' | '┬' | '┴' | '┼' | '╭' | '╮' | '╯' | '╰' | '╔'
             | '╗' | '╚' | '╝' | '┏' | '┓' | '┗' | '┛' => "+",
@@ -237,6 +278,7 @@ pub fn asciify(buf: &mut Buffer) {
             '▒' | '▄' | '▃' | '▂' | '▀' | '▌' | '▐' => "=",
             '░' | '▁' => ".",
             '•' | '●' | '◆' => "*",
+            '▶' => ">",
             '…' => "~",
             '₀' => "0",
             '≈' => "~",
@@ -276,5 +318,69 @@ mod tests {
         assert_eq!(t.text("λ = 1/p"), "lambda = 1/p");
         let u = Theme { ascii: false, ..t };
         assert_eq!(u.text("λ"), "λ");
+    }
+
+    #[test]
+    fn cluster_marks_never_pass_for_a_centre() {
+        let t = Theme {
+            color: false,
+            ascii: true,
+        };
+        for j in 0..CLUSTER_MARKS.len() {
+            let m = t.cluster_mark(j);
+            assert!(!m.eq_ignore_ascii_case(&CENTRE_MARK), "cluster {j}: {m}");
+        }
+    }
+
+    #[test]
+    fn legend_keys_are_what_the_curves_are_drawn_with() {
+        for (color, ascii) in [(true, false), (false, false), (false, true), (true, true)] {
+            let t = Theme { color, ascii };
+            for j in 0..6 {
+                match t.series_marker(j) {
+                    Marker::Custom(c) => assert_eq!(t.series_key(j), c.to_string()),
+                    Marker::Braille => {
+                        assert!(color && !ascii);
+                        assert!(
+                            t.series_key(j)
+                                .chars()
+                                .all(|c| ('\u{2801}'..='\u{28ff}').contains(&c))
+                        );
+                    }
+                    m => panic!("unexpected marker {m:?}"),
+                }
+            }
+        }
+        // Without colour the glyphs differ curve by curve.
+        let plain = Theme {
+            color: false,
+            ascii: false,
+        };
+        assert_ne!(plain.series_key(0), plain.series_key(1));
+    }
+
+    #[test]
+    fn focus_shows_without_colour() {
+        let plain = Theme {
+            color: false,
+            ascii: false,
+        };
+        assert_eq!(plain.focus_mark(true), "▶ ");
+        assert_eq!(plain.focus_mark(false), "");
+        let ascii = Theme {
+            ascii: true,
+            ..plain
+        };
+        assert_eq!(ascii.focus_mark(true), "> ");
+        let colour = Theme {
+            color: true,
+            ascii: false,
+        };
+        assert_eq!(colour.focus_mark(true), "");
+        let mut buf = Buffer::empty(ratatui::layout::Rect::new(0, 0, 2, 1));
+        buf[(0, 0)].set_symbol("━");
+        buf[(1, 0)].set_symbol("─");
+        asciify(&mut buf);
+        assert_eq!((buf[(0, 0)].symbol(), buf[(1, 0)].symbol()), ("=", "-"));
     }
 }

@@ -65,7 +65,10 @@ pub fn no_weights(app: &App) -> String {
         );
     }
     let state = match &app.status {
-        RunStatus::Running => format!("running for {:.0} s", app.view.elapsed.as_secs_f64()),
+        RunStatus::Running => format!(
+            "running for {}",
+            crate::numfmt::duration(app.view.elapsed.as_secs_f64())
+        ),
         s => s.label().to_string(),
     };
     format!("{id}'s weights appear with its first iteration ({state})")
@@ -104,7 +107,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             let bw = w.saturating_sub(name_w + 8).max(1);
             let name = theme.text(&name).into_owned();
             lines.push(Line::from(vec![
-                Span::raw(format!("{:<name_w$} ", clip(&name, name_w))),
+                Span::raw(format!("{:<name_w$} ", clip_label(&name, name_w))),
                 Span::styled(bar(a / max, bw, theme), theme.accent()),
                 Span::raw(format!(" {}", short(*a))),
             ]));
@@ -184,8 +187,44 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     );
 }
 
+/// A kernel's label in `w` cells: whole words (`gauss t=0.01`), then
+/// `…`, so that no value shows cut (`t=0.0000…` reads as another value);
+/// a first word too long is cut, a name, not a number.
+fn clip_label(label: &str, w: usize) -> String {
+    if label.chars().count() <= w {
+        return label.to_string();
+    }
+    let mut out = String::new();
+    for word in label.split(' ') {
+        let longer = if out.is_empty() {
+            word.to_string()
+        } else {
+            format!("{out} {word}")
+        };
+        if longer.chars().count() + 1 > w {
+            break;
+        }
+        out = longer;
+    }
+    if out.is_empty() {
+        clip(label, w)
+    } else {
+        format!("{out}…")
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn kernel_labels_keep_whole_words() {
+        assert_eq!(super::clip_label("gauss t=0.01", 16), "gauss t=0.01");
+        assert_eq!(
+            super::clip_label("view1: gauss t=0.000012345", 16),
+            "view1: gauss…"
+        );
+        assert_eq!(super::clip_label("averyveryverylongname", 8), "averyve…");
+    }
+
     #[test]
     fn strip_marks_dropped_groups_blank() {
         let w = [0.0, 0.0, 1.0, 0.5, 0.0, 0.0];
