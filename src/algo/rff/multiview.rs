@@ -988,6 +988,8 @@ pub fn mv_fit(
     let mut fit = mv_loop(&views, centres, &set, ctx)?;
     fit.extra.init_iterations = Some(init_iters);
     fit.extra.views = Some(views.iter().map(|f| rff::describe(f)).collect());
+    let specs: Vec<rff::MapSpec> = views.iter().map(|f| f.spec.clone()).collect();
+    fit.extra.kernel_approx = Some(crate::kernel::rff_dim::describe(problem, &specs));
     Ok(fit)
 }
 
