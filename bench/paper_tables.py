@@ -904,7 +904,15 @@ def main():
         meta = json.loads(meta_path.read_text())
         meta["rendered"] = f"{time.strftime('%Y-%m-%d %H:%M %Z')} at commit {commit} (`--reuse`)"
     else:
-        sys.exit("nothing cached in bench/out/paper_tables: run without --reuse first")
+        # Tables computed by an invocation that did not finish: their JSON says when.
+        done = [json.loads(f.read_text()) for n in TABLES if (f := OUT / f"{n}.json").exists()]
+        if not done:
+            sys.exit("nothing cached in bench/out/paper_tables: run without --reuse first")
+        meta = {"date": max(r.get("when", "") for r in done), "commit": commit, "machine": machine(),
+                "binary": rel(BIN) if str(BIN).startswith(str(ROOT)) else BIN,
+                "mode": "full" if all(r.get("mode") == "full" for r in done) else "mixed",
+                "total_s": sum(r.get("seconds", 0) for r in done),
+                "total_note": "the tables' own times; rendered with --reuse"}
     results = {}
     for name in TABLES:
         f = OUT / f"{name}.json"
