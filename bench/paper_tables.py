@@ -767,16 +767,17 @@ def previous_document():
         return {}, {}, ""
     parts = re.split(r'(?m)^<a id="([a-z0-9_]+)"></a>\n', DOC.read_text())
     sections = {parts[i]: parts[i + 1].rstrip("\n") for i in range(1, len(parts), 2)}
-    summary, origin = {}, []
+    summary, origin, kept_origin = {}, [], ""
     for line in parts[0].splitlines():
         m = re.match(r"^\| \[.*\]\(#([a-z0-9_]+)\) \|", line)
         if m:
             summary[m.group(1)] = line
         elif line.startswith("- tables computed:") or line.startswith("- commit:"):
             origin.append(line[2:])
-        elif line.startswith("- kept from the previous document"):
-            origin.append(line.split("(", 1)[1].rstrip(")") if "(" in line else "")
-    return sections, summary, "; ".join(o for o in origin if o)
+        elif line.startswith("- kept from the previous document") and "(" in line:
+            kept_origin = line.split("(", 1)[1].rstrip(")")
+    # Sections the previous document itself kept carry their own origin.
+    return sections, summary, kept_origin or "; ".join(origin)
 
 
 def render(results, meta, sections_md, kept=None):
