@@ -156,7 +156,7 @@ pub fn auto_dim(problem: &Problem, cols: Range<usize>, sigma: f64) -> DimChoice 
     let budget = crate::memory::Budget::from_limit(None).limit;
     let cap = ladder_cap(problem.n(), budget);
     let key = format!(
-        "rffdim|auto|sigma={:016x}|cols={}..{}|tol={}|cap={cap}",
+        "dimrule|auto|sigma={:016x}|cols={}..{}|tol={}|cap={cap}",
         sigma.to_bits(),
         cols.start,
         cols.end,
@@ -185,10 +185,11 @@ pub fn auto_dim(problem: &Problem, cols: Range<usize>, sigma: f64) -> DimChoice 
         )
 }
 
-/// The error of the map `spec` on the problem's sample (cached): what a
+/// The error of the map `spec` on the problem's sample (cached, under a
+/// key outside the `rff` family, so it is not counted as a feature map): what a
 /// run reports beside its D.
 pub fn map_error(problem: &Problem, spec: &MapSpec) -> f64 {
-    let key = format!("rffdim|err|{}", spec.key());
+    let key = format!("dimrule|err|{}", spec.key());
     problem
         .cached(&key, || {
             Ok(approx_error(sample_of(problem, &spec.cols).view(), spec))
