@@ -450,6 +450,33 @@ impl RunReport {
                 .collect();
             out.push_str(&format!("  kernel weights: {}\n", s.join(" ")));
         }
+        if let Some(ks) = &self.extra.kernel_set
+            && ks.option != ks.used
+        {
+            out.push_str(&format!(
+                "  kernels: {} = {} ({})\n",
+                ks.option, ks.used, ks.reason
+            ));
+        }
+        if let Some(a) = &self.extra.kernel_approx {
+            let dims: Vec<usize> = match (&self.extra.rff, &self.extra.views) {
+                (Some(m), _) => vec![m.rff_dim],
+                (None, Some(v)) => v.iter().map(|m| m.rff_dim).collect(),
+                _ => Vec::new(),
+            };
+            let each: Vec<String> = a
+                .errors
+                .iter()
+                .zip(&dims)
+                .map(|(e, d)| format!("D={d} {e:.3}"))
+                .collect();
+            out.push_str(&format!(
+                "  kernel approximation (relative Frobenius error on {} rows; automatic D aims ≤ {}): {}\n",
+                a.sample_rows,
+                a.tolerance,
+                each.join(", ")
+            ));
+        }
         let params: Vec<String> = self
             .params
             .iter()

@@ -380,3 +380,76 @@ fn row_blocks_are_the_rows_of_the_kernel() {
         }
     }
 }
+
+/// Issue 27: `--views` without `--kernels` gives every multi-kernel
+/// algorithm one Gaussian per view (σ rule on the view's own columns),
+/// and the run says which set it used and why; without views the
+/// 12-kernel set; an explicit list is used on every view as given.
+#[test]
+fn views_without_kernels_give_one_gaussian_per_view() {
+    let (x, _) = blobs(3, 120, 6, 3, 4.0);
+    let pr = Problem::new(x);
+    let views = "a=1-2,b=3-4,c=5-6";
+    for id in ["dmkkm", "mkkm", "mkpower"] {
+        let (_, cfg) = config(id, &pr, 3, 1, &[], &[("views", views)]);
+        assert_eq!(cfg.options["kernels"], "auto", "{id}");
+        let fit = run(id, &pr, 3, &[], &[("views", views)]);
+        let ks = fit.extra.kernels.as_ref().unwrap();
+        assert_eq!(ks.len(), 3, "{id}: one kernel per view");
+        let names: Vec<&str> = ks.iter().map(|k| k.name.as_deref().unwrap()).collect();
+        assert_eq!(names, ["a", "b", "c"], "{id}");
+        for (k, cols) in ks.iter().zip([0..2, 2..4, 4..6]) {
+            assert!(k.spec.starts_with("gaussian:"), "{id}: {}", k.spec);
+            let rule = meanscape::internals::kernel::inputs::view_sigma_rule(&pr, &cols);
+            assert!(
+                (k.sigma.unwrap() - rule).abs() <= 1e-12 * rule,
+                "{id}: {k:?}"
+            );
+        }
+        let set = fit.extra.kernel_set.as_ref().unwrap();
+        assert_eq!(
+            (set.option.as_str(), set.used.as_str()),
+            ("auto", "gaussian")
+        );
+        assert!(set.reason.contains("--views"), "{}", set.reason);
+        assert_eq!(fit.kernel_weights.as_ref().unwrap().len(), 3);
+
+        // No views: the 12-kernel set on all features.
+        let fit = run(id, &pr, 3, &[], &[]);
+        assert_eq!(fit.extra.kernels.as_ref().unwrap().len(), 12, "{id}");
+        assert_eq!(fit.extra.kernel_set.as_ref().unwrap().used, "default");
+        // An explicit list: every kernel on every view, reported as given.
+        let fit = run(
+            id,
+            &pr,
+            3,
+            &[],
+            &[("views", views), ("kernels", "gaussian;linear")],
+        );
+        assert_eq!(fit.extra.kernels.as_ref().unwrap().len(), 6, "{id}");
+        let set = fit.extra.kernel_set.as_ref().unwrap();
+        assert_eq!(set.used, "gaussian;linear");
+        assert_eq!(set.reason, "given with --kernels");
+        // `--kernels default` with views is still the 12-kernel set per view.
+        let (a, cfg) = config(
+            id,
+            &pr,
+            3,
+            1,
+            &[],
+            &[("views", views), ("kernels", "default")],
+        );
+        let fit = a.fit(&pr, &cfg, algo::Start { index: 0, seed: 0 }, &Ctx::new());
+        assert_eq!(fit.unwrap().extra.kernels.unwrap().len(), 36, "{id}");
+    }
+    // `auto:FLAGS` applies the flags to the kernel it stands for.
+    let fit = run(
+        "dmkkm",
+        &pr,
+        3,
+        &[],
+        &[("views", views), ("kernels", "auto:gram=f32")],
+    );
+    let ks = fit.extra.kernels.unwrap();
+    assert!(ks.iter().all(|k| k.gram == "f32"), "{ks:?}");
+}

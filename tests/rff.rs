@@ -10,6 +10,7 @@
 use meanscape::algo::{self, Ctx, Fit, Init, Problem, RunConfig};
 use meanscape::internals::Schedule;
 use meanscape::internals::kernel::rff::{self, Features, MapSpec};
+use meanscape::internals::kernel::rff_dim;
 use meanscape::internals::{MvSettings, Possibilistic, Views, mv_loop, parse_views};
 use meanscape::{Error, metrics};
 use ndarray::{Array2, Axis, s};
@@ -288,7 +289,12 @@ fn defaults_follow_the_spec() {
     let pr = Problem::new(x);
     let a = algo::find("rff-power").unwrap();
     let cfg = config(a.as_ref(), &pr, 10, 0, Init::KmeansPP, &[], &[]);
-    assert_eq!(cfg.params.real("rff_dim").unwrap(), 108.0, "⌈4 ln³ 20⌉");
+    // D from the data (issue 27), not the paper's ⌈4 ln³ 20⌉ = 108: the
+    // smallest rung within the tolerance at the σ rule, whatever k.
+    let auto = rff_dim::auto_dim(&pr, 0..3, meanscape::internals::kernel::auto_sigma(&pr));
+    assert_eq!(cfg.params.real("rff_dim").unwrap(), auto.dim as f64);
+    assert!(auto.within && auto.error <= rff_dim::DIM_TOL, "{auto:?}");
+    assert_eq!(rff::paper_dim(10), 108, "⌈4 ln³ 20⌉ stays available");
     assert_eq!(cfg.params.real("s0").unwrap(), -15.0);
     assert_eq!(cfg.params.real("period").unwrap(), 3.0);
     assert_eq!(
@@ -298,7 +304,11 @@ fn defaults_follow_the_spec() {
     );
     let ip = algo::find("ip-rff-mkpower").unwrap();
     let cfg = config(ip.as_ref(), &pr, 3, 0, Init::KmeansPP, &[], &[]);
-    assert_eq!(cfg.params.real("rff_dim").unwrap(), 24.0);
+    assert_eq!(
+        cfg.params.real("rff_dim").unwrap(),
+        auto.dim as f64,
+        "k does not enter"
+    );
     assert_eq!(cfg.params.real("period").unwrap(), 2.0);
     assert_eq!(cfg.params.real("m").unwrap(), 2.0);
     assert_eq!(cfg.options["views"], "auto");
@@ -475,7 +485,18 @@ fn ip_with_a_noise_view_matches_kmeans_on_the_informative_one() {
             &run("kmeans", &Problem::new(good), 4, seed, &[]).labels,
         );
         let pr = Problem::new(x);
-        let fit = run_opts("ip-rff-mkpower", &pr, 4, seed, &[], &[("views", "1-4,5-8")]);
+        // At the D of issue 16 (⌈4 ln³ 8⌉ = 36, the default then): with the
+        // automatic D of issue 27 (more frequencies) the paper's α-step no
+        // longer favours the noise view on seed 2 (α ≈ 0.66 / 0.34).
+        let d = ("rff_dim", 36.0);
+        let fit = run_opts(
+            "ip-rff-mkpower",
+            &pr,
+            4,
+            seed,
+            &[d],
+            &[("views", "1-4,5-8")],
+        );
         let alpha = fit.kernel_weights.clone().unwrap();
         assert!(alpha[0] > 0.6, "seed {seed}: α {alpha:?}");
         ip += nmi(&truth, &fit.labels);
@@ -485,7 +506,7 @@ fn ip_with_a_noise_view_matches_kmeans_on_the_informative_one() {
                 &pr,
                 4,
                 seed,
-                &[("alpha_typ", 1.0)],
+                &[("alpha_typ", 1.0), d],
                 &[("views", "1-4,5-8")],
             );
             let a = paper.kernel_weights.clone().unwrap();
@@ -510,7 +531,13 @@ fn view_normalisation_stops_alpha_from_chasing_the_smallest_view() {
     let pr = Problem::new(x);
     for id in ["rff-mkpower", "ip-rff-mkpower"] {
         let fit_for = |norm: f64| {
-            let g = [("sigma", sigma), ("sigma_abs", 1.0), ("view_norm", norm)];
+            // D as in issue 16 (⌈4 ln³ 8⌉ = 36), where the design was set.
+            let g = [
+                ("sigma", sigma),
+                ("sigma_abs", 1.0),
+                ("view_norm", norm),
+                ("rff_dim", 36.0),
+            ];
             run_opts(id, &pr, 4, 0, &g, &[("views", "1-4,5-8")])
         };
         let raw = fit_for(0.0);
@@ -926,4 +953,114 @@ fn f32_features_halve_the_memory_and_keep_the_run() {
     let bytes = |f: &Fit| f.extra.rff.as_ref().unwrap().feature_bytes;
     assert_eq!(bytes(&a), 2 * bytes(&b));
     assert_eq!(b.extra.rff.as_ref().unwrap().storage, "f32");
+}
+
+// ------------------------------------------------------------ automatic D
+
+/// Issue 27: D is the smallest rung of 64, 128, … whose map approximates
+/// the Gaussian kernel within the tolerance on the fixed sample: the same
+/// D and error on every call, the error at D within the tolerance, the
+/// rung below it outside, and a tighter tolerance never a smaller D.
+#[test]
+fn automatic_dim_meets_its_tolerance_deterministically() {
+    let (x, _) = blobs(4, 900, 12, 5, 3.0);
+    let rows = rff_dim::sample_rows(900);
+    assert_eq!(rows.len(), rff_dim::SAMPLE_ROWS);
+    assert_eq!(rows, rff_dim::sample_rows(900), "a fixed sample");
+    let sigma = meanscape::internals::kernel::auto_sigma(&Problem::new(x.clone()));
+    let sample = x.select(Axis(0), &rows);
+    let base = MapSpec {
+        cols: 0..12,
+        sigma,
+        dim: 64,
+        seed: 0,
+        stream: 0,
+        f32: false,
+    };
+    let c = rff_dim::choose_dim(sample.view(), &base, 0.03, 4096);
+    assert_eq!(c, rff_dim::choose_dim(sample.view(), &base, 0.03, 4096));
+    assert!(c.within && c.error <= 0.03, "{c:?}");
+    assert!(c.dim >= 128, "64 frequencies are not within 0.03: {c:?}");
+    let below = c.tried[c.tried.len() - 2];
+    assert!(below.1 > 0.03 && below.0 * 2 == c.dim, "{c:?}");
+    // The reported error is that of the map a run with this D builds.
+    let spec = MapSpec {
+        dim: c.dim,
+        ..base.clone()
+    };
+    assert_eq!(rff_dim::approx_error(sample.view(), &spec), c.error);
+    let mut last = 0;
+    for tol in [0.2, 0.1, 0.05, 0.03, 0.02, 0.01] {
+        let d = rff_dim::choose_dim(sample.view(), &base, tol, 4096).dim;
+        assert!(d >= last, "tol {tol}: D {d} < {last}");
+        last = d;
+    }
+    // A narrower bandwidth is a harder kernel to approximate.
+    let narrow = MapSpec {
+        sigma: sigma / 2.0,
+        ..base.clone()
+    };
+    assert!(rff_dim::choose_dim(sample.view(), &narrow, 0.03, 4096).dim >= c.dim);
+}
+
+/// The ladder stops at the memory cap (an eighth of the budget for one
+/// n × 2D matrix, at most 4096) and says the tolerance was not reached.
+#[test]
+fn automatic_dim_is_capped_by_memory() {
+    // n·2D·8 bytes ≤ budget/8.
+    assert_eq!(rff_dim::ladder_cap(1000, 1000 * 2 * 256 * 8 * 8), 256);
+    assert_eq!(rff_dim::ladder_cap(1000, 1000 * 2 * 256 * 8 * 8 - 1), 128);
+    assert_eq!(rff_dim::ladder_cap(1000, 1), rff_dim::LADDER_MIN);
+    assert_eq!(rff_dim::ladder_cap(10, u64::MAX), rff_dim::LADDER_MAX);
+    let (x, _) = blobs(4, 300, 6, 3, 3.0);
+    let base = MapSpec {
+        cols: 0..6,
+        sigma: 0.5,
+        dim: 64,
+        seed: 0,
+        stream: 0,
+        f32: false,
+    };
+    let c = rff_dim::choose_dim(x.view(), &base, 1e-4, 128);
+    assert_eq!(c.dim, 128);
+    assert!(!c.within && c.error > 1e-4, "{c:?}");
+    assert_eq!(c.tried.len(), 2);
+}
+
+/// An explicit `-P rff_dim=…` is used as given, and the run reports the
+/// error of its map against the tolerance.
+#[test]
+fn an_explicit_dim_is_respected_and_its_error_reported() {
+    let (x, _) = blobs(2, 400, 5, 3, 4.0);
+    let pr = Problem::new(x);
+    let fit = run("rff-power", &pr, 3, 0, &[("rff_dim", 40.0)]);
+    assert_eq!(fit.extra.rff.as_ref().unwrap().rff_dim, 40);
+    let a = fit.extra.kernel_approx.as_ref().unwrap();
+    assert_eq!(a.errors.len(), 1);
+    assert_eq!(a.tolerance, rff_dim::DIM_TOL);
+    assert_eq!(a.sample_rows, 400);
+    let spec = MapSpec {
+        cols: 0..5,
+        sigma: meanscape::internals::kernel::auto_sigma(&pr),
+        dim: 40,
+        seed: 0,
+        stream: 0,
+        f32: false,
+    };
+    let sample = pr.x.view().select(Axis(0), &rff_dim::sample_rows(400));
+    assert_eq!(a.errors[0], rff_dim::approx_error(sample.view(), &spec));
+    // At the automatic D the reported error is within the tolerance.
+    let fit = run("rff-power", &pr, 3, 0, &[]);
+    let a = fit.extra.kernel_approx.as_ref().unwrap();
+    assert!(a.errors[0] <= rff_dim::DIM_TOL, "{a:?}");
+    // Multi-view: one error per view, in the views' order.
+    let fit = run_opts(
+        "rff-mkpower",
+        &pr,
+        3,
+        0,
+        &[("rff_dim", 32.0)],
+        &[("views", "1-2,3-5")],
+    );
+    assert_eq!(fit.extra.kernel_approx.as_ref().unwrap().errors.len(), 2);
 }

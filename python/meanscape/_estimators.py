@@ -372,9 +372,10 @@ class KernelPowerKMeans(_PredictingCluster):
 class MultiKernelPowerKMeans(_PredictingCluster):
     """Multi-kernel power k-means. Paul, Chakraborty, Das & Xu (Algorithm 2):
     kernel power k-means on a learned convex combination of L kernels,
-    weights α on the simplex by an entropy-penalised softmax; default 12
-    kernels (7 Gaussian, 4 polynomial, cosine), each normalised and rescaled
-    to [0, 1].
+    weights α on the simplex by an entropy-penalised softmax; default
+    (--kernels auto) 12 kernels (7 Gaussian, 4 polynomial, cosine) on all
+    features, or one Gaussian per view with --views (its own σ rule); each
+    normalised and rescaled to [0, 1].
 
     Parameters
     ----------
@@ -411,7 +412,7 @@ class MultiKernelPowerKMeans(_PredictingCluster):
     max_iter : int, default=500
         Iteration cap; the run stops there even if not converged. Range [1,
         100000].
-    kernels : str or None, default='default'
+    kernels : str or None, default='auto'
         The ``--kernels`` option of ``meanscape run`` (see ``meanscape run --help``).
     views : str or None, default=None
         The ``--views`` option of ``meanscape run`` (see ``meanscape run --help``).
@@ -461,7 +462,7 @@ class MultiKernelPowerKMeans(_PredictingCluster):
         tol=1e-06,
         soft_tol=0.01,
         max_iter=500,
-        kernels='default',
+        kernels='auto',
         views=None,
         n_init=1,
         init='k-means++',
@@ -490,9 +491,10 @@ class DMKKM(_PredictingCluster):
     F(FᵀF)⁻¹Fᵀ‖²_F, no trade-off parameter. F-step: kernel k-means on K_α by
     exact single-point moves (a point moves only on a strict gain; a point
     alone in its cluster stays); α-step: the exact simplex QP min αᵀMα −
-    2dᵀα, M_pq = ⟨K_p,K_q⟩_F. Default 12 kernels (as mkpower), each centred
-    then normalised to unit diagonal (the authors' kcenter+knorm). Paper-vs-
-    code decisions: paper QP (code_qp=1: the code's doubled linear term, not
+    2dᵀα, M_pq = ⟨K_p,K_q⟩_F. Default kernels as mkpower (--kernels auto: 12
+    on all features, one Gaussian per view with --views), each centred then
+    normalised to unit diagonal (the authors' kcenter+knorm). Paper-vs-code
+    decisions: paper QP (code_qp=1: the code's doubled linear term, not
     monotone); paper inner stop 1e-3 (inner_tol), ≤ 50 sweeps; code outer
     stop 1e-9 (tol), ≤ 50 iterations (code: 10); singletons never move
     (code); objective includes +c and is traced after each F-step at the α
@@ -528,7 +530,7 @@ class DMKKM(_PredictingCluster):
         1: initial labels as the authors' code (each cluster once, the rest
         uniform, shuffled); 0: every point to its nearest --init seed in the
         uniform kernel mix. Range [0, 1].
-    kernels : str or None, default='default'
+    kernels : str or None, default='auto'
         The ``--kernels`` option of ``meanscape run`` (see ``meanscape run --help``).
     views : str or None, default=None
         The ``--views`` option of ``meanscape run`` (see ``meanscape run --help``).
@@ -576,7 +578,7 @@ class DMKKM(_PredictingCluster):
         max_iter=50,
         code_qp=0,
         random_labels=0,
-        kernels='default',
+        kernels='auto',
         views=None,
         n_init=1,
         init='k-means++',
@@ -619,7 +621,7 @@ class MKKM(_PredictingCluster):
     max_iter : int, default=50
         Iteration cap; the run stops there even if not converged. Range [1,
         100000].
-    kernels : str or None, default='default'
+    kernels : str or None, default='auto'
         The ``--kernels`` option of ``meanscape run`` (see ``meanscape run --help``).
     views : str or None, default=None
         The ``--views`` option of ``meanscape run`` (see ``meanscape run --help``).
@@ -663,7 +665,7 @@ class MKKM(_PredictingCluster):
         sigma=None,
         tol=0.0001,
         max_iter=50,
-        kernels='default',
+        kernels='auto',
         views=None,
         n_init=1,
         init='k-means++',
@@ -694,11 +696,15 @@ class RFFPowerKMeans(_PredictingCluster):
         Bandwidth σ of the approximated Gaussian kernel exp(−‖x−y‖²/2σ²).
         The paper uses σ = 1000 on unstated scaling; the default is the KPK
         rule (as kpower), √(2p) after standardising. Range [1e-06, 1e+06].
-    rff_dim : int, default=None (automatic: ⌈4·ln³(2k)⌉ frequencies, the paper's rule (2D feature columns))
+    rff_dim : int, default=None (automatic: the smallest D in 64, 128, …, 4096 whose features approximate the Gaussian kernel (σ rule) to a relative Frobenius error ≤ 0.03 on 500 sampled rows)
         Number of random Fourier frequencies D (the feature matrix has 2D
         columns, n·2D·8 bytes per view). Larger D approximates the Gaussian
-        kernel better (error ~1/√D) at O(n·D·k) cost per iteration. Range
-        [1, 65536].
+        kernel better (error ~1/√D) at O(n·D·k) cost per iteration. Default:
+        the smallest D in 64, 128, …, 4096 (and n·2D·8 bytes ≤ 1/8 of the
+        memory budget) whose relative Frobenius kernel error on 500 sampled
+        rows is ≤ 0.03, at the σ rule; the run reports each map's error
+        (kernel_approx). The paper's ⌈4·ln³(2k)⌉ (108 for k = 10) by hand.
+        Range [1, 65536].
     rff_seed : int, default=0
         Seed of the random frequencies, separate from --seed: all restarts
         share one feature map, and changing the starts never rebuilds it.
@@ -818,11 +824,15 @@ class RFFMultiViewPowerKMeans(_PredictingCluster):
         Bandwidth σ of the approximated Gaussian kernel exp(−‖x−y‖²/2σ²).
         The paper uses σ = 1000 on unstated scaling; the default is the KPK
         rule (as kpower), √(2p) after standardising. Range [1e-06, 1e+06].
-    rff_dim : int, default=None (automatic: ⌈4·ln³(2k)⌉ frequencies, the paper's rule (2D feature columns))
+    rff_dim : int, default=None (automatic: the smallest D in 64, 128, …, 4096 whose features approximate the Gaussian kernel (σ rule) to a relative Frobenius error ≤ 0.03 on 500 sampled rows)
         Number of random Fourier frequencies D (the feature matrix has 2D
         columns, n·2D·8 bytes per view). Larger D approximates the Gaussian
-        kernel better (error ~1/√D) at O(n·D·k) cost per iteration. Range
-        [1, 65536].
+        kernel better (error ~1/√D) at O(n·D·k) cost per iteration. Default:
+        the smallest D in 64, 128, …, 4096 (and n·2D·8 bytes ≤ 1/8 of the
+        memory budget) whose relative Frobenius kernel error on 500 sampled
+        rows is ≤ 0.03, at the σ rule; the run reports each map's error
+        (kernel_approx). The paper's ⌈4·ln³(2k)⌉ (108 for k = 10) by hand.
+        Range [1, 65536].
     rff_seed : int, default=0
         Seed of the random frequencies, separate from --seed: all restarts
         share one feature map, and changing the starts never rebuilds it.
@@ -835,8 +845,9 @@ class RFFMultiViewPowerKMeans(_PredictingCluster):
         10000].
     view_dim : float, default=2.0
         Per-view D of column views: view l gets max(D, min(⌈f·d_l⌉, 1024))
-        frequencies, d_l its number of columns (D alone depends only on k).
-        0: every view gets D, the paper's setting. Range [0, 64].
+        frequencies, d_l its number of columns (D: -P rff_dim or its
+        automatic value from the kernel error). 0: every view gets D, the
+        paper's setting. Range [0, 64].
     sigma_abs : int, default=0
         0: with column views, sigma scales each view's own bandwidth rule
         (σ_l = σ/σ_auto × rule_l, so the default is each view's rule). 1:
@@ -971,11 +982,15 @@ class IPRFFMultiViewPowerKMeans(_PredictingCluster):
         Bandwidth σ of the approximated Gaussian kernel exp(−‖x−y‖²/2σ²).
         The paper uses σ = 1000 on unstated scaling; the default is the KPK
         rule (as kpower), √(2p) after standardising. Range [1e-06, 1e+06].
-    rff_dim : int, default=None (automatic: ⌈4·ln³(2k)⌉ frequencies, the paper's rule (2D feature columns))
+    rff_dim : int, default=None (automatic: the smallest D in 64, 128, …, 4096 whose features approximate the Gaussian kernel (σ rule) to a relative Frobenius error ≤ 0.03 on 500 sampled rows)
         Number of random Fourier frequencies D (the feature matrix has 2D
         columns, n·2D·8 bytes per view). Larger D approximates the Gaussian
-        kernel better (error ~1/√D) at O(n·D·k) cost per iteration. Range
-        [1, 65536].
+        kernel better (error ~1/√D) at O(n·D·k) cost per iteration. Default:
+        the smallest D in 64, 128, …, 4096 (and n·2D·8 bytes ≤ 1/8 of the
+        memory budget) whose relative Frobenius kernel error on 500 sampled
+        rows is ≤ 0.03, at the σ rule; the run reports each map's error
+        (kernel_approx). The paper's ⌈4·ln³(2k)⌉ (108 for k = 10) by hand.
+        Range [1, 65536].
     rff_seed : int, default=0
         Seed of the random frequencies, separate from --seed: all restarts
         share one feature map, and changing the starts never rebuilds it.
@@ -988,8 +1003,9 @@ class IPRFFMultiViewPowerKMeans(_PredictingCluster):
         10000].
     view_dim : float, default=2.0
         Per-view D of column views: view l gets max(D, min(⌈f·d_l⌉, 1024))
-        frequencies, d_l its number of columns (D alone depends only on k).
-        0: every view gets D, the paper's setting. Range [0, 64].
+        frequencies, d_l its number of columns (D: -P rff_dim or its
+        automatic value from the kernel error). 0: every view gets D, the
+        paper's setting. Range [0, 64].
     sigma_abs : int, default=0
         0: with column views, sigma scales each view's own bandwidth rule
         (σ_l = σ/σ_auto × rule_l, so the default is each view's rule). 1:

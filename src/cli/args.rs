@@ -181,9 +181,11 @@ pub struct AlgoArgs {
     pub kernel: Option<String>,
     /// Kernel list for multi-kernel algorithms, separated by ';', or
     /// `precomputed` for the kernels of a kernel file (.mat with KH, v×n×n .npy).
+    /// Default `auto`: one Gaussian per view with --views, else the
+    /// 12-kernel set (`default`).
     #[arg(long, value_name = "SPEC;SPEC…")]
     pub kernels: Option<String>,
-    /// Column groups treated as views by multi-view algorithms, e.g. 1-64,65-128 (1-based, inclusive), optionally named: fou=1-76,fac=77-292. With mkpower: every kernel on every view.
+    /// Column groups treated as views by multi-view algorithms, e.g. 1-64,65-128 (1-based, inclusive), optionally named: fou=1-76,fac=77-292. Multi-kernel algorithms: one Gaussian per view, or every kernel of --kernels on every view.
     #[arg(long, value_name = "RANGES")]
     pub views: Option<String>,
     /// Choose a parameter from the data: `gap` picks sparse-kmeans' bound

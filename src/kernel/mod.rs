@@ -12,6 +12,7 @@ pub mod bandwidth;
 pub(crate) mod gram;
 pub mod inputs;
 pub mod rff;
+pub mod rff_dim;
 pub mod spec;
 pub mod stack;
 pub mod views;

@@ -424,7 +424,10 @@ pub fn parse_list(text: &str, ctx_flag: &str) -> Result<Vec<KernelSpec>> {
             Some((h, f)) => (h.trim(), Some(f)),
             None => (item, None),
         };
-        if head.eq_ignore_ascii_case("default") {
+        // `auto` (the multi-kernel algorithms' default) is resolved against
+        // --views before a list is parsed (`inputs::resolve_auto`); a list
+        // read without views, as a sweep's axis check does, is the set.
+        if head.eq_ignore_ascii_case("default") || head.eq_ignore_ascii_case("auto") {
             for k in DEFAULT_SET {
                 let s = match flags {
                     Some(f) => format!("{k},{f}"),

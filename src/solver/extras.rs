@@ -13,6 +13,10 @@ pub struct Extras {
     /// algorithms: `lambda` × the median per-kernel scatter).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lambda: Option<f64>,
+    /// The multi-kernel algorithms: which kernel set `--kernels` gave and
+    /// why (`auto` resolves against `--views`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel_set: Option<KernelSet>,
     /// mkpower: every kernel, in the order of the kernel weights α.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kernels: Option<Vec<KernelInfo>>,
@@ -37,6 +41,10 @@ pub struct Extras {
     /// The multi-view RFF algorithms: every view's map, in α's order.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub views: Option<Vec<MapInfo>>,
+    /// The RFF algorithms: how well each map (in the order of `rff` /
+    /// `views`) approximates its Gaussian kernel on a sample of rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel_approx: Option<KernelApprox>,
     /// lw: α in the reference code's units.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alpha: Option<f64>,
@@ -92,6 +100,29 @@ pub struct KernelInfo {
     /// The view (`--views fou=1-76,…`) or precomputed kernel it is on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+}
+
+/// The kernel set of a multi-kernel algorithm: the `--kernels` text, the
+/// list it stood for and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KernelSet {
+    /// `--kernels` as given, or its default `auto`.
+    pub option: String,
+    /// The kernel list used (`gaussian`, `default`, `precomputed`, …).
+    pub used: String,
+    pub reason: String,
+}
+
+/// The RFF maps' approximation of their Gaussian kernels: the relative
+/// Frobenius error ‖ΦΦᵀ − K‖_F / ‖K‖_F on a fixed sample of rows.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KernelApprox {
+    /// One per map, in the order of the maps.
+    pub errors: Vec<f64>,
+    /// The tolerance the automatic D aims below.
+    pub tolerance: f64,
+    /// Rows in the sample (all rows when there are fewer).
+    pub sample_rows: usize,
 }
 
 /// One random Fourier feature map as used.

@@ -30,7 +30,7 @@ pub use algorithm::{
     Algorithm, Common, Request, Rng, RunConfig, Solver, SpaceBlocks, Start, StartMemory,
     TAKES_KERNELS, check_config, check_memory, configure, resolve_options, resolve_params, run,
 };
-pub use extras::{Extras, Gap, KernelInfo, MapInfo, Phases, Typicality};
+pub use extras::{Extras, Gap, KernelApprox, KernelInfo, KernelSet, MapInfo, Phases, Typicality};
 pub use fit::{Fit, RunResult, TracePoint, cluster_sizes};
 pub use init::Init;
 pub use params::{ParamError, ParamSpec, Params};

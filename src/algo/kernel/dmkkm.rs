@@ -41,7 +41,9 @@
 use super::dmkkm_fstep::f_step;
 use super::dmkkm_passes::{cluster_alignment, combine, gram_products};
 use crate::error::{Error, Result};
-use crate::kernel::inputs::{KernelSource, NamedGram, guard_source_with, kernel_grams};
+use crate::kernel::inputs::{
+    AUTO, KernelSource, NamedGram, guard_source_with, kernel_grams, kernel_set,
+};
 use crate::kernel::{self, Gram, Post};
 use crate::solver::init;
 use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
@@ -73,6 +75,8 @@ pub struct DmkkmParams {
     /// `--views`) or the data file's precomputed stack, [`DEFAULT_POST`]
     /// applied where the spec does not say.
     pub kernels: KernelSource,
+    /// Which kernel set the options gave, and why (reported).
+    pub kernel_set: crate::solver::KernelSet,
     pub sigma: f64,
     pub inner_tol: f64,
     pub max_sweeps: usize,
@@ -93,7 +97,7 @@ impl Solver for Dmkkm {
         "Discrete multiple kernel k-means"
     }
     fn summary(&self) -> &'static str {
-        "Wang, Lu, Lu, Nie & Li (IJCAI-21): hard partition F and kernel weights α on the simplex minimising ‖Σ α_p K_p − F(FᵀF)⁻¹Fᵀ‖²_F, no trade-off parameter. F-step: kernel k-means on K_α by exact single-point moves (a point moves only on a strict gain; a point alone in its cluster stays); α-step: the exact simplex QP min αᵀMα − 2dᵀα, M_pq = ⟨K_p,K_q⟩_F. Default 12 kernels (as mkpower), each centred then normalised to unit diagonal (the authors' kcenter+knorm). Paper-vs-code decisions: paper QP (code_qp=1: the code's doubled linear term, not monotone); paper inner stop 1e-3 (inner_tol), ≤ 50 sweeps; code outer stop 1e-9 (tol), ≤ 50 iterations (code: 10); singletons never move (code); objective includes +c and is traced after each F-step at the α it used (code); initial F from --init seeds in the uniform mix (random_labels=1: the code's random labels); α₀ uniform."
+        "Wang, Lu, Lu, Nie & Li (IJCAI-21): hard partition F and kernel weights α on the simplex minimising ‖Σ α_p K_p − F(FᵀF)⁻¹Fᵀ‖²_F, no trade-off parameter. F-step: kernel k-means on K_α by exact single-point moves (a point moves only on a strict gain; a point alone in its cluster stays); α-step: the exact simplex QP min αᵀMα − 2dᵀα, M_pq = ⟨K_p,K_q⟩_F. Default kernels as mkpower (--kernels auto: 12 on all features, one Gaussian per view with --views), each centred then normalised to unit diagonal (the authors' kcenter+knorm). Paper-vs-code decisions: paper QP (code_qp=1: the code's doubled linear term, not monotone); paper inner stop 1e-3 (inner_tol), ≤ 50 sweeps; code outer stop 1e-9 (tol), ≤ 50 iterations (code: 10); singletons never move (code); objective includes +c and is traced after each F-step at the α it used (code); initial F from --init seeds in the uniform mix (random_labels=1: the code's random labels); α₀ uniform."
     }
     fn params(&self) -> Vec<ParamSpec> {
         vec![
@@ -145,7 +149,7 @@ impl Solver for Dmkkm {
         Ok(kernel::auto_sigma(problem))
     }
     fn options(&self) -> Vec<(&'static str, &'static str)> {
-        vec![("kernels", "default"), ("views", "none")]
+        vec![("kernels", AUTO), ("views", "none")]
     }
     fn takes_kernels(&self) -> bool {
         true
@@ -154,6 +158,7 @@ impl Solver for Dmkkm {
         let v = &cfg.params;
         Ok(DmkkmParams {
             kernels: kernel_source(problem, cfg)?,
+            kernel_set: kernel_set_of(problem, cfg),
             sigma: v.real("sigma")?,
             inner_tol: v.real("inner_tol")?,
             max_sweeps: v.count("max_sweeps")?,
@@ -209,6 +214,7 @@ impl Solver for Dmkkm {
         };
         let mut fit = dmkkm_loop(&gs, &m, labels, run.k, settings, ctx)?;
         fit.extra.kernels = Some(describe_all(&named));
+        fit.extra.kernel_set = Some(p.kernel_set.clone());
         fit.warnings.extend(guard_warnings(&gs));
         Ok(fit)
     }
@@ -223,10 +229,19 @@ impl Solver for Dmkkm {
 pub fn kernel_source(problem: &Problem, cfg: &RunConfig) -> Result<KernelSource> {
     KernelSource::parse(
         problem,
-        cfg.option("kernels", "default"),
-        "default",
+        cfg.option("kernels", AUTO),
+        AUTO,
         Some(cfg.option("views", "none")),
         DEFAULT_POST,
+    )
+}
+
+/// Which kernel set the `kernels` and `views` options give, and why.
+pub fn kernel_set_of(problem: &Problem, cfg: &RunConfig) -> crate::solver::KernelSet {
+    kernel_set(
+        problem,
+        cfg.option("kernels", AUTO),
+        Some(cfg.option("views", "none")),
     )
 }
 

@@ -13,10 +13,13 @@
 //! unit-norm rows of H. The Fit's objective is Eq. 6 at the discrete
 //! partition, Tr(K_γ) − Σ_l A_l(K_γ)/n_l, so restarts compare on the model.
 
-use super::dmkkm::{describe_all, grams, guard_warnings, identity, kernel_source, plain};
+use super::dmkkm::{
+    describe_all, grams, guard_warnings, identity, kernel_set_of, kernel_source, plain,
+};
 use super::dmkkm_passes::{cluster_alignment, combine};
 use super::eigs;
 use crate::error::{Error, Result};
+use crate::kernel::inputs::AUTO;
 use crate::kernel::inputs::{KernelSource, NamedGram};
 use crate::kernel::{self, Gram};
 use crate::linalg;
@@ -46,6 +49,8 @@ pub struct Mkkm;
 pub struct MkkmParams {
     /// The same kernels as `dmkkm` gets from the same options.
     pub kernels: KernelSource,
+    /// Which kernel set the options gave, and why (reported).
+    pub kernel_set: crate::solver::KernelSet,
     pub sigma: f64,
     pub tol: f64,
     pub max_iter: usize,
@@ -86,7 +91,7 @@ impl Solver for Mkkm {
         Ok(kernel::auto_sigma(problem))
     }
     fn options(&self) -> Vec<(&'static str, &'static str)> {
-        vec![("kernels", "default"), ("views", "none")]
+        vec![("kernels", AUTO), ("views", "none")]
     }
     fn takes_kernels(&self) -> bool {
         true
@@ -95,6 +100,7 @@ impl Solver for Mkkm {
         let v = &cfg.params;
         Ok(MkkmParams {
             kernels: kernel_source(problem, cfg)?,
+            kernel_set: kernel_set_of(problem, cfg),
             sigma: v.real("sigma")?,
             tol: v.real("tol")?,
             max_iter: v.count("max_iter")?,
@@ -154,6 +160,7 @@ impl Solver for Mkkm {
             ..Fit::default()
         };
         fit.extra.kernels = Some(describe_all(&named));
+        fit.extra.kernel_set = Some(p.kernel_set.clone());
         fit.warnings.extend(guard_warnings(&gs));
         Ok(fit)
     }

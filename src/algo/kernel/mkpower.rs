@@ -20,7 +20,7 @@
 //! weight. (0.1 makes α nearly one-hot, 10 nearly uniform.)
 
 use crate::error::Result;
-use crate::kernel::inputs::{KernelSource, NamedGram, kernel_grams};
+use crate::kernel::inputs::{AUTO, KernelSource, NamedGram, kernel_grams, kernel_set};
 use crate::kernel::{self, Gram, Post};
 use crate::solver::init;
 use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
@@ -50,6 +50,8 @@ pub struct MkpowerParams {
     /// The kernels of `--kernels` (and `--views`), [`DEFAULT_POST`]
     /// applied where the spec does not say.
     pub kernels: KernelSource,
+    /// Which kernel set the options gave, and why (reported).
+    pub kernel_set: crate::solver::KernelSet,
     /// Bandwidth of the distance kernels whose spec gives none.
     pub sigma: f64,
     /// λ relative to the median per-kernel scatter.
@@ -69,7 +71,7 @@ impl Solver for MultiKernelPower {
         "Multi-kernel power k-means"
     }
     fn summary(&self) -> &'static str {
-        "Paul, Chakraborty, Das & Xu (Algorithm 2): kernel power k-means on a learned convex combination of L kernels, weights α on the simplex by an entropy-penalised softmax; default 12 kernels (7 Gaussian, 4 polynomial, cosine), each normalised and rescaled to [0, 1]."
+        "Paul, Chakraborty, Das & Xu (Algorithm 2): kernel power k-means on a learned convex combination of L kernels, weights α on the simplex by an entropy-penalised softmax; default (--kernels auto) 12 kernels (7 Gaussian, 4 polynomial, cosine) on all features, or one Gaussian per view with --views (its own σ rule); each normalised and rescaled to [0, 1]."
     }
     fn params(&self) -> Vec<ParamSpec> {
         let mut v = vec![
@@ -100,7 +102,7 @@ impl Solver for MultiKernelPower {
         Ok(kernel::auto_sigma(problem))
     }
     fn options(&self) -> Vec<(&'static str, &'static str)> {
-        vec![("kernels", "default"), ("views", "none")]
+        vec![("kernels", AUTO), ("views", "none")]
     }
     fn takes_kernels(&self) -> bool {
         true
@@ -108,14 +110,19 @@ impl Solver for MultiKernelPower {
     fn typed(&self, problem: &Problem, cfg: &RunConfig) -> Result<MkpowerParams> {
         let kernels = KernelSource::parse(
             problem,
-            cfg.option("kernels", "default"),
-            "default",
+            cfg.option("kernels", AUTO),
+            AUTO,
             Some(cfg.option("views", "none")),
             DEFAULT_POST,
         )?;
         let v = &cfg.params;
         Ok(MkpowerParams {
             kernels,
+            kernel_set: kernel_set(
+                problem,
+                cfg.option("kernels", AUTO),
+                Some(cfg.option("views", "none")),
+            ),
             sigma: v.real("sigma")?,
             lambda: v.real("lambda")?,
             schedule: Schedule::read(v)?,
@@ -182,6 +189,7 @@ impl Solver for MultiKernelPower {
             })
             .collect();
         fit.extra.kernels = Some(list);
+        fit.extra.kernel_set = Some(p.kernel_set.clone());
         Ok(fit)
     }
 }

@@ -2,7 +2,7 @@
 //! memory-guarded feature maps, and the paper's k-means start Θ₀.
 
 use crate::error::Result;
-use crate::kernel::{self, rff};
+use crate::kernel::{self, rff, rff_dim};
 use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::power_mean::power_loop;
 use crate::solver::rows::Rows;
@@ -96,10 +96,15 @@ pub fn kmeans_start<'a>(
     ))
 }
 
-/// The σ and D parameters' automatic values, shared by the RFF algorithms.
-pub fn rff_auto_param(name: &str, problem: &Problem, k: usize) -> Result<f64> {
+/// The σ and D parameters' automatic values, shared by the RFF algorithms:
+/// σ the KPK rule on all columns; D the smallest rung of the ladder whose
+/// map at that σ approximates the kernel within the tolerance
+/// ([`rff_dim::auto_dim`]). D follows the data, not k.
+pub fn rff_auto_param(name: &str, problem: &Problem, _k: usize) -> Result<f64> {
     Ok(match name {
-        "rff_dim" => rff::default_dim(k) as f64,
+        "rff_dim" => {
+            rff_dim::auto_dim(problem, 0..problem.p(), kernel::auto_sigma(problem)).dim as f64
+        }
         _ => kernel::auto_sigma(problem),
     })
 }

@@ -30,10 +30,12 @@
 //! View l draws its frequencies from stream l of `rff_seed`.
 //!
 //! **Label-free defaults for multi-view data** (issue 16; the paper's
-//! settings are `view_dim=0 view_norm=0 s0_soft=0 --s0 -15 sigma_abs=1`):
+//! settings are `view_dim=0 view_norm=0 s0_soft=0 --s0 -15 sigma_abs=1
+//! rff_dim=108`):
 //! - each column view gets max(D, min(⌈2·d_l⌉, 1024)) frequencies
-//!   (`view_dim`): the paper's ⌈4·ln³(2k)⌉ = 108 for k = 10 is small for
-//!   a 240-column view;
+//!   (`view_dim`), D itself chosen from the data since issue 27 (kernel
+//!   error ≤ 0.03 on a sample, `kernel::rff_dim`): the paper's
+//!   ⌈4·ln³(2k)⌉ = 108 for k = 10 is small for a 240-column view;
 //! - each view's squared feature distances are divided by its total
 //!   feature scatter (`view_norm`), so D̄ and α compare views by the share
 //!   of their scatter the clusters leave, not by their bandwidths;
@@ -902,7 +904,7 @@ pub fn mv_params() -> Vec<ParamSpec> {
             step: 0.5,
             coarse: 1.0,
             integer: false,
-            help: "Per-view D of column views: view l gets max(D, min(⌈f·d_l⌉, 1024)) frequencies, d_l its number of columns (D alone depends only on k). 0: every view gets D, the paper's setting.",
+            help: "Per-view D of column views: view l gets max(D, min(⌈f·d_l⌉, 1024)) frequencies, d_l its number of columns (D: -P rff_dim or its automatic value from the kernel error). 0: every view gets D, the paper's setting.",
         },
         ParamSpec::flag(
             "sigma_abs",
@@ -988,6 +990,8 @@ pub fn mv_fit(
     let mut fit = mv_loop(&views, centres, &set, ctx)?;
     fit.extra.init_iterations = Some(init_iters);
     fit.extra.views = Some(views.iter().map(|f| rff::describe(f)).collect());
+    let specs: Vec<rff::MapSpec> = views.iter().map(|f| f.spec.clone()).collect();
+    fit.extra.kernel_approx = Some(crate::kernel::rff_dim::describe(problem, &specs));
     Ok(fit)
 }
 

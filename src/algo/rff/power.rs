@@ -167,6 +167,10 @@ impl Solver for RffPower {
         // The centres live in feature space, not in the input space.
         fit.centroids = None;
         fit.extra.rff = Some(rff::describe(&f));
+        fit.extra.kernel_approx = Some(crate::kernel::rff_dim::describe(
+            problem,
+            std::slice::from_ref(&f.spec),
+        ));
         fit.extra.init_iterations = Some(init_iters);
         Ok(fit)
     }

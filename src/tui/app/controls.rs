@@ -38,7 +38,7 @@ fn presets(v: &[&str]) -> Vec<String> {
 }
 
 const KERNEL_HELP: &str = "the kernel: gaussian, laplacian, geodesic (σ from the σ slider), poly:a=1,b=2, linear, cosine; options after ':' (gaussian:sigma=2, gaussian:gram=f32)";
-const KERNELS_HELP: &str = "the kernel list, separated by ';' (default: the paper's set); with views, every kernel on every view; 'precomputed' for the kernels of a kernel file";
+const KERNELS_HELP: &str = "the kernel list, separated by ';'; 'auto' (the default): one Gaussian per view with views, else the paper's 12-kernel set ('default'); an explicit list goes on every view; 'precomputed' for the kernels of a kernel file";
 const VIEWS_HELP: &str = "column groups as views, 1-based and inclusive: 1-64,65-128 or named fou=1-76,fac=77-292; 'auto' for the dataset's own views, 'none' for one view";
 const TUNE_HELP: &str = "choose the sparse bound from the data: gap (largest permutation gap, as sparcl), gap-1sd (smallest within one sd), none (the slider's value)";
 const INIT_HELP: &str = "seeding of every start: kmeans++ or random (the papers' random starts)";
@@ -111,7 +111,8 @@ impl App {
                     KERNEL_HELP,
                 ),
                 "kernels" => {
-                    let mut v = presets(&["default", "gaussian;laplacian;linear", "gaussian"]);
+                    let mut v =
+                        presets(&["auto", "default", "gaussian;laplacian;linear", "gaussian"]);
                     if p == 0 {
                         v.insert(0, "precomputed".into());
                     }
