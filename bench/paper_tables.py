@@ -293,7 +293,7 @@ def t_rff_hw2(seeds):
 
 RFF_WHY = {
     ("paper's settings", "ip-rff-mkpower"): "σ = 1000 on raw data is a Gaussian on fac but a linear kernel on pix, "
-    "and s₀ = −15 is hard from the first iteration (k-means' local optima); see README 'Multi-view defaults'",
+    "and s₀ = −15 is hard from the first iteration (k-means' local optima); see docs/guide/rff.md, 'Multi-view defaults'",
     ("paper's settings", "rff-mkpower"): "as above",
     ("ours (defaults)", "ip-rff-mkpower"): "the paper's protocol is not reproducible as printed (σ = 1000 collapses it); "
     "the remaining gap is within what the paper's unreported per-view tuning could give",

@@ -71,7 +71,7 @@ impl Solver for WkMeans {
     /// the LW-k-means paper, maps each feature by (x − mean)/range; WK-means
     /// does not see a shift, so that is min–max. Over 20 seeds it comes
     /// closer to those numbers than z-scores on Brain, Leukemia and
-    /// Lymphoma (see the README).
+    /// Lymphoma (see docs/guide/feature-selection.md).
     fn default_scaling(&self) -> crate::data::Scaling {
         crate::data::Scaling::Minmax
     }

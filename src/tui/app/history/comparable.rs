@@ -4,7 +4,7 @@
 //! the same points in the same space and the same k; an algorithm's own
 //! objective the same definition — for the power-mean family the value at
 //! the final s, which s₀, η, T and the iteration count all move (the
-//! README: "comparable across s₀, unlike the power objective").
+//! docs/guide/sweeps.md: "comparable across s₀, unlike the power objective").
 
 use super::Entry;
 
@@ -110,7 +110,7 @@ pub fn internal(a: &Entry, b: &Entry, with_k: bool) -> Option<String> {
 /// The algorithms' own objectives: the same data, scaling, k, algorithm
 /// and definition (every parameter but the stopping ones), the same
 /// final s; for lw also the same initial partition (its α, hence the
-/// objective's scale, comes from it: the README on `--restarts`).
+/// objective's scale, comes from it: docs/guide/algorithms.md on `--restarts`).
 pub fn objective(a: &Entry, b: &Entry) -> Option<String> {
     let mut what = rows(a, b);
     if a.scale != b.scale {
