@@ -128,8 +128,9 @@ impl App {
                             ),
                         };
                         self.note(format!(
-                            "loaded {} ({shape}) in {:.0} ms",
-                            loaded.dataset.name, loaded.load_ms
+                            "loaded {} ({shape}) in {}",
+                            loaded.dataset.name,
+                            crate::numfmt::duration(loaded.load_ms / 1e3)
                         ));
                         self.repeat_start_note();
                         let new_spec = loaded.source.spec();

@@ -71,8 +71,8 @@ pub fn full_text(app: &App) -> Vec<String> {
     let mut out = Vec::new();
     if let Some((_, since, spec)) = &app.loading {
         out.push(format!(
-            "loading {spec} … {:.1} s",
-            since.elapsed().as_secs_f64()
+            "loading {spec} … {}",
+            crate::numfmt::duration(since.elapsed().as_secs_f64())
         ));
     }
     match app.loaded() {
@@ -110,7 +110,10 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if let Some((_, since, spec)) = &app.loading {
         lines.push(Line::from(Span::styled(
             clip(
-                &format!("loading {spec} … {:.1} s", since.elapsed().as_secs_f64()),
+                &format!(
+                    "loading {spec} … {}",
+                    crate::numfmt::duration(since.elapsed().as_secs_f64())
+                ),
                 w,
             ),
             theme.warn(),

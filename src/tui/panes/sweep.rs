@@ -131,7 +131,10 @@ fn title(sv: &SweepView) -> String {
     } else if sv.running {
         let eta = if sv.done > 0 {
             let per = sv.elapsed.as_secs_f64() / sv.done as f64;
-            format!(", ~{:.0} s left", per * (total - sv.done) as f64)
+            format!(
+                ", ~{} left",
+                crate::numfmt::duration(per * (total - sv.done) as f64)
+            )
         } else {
             String::new()
         };
@@ -139,7 +142,10 @@ fn title(sv: &SweepView) -> String {
     } else if sv.cancelled {
         format!("cancelled: {}/{total} cells kept", sv.done)
     } else {
-        format!("{total} cells in {:.1} s", sv.elapsed.as_secs_f64())
+        format!(
+            "{total} cells in {}",
+            crate::numfmt::duration(sv.elapsed.as_secs_f64())
+        )
     };
     let k = sv.context.k.map_or(String::new(), |k| format!(" k={k}"));
     format!(
@@ -209,7 +215,7 @@ fn legend(sv: &SweepView, theme: &Theme, w: usize) -> Vec<Line<'static>> {
     };
     let name = sv.score_name();
     let range = sv.range().map_or(String::new(), |(lo, hi)| {
-        format!(" {}…{}", fmt_sig4(lo), fmt_sig4(hi))
+        format!(" {} to {}", fmt_sig4(lo), fmt_sig4(hi))
     });
     let marks = format!("{BEST} best {name} · {CURSOR} cursor");
     if sv.kind == SweepKind::KScan {
@@ -279,7 +285,7 @@ pub fn fit_num(v: f64, w: usize) -> String {
     if e.chars().count() <= w {
         return e;
     }
-    clip(&fmt_sig4(v), w)
+    crate::numfmt::fit(v, w)
 }
 
 /// An axis value as a tick label: three significant digits.
