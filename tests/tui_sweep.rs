@@ -416,7 +416,10 @@ fn a_k_scan_cell_runs_with_the_k_scans_settings() {
     settle(&mut app, sweep_done);
     // The title has no k (k is the axis); the settings line has the seed.
     let frame = screen(&mut app, 120, 40, ASCII);
-    assert!(frame.contains("k-scan . kmeans . 3 seeds"), "{frame}");
+    assert!(
+        frame.contains("k-scan . kmeans . 11 cells in") && frame.contains(" . 3 seeds "),
+        "{frame}"
+    );
     assert!(
         frame.contains("ran with iris . scale standard . seed 0"),
         "{frame}"

@@ -148,8 +148,10 @@ fn title(sv: &SweepView) -> String {
         )
     };
     let k = sv.context.k.map_or(String::new(), |k| format!(" k={k}"));
+    // The state before the seed count: at 80 columns the title is cut
+    // from the right, and whether the sweep is done matters more.
     format!(
-        " {what} · {}{k} · {} seeds · {state} ",
+        " {what} · {}{k} · {state} · {} seeds ",
         sv.algo, sv.plan.seeds
     )
 }
