@@ -454,6 +454,37 @@ fn the_sliders_marker_says_when_it_is_only_the_nearest_cell() {
 }
 
 #[test]
+fn one_axis_marks_the_cell_nearest_the_sliders() {
+    // Issue 27, item 3, on a curve: η = 1.04 is not on the grid; the
+    // nearest value (1.05) is marked o and the legend says it is the
+    // nearest. (On iris every cell scores alike, so the best is the first.)
+    let mut app = iris_sweep("eta=1.3,1.05,1.6 seeds=1");
+    let sv = app.sweep.as_ref().unwrap();
+    assert_eq!(sv.current_at(), Some((1, 0)));
+    assert!(!sv.current_exact());
+    // Move the cursor and the best marker elsewhere so o shows.
+    app.update(Action::Step {
+        steps: 2,
+        coarse: false,
+    });
+    let raw = screen(&mut app, 120, 40, ASCII);
+    let frame = raw.replace("\"\n\"", " ");
+    assert!(
+        frame.contains("o nearest the sliders (eta=1.04)"),
+        "{frame}"
+    );
+    // The plot: the right-hand pane's rows under its title down to the x
+    // axis, where only numbers and markers are drawn.
+    let plot: String = raw
+        .lines()
+        .skip(1)
+        .map(|l| l.chars().skip(41).collect::<String>())
+        .take_while(|l| !l.contains("nmi "))
+        .collect();
+    assert!(plot.contains('o'), "no o on the curve:\n{raw}");
+}
+
+#[test]
 fn arrows_and_numbers_work_along_one_axis_and_in_a_k_scan() {
     // Issue 27, item 4.
     let mut app = iris_sweep("eta=1.01:1.3:5 seeds=2");

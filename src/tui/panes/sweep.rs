@@ -242,11 +242,14 @@ fn legend(sv: &SweepView, theme: &Theme, w: usize) -> Vec<Line<'static>> {
         } else {
             ('⠤', '•')
         };
-        let text = if sv.numbers {
+        let mut text = if sv.numbers {
             format!("{name}{range} · {BEST} best · cursor in reverse")
         } else {
             format!("{name}{range} · {line} mean over the seeds · {dots} ±sd · {marks}")
         };
+        if let Some(t) = sliders_text(sv).filter(|_| !sv.numbers) {
+            text.push_str(&format!(" · {t}"));
+        }
         return wrapped(text);
     }
     let mut spans = vec![Span::raw(
@@ -583,6 +586,7 @@ fn line_chart(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
     };
     let cursor = at(sv.cursor.0);
     let best = sv.best().map(|(r, _)| at(r)).unwrap_or_default();
+    let sliders = sv.current_at().map(|(r, _)| at(r)).unwrap_or_default();
     let (line, dots) = if theme.ascii {
         (Marker::Custom('-'), Marker::Custom('.'))
     } else {
@@ -603,6 +607,12 @@ fn line_chart(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
             .graph_type(GraphType::Line)
             .style(theme.accent())
             .data(&mean),
+        Dataset::default()
+            .name("sliders")
+            .marker(Marker::Custom(SLIDERS))
+            .graph_type(GraphType::Scatter)
+            .style(theme.accent())
+            .data(&sliders),
         Dataset::default()
             .name("best")
             .marker(Marker::Custom(BEST))
