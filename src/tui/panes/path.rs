@@ -149,7 +149,8 @@ fn render_series(
         } else {
             // Nothing selected: no clustering, so no score (the partition
             // there is only the start's).
-            info.push(format!("0 of {} selected: no feature kept", p_all as usize));
+            // Short, and before the dashes: at 80 columns it is what must fit.
+            info.push(format!("0 of {}: no feature kept", p_all as usize));
             info.push(format!("{} —", s.score_name));
             if s.cer.is_some() {
                 info.push("CER —".into());
