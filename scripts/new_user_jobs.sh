@@ -61,7 +61,7 @@ job1_sensitivity() {
   keys C-u
   tmux send-keys -t "$SESSION" -l "s0=-10:-0.1:5:log eta=1.01:1.3:5 seeds=3"
   keys Enter
-  wait_for "25 cells in|25/25"
+  wait_for "25 cells in"
   save 1a_sweep_k3
   keys Escape
   keys 3 Up Up Up Up
