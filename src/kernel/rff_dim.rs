@@ -42,9 +42,6 @@ const SAMPLE_SEED: u64 = 0x5EED_D1A1;
 /// One feature matrix may take at most this share of the memory budget.
 const BUDGET_SHARE: f64 = 1.0 / 8.0;
 
-/// The rule as the parameter table names it.
-pub const DIM_RULE: &str = "the smallest D in 64, 128, …, 4096 whose features approximate the Gaussian kernel (σ rule) to a relative Frobenius error ≤ 0.03 on 500 sampled rows";
-
 /// The D the ladder chose and what it measured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DimChoice {

@@ -16,6 +16,7 @@ pub mod session_file;
 mod slider;
 mod sliders;
 pub mod sweep_context;
+mod sweep_restore;
 pub mod sweep_view;
 pub mod worker;
 

@@ -6,7 +6,7 @@
 //! the final s, which s₀, η, T and the iteration count all move (the
 //! docs/guide/sweeps.md: "comparable across s₀, unlike the power objective").
 
-use super::Entry;
+use super::entry::Entry;
 
 /// Parameters that only say when a run stops: they change how far it
 /// goes, not what its objective is (a different final s is caught by
