@@ -10,7 +10,7 @@ use meanscape::tui::ui;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use std::time::{Duration, Instant};
-use tui_support::{COLOR, finished, screen, settle, start};
+use tui_support::{COLOR, finished, screen, settle, start, type_value};
 
 #[test]
 fn starts_running_power_kmeans_on_iris() {
@@ -362,23 +362,6 @@ const PLAIN_ASCII: Theme = Theme {
     color: false,
     ascii: true,
 };
-
-/// Types `text` into the value prompt of slider `name` and accepts it.
-fn type_value(app: &mut App, name: &str, text: &str) {
-    app.update(Action::Focus(Pane::Parameters));
-    let i = app
-        .sliders()
-        .iter()
-        .position(|s| s.spec.name == name)
-        .unwrap_or_else(|| panic!("no slider {name}"));
-    app.param_cursor = i;
-    app.update(Action::Activate);
-    for c in text.chars() {
-        app.update(Action::Input(c));
-    }
-    app.update(Action::Activate);
-    assert!(app.prompt.is_none(), "{name} = {text} was refused");
-}
 
 fn slider(app: &App, name: &str) -> meanscape::tui::app::Slider {
     app.sliders()

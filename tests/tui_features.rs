@@ -7,37 +7,13 @@ mod tui_support;
 use meanscape::algo::Ctx;
 use meanscape::algo::path::{Grid, PathAlgo, run_path};
 use meanscape::tui::app::{Action, App, Pane, PromptKind, RunStatus, Wide};
-use meanscape::tui::theme::Theme;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use tui_support::{ASCII, COLOR, finished, screen, settle, start};
+use tui_support::{ASCII, COLOR, PLAIN, finished, screen, settle, start, type_value};
 
 /// The run and the path both done.
 fn path_done(app: &App) -> bool {
     finished(app) && app.path.job.is_none() && app.path.result.is_some()
-}
-
-/// No colour, Unicode borders: the markers are characters of their own.
-const PLAIN: Theme = Theme {
-    color: false,
-    ascii: false,
-};
-
-/// Types `text` into the value prompt of slider `name` and accepts it.
-fn type_value(app: &mut App, name: &str, text: &str) {
-    app.update(Action::Focus(Pane::Parameters));
-    let i = app
-        .sliders()
-        .iter()
-        .position(|s| s.spec.name == name)
-        .unwrap_or_else(|| panic!("no slider {name}"));
-    app.param_cursor = i;
-    app.update(Action::Activate);
-    for c in text.chars() {
-        app.update(Action::Input(c));
-    }
-    app.update(Action::Activate);
-    assert!(app.prompt.is_none(), "{name} = {text} was refused");
 }
 
 fn slider_value(app: &App, name: &str) -> f64 {

@@ -7,17 +7,10 @@ mod tui_support;
 
 use meanscape::tui::app::history::{Column, History};
 use meanscape::tui::app::{Action, App, Pane, PromptKind, RunStatus, StartOptions};
-use meanscape::tui::theme::Theme;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
-use tui_support::{ASCII, COLOR, finished, screen, settle, start};
-
-/// NO_COLOR: Unicode glyphs, no colour.
-const PLAIN: Theme = Theme {
-    color: false,
-    ascii: false,
-};
+use tui_support::{ASCII, COLOR, PLAIN, finished, screen, settle, start, type_value};
 
 fn start_session(path: &Path) -> App {
     App::new(StartOptions {
@@ -31,23 +24,6 @@ fn start_session(path: &Path) -> App {
 fn runs(app: &mut App, n: usize) {
     settle(app, |a| a.history.entries.len() >= n && finished(a));
     assert_eq!(app.history.entries.len(), n);
-}
-
-/// Types `text` into the value prompt of slider `name` and accepts it.
-fn type_value(app: &mut App, name: &str, text: &str) {
-    app.update(Action::Focus(Pane::Parameters));
-    let i = app
-        .sliders()
-        .iter()
-        .position(|s| s.spec.name == name)
-        .unwrap_or_else(|| panic!("no slider {name}"));
-    app.param_cursor = i;
-    app.update(Action::Activate);
-    for c in text.chars() {
-        app.update(Action::Input(c));
-    }
-    app.update(Action::Activate);
-    assert!(app.prompt.is_none(), "{name} = {text} was refused");
 }
 
 fn choose(app: &mut App, id: &str) {

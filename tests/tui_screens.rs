@@ -5,31 +5,8 @@
 
 mod tui_support;
 
-use meanscape::tui::app::{Action, App, Pane};
-use meanscape::tui::theme::Theme;
-use tui_support::{ASCII, COLOR, finished, screen, settle, start};
-
-/// NO_COLOR: Unicode glyphs, no colour.
-const PLAIN: Theme = Theme {
-    color: false,
-    ascii: false,
-};
-
-fn type_value(app: &mut App, name: &str, text: &str) {
-    app.update(Action::Focus(Pane::Parameters));
-    let i = app
-        .sliders()
-        .iter()
-        .position(|s| s.spec.name == name)
-        .unwrap_or_else(|| panic!("no slider {name}"));
-    app.param_cursor = i;
-    app.update(Action::Activate);
-    for c in text.chars() {
-        app.update(Action::Input(c));
-    }
-    app.update(Action::Activate);
-    assert!(app.prompt.is_none(), "{name} = {text} was refused");
-}
+use meanscape::tui::app::{Action, Pane};
+use tui_support::{ASCII, COLOR, PLAIN, finished, screen, settle, start, type_value};
 
 /// The rows of a frame without the quotes TestBackend puts around them.
 fn rows(s: &str) -> Vec<String> {

@@ -5,7 +5,7 @@
 
 pub mod tmux;
 
-use meanscape::tui::app::{App, RunStatus, StartOptions};
+use meanscape::tui::app::{Action, App, Pane, RunStatus, StartOptions};
 use meanscape::tui::theme::Theme;
 use meanscape::tui::ui;
 use ratatui::Terminal;
@@ -79,3 +79,26 @@ pub const ASCII: Theme = Theme {
     color: false,
     ascii: true,
 };
+
+/// No colour, Unicode glyphs (NO_COLOR).
+pub const PLAIN: Theme = Theme {
+    color: false,
+    ascii: false,
+};
+
+/// Types `text` into the value prompt of slider `name` and accepts it.
+pub fn type_value(app: &mut App, name: &str, text: &str) {
+    app.update(Action::Focus(Pane::Parameters));
+    let i = app
+        .sliders()
+        .iter()
+        .position(|s| s.spec.name == name)
+        .unwrap_or_else(|| panic!("no slider {name}"));
+    app.param_cursor = i;
+    app.update(Action::Activate);
+    for c in text.chars() {
+        app.update(Action::Input(c));
+    }
+    app.update(Action::Activate);
+    assert!(app.prompt.is_none(), "{name} = {text} was refused");
+}
