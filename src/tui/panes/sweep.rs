@@ -231,8 +231,16 @@ fn legend(sv: &SweepView, theme: &Theme, w: usize) -> Vec<Line<'static>> {
                 "{BEST} best {name} · cursor in reverse · ↑↓ scroll"
             ));
         }
-        spans.push(Span::styled("| suggested", theme.bad()));
-        let mut out = vec![Line::from(spans)];
+        let used: usize = spans.iter().map(|sp| sp.content.chars().count()).sum();
+        let suggested = Span::styled("| suggested", theme.bad());
+        // At 80 columns the curves' names take the line: the mark of the
+        // suggested k goes below rather than being cut.
+        let mut out = if used + 11 <= w {
+            spans.push(suggested);
+            vec![Line::from(spans)]
+        } else {
+            vec![Line::from(spans), Line::from(suggested)]
+        };
         out.extend(wrapped(format!("{marks} (on the {name} curve)")));
         return out;
     }
