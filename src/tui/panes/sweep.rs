@@ -45,10 +45,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .border_type(BorderType::Thick)
         .border_style(theme.focused_border())
         .title(Line::from(Span::styled(
-            clip(
-                &theme.text(&title(sv)),
-                area.width.saturating_sub(2) as usize,
-            ),
+            fit_title(&title(sv), theme, area.width.saturating_sub(2) as usize),
             theme.title(),
         )));
     let inner = block.inner(area);
@@ -119,7 +116,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     f.render_widget(Paragraph::new(below), bottom);
 }
 
-fn title(sv: &SweepView) -> String {
+fn title(sv: &SweepView) -> Vec<String> {
     let axes: Vec<&str> = sv.plan.axes.iter().map(|a| a.symbol.as_str()).collect();
     let what = match sv.kind {
         SweepKind::KScan => "k-scan".to_string(),
@@ -148,12 +145,37 @@ fn title(sv: &SweepView) -> String {
         )
     };
     let k = sv.context.k.map_or(String::new(), |k| format!(" k={k}"));
-    // The state before the seed count: at 80 columns the title is cut
-    // from the right, and whether the sweep is done matters more.
-    format!(
-        " {what} · {}{k} · {state} · {} seeds ",
-        sv.algo, sv.plan.seeds
-    )
+    // In the order they are given up when the title is too wide for them
+    // (from the end): the seed count before the state.
+    vec![
+        what,
+        format!("{}{k}", sv.algo),
+        state,
+        format!("{} seeds", sv.plan.seeds),
+    ]
+}
+
+/// The title's parts that fit `room` whole (a part that does not fit is
+/// left out, never cut), padded with a space each side where there is room.
+fn fit_title(parts: &[String], theme: &Theme, room: usize) -> String {
+    let parts: Vec<String> = parts.iter().map(|p| theme.text(p).into_owned()).collect();
+    let sep = theme.text(" · ").into_owned();
+    let mut out = String::new();
+    for p in &parts {
+        let longer = if out.is_empty() {
+            p.clone()
+        } else {
+            format!("{out}{sep}{p}")
+        };
+        if longer.chars().count() <= room {
+            out = longer;
+        }
+    }
+    match room.saturating_sub(out.chars().count()) {
+        0 => out,
+        1 => format!(" {out}"),
+        _ => format!(" {out} "),
+    }
 }
 
 /// `s0=-3, eta=1.04` of a grid position.
@@ -899,7 +921,29 @@ pub fn elbow_k(sv: &SweepView) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::fit_num;
+    use super::{Theme, fit_num, fit_title};
+
+    #[test]
+    fn a_title_too_wide_leaves_parts_out_whole() {
+        let parts: Vec<String> = ["Sweep s₀ × η", "power k=3", "25 cells in 207 ms", "3 seeds"]
+            .iter()
+            .map(|p| p.to_string())
+            .collect();
+        let plain = Theme {
+            color: false,
+            ascii: false,
+        };
+        // 80×24: 46 columns inside the border.
+        let t = fit_title(&parts, &plain, 46);
+        assert_eq!(t.trim(), "Sweep s₀ × η · power k=3 · 25 cells in 207 ms");
+        assert!(t.chars().count() <= 46 && !t.contains('…'));
+        // Wide: everything, padded.
+        let t = fit_title(&parts, &plain, 120);
+        assert_eq!(
+            t,
+            " Sweep s₀ × η · power k=3 · 25 cells in 207 ms · 3 seeds "
+        );
+    }
 
     #[test]
     fn numbers_lose_digits_before_they_are_cut() {
