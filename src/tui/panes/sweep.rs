@@ -4,7 +4,7 @@
 
 use super::objective::markers;
 use super::theme::Theme;
-use super::{clip, wrap};
+use super::{clip, fit_parts, wrap};
 use crate::algo::params::fmt_sig4;
 use crate::sweep::scores::higher_is_better;
 use crate::sweep::{Axis as SweepAxis, Spacing};
@@ -156,21 +156,11 @@ fn title(sv: &SweepView) -> Vec<String> {
 }
 
 /// The title's parts that fit `room` whole (a part that does not fit is
-/// left out, never cut), padded with a space each side where there is room.
+/// left out, never cut: [`fit_parts`]), padded with a space each side
+/// where there is room. The theme's ASCII keeps the width of `·`.
 fn fit_title(parts: &[String], theme: &Theme, room: usize) -> String {
     let parts: Vec<String> = parts.iter().map(|p| theme.text(p).into_owned()).collect();
-    let sep = theme.text(" · ").into_owned();
-    let mut out = String::new();
-    for p in &parts {
-        let longer = if out.is_empty() {
-            p.clone()
-        } else {
-            format!("{out}{sep}{p}")
-        };
-        if longer.chars().count() <= room {
-            out = longer;
-        }
-    }
+    let out = theme.text(&fit_parts(&parts, room)).into_owned();
     match room.saturating_sub(out.chars().count()) {
         0 => out,
         1 => format!(" {out}"),
@@ -257,7 +247,7 @@ fn legend(sv: &SweepView, theme: &Theme, w: usize) -> Vec<Line<'static>> {
         let suggested = Span::styled("| suggested", theme.bad());
         // At 80 columns the curves' names take the line: the mark of the
         // suggested k goes below rather than being cut.
-        let mut out = if used + 11 <= w {
+        let mut out = if used + suggested.content.chars().count() <= w {
             spans.push(suggested);
             vec![Line::from(spans)]
         } else {
