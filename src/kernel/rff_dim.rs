@@ -202,3 +202,23 @@ pub fn describe(problem: &Problem, specs: &[MapSpec]) -> crate::solver::KernelAp
         sample_rows: problem.n().min(SAMPLE_ROWS),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The parameter table's text (a `&'static str`, so it cannot be
+    /// formatted from the constants) states the rule the constants apply.
+    #[test]
+    fn the_stated_rule_is_the_one_applied() {
+        let rule = super::super::rff::DIM_RULE;
+        for said in [
+            format!("{LADDER_MIN}, {}", 2 * LADDER_MIN),
+            format!("{LADDER_MAX}"),
+            format!("≤ {DIM_TOL}"),
+            format!("{SAMPLE_ROWS} sampled rows"),
+        ] {
+            assert!(rule.contains(&said), "{rule:?} does not say {said:?}");
+        }
+    }
+}
