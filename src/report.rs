@@ -477,6 +477,17 @@ impl RunReport {
                 each.join(", ")
             ));
         }
+        if let Some(sm) = &self.extra.sample {
+            out.push_str(&format!(
+                "  sample: {} iterations on {} of {} rows (objective {}{}), then {} Lloyd iterations on every row\n",
+                sm.iterations,
+                sm.rows,
+                sm.of,
+                fmt_sig(sm.objective),
+                if sm.converged { "" } else { ", not converged" },
+                sm.refine_iterations
+            ));
+        }
         let params: Vec<String> = self
             .params
             .iter()

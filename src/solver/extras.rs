@@ -64,6 +64,25 @@ pub struct Extras {
     /// dmkkm: the work of its two steps over the run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub phases: Option<Phases>,
+    /// `-P sample=N`: the run on the sample and the refinement on every row.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sample: Option<SampleInfo>,
+}
+
+/// What subsample-then-refine did (`solver::sample`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SampleInfo {
+    /// Rows the algorithm ran on.
+    pub rows: usize,
+    /// Rows of the data.
+    pub of: usize,
+    /// Iterations on the sample, and the algorithm's own objective there.
+    pub iterations: usize,
+    pub objective: f64,
+    /// Whether the run on the sample met its stopping rule.
+    pub converged: bool,
+    /// Lloyd iterations on every row.
+    pub refine_iterations: usize,
 }
 
 /// dmkkm's steps: coordinate-descent sweeps of the F-step and α-steps,

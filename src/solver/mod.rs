@@ -20,6 +20,7 @@ pub mod problem;
 pub mod progress;
 pub mod reduce;
 pub mod rows;
+pub mod sample;
 pub mod simplex_qp;
 pub mod specs;
 pub mod stopping;

@@ -4,6 +4,7 @@
 
 use crate::error::Result;
 use crate::solver::lloyd::{lloyd_loop, mean_variance};
+use crate::solver::sample::{Sampled, sample_spec};
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::{Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, init};
 use ndarray::Axis;
@@ -16,6 +17,8 @@ pub struct KMeansParams {
     /// Relative to the mean feature variance.
     pub tol: f64,
     pub max_iter: usize,
+    /// Rows to run on before Lloyd refines on every row (0: all).
+    pub sample: usize,
 }
 
 impl Solver for KMeans {
@@ -36,12 +39,14 @@ impl Solver for KMeans {
                 "Stop when the squared centre shift is below tol × mean feature variance (scikit-learn's rule), or no label changes.",
             ),
             max_iter_spec(300.0),
+            sample_spec(),
         ]
     }
     fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<KMeansParams> {
         Ok(KMeansParams {
             tol: cfg.params.real("tol")?,
             max_iter: cfg.params.count("max_iter")?,
+            sample: cfg.params.count("sample")?,
         })
     }
     fn fit(
@@ -54,10 +59,25 @@ impl Solver for KMeans {
     ) -> Result<Fit> {
         let mut rng = start.rng();
         let x = problem.x.view();
-        let seeds = init::euclidean_seeds(x, &problem.x_norms, run.k, run.init, &mut rng)?;
-        let centres = x.select(Axis(0), &seeds);
         let tol = p.tol * mean_variance(x);
         let (rows, norms) = problem.rows();
+        let sampled = Sampled {
+            rows,
+            norms,
+            k: run.k,
+            init: run.init,
+            size: p.sample,
+            refine_tol: tol,
+            max_iter: p.max_iter,
+        };
+        if sampled.applies() {
+            return sampled.run(&mut rng, ctx, |xs, xs_norms, centres| {
+                let tol = p.tol * mean_variance(xs);
+                lloyd_loop(xs, xs_norms, centres, tol, p.max_iter, ctx)
+            });
+        }
+        let seeds = init::euclidean_seeds(x, &problem.x_norms, run.k, run.init, &mut rng)?;
+        let centres = x.select(Axis(0), &seeds);
         lloyd_loop(rows, norms, centres, tol, p.max_iter, ctx)
     }
 }

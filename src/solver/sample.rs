@@ -1,0 +1,108 @@
+//! Subsample, then refine (`-P sample=N`): the algorithm runs on N rows
+//! drawn at random, then Lloyd refines its centres on every row. Lloyd is
+//! the s → −∞ limit of power k-means, so the refined partition is a fixed
+//! point of the objective both share; what the sample can lose is the part
+//! of the annealing that depended on the rows left out. The run's JSON
+//! says what each phase did (`sample`), so the effect on the objective can
+//! be read beside a full run.
+
+use super::extras::SampleInfo;
+use super::fit::Fit;
+use super::init::{Init, euclidean_seeds};
+use super::lloyd::lloyd_loop;
+use super::params::{Default, ParamSpec, Scale};
+use super::progress::Ctx;
+use super::rows::Rows;
+use crate::error::Result;
+use crate::linalg::row_sq_norms;
+use ndarray::{Array2, ArrayView2, Axis};
+use rand::seq::index::sample as draw;
+
+/// The declaration of `sample`, shared by the algorithms that take it.
+pub fn sample_spec() -> ParamSpec {
+    ParamSpec {
+        name: "sample",
+        symbol: "sample",
+        default: Default::Fixed(0.0),
+        min: 0.0,
+        max: 1e9,
+        scale: Scale::Linear,
+        step: 1000.0,
+        coarse: 10000.0,
+        integer: true,
+        help: "0 clusters every row. N > 0: the run (seeding included) is made on N rows drawn at random with the run's seed, then Lloyd refines its centres on every row (the s → −∞ limit of power k-means); each phase is capped by max_iter. N ≥ n is the same as 0.",
+    }
+}
+
+/// A run on a sample: `fit_on(rows, norms, centres)` runs the algorithm
+/// from the seeds it is given.
+pub struct Sampled<'a> {
+    pub rows: Rows<'a>,
+    pub norms: &'a [f64],
+    pub k: usize,
+    pub init: Init,
+    pub size: usize,
+    /// Tolerance of the Lloyd refinement, on the total squared centre
+    /// shift (0: until no label changes).
+    pub refine_tol: f64,
+    pub max_iter: usize,
+}
+
+impl Sampled<'_> {
+    /// Whether the sample leaves rows out (otherwise the run is the full one).
+    pub fn applies(&self) -> bool {
+        self.size > 0 && self.size < self.rows.nrows()
+    }
+
+    /// Draws the sample (sorted row indices, from `rng` before the
+    /// seeding, so one seed gives one run), runs `fit_on` on it, then
+    /// refines on every row. The trace holds both phases, numbered on.
+    ///
+    /// # Errors
+    /// What `fit_on`, the seeding or Lloyd fail with.
+    pub fn run<R: rand::Rng>(
+        &self,
+        rng: &mut R,
+        ctx: &Ctx,
+        fit_on: impl FnOnce(ArrayView2<f64>, &[f64], Array2<f64>) -> Result<Fit>,
+    ) -> Result<Fit> {
+        let n = self.rows.nrows();
+        let mut idx = draw(rng, n, self.size).into_vec();
+        idx.sort_unstable();
+        let xs = self.rows.select(&idx);
+        let norms = row_sq_norms(xs.view());
+        let seeds = euclidean_seeds(xs.view(), &norms, self.k, self.init, rng)?;
+        let start = xs.select(Axis(0), &seeds);
+        let on_sample = fit_on(xs.view(), &norms, start)?;
+        let centres = on_sample
+            .centroids
+            .clone()
+            .expect("the sampled algorithms return centres");
+        let refined = lloyd_loop(
+            self.rows,
+            self.norms,
+            centres,
+            self.refine_tol,
+            self.max_iter,
+            &ctx.continuing(on_sample.iterations),
+        )?;
+        let mut trace = on_sample.trace;
+        trace.extend(refined.trace);
+        let mut extra = on_sample.extra;
+        extra.sample = Some(SampleInfo {
+            rows: self.size,
+            of: n,
+            iterations: on_sample.iterations,
+            objective: on_sample.objective,
+            converged: on_sample.converged,
+            refine_iterations: refined.iterations,
+        });
+        Ok(Fit {
+            iterations: trace.len(),
+            trace,
+            extra,
+            warnings: on_sample.warnings,
+            ..refined
+        })
+    }
+}
