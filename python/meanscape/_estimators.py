@@ -59,6 +59,11 @@ class PowerKMeans(_CentroidMixin, _PredictingCluster):
         seeds, same result; but on some data (lung_discrete, 50-d blobs) the
         full schedule still improves the partition after that point, so it
         is off by default (the papers' protocol). Range [0, 1].
+    sample : int, default=0
+        0 clusters every row. N > 0: the run (seeding included) is made on N
+        rows drawn at random with the run's seed, then Lloyd refines its
+        centres on every row (the s → −∞ limit of power k-means); each phase
+        is capped by max_iter. N ≥ n is the same as 0. Range [0, 1e+09].
     n_init : int, default=1
         Restarts (seeds random_state, random_state + 1, ...); the fit with the lowest objective is kept.
     init : {'k-means++', 'random'}, default='k-means++'
@@ -93,7 +98,7 @@ class PowerKMeans(_CentroidMixin, _PredictingCluster):
     """
 
     _algorithm = "power"
-    _engine_params = (('s0', 's0'), ('eta', 'eta'), ('period', 'period'), ('s_min', 's_min'), ('tol', 'tol'), ('max_iter', 'max_iter'), ('soft_tol', 'soft_tol'), ('finish', 'finish'))
+    _engine_params = (('s0', 's0'), ('eta', 'eta'), ('period', 'period'), ('s_min', 's_min'), ('tol', 'tol'), ('max_iter', 'max_iter'), ('soft_tol', 'soft_tol'), ('finish', 'finish'), ('sample', 'sample'))
     _engine_options = ()
 
     def __init__(
@@ -108,6 +113,7 @@ class PowerKMeans(_CentroidMixin, _PredictingCluster):
         max_iter=500,
         soft_tol=0.01,
         finish=0,
+        sample=0,
         n_init=1,
         init='k-means++',
         random_state=None,
@@ -121,6 +127,7 @@ class PowerKMeans(_CentroidMixin, _PredictingCluster):
         self.max_iter = max_iter
         self.soft_tol = soft_tol
         self.finish = finish
+        self.sample = sample
         self.n_init = n_init
         self.init = init
         self.random_state = random_state
