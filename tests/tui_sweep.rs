@@ -233,6 +233,37 @@ fn a_k_scan_suggests_k_by_silhouette_and_a_adopts_it() {
     assert_eq!(app.context(), Context::Panes);
 }
 
+/// A k where a run lost a cluster is never the suggestion, however well it
+/// scores: here the k = 6 cell is made the best silhouette but collapsed.
+#[test]
+fn a_k_scan_never_suggests_a_collapsed_k() {
+    let mut app = start("gen:blobs,n=400,k=4,p=2,sep=12", "kmeans");
+    settle(&mut app, finished);
+    app.update(Action::KScan);
+    settle(&mut app, sweep_done);
+    let sv = app.sweep.as_mut().unwrap();
+    let row = sv.plan.axes[0]
+        .values
+        .iter()
+        .position(|&k| k == 6.0)
+        .unwrap();
+    let cell = sv.cells[row].as_mut().unwrap();
+    for (name, v) in cell.scores.iter_mut() {
+        if *name == "silhouette" {
+            v.mean = 2.0;
+        }
+    }
+    assert_eq!(
+        sv.suggested_k(),
+        Some(6),
+        "the best silhouette, not yet collapsed"
+    );
+    let cell = sv.cells[row].as_mut().unwrap();
+    cell.runs[0].internal.clusters = 5;
+    assert!(cell.collapsed());
+    assert_eq!(sv.suggested_k(), Some(4));
+}
+
 #[test]
 fn sweep_view_frames() {
     let mut app = small_sweep();

@@ -190,22 +190,28 @@ impl SweepView {
 
     /// The k each label-free score prefers (CH and silhouette highest, DB
     /// lowest, stability highest), for the k-scan's legend.
+    /// Cells where a run lost a cluster are passed over (a degenerate
+    /// partition scores well on some criteria), unless every cell did.
     pub fn preferred_k(&self, score: &str) -> Option<usize> {
         let up = sweep::scores::higher_is_better(score);
         let ks = &self.plan.axes[0].values;
-        let mut best: Option<(usize, f64)> = None;
-        for (i, &k) in ks.iter().enumerate() {
-            if let Some(v) = self
-                .cell(i, 0)
-                .and_then(|c| c.score(score))
-                .map(|s| s.mean)
-                .filter(|v| v.is_finite())
-                && best.is_none_or(|(_, b)| if up { v > b } else { v < b })
-            {
-                best = Some((k as usize, v));
+        let pick = |all: bool| {
+            let mut best: Option<(usize, f64)> = None;
+            for (i, &k) in ks.iter().enumerate() {
+                if let Some(v) = self
+                    .cell(i, 0)
+                    .filter(|c| all || !c.collapsed())
+                    .and_then(|c| c.score(score))
+                    .map(|s| s.mean)
+                    .filter(|v| v.is_finite())
+                    && best.is_none_or(|(_, b)| if up { v > b } else { v < b })
+                {
+                    best = Some((k as usize, v));
+                }
             }
-        }
-        best.map(|(k, _)| k)
+            best.map(|(k, _)| k)
+        };
+        pick(false).or_else(|| pick(true))
     }
 }
 
