@@ -260,8 +260,18 @@ fn a_k_scan_never_suggests_a_collapsed_k() {
     );
     let cell = sv.cells[row].as_mut().unwrap();
     cell.runs[0].internal.clusters = 5;
+    cell.runs[1].converged = false;
     assert!(cell.collapsed());
     assert_eq!(sv.suggested_k(), Some(4));
+    // The line under the chart says which k were passed over and why.
+    let text = screen(&mut app, 160, 40, ASCII).replace(['\n', '"'], "");
+    let text: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(text.contains("suggested k = 4"), "{text}");
+    assert!(text.contains("stopped at max_iter: k 6"), "{text}");
+    assert!(
+        text.contains("lost a cluster (never suggested): k 6"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -190,6 +190,19 @@ impl SweepView {
 
     /// The k each label-free score prefers (CH and silhouette highest, DB
     /// lowest, stability highest), for the k-scan's legend.
+    /// The k-scan's values of k whose finished cell meets `pred`, as
+    /// "9, 10" (empty when none).
+    pub fn ks_where(&self, pred: impl Fn(&CellResult) -> bool) -> String {
+        let ks: Vec<String> = self.plan.axes[0]
+            .values
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| self.cell(i, 0).is_some_and(&pred))
+            .map(|(_, &k)| format!("{k}"))
+            .collect();
+        ks.join(", ")
+    }
+
     /// Cells where a run lost a cluster are passed over (a degenerate
     /// partition scores well on some criteria), unless every cell did.
     pub fn preferred_k(&self, score: &str) -> Option<usize> {

@@ -863,7 +863,7 @@ fn kscan_chart(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
 fn kscan_line(sv: &SweepView) -> String {
     let pref = |n: &str| sv.preferred_k(n).map_or("-".to_string(), |k| k.to_string());
     let elbow = elbow_k(sv).map_or("-".to_string(), |k| k.to_string());
-    match sv.suggested_k() {
+    let mut line = match sv.suggested_k() {
         Some(k) => format!(
             "suggested k = {k} (best silhouette; a adopts it) · CH {} · DB {} · stability {} · cost elbow {elbow}",
             pref("calinski_harabasz"),
@@ -871,7 +871,20 @@ fn kscan_line(sv: &SweepView) -> String {
             pref("stability"),
         ),
         None => "no suggestion yet".into(),
+    };
+    // Scores of runs that stopped at max_iter or lost a cluster describe
+    // a partition the algorithm did not finish or could not keep.
+    let capped = sv.ks_where(|c| c.runs.iter().any(|r| !r.converged));
+    if !capped.is_empty() {
+        line.push_str(&format!(" · stopped at max_iter: k {capped}"));
     }
+    let collapsed = sv.ks_where(|c| c.collapsed());
+    if !collapsed.is_empty() {
+        line.push_str(&format!(
+            " · lost a cluster (never suggested): k {collapsed}"
+        ));
+    }
+    line
 }
 
 /// The elbow of the cost curve: the k farthest below the chord from the
