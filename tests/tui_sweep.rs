@@ -233,6 +233,29 @@ fn a_k_scan_suggests_k_by_silhouette_and_a_adopts_it() {
     assert_eq!(app.context(), Context::Panes);
 }
 
+/// The k-scan reaches k + 3 when the current k is above 9, and a sweep of
+/// k alone (any range, from `S`) runs as a k-scan with its suggestion.
+#[test]
+fn the_k_scan_range_follows_k_and_a_k_sweep_is_a_k_scan() {
+    let mut app = start("gen:blobs,n=400,k=4,p=2,sep=12", "kmeans");
+    settle(&mut app, finished);
+    app.k = Some(14);
+    app.update(Action::KScan);
+    settle(&mut app, sweep_done);
+    let sv = app.sweep.as_ref().unwrap();
+    assert_eq!(sv.plan.axes[0].values.last(), Some(&17.0));
+    app.update(Action::Cancel);
+    app.update(Action::OpenSweep);
+    app.prompt.as_mut().unwrap().text.clear();
+    type_text(&mut app, "k=3:6:4 seeds=2");
+    app.update(Action::Activate);
+    settle(&mut app, sweep_done);
+    let sv = app.sweep.as_ref().unwrap();
+    assert_eq!(sv.kind, SweepKind::KScan);
+    assert_eq!(sv.plan.axes[0].values, vec![3.0, 4.0, 5.0, 6.0]);
+    assert_eq!(sv.suggested_k(), Some(4));
+}
+
 /// A k where a run lost a cluster is never the suggestion, however well it
 /// scores: here the k = 6 cell is made the best silhouette but collapsed.
 #[test]

@@ -692,15 +692,16 @@ impl App {
                             }
                         }
                     },
-                    PromptKind::Sweep => match self.start_sweep(&text, sweep_view::SweepKind::Grid)
-                    {
-                        Ok(()) => self.prompt = None,
-                        Err(e) => {
-                            if let Some(p) = self.prompt.as_mut() {
-                                p.hint = e;
+                    PromptKind::Sweep => {
+                        match self.start_sweep(&text, sweep_view::kind_of(&text)) {
+                            Ok(()) => self.prompt = None,
+                            Err(e) => {
+                                if let Some(p) = self.prompt.as_mut() {
+                                    p.hint = e;
+                                }
                             }
                         }
-                    },
+                    }
                     PromptKind::HistoryExport => {
                         if text.is_empty() {
                             return;

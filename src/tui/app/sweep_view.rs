@@ -267,6 +267,15 @@ pub fn default_axis(s: &super::slider::Slider, count: usize) -> String {
     )
 }
 
+/// A sweep of k alone is a k-scan (its suggestion and per-score picks);
+/// anything else is a grid.
+pub fn kind_of(text: &str) -> SweepKind {
+    match parse_text(text) {
+        Ok((axes, _)) if axes.len() == 1 && axes[0].name == "k" => SweepKind::KScan,
+        _ => SweepKind::Grid,
+    }
+}
+
 /// Splits the prompt's text into axes and a seed count.
 ///
 /// # Errors
@@ -369,11 +378,15 @@ impl App {
         });
     }
 
-    /// Starts a k-scan: k from 2 to min(12, n − 1) with the label-free
-    /// scores.
+    /// Starts a k-scan: k from 2 to max(12, k + 3) (k the current one),
+    /// at most n − 1, with the label-free scores. Another range is a sweep
+    /// of k alone (`S`, `k=2:20:19`), which runs as a k-scan.
     pub(super) fn start_kscan(&mut self) {
         let n = self.loaded().map_or(0, |l| l.dataset.n());
-        let top = KSCAN_MAX.min(n.saturating_sub(1)).max(2);
+        let top = KSCAN_MAX
+            .max(self.current_k() + 3)
+            .min(n.saturating_sub(1))
+            .max(2);
         let text = format!("k=2:{top}:{} seeds={DEFAULT_SEEDS}", top - 1);
         if let Err(e) = self.start_sweep(&text, SweepKind::KScan) {
             self.tell(e);

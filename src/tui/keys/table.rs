@@ -245,7 +245,7 @@ pub const KEYS: &[Binding] = &[
         Panes,
         &[(Char('K'), Act(KScan))],
         "k-scan",
-        "scan k from 2 to 12 with the label-free scores (cost elbow, silhouette, Calinski–Harabasz, Davies–Bouldin, stability)",
+        "scan k from 2 to max(12, k + 3) with the label-free scores (cost elbow, silhouette, Calinski–Harabasz, Davies–Bouldin, stability)",
     ),
     row(
         Panes,
