@@ -84,13 +84,13 @@ pub struct SweepResult {
 }
 
 /// Refuses a sweep that would not fit in the memory budget: the runs that
-/// go at once (one per thread, each as `run` counts one start), plus the
+/// go at once (a chunk of batches per thread, counted as `run` counts that
+/// many restarts: one seeding per thread, the labels of each), plus the
 /// labels every run of a group keeps until its cell's stability is
 /// computed and the silhouette's distance matrix.
 pub(super) fn check_memory(algo: &dyn Algorithm, problem: &Problem, plan: &Plan) -> Result<()> {
-    let at_once = rayon::current_num_threads()
-        .max(1)
-        .min(plan.cells.len() * plan.seeds);
+    let threads = rayon::current_num_threads().max(1);
+    let at_once = (BATCH * threads * threads).min(plan.cells.len() * plan.seeds);
     let mut sizes: HashMap<Vec<u64>, usize> = HashMap::new();
     for c in &plan.cells {
         let mut cfg = c.cfg.clone();
