@@ -266,3 +266,32 @@ fn cancelling_stops_every_run_of_a_batch_mid_way() {
     assert!(out.iter().all(|r| matches!(r, Err(Error::Cancelled))));
     assert!((10..3 * 5000).contains(&seen), "{seen} iteration events");
 }
+
+#[test]
+fn restarts_of_an_algorithm_that_does_not_batch_are_each_announced_once() {
+    let pr = Problem::new(blobs(13, 600, 4, 3));
+    let kmeans = algo::find("kmeans").unwrap();
+    let mut cfg = config("kmeans", &pr, 3, 5, &[]);
+    cfg.restarts = 5;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let res = kmeans
+        .run(&pr, &cfg, &Ctx::new().with_events(tx, false))
+        .unwrap();
+    let mut done: Vec<(usize, u64)> = rx
+        .try_iter()
+        .filter_map(|e| match e {
+            Event::RestartDone {
+                restart, objective, ..
+            } => Some((restart, objective.to_bits())),
+            _ => None,
+        })
+        .collect();
+    done.sort_unstable();
+    let want: Vec<(usize, u64)> = res
+        .restart_objectives
+        .iter()
+        .enumerate()
+        .map(|(r, v)| (r, v.to_bits()))
+        .collect();
+    assert_eq!(done, want);
+}

@@ -230,6 +230,8 @@ pub trait Solver: Send + Sync {
     /// [`Solver::fit`] of that start alone. The default runs them in
     /// parallel one by one; algorithms that iterate over the rows run them
     /// in lockstep batches that read the rows once per iteration for all.
+    /// Each start is announced ([`Event::RestartDone`]) as it finishes,
+    /// or with its batch ([`in_batches`] does it).
     fn fit_batch(
         &self,
         problem: &Problem,
@@ -237,9 +239,32 @@ pub trait Solver: Send + Sync {
     ) -> Vec<Result<Fit>> {
         starts
             .par_iter()
-            .map(|b| self.fit(problem, &b.run, b.params, b.start, &b.ctx))
+            .map(|b| {
+                let fit = self.fit(problem, &b.run, b.params, b.start, &b.ctx);
+                announce(problem, b, &fit);
+                fit
+            })
             .collect()
     }
+}
+
+/// Tells the start's watcher it is done (the restart counter of the UI),
+/// when its fit is one `run` keeps (see [`valid`]).
+fn announce<P>(problem: &Problem, b: &BatchStart<'_, P>, fit: &Result<Fit>) {
+    if let Ok(f) = fit
+        && valid(problem, f)
+    {
+        b.ctx.emit(Event::RestartDone {
+            restart: b.start.index,
+            objective: f.objective,
+            iterations: f.iterations,
+        });
+    }
+}
+
+/// A finite objective and a label per row.
+fn valid(problem: &Problem, fit: &Fit) -> bool {
+    fit.objective.is_finite() && fit.labels.len() == problem.n()
 }
 
 /// One start of [`Solver::fit_batch`].
@@ -262,6 +287,7 @@ pub const BATCH: usize = 8;
 /// result (each start's arithmetic is its own), only how often the rows
 /// are read.
 pub fn in_batches<P: Sync>(
+    problem: &Problem,
     starts: &[BatchStart<'_, P>],
     fit: impl Fn(&[BatchStart<'_, P>]) -> Vec<Result<Fit>> + Sync,
 ) -> Vec<Result<Fit>> {
@@ -275,7 +301,13 @@ pub fn in_batches<P: Sync>(
         .collect();
     bounds
         .par_iter()
-        .map(|&(lo, hi)| fit(&starts[lo..hi]))
+        .map(|&(lo, hi)| {
+            let fits = fit(&starts[lo..hi]);
+            for (b, f) in starts[lo..hi].iter().zip(&fits) {
+                announce(problem, b, f);
+            }
+            fits
+        })
         .collect::<Vec<_>>()
         .into_iter()
         .flatten()
@@ -763,18 +795,13 @@ fn best_of<S: Solver>(
     for (fit, b) in fits.into_iter().zip(starts) {
         let fit = fit?;
         let r = b.start.index;
-        if !fit.objective.is_finite() || fit.labels.len() != problem.n() {
+        if !valid(problem, &fit) {
             return Err(Error::Resource(format!(
                 "{} produced an invalid result on restart {r} (objective {}); please report this",
                 algo.id(),
                 super::params::fmt_sig(fit.objective)
             )));
         }
-        b.ctx.emit(Event::RestartDone {
-            restart: r,
-            objective: fit.objective,
-            iterations: fit.iterations,
-        });
         ok.push(fit);
     }
     let restart_objectives: Vec<f64> = ok.iter().map(|f| f.objective).collect();

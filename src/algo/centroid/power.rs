@@ -38,7 +38,7 @@ pub(super) fn fit_power_batch<P: Sync>(
     starts: &[BatchStart<'_, P>],
     settings: impl Fn(&P) -> (Schedule, f64, usize, f64, bool) + Sync,
 ) -> Vec<Result<Fit>> {
-    in_batches(starts, |batch| {
+    in_batches(problem, starts, |batch| {
         let seeded: Vec<Result<Array2<f64>>> = batch
             .iter()
             .map(|b| initial_centres(problem, &b.run, b.start))
