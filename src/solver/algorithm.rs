@@ -775,7 +775,7 @@ fn run_solver<S: Solver>(
                 let mine = &starts[at..at + cfg.restarts];
                 at += cfg.restarts;
                 let fits: Vec<Result<Fit>> = fits.by_ref().take(cfg.restarts).collect();
-                best_of(algo, problem, cfg, fits, mine, t0)
+                best_of(algo, problem, cfg, fits, mine, t0, cfgs.len())
             }
         });
     }
@@ -790,6 +790,7 @@ fn best_of<S: Solver>(
     fits: Vec<Result<Fit>>,
     starts: &[BatchStart<'_, S::Params>],
     t0: Instant,
+    share: usize,
 ) -> Result<RunResult> {
     let mut ok = Vec::with_capacity(fits.len());
     for (fit, b) in fits.into_iter().zip(starts) {
@@ -823,7 +824,9 @@ fn best_of<S: Solver>(
         best,
         best_restart,
         restart_objectives,
-        elapsed: t0.elapsed(),
+        // Runs batched together share their time: each is given an equal
+        // share (a run alone, all of it).
+        elapsed: t0.elapsed() / share.max(1) as u32,
     })
 }
 
