@@ -97,3 +97,29 @@ fn a_sample_finds_the_full_partition_on_separated_blobs() {
         }
     }
 }
+
+/// Restarts on a sample are not batched over the whole rows: restart r is
+/// the run of seed + r alone, sample and all.
+#[test]
+fn sampled_restarts_are_each_the_run_of_their_seed() {
+    let pr = Problem::new(blobs(4, 2000, 4, 3, 2.0));
+    let a = algo::find("power").unwrap();
+    let given = vec![("sample".to_string(), 300.0)];
+    let mut cfg = RunConfig {
+        k: 3,
+        seed: 5,
+        restarts: 3,
+        init: Init::KmeansPP,
+        params: algo::resolve_params(a.as_ref(), &pr, 3, &given).unwrap(),
+        options: Default::default(),
+    };
+    let all = a.run(&pr, &cfg, &Ctx::new()).unwrap();
+    for r in 0..3 {
+        cfg.restarts = 1;
+        cfg.seed = 5 + r as u64;
+        let one = a.run(&pr, &cfg, &Ctx::new()).unwrap().best;
+        assert_eq!(all.restart_objectives[r], one.objective);
+        assert!(one.extra.sample.is_some());
+    }
+    assert!(all.best.extra.sample.is_some());
+}

@@ -225,6 +225,104 @@ pub trait Solver: Send + Sync {
         start: Start,
         ctx: &Ctx,
     ) -> Result<Fit>;
+    /// Several starts on the same problem (restarts, the runs of a sweep),
+    /// each with its own settings, in start order. Each result must equal
+    /// [`Solver::fit`] of that start alone. The default runs them in
+    /// parallel one by one; algorithms that iterate over the rows run them
+    /// in lockstep batches that read the rows once per iteration for all.
+    /// Each start is announced ([`Event::RestartDone`]) as it finishes,
+    /// or with its batch ([`in_batches`] does it).
+    fn fit_batch(
+        &self,
+        problem: &Problem,
+        starts: &[BatchStart<'_, Self::Params>],
+    ) -> Vec<Result<Fit>> {
+        fit_each(self, problem, starts)
+    }
+}
+
+/// The starts one by one (in parallel), each announced as it ends: what
+/// [`Solver::fit_batch`] does for an algorithm that does not batch, or for
+/// starts a batch cannot take.
+pub fn fit_each<S: Solver + ?Sized>(
+    solver: &S,
+    problem: &Problem,
+    starts: &[BatchStart<'_, S::Params>],
+) -> Vec<Result<Fit>> {
+    starts
+        .par_iter()
+        .map(|b| {
+            let fit = solver.fit(problem, &b.run, b.params, b.start, &b.ctx);
+            announce(problem, b, &fit);
+            fit
+        })
+        .collect()
+}
+
+/// Tells the start's watcher it is done (the restart counter of the UI),
+/// when its fit is one `run` keeps (see [`valid`]).
+fn announce<P>(problem: &Problem, b: &BatchStart<'_, P>, fit: &Result<Fit>) {
+    if let Ok(f) = fit
+        && valid(problem, f)
+    {
+        b.ctx.emit(Event::RestartDone {
+            restart: b.start.index,
+            objective: f.objective,
+            iterations: f.iterations,
+        });
+    }
+}
+
+/// A finite objective and a label per row.
+fn valid(problem: &Problem, fit: &Fit) -> bool {
+    fit.objective.is_finite() && fit.labels.len() == problem.n()
+}
+
+/// One start of [`Solver::fit_batch`].
+pub struct BatchStart<'p, P> {
+    pub run: Common,
+    pub params: &'p P,
+    pub start: Start,
+    /// The start's own events and cancellation.
+    pub ctx: Ctx,
+}
+
+/// Starts run in lockstep at most (see [`Solver::fit_batch`]): enough to
+/// read each cache block of rows once for many runs, few enough that the
+/// batches still spread over the threads.
+pub const BATCH: usize = 8;
+
+/// Cuts `starts` into contiguous batches of at most [`BATCH`], at least
+/// one per thread while there are starts for it, and maps them in
+/// parallel with `fit`, keeping start order. The batching changes no
+/// result (each start's arithmetic is its own), only how often the rows
+/// are read.
+pub fn in_batches<P: Sync>(
+    problem: &Problem,
+    starts: &[BatchStart<'_, P>],
+    fit: impl Fn(&[BatchStart<'_, P>]) -> Vec<Result<Fit>> + Sync,
+) -> Vec<Result<Fit>> {
+    let n = starts.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let count = n.div_ceil(BATCH).max(rayon::current_num_threads().min(n));
+    let bounds: Vec<(usize, usize)> = (0..count)
+        .map(|b| (b * n / count, (b + 1) * n / count))
+        .collect();
+    bounds
+        .par_iter()
+        .map(|&(lo, hi)| {
+            let fits = fit(&starts[lo..hi]);
+            for (b, f) in starts[lo..hi].iter().zip(&fits) {
+                announce(problem, b, f);
+            }
+            fits
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 /// An algorithm as the registry, the CLI and the UI hold it: every
@@ -278,6 +376,10 @@ pub trait Algorithm: Send + Sync {
     /// data it cannot cluster (fewer distinct points than k),
     /// [`Error::Cancelled`] once `ctx` is cancelled.
     fn run(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<RunResult>;
+    /// [`Algorithm::run`] for each of `cfgs` on the same problem, their
+    /// starts batched together ([`Solver::fit_batch`]): each result equals
+    /// that run alone.
+    fn run_many(&self, problem: &Problem, cfgs: &[RunConfig], ctx: &Ctx) -> Vec<Result<RunResult>>;
     /// The space `fit` (a run of `cfg`) clustered in ([`Solver::space`]).
     ///
     /// # Errors
@@ -341,7 +443,12 @@ impl<S: Solver> Algorithm for S {
         Solver::prepare(self, problem, &run, &p, ctx)
     }
     fn run(&self, problem: &Problem, cfg: &RunConfig, ctx: &Ctx) -> Result<RunResult> {
-        run_solver(self, problem, cfg, ctx)
+        run_solver(self, problem, std::slice::from_ref(cfg), ctx)
+            .pop()
+            .expect("one result per configuration")
+    }
+    fn run_many(&self, problem: &Problem, cfgs: &[RunConfig], ctx: &Ctx) -> Vec<Result<RunResult>> {
+        run_solver(self, problem, cfgs, ctx)
     }
     fn space(
         &self,
@@ -619,48 +726,95 @@ pub fn check_memory(algo: &dyn Algorithm, problem: &Problem, cfg: &RunConfig) ->
     algo.check(problem, cfg)
 }
 
-/// The run of [`Algorithm::run`]: the checks, the typed parameters built
-/// once, the shared preparation, then every restart in parallel.
+/// The runs of [`Algorithm::run_many`]: for each configuration the
+/// checks, the typed parameters built once and the shared preparation;
+/// then every restart of every configuration, batched
+/// ([`Solver::fit_batch`]); then each configuration's best restart.
 fn run_solver<S: Solver>(
     algo: &S,
     problem: &Problem,
-    cfg: &RunConfig,
+    cfgs: &[RunConfig],
     ctx: &Ctx,
-) -> Result<RunResult> {
-    check_data(algo, problem)?;
-    check_config(problem, cfg)?;
-    let run = Common::of(cfg)?;
-    let p = algo.typed(problem, cfg)?;
-    check_solver_memory(algo, problem, &run, &p)?;
+) -> Vec<Result<RunResult>> {
     let t0 = Instant::now();
-    algo.prepare(problem, &run, &p, ctx)?;
-    let fits: Vec<Result<Fit>> = (0..cfg.restarts)
-        .into_par_iter()
-        .map(|r| {
-            let start = Start {
-                index: r,
-                seed: cfg.seed.wrapping_add(r as u64),
-            };
-            let rctx = ctx.for_restart(r);
-            let fit = algo.fit(problem, &run, &p, start, &rctx)?;
-            if !fit.objective.is_finite() || fit.labels.len() != problem.n() {
-                return Err(Error::Resource(format!(
-                    "{} produced an invalid result on restart {r} (objective {}); please report this",
-                    algo.id(),
-                    super::params::fmt_sig(fit.objective)
-                )));
+    let mut errors: Vec<Option<Error>> = Vec::with_capacity(cfgs.len());
+    let mut ready: Vec<Option<(Common, S::Params)>> = Vec::with_capacity(cfgs.len());
+    for cfg in cfgs {
+        let checked = (|| {
+            check_data(algo, problem)?;
+            check_config(problem, cfg)?;
+            let run = Common::of(cfg)?;
+            let p = algo.typed(problem, cfg)?;
+            check_solver_memory(algo, problem, &run, &p)?;
+            algo.prepare(problem, &run, &p, ctx)?;
+            Ok((run, p))
+        })();
+        match checked {
+            Ok(r) => {
+                ready.push(Some(r));
+                errors.push(None);
             }
-            rctx.emit(Event::RestartDone {
-                restart: r,
-                objective: fit.objective,
-                iterations: fit.iterations,
-            });
-            Ok(fit)
-        })
-        .collect();
+            Err(e) => {
+                ready.push(None);
+                errors.push(Some(e));
+            }
+        }
+    }
+    let mut starts = Vec::new();
+    for (cfg, r) in cfgs.iter().zip(&ready) {
+        if let Some((run, p)) = r {
+            for i in 0..cfg.restarts {
+                starts.push(BatchStart {
+                    run: *run,
+                    params: p,
+                    start: Start {
+                        index: i,
+                        seed: cfg.seed.wrapping_add(i as u64),
+                    },
+                    ctx: ctx.for_restart(i),
+                });
+            }
+        }
+    }
+    let mut fits = algo.fit_batch(problem, &starts).into_iter();
+    let mut at = 0;
+    let mut out = Vec::with_capacity(cfgs.len());
+    for (c, cfg) in cfgs.iter().enumerate() {
+        out.push(match errors[c].take() {
+            Some(e) => Err(e),
+            None => {
+                let mine = &starts[at..at + cfg.restarts];
+                at += cfg.restarts;
+                let fits: Vec<Result<Fit>> = fits.by_ref().take(cfg.restarts).collect();
+                best_of(algo, problem, cfg, fits, mine, t0, cfgs.len())
+            }
+        });
+    }
+    out
+}
+
+/// The best restart of one configuration, each checked and announced.
+fn best_of<S: Solver>(
+    algo: &S,
+    problem: &Problem,
+    cfg: &RunConfig,
+    fits: Vec<Result<Fit>>,
+    starts: &[BatchStart<'_, S::Params>],
+    t0: Instant,
+    share: usize,
+) -> Result<RunResult> {
     let mut ok = Vec::with_capacity(fits.len());
-    for f in fits {
-        ok.push(f?);
+    for (fit, b) in fits.into_iter().zip(starts) {
+        let fit = fit?;
+        let r = b.start.index;
+        if !valid(problem, &fit) {
+            return Err(Error::Resource(format!(
+                "{} produced an invalid result on restart {r} (objective {}); please report this",
+                algo.id(),
+                super::params::fmt_sig(fit.objective)
+            )));
+        }
+        ok.push(fit);
     }
     let restart_objectives: Vec<f64> = ok.iter().map(|f| f.objective).collect();
     let best_restart = restart_objectives.iter().enumerate().fold(0, |b, (i, &v)| {
@@ -681,7 +835,9 @@ fn run_solver<S: Solver>(
         best,
         best_restart,
         restart_objectives,
-        elapsed: t0.elapsed(),
+        // Runs batched together share their time: each is given an equal
+        // share (a run alone, all of it).
+        elapsed: t0.elapsed() / share.max(1) as u32,
     })
 }
 

@@ -60,6 +60,8 @@ pub struct RunResult {
     pub best_restart: usize,
     /// Final objective of every restart, in restart order.
     pub restart_objectives: Vec<f64>,
-    /// Solver time (preparation and all restarts), loading excluded.
+    /// Solver time (preparation and all restarts), loading excluded; for
+    /// runs batched together (`Algorithm::run_many`, a sweep), an equal
+    /// share of the batch's time.
     pub elapsed: Duration,
 }

@@ -147,42 +147,103 @@ pub fn iterate(step: &mut impl Step, how: Loop, ctx: &Ctx) -> Result<Fit> {
 /// # Errors
 /// As [`iterate`].
 pub fn iterate_until(step: &mut impl Step, how: Loop, ctx: &Ctx) -> Result<(Fit, Stop)> {
-    let (mut s, mut check, schedule, soft_tol, finish) = match how.rule {
-        Rule::Step => (None, None, None, 1.0, false),
-        Rule::PowerMean {
-            schedule,
-            tol,
-            soft_tol,
-            finish,
-        } => (
-            Some(schedule.s0),
-            Some(PeriodCheck::new(schedule.period, tol)),
-            Some(schedule),
-            soft_tol,
-            finish,
-        ),
-    };
-    let mut trace: Vec<TracePoint> = Vec::new();
-    let mut labels: Vec<usize> = Vec::new();
-    let mut converged = false;
-    let mut stop = Stop::Cap;
-    // The last iteration whose labels differed from the one before.
-    let mut last_change = 0;
-    let offset = ctx.iteration_offset();
+    let mut state = LoopState::new(how, ctx);
     for m in 1..=how.max_iter {
         ctx.check()?;
-        let s_ref = match (&check, s) {
+        let ev = step.eval(state.iteration(m))?;
+        if state.record(m, ev, step, ctx)?.is_some() {
+            break;
+        }
+    }
+    Ok(state.finish())
+}
+
+/// The state of one loop between iterations: the rule's (s, the period
+/// check, the last label change) and what the Fit is built from. Kept
+/// apart from the driving `for m` so several runs can go in lockstep
+/// ([`crate::solver::power_mean::power_batch`]): each run calls
+/// [`LoopState::iteration`], evaluates, then [`LoopState::record`].
+pub struct LoopState {
+    how: Loop,
+    s: Option<f64>,
+    check: Option<PeriodCheck>,
+    schedule: Option<Schedule>,
+    soft_tol: f64,
+    finish: bool,
+    trace: Vec<TracePoint>,
+    labels: Vec<usize>,
+    converged: bool,
+    stop: Stop,
+    /// The last iteration whose labels differed from the one before.
+    last_change: usize,
+    offset: usize,
+}
+
+impl LoopState {
+    pub fn new(how: Loop, ctx: &Ctx) -> Self {
+        let (s, check, schedule, soft_tol, finish) = match how.rule {
+            Rule::Step => (None, None, None, 1.0, false),
+            Rule::PowerMean {
+                schedule,
+                tol,
+                soft_tol,
+                finish,
+            } => (
+                Some(schedule.s0),
+                Some(PeriodCheck::new(schedule.period, tol)),
+                Some(schedule),
+                soft_tol,
+                finish,
+            ),
+        };
+        LoopState {
+            how,
+            s,
+            check,
+            schedule,
+            soft_tol,
+            finish,
+            trace: Vec::new(),
+            labels: Vec::new(),
+            converged: false,
+            stop: Stop::Cap,
+            last_change: 0,
+            offset: ctx.iteration_offset(),
+        }
+    }
+
+    /// What iteration `m` (1-based) evaluates.
+    pub fn iteration(&self, m: usize) -> Iteration<'_> {
+        let s_ref = match (&self.check, self.s) {
             (Some(c), Some(s)) => c.reference_s(m).filter(|&r| r != s),
             _ => None,
         };
-        let ev = step.eval(Iteration {
+        Iteration {
             m,
-            s,
+            s: self.s,
             s_ref,
-            prev_labels: &labels,
-            at_cap: m == how.max_iter,
-        })?;
-        let done = match (&mut check, s, schedule) {
+            prev_labels: &self.labels,
+            at_cap: m == self.how.max_iter,
+        }
+    }
+
+    /// Applies the rule to iteration `m`'s evaluation, advances `step`
+    /// unless the loop stops here, records the trace and sends the event.
+    /// Some(why) when the loop stops at `m`.
+    ///
+    /// # Errors
+    /// What `step.advance` fails with.
+    pub fn record(
+        &mut self,
+        m: usize,
+        ev: Eval,
+        step: &mut impl Step,
+        ctx: &Ctx,
+    ) -> Result<Option<Stop>> {
+        let how = self.how;
+        let s = self.s;
+        let soft_tol = self.soft_tol;
+        let done = match (&mut self.check, s, self.schedule) {
             (Some(c), Some(s), Some(sched)) => {
                 let still = c.converged(m, s, ev.objective, |_| {
                     ev.objective_ref.expect("the step evaluates at s_ref")
@@ -191,15 +252,15 @@ pub fn iterate_until(step: &mut impl Step, how: Loop, ctx: &Ctx) -> Result<(Fit,
             }
             _ => ev.settled,
         };
-        if finish && labels != ev.labels {
-            last_change = m;
+        if self.finish && self.labels != ev.labels {
+            self.last_change = m;
         }
         // Settled: a whole period without a label change, no empty cluster,
         // a Lloyd fixed point, s still annealing.
-        let settled = match (schedule, s) {
-            (Some(sched), Some(sv)) if finish && !done => {
+        let settled = match (self.schedule, s) {
+            (Some(sched), Some(sv)) if self.finish && !done => {
                 m.is_multiple_of(sched.period)
-                    && m - last_change >= sched.period
+                    && m - self.last_change >= sched.period
                     && sv > sched.s_min
                     && !has_empty(&ev.labels, how.k)
                     && step.lloyd_fixed_point(&ev.labels)
@@ -212,6 +273,7 @@ pub fn iterate_until(step: &mut impl Step, how: Loop, ctx: &Ctx) -> Result<(Fit,
         }
         let kernel_weights = step.kernel_weights();
         if how.events && ctx.wants_events() {
+            let labels = &self.labels;
             let changed = if labels.len() == ev.labels.len() {
                 labels
                     .iter()
@@ -223,7 +285,7 @@ pub fn iterate_until(step: &mut impl Step, how: Loop, ctx: &Ctx) -> Result<(Fit,
             };
             ctx.emit(Event::Iteration(Progress {
                 restart: ctx.restart(),
-                iter: m + offset,
+                iter: m + self.offset,
                 s,
                 objective: ev.objective,
                 changed,
@@ -233,36 +295,41 @@ pub fn iterate_until(step: &mut impl Step, how: Loop, ctx: &Ctx) -> Result<(Fit,
                 labels: ctx.wants_labels().then(|| ev.labels.clone()),
             }));
         }
-        trace.push(TracePoint {
-            iter: m + offset,
+        self.trace.push(TracePoint {
+            iter: m + self.offset,
             s,
             objective: ev.objective,
             kernel_weights,
         });
-        labels = ev.labels;
+        self.labels = ev.labels;
         if last {
-            converged = done;
-            stop = if done {
+            self.converged = done;
+            self.stop = if done {
                 Stop::Converged
             } else if m == how.max_iter {
                 Stop::Cap
             } else {
                 Stop::Settled
             };
-            break;
+            return Ok(Some(self.stop));
         }
-        if let (Some(sched), Some(v)) = (schedule, s) {
-            s = Some(sched.next(v, m));
+        if let (Some(sched), Some(v)) = (self.schedule, s) {
+            self.s = Some(sched.next(v, m));
         }
+        Ok(None)
     }
-    let fit = Fit {
-        labels,
-        centroids: None,
-        objective: trace.last().map_or(0.0, |t| t.objective),
-        iterations: trace.len(),
-        trace,
-        converged,
-        ..Fit::default()
-    };
-    Ok((fit, stop))
+
+    /// The Fit of the iterations recorded so far, and why the loop stopped.
+    pub fn finish(self) -> (Fit, Stop) {
+        let fit = Fit {
+            labels: self.labels,
+            centroids: None,
+            objective: self.trace.last().map_or(0.0, |t| t.objective),
+            iterations: self.trace.len(),
+            trace: self.trace,
+            converged: self.converged,
+            ..Fit::default()
+        };
+        (fit, self.stop)
+    }
 }

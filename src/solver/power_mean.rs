@@ -7,13 +7,13 @@
 
 use super::assign::{cluster_sums, full_pass};
 use super::fit::Fit;
-use super::iterate::{Eval, Iteration, Loop, Rule, Step, Stop, iterate_until};
+use super::iterate::{Eval, Iteration, Loop, LoopState, Rule, Step, Stop, iterate_until};
 use super::lloyd::lloyd_loop;
 use super::progress::Ctx;
 use super::rows::Centres;
 use super::rows::Rows;
 use super::stopping::{Schedule, zero_tolerance};
-use super::sweep::{Sweep, sweep};
+use super::sweep::{Sweep, SweepArgs, sweep, sweep_batch};
 use crate::error::Result;
 use ndarray::Array2;
 
@@ -52,37 +52,149 @@ pub fn power_loop_hard<'a>(
     finish: bool,
     ctx: &Ctx,
 ) -> Result<Fit> {
-    let k = centres.nrows();
     let x = x.into();
-    let mut step = PowerStep {
-        x,
-        x_norms,
-        zero_tol: zero_tolerance(x_norms),
+    let run = PowerRun {
         centres,
-        swept: None,
-    };
-    let how = Loop {
-        rule: Rule::PowerMean {
-            schedule: *sched,
-            tol,
-            soft_tol,
-            finish,
-        },
+        schedule: *sched,
+        tol,
         max_iter,
-        k,
-        events: true,
+        soft_tol,
+        finish,
+        ctx: ctx.clone(),
     };
-    let (mut fit, stop) = iterate_until(&mut step, how, ctx)?;
+    let how = run.how();
+    let mut step = PowerStep::new(x, x_norms, zero_tolerance(x_norms), run.centres);
+    let (fit, stop) = iterate_until(&mut step, how, ctx)?;
+    lloyd_finish(x, x_norms, step.centres, fit, stop, max_iter, ctx)
+}
+
+/// One run of [`power_batch`]: its start and settings, as
+/// [`power_loop_hard`] takes them.
+pub struct PowerRun {
+    pub centres: Array2<f64>,
+    pub schedule: Schedule,
+    pub tol: f64,
+    pub max_iter: usize,
+    pub soft_tol: f64,
+    pub finish: bool,
+    /// The run's own events and cancellation.
+    pub ctx: Ctx,
+}
+
+impl PowerRun {
+    fn how(&self) -> Loop {
+        Loop {
+            rule: Rule::PowerMean {
+                schedule: self.schedule,
+                tol: self.tol,
+                soft_tol: self.soft_tol,
+                finish: self.finish,
+            },
+            max_iter: self.max_iter,
+            k: self.centres.nrows(),
+            events: true,
+        }
+    }
+}
+
+/// Several [`power_loop_hard`] runs over the same rows in lockstep: every
+/// iteration is one pass over the rows for all the runs still going
+/// ([`sweep_batch`]), so the rows are read once per iteration instead of
+/// once per run. A run that stops (converged, its cap, cancelled) leaves
+/// the batch; each result is bit-identical to the run alone.
+pub fn power_batch<'a>(
+    x: impl Into<Rows<'a>>,
+    x_norms: &[f64],
+    runs: Vec<PowerRun>,
+) -> Vec<Result<Fit>> {
+    let x = x.into();
+    let zero_tol = zero_tolerance(x_norms);
+    let mut hows = Vec::with_capacity(runs.len());
+    let mut ctxs = Vec::with_capacity(runs.len());
+    let mut steps = Vec::with_capacity(runs.len());
+    let mut states = Vec::with_capacity(runs.len());
+    for r in runs {
+        let how = r.how();
+        states.push(LoopState::new(how, &r.ctx));
+        hows.push(how);
+        steps.push(PowerStep::new(x, x_norms, zero_tol, r.centres));
+        ctxs.push(r.ctx);
+    }
+    let mut out: Vec<Option<Result<Stop>>> = hows.iter().map(|_| None).collect();
+    let mut active: Vec<usize> = (0..hows.len()).filter(|&i| hows[i].max_iter > 0).collect();
+    for i in 0..hows.len() {
+        if hows[i].max_iter == 0 {
+            out[i] = Some(Ok(Stop::Cap));
+        }
+    }
+    let mut m = 1;
+    while !active.is_empty() {
+        active.retain(|&i| match ctxs[i].check() {
+            Ok(()) => true,
+            Err(e) => {
+                out[i] = Some(Err(e));
+                false
+            }
+        });
+        let args: Vec<SweepArgs> = active
+            .iter()
+            .map(|&i| {
+                let it = states[i].iteration(m);
+                SweepArgs {
+                    centres: steps[i].centres.view(),
+                    s: it.s.expect("the power-mean rule gives s"),
+                    s_ref: it.s_ref,
+                    zero_tol,
+                }
+            })
+            .collect();
+        let swept = sweep_batch(x, x_norms, &args);
+        for (&i, sw) in active.iter().zip(swept) {
+            steps[i].pending = Some(sw);
+            let ev = steps[i].eval(states[i].iteration(m));
+            let recorded = ev.and_then(|ev| states[i].record(m, ev, &mut steps[i], &ctxs[i]));
+            match recorded {
+                Ok(None) => {}
+                Ok(Some(stop)) => out[i] = Some(Ok(stop)),
+                Err(e) => out[i] = Some(Err(e)),
+            }
+        }
+        active.retain(|&i| out[i].is_none());
+        m += 1;
+    }
+    out.into_iter()
+        .zip(states)
+        .zip(steps)
+        .zip(hows.iter().zip(&ctxs))
+        .map(|(((o, state), step), (how, ctx))| {
+            let stop = o.expect("every run of the batch ended")?;
+            let (fit, stop2) = state.finish();
+            debug_assert_eq!(stop, stop2);
+            lloyd_finish(x, x_norms, step.centres, fit, stop, how.max_iter, ctx)
+        })
+        .collect()
+}
+
+/// The end of a power run: its centres, or, when the annealing has
+/// settled, what is left of s → −∞: Lloyd's iteration from the centres
+/// the labels were settled at.
+fn lloyd_finish(
+    x: Rows,
+    x_norms: &[f64],
+    centres: Array2<f64>,
+    mut fit: Fit,
+    stop: Stop,
+    max_iter: usize,
+    ctx: &Ctx,
+) -> Result<Fit> {
     if stop != Stop::Settled {
-        fit.centroids = Some(step.centres);
+        fit.centroids = Some(centres);
         return Ok(fit);
     }
-    // The annealing has settled: what is left of s → −∞ is Lloyd's
-    // iteration, from the centres the labels were settled at.
     let hard = lloyd_loop(
         x,
         x_norms,
-        step.centres,
+        centres,
         0.0,
         max_iter - fit.iterations,
         &ctx.continuing(fit.iterations),
@@ -107,19 +219,37 @@ struct PowerStep<'x, 'n> {
     centres: Array2<f64>,
     /// The last sweep (its next centres and softness).
     swept: Option<Sweep>,
+    /// This iteration's sweep when a batch computed it.
+    pending: Option<Sweep>,
+}
+
+impl<'x, 'n> PowerStep<'x, 'n> {
+    fn new(x: Rows<'x>, x_norms: &'n [f64], zero_tol: f64, centres: Array2<f64>) -> Self {
+        PowerStep {
+            x,
+            x_norms,
+            zero_tol,
+            centres,
+            swept: None,
+            pending: None,
+        }
+    }
 }
 
 impl Step for PowerStep<'_, '_> {
     fn eval(&mut self, it: Iteration) -> Result<Eval> {
         let s = it.s.expect("the power-mean rule gives s");
-        let mut sw = sweep(
-            self.x,
-            self.x_norms,
-            self.centres.view(),
-            s,
-            it.s_ref,
-            self.zero_tol,
-        );
+        let mut sw = match self.pending.take() {
+            Some(sw) => sw,
+            None => sweep(
+                self.x,
+                self.x_norms,
+                self.centres.view(),
+                s,
+                it.s_ref,
+                self.zero_tol,
+            ),
+        };
         let ev = Eval {
             objective: sw.objective,
             objective_ref: sw.objective_ref,

@@ -55,32 +55,35 @@ struct Part {
     labels: Vec<usize>,
 }
 
-fn task(
-    x: Rows,
-    x_norms: &[f64],
-    centres: ArrayView2<f64>,
-    s: f64,
-    s_ref: Option<f64>,
-    zero_tol: f64,
-) -> Part {
-    let (k, p) = centres.dim();
-    let mut part = Part {
-        max: vec![f64::NEG_INFINITY; k],
-        acc: Array2::zeros((k, p)),
-        sums: vec![0.0; k],
-        objective: 0.0,
-        objective_ref: 0.0,
-        softness: 0.0,
-        labels: Vec::with_capacity(x.nrows()),
-    };
-    let c_norms = crate::linalg::row_sq_norms(centres);
-    let mut buf = Vec::new();
-    let mut lo = 0;
-    while lo < x.nrows() {
-        let hi = (lo + BLOCK_ROWS).min(x.nrows());
-        let xb = x.block_in(lo, hi, &mut buf);
-        let d = sq_dists_with(xb, &x_norms[lo..hi], centres, &c_norms, false);
-        let step = block_weights(d.view(), s, s_ref, zero_tol);
+/// One run of a batch: its centres and exponents. A batch is several runs
+/// over the same rows ([`sweep_batch`]).
+#[derive(Clone, Copy)]
+pub struct SweepArgs<'c> {
+    pub centres: ArrayView2<'c, f64>,
+    pub s: f64,
+    pub s_ref: Option<f64>,
+    pub zero_tol: f64,
+}
+
+impl Part {
+    fn new(k: usize, p: usize, rows: usize) -> Self {
+        Part {
+            max: vec![f64::NEG_INFINITY; k],
+            acc: Array2::zeros((k, p)),
+            sums: vec![0.0; k],
+            objective: 0.0,
+            objective_ref: 0.0,
+            softness: 0.0,
+            labels: Vec::with_capacity(rows),
+        }
+    }
+
+    /// Adds one cache block of rows (`xb`, with its squared norms).
+    fn block(&mut self, xb: ArrayView2<f64>, x_norms: &[f64], run: &SweepArgs, c_norms: &[f64]) {
+        let k = run.centres.nrows();
+        let part = self;
+        let d = sq_dists_with(xb, x_norms, run.centres, c_norms, false);
+        let step = block_weights(d.view(), run.s, run.s_ref, run.zero_tol);
         part.objective += step.objective;
         part.objective_ref += step.objective_ref;
         part.softness += step.softness;
@@ -135,9 +138,29 @@ fn task(
             }
         }
         gemm_seq(part.acc.view_mut(), e.t(), xb, 1.0, true);
+    }
+}
+
+/// One task's rows for every run of the batch: each cache block is read
+/// once and serves every run while it is hot. Each run's arithmetic is
+/// exactly that of a batch of one (the runs share nothing but the rows).
+fn task(x: Rows, x_norms: &[f64], runs: &[SweepArgs], c_norms: &[Vec<f64>]) -> Vec<Part> {
+    let p = x.ncols();
+    let mut parts: Vec<Part> = runs
+        .iter()
+        .map(|r| Part::new(r.centres.nrows(), p, x.nrows()))
+        .collect();
+    let mut buf = Vec::new();
+    let mut lo = 0;
+    while lo < x.nrows() {
+        let hi = (lo + BLOCK_ROWS).min(x.nrows());
+        let xb = x.block_in(lo, hi, &mut buf);
+        for ((part, run), cn) in parts.iter_mut().zip(runs).zip(c_norms) {
+            part.block(xb, &x_norms[lo..hi], run, cn);
+        }
         lo = hi;
     }
-    part
+    parts
 }
 
 /// Distances, weights, objective, labels and the next centres, in one pass.
@@ -149,29 +172,59 @@ pub fn sweep(
     s_ref: Option<f64>,
     zero_tol: f64,
 ) -> Sweep {
+    let run = SweepArgs {
+        centres,
+        s,
+        s_ref,
+        zero_tol,
+    };
+    sweep_batch(x, x_norms, &[run])
+        .pop()
+        .expect("one sweep per run")
+}
+
+/// [`sweep`] for several runs over the same rows in one pass: each run's
+/// result is bit-identical to its own [`sweep`] (same tasks, same blocks,
+/// same order of every sum), but the rows are read once for all of them.
+pub fn sweep_batch(x: Rows, x_norms: &[f64], runs: &[SweepArgs]) -> Vec<Sweep> {
     let n = x.nrows();
-    let (k, p) = centres.dim();
+    let c_norms: Vec<Vec<f64>> = runs
+        .iter()
+        .map(|r| crate::linalg::row_sq_norms(r.centres))
+        .collect();
     // The tasks' running maxima are only combined once all are known.
-    let parts: Vec<Part> = fold_blocks(
+    let tasks: Vec<Vec<Part>> = fold_blocks(
         n,
         TASK_ROWS,
         |rows| {
             let (lo, hi) = (rows.start, rows.end);
-            task(
-                x.slice(lo, hi),
-                &x_norms[lo..hi],
-                centres,
-                s,
-                s_ref,
-                zero_tol,
-            )
+            task(x.slice(lo, hi), &x_norms[lo..hi], runs, &c_norms)
         },
         Vec::with_capacity(n.div_ceil(TASK_ROWS)),
-        |mut all, part| {
-            all.push(part);
+        |mut all, parts| {
+            all.push(parts);
             all
         },
     );
+    let mut per_run: Vec<Vec<Part>> = runs
+        .iter()
+        .map(|_| Vec::with_capacity(tasks.len()))
+        .collect();
+    for parts in tasks {
+        for (r, part) in parts.into_iter().enumerate() {
+            per_run[r].push(part);
+        }
+    }
+    runs.iter()
+        .zip(per_run)
+        .map(|(run, parts)| combine(n, run, parts))
+        .collect()
+}
+
+/// One run's tasks combined in task order.
+fn combine(n: usize, run: &SweepArgs, parts: Vec<Part>) -> Sweep {
+    let centres = run.centres;
+    let (k, p) = centres.dim();
     let mut max = vec![f64::NEG_INFINITY; k];
     for part in &parts {
         for j in 0..k {
@@ -206,7 +259,7 @@ pub fn sweep(
     }
     Sweep {
         objective,
-        objective_ref: s_ref.map(|_| objective_ref),
+        objective_ref: run.s_ref.map(|_| objective_ref),
         labels,
         softness: softness / n.max(1) as f64,
         next,

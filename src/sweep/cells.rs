@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::metrics::internal::{
     MEMO_BLOCKS, SILHOUETTE_EXACT_MAX, SILHOUETTE_SAMPLE_SEED, SilhouetteBase, of_run,
 };
-use crate::solver::{Algorithm, Ctx, Problem};
+use crate::solver::{Algorithm, BATCH, Ctx, Problem, RunConfig};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -84,13 +84,13 @@ pub struct SweepResult {
 }
 
 /// Refuses a sweep that would not fit in the memory budget: the runs that
-/// go at once (one per thread, each as `run` counts one start), plus the
+/// go at once (a chunk of batches per thread, counted as `run` counts that
+/// many restarts: one seeding per thread, the labels of each), plus the
 /// labels every run of a group keeps until its cell's stability is
 /// computed and the silhouette's distance matrix.
 pub(super) fn check_memory(algo: &dyn Algorithm, problem: &Problem, plan: &Plan) -> Result<()> {
-    let at_once = rayon::current_num_threads()
-        .max(1)
-        .min(plan.cells.len() * plan.seeds);
+    let threads = rayon::current_num_threads().max(1);
+    let at_once = (BATCH * threads * threads).min(plan.cells.len() * plan.seeds);
     let mut sizes: HashMap<Vec<u64>, usize> = HashMap::new();
     for c in &plan.cells {
         let mut cfg = c.cfg.clone();
@@ -163,9 +163,11 @@ pub fn run(
     }
     let mut finished = Vec::with_capacity(total);
     let mut complete = true;
+    // Chunks of one batch per thread ([`crate::solver::BATCH`]).
+    let chunk = BATCH * rayon::current_num_threads().max(1);
     let pilot = plan
         .time_limit
-        .map(|limit| Pilot::new(limit, total * plan.seeds, groups.len()));
+        .map(|limit| Pilot::new(limit, total * plan.seeds, groups.len(), chunk));
     for (g, (_, members)) in groups.iter().enumerate() {
         if ctx.is_cancelled() {
             complete = false;
@@ -198,42 +200,59 @@ pub fn run(
         let jobs: Vec<(usize, usize)> = (0..members.len())
             .flat_map(|m| (0..plan.seeds).map(move |r| (m, r)))
             .collect();
-        // A cell is scored as soon as its last seed is in, so the caller
+        // Runs go in chunks that the algorithm batches (one pass over the
+        // rows per iteration for several runs, `Algorithm::run_many`); a
+        // cell is scored as soon as its last seed is in, so the caller
         // sees cells fill in while the group runs.
         let outcomes: Vec<Result<()>> = jobs
-            .par_iter()
-            .map(|&(m, r)| {
-                let cell = &plan.cells[members[m]];
-                let mut cfg = cell.cfg.clone();
-                cfg.seed = cell.cfg.seed.wrapping_add(r as u64);
-                let result = algo.run(problem, &cfg, &ctx)?;
-                if pilot.as_ref().is_some_and(|p| p.run_done()) {
-                    cancel.store(true, Ordering::SeqCst);
-                }
-                let internal = of_run(algo, problem, &cfg, &result.best, &base);
-                let summary = RunSummary::new(cfg.seed, result, internal, truth);
-                slots[m].lock().expect("sweep slots")[r] = Some(summary);
-                if left[m].fetch_sub(1, Ordering::SeqCst) == 1 {
-                    let mut runs: Vec<RunSummary> =
-                        std::mem::take(&mut *slots[m].lock().expect("sweep slots"))
-                            .into_iter()
-                            .flatten()
-                            .collect();
-                    let scores = scores::cell_scores(&runs);
-                    for r in &mut runs {
-                        r.labels = Vec::new();
-                    }
-                    let result = CellResult {
-                        index: cell.index,
-                        at: cell.at.clone(),
-                        k: cell.cfg.k,
-                        scores,
-                        runs,
-                    };
-                    on_cell(done.fetch_add(1, Ordering::SeqCst) + 1, total, &result);
-                    cells_done.lock().expect("sweep cells").push(result);
-                }
-                Ok(())
+            .par_chunks(chunk)
+            .flat_map_iter(|batch| {
+                let cfgs: Vec<RunConfig> = batch
+                    .iter()
+                    .map(|&(m, r)| {
+                        let cell = &plan.cells[members[m]];
+                        let mut cfg = cell.cfg.clone();
+                        cfg.seed = cell.cfg.seed.wrapping_add(r as u64);
+                        cfg
+                    })
+                    .collect();
+                let results = algo.run_many(problem, &cfgs, &ctx);
+                let scored: Vec<Result<()>> = batch
+                    .par_iter()
+                    .zip(cfgs.into_par_iter().zip(results))
+                    .map(|(&(m, r), (cfg, result))| {
+                        let result = result?;
+                        if pilot.as_ref().is_some_and(|p| p.run_done()) {
+                            cancel.store(true, Ordering::SeqCst);
+                        }
+                        let cell = &plan.cells[members[m]];
+                        let internal = of_run(algo, problem, &cfg, &result.best, &base);
+                        let summary = RunSummary::new(cfg.seed, result, internal, truth);
+                        slots[m].lock().expect("sweep slots")[r] = Some(summary);
+                        if left[m].fetch_sub(1, Ordering::SeqCst) == 1 {
+                            let mut runs: Vec<RunSummary> =
+                                std::mem::take(&mut *slots[m].lock().expect("sweep slots"))
+                                    .into_iter()
+                                    .flatten()
+                                    .collect();
+                            let scores = scores::cell_scores(&runs);
+                            for r in &mut runs {
+                                r.labels = Vec::new();
+                            }
+                            let result = CellResult {
+                                index: cell.index,
+                                at: cell.at.clone(),
+                                k: cell.cfg.k,
+                                scores,
+                                runs,
+                            };
+                            on_cell(done.fetch_add(1, Ordering::SeqCst) + 1, total, &result);
+                            cells_done.lock().expect("sweep cells").push(result);
+                        }
+                        Ok(())
+                    })
+                    .collect();
+                scored
             })
             .collect();
         // The first failure in grid order, whatever the thread that met it.

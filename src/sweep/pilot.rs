@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 /// more (`meanscape sweep --max-time`, `--yes`).
 pub const DEFAULT_LIMIT: Duration = Duration::from_secs(30 * 60);
 
-/// Watches the first wave of runs (one per thread) of a sweep and judges
+/// Watches the first wave of runs (one chunk per thread) of a sweep and judges
 /// the whole from it: wall time per run in that wave, times the runs, plus
 /// the first group's preparation (a Gram matrix, a feature map) once per
 /// group.
@@ -27,8 +27,10 @@ pub(super) struct Pilot {
 }
 
 impl Pilot {
-    pub(super) fn new(limit: Duration, total_runs: usize, groups: usize) -> Pilot {
-        let threads = rayon::current_num_threads().max(1);
+    /// `chunk`: the runs the sweep hands the algorithm at once (they
+    /// finish together).
+    pub(super) fn new(limit: Duration, total_runs: usize, groups: usize, chunk: usize) -> Pilot {
+        let threads = rayon::current_num_threads().max(1) * chunk.max(1);
         Pilot {
             limit,
             total_runs,
@@ -168,7 +170,7 @@ mod tests {
 
     #[test]
     fn the_first_wave_decides() {
-        let p = Pilot::new(Duration::from_millis(50), 1000, 1);
+        let p = Pilot::new(Duration::from_millis(50), 1000, 1, 1);
         std::thread::sleep(Duration::from_millis(5));
         let stops: Vec<bool> = (0..p.wave).map(|_| p.run_done()).collect();
         // 1000 runs at ≥ 5 ms per wave of `wave` runs is above 50 ms.
@@ -176,7 +178,7 @@ mod tests {
         assert!(stops[..stops.len() - 1].iter().all(|s| !s));
         let e = p.verdict().unwrap().to_string();
         assert!(e.contains("1000 runs") && e.contains("--max-time"), "{e}");
-        let p = Pilot::new(Duration::from_secs(3600), 4, 1);
+        let p = Pilot::new(Duration::from_secs(3600), 4, 1, 1);
         assert!((0..4).all(|_| !p.run_done()));
         assert!(p.verdict().is_none());
     }

@@ -1,12 +1,20 @@
 //! k-harmonic means (Zhang, Hsu & Dayal 1999) with exponent 2: power
 //! k-means with s = −1 held fixed.
 
-use super::power::initial_centres;
+use super::power::{fit_power_batch, initial_centres};
 use crate::error::Result;
 use crate::solver::power_mean::power_loop;
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::stopping::Schedule;
-use crate::solver::{Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start};
+use crate::solver::{BatchStart, Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start};
+
+/// k-harmonic means' fixed exponent as a power-mean schedule.
+const SCHEDULE: Schedule = Schedule {
+    s0: -1.0,
+    eta: 1.0,
+    period: 1,
+    s_min: -1.0,
+};
 
 pub struct Khm;
 
@@ -52,13 +60,17 @@ impl Solver for Khm {
         ctx: &Ctx,
     ) -> Result<Fit> {
         let centres = initial_centres(problem, run, start)?;
-        let sched = Schedule {
-            s0: -1.0,
-            eta: 1.0,
-            period: 1,
-            s_min: -1.0,
-        };
         let (rows, norms) = problem.rows();
-        power_loop(rows, norms, centres, &sched, p.tol, p.max_iter, ctx)
+        power_loop(rows, norms, centres, &SCHEDULE, p.tol, p.max_iter, ctx)
+    }
+    fn fit_batch(
+        &self,
+        problem: &Problem,
+        starts: &[BatchStart<'_, KhmParams>],
+    ) -> Vec<Result<Fit>> {
+        // power_loop: the period check alone, no finish.
+        fit_power_batch(problem, starts, |p| {
+            (SCHEDULE, p.tol, p.max_iter, 1.0, false)
+        })
     }
 }

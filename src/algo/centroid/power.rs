@@ -5,12 +5,15 @@
 //! column-normalised MM weights Ω (the engine's `power_mean`).
 
 use crate::error::Result;
-use crate::solver::power_mean::power_loop_hard;
+use crate::solver::algorithm::fit_each;
+use crate::solver::power_mean::{PowerRun, power_batch, power_loop_hard};
 use crate::solver::rows::Rows;
 use crate::solver::sample::{Sampled, sample_spec};
 use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
 use crate::solver::stopping::Schedule;
-use crate::solver::{Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, init};
+use crate::solver::{
+    BatchStart, Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, in_batches, init,
+};
 use ndarray::{Array2, Axis};
 
 pub(super) fn initial_centres(
@@ -27,6 +30,47 @@ pub(super) fn initial_centres(
         &mut rng,
     )?;
     Ok(problem.x.select(Axis(0), &seeds))
+}
+
+/// Starts of the power loop on the problem's rows, in lockstep batches
+/// ([`power_batch`]): the seeding of each, then one pass over the rows per
+/// iteration for every run of a batch. `settings` gives a start's
+/// schedule, tol, max_iter, soft_tol and finish.
+pub(super) fn fit_power_batch<P: Sync>(
+    problem: &Problem,
+    starts: &[BatchStart<'_, P>],
+    settings: impl Fn(&P) -> (Schedule, f64, usize, f64, bool) + Sync,
+) -> Vec<Result<Fit>> {
+    in_batches(problem, starts, |batch| {
+        let seeded: Vec<Result<Array2<f64>>> = batch
+            .iter()
+            .map(|b| initial_centres(problem, &b.run, b.start))
+            .collect();
+        let mut runs = Vec::new();
+        for (b, c) in batch.iter().zip(&seeded) {
+            if let Ok(centres) = c {
+                let (schedule, tol, max_iter, soft_tol, finish) = settings(b.params);
+                runs.push(PowerRun {
+                    centres: centres.clone(),
+                    schedule,
+                    tol,
+                    max_iter,
+                    soft_tol,
+                    finish,
+                    ctx: b.ctx.clone(),
+                });
+            }
+        }
+        let (rows, norms) = problem.rows();
+        let mut fits = power_batch(rows, norms, runs).into_iter();
+        seeded
+            .into_iter()
+            .map(|c| match c {
+                Ok(_) => fits.next().expect("one fit per seeded start"),
+                Err(e) => Err(e),
+            })
+            .collect()
+    })
 }
 
 pub struct PowerKMeans;
@@ -120,5 +164,21 @@ impl Solver for PowerKMeans {
             });
         }
         anneal(rows, norms, initial_centres(problem, run, start)?)
+    }
+    fn fit_batch(
+        &self,
+        problem: &Problem,
+        starts: &[BatchStart<'_, PowerParams>],
+    ) -> Vec<Result<Fit>> {
+        // A run on a sample reads its own rows: it goes alone.
+        if starts
+            .iter()
+            .any(|b| b.params.sample > 0 && b.params.sample < problem.n())
+        {
+            return fit_each(self, problem, starts);
+        }
+        fit_power_batch(problem, starts, |p| {
+            (p.schedule, p.tol, p.max_iter, p.soft_tol, p.finish)
+        })
     }
 }
