@@ -90,7 +90,8 @@ pub struct SweepResult {
 /// computed and the silhouette's distance matrix.
 pub(super) fn check_memory(algo: &dyn Algorithm, problem: &Problem, plan: &Plan) -> Result<()> {
     let threads = rayon::current_num_threads().max(1);
-    let at_once = (BATCH * threads * threads).min(plan.cells.len() * plan.seeds);
+    // One chunk is in flight at a time (`run` below).
+    let at_once = (BATCH * threads).min(plan.cells.len() * plan.seeds);
     let mut sizes: HashMap<Vec<u64>, usize> = HashMap::new();
     for c in &plan.cells {
         let mut cfg = c.cfg.clone();
