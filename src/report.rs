@@ -116,6 +116,10 @@ pub struct RunReport {
     pub elapsed_ms: f64,
     /// Loading and preprocessing time.
     pub load_ms: f64,
+    /// Time of the label-free scores (cost, silhouette, CH, DB in the
+    /// space the run clustered in), after the solver's `elapsed_ms`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scores_ms: Option<f64>,
     pub restarts: usize,
     pub best_restart: usize,
     pub restart_objectives: Vec<f64>,
@@ -342,6 +346,7 @@ impl RunReport {
             converged: fit.converged,
             elapsed_ms: inp.result.elapsed.as_secs_f64() * 1e3,
             load_ms: inp.load_ms,
+            scores_ms: None,
             restarts: inp.cfg.restarts,
             best_restart: inp.result.best_restart,
             restart_objectives: inp.result.restart_objectives.clone(),

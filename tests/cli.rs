@@ -65,10 +65,14 @@ fn json_has_the_documented_fields() {
         "converged",
         "elapsed_ms",
         "load_ms",
+        "scores_ms",
         "metrics",
     ] {
         assert!(v.get(key).is_some(), "missing {key}");
     }
+    // The label-free scores' time, apart from the solver's.
+    let scores_ms = v["scores_ms"].as_f64().unwrap();
+    assert!(scores_ms.is_finite() && scores_ms >= 0.0, "{scores_ms}");
     assert_eq!(v["algorithm"], "power");
     assert_eq!(
         (v["n"].as_u64(), v["p"].as_u64(), v["k"].as_u64()),
@@ -124,7 +128,7 @@ fn same_output_for_any_thread_count() {
     ];
     let strip = |o: Output| {
         let mut v: Value = serde_json::from_slice(&o.stdout).unwrap();
-        for k in ["elapsed_ms", "load_ms"] {
+        for k in ["elapsed_ms", "load_ms", "scores_ms"] {
             v.as_object_mut().unwrap().remove(k);
         }
         v
@@ -144,6 +148,41 @@ fn same_output_for_any_thread_count() {
             .unwrap(),
     );
     assert_eq!(one, two);
+}
+
+/// Above one chunk of the scores' sums (4096 rows) and the exact
+/// silhouette's 2500 rows, in an f32 feature map: the scores are the same
+/// for any thread count.
+#[test]
+fn scores_are_the_same_for_any_thread_count() {
+    let args = [
+        "run",
+        "--data",
+        "gen:blobs,n=9000,p=5,k=4,seed=3",
+        "--algo",
+        "rff-power",
+        "-P",
+        "rff_dim=64",
+        "-P",
+        "rff_f32=1",
+        "-P",
+        "max_iter=20",
+        "--json",
+    ];
+    let metrics = |threads: &str| {
+        let o = bin()
+            .args(args)
+            .env("RAYON_NUM_THREADS", threads)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        v["metrics"].clone()
+    };
+    let one = metrics("1");
+    assert!(one["silhouette"].as_f64().is_some(), "{one}");
+    assert_eq!(one["space"], "rff");
+    assert_eq!(one, metrics("2"));
 }
 
 #[test]

@@ -93,6 +93,15 @@ fn output(a: &RunArgs) -> Result<String> {
             e => e,
         })?;
     let spec = loaded.source.spec();
+    let t_scores = Instant::now();
+    let internal = crate::metrics::internal::of_run(
+        algo.as_ref(),
+        &loaded.problem,
+        &cfg,
+        &result.best,
+        &crate::metrics::internal::default_base(loaded.problem.n()),
+    );
+    let scores_ms = t_scores.elapsed().as_secs_f64() * 1e3;
     let mut report = RunReport::build(ReportInput {
         algo: algo.as_ref(),
         cfg: &cfg,
@@ -102,14 +111,9 @@ fn output(a: &RunArgs) -> Result<String> {
         scale: loaded.scale,
         load_ms: loaded.load_ms,
         load: &a.data.load_options(),
-        internal: Some(crate::metrics::internal::of_run(
-            algo.as_ref(),
-            &loaded.problem,
-            &cfg,
-            &result.best,
-            &crate::metrics::internal::default_base(loaded.problem.n()),
-        )),
+        internal: Some(internal),
     });
+    report.scores_ms = Some(scores_ms);
     report.data.rescale_exp = (loaded.rescale_exp != 0).then_some(loaded.rescale_exp);
     if let Some(m) = &a.save_model {
         let model = crate::model::Model::from_run(algo.as_ref(), &loaded.problem, &cfg, &result)?

@@ -167,41 +167,92 @@ impl Block<'_> {
         }
     }
 
-    /// Squared distances between the rows `rows` (m×m, 0 on the diagonal).
-    pub(super) fn sample_sq(&self, rows: &[usize]) -> Array2<f64> {
-        let mut d = match self {
-            Block::Gram(g) => {
-                let diag = g.diag();
-                let m = rows.len();
-                let mut d = Array2::<f64>::zeros((m, m));
-                d.axis_iter_mut(ndarray::Axis(0))
-                    .into_par_iter()
-                    .enumerate()
-                    .for_each(|(a, mut out)| {
-                        let i = rows[a];
-                        let row = g.row(i);
-                        for (b, &j) in rows.iter().enumerate() {
-                            out[b] = diag[i] + diag[j] - 2.0 * row[j];
-                        }
-                    });
-                d
-            }
+    /// What the squared distances between the rows `rows` need, taken
+    /// once: their features in f64 (m×p) and norms, or the Gram matrix.
+    pub(super) fn sample<'b>(&'b self, rows: &'b [usize]) -> Sample<'b> {
+        match self {
+            Block::Gram(g) => Sample::Gram { g, rows },
             _ => {
                 let sub = self.with_rows(
                     |x| x.select(ndarray::Axis(0), rows),
                     |x| x.select(ndarray::Axis(0), rows).mapv(f64::from),
                 );
                 let norms = linalg::row_sq_norms(sub.view());
-                linalg::sq_dists_with(sub.view(), &norms, sub.view(), &norms, true)
+                Sample::Rows { sub, norms }
+            }
+        }
+    }
+}
+
+/// The rows of a silhouette sample in one block (see [`Block::sample`]).
+pub(super) enum Sample<'a> {
+    Rows { sub: Array2<f64>, norms: Vec<f64> },
+    Gram { g: &'a Gram, rows: &'a [usize] },
+}
+
+impl Sample<'_> {
+    fn m(&self) -> usize {
+        match self {
+            Sample::Rows { norms, .. } => norms.len(),
+            Sample::Gram { rows, .. } => rows.len(),
+        }
+    }
+
+    /// Squared distances from the sample rows `at` to every sample row
+    /// (`at.len()`×m, ≥ 0, 0 where a row meets itself), on the calling
+    /// thread: the silhouette streams these tiles in parallel, and a
+    /// sweep's memo is the same tiles stacked, so both see the same
+    /// values.
+    pub(super) fn sq_tile(&self, at: std::ops::Range<usize>) -> Array2<f64> {
+        let m = self.m();
+        let mut d = match self {
+            Sample::Gram { g, rows } => {
+                let diag = g.diag();
+                let mut d = Array2::<f64>::zeros((at.len(), m));
+                for (a, mut out) in at.clone().zip(d.axis_iter_mut(ndarray::Axis(0))) {
+                    let i = rows[a];
+                    let row = g.row(i);
+                    for (b, &j) in rows.iter().enumerate() {
+                        out[b] = diag[i] + diag[j] - 2.0 * row[j];
+                    }
+                }
+                d
+            }
+            Sample::Rows { sub, norms } => {
+                let part = sub.slice(ndarray::s![at.clone(), ..]);
+                linalg::sq_dists_with(part, &norms[at.clone()], sub.view(), norms, false)
             }
         };
         d.mapv_inplace(|v| v.max(0.0));
         // The expansion ‖a‖² + ‖b‖² − 2a·b leaves rounding on the diagonal.
-        for i in 0..rows.len() {
-            d[[i, i]] = 0.0;
+        for (t, a) in at.enumerate() {
+            d[[t, a]] = 0.0;
         }
         d
     }
+
+    /// Every squared distance between the sample rows (m×m): the tiles
+    /// of [`Sample::sq_tile`], computed in parallel and stacked.
+    pub(super) fn sq_all(&self) -> Array2<f64> {
+        let m = self.m();
+        let mut d = Array2::<f64>::zeros((m, m));
+        d.axis_chunks_iter_mut(ndarray::Axis(0), SAMPLE_TILE)
+            .into_par_iter()
+            .zip(tiles(m))
+            .for_each(|(mut out, at)| out.assign(&self.sq_tile(at)));
+        d
+    }
+}
+
+/// Rows of one silhouette tile: a tile of 2500 columns is 1.3 MB.
+pub(super) const SAMPLE_TILE: usize = 64;
+
+/// The sample rows 0..m cut into tiles of [`SAMPLE_TILE`] (fixed, so the
+/// values never depend on the thread count).
+pub(super) fn tiles(m: usize) -> Vec<std::ops::Range<usize>> {
+    (0..m.div_ceil(SAMPLE_TILE))
+        .map(|t| t * SAMPLE_TILE..((t + 1) * SAMPLE_TILE).min(m))
+        .collect()
 }
 
 /// Per partition: ‖φ_i − m_c(i)‖² per row, ‖m_a − m_b‖² and ‖m_c − m‖².
@@ -235,36 +286,89 @@ fn sq(a: impl Iterator<Item = (f64, f64)>) -> f64 {
     a.map(|(x, y)| (x - y) * (x - y)).sum()
 }
 
-/// Sums in f64 whatever the rows are stored in.
+/// Rows of one chunk of [`rows_stats`]'s sums: a function of the shape
+/// alone (never of the thread count), with at most 64 chunks and their
+/// partial sums (k+1)×p each within about 8 MB together.
+fn chunk_rows(n: usize, k: usize, p: usize) -> usize {
+    let part = ((k + 1) * p.max(1) * 8) as f64;
+    let chunks = ((8.0 * 1024.0 * 1024.0 / part) as usize).clamp(1, 64);
+    n.div_ceil(chunks).max(4096)
+}
+
+/// Sums in f64 whatever the rows are stored in. Two passes over the rows
+/// in storage order (the means, then each row's distance to its mean),
+/// in parallel over fixed chunks added in order; up to 4096 rows the sums
+/// are those of one sequential pass.
 fn rows_stats<E: Copy + Into<f64> + Sync>(
     x: ArrayView2<E>,
     ids: &[usize],
     counts: &[usize],
 ) -> Stats {
     let (n, p) = x.dim();
+    // Row-major rows as one slice (the usual case): plain slices add
+    // several times faster than views for a few columns, in the same order.
+    match x.as_slice() {
+        Some(f) => stats_by(n, p, |i| &f[i * p..(i + 1) * p], ids, counts),
+        None => stats_by(n, p, |i| x.row(i), ids, counts),
+    }
+}
+
+fn stats_by<'a, E, R>(
+    n: usize,
+    p: usize,
+    row: impl Fn(usize) -> R + Sync,
+    ids: &[usize],
+    counts: &[usize],
+) -> Stats
+where
+    E: 'a + Copy + Into<f64> + Sync,
+    R: IntoIterator<Item = &'a E>,
+{
     let k = counts.len();
-    let mut means = Array2::<f64>::zeros((k, p));
-    for (i, &c) in ids.iter().enumerate() {
-        for (m, &v) in means.row_mut(c).iter_mut().zip(x.row(i)) {
-            *m += v.into();
+    let chunk = chunk_rows(n, k, p);
+    // Per chunk: each cluster's column sums and every row's, in row order.
+    let parts: Vec<(Vec<f64>, Vec<f64>)> = (0..n.div_ceil(chunk))
+        .into_par_iter()
+        .map(|c| {
+            let mut sums = vec![0.0; k * p];
+            let mut all = vec![0.0; p];
+            for i in c * chunk..((c + 1) * chunk).min(n) {
+                let s = &mut sums[ids[i] * p..(ids[i] + 1) * p];
+                for ((m, a), &v) in s.iter_mut().zip(all.iter_mut()).zip(row(i)) {
+                    let v: f64 = v.into();
+                    *m += v;
+                    *a += v;
+                }
+            }
+            (sums, all)
+        })
+        .collect();
+    let mut flat = vec![0.0; k * p];
+    let mut overall = vec![0.0; p];
+    for (sums, all) in parts {
+        for (m, v) in flat.iter_mut().zip(sums) {
+            *m += v;
+        }
+        for (o, a) in overall.iter_mut().zip(all) {
+            *o += a;
         }
     }
     for c in 0..k {
-        let mut m = means.row_mut(c);
-        m /= counts[c] as f64;
+        for m in &mut flat[c * p..(c + 1) * p] {
+            *m /= counts[c] as f64;
+        }
     }
-    let overall: Vec<f64> = (0..p)
-        .map(|j| x.column(j).iter().map(|&v| v.into()).sum::<f64>() / n.max(1) as f64)
-        .collect();
+    for o in &mut overall {
+        *o /= n.max(1) as f64;
+    }
     let own_sq = (0..n)
         .into_par_iter()
         .map(|i| {
-            sq(x.row(i)
-                .iter()
-                .map(|&v| v.into())
-                .zip(means.row(ids[i]).iter().copied()))
+            let m = &flat[ids[i] * p..(ids[i] + 1) * p];
+            sq(row(i).into_iter().map(|&v| v.into()).zip(m.iter().copied()))
         })
         .collect();
+    let means = Array2::from_shape_vec((k, p), flat).expect("k×p means");
     let centre_sq = Array2::from_shape_fn((k, k), |(a, b)| {
         sq(means
             .row(a)
@@ -350,6 +454,40 @@ mod tests {
         assert_eq!(a.centre_sq, b.centre_sq);
         assert_eq!(a.to_mean_sq, b.to_mean_sq);
         assert!(a.own_sq.iter().any(|&v| v > 0.0));
+    }
+
+    /// Above one chunk (4096 rows) the sums are added chunk by chunk: the
+    /// same quantities as one sequential pass, to rounding.
+    #[test]
+    fn chunked_sums_match_one_sequential_pass() {
+        let (n, p, k) = (10_000, 5, 3);
+        assert!(chunk_rows(n, k, p) < n);
+        let x = data(n, p, 4).mapv(|v| v / 100.0);
+        let ids = labels(n);
+        let counts: Vec<usize> = (0..k)
+            .map(|c| ids.iter().filter(|&&i| i == c).count())
+            .collect();
+        let got = rows_stats(x.view(), &ids, &counts);
+        let mut means = Array2::<f64>::zeros((k, p));
+        for (i, &c) in ids.iter().enumerate() {
+            let mut m = means.row_mut(c);
+            m += &x.row(i);
+        }
+        for c in 0..k {
+            let mut m = means.row_mut(c);
+            m /= counts[c] as f64;
+        }
+        let overall = x.mean_axis(ndarray::Axis(0)).unwrap();
+        let near = |a: f64, b: f64| (a - b).abs() <= 1e-10 * b.abs().max(1.0);
+        for (i, &c) in ids.iter().enumerate() {
+            let d = &x.row(i) - &means.row(c);
+            assert!(near(got.own_sq[i], d.dot(&d)), "row {i}");
+        }
+        for c in 0..k {
+            let d = &means.row(c) - &overall;
+            assert!(near(got.to_mean_sq[c], d.dot(&d)), "cluster {c}");
+        }
+        assert!(got.to_mean_sq.iter().any(|&v| v > 1e-6));
     }
 
     fn close(a: &Internal, b: &Internal) {

@@ -5,9 +5,7 @@ use super::pilot::Pilot;
 use super::scores::{self, MeanSd, RunSummary, Truth};
 use super::{Plan, describe};
 use crate::error::{Error, Result};
-use crate::metrics::internal::{
-    MEMO_BLOCKS, SILHOUETTE_EXACT_MAX, SILHOUETTE_SAMPLE_SEED, SilhouetteBase, of_run,
-};
+use crate::metrics::internal::{MEMO_BLOCKS, SilhouetteBase, default_base, of_run};
 use crate::solver::{Algorithm, BATCH, Ctx, Problem, RunConfig};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -103,7 +101,7 @@ pub(super) fn check_memory(algo: &dyn Algorithm, problem: &Problem, plan: &Plan)
     let n = problem.n();
     let labels = (worst_group * plan.seeds) as f64 * n as f64 * 8.0;
     // The silhouette's distances, one matrix per space block kept.
-    let sil = SilhouetteBase::bytes(n, SILHOUETTE_EXACT_MAX) * MEMO_BLOCKS as f64;
+    let sil = SilhouetteBase::bytes(n) * MEMO_BLOCKS as f64;
     let max_memory = plan
         .cells
         .first()
@@ -145,7 +143,7 @@ pub fn run(
     let t0 = Instant::now();
     let builds0 = problem.builds();
     let keep = problem.cache_keys();
-    let base = SilhouetteBase::new(problem.n(), SILHOUETTE_EXACT_MAX, SILHOUETTE_SAMPLE_SEED);
+    let base = default_base(problem.n()).keeping();
     let ctx = Ctx::new().with_cancel(cancel.clone());
     let total = plan.cells.len();
     let done = AtomicUsize::new(0);
