@@ -3,10 +3,9 @@
 //! when no label changes, empty clusters moved to the farthest points.
 
 use crate::error::Result;
-use crate::solver::lloyd::{lloyd_loop, mean_variance};
+use crate::solver::lloyd::lloyd_loop;
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::{Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, init};
-use ndarray::Axis;
 
 pub struct KMeans;
 
@@ -53,11 +52,10 @@ impl Solver for KMeans {
         ctx: &Ctx,
     ) -> Result<Fit> {
         let mut rng = start.rng();
-        let x = problem.x.view();
-        let seeds = init::euclidean_seeds(x, &problem.x_norms, run.k, run.init, &mut rng)?;
-        let centres = x.select(Axis(0), &seeds);
-        let tol = p.tol * mean_variance(x);
         let (rows, norms) = problem.rows();
+        let seeds = init::euclidean_seeds(rows, norms, run.k, run.init, &mut rng)?;
+        let centres = rows.select(&seeds);
+        let tol = p.tol * rows.mean_variance();
         lloyd_loop(rows, norms, centres, tol, p.max_iter, ctx)
     }
 }

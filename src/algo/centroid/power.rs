@@ -9,7 +9,7 @@ use crate::solver::power_mean::power_loop_hard;
 use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
 use crate::solver::stopping::Schedule;
 use crate::solver::{Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, init};
-use ndarray::{Array2, Axis};
+use ndarray::Array2;
 
 pub(super) fn initial_centres(
     problem: &Problem,
@@ -17,14 +17,9 @@ pub(super) fn initial_centres(
     start: Start,
 ) -> Result<Array2<f64>> {
     let mut rng = start.rng();
-    let seeds = init::euclidean_seeds(
-        problem.x.view(),
-        &problem.x_norms,
-        run.k,
-        run.init,
-        &mut rng,
-    )?;
-    Ok(problem.x.select(Axis(0), &seeds))
+    let (rows, norms) = problem.rows();
+    let seeds = init::euclidean_seeds(rows, norms, run.k, run.init, &mut rng)?;
+    Ok(rows.select(&seeds))
 }
 
 pub struct PowerKMeans;

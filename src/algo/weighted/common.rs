@@ -621,7 +621,7 @@ impl Standardized {
 /// The z-scored problem data, built once per problem and cached.
 pub fn standardized(problem: &Problem) -> Result<Arc<Standardized>> {
     problem.cached("feature-weights:zscore", || {
-        Ok(Standardized::of(problem.x.view()))
+        Ok(Standardized::of(problem.x.f64().view()))
     })
 }
 

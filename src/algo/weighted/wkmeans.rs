@@ -84,7 +84,8 @@ impl Solver for WkMeans {
         ctx: &Ctx,
     ) -> Result<Fit> {
         let mut rng = start.rng();
-        let x = problem.x.view();
+        let x64 = problem.x.f64();
+        let x = x64.view();
         let seeds = init::euclidean_seeds(x, &problem.x_norms, run.k, run.init, &mut rng)?;
         let centres = x.select(Axis(0), &seeds);
         // Uniform weights: the first assignment is the plain nearest centre.
