@@ -54,6 +54,9 @@ impl From<Array2<f32>> for Matrix {
 macro_rules! with_matrix {
     ($m:expr, $x:ident => $body:expr) => {
         match $m {
+            // The body is written once for both types: a widening that is
+            // needed for f32 is the identity for f64.
+            #[allow(clippy::useless_conversion)]
             $crate::solver::Matrix::F64($x) => $body,
             $crate::solver::Matrix::F32($x) => $body,
         }

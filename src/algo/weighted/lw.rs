@@ -96,7 +96,7 @@ impl LwStart {
         ctx: &Ctx,
     ) -> Result<Self> {
         let labels = kmeans_partition(
-            problem.x.f64().view(),
+            problem.x.rows(),
             k,
             s.nstart,
             init,
