@@ -76,7 +76,7 @@ fn main() {
         .resolve(sigma, || 0.0)
         .unwrap();
     let t0 = Instant::now();
-    let gram = Gram::build(problem.x.view(), &spec, &Ctx::new()).unwrap();
+    let gram = Gram::build(problem.x.f64().view(), &spec, &Ctx::new()).unwrap();
     let build_s = t0.elapsed().as_secs_f64();
     // The products inside the build: the lower triangle of X·Xᵀ.
     let build_flops = (n as f64).powi(2) * p as f64;

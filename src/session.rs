@@ -94,11 +94,12 @@ pub fn prepare(source: DataSource, mut dataset: Dataset, scale: Scaling) -> Load
     let (_, mut scaling) = data::preprocess::scale_recorded(&mut dataset, scale);
     let rescale_exp = data::preprocess::fit_range(&mut dataset);
     scaling.rescale_exp = rescale_exp;
-    let mut problem = Problem::from_shared(dataset.x.clone());
-    if dataset.dtype == data::Dtype::F32 {
-        problem.use_f32();
+    // The dataset and the problem share the one matrix in the run's float
+    // type (`data::load` leaves it so; a dataset built elsewhere may not).
+    if dataset.x.dtype() != dataset.dtype {
+        dataset.x = dataset.x.to_dtype(dataset.dtype);
     }
-    let problem = Arc::new(problem);
+    let problem = Arc::new(Problem::from_matrix(dataset.x.clone()));
     Loaded {
         source,
         dataset,

@@ -55,7 +55,7 @@ fn rows_of(ds: &Dataset, c: usize) -> Array2<f64> {
         .filter(|&(_, &l)| l == c)
         .map(|(i, _)| i)
         .collect();
-    ds.x.select(Axis(0), &idx)
+    ds.x.f64().select(Axis(0), &idx)
 }
 
 #[test]
@@ -215,7 +215,7 @@ fn rings_follow_the_documented_layout() {
     }
     // No noise: exactly on the circles.
     let ds = gen_with("rings", &[("n", "200"), ("k", "4"), ("noise", "0")]);
-    for (row, c) in ds.x.rows().into_iter().zip(clusters(&ds)) {
+    for (row, c) in ds.x.f64().rows().into_iter().zip(clusters(&ds)) {
         let ([cx, cy], r) = ring_layout(c);
         let d = ((row[0] - cx).powi(2) + (row[1] - cy).powi(2)).sqrt();
         assert!((d - r).abs() < 1e-12);
@@ -231,7 +231,7 @@ fn sphere_rows_are_unit_and_concentrated_as_vmf() {
         "sphere",
         &[("n", "20000"), ("p", "20"), ("k", "10"), ("kappa", "30")],
     );
-    for row in ds.x.rows() {
+    for row in ds.x.f64().rows() {
         let norm = row.dot(&row).sqrt();
         assert!((norm - 1.0).abs() < 1e-12, "{norm}");
     }
@@ -246,7 +246,7 @@ fn sphere_rows_are_unit_and_concentrated_as_vmf() {
     }
     // κ = 0 is uniform: mean resultant length near 0.
     let ds = gen_with("sphere", &[("n", "4000"), ("k", "1"), ("kappa", "0")]);
-    let mean = ds.x.mean_axis(Axis(0)).unwrap();
+    let mean = ds.x.f64().mean_axis(Axis(0)).unwrap();
     assert!(mean.dot(&mean).sqrt() < 0.1);
     // Unbalanced labels: i.i.d. uniform, every cluster present here.
     let ds = gen_with("sphere", &[("balanced", "false"), ("n", "1000")]);
@@ -259,10 +259,10 @@ fn sphere_rows_are_unit_and_concentrated_as_vmf() {
 /// Between-cluster sum of squares over total, per column.
 fn eta_squared(ds: &Dataset, k: usize) -> Vec<f64> {
     let c = clusters(ds);
-    let grand = ds.x.mean_axis(Axis(0)).unwrap();
+    let grand = ds.x.f64().mean_axis(Axis(0)).unwrap();
     (0..ds.p())
         .map(|j| {
-            let col = ds.x.column(j);
+            let col = ds.x.f64().column(j).to_owned();
             let mut sum = vec![0.0; k];
             let mut cnt = vec![0.0; k];
             for (v, &l) in col.iter().zip(&c) {
@@ -298,7 +298,7 @@ fn sparse_informative_columns_separate_the_clusters() {
         }
     }
     // Noise columns are χ²₅: mean 5, variance 10.
-    let noise = ds.x.column(50);
+    let noise = ds.x.f64().column(50).to_owned();
     let m = noise.mean().unwrap();
     let v = noise.var(1.0);
     assert!((m - 5.0).abs() < 0.6 && (v - 10.0).abs() < 3.0, "{m} {v}");

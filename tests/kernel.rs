@@ -73,9 +73,11 @@ fn run(
 fn gram(problem: &Problem, text: &str, sigma: f64) -> Arc<Gram> {
     let spec = KernelSpec::parse(text, "--kernel")
         .unwrap()
-        .resolve(sigma, || kernel::bandwidth::max_sq_dist(problem.x.view()))
+        .resolve(sigma, || {
+            kernel::bandwidth::max_sq_dist(problem.x.f64().view())
+        })
         .unwrap();
-    Arc::new(Gram::build(problem.x.view(), &spec, &Ctx::new()).unwrap())
+    Arc::new(Gram::build(problem.x.f64().view(), &spec, &Ctx::new()).unwrap())
 }
 
 fn fixed(s: f64) -> Schedule {

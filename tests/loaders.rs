@@ -82,7 +82,7 @@ fn bom_crlf_and_quoted_fields() {
     let ds = good("good/bom_crlf_quoted.csv");
     assert_eq!((ds.n(), ds.p()), (3, 2));
     assert_eq!(ds.feature_names, ["sepal length", "sepal, width"]);
-    assert_eq!(*ds.x, array![[5.1, 3.5], [4.9, 3.0], [6.3, 2.9]]);
+    assert_eq!(ds.x.f64(), array![[5.1, 3.5], [4.9, 3.0], [6.3, 2.9]]);
     assert_eq!(label_names(&ds), ["setosa", "setosa", "vir,ginica"]);
     assert_eq!(ds.name, "bom_crlf_quoted");
     assert_eq!(
@@ -96,7 +96,7 @@ fn tab_separated_with_target_column() {
     let ds = good("good/tabs.tsv");
     assert_eq!((ds.n(), ds.p()), (3, 3));
     assert_eq!(ds.feature_names, ["x", "y", "z"]);
-    assert_eq!(ds.x.row(1).to_vec(), [1.1, 1.2, 1.3]);
+    assert_eq!(ds.x.f64().row(1).to_vec(), [1.1, 1.2, 1.3]);
     assert_eq!(label_names(&ds), ["1", "2", "1"]);
 }
 
@@ -105,7 +105,7 @@ fn semicolon_separated() {
     let ds = good("good/semicolon.csv");
     assert_eq!((ds.n(), ds.p()), (2, 3));
     assert_eq!(ds.feature_names, ["a", "b", "c"]);
-    assert_eq!(*ds.x, array![[1.5, 2.0, 3.0], [4.0, 5.25, 6.0]]);
+    assert_eq!(ds.x.f64(), array![[1.5, 2.0, 3.0], [4.0, 5.25, 6.0]]);
     assert!(ds.labels.is_none());
 }
 
@@ -114,7 +114,7 @@ fn whitespace_separated() {
     let ds = good("good/whitespace.txt");
     assert_eq!((ds.n(), ds.p()), (3, 3));
     assert_eq!(ds.feature_names, ["f1", "f2", "f3"]);
-    assert_eq!(*ds.x, array![[1., 2., 3.], [4., 5., 6.], [7., 8., 9.]]);
+    assert_eq!(ds.x.f64(), array![[1., 2., 3.], [4., 5., 6.], [7., 8., 9.]]);
     assert!(ds.labels.is_none());
 }
 
@@ -124,7 +124,7 @@ fn headerless_file() {
     let ds = good("good/headerless.csv");
     assert_eq!((ds.n(), ds.p()), (5, 4));
     assert_eq!(ds.feature_names, ["f1", "f2", "f3", "f4"]);
-    assert_eq!(ds.x.row(1).to_vec(), [0.1, 2.0, 300.0, 1.0]);
+    assert_eq!(ds.x.f64().row(1).to_vec(), [0.1, 2.0, 300.0, 1.0]);
     assert!(ds.labels.is_none());
 
     // The last column as labels, by 0-based index: 1 and 1.0 are one class.
@@ -194,7 +194,7 @@ fn small_npy() {
     assert_eq!((ds.n(), ds.p()), (4, 3));
     assert_eq!(ds.feature_names, ["f1", "f2", "f3"]);
     assert_eq!(
-        *ds.x,
+        ds.x.f64(),
         array![
             [1.0, 2.0, 3.0],
             [4.0, 5.0, 6.0],
@@ -209,9 +209,12 @@ fn small_npy() {
 #[test]
 fn fortran_order_int_npy_with_label_column() {
     let ds = good("good/fortran_int.npy");
-    assert_eq!(*ds.x, array![[1., 10., 0.], [2., 20., 1.], [3., 30., 0.]]);
+    assert_eq!(
+        ds.x.f64(),
+        array![[1., 10., 0.], [2., 20., 1.], [3., 30., 0.]]
+    );
     let ds = good_with("good/fortran_int.npy", &with_label(LabelChoice::Index(2)));
-    assert_eq!(*ds.x, array![[1., 10.], [2., 20.], [3., 30.]]);
+    assert_eq!(ds.x.f64(), array![[1., 10.], [2., 20.], [3., 30.]]);
     assert_eq!(label_names(&ds), ["0", "1", "0"]);
 }
 
@@ -220,7 +223,7 @@ fn small_mat() {
     let ds = good("good/small.mat");
     assert_eq!((ds.n(), ds.p()), (4, 3));
     assert_eq!(
-        *ds.x,
+        ds.x.f64(),
         array![
             [1.0, 2.0, 3.0],
             [4.0, 5.0, 6.0],
@@ -238,7 +241,7 @@ fn small_mat() {
     };
     let ds = good_with("good/small.mat", &o);
     let expect = Array2::from_shape_fn((30, 20), |(i, j)| ((i * 31 + j * 17) % 13) as f64 / 4.0);
-    assert_eq!(*ds.x, expect);
+    assert_eq!(ds.x.f64(), expect);
     assert!(ds.labels.is_none());
 }
 
@@ -246,7 +249,7 @@ fn small_mat() {
 fn int32_mat() {
     let ds = good("good/int32.mat");
     let expect = Array2::from_shape_fn((30, 20), |(i, j)| ((i * 31 + j * 17) % 13) as f64 - 6.0);
-    assert_eq!(*ds.x, expect);
+    assert_eq!(ds.x.f64(), expect);
     let l = ds.labels.as_ref().unwrap();
     assert_eq!(l.names, ["0", "1", "2"]);
     assert_eq!(l.ids[..4], [0, 1, 2, 0]);
@@ -326,10 +329,10 @@ fn nan_cell() {
         "{e}"
     );
     let ds = good_with("bad/nan_cell.csv", &with_missing(Missing::ImputeMean));
-    assert_eq!(*ds.x, array![[1., 2., 3.], [4., 5., 6.], [7., 8., 9.]]);
+    assert_eq!(ds.x.f64(), array![[1., 2., 3.], [4., 5., 6.], [7., 8., 9.]]);
     assert_eq!(label_names(&ds), ["a", "b", "a"]);
     let ds = good_with("bad/nan_cell.csv", &with_missing(Missing::DropIncomplete));
-    assert_eq!(*ds.x, array![[1., 2., 3.], [7., 8., 9.]]);
+    assert_eq!(ds.x.f64(), array![[1., 2., 3.], [7., 8., 9.]]);
     assert_eq!(label_names(&ds), ["a", "a"]);
 }
 
@@ -344,9 +347,9 @@ fn inf_cell() {
         "{e}"
     );
     let ds = good_with("bad/inf_cell.csv", &with_missing(Missing::ImputeMean));
-    assert_eq!(*ds.x, array![[1., 2.], [3., 4.], [2., 6.]]);
+    assert_eq!(ds.x.f64(), array![[1., 2.], [3., 4.], [2., 6.]]);
     let ds = good_with("bad/inf_cell.csv", &with_missing(Missing::DropIncomplete));
-    assert_eq!(*ds.x, array![[1., 2.], [3., 4.]]);
+    assert_eq!(ds.x.f64(), array![[1., 2.], [3., 4.]]);
 }
 
 #[test]
@@ -361,10 +364,13 @@ fn empty_cell() {
     );
     let ds = good_with("bad/empty_cell.csv", &with_missing(Missing::ImputeMean));
     assert_eq!((ds.n(), ds.p()), (4, 3));
-    assert_eq!(ds.x.row(2).to_vec(), [3.0, 14.0 / 3.0, 9.0]);
+    assert_eq!(ds.x.f64().row(2).to_vec(), [3.0, 14.0 / 3.0, 9.0]);
     assert_eq!(ds.notes, ["imputed 1 missing cell(s) with column means"]);
     let ds = good_with("bad/empty_cell.csv", &with_missing(Missing::DropIncomplete));
-    assert_eq!(*ds.x, array![[1., 2., 3.], [2., 4., 6.], [4., 8., 12.]]);
+    assert_eq!(
+        ds.x.f64(),
+        array![[1., 2., 3.], [2., 4., 6.], [4., 8., 12.]]
+    );
     assert_eq!(label_names(&ds), ["0", "1", "1"]);
 }
 
@@ -435,9 +441,9 @@ fn nan_in_npy() {
         "{e}"
     );
     let ds = good_with("bad/nan.npy", &with_missing(Missing::ImputeMean));
-    assert_eq!(*ds.x, array![[1., 2.], [3., 2.]]);
+    assert_eq!(ds.x.f64(), array![[1., 2.], [3., 2.]]);
     let ds = good_with("bad/nan.npy", &with_missing(Missing::DropIncomplete));
-    assert_eq!(*ds.x, array![[1., 2.]]);
+    assert_eq!(ds.x.f64(), array![[1., 2.]]);
 }
 
 // ------------------------------------------------------------ IDX (MNIST)
@@ -474,7 +480,7 @@ fn idx_images_load_with_the_labels_beside_them() {
         let ds = load(&src, &LoadOptions::default()).unwrap();
         assert_eq!((ds.n(), ds.p()), (3, 8));
         assert_eq!(
-            ds.x.row(2).to_vec(),
+            ds.x.f64().row(2).to_vec(),
             (16..24).map(f64::from).collect::<Vec<_>>()
         );
         assert!(ds.labels.is_none());
@@ -524,7 +530,7 @@ fn idx_fixtures_with_their_labels() {
     ] {
         let ds = good(name);
         assert_eq!((ds.n(), ds.p()), (4, 6));
-        assert_eq!(ds.x[[0, 1]], 37.0);
+        assert_eq!(ds.x.f64()[[0, 1]], 37.0);
         assert_eq!(label_names(&ds), ["3", "1", "3", "0"]);
         assert_eq!(ds.name, "four-images");
         let labels = if name.ends_with(".gz") {
@@ -540,7 +546,7 @@ fn idx_fixtures_with_their_labels() {
     }
     let ds = good("good/floats-idx2-float");
     assert_eq!(
-        *ds.x,
+        ds.x.f64(),
         array![[0.5, -1.0], [2.0, 3.25], [1e-3f32 as f64, 7.0]]
     );
     assert_eq!(ds.inputs, [fixture("good/floats-idx2-float")]);
@@ -562,7 +568,7 @@ fn bad_idx_fixtures() {
 #[test]
 fn concatenated_gzip_members_are_one_file() {
     let ds = good("good/two_members.csv.gz");
-    assert_eq!(*ds.x, array![[1., 2.], [3., 4.], [5., 6.]]);
+    assert_eq!(ds.x.f64(), array![[1., 2.], [3., 4.], [5., 6.]]);
     assert_eq!(label_names(&ds), ["x", "y", "x"]);
 }
 
@@ -580,7 +586,7 @@ fn gzip_with_junk_appended_is_refused() {
 #[test]
 fn old_mac_line_endings() {
     let ds = good("good/old_mac.csv");
-    assert_eq!(*ds.x, array![[1., 2.], [3., 4.], [5., 6.]]);
+    assert_eq!(ds.x.f64(), array![[1., 2.], [3., 4.], [5., 6.]]);
     assert_eq!(label_names(&ds), ["a", "b", "a"]);
     // Line numbers count CR-only line ends.
     let dir = tempfile::tempdir().unwrap();
@@ -627,7 +633,7 @@ fn every_numeric_mat_class_compressed_or_not_either_byte_order() {
                 };
                 let ds = good_with(file, &o);
                 let want = if is_signed { &signed } else { &unsigned };
-                assert_eq!(*ds.x, want, "{file} {class}_{form}");
+                assert_eq!(ds.x.f64(), want, "{file} {class}_{form}");
             }
         }
         for form in ["u", "z"] {
@@ -635,7 +641,11 @@ fn every_numeric_mat_class_compressed_or_not_either_byte_order() {
                 var: Some(format!("logical_{form}")),
                 ..Default::default()
             };
-            assert_eq!(*good_with(file, &o).x, logical, "{file} logical_{form}");
+            assert_eq!(
+                good_with(file, &o).x.f64(),
+                logical,
+                "{file} logical_{form}"
+            );
         }
     }
     let e = data_error("good/types.mat", &LoadOptions::default());
@@ -783,10 +793,10 @@ fn label_none_leaves_a_label_named_column_out_of_the_features() {
         assert_eq!(ds.feature_names, ["a", "b"], "{name}");
         assert!(ds.labels.is_none());
         assert_eq!(ds.label_left_out.as_deref(), Some(name));
-        assert_eq!(ds.x.row(1).to_vec(), [3.0, 4.0]);
+        assert_eq!(ds.x.f64().row(1).to_vec(), [3.0, 4.0]);
         let kept = load(&src, &keep_label_column()).unwrap();
         assert_eq!(kept.feature_names, ["a", "b", name]);
-        assert_eq!(kept.x.row(1).to_vec(), [3.0, 4.0, 1.0]);
+        assert_eq!(kept.x.f64().row(1).to_vec(), [3.0, 4.0, 1.0]);
         assert!(kept.label_left_out.is_none() && kept.labels.is_none());
         assert!(!kept.notes.iter().any(|n| n.contains("left out")));
     }
@@ -821,13 +831,13 @@ fn label_none_on_readers_with_separate_labels() {
         let auto = good(rel);
         let none = good_with(rel, &with_label(LabelChoice::None));
         assert!(auto.labels.is_some() && none.labels.is_none(), "{rel}");
-        assert_eq!(*none.x, *auto.x, "{rel}");
+        assert_eq!(none.x.f64(), auto.x.f64(), "{rel}");
         assert!(none.label_left_out.is_none());
     }
     // A .npy has no column names: `none` reads every column, as `auto`.
     let auto = good("good/small.npy");
     let none = good_with("good/small.npy", &with_label(LabelChoice::None));
-    assert_eq!(*none.x, *auto.x);
+    assert_eq!(none.x.f64(), auto.x.f64());
     assert!(none.label_left_out.is_none());
 }
 

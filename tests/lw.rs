@@ -123,7 +123,8 @@ fn lambda_zero_weights_are_the_wkmeans_weights() {
     assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-12);
     // Whole runs: LW at λ = 0 and WK-means from the same partition move
     // the same points, with proportional weights, at every iteration.
-    let x = st.x(pr);
+    let x64 = st.x(pr);
+    let x = x64.view();
     let lw = weighted_loop(
         x,
         labels.clone(),
@@ -188,7 +189,7 @@ fn weights_are_zero_exactly_where_the_threshold_says() {
         .unwrap();
         let w = fit.feature_weights.clone().unwrap();
         // The dispersions of the returned partition and centres.
-        let d = dispersions(st.x(pr), &fit.labels, z.view());
+        let d = dispersions(st.x(pr).view(), &fit.labels, z.view());
         let lam_p2 = lambda / (p * p);
         for l in 0..w.len() {
             assert!(w[l] >= 0.0 && w[l].is_finite());
@@ -245,7 +246,7 @@ fn objective_never_increases() {
             }
             for rule in rules {
                 let fit = weighted_loop(
-                    st.x(pr),
+                    st.x(pr).view(),
                     labels.clone(),
                     None,
                     k,
@@ -323,7 +324,7 @@ fn guards_constant_feature_empty_cluster_and_no_nan() {
         assert!(fit.objective.is_finite());
         assert!(fit.centroids.unwrap().iter().all(|v| v.is_finite()));
     }
-    let (z, counts) = cluster_means(pr.x.view(), &labels, 4, None);
+    let (z, counts) = cluster_means(pr.x.f64().view(), &labels, 4, None);
     assert_eq!(counts[3], 0);
     assert!(z.iter().all(|v| v.is_finite()));
     // All features constant within clusters: α is undefined, one-line error.

@@ -17,9 +17,9 @@ fn split() -> (Dataset, Array2<f64>, Vec<usize>) {
     let truth = all.labels.as_ref().unwrap().clone();
     let even: Vec<usize> = (0..all.n()).step_by(2).collect();
     let odd: Vec<usize> = (1..all.n()).step_by(2).collect();
-    let mut train = Dataset::new("blobs", "blobs.csv", all.x.select(Axis(0), &even));
+    let mut train = Dataset::new("blobs", "blobs.csv", all.x.f64().select(Axis(0), &even));
     train.labels = Some(truth.select(&even));
-    let test = all.x.select(Axis(0), &odd);
+    let test = all.x.f64().select(Axis(0), &odd);
     let test_truth = odd.iter().map(|&i| truth.ids[i]).collect();
     (train, test, test_truth)
 }
@@ -34,7 +34,7 @@ struct Fitted {
 
 fn fit(id: &str, options: &[(&str, &str)], scale: Option<Scaling>) -> meanscape::Result<Fitted> {
     let (train, _, _) = split();
-    let raw = train.x.as_ref().clone();
+    let raw = train.x.f64().into_owned();
     let train_truth = train.labels.as_ref().unwrap().ids.clone();
     let a = algo::find(id)?;
     let scale = scale.unwrap_or(a.default_scaling());
@@ -47,7 +47,7 @@ fn fit(id: &str, options: &[(&str, &str)], scale: Option<Scaling>) -> meanscape:
     Ok(Fitted {
         model,
         fit_labels: result.best.labels.clone(),
-        train_scaled: loaded.problem.x.to_owned(),
+        train_scaled: loaded.problem.x.f64().into_owned(),
         train_raw: raw,
         train_truth,
     })
@@ -169,7 +169,8 @@ fn kernel_distances_of_training_rows_match_the_gram_matrix() {
     let d = f.model.distances(f.train_scaled.view()).unwrap();
     let (train, _, _) = split();
     let loaded = meanscape::prepare(DataSource::parse(SPEC).unwrap(), train, Scaling::Standard);
-    let x = loaded.problem.x.view();
+    let x64 = loaded.problem.x.f64();
+    let x = x64.view();
     // The Gram matrix, by the library's own builder.
     let spec = meanscape::internals::kernel::KernelSpec::parse(
         "gaussian:sigma=1.5,center,normalize,rescale",
@@ -297,7 +298,7 @@ fn save_and_load_round_trip_through_a_file() {
 fn precomputed_kernels_cannot_give_a_model() {
     use meanscape::internals::kernel::{Gram, KernelStack, stack::raw_spec};
     let (train, _, _) = split();
-    let x = train.x.as_ref().clone();
+    let x = train.x.f64().into_owned();
     let k = x.dot(&x.t());
     let stack = KernelStack {
         grams: vec![std::sync::Arc::new(Gram::from_dense(k.view(), &raw_spec()))],
@@ -326,7 +327,7 @@ fn the_recorded_scaling_includes_the_range_fit_of_huge_values() {
     // of two (rescale_exp): predict_raw must apply it too.
     let (train, test, test_truth) = split();
     let big = |a: &Array2<f64>| a.mapv(|v| v * 1e200);
-    let mut ds = Dataset::new("big", "big.csv", big(&train.x));
+    let mut ds = Dataset::new("big", "big.csv", big(&train.x.f64().into_owned()));
     ds.labels = train.labels.clone();
     let loaded = meanscape::prepare(DataSource::parse(SPEC).unwrap(), ds, Scaling::None);
     assert_ne!(loaded.rescale_exp, 0);
@@ -338,7 +339,9 @@ fn the_recorded_scaling_includes_the_range_fit_of_huge_values() {
         .with_scaling(loaded.scaling.clone())
         .unwrap();
     assert_eq!(model.scaling().unwrap().rescale_exp, loaded.rescale_exp);
-    let own = model.predict_raw(big(&train.x).view()).unwrap();
+    let own = model
+        .predict_raw(big(&train.x.f64().into_owned()).view())
+        .unwrap();
     assert_eq!(own, result.best.labels);
     let new = model.predict_raw(big(&test).view()).unwrap();
     let truth = &train.labels.as_ref().unwrap().ids;

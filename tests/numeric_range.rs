@@ -14,7 +14,7 @@ use rand_distr::{Distribution, StandardNormal};
 fn iris_times(f: f64, scale: Scaling) -> Loaded {
     let src = DataSource::Bundled("iris");
     let mut ds = data::load(&src, &LoadOptions::default()).unwrap();
-    std::sync::Arc::make_mut(&mut ds.x).mapv_inplace(|v| v * f);
+    ds.x = ds.x.f64().mapv(|v| v * f).into();
     meanscape::prepare(src, ds, scale)
 }
 
@@ -146,7 +146,8 @@ fn k_one_and_k_n_give_finite_output() {
     let src = DataSource::Bundled("wine");
     let ds = data::load(&src, &LoadOptions::default()).unwrap();
     let rows: Vec<usize> = (0..ds.n()).step_by(3).collect();
-    let mut small = data::Dataset::new("wine/3", "wine", ds.x.select(ndarray::Axis(0), &rows));
+    let mut small =
+        data::Dataset::new("wine/3", "wine", ds.x.f64().select(ndarray::Axis(0), &rows));
     small.feature_names = ds.feature_names.clone();
     let full = meanscape::prepare(src.clone(), ds, Scaling::Standard);
     let sk = algo::find("sparse-kmeans").unwrap();
@@ -214,6 +215,7 @@ fn random_magnitudes_give_finite_output() {
             let mut rows: Vec<Vec<u64>> = l
                 .problem
                 .x
+                .f64()
                 .rows()
                 .into_iter()
                 .map(|r| r.iter().map(|v| v.to_bits()).collect())

@@ -89,7 +89,7 @@ fn iris() -> (Dataset, Vec<RecordBatch>) {
         let rows = start..(start + 50).min(ds.n());
         let mut cols: Vec<(&str, ArrayRef)> = Vec::new();
         for (j, name) in names.iter().enumerate() {
-            let v: Vec<f64> = rows.clone().map(|i| ds.x[[i, j]]).collect();
+            let v: Vec<f64> = rows.clone().map(|i| ds.x.f64()[[i, j]]).collect();
             cols.push((name, Arc::new(Float64Array::from(v))));
         }
         let species: Vec<&str> = rows.map(|i| SPECIES[l.ids[i]]).collect();
@@ -105,7 +105,7 @@ fn iris_csv(path: &Path, ds: &Dataset) {
     let mut s = String::from("sepal_length,sepal_width,petal_length,petal_width,species\n");
     for i in 0..ds.n() {
         for j in 0..4 {
-            s.push_str(&format!("{},", ds.x[[i, j]]));
+            s.push_str(&format!("{},", ds.x.f64()[[i, j]]));
         }
         s.push_str(SPECIES[l.ids[i]]);
         s.push('\n');
@@ -114,7 +114,7 @@ fn iris_csv(path: &Path, ds: &Dataset) {
 }
 
 fn same(a: &Dataset, b: &Dataset) {
-    assert_eq!(a.x, b.x);
+    assert_eq!(a.x.f64(), b.x.f64());
     assert_eq!(a.feature_names, b.feature_names);
     assert_eq!(a.labels, b.labels);
     assert_eq!((a.n(), a.p()), (b.n(), b.p()));
@@ -128,7 +128,7 @@ fn iris_reads_as_the_same_csv_does_in_every_compression() {
     iris_csv(&csv, &orig);
     let by_name = label(LabelChoice::Name("species".into()));
     let from_csv = read(&csv, &by_name).unwrap();
-    assert_eq!(from_csv.x, orig.x);
+    assert_eq!(from_csv.x.f64(), orig.x.f64());
     for (i, c) in [
         Compression::UNCOMPRESSED,
         Compression::SNAPPY,
@@ -222,7 +222,7 @@ fn auto_label_and_text_columns() {
     );
     let ds = read(&pq, &o).unwrap();
     assert_eq!(ds.feature_names, ["a", "b"]);
-    assert_eq!(ds.x.row(2).to_vec(), [3.0, 6.0]);
+    assert_eq!(ds.x.f64().row(2).to_vec(), [3.0, 6.0]);
     assert_eq!(ds.labels.unwrap().ids, [0, 1, 0]);
     // --label none: `class` is left out (no ground truth, no feature);
     // `city` is still refused.
@@ -253,7 +253,7 @@ fn csv_ignores_columns_whose_first_row_is_text() {
     };
     let ds = read(&csv, &o).unwrap();
     assert_eq!(ds.feature_names, ["a", "b"]);
-    assert_eq!(ds.x.row(1).to_vec(), [2.0, 5.0]);
+    assert_eq!(ds.x.f64().row(1).to_vec(), [2.0, 5.0]);
     assert!(
         ds.notes.iter().any(|n| n.contains("'city'")),
         "{:?}",
@@ -303,8 +303,11 @@ fn nulls_are_missing_cells() {
         },
     )
     .unwrap();
-    assert_eq!(ds.x.column(0).to_vec(), [1.0, 2.0, 3.0, 2.0]);
-    assert_eq!(ds.x.column(1).to_vec(), [10.0, 20.0, 70.0 / 3.0, 40.0]);
+    assert_eq!(ds.x.f64().column(0).to_vec(), [1.0, 2.0, 3.0, 2.0]);
+    assert_eq!(
+        ds.x.f64().column(1).to_vec(),
+        [10.0, 20.0, 70.0 / 3.0, 40.0]
+    );
     assert!(
         ds.notes.iter().any(|n| n.contains("imputed 3")),
         "{:?}",
@@ -319,7 +322,7 @@ fn nulls_are_missing_cells() {
     )
     .unwrap();
     assert_eq!(ds.n(), 1);
-    assert_eq!(ds.x.row(0).to_vec(), [1.0, 10.0]);
+    assert_eq!(ds.x.f64().row(0).to_vec(), [1.0, 10.0]);
     assert_eq!(ds.labels.unwrap().names, ["u"]);
 }
 
@@ -363,7 +366,7 @@ fn mixed() -> RecordBatch {
 
 fn check_mixed(ds: &Dataset) {
     assert_eq!(ds.feature_names, ["u8", "f32"]);
-    assert_eq!(ds.x.row(3).to_vec(), [4.0, 3.5]);
+    assert_eq!(ds.x.f64().row(3).to_vec(), [4.0, 3.5]);
     let l = ds.labels.as_ref().unwrap();
     assert_eq!(l.names, ["red", "blue", "green"]);
     assert_eq!(l.ids, [0, 1, 0, 2]);
@@ -378,14 +381,14 @@ fn feather_and_ipc_round_trips() {
         let f = dir.path().join(format!("iris{lz4}.feather"));
         write_feather(&f, &batches, lz4);
         let ds = read(&f, &by_name).unwrap();
-        assert_eq!(ds.x, orig.x);
+        assert_eq!(ds.x.f64(), orig.x.f64());
         assert_eq!(ds.labels.unwrap().ids, orig.labels.as_ref().unwrap().ids);
     }
     // The stream format, under .arrow.
     let s = dir.path().join("iris.arrow");
     write_stream(&s, &batches);
     let ds = read(&s, &by_name).unwrap();
-    assert_eq!(ds.x, orig.x);
+    assert_eq!(ds.x.f64(), orig.x.f64());
     // Categorical labels and other numeric types, in each format.
     let m = mixed();
     let f = dir.path().join("m.feather");

@@ -471,7 +471,7 @@ fn a_wide_table_loads_from_feather_and_parquet() {
             let (r, peak) = load_counted(&p, &with_cap(cap));
             let ds = r.unwrap_or_else(|e| panic!("{e}"));
             assert_eq!((ds.n(), ds.p()), (72, 7129));
-            assert_eq!(ds.x[[71, 7128]], (71 * 7129 + 7128) as f64);
+            assert_eq!(ds.x.f64()[[71, 7128]], (71 * 7129 + 7128) as f64);
             assert!(peak < CAP, "{}: {peak}", p.display());
         }
     }

@@ -53,9 +53,9 @@ fn objective_never_increases_at_fixed_s() {
         let x = blobs(seed, 200, 3, 4, 3.0);
         let pr = Problem::new(x);
         for s in [-0.5, -1.0, -3.0, -20.0] {
-            let c0 = pr.x.select(Axis(0), &[0, 1, 2, 3]);
+            let c0 = pr.x.f64().select(Axis(0), &[0, 1, 2, 3]);
             let fit = power_loop(
-                pr.x.view(),
+                pr.x.f64().view(),
                 &pr.x_norms,
                 c0,
                 &fixed(s),
@@ -82,14 +82,23 @@ fn annealed_objective_never_increases() {
     // sequence is monotone with annealing too.
     for seed in 0..6 {
         let pr = Problem::new(blobs(seed, 300, 5, 5, 2.0));
-        let c0 = pr.x.select(Axis(0), &[0, 1, 2, 3, 4]);
+        let c0 = pr.x.f64().select(Axis(0), &[0, 1, 2, 3, 4]);
         let sched = Schedule {
             s0: -1.0,
             eta: 1.2,
             period: 2,
             s_min: -500.0,
         };
-        let fit = power_loop(pr.x.view(), &pr.x_norms, c0, &sched, 0.0, 200, &Ctx::new()).unwrap();
+        let fit = power_loop(
+            pr.x.f64().view(),
+            &pr.x_norms,
+            c0,
+            &sched,
+            0.0,
+            200,
+            &Ctx::new(),
+        )
+        .unwrap();
         for w in fit.trace.windows(2) {
             assert!(w[1].objective <= w[0].objective * (1.0 + 1e-12));
         }
@@ -106,11 +115,18 @@ fn very_negative_s_is_lloyd() {
     for seed in 0..10 {
         let pr = Problem::new(blobs(seed, 240, 4, 6, 2.5));
         let idx: Vec<usize> = (0..6).map(|j| j * 37 % 240).collect();
-        let c0 = pr.x.select(Axis(0), &idx);
-        let lloyd =
-            lloyd_loop(pr.x.view(), &pr.x_norms, c0.clone(), 0.0, 300, &Ctx::new()).unwrap();
+        let c0 = pr.x.f64().select(Axis(0), &idx);
+        let lloyd = lloyd_loop(
+            pr.x.f64().view(),
+            &pr.x_norms,
+            c0.clone(),
+            0.0,
+            300,
+            &Ctx::new(),
+        )
+        .unwrap();
         let power = power_loop(
-            pr.x.view(),
+            pr.x.f64().view(),
             &pr.x_norms,
             c0,
             &fixed(-1e5),

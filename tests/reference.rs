@@ -172,8 +172,9 @@ fn mat_equals_csv(stem: &str, n: usize, p: usize, k: usize) -> Result<(), Failed
     assert_eq!((m.n(), m.p()), (n, p), "{stem}.mat");
     assert_eq!((c.n(), c.p()), (n, p), "{stem}.csv");
     let worst =
-        m.x.iter()
-            .zip(c.x.iter())
+        m.x.f64()
+            .iter()
+            .zip(c.x.f64().iter())
             .map(|(a, b)| (a - b).abs() / a.abs().max(1.0))
             .fold(0.0, f64::max);
     assert!(worst <= 1e-12, "{stem}: .mat and .csv differ by {worst}");

@@ -1047,7 +1047,10 @@ fn an_explicit_dim_is_respected_and_its_error_reported() {
         stream: 0,
         f32: false,
     };
-    let sample = pr.x.view().select(Axis(0), &rff_dim::sample_rows(400));
+    let sample =
+        pr.x.f64()
+            .view()
+            .select(Axis(0), &rff_dim::sample_rows(400));
     assert_eq!(a.errors[0], rff_dim::approx_error(sample.view(), &spec));
     // At the automatic D the reported error is within the tolerance.
     let fit = run("rff-power", &pr, 3, 0, &[]);

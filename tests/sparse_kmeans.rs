@@ -148,12 +148,13 @@ fn gap_statistic_is_deterministic_and_sane() {
         tol: 1e-4,
         max_iter: 6,
     };
-    let g1 = gap_statistic(pr.x.view(), 3, 5, &st, 6, 10, 7, &Ctx::new()).unwrap();
+    let g1 = gap_statistic(pr.x.f64().view(), 3, 5, &st, 6, 10, 7, &Ctx::new()).unwrap();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
         .unwrap();
-    let g2 = pool.install(|| gap_statistic(pr.x.view(), 3, 5, &st, 6, 10, 7, &Ctx::new()).unwrap());
+    let g2 = pool
+        .install(|| gap_statistic(pr.x.f64().view(), 3, 5, &st, 6, 10, 7, &Ctx::new()).unwrap());
     assert_eq!(g1.gaps, g2.gaps);
     // The grid ends below the bound where the L1 constraint stops binding
     // (sparcl's ends at 0.9·√p, where every feature keeps a weight).

@@ -143,7 +143,7 @@ fn a_cell_is_the_run_of_its_parameters_and_seed() {
             cfg.seed = s.seed;
             let one = power.run(&l.problem, &cfg, &Ctx::new()).unwrap();
             let m = meanscape::report::RunMetrics::compute(
-                l.problem.x.view(),
+                l.problem.x.f64().view(),
                 &one.best.labels,
                 Some(&truth),
             );
@@ -286,7 +286,7 @@ fn a_kernel_axis_runs_each_kernel_and_scores_in_its_space() {
             assert_eq!(i, s.internal, "{kernel}");
             assert_eq!(i.space, metrics::SpaceKind::Kernel);
             // In the kernel's space, not the features': another cost.
-            let on_x = metrics::wcss(l.problem.x.view(), &one.best.labels);
+            let on_x = metrics::wcss(l.problem.x.f64().view(), &one.best.labels);
             assert!((i.cost - on_x).abs() > 1e-6 * on_x, "{kernel}: {}", i.cost);
             let truth = l.dataset.labels.as_ref().unwrap();
             nmi_by_kernel.push(metrics::nmi(&truth.ids, &one.best.labels));

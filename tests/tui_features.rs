@@ -397,7 +397,7 @@ fn confusion_counts_are_the_contingency_of_the_labels() {
     assert!((c.correct as f64 / c.n as f64 - acc).abs() < 1e-12);
     // Profiles: the mean of each selected feature per cluster.
     let p = app.profiles().unwrap();
-    let x = &app.loaded().unwrap().dataset.x;
+    let x = &app.loaded().unwrap().dataset.x.f64();
     let f = &p.features[0];
     for (k, &m) in p.means[0].iter().enumerate() {
         let members: Vec<f64> = (0..x.nrows())

@@ -103,7 +103,9 @@ class _MeanscapeCluster(ClusterMixin, BaseEstimator):
         for text in r["warnings"]:
             warnings.warn(text, MeanscapeWarning, stacklevel=3)
         if r["centroids"] is not None and r["centroids"].shape[1] == X.shape[1]:
-            self.cluster_centers_ = r["centroids"]
+            # float32 in, float32 centres out (as scikit-learn's KMeans); the
+            # engine computes them in f64 and they are rounded once here.
+            self.cluster_centers_ = r["centroids"].astype(X.dtype, copy=False)
         if r["feature_weights"] is not None:
             self.feature_weights_ = r["feature_weights"]
             self.selected_features_ = np.flatnonzero(self.feature_weights_ > 0)

@@ -5,8 +5,8 @@
 use meanscape::algo::Ctx;
 use meanscape::data::preprocess::{range_exponent, rescale};
 use meanscape::data::{DataSource, LabelChoice, LoadOptions, Missing};
+use meanscape::algo::Matrix;
 use meanscape::{Error, algo};
-use ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -29,11 +29,13 @@ pub fn error(e: Error) -> PyErr {
 }
 
 /// The rows a fit or prediction reads: the caller's C-contiguous float64
-/// buffer itself, or one converted copy (float32, Fortran order or
-/// strided input, or values outside the range the solvers compute in).
+/// or float32 buffer itself (float32 then runs as f32 end to end), or one
+/// converted copy (Fortran order or strided input, or values outside the
+/// range the solvers compute in), in the input's float type.
 pub struct Input<'py> {
     borrowed: Option<PyReadonlyArray2<'py, f64>>,
-    owned: Option<Arc<Array2<f64>>>,
+    borrowed32: Option<PyReadonlyArray2<'py, f32>>,
+    owned: Option<Matrix>,
     /// Whether the data was copied.
     pub copied: bool,
     /// The power of two the values were multiplied by (0: none), as
@@ -43,6 +45,9 @@ pub struct Input<'py> {
 
 /// Keeps a NumPy array alive while the engine reads its buffer.
 struct KeepAlive(#[allow(dead_code)] Py<PyArray2<f64>>);
+
+/// As [`KeepAlive`], for a float32 array.
+struct KeepAlive32(#[allow(dead_code)] Py<PyArray2<f32>>);
 
 /// Reads a 2-D float64 or float32 NumPy array; anything else is refused
 /// (the Python side converts with scikit-learn's `check_array` first).
@@ -55,30 +60,51 @@ pub fn input_rows<'py>(x: &Bound<'py, PyAny>, rescale_by: Option<i32>) -> PyResu
         if a.is_c_contiguous() && e == 0 {
             return Ok(Input {
                 borrowed: Some(a),
+                borrowed32: None,
                 owned: None,
                 copied: false,
                 rescale_exp: 0,
             });
         }
-        return Ok(owned(view.as_standard_layout().into_owned(), e));
+        return Ok(owned(view.as_standard_layout().into_owned().into(), e));
     }
     if let Ok(a) = x.extract::<PyReadonlyArray2<'py, f32>>() {
-        let x = a.as_array().mapv(f64::from);
-        let e = rescale_by.unwrap_or(range_exponent(max_abs_finite(x.iter().copied())?));
-        return Ok(owned(x, e));
+        let view = a.as_array();
+        let e = rescale_by.unwrap_or(range_exponent(max_abs_finite(
+            view.iter().map(|&v| f64::from(v)),
+        )?));
+        if a.is_c_contiguous() && e == 0 {
+            return Ok(Input {
+                borrowed: None,
+                borrowed32: Some(a),
+                owned: None,
+                copied: false,
+                rescale_exp: 0,
+            });
+        }
+        return Ok(owned(view.as_standard_layout().into_owned().into(), e));
     }
     Err(PyTypeError::new_err(
         "X must be a 2-D float64 or float32 NumPy array",
     ))
 }
 
-fn owned(mut x: Array2<f64>, e: i32) -> Input<'static> {
+fn owned(mut x: Matrix, e: i32) -> Input<'static> {
     if e != 0 {
-        rescale(&mut x, e);
+        match &mut x {
+            Matrix::F64(a) => rescale(Arc::make_mut(a), e),
+            Matrix::F32(a) => {
+                // A power of two: exact unless a value leaves f32's range,
+                // which the range fit's target [2^-64, 2^64) does not.
+                let f = 2f64.powi(e);
+                Arc::make_mut(a).mapv_inplace(|v| (f64::from(v) * f) as f32);
+            }
+        }
     }
     Input {
         borrowed: None,
-        owned: Some(Arc::new(x)),
+        borrowed32: None,
+        owned: Some(x),
         copied: true,
         rescale_exp: e,
     }
@@ -99,10 +125,21 @@ fn max_abs_finite(values: impl Iterator<Item = f64>) -> PyResult<f64> {
 }
 
 impl Input<'_> {
+    /// The float type the rows are held in.
+    pub fn is_f32(&self) -> bool {
+        self.borrowed32.is_some() || matches!(self.owned, Some(Matrix::F32(_)))
+    }
+
     /// The engine's view of the rows.
-    pub fn rows(&self) -> PyResult<algo::Rows> {
+    pub fn rows(&self) -> PyResult<algo::Features> {
         if let Some(x) = &self.owned {
-            return Ok(algo::Rows::shared(x.clone()));
+            return Ok(algo::Features::shared(x.clone()));
+        }
+        if let Some(a) = &self.borrowed32 {
+            let (n, p) = (a.shape()[0], a.shape()[1]);
+            let keep = KeepAlive32(a.as_unbound().clone_ref(a.py()));
+            // SAFETY: as below, for a C-contiguous float32 array.
+            return Ok(unsafe { algo::Features::borrowed_f32(Arc::new(keep), a.data(), n, p) });
         }
         let a = self.borrowed.as_ref().expect("borrowed or owned");
         let (n, p) = (a.shape()[0], a.shape()[1]);
@@ -111,14 +148,15 @@ impl Input<'_> {
         // held by a read-only borrow for as long as `self` lives; the fit
         // drops its problem before `self`, and `keep` holds a reference to
         // the array besides.
-        Ok(unsafe { algo::Rows::borrowed(Arc::new(keep), a.data(), n, p) })
+        Ok(unsafe { algo::Features::borrowed(Arc::new(keep), a.data(), n, p) })
     }
 
-    /// The rows as an ndarray view (for predictions).
-    pub fn view(&self) -> ndarray::ArrayView2<'_, f64> {
-        match (&self.owned, &self.borrowed) {
-            (Some(x), _) => x.view(),
-            (None, Some(a)) => a.as_array(),
+    /// The rows as f64 (for predictions): borrowed, or widened from f32.
+    pub fn view(&self) -> ndarray::CowArray<'_, f64, ndarray::Ix2> {
+        match (&self.owned, &self.borrowed, &self.borrowed32) {
+            (Some(x), _, _) => x.f64(),
+            (None, Some(a), _) => a.as_array().into(),
+            (None, None, Some(a)) => a.as_array().mapv(f64::from).into(),
             _ => unreachable!("borrowed or owned"),
         }
     }
@@ -214,8 +252,17 @@ pub fn load<'py>(
         )));
     }
     let out = PyDict::new(py);
-    let x = Arc::try_unwrap(ds.x).unwrap_or_else(|shared| (*shared).clone());
-    out.set_item("X", x.into_pyarray(py))?;
+    // A float32 file read for an f32 run comes back as float32.
+    match ds.x {
+        Matrix::F64(x) => {
+            let x = Arc::try_unwrap(x).unwrap_or_else(|shared| (*shared).clone());
+            out.set_item("X", x.into_pyarray(py))?;
+        }
+        Matrix::F32(x) => {
+            let x = Arc::try_unwrap(x).unwrap_or_else(|shared| (*shared).clone());
+            out.set_item("X", x.into_pyarray(py))?;
+        }
+    }
     match &ds.labels {
         Some(l) => {
             let ids: Vec<i64> = l.ids.iter().map(|&i| i as i64).collect();

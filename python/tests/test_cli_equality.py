@@ -97,3 +97,19 @@ def test_sweep_best_cells_equal_the_clis(cli, iris, iris_csv):
     r = meanscape.sweep("power", X, 3, ["s0=-4:-1:4"], seeds=2)
     for name in ["silhouette", "cost", "davies_bouldin", "stability"]:
         assert v["best"][name]["cell"] == r["best"][name], name
+
+
+@pytest.mark.parametrize("name,algo", [("PowerKMeans", "power"), ("WKMeans", "wkmeans"), ("RFFPowerKMeans", "rff-power")])
+def test_float32_runs_as_the_clis_f32_run(cli, iris, tmp_path, name, algo):
+    """float32 in: the engine runs f32 end to end, as `--dtype f32` on a
+    float32 .npy does, and the centres come back float32."""
+    X, _ = iris
+    X32 = np.ascontiguousarray(X.astype(np.float32))
+    path = tmp_path / "iris32.npy"
+    np.save(path, X32)
+    est = getattr(meanscape, name)(n_clusters=3, random_state=0).fit(X32)
+    ref = cli_run(cli, str(path), algo, ["--dtype", "f32"], 0)
+    assert est.labels_.tolist() == ref["labels"]
+    assert est.objective_ == pytest.approx(ref["objective"], rel=1e-9, abs=1e-12)
+    if hasattr(est, "cluster_centers_"):
+        assert est.cluster_centers_.dtype == np.float32

@@ -19,10 +19,11 @@ pub(crate) mod weighted;
 
 pub use crate::solver::params;
 pub use crate::solver::{
-    Algorithm, BATCH, Common, Ctx, Event, Extras, Fit, Gap, Init, KernelApprox, KernelInfo,
-    KernelSet, MapInfo, ParamError, ParamSpec, Params, Phases, Problem, Progress, Request, Rng,
-    Rows, RunConfig, RunResult, Solver, Start, StartMemory, TAKES_KERNELS, TracePoint, Typicality,
-    check_config, check_memory, cluster_sizes, configure, resolve_options, resolve_params, run,
+    Algorithm, BATCH, Common, Ctx, Event, Extras, Features, Fit, Gap, Init, KernelApprox,
+    KernelInfo, KernelSet, MapInfo, Matrix, ParamError, ParamSpec, Params, Phases, Problem,
+    Progress, Request, Rng, RunConfig, RunResult, Solver, Start, StartMemory, TAKES_KERNELS,
+    TracePoint, Typicality, check_config, check_memory, cluster_sizes, configure, resolve_options,
+    resolve_params, rows::Rows, run,
 };
 pub use weighted::path;
 

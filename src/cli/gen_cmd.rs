@@ -64,7 +64,7 @@ pub fn run(a: &GenArgs) -> anyhow::Result<()> {
         .is_some_and(|e| e.eq_ignore_ascii_case("npy"));
     let bytes = if is_npy {
         let mut buf = Vec::new();
-        ndarray_npy::WriteNpyExt::write_npy(&*ds.x, &mut buf)
+        crate::with_matrix!(&ds.x, x => ndarray_npy::WriteNpyExt::write_npy(&**x, &mut buf))
             .map_err(|e| Error::Data(format!("cannot encode .npy: {e}")))?;
         buf
     } else {
@@ -107,7 +107,7 @@ fn to_csv(ds: &crate::data::Dataset) -> String {
         out.push_str(",label");
     }
     out.push('\n');
-    for (i, row) in ds.x.rows().into_iter().enumerate() {
+    for (i, row) in ds.x.f64().rows().into_iter().enumerate() {
         let cells: Vec<String> = row.iter().map(|v| format!("{v}")).collect();
         out.push_str(&cells.join(","));
         if let Some(l) = &ds.labels {

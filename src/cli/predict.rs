@@ -86,7 +86,9 @@ fn output(a: &PredictArgs) -> Result<String> {
         files::check_target(out, &all, a.force)?;
     }
     model.check_memory(ds.n(), a.read.max_memory)?;
-    let labels = model.predict_raw(ds.x.view()).map_err(|e| e.about(&spec))?;
+    let labels = model
+        .predict_raw(ds.x.f64().view())
+        .map_err(|e| e.about(&spec))?;
     let scores = ds.labels.as_ref().map(|t| Scores::compute(&t.ids, &labels));
     if let Some(out) = &a.out {
         let mut text = String::with_capacity(labels.len() * 8 + 16);

@@ -737,13 +737,30 @@ mod imp {
             let len = n.checked_mul(p).ok_or_else(|| {
                 Error::Resource(format!("{origin}: {n} × {p} values are too many"))
             })?;
-            let mut data: Vec<f64> = Vec::new();
-            data.try_reserve_exact(len).map_err(|_| {
+            // Every feature stored as float32: the solvers read f32 unless
+            // asked otherwise (`--dtype`), and the values are then kept in
+            // f32 from the start (no f64 copy of the matrix).
+            let float32 = self.features.iter().all(|&j| {
+                batches
+                    .iter()
+                    .all(|b| b.column(self.pos(j)).data_type() == &DataType::Float32)
+            });
+            let keep_f32 = float32 && opts.dtype != Some(crate::data::Dtype::F64)
+                || opts.dtype == Some(crate::data::Dtype::F32);
+            let oom = || {
                 Error::Resource(format!(
                     "{origin}: out of memory for {len} values; lower --max-memory"
                 ))
-            })?;
-            data.resize(len, 0.0);
+            };
+            let mut data: Vec<f64> = Vec::new();
+            let mut data32: Vec<f32> = Vec::new();
+            if keep_f32 {
+                data32.try_reserve_exact(len).map_err(|_| oom())?;
+                data32.resize(len, 0.0);
+            } else {
+                data.try_reserve_exact(len).map_err(|_| oom())?;
+                data.resize(len, 0.0);
+            }
             for (k, &j) in self.features.iter().enumerate() {
                 let pos = self.pos(j);
                 let mut row0 = 0;
@@ -770,7 +787,12 @@ mod imp {
                                 &format!("{what} (use --impute mean or --drop-incomplete)"),
                             ));
                         }
-                        data[r * p + k] = if v.is_finite() { v } else { f64::NAN };
+                        let v = if v.is_finite() { v } else { f64::NAN };
+                        if keep_f32 {
+                            data32[r * p + k] = v as f32;
+                        } else {
+                            data[r * p + k] = v;
+                        }
                     }
                     row0 += b.num_rows();
                 }
@@ -811,7 +833,15 @@ mod imp {
                     Some(lb.finish())
                 }
             };
-            let x = Array2::from_shape_vec((n, p), data).expect("n × p values");
+            let x: crate::solver::Matrix = if keep_f32 {
+                Array2::from_shape_vec((n, p), data32)
+                    .expect("n × p values")
+                    .into()
+            } else {
+                Array2::from_shape_vec((n, p), data)
+                    .expect("n × p values")
+                    .into()
+            };
             let mut ds = Dataset::new("", origin, x);
             ds.feature_names = self
                 .features
@@ -827,13 +857,7 @@ mod imp {
                 })
                 .collect();
             ds.labels = labels;
-            // Every feature stored as float32: the solvers read f32 unless
-            // asked otherwise (`--dtype`).
-            ds.float32 = self.features.iter().all(|&j| {
-                batches
-                    .iter()
-                    .all(|b| b.column(self.pos(j)).data_type() == &DataType::Float32)
-            });
+            ds.float32 = float32;
             ds.notes = self.notes;
             ds.label_left_out = self.label_left_out;
             Ok(ds)

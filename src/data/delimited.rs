@@ -981,7 +981,7 @@ mod tests {
         let l = ds.labels.unwrap();
         assert_eq!(l.ids, [0, 1, 0]);
         assert_eq!(l.names, ["x", "y"]);
-        assert_eq!(ds.x.row(2).to_vec(), [5.0, 6.0]);
+        assert_eq!(ds.x.f64().row(2).to_vec(), [5.0, 6.0]);
         assert_eq!(ds.name, "t");
     }
 
@@ -1042,7 +1042,7 @@ mod tests {
             ..opts()
         };
         let ds = parse("a,b\n1,NA\n2,3\n", "t.csv", &o).unwrap();
-        assert!(ds.x[[0, 1]].is_nan());
+        assert!(ds.x.f64()[[0, 1]].is_nan());
     }
 
     #[test]
@@ -1054,8 +1054,8 @@ mod tests {
     #[test]
     fn decimal_comma_in_semicolon_files() {
         let ds = parse("a;b\n1,5;2\n3;4,25\n", "t.csv", &opts()).unwrap();
-        assert_eq!(ds.x.row(0).to_vec(), [1.5, 2.0]);
-        assert_eq!(ds.x.row(1).to_vec(), [3.0, 4.25]);
+        assert_eq!(ds.x.f64().row(0).to_vec(), [1.5, 2.0]);
+        assert_eq!(ds.x.f64().row(1).to_vec(), [3.0, 4.25]);
         assert_eq!(ds.notes.len(), 1);
     }
 

@@ -8,20 +8,22 @@
 use super::idx_header::{header, looks_like_idx};
 use super::input::{self, Budget};
 use super::sizes::{NAME_BYTES, product};
-use super::{Dataset, LabelChoice, Labels, LoadOptions};
+use super::{Dataset, Dtype, LabelChoice, Labels, LoadOptions};
 use crate::error::{Error, Result};
+use crate::solver::{Matrix, Real};
 use ndarray::Array2;
 use std::path::{Path, PathBuf};
 
 /// Dimensions and values of an IDX array. The dimensions are checked
 /// against the bytes there are before any value is stored, and `budget`
-/// against the values as f64 plus `extra` bytes the caller will need.
-fn parse(
+/// against the values as `T` (f64, or f32 for an f32 run) plus `extra`
+/// bytes the caller will need.
+fn parse<T: Real>(
     bytes: &[u8],
     origin: &str,
     budget: &Budget,
     extra: u128,
-) -> Result<(Vec<usize>, Vec<f64>)> {
+) -> Result<(Vec<usize>, Vec<T>)> {
     if !looks_like_idx(bytes) {
         return Err(Error::Data(format!(
             "{origin}: not an IDX file (it should start with 00 00, a type code and the number of dimensions)"
@@ -49,36 +51,38 @@ fn parse(
     let count = data.len() / h.size as usize;
     budget.check(
         origin,
-        (count as u128) * 8 + bytes.len() as u128 + extra,
+        (count as u128) * size_of::<T>() as u128 + bytes.len() as u128 + extra,
         &format!(
-            "{count} values as 8-byte floats, and the file's {} bytes",
+            "{count} values as {}-byte floats, and the file's {} bytes",
+            size_of::<T>(),
             bytes.len()
         ),
     )?;
-    let mut values: Vec<f64> = Vec::new();
+    let mut values: Vec<T> = Vec::new();
     values.try_reserve_exact(count).map_err(|_| {
         Error::Resource(format!(
             "{origin}: out of memory for {count} values; lower --max-memory"
         ))
     })?;
+    let to = |v: f64| T::from_f64(v);
     match h.code {
-        0x08 => values.extend(data.iter().map(|&v| f64::from(v))),
-        0x09 => values.extend(data.iter().map(|&v| f64::from(v as i8))),
+        0x08 => values.extend(data.iter().map(|&v| to(f64::from(v)))),
+        0x09 => values.extend(data.iter().map(|&v| to(f64::from(v as i8)))),
         0x0B => values.extend(
             data.chunks_exact(2)
-                .map(|c| f64::from(i16::from_be_bytes([c[0], c[1]]))),
+                .map(|c| to(f64::from(i16::from_be_bytes([c[0], c[1]])))),
         ),
         0x0C => values.extend(
             data.chunks_exact(4)
-                .map(|c| f64::from(i32::from_be_bytes([c[0], c[1], c[2], c[3]]))),
+                .map(|c| to(f64::from(i32::from_be_bytes([c[0], c[1], c[2], c[3]])))),
         ),
         0x0D => values.extend(
             data.chunks_exact(4)
-                .map(|c| f64::from(f32::from_be_bytes([c[0], c[1], c[2], c[3]]))),
+                .map(|c| to(f64::from(f32::from_be_bytes([c[0], c[1], c[2], c[3]])))),
         ),
         _ => values.extend(
             data.chunks_exact(8)
-                .map(|c| f64::from_be_bytes(c.try_into().expect("8 bytes"))),
+                .map(|c| to(f64::from_be_bytes(c.try_into().expect("8 bytes")))),
         ),
     }
     // Each dimension is at most u32::MAX, and their product is the count.
@@ -125,10 +129,19 @@ pub fn read(path: &Path, bytes: &[u8], opts: &LoadOptions) -> Result<Dataset> {
     // Names cost little next to the values, but count them all the same.
     let names = product(&header(bytes).map_or(Vec::new(), |h| h.dims[1..].to_vec()))
         .saturating_mul(u128::from(NAME_BYTES));
-    let (dims, values) = parse(bytes, &shown, &budget, names)?;
-    let n = dims[0];
-    let p: usize = dims[1..].iter().product();
-    let x = Array2::from_shape_vec((n, p), values).expect("size checked");
+    // For an f32 run the values are stored as f32 from the start (bytes,
+    // small integers and float32 are exact in f32); no f64 copy is made.
+    let (n, x): (usize, Matrix) = if opts.dtype == Some(Dtype::F32) {
+        let (dims, values) = parse::<f32>(bytes, &shown, &budget, names)?;
+        let p: usize = dims[1..].iter().product();
+        let x = Array2::from_shape_vec((dims[0], p), values).expect("size checked");
+        (dims[0], x.into())
+    } else {
+        let (dims, values) = parse::<f64>(bytes, &shown, &budget, names)?;
+        let p: usize = dims[1..].iter().product();
+        let x = Array2::from_shape_vec((dims[0], p), values).expect("size checked");
+        (dims[0], x.into())
+    };
     let (companion, note) = sibling_labels(path);
     let labels = match &opts.label {
         LabelChoice::None => None,
@@ -156,7 +169,7 @@ pub fn read(path: &Path, bytes: &[u8], opts: &LoadOptions) -> Result<Dataset> {
 fn read_labels(path: &Path, n: usize, budget: &Budget) -> Result<Labels> {
     let shown = input::shown(path);
     let bytes = input::read_maybe_gz(path, &shown, budget)?;
-    let (dims, codes) = parse(&bytes, &shown, budget, 0)?;
+    let (dims, codes) = parse::<f64>(&bytes, &shown, budget, 0)?;
     if dims.len() != 1 || dims[0] != n {
         return Err(Error::Data(format!(
             "{shown}: labels of shape {dims:?} do not match the {n} images"
@@ -180,7 +193,7 @@ mod tests {
     }
 
     fn parse(b: &[u8], origin: &str) -> Result<(Vec<usize>, Vec<f64>)> {
-        super::parse(b, origin, &Budget::from_limit(Some(1 << 30)), 0)
+        super::parse::<f64>(b, origin, &Budget::from_limit(Some(1 << 30)), 0)
     }
 
     #[test]
@@ -215,7 +228,7 @@ mod tests {
     #[test]
     fn values_beyond_the_budget_are_refused_before_they_are_stored() {
         let b = idx_bytes(0x08, &[1000, 100], &[0; 100_000]);
-        let e = super::parse(&b, "f", &Budget::from_limit(Some(500_000)), 0)
+        let e = super::parse::<f64>(&b, "f", &Budget::from_limit(Some(500_000)), 0)
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("f: loading it needs 878.9 KiB"), "{e}");

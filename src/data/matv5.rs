@@ -877,7 +877,7 @@ mod tests {
             file(&[compressed(&fea), compressed(&gnd)]),
         ] {
             let ds = parse(&b, "t.mat", &LoadOptions::default()).unwrap();
-            assert_eq!(*ds.x, ndarray::array![[1., 2., 3.], [4., 5., 6.]]);
+            assert_eq!(ds.x.f64(), ndarray::array![[1., 2., 3.], [4., 5., 6.]]);
             assert_eq!(ds.labels.unwrap().names, ["1", "2"]);
         }
     }
@@ -951,7 +951,7 @@ mod tests {
             .collect();
         let b = file(&[matrix("X", 12, &[2, 2], 5, &data)]);
         let ds = parse(&b, "t.mat", &LoadOptions::default()).unwrap();
-        assert_eq!(*ds.x, ndarray::array![[1., 2.], [-3., 4.]]);
+        assert_eq!(ds.x.f64(), ndarray::array![[1., 2.], [-3., 4.]]);
     }
 
     #[test]
@@ -960,7 +960,7 @@ mod tests {
         let gnd = matrix("gnd", 6, &[1, 3], 9, &f64s(&[1., 1., 2.]));
         let ds = parse(&file(&[fea, gnd]), "t.mat", &LoadOptions::default()).unwrap();
         assert_eq!((ds.n(), ds.p()), (3, 2));
-        assert_eq!(ds.x.row(0).to_vec(), [1., 4.]);
+        assert_eq!(ds.x.f64().row(0).to_vec(), [1., 4.]);
         assert_eq!(ds.notes.len(), 1);
     }
 
@@ -978,7 +978,7 @@ mod tests {
         let subsystem = matrix("", 9, &[1, 8], 2, &[0; 8]);
         let b = file(&[fea, compressed(&obj), subsystem]);
         let ds = parse(&b, "t.mat", &LoadOptions::default()).unwrap();
-        assert_eq!(*ds.x, ndarray::array![[1.], [2.]]);
+        assert_eq!(ds.x.f64(), ndarray::array![[1.], [2.]]);
         let o = LoadOptions {
             var: Some("nosuch".into()),
             ..Default::default()

@@ -3,6 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::kernel::stack::KernelStack;
+use crate::solver::Matrix;
 use ndarray::Array2;
 use std::sync::Arc;
 
@@ -91,11 +92,12 @@ pub struct Dataset {
     pub name: String,
     /// Where it came from: a path, `bundled:NAME` or `gen:NAME,...`.
     pub source: String,
-    /// n × p features, row-major. Shared with the [`Problem`] built from
-    /// it, so the matrix is held once; change it with `Arc::make_mut`.
+    /// n × p features, row-major, f64 or f32 (a float32 source read for an
+    /// f32 run stays f32). Shared with the [`Problem`] built from it, so
+    /// the matrix is held once; change it with `Arc::make_mut`.
     ///
     /// [`Problem`]: crate::algo::Problem
-    pub x: Arc<Array2<f64>>,
+    pub x: Matrix,
     /// One name per feature (`f1..fp` when the source has none).
     pub feature_names: Vec<String>,
     /// Ground truth, when known.
@@ -123,12 +125,13 @@ pub struct Dataset {
 }
 
 impl Dataset {
-    pub fn new(name: impl Into<String>, source: impl Into<String>, x: Array2<f64>) -> Self {
+    pub fn new(name: impl Into<String>, source: impl Into<String>, x: impl Into<Matrix>) -> Self {
+        let x: Matrix = x.into();
         let p = x.ncols();
         Dataset {
             name: name.into(),
             source: source.into(),
-            x: Arc::new(x),
+            x,
             feature_names: default_feature_names(p),
             labels: None,
             relevance: None,
@@ -148,7 +151,7 @@ impl Dataset {
         stack: KernelStack,
     ) -> Self {
         let n = stack.n();
-        let mut ds = Dataset::new(name, source, Array2::zeros((n, 0)));
+        let mut ds = Dataset::new(name, source, Array2::<f64>::zeros((n, 0)));
         ds.kernels = Some(Arc::new(stack));
         ds
     }
@@ -183,7 +186,11 @@ impl Dataset {
         if let Some(r) = &self.relevance {
             assert_eq!(r.len(), self.p());
         }
-        if let Some((idx, _)) = self.x.indexed_iter().find(|(_, v)| !v.is_finite()) {
+        let bad = crate::with_matrix!(&self.x, x => x
+            .indexed_iter()
+            .find(|(_, v)| !f64::from(**v).is_finite())
+            .map(|(i, _)| i));
+        if let Some(idx) = bad {
             return Err(Error::Data(format!(
                 "{}: row {}, column {} ({}): value is not finite",
                 self.source,

@@ -3,8 +3,9 @@
 
 use super::input::{self, Budget};
 use super::sizes::{NAME_BYTES, product};
-use super::{Dataset, LabelChoice, Labels, LoadOptions, Missing};
+use super::{Dataset, Dtype, LabelChoice, Labels, LoadOptions, Missing};
 use crate::error::{Error, Result};
+use crate::solver::Real;
 use ndarray::{Array2, Axis};
 use ndarray_npy::npy::header::{Header, ParseHeaderError, ReadHeaderError};
 use ndarray_npy::{ReadNpyError, ReadNpyExt};
@@ -292,20 +293,46 @@ fn parse_from<R: Read + Seek>(
     // The array as read, its f64 copy unless it is f64, a C-order copy of
     // a Fortran-order array or one without the label column, and the
     // feature names.
+    let keep_f32 = descr.ends_with("f4")
+        && opts.dtype != Some(Dtype::F64)
+        && matches!(opts.label, LabelChoice::Auto | LabelChoice::None);
     let count = product(&[n, p]);
-    let mut need = count * 8 + u128::from(p) * u128::from(NAME_BYTES);
-    if size != 8 || !descr.contains('f') {
+    let width: u128 = if keep_f32 { 4 } else { 8 };
+    let mut need = count * width + u128::from(p) * u128::from(NAME_BYTES);
+    if !keep_f32 && (size != 8 || !descr.contains('f')) {
         need += count * u128::from(size);
     }
     if header.layout.is_fortran() || matches!(opts.label, LabelChoice::Index(_)) {
-        need += count * 8;
+        need += count * width;
     }
     Budget::of(opts).check(
         origin,
         need,
-        &format!("a {n} × {p} array of {dtype} read as 8-byte floats"),
+        &if keep_f32 {
+            format!("a {n} × {p} array of {dtype} kept as 4-byte floats")
+        } else {
+            format!("a {n} × {p} array of {dtype} read as 8-byte floats")
+        },
     )?;
 
+    // float32 for an f32 run (asked, or by default) stays f32: no f64
+    // copy is made of it at any point.
+    if keep_f32 {
+        reader.rewind().map_err(|e| Error::io(origin, e))?;
+        let mut x = Array2::<f32>::read_npy(&mut reader).map_err(|e| {
+            Error::Data(format!(
+                "{origin}: cannot read the .npy data ({})",
+                shorten(input::first_line(&e.to_string()))
+            ))
+        })?;
+        if !x.is_standard_layout() {
+            x = x.as_standard_layout().into_owned();
+        }
+        check_finite(&mut x, origin, opts.missing)?;
+        let mut ds = Dataset::new(origin, origin, x);
+        ds.float32 = true;
+        return Ok(ds);
+    }
     let mut x = read_as_f64(&mut reader, descr).map_err(|e| match e {
         ReadNpyError::WrongDescriptor(_) => Error::Data(format!(
             "{origin}: unsupported dtype {dtype}; expected floats, integers or booleans"
@@ -472,9 +499,13 @@ fn read_as_f64<R: Read + Seek>(
 
 /// Applies the missing-value policy to non-finite cells: refuse the file
 /// naming the first one, or mark them all NaN for `resolve_missing`.
-pub(crate) fn check_finite(x: &mut Array2<f64>, origin: &str, missing: Missing) -> Result<()> {
+pub(crate) fn check_finite<T: Real + std::fmt::Display>(
+    x: &mut Array2<T>,
+    origin: &str,
+    missing: Missing,
+) -> Result<()> {
     if missing == Missing::Error {
-        if let Some(((i, j), v)) = x.indexed_iter().find(|(_, v)| !v.is_finite()) {
+        if let Some(((i, j), v)) = x.indexed_iter().find(|(_, v)| !(**v).into().is_finite()) {
             return Err(Error::Data(format!(
                 "{origin}: row {}, column {}: value {v} is not a finite number \
                  (use --impute mean or --drop-incomplete)",
@@ -483,7 +514,13 @@ pub(crate) fn check_finite(x: &mut Array2<f64>, origin: &str, missing: Missing) 
             )));
         }
     } else {
-        x.mapv_inplace(|v| if v.is_finite() { v } else { f64::NAN });
+        x.mapv_inplace(|v| {
+            if v.into().is_finite() {
+                v
+            } else {
+                T::from_f64(f64::NAN)
+            }
+        });
     }
     Ok(())
 }
@@ -518,11 +555,11 @@ pub(crate) mod tests {
         let o = LoadOptions::default();
         let c = npy_bytes("<f8", false, "(2, 3)", &f64s(&[1., 2., 3., 4., 5., 6.]));
         let ds = parse(&c, "c.npy", &o).unwrap();
-        assert_eq!(*ds.x, ndarray::array![[1., 2., 3.], [4., 5., 6.]]);
+        assert_eq!(ds.x.f64(), ndarray::array![[1., 2., 3.], [4., 5., 6.]]);
         let f = npy_bytes("<f8", true, "(2, 3)", &f64s(&[1., 4., 2., 5., 3., 6.]));
         let ds = parse(&f, "f.npy", &o).unwrap();
-        assert_eq!(*ds.x, ndarray::array![[1., 2., 3.], [4., 5., 6.]]);
-        assert!(ds.x.is_standard_layout());
+        assert_eq!(ds.x.f64(), ndarray::array![[1., 2., 3.], [4., 5., 6.]]);
+        assert!(ds.x.f64().is_standard_layout());
         assert_eq!(ds.feature_names, ["f1", "f2", "f3"]);
     }
 
@@ -538,7 +575,7 @@ pub(crate) mod tests {
             ..Default::default()
         };
         let ds = parse(&b, "i.npy", &o).unwrap();
-        assert_eq!(*ds.x, ndarray::array![[1., 10.], [2., 20.], [3., 30.]]);
+        assert_eq!(ds.x.f64(), ndarray::array![[1., 10.], [2., 20.], [3., 30.]]);
         let l = ds.labels.unwrap();
         assert_eq!(
             (l.ids, l.names),
@@ -546,7 +583,7 @@ pub(crate) mod tests {
         );
         let b = npy_bytes("|u1", false, "(1, 2)", &[7, 255]);
         let ds = parse(&b, "u.npy", &LoadOptions::default()).unwrap();
-        assert_eq!(*ds.x, ndarray::array![[7., 255.]]);
+        assert_eq!(ds.x.f64(), ndarray::array![[7., 255.]]);
         let o = LoadOptions {
             label: LabelChoice::Index(5),
             ..Default::default()
@@ -605,6 +642,6 @@ pub(crate) mod tests {
             ..Default::default()
         };
         let ds = parse(&b, "n.npy", &o).unwrap();
-        assert!(ds.x[[1, 0]].is_nan());
+        assert!(ds.x.f64()[[1, 0]].is_nan());
     }
 }

@@ -2,8 +2,9 @@
 
 use super::Dataset;
 use crate::error::{Error, Result};
-use ndarray::Axis;
+use crate::solver::Real;
 use ndarray::parallel::prelude::*;
+use ndarray::{Array2, Axis};
 use std::sync::Arc;
 
 /// What to do with empty, NaN or infinite cells.
@@ -49,38 +50,27 @@ impl std::fmt::Display for Scaling {
 /// # Errors
 /// [`Error::Data`] when no row or no feature is left.
 pub fn resolve_missing(ds: &mut Dataset, policy: Missing) -> Result<()> {
-    let bad_rows: Vec<usize> =
-        ds.x.axis_iter(Axis(0))
-            .enumerate()
-            .filter(|(_, r)| r.iter().any(|v| !v.is_finite()))
-            .map(|(i, _)| i)
-            .collect();
+    let bad_rows: Vec<usize> = crate::with_matrix!(&ds.x, x => x
+        .axis_iter(Axis(0))
+        .enumerate()
+        .filter(|(_, r)| r.iter().any(|&v| !f64::from(v).is_finite()))
+        .map(|(i, _)| i)
+        .collect());
     if bad_rows.is_empty() {
         return Ok(());
     }
     match policy {
         Missing::Error => ds.validate(),
         Missing::ImputeMean => {
-            let mut filled = 0usize;
-            for (j, mut col) in Arc::make_mut(&mut ds.x).axis_iter_mut(Axis(1)).enumerate() {
-                let (sum, count) = col
-                    .iter()
-                    .filter(|v| v.is_finite())
-                    .fold((0.0, 0usize), |(s, c), v| (s + v, c + 1));
-                if count == 0 {
-                    return Err(Error::Data(format!(
+            let filled = crate::with_matrix!(&mut ds.x, x => impute_means(Arc::make_mut(x)))
+                .map_err(|j| {
+                    Error::Data(format!(
                         "{}: column {} ({}) has no numeric value to impute a mean from",
                         ds.source,
                         j + 1,
                         ds.feature_names[j]
-                    )));
-                }
-                let mean = sum / count as f64;
-                for v in col.iter_mut().filter(|v| !v.is_finite()) {
-                    *v = mean;
-                    filled += 1;
-                }
-            }
+                    ))
+                })?;
             ds.notes.push(format!(
                 "imputed {filled} missing cell(s) with column means"
             ));
@@ -94,7 +84,7 @@ pub fn resolve_missing(ds: &mut Dataset, policy: Missing) -> Result<()> {
                     ds.source
                 )));
             }
-            ds.x = Arc::new(ds.x.select(Axis(0), &keep));
+            ds.x = ds.x.select_rows(&keep);
             ds.labels = ds.labels.as_ref().map(|l| l.select(&keep));
             ds.notes.push(format!(
                 "dropped {} incomplete row(s), {} left",
@@ -104,6 +94,40 @@ pub fn resolve_missing(ds: &mut Dataset, policy: Missing) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// Replaces the non-finite cells of each column by the mean of its finite
+/// ones; the count filled, or the first column with no finite value.
+fn impute_means<T: Real>(x: &mut Array2<T>) -> std::result::Result<usize, usize> {
+    let mut filled = 0usize;
+    for (j, mut col) in x.axis_iter_mut(Axis(1)).enumerate() {
+        let (sum, count) = col
+            .iter()
+            .map(|&v| v.into())
+            .filter(|v: &f64| v.is_finite())
+            .fold((0.0, 0usize), |(s, c), v| (s + v, c + 1));
+        if count == 0 {
+            return Err(j);
+        }
+        let mean = T::from_f64(sum / count as f64);
+        for v in col.iter_mut().filter(|v| !(**v).into().is_finite()) {
+            *v = mean;
+            filled += 1;
+        }
+    }
+    Ok(filled)
+}
+
+/// Sets every value to `f(column, value)`, computed in f64 and stored in
+/// the matrix's own float type.
+fn map_values<T: Real>(x: &mut Array2<T>, f: impl Fn(usize, f64) -> f64 + Sync) {
+    x.axis_iter_mut(Axis(0))
+        .into_par_iter()
+        .for_each(|mut row| {
+            for (j, v) in row.iter_mut().enumerate() {
+                *v = T::from_f64(f(j, (*v).into()));
+            }
+        });
 }
 
 /// Scales the features in place. Constant columns are set to 0 rather than
@@ -192,11 +216,11 @@ pub fn scale_recorded(ds: &mut Dataset, how: Scaling) -> (Vec<usize>, ScaleParam
     }
     let (n, p) = ds.x.dim();
     let mut amax = vec![0.0f64; p];
-    for row in ds.x.rows() {
+    crate::with_matrix!(&ds.x, x => for row in x.rows() {
         for (m, &v) in amax.iter_mut().zip(row.iter()) {
-            *m = m.max(v.abs());
+            *m = m.max(f64::from(v).abs());
         }
-    }
+    });
     // Per column: y = x·2^−e with max |y| in [1, 2).
     let exps: Vec<i32> = amax
         .iter()
@@ -205,21 +229,21 @@ pub fn scale_recorded(ds: &mut Dataset, how: Scaling) -> (Vec<usize>, ScaleParam
     let mut sum = vec![0.0; p];
     let mut lo = vec![f64::INFINITY; p];
     let mut hi = vec![f64::NEG_INFINITY; p];
-    for row in ds.x.rows() {
+    crate::with_matrix!(&ds.x, x => for row in x.rows() {
         for (j, &v) in row.iter().enumerate() {
-            let y = ldexp(v, -exps[j]);
+            let y = ldexp(f64::from(v), -exps[j]);
             sum[j] += y;
             lo[j] = lo[j].min(y);
             hi[j] = hi[j].max(y);
         }
-    }
+    });
     let mean: Vec<f64> = sum.iter().map(|s| s / n as f64).collect();
     let mut var = vec![0.0; p];
-    for row in ds.x.rows() {
+    crate::with_matrix!(&ds.x, x => for row in x.rows() {
         for (j, &v) in row.iter().enumerate() {
-            var[j] += (ldexp(v, -exps[j]) - mean[j]).powi(2);
+            var[j] += (ldexp(f64::from(v), -exps[j]) - mean[j]).powi(2);
         }
-    }
+    });
     let mut constant = Vec::new();
     // Per column: x ↦ (x·2^−e − shift)·mult.
     let mut shift = vec![0.0; p];
@@ -242,19 +266,15 @@ pub fn scale_recorded(ds: &mut Dataset, how: Scaling) -> (Vec<usize>, ScaleParam
             Scaling::None => unreachable!(),
         }
     }
-    Arc::make_mut(&mut ds.x)
-        .axis_iter_mut(Axis(0))
-        .into_par_iter()
-        .for_each(|mut row| {
-            for (j, v) in row.iter_mut().enumerate() {
-                // A constant column has mult 0: it becomes exactly 0.
-                *v = if mult[j] == 0.0 {
-                    0.0
-                } else {
-                    (ldexp(*v, -exps[j]) - shift[j]) * mult[j]
-                };
-            }
-        });
+    let f = |j: usize, v: f64| {
+        // A constant column has mult 0: it becomes exactly 0.
+        if mult[j] == 0.0 {
+            0.0
+        } else {
+            (ldexp(v, -exps[j]) - shift[j]) * mult[j]
+        }
+    };
+    crate::with_matrix!(&mut ds.x, x => map_values(Arc::make_mut(x), f));
     if !constant.is_empty() {
         let names: Vec<&str> = constant
             .iter()
@@ -293,12 +313,13 @@ pub const RANGE_EXP: i32 = 64;
 /// objectives and parameters in data units (σ, for instance) then refer to
 /// the rescaled values.
 pub fn fit_range(ds: &mut Dataset) -> i32 {
-    let m = ds.x.iter().fold(0.0f64, |m, &v| m.max(v.abs()));
+    let m =
+        crate::with_matrix!(&ds.x, x => x.iter().fold(0.0f64, |m, &v| m.max(f64::from(v).abs())));
     let e = range_exponent(m);
     if e == 0 {
         return 0;
     }
-    rescale(Arc::make_mut(&mut ds.x), e);
+    crate::with_matrix!(&mut ds.x, x => map_values(Arc::make_mut(x), |_, v| ldexp(v, e)));
     ds.notes.push(format!(
         "values reach {m:.3e}, outside the range 2^±{RANGE_EXP} computed directly: every value was multiplied by 2^{e} (exact); centres, objectives and parameters in data units (σ, …) refer to the rescaled values"
     ));
@@ -371,8 +392,8 @@ mod tests {
         let mut d = ds(array![[1.0, 5.0], [2.0, 5.0], [3.0, 5.0]]);
         let c = scale(&mut d, Scaling::Standard);
         assert_eq!(c, vec![1]);
-        assert_eq!(d.x.column(0).to_vec(), vec![-1.0, 0.0, 1.0]);
-        assert_eq!(d.x.column(1).to_vec(), vec![0.0, 0.0, 0.0]);
+        assert_eq!(d.x.f64().column(0).to_vec(), vec![-1.0, 0.0, 1.0]);
+        assert_eq!(d.x.f64().column(1).to_vec(), vec![0.0, 0.0, 0.0]);
         assert!(d.notes[0].contains("f2"));
     }
 
@@ -380,7 +401,7 @@ mod tests {
     fn minmax_maps_to_unit_interval() {
         let mut d = ds(array![[2.0], [4.0], [3.0]]);
         scale(&mut d, Scaling::Minmax);
-        assert_eq!(d.x.column(0).to_vec(), vec![0.0, 1.0, 0.5]);
+        assert_eq!(d.x.f64().column(0).to_vec(), vec![0.0, 1.0, 0.5]);
     }
 
     #[test]
@@ -398,7 +419,7 @@ mod tests {
                 let mut d = ds(base.mapv(|v| v * f));
                 let c = scale(&mut d, how);
                 assert_eq!(c, vec![2], "{how} × {f:e}");
-                for (a, b) in d.x.iter().zip(want.x.iter()) {
+                for (a, b) in d.x.f64().iter().zip(want.x.f64().iter()) {
                     // Subnormal inputs carry fewer digits.
                     let tol = if f < 1e-300 { 1e-9 } else { 1e-12 };
                     assert!((a - b).abs() <= tol, "{how} × {f:e}: {a} vs {b}");
@@ -417,10 +438,10 @@ mod tests {
             let mut d = ds(x.clone());
             let e = fit_range(&mut d);
             assert_ne!(e, 0);
-            let m = d.x.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            let m = d.x.f64().iter().fold(0.0f64, |m, v| m.max(v.abs()));
             assert!((1.0..2.0).contains(&m), "{f:e}: {m}");
             // Exact: scaling back gives the input.
-            for (a, b) in d.x.iter().zip(x.iter()) {
+            for (a, b) in d.x.f64().iter().zip(x.iter()) {
                 assert_eq!(ldexp(*a, -e), *b);
             }
             assert!(d.notes[0].contains(&format!("2^{e}")), "{:?}", d.notes);
@@ -447,12 +468,12 @@ mod tests {
         let x = array![[1.0, f64::NAN], [3.0, 4.0], [f64::NAN, 8.0]];
         let mut d = ds(x.clone());
         resolve_missing(&mut d, Missing::ImputeMean).unwrap();
-        assert_eq!(*d.x, array![[1.0, 6.0], [3.0, 4.0], [2.0, 8.0]]);
+        assert_eq!(d.x.f64(), array![[1.0, 6.0], [3.0, 4.0], [2.0, 8.0]]);
 
         let mut d = ds(x);
         d.labels = Some(Labels::from_strings(&["a", "b", "c"]));
         resolve_missing(&mut d, Missing::DropIncomplete).unwrap();
-        assert_eq!(*d.x, array![[3.0, 4.0]]);
+        assert_eq!(d.x.f64(), array![[3.0, 4.0]]);
         assert_eq!(d.labels.unwrap().names, vec!["b"]);
 
         let mut d = ds(array![[f64::NAN]]);

@@ -112,6 +112,11 @@ pub fn load(src: &DataSource, opts: &LoadOptions) -> Result<Dataset> {
     ds.dtype = opts
         .dtype
         .unwrap_or(if ds.float32 { Dtype::F32 } else { Dtype::F64 });
+    // The matrix is held in the run's type only (a loader that read f32
+    // for an f32 run made no f64 copy; others convert here, once).
+    if ds.x.dtype() != ds.dtype {
+        ds.x = ds.x.to_dtype(ds.dtype);
+    }
     Ok(ds)
 }
 

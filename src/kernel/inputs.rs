@@ -12,7 +12,6 @@ use super::{auto_sigma, bandwidth, dmax2};
 use crate::error::{Error, Result};
 use crate::memory;
 use crate::solver::{Ctx, Problem};
-use ndarray::s;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -355,7 +354,7 @@ fn on_views(
     for (view, spec, r, key) in plan {
         ctx.check()?;
         let gram = problem.cached(&key, || {
-            let x = problem.x.slice(s![.., view.cols.clone()]).to_owned();
+            let x = problem.x.rows().cols(view.cols.clone()).f64_owned();
             Gram::build(x.view(), &r, ctx)
         })?;
         let kind = if r.kind.has_sigma() {
@@ -432,7 +431,8 @@ pub fn view_sigma_rule(problem: &Problem, cols: &Range<usize>) -> f64 {
     let key = format!("kernel:sigma_rule|{}..{}", cols.start, cols.end);
     problem
         .cached(&key, || {
-            let s = bandwidth::sigma_rule(problem.x.slice(s![.., cols.clone()]));
+            let x = problem.x.rows().cols(cols.clone()).f64_owned();
+            let s = bandwidth::sigma_rule(x.view());
             Ok(if s > 0.0 { s } else { 1.0 })
         })
         .map_or(1.0, |v| *v)
@@ -443,7 +443,7 @@ fn view_dmax2(problem: &Problem, cols: &Range<usize>) -> f64 {
     let key = format!("kernel:dmax2|{}..{}", cols.start, cols.end);
     problem
         .cached(&key, || {
-            let x = problem.x.slice(s![.., cols.clone()]).to_owned();
+            let x = problem.x.rows().cols(cols.clone()).f64_owned();
             Ok(bandwidth::max_sq_dist(x.view()))
         })
         .map_or(0.0, |v| *v)

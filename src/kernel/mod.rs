@@ -53,7 +53,7 @@ pub fn sigma_spec() -> ParamSpec {
 pub fn auto_sigma(problem: &Problem) -> f64 {
     problem
         .cached("kernel:sigma_rule|", || {
-            let s = bandwidth::sigma_rule(problem.x.view());
+            let s = bandwidth::sigma_rule(problem.x.f64().view());
             Ok(if s > 0.0 { s } else { 1.0 })
         })
         .map_or(1.0, |v| *v)
@@ -63,7 +63,7 @@ pub fn auto_sigma(problem: &Problem) -> f64 {
 pub fn dmax2(problem: &Problem) -> f64 {
     problem
         .cached("kernel:dmax2|", || {
-            Ok(bandwidth::max_sq_dist(problem.x.view()))
+            Ok(bandwidth::max_sq_dist(problem.x.f64().view()))
         })
         .map_or(0.0, |v| *v)
 }
@@ -151,7 +151,7 @@ pub fn grams(problem: &Problem, specs: &[Resolved], ctx: &Ctx) -> Result<Vec<Arc
     let mut out = Vec::with_capacity(specs.len());
     for (spec, key) in specs.iter().zip(&wanted) {
         ctx.check()?;
-        out.push(problem.cached(key, || Gram::build(problem.x.view(), spec, ctx))?);
+        out.push(problem.cached(key, || Gram::build(problem.x.f64().view(), spec, ctx))?);
     }
     Ok(out)
 }

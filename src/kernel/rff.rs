@@ -38,7 +38,7 @@ use crate::memory;
 use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::rows::Rows;
 use crate::solver::{Ctx, MapInfo, Problem};
-use ndarray::{Array2, ArrayView2, s};
+use ndarray::{Array2, ArrayView2};
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;
@@ -98,12 +98,17 @@ pub fn seed_spec() -> ParamSpec {
 
 /// The `rff_f32` switch of `rff-power`.
 pub fn f32_spec() -> ParamSpec {
-    ParamSpec::flag(
-        "rff_f32",
-        "f32",
-        0.0,
-        "1 stores the feature matrix in f32: half the memory and half the bytes read per iteration; every sum stays in f64, the features are rounded to ~7 digits.",
-    )
+    ParamSpec {
+        // An f32 run (`--dtype f32`) stores its features in f32 too,
+        // unless the parameter is given.
+        default: Default::Auto("1 when the run is f32 (--dtype), else 0"),
+        ..ParamSpec::flag(
+            "rff_f32",
+            "f32",
+            0.0,
+            "1 stores the feature matrix in f32: half the memory and half the bytes read per iteration; every sum stays in f64, the features are rounded to ~7 digits. Default: 1 when the run is f32 (--dtype f32), else 0.",
+        )
+    }
 }
 
 /// The `sigma` parameter of the RFF algorithms (Gaussian bandwidth).
@@ -188,7 +193,13 @@ impl Features {
     /// Computes the features of the rows of `x` (all its columns; pass the
     /// view's column slice). Checks `ctx` between blocks and reports the
     /// progress as a stage named `label`.
-    pub fn build(x: ArrayView2<f64>, spec: &MapSpec, ctx: &Ctx, label: &str) -> Result<Features> {
+    pub fn build<'x>(
+        x: impl Into<Rows<'x>>,
+        spec: &MapSpec,
+        ctx: &Ctx,
+        label: &str,
+    ) -> Result<Features> {
+        let x = x.into();
         let t0 = std::time::Instant::now();
         assert_eq!(x.ncols(), spec.cols.len(), "columns of the view");
         let omega = spec.frequencies();
@@ -253,12 +264,15 @@ impl Element for f32 {
 /// φ for the rows of `x` with frequencies `omega` (d × D): n × 2D, built in
 /// fixed blocks of rows in parallel (each row's features depend only on the
 /// row, so the result does not depend on the thread count).
-pub fn map_rows<T: Element>(
-    x: ArrayView2<f64>,
+pub fn map_rows<'x, T: Element>(
+    x: impl Into<Rows<'x>>,
     omega: ArrayView2<f64>,
     ctx: &Ctx,
     label: &str,
 ) -> Result<Array2<T>> {
+    // f32 rows (`--dtype f32`) are widened per block: the products and
+    // the sines stay f64, only the stored features take the map's type.
+    let x: Rows = x.into();
     let n = x.nrows();
     let dim = omega.ncols();
     assert_eq!(x.ncols(), omega.nrows(), "frequencies and data differ in d");
@@ -283,7 +297,9 @@ pub fn map_rows<T: Element>(
             let r1 = (r0 + BLOCK_ROWS).min(n);
             let rows = r1 - r0;
             let mut z = Array2::<f64>::zeros((rows, dim));
-            linalg::gemm_seq(z.view_mut(), x.slice(s![r0..r1, ..]), omega, 1.0, false);
+            let mut xbuf = Vec::new();
+            let xb = x.block_in(r0, r1, &mut xbuf);
+            linalg::gemm_seq(z.view_mut(), xb, omega, 1.0, false);
             let mut buf = vec![0.0; width];
             for (ii, zr) in z.outer_iter().enumerate() {
                 let (sin, cos) = buf.split_at_mut(dim);
@@ -466,12 +482,7 @@ pub fn features(problem: &Problem, specs: &[MapSpec], ctx: &Ctx) -> Result<Vec<A
             )
         };
         let f = problem.cached(key, || {
-            Features::build(
-                problem.x.slice(s![.., spec.cols.clone()]),
-                spec,
-                ctx,
-                &label,
-            )
+            Features::build(problem.x.rows().cols(spec.cols.clone()), spec, ctx, &label)
         })?;
         out.push(f);
     }

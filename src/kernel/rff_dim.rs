@@ -142,8 +142,7 @@ pub fn choose_dim(x: ArrayView2<f64>, base: &MapSpec, tol: f64, cap: usize) -> D
 /// The sample's rows of the problem's (scaled) columns `cols`.
 fn sample_of(problem: &Problem, cols: &Range<usize>) -> Array2<f64> {
     let rows = sample_rows(problem.n());
-    let view = problem.x.slice(ndarray::s![.., cols.clone()]);
-    view.select(Axis(0), &rows)
+    problem.x.rows().cols(cols.clone()).select(&rows)
 }
 
 /// The automatic D of a map on the columns `cols` at bandwidth `sigma`

@@ -316,7 +316,8 @@ pub fn of_run(
     fit: &crate::solver::Fit,
     base: &SilhouetteBase,
 ) -> Internal {
-    let x = problem.x.view();
+    // f32 rows are read as stored (per block), never widened whole.
+    let x = problem.x.rows();
     let space = match algo.space(problem, cfg, fit, &crate::solver::Ctx::new()) {
         Ok(blocks) => Space::from_blocks(x, blocks),
         Err(_) => Space::features(x),

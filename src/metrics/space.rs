@@ -13,6 +13,7 @@
 use crate::kernel::{Gram, rff};
 use crate::linalg;
 use crate::solver::SpaceBlocks;
+use crate::solver::rows::Rows;
 use ndarray::{Array2, ArrayView2};
 use rayon::prelude::*;
 use std::any::Any;
@@ -42,8 +43,9 @@ impl SpaceKind {
 
 /// One block of a space.
 pub enum Block<'a> {
-    /// Rows in a Euclidean space (the input features).
-    Rows(ArrayView2<'a, f64>),
+    /// Rows in a Euclidean space (the input features, f64 or f32 as the
+    /// run stores them; never widened whole).
+    Rows(Rows<'a>),
     Map(Arc<rff::Features>),
     Gram(Arc<Gram>),
 }
@@ -56,7 +58,8 @@ pub struct Space<'a> {
 
 impl<'a> Space<'a> {
     /// The rows of `x` as they are.
-    pub fn features(x: ArrayView2<'a, f64>) -> Self {
+    pub fn features(x: impl Into<Rows<'a>>) -> Self {
+        let x = x.into();
         Space {
             kind: SpaceKind::Features,
             blocks: if x.ncols() == 0 {
@@ -71,7 +74,7 @@ impl<'a> Space<'a> {
     /// `x`'s features when it names no block. Blocks of weight 0 are left
     /// out; a block of a type this module does not know is a programming
     /// error.
-    pub fn from_blocks(x: ArrayView2<'a, f64>, blocks: SpaceBlocks) -> Self {
+    pub fn from_blocks(x: impl Into<Rows<'a>>, blocks: SpaceBlocks) -> Self {
         if blocks.is_empty() {
             return Space::features(x);
         }
@@ -122,7 +125,8 @@ impl Block<'_> {
     /// their data), for memoising their sample distances.
     pub(super) fn key(&self) -> usize {
         match self {
-            Block::Rows(x) => x.as_ptr() as usize,
+            Block::Rows(Rows::F64(x)) => x.as_ptr() as usize,
+            Block::Rows(Rows::F32(x)) => x.as_ptr() as usize,
             Block::Map(f) => Arc::as_ptr(f) as usize,
             Block::Gram(g) => Arc::as_ptr(g) as usize,
         }
@@ -146,7 +150,8 @@ impl Block<'_> {
         f32s: impl FnOnce(ArrayView2<f32>) -> T,
     ) -> T {
         match self {
-            Block::Rows(x) => f64s(*x),
+            Block::Rows(Rows::F64(x)) => f64s(*x),
+            Block::Rows(Rows::F32(x)) => f32s(*x),
             Block::Map(m) => match &m.store {
                 rff::Store::F64(a) => f64s(a.view()),
                 rff::Store::F32(a) => f32s(a.view()),
@@ -545,7 +550,7 @@ mod tests {
         ));
         let space = Space {
             kind: SpaceKind::Kernel,
-            blocks: vec![(Block::Rows(a.view()), wa), (Block::Gram(gb), wb)],
+            blocks: vec![(Block::Rows(a.view().into()), wa), (Block::Gram(gb), wb)],
         };
         close(&internal_in(&space, &lab, &base), &want);
         let sample = SilhouetteBase::new(40, 25, 3);

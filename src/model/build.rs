@@ -151,7 +151,8 @@ fn from_space(
     if blocks.is_empty() {
         return Err(Error::Model(format!("{id} has no out-of-sample rule")));
     }
-    let x = problem.x.view();
+    let x64 = problem.x.f64();
+    let x = x64.view();
     let mut grams = Vec::new();
     let mut maps = Vec::new();
     for (b, w) in blocks {
@@ -173,7 +174,7 @@ fn from_space(
     }
     match (grams.is_empty(), maps.is_empty()) {
         (false, true) => Ok(Payload::Kernel(KernelPayload {
-            train: problem.x.to_owned(),
+            train: x.to_owned(),
             labels: fit.labels.clone(),
             kernels: grams,
         })),

@@ -13,6 +13,7 @@ pub mod fit;
 pub mod init;
 pub mod iterate;
 pub mod lloyd;
+pub mod matrix;
 pub mod mix;
 pub mod params;
 pub mod power_mean;
@@ -35,6 +36,7 @@ pub use algorithm::{
 pub use extras::{Extras, Gap, KernelApprox, KernelInfo, KernelSet, MapInfo, Phases, Typicality};
 pub use fit::{Fit, RunResult, TracePoint, cluster_sizes};
 pub use init::Init;
+pub use matrix::{Matrix, Real};
 pub use params::{ParamError, ParamSpec, Params};
-pub use problem::{Problem, Rows};
+pub use problem::{Features, Problem};
 pub use progress::{Ctx, Event, Progress};

@@ -1,40 +1,51 @@
 //! The data an algorithm works on, with caches shared across runs.
 
+use super::matrix::Matrix;
 use crate::error::{Error, Result};
 use crate::kernel::stack::KernelStack;
-use ndarray::{Array2, ArrayRef2, ArrayView2};
+use ndarray::{Array2, ArrayView2, CowArray, Ix2};
 use std::any::Any;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-/// A row-major n × p matrix that a [`Problem`] reads without owning its
-/// buffer: an `Arc<Array2>` shared with a loaded dataset, or memory kept
-/// alive by some other owner (a NumPy array held by the Python binding).
-/// It dereferences to ndarray's `ArrayRef2`, so `x.view()`, `x.row(i)`,
-/// `x.slice(…)` and `x.nrows()` work as on an array; the views borrow
-/// from the `Rows`, never past its owner.
-pub struct Rows {
+/// The n × p rows of a [`Problem`], held once in the run's float type
+/// (f64, or f32 for `--dtype f32`) and read without owning the buffer: a
+/// [`Matrix`] shared with a loaded dataset, or memory kept alive by some
+/// other owner (a NumPy array held by the Python binding). There is no
+/// f64 copy of f32 rows: code that needs f64 widens per block
+/// ([`super::rows::Rows::block_in`]) or, where not yet blockwise, for one
+/// call ([`Features::f64`]).
+pub struct Features {
     // Points into `_owner`'s buffer, which does not move while `_owner`
     // lives; never handed out with its 'static lifetime.
-    view: ArrayView2<'static, f64>,
+    view: super::rows::Rows<'static>,
     _owner: Arc<dyn Any + Send + Sync>,
 }
 
-impl Rows {
-    /// Rows on a shared array (copied once into row-major order if it is
+impl Features {
+    /// Rows on a shared matrix (copied once into row-major order if it is
     /// not already).
-    pub fn shared(x: Arc<Array2<f64>>) -> Self {
-        let x = if x.is_standard_layout() {
-            x
-        } else {
-            Arc::new(x.as_standard_layout().into_owned())
-        };
+    pub fn shared(x: Matrix) -> Self {
         // SAFETY: the array's buffer is owned by the Arc kept in `_owner`;
         // an Arc's contents never move, and nothing mutates them while
         // shared.
-        let view = unsafe { ArrayView2::from_shape_ptr(x.dim(), x.as_ptr()) };
-        Rows { view, _owner: x }
+        match x.standard() {
+            Matrix::F64(x) => {
+                let view = unsafe { ArrayView2::from_shape_ptr(x.dim(), x.as_ptr()) };
+                Features {
+                    view: super::rows::Rows::F64(view),
+                    _owner: x,
+                }
+            }
+            Matrix::F32(x) => {
+                let view = unsafe { ArrayView2::from_shape_ptr(x.dim(), x.as_ptr()) };
+                Features {
+                    view: super::rows::Rows::F32(view),
+                    _owner: x,
+                }
+            }
+        }
     }
 
     /// Rows on `n × p` row-major `f64`s at `ptr`, kept alive by `owner`.
@@ -50,23 +61,81 @@ impl Rows {
     ) -> Self {
         // SAFETY: as the caller promises.
         let view = unsafe { ArrayView2::from_shape_ptr((n, p), ptr) };
-        Rows {
-            view,
+        Features {
+            view: super::rows::Rows::F64(view),
             _owner: owner,
         }
     }
-}
 
-impl std::ops::Deref for Rows {
-    type Target = ArrayRef2<f64>;
-    fn deref(&self) -> &ArrayRef2<f64> {
-        &self.view
+    /// Rows on `n × p` row-major `f32`s at `ptr`, kept alive by `owner`.
+    ///
+    /// # Safety
+    /// As [`Features::borrowed`], for `f32`s.
+    pub unsafe fn borrowed_f32(
+        owner: Arc<dyn Any + Send + Sync>,
+        ptr: *const f32,
+        n: usize,
+        p: usize,
+    ) -> Self {
+        // SAFETY: as the caller promises.
+        let view = unsafe { ArrayView2::from_shape_ptr((n, p), ptr) };
+        Features {
+            view: super::rows::Rows::F32(view),
+            _owner: owner,
+        }
+    }
+
+    /// The rows in their storage type, borrowed from `self`.
+    pub fn rows(&self) -> super::rows::Rows<'_> {
+        match self.view {
+            super::rows::Rows::F64(x) => super::rows::Rows::F64(x.reborrow()),
+            super::rows::Rows::F32(x) => super::rows::Rows::F32(x.reborrow()),
+        }
+    }
+
+    /// The values as f64: borrowed when stored so, else widened for as
+    /// long as the result lives.
+    pub fn f64(&self) -> CowArray<'_, f64, Ix2> {
+        match self.rows() {
+            super::rows::Rows::F64(x) => CowArray::from(x),
+            super::rows::Rows::F32(x) => CowArray::from(x.mapv(f64::from)),
+        }
+    }
+
+    pub fn nrows(&self) -> usize {
+        self.view.nrows()
+    }
+
+    pub fn ncols(&self) -> usize {
+        self.view.ncols()
+    }
+
+    pub fn dtype(&self) -> crate::data::Dtype {
+        match self.view {
+            super::rows::Rows::F64(_) => crate::data::Dtype::F64,
+            super::rows::Rows::F32(_) => crate::data::Dtype::F32,
+        }
+    }
+
+    /// Bytes of the values.
+    pub fn bytes(&self) -> usize {
+        let per = match self.view {
+            super::rows::Rows::F64(_) => 8,
+            super::rows::Rows::F32(_) => 4,
+        };
+        self.nrows() * self.ncols() * per
     }
 }
 
-impl std::fmt::Debug for Rows {
+impl std::fmt::Debug for Features {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Rows({} × {})", self.nrows(), self.ncols())
+        write!(
+            f,
+            "Features({} × {}, {})",
+            self.nrows(),
+            self.ncols(),
+            self.dtype()
+        )
     }
 }
 
@@ -75,17 +144,14 @@ impl std::fmt::Debug for Rows {
 /// A cached item is built once and reused by every restart and every later
 /// run on the same problem, so moving s₀ or η never rebuilds it.
 pub struct Problem {
-    /// n × p, row-major. Shared, so a loaded dataset and its problem hold
-    /// one copy of the matrix, and a caller's buffer (a NumPy array) is
-    /// read in place.
-    pub x: Rows,
+    /// n × p, row-major, in the run's float type. Shared, so a loaded
+    /// dataset and its problem hold one copy of the matrix, and a caller's
+    /// buffer (a NumPy array) is read in place.
+    pub x: Features,
     pub x_norms: Vec<f64>,
     /// Precomputed kernels, for a dataset that holds kernels instead of
     /// features (`x` is then n × 0).
     pub kernels: Option<Arc<KernelStack>>,
-    /// The rows in f32 with their norms, when the solvers read f32
-    /// ([`Problem::use_f32`]).
-    single: Option<(Array2<f32>, Vec<f64>)>,
     cache: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
     /// Items built so far (cache misses): how a sweep shows that cells
     /// sharing a Gram matrix did not each build one.
@@ -94,52 +160,51 @@ pub struct Problem {
 
 impl Problem {
     pub fn new(x: Array2<f64>) -> Self {
-        Self::from_shared(Arc::new(x))
+        Self::from_matrix(Matrix::from(x))
     }
 
     /// A problem on a matrix shared with its owner (no copy, unless the
     /// matrix is not row-major).
     pub fn from_shared(x: Arc<Array2<f64>>) -> Self {
-        Self::from_rows(Rows::shared(x))
+        Self::from_matrix(Matrix::F64(x))
     }
 
-    /// A problem on rows held elsewhere ([`Rows::borrowed`]).
-    pub fn from_rows(x: Rows) -> Self {
-        let x_norms = crate::linalg::row_sq_norms(x.view());
+    /// A problem on a matrix (f64 or f32) shared with its owner.
+    pub fn from_matrix(x: Matrix) -> Self {
+        Self::from_rows(Features::shared(x))
+    }
+
+    /// A problem on rows held elsewhere ([`Features::borrowed`]).
+    pub fn from_rows(x: Features) -> Self {
+        let x_norms = x.rows().sq_norms();
         Problem {
             x,
             x_norms,
             kernels: None,
-            single: None,
             cache: Mutex::new(HashMap::new()),
             builds: AtomicUsize::new(0),
         }
     }
 
-    /// Makes the row-reading solvers (k-means, power k-means, k-harmonic
-    /// means) read f32 rows: an f32 copy of `x` and its squared norms.
+    /// Stores the rows in f32 (one copy: the problem lets go of the f64
+    /// matrix), for a problem built on f64 rows that should run in f32.
     pub fn use_f32(&mut self) {
-        let x32 = self.x.mapv(|v| v as f32);
-        let norms = super::rows::Rows::F32(x32.view()).sq_norms();
-        self.single = Some((x32, norms));
+        if let super::rows::Rows::F64(x) = self.x.rows() {
+            let x32 = x.mapv(|v| v as f32);
+            self.x = Features::shared(Matrix::from(x32));
+            self.x_norms = self.x.rows().sq_norms();
+        }
     }
 
-    /// The float type the row-reading solvers use.
+    /// The float type the rows are stored and read in.
     pub fn dtype(&self) -> crate::data::Dtype {
-        if self.single.is_some() {
-            crate::data::Dtype::F32
-        } else {
-            crate::data::Dtype::F64
-        }
+        self.x.dtype()
     }
 
-    /// The rows the row-reading solvers iterate over, f64 or f32, and
-    /// their squared norms.
+    /// The rows the solvers iterate over, f64 or f32, and their squared
+    /// norms (f64 either way).
     pub fn rows(&self) -> (super::rows::Rows<'_>, &[f64]) {
-        match &self.single {
-            Some((x32, norms)) => (super::rows::Rows::F32(x32.view()), norms),
-            None => (super::rows::Rows::F64(self.x.view()), &self.x_norms),
-        }
+        (self.x.rows(), &self.x_norms)
     }
 
     /// A problem on precomputed kernels alone: n rows, no features.

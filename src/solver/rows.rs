@@ -84,6 +84,30 @@ impl<'a> Rows<'a> {
         }
     }
 
+    /// The value at row `i`, column `j`, as f64.
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        match self {
+            Rows::F64(x) => x[[i, j]],
+            Rows::F32(x) => f64::from(x[[i, j]]),
+        }
+    }
+
+    /// Columns `cols` of every row, still in their storage type.
+    pub fn cols(&self, cols: std::ops::Range<usize>) -> Rows<'a> {
+        match self {
+            Rows::F64(x) => Rows::F64(x.slice_move(s![.., cols])),
+            Rows::F32(x) => Rows::F32(x.slice_move(s![.., cols])),
+        }
+    }
+
+    /// An f64 copy of every row.
+    pub fn f64_owned(&self) -> Array2<f64> {
+        match self {
+            Rows::F64(x) => x.to_owned(),
+            Rows::F32(x) => x.mapv(f64::from),
+        }
+    }
+
     /// Rows `lo..hi`, still in their storage type.
     pub fn slice(&self, lo: usize, hi: usize) -> Rows<'a> {
         match self {
@@ -167,6 +191,34 @@ impl<'a> Rows<'a> {
         match self {
             Rows::F64(x) => x.select(Axis(0), rows),
             Rows::F32(x) => x.select(Axis(0), rows).mapv(f64::from),
+        }
+    }
+
+    /// The mean over columns of each column's variance (ddof 0), as
+    /// [`super::lloyd::mean_variance`]; f32 rows are summed in f64.
+    pub fn mean_variance(&self) -> f64 {
+        match self {
+            Rows::F64(x) => super::lloyd::mean_variance(*x),
+            Rows::F32(x) => {
+                let (n, p) = x.dim();
+                if n == 0 || p == 0 {
+                    return 0.0;
+                }
+                let mut mean = vec![0.0f64; p];
+                for r in x.rows() {
+                    for (m, &v) in mean.iter_mut().zip(r) {
+                        *m += f64::from(v);
+                    }
+                }
+                mean.iter_mut().for_each(|m| *m /= n as f64);
+                let mut var = vec![0.0f64; p];
+                for r in x.rows() {
+                    for ((s, &v), m) in var.iter_mut().zip(r).zip(&mean) {
+                        *s += (f64::from(v) - m).powi(2);
+                    }
+                }
+                var.iter().sum::<f64>() / (n as f64 * p as f64)
+            }
         }
     }
 

@@ -184,7 +184,7 @@ pub fn run_in(dir: &Path, input: &Input) -> Outcome {
                     .is_some_and(|k| k.is_empty() || k.n() != ds.n())
                 {
                     Some("kernels do not match the rows".to_string())
-                } else if ds.x.iter().any(|v| !v.is_finite()) {
+                } else if ds.x.f64().iter().any(|v| !v.is_finite()) {
                     Some("non-finite value".to_string())
                 } else if ds.feature_names.len() != ds.p() {
                     Some("feature names do not match".to_string())

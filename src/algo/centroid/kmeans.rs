@@ -7,7 +7,6 @@ use crate::solver::lloyd::{lloyd_loop, mean_variance};
 use crate::solver::sample::{Sampled, sample_spec};
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::{Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, init};
-use ndarray::Axis;
 
 pub struct KMeans;
 
@@ -58,9 +57,8 @@ impl Solver for KMeans {
         ctx: &Ctx,
     ) -> Result<Fit> {
         let mut rng = start.rng();
-        let x = problem.x.view();
-        let tol = p.tol * mean_variance(x);
         let (rows, norms) = problem.rows();
+        let tol = p.tol * rows.mean_variance();
         let sampled = Sampled {
             rows,
             norms,
@@ -76,8 +74,8 @@ impl Solver for KMeans {
                 lloyd_loop(xs, xs_norms, centres, tol, p.max_iter, ctx)
             });
         }
-        let seeds = init::euclidean_seeds(x, &problem.x_norms, run.k, run.init, &mut rng)?;
-        let centres = x.select(Axis(0), &seeds);
+        let seeds = init::euclidean_seeds(rows, norms, run.k, run.init, &mut rng)?;
+        let centres = rows.select(&seeds);
         lloyd_loop(rows, norms, centres, tol, p.max_iter, ctx)
     }
 }

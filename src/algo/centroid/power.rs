@@ -14,7 +14,7 @@ use crate::solver::stopping::Schedule;
 use crate::solver::{
     BatchStart, Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, in_batches, init,
 };
-use ndarray::{Array2, Axis};
+use ndarray::Array2;
 
 pub(super) fn initial_centres(
     problem: &Problem,
@@ -22,14 +22,9 @@ pub(super) fn initial_centres(
     start: Start,
 ) -> Result<Array2<f64>> {
     let mut rng = start.rng();
-    let seeds = init::euclidean_seeds(
-        problem.x.view(),
-        &problem.x_norms,
-        run.k,
-        run.init,
-        &mut rng,
-    )?;
-    Ok(problem.x.select(Axis(0), &seeds))
+    let (rows, norms) = problem.rows();
+    let seeds = init::euclidean_seeds(rows, norms, run.k, run.init, &mut rng)?;
+    Ok(rows.select(&seeds))
 }
 
 /// Starts of the power loop on the problem's rows, in lockstep batches

@@ -102,6 +102,7 @@ pub fn kmeans_start<'a>(
 /// ([`rff_dim::auto_dim`]). D follows the data, not k.
 pub fn rff_auto_param(name: &str, problem: &Problem, _k: usize) -> Result<f64> {
     Ok(match name {
+        "rff_f32" => f64::from(u8::from(problem.dtype() == crate::data::Dtype::F32)),
         "rff_dim" => {
             rff_dim::auto_dim(problem, 0..problem.p(), kernel::auto_sigma(problem)).dim as f64
         }

@@ -17,9 +17,10 @@
 use crate::error::{Error, Result};
 use crate::linalg;
 use crate::solver::iterate::{Eval, Iteration, Loop, Rule as LoopRule, Step, iterate};
-use crate::solver::lloyd::{assign, cluster_sums, mean_variance};
+use crate::solver::lloyd::{assign, cluster_sums};
 use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::reduce::fold_blocks;
+use crate::solver::rows::Rows;
 use crate::solver::{Ctx, Fit, Init, Problem, Rng, TracePoint, init};
 use ndarray::{Array1, Array2, ArrayView2, Axis, Zip};
 use rand::{Rng as _, SeedableRng};
@@ -50,12 +51,27 @@ fn per_feature_sum(n: usize, p: usize, f: impl Fn(usize, &mut [f64]) + Sync) -> 
 
 /// Per-feature within-cluster sum of squares around `centres`:
 /// `D_l = Σ_i (x_il − z_{c(i),l})²`.
-pub fn dispersions(x: ArrayView2<f64>, labels: &[usize], centres: ArrayView2<f64>) -> Vec<f64> {
+pub fn dispersions<'a>(
+    x: impl Into<Rows<'a>>,
+    labels: &[usize],
+    centres: ArrayView2<f64>,
+) -> Vec<f64> {
+    let x = x.into();
     per_feature_sum(x.nrows(), x.ncols(), |i, acc| {
         let z = centres.row(labels[i]);
-        for ((a, &xv), &zv) in acc.iter_mut().zip(x.row(i)).zip(z) {
-            let d = xv - zv;
-            *a += d * d;
+        match x {
+            Rows::F64(x) => {
+                for ((a, &xv), &zv) in acc.iter_mut().zip(x.row(i)).zip(z) {
+                    let d = xv - zv;
+                    *a += d * d;
+                }
+            }
+            Rows::F32(x) => {
+                for ((a, &xv), &zv) in acc.iter_mut().zip(x.row(i)).zip(z) {
+                    let d = f64::from(xv) - zv;
+                    *a += d * d;
+                }
+            }
         }
     })
 }
@@ -74,8 +90,8 @@ pub fn total_ss(x: ArrayView2<f64>) -> Vec<f64> {
 
 /// Cluster means. A cluster with no point keeps its row of `prev` (the
 /// previous centres) or, without one, sits at the origin.
-pub fn cluster_means(
-    x: ArrayView2<f64>,
+pub fn cluster_means<'a>(
+    x: impl Into<Rows<'a>>,
     labels: &[usize],
     k: usize,
     prev: Option<ArrayView2<f64>>,
@@ -95,7 +111,35 @@ pub fn cluster_means(
 /// `Σ v x² + Σ v z² − 2·X·(Z∘v)ᵀ` (one GEMM), clamped at 0. Features with
 /// `v_l = 0` contribute nothing and are left out of the product when they
 /// are the majority.
-pub fn weighted_sq_dists(x: ArrayView2<f64>, v: &[f64], centres: ArrayView2<f64>) -> Array2<f64> {
+pub fn weighted_sq_dists<'a>(
+    x: impl Into<Rows<'a>>,
+    v: &[f64],
+    centres: ArrayView2<f64>,
+) -> Array2<f64> {
+    match x.into() {
+        Rows::F64(x) => weighted_sq_dists_f64(x, v, centres),
+        // f32 rows (`--dtype f32`) are widened a block at a time: the
+        // products stay f64 and no f64 copy of the data is made.
+        x @ Rows::F32(_) => {
+            let mut out = Array2::<f64>::zeros((x.nrows(), centres.nrows()));
+            out.axis_chunks_iter_mut(Axis(0), F32_BLOCK)
+                .into_par_iter()
+                .enumerate()
+                .for_each(|(b, mut o)| {
+                    let lo = b * F32_BLOCK;
+                    let mut buf = Vec::new();
+                    let xb = x.block_in(lo, lo + o.nrows(), &mut buf);
+                    o.assign(&weighted_sq_dists_f64(xb, v, centres));
+                });
+            out
+        }
+    }
+}
+
+/// Rows per block when f32 rows are widened for the weighted distances.
+const F32_BLOCK: usize = 4096;
+
+fn weighted_sq_dists_f64(x: ArrayView2<f64>, v: &[f64], centres: ArrayView2<f64>) -> Array2<f64> {
     let active: Vec<usize> = (0..v.len()).filter(|&l| v[l] > 0.0).collect();
     if active.is_empty() {
         return Array2::zeros((x.nrows(), centres.nrows()));
@@ -329,8 +373,8 @@ pub struct WeightedFit {
 /// when the objective moves by at most `tol` × the size of its terms, or at
 /// `max_iter`. Events carry the weights unless `quiet`.
 #[allow(clippy::too_many_arguments)]
-pub fn weighted_loop(
-    x: ArrayView2<f64>,
+pub fn weighted_loop<'x>(
+    x: impl Into<Rows<'x>>,
     labels: Vec<usize>,
     prev_centres: Option<Array2<f64>>,
     k: usize,
@@ -341,7 +385,7 @@ pub fn weighted_loop(
     quiet: bool,
 ) -> Result<WeightedFit> {
     let mut step = WeightedStep {
-        x,
+        x: x.into(),
         k,
         rule,
         tol,
@@ -374,8 +418,8 @@ pub fn weighted_loop(
 /// One block-coordinate iteration: the centres, dispersions and weights of
 /// the current partition, then (unless the objective has settled or the
 /// cap is reached) the reassignment by the weighted distance.
-struct WeightedStep<'a> {
-    x: ArrayView2<'a, f64>,
+struct WeightedStep<'a, 'x> {
+    x: Rows<'x>,
     k: usize,
     rule: &'a Rule,
     tol: f64,
@@ -389,7 +433,7 @@ struct WeightedStep<'a> {
     next: Option<Vec<usize>>,
 }
 
-impl Step for WeightedStep<'_> {
+impl Step for WeightedStep<'_, '_> {
     fn eval(&mut self, it: Iteration) -> Result<Eval> {
         let (x, k) = (self.x, self.k);
         let (z, _) = cluster_means(x, &self.labels, k, self.centres.as_ref().map(|c| c.view()));
@@ -434,14 +478,15 @@ impl Step for WeightedStep<'_> {
 /// `lloyd.rs`. Stops when no label changes, when the squared centre shift
 /// is at most `tol_abs`, or at `max_iter`. Returns the labels and their
 /// weighted within-cluster sum of squares.
-pub fn lloyd_weighted(
-    x: ArrayView2<f64>,
+pub fn lloyd_weighted<'a>(
+    x: impl Into<Rows<'a>>,
     v: &[f64],
     mut centres: Array2<f64>,
     tol_abs: f64,
     max_iter: usize,
     ctx: &Ctx,
 ) -> Result<(Vec<usize>, f64)> {
+    let x = x.into();
     let k = centres.nrows();
     let mut labels: Vec<usize> = Vec::new();
     let mut inertia = f64::INFINITY;
@@ -465,7 +510,7 @@ pub fn lloyd_weighted(
         for j in 0..k {
             if counts[j] == 0 {
                 let i = far.next().expect("enough points");
-                next.row_mut(j).assign(&x.row(i));
+                next.row_mut(j).assign(&x.select(&[i]).row(0));
             } else {
                 next.row_mut(j).mapv_inplace(|e| e / counts[j] as f64);
             }
@@ -525,8 +570,8 @@ impl<'a> StageCounter<'a> {
 /// (tol 1e-4 × mean feature variance, at most 300 iterations). Every
 /// cluster is non-empty. Each finished run ticks `progress` (50 runs on
 /// usps take 15–20 s on two cores).
-pub fn kmeans_partition(
-    x: ArrayView2<f64>,
+pub fn kmeans_partition<'a>(
+    x: impl Into<Rows<'a>>,
     k: usize,
     nstart: usize,
     init_kind: Init,
@@ -534,16 +579,17 @@ pub fn kmeans_partition(
     ctx: &Ctx,
     progress: Option<&StageCounter>,
 ) -> Result<Vec<usize>> {
-    let norms = linalg::row_sq_norms(x);
+    let x = x.into();
+    let norms = x.sq_norms();
     let seeds: Vec<u64> = (0..nstart.max(1)).map(|_| rng.random::<u64>()).collect();
     let ones = vec![1.0; x.ncols()];
-    let tol = 1e-4 * mean_variance(x);
+    let tol = 1e-4 * x.mean_variance();
     let runs: Vec<Result<(Vec<usize>, f64)>> = seeds
         .par_iter()
         .map(|&s| {
             let mut r = Rng::seed_from_u64(s);
             let idx = init::euclidean_seeds(x, &norms, k, init_kind, &mut r)?;
-            let c = x.select(Axis(0), &idx);
+            let c = x.select(&idx);
             let out = lloyd_weighted(x, &ones, c, tol, 300, ctx);
             if let Some(p) = progress {
                 p.tick();
@@ -621,7 +667,7 @@ impl Standardized {
 /// The z-scored problem data, built once per problem and cached.
 pub fn standardized(problem: &Problem) -> Result<Arc<Standardized>> {
     problem.cached("feature-weights:zscore", || {
-        Ok(Standardized::of(problem.x.view()))
+        Ok(Standardized::of(problem.x.f64().view()))
     })
 }
 

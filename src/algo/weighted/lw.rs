@@ -39,7 +39,7 @@ use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::{
     Common, Ctx, Fit, Init, Params, Problem, Rng, RunConfig, Solver, Start, StartMemory,
 };
-use ndarray::ArrayView2;
+use ndarray::{CowArray, Ix2};
 use std::sync::Arc;
 
 /// The settings of one LW run besides λ.
@@ -96,7 +96,7 @@ impl LwStart {
         ctx: &Ctx,
     ) -> Result<Self> {
         let labels = kmeans_partition(
-            problem.x.view(),
+            problem.x.rows(),
             k,
             s.nstart,
             init,
@@ -124,10 +124,11 @@ impl LwStart {
         } else {
             None
         };
-        let x = match &std {
-            Some(st) => st.x.view(),
-            None => problem.x.view(),
+        let x64 = match &std {
+            Some(st) => CowArray::from(st.x.view()),
+            None => problem.x.f64(),
         };
+        let x = x64.view();
         let (z, _) = cluster_means(x, &labels, k, None);
         let d0 = dispersions(x, &labels, z.view());
         let alpha = lw_alpha(&d0, s.beta).ok_or_else(|| {
@@ -143,10 +144,12 @@ impl LwStart {
         })
     }
 
-    pub fn x<'a>(&'a self, problem: &'a Problem) -> ArrayView2<'a, f64> {
+    /// The rows lw iterates on: the z-scored copy, or the problem's rows
+    /// (f32 rows widened for as long as the result lives).
+    pub fn x<'a>(&'a self, problem: &'a Problem) -> CowArray<'a, f64, Ix2> {
         match &self.std {
-            Some(st) => st.x.view(),
-            None => problem.x.view(),
+            Some(st) => CowArray::from(st.x.view()),
+            None => problem.x.f64(),
         }
     }
 
@@ -211,7 +214,8 @@ pub fn lw_from(
             "lambda = {lambda} is out of range: must be a finite number ≥ 0"
         )));
     }
-    let x = start.x(problem);
+    let x64 = start.x(problem);
+    let x = x64.view();
     let rule = start.rule(lambda, s, problem.n());
     let w = weighted_loop(
         x,

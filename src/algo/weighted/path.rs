@@ -352,7 +352,8 @@ fn sparse_path(
 ) -> Result<(Vec<PathPoint>, f64, Option<f64>)> {
     let k = cfg.k;
     let sp = SparseKMeans.typed(problem, cfg)?;
-    let x = problem.x.view();
+    let x64 = problem.x.f64();
+    let x = x64.view();
     let labels0 = kmeans_partition(
         x,
         k,

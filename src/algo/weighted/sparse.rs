@@ -458,7 +458,8 @@ pub const WBOUND_RULE: &str = "b/2, b the bound where the L1 constraint stops bi
 pub fn default_wbound(problem: &Problem, k: usize) -> Result<f64> {
     let key = format!("sparse-kmeans:binding:k={k}");
     let b = problem.cached(&key, || {
-        let x = problem.x.view();
+        let x64 = problem.x.f64();
+        let x = x64.view();
         let mut rng = Rng::seed_from_u64(0);
         let seeds = init::euclidean_seeds(x, &problem.x_norms, k, Init::KmeansPP, &mut rng)?;
         let c = x.select(ndarray::Axis(0), &seeds);
@@ -539,7 +540,7 @@ fn tuned(problem: &Problem, run: &Common, p: &SparseParams, ctx: &Ctx) -> Result
         Tune::Gap | Tune::GapOneSd => problem
             .cached(&gap_key(run, p), || {
                 gap_statistic(
-                    problem.x.view(),
+                    problem.x.f64().view(),
                     run.k,
                     p.nstart,
                     &p.settings(1.0),
@@ -675,7 +676,8 @@ impl Solver for SparseKMeans {
                 g.best_wbound
             }
         });
-        let x = problem.x.view();
+        let x64 = problem.x.f64();
+        let x = x64.view();
         let mut rng = start.rng();
         let labels = kmeans_partition(
             x,

@@ -14,13 +14,11 @@
 
 use super::common::{Rule, beta_spec, check_beta, to_fit, weighted_loop};
 use crate::error::Result;
-use crate::linalg;
 use crate::solver::lloyd::assign;
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::{
     Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory, init,
 };
-use ndarray::Axis;
 
 pub struct WkMeans;
 
@@ -84,11 +82,13 @@ impl Solver for WkMeans {
         ctx: &Ctx,
     ) -> Result<Fit> {
         let mut rng = start.rng();
-        let x = problem.x.view();
-        let seeds = init::euclidean_seeds(x, &problem.x_norms, run.k, run.init, &mut rng)?;
-        let centres = x.select(Axis(0), &seeds);
+        // f32 rows (`--dtype f32`) are read as stored: the weighted
+        // distances widen them a block at a time.
+        let (x, norms) = problem.rows();
+        let seeds = init::euclidean_seeds(x, norms, run.k, run.init, &mut rng)?;
+        let centres = x.select(&seeds);
         // Uniform weights: the first assignment is the plain nearest centre.
-        let d = linalg::sq_dists(x, &problem.x_norms, centres.view());
+        let d = x.sq_dists(norms, centres.view());
         let (labels, _) = assign(d.view());
         let w = weighted_loop(
             x,

@@ -98,7 +98,7 @@ impl App {
     /// The per-cluster profiles of the selected features, for a run with
     /// feature weights.
     pub fn profiles(&self) -> Option<Profiles> {
-        let x = &self.loaded()?.dataset.x;
+        let x = self.loaded()?.dataset.x.rows();
         let labels = &self.view.labels;
         if labels.is_empty() || labels.len() != x.nrows() {
             return None;
@@ -121,7 +121,7 @@ impl App {
             .map(|f| {
                 let mut sum = vec![0.0; k];
                 for (i, &l) in labels.iter().enumerate() {
-                    sum[l] += x[[i, f.index]];
+                    sum[l] += x.get(i, f.index);
                 }
                 sum.iter()
                     .zip(&sizes)

@@ -14,7 +14,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         f.render_widget(block(Pane::Scatter, focused, theme, "", area.width), area);
         return;
     };
-    let x = &data.loaded.problem.x;
+    let x = &data.loaded.problem.x.f64();
     let names = &data.loaded.dataset.feature_names;
     let kernels = data.loaded.problem.kernels_only();
     let (pts, what) = match app.scatter {
