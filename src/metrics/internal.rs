@@ -513,7 +513,7 @@ mod tests {
             },
             Space {
                 kind: SpaceKind::Kernel,
-                blocks: vec![(Block::Rows(x.view()), 0.3), (Block::Gram(g), 2.0)],
+                blocks: vec![(Block::Rows(x.view().into()), 0.3), (Block::Gram(g), 2.0)],
             },
         ];
         for (s, space) in spaces.iter().enumerate() {
