@@ -716,10 +716,11 @@ class RFFPowerKMeans(_PredictingCluster):
         Seed of the random frequencies, separate from --seed: all restarts
         share one feature map, and changing the starts never rebuilds it.
         Range [0, 4.29497e+09].
-    rff_f32 : int, default=0
+    rff_f32 : int, default=None (automatic: 1 when the run is f32 (--dtype), else 0)
         1 stores the feature matrix in f32: half the memory and half the
         bytes read per iteration; every sum stays in f64, the features are
-        rounded to ~7 digits. Range [0, 1].
+        rounded to ~7 digits. Default: 1 when the run is f32 (--dtype f32),
+        else 0. Range [0, 1].
     init_iter : int, default=100
         Iterations of k-means (Lloyd, from the seeds) on the random features
         before power k-means starts: the paper's Θ₀; it stops earlier once
@@ -783,7 +784,7 @@ class RFFPowerKMeans(_PredictingCluster):
         sigma=None,
         rff_dim=None,
         rff_seed=0,
-        rff_f32=0,
+        rff_f32=None,
         init_iter=100,
         s0=-15.0,
         eta=1.04,
