@@ -191,6 +191,17 @@ where
     }
 }
 
+/// Mean of the per-feature variances: sklearn's unit for `tol`.
+pub fn mean_variance(x: ArrayView2<f64>) -> f64 {
+    let n = x.nrows() as f64;
+    let var = x.var_axis(ndarray::Axis(0), 0.0);
+    if n == 0.0 {
+        0.0
+    } else {
+        var.mean().unwrap_or(0.0)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,8 @@ use super::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
 use super::progress::Ctx;
 use super::rows::{Centres, Rows};
 use crate::error::Result;
-use ndarray::{Array2, ArrayView2, Axis};
+pub use crate::linalg::mean_variance;
+use ndarray::Array2;
 
 /// Lloyd iterations from the given centres, with bounds that skip the
 /// rows whose nearest centre cannot have changed ([`super::bounded`]):
@@ -191,15 +192,4 @@ fn farthest(dist: &[f64], m: usize) -> Vec<usize> {
     idx.sort_by(|&a, &b| dist[b].total_cmp(&dist[a]).then(a.cmp(&b)));
     idx.truncate(m);
     idx
-}
-
-/// Mean of the per-feature variances: sklearn's unit for `tol`.
-pub fn mean_variance(x: ArrayView2<f64>) -> f64 {
-    let n = x.nrows() as f64;
-    let var = x.var_axis(Axis(0), 0.0);
-    if n == 0.0 {
-        0.0
-    } else {
-        var.mean().unwrap_or(0.0)
-    }
 }

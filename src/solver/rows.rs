@@ -195,10 +195,10 @@ impl<'a> Rows<'a> {
     }
 
     /// The mean over columns of each column's variance (ddof 0), as
-    /// [`super::lloyd::mean_variance`]; f32 rows are summed in f64.
+    /// [`crate::linalg::mean_variance`]; f32 rows are summed in f64.
     pub fn mean_variance(&self) -> f64 {
         match self {
-            Rows::F64(x) => super::lloyd::mean_variance(*x),
+            Rows::F64(x) => linalg::mean_variance(*x),
             Rows::F32(x) => {
                 let (n, p) = x.dim();
                 if n == 0 || p == 0 {
