@@ -131,23 +131,29 @@ pub fn sq_dists_with(
     d
 }
 
-/// The sequential [`sq_dists_with`] of one block of rows. The product goes
-/// into a column-major array: the GEMM then runs down the block's rows (a
-/// row-major n×k output makes it run along the k centres, 2–3× slower for
-/// small k), with the same sums in the same order.
+/// The sequential [`sq_dists_with`] of one block of rows, in place in a
+/// row-major array. (A column-major product was tried: same bits, but
+/// 1.2–1.3× slower per power iteration on usps and Fashion-MNIST.)
 fn sq_dists_block(
     x: ArrayView2<f64>,
     x_norms: &[f64],
     c: ArrayView2<f64>,
     c_norms: &[f64],
 ) -> Array2<f64> {
-    use ndarray::ShapeBuilder;
-    let (n, k) = (x.nrows(), c.nrows());
-    let mut g = Array2::zeros((n, k).f());
-    gemm_seq(g.view_mut(), x, c.t(), -2.0, false);
-    Array2::from_shape_fn((n, k), |(i, j)| {
-        (g[[i, j]] + x_norms[i] + c_norms[j]).max(0.0)
-    })
+    let mut d = Array2::zeros((x.nrows(), c.nrows()));
+    gemm_seq(d.view_mut(), x, c.t(), -2.0, false);
+    let cols = d.ncols().max(1);
+    for (i, row) in d
+        .as_slice_mut()
+        .expect("standard layout")
+        .chunks_mut(cols)
+        .enumerate()
+    {
+        for (j, v) in row.iter_mut().enumerate() {
+            *v = (*v + x_norms[i] + c_norms[j]).max(0.0);
+        }
+    }
+    d
 }
 
 /// Squared Euclidean norm of every row.
