@@ -3,9 +3,9 @@
 //! still stop on Ctrl-C, and the data loader.
 
 use meanscape::algo::Ctx;
+use meanscape::algo::Matrix;
 use meanscape::data::preprocess::{range_exponent, rescale};
 use meanscape::data::{DataSource, LabelChoice, LoadOptions, Missing};
-use meanscape::algo::Matrix;
 use meanscape::{Error, algo};
 use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyMemoryError, PyOSError, PyTypeError, PyValueError};

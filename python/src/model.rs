@@ -32,7 +32,9 @@ impl Model {
     ) -> PyResult<Bound<'py, PyArray1<i64>>> {
         let input = input_rows(x, Some(self.rescale_exp))?;
         let view = input.view();
-        let labels = py.detach(|| self.inner.predict(view.view())).map_err(error)?;
+        let labels = py
+            .detach(|| self.inner.predict(view.view()))
+            .map_err(error)?;
         let labels: Vec<i64> = labels.into_iter().map(|l| l as i64).collect();
         Ok(labels.into_pyarray(py))
     }
@@ -46,7 +48,9 @@ impl Model {
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let input = input_rows(x, Some(self.rescale_exp))?;
         let view = input.view();
-        let d = py.detach(|| self.inner.distances(view.view())).map_err(error)?;
+        let d = py
+            .detach(|| self.inner.distances(view.view()))
+            .map_err(error)?;
         Ok(d.into_pyarray(py))
     }
 
