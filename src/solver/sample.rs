@@ -6,11 +6,13 @@
 //! says what each phase did (`sample`), so the effect on the objective can
 //! be read beside a full run.
 
+use super::algorithm::Common;
 use super::extras::SampleInfo;
 use super::fit::Fit;
 use super::init::{Init, euclidean_seeds};
 use super::lloyd::lloyd_loop;
 use super::params::{Default, ParamSpec, Scale};
+use super::problem::Problem;
 use super::progress::Ctx;
 use super::rows::Rows;
 use crate::error::Result;
@@ -48,7 +50,27 @@ pub struct Sampled<'a> {
     pub max_iter: usize,
 }
 
-impl Sampled<'_> {
+impl<'a> Sampled<'a> {
+    /// A run of `size` rows of the problem's rows, for the start `run`.
+    pub fn of(
+        problem: &'a Problem,
+        run: &Common,
+        size: usize,
+        refine_tol: f64,
+        max_iter: usize,
+    ) -> Self {
+        let (rows, norms) = problem.rows();
+        Sampled {
+            rows,
+            norms,
+            k: run.k,
+            init: run.init,
+            size,
+            refine_tol,
+            max_iter,
+        }
+    }
+
     /// Whether the sample leaves rows out (otherwise the run is the full one).
     pub fn applies(&self) -> bool {
         self.size > 0 && self.size < self.rows.nrows()
@@ -73,10 +95,10 @@ impl Sampled<'_> {
         let norms = row_sq_norms(xs.view());
         let seeds = euclidean_seeds(xs.view(), &norms, self.k, self.init, rng)?;
         let start = xs.select(Axis(0), &seeds);
-        let on_sample = fit_on(xs.view(), &norms, start)?;
+        let mut on_sample = fit_on(xs.view(), &norms, start)?;
         let centres = on_sample
             .centroids
-            .clone()
+            .take()
             .expect("the sampled algorithms return centres");
         let refined = lloyd_loop(
             self.rows,

@@ -59,15 +59,7 @@ impl Solver for KMeans {
         let mut rng = start.rng();
         let (rows, norms) = problem.rows();
         let tol = p.tol * rows.mean_variance();
-        let sampled = Sampled {
-            rows,
-            norms,
-            k: run.k,
-            init: run.init,
-            size: p.sample,
-            refine_tol: tol,
-            max_iter: p.max_iter,
-        };
+        let sampled = Sampled::of(problem, run, p.sample, tol, p.max_iter);
         if sampled.applies() {
             return sampled.run(&mut rng, ctx, |xs, xs_norms, centres| {
                 let tol = p.tol * mean_variance(xs);

@@ -144,15 +144,7 @@ impl Solver for PowerKMeans {
                 ctx,
             )
         };
-        let sampled = Sampled {
-            rows,
-            norms,
-            k: run.k,
-            init: run.init,
-            size: p.sample,
-            refine_tol: 0.0,
-            max_iter: p.max_iter,
-        };
+        let sampled = Sampled::of(problem, run, p.sample, 0.0, p.max_iter);
         if sampled.applies() {
             return sampled.run(&mut start.rng(), ctx, |xs, xs_norms, centres| {
                 anneal(xs.into(), xs_norms, centres)
@@ -168,7 +160,7 @@ impl Solver for PowerKMeans {
         // A run on a sample reads its own rows: it goes alone.
         if starts
             .iter()
-            .any(|b| b.params.sample > 0 && b.params.sample < problem.n())
+            .any(|b| Sampled::of(problem, &b.run, b.params.sample, 0.0, 0).applies())
         {
             return fit_each(self, problem, starts);
         }

@@ -204,27 +204,10 @@ impl SweepView {
     }
 
     /// Cells where a run lost a cluster are passed over (a degenerate
-    /// partition scores well on some criteria), unless every cell did.
+    /// partition scores well on some criteria), unless every cell did:
+    /// the sweep's own [`sweep::best`] over the k-scan's cells.
     pub fn preferred_k(&self, score: &str) -> Option<usize> {
-        let up = sweep::scores::higher_is_better(score);
-        let ks = &self.plan.axes[0].values;
-        let pick = |all: bool| {
-            let mut best: Option<(usize, f64)> = None;
-            for (i, &k) in ks.iter().enumerate() {
-                if let Some(v) = self
-                    .cell(i, 0)
-                    .filter(|c| all || !c.collapsed())
-                    .and_then(|c| c.score(score))
-                    .map(|s| s.mean)
-                    .filter(|v| v.is_finite())
-                    && best.is_none_or(|(_, b)| if up { v > b } else { v < b })
-                {
-                    best = Some((k as usize, v));
-                }
-            }
-            best.map(|(k, _)| k)
-        };
-        pick(false).or_else(|| pick(true))
+        sweep::best(self.cells.iter().flatten(), score).map(|c| c.k)
     }
 }
 
