@@ -62,6 +62,7 @@ pub fn sweep<'py>(
         axes,
         // A script's own call: Ctrl-C (KeyboardInterrupt) stops it.
         time_limit: None,
+        resamples: 0,
     };
     let (plan, result) = run_cancellable(py, |_ctx, cancel| {
         let plan = engine::plan(algo.as_ref(), &problem, req)?;

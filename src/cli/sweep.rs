@@ -32,6 +32,12 @@ pub struct SweepArgs {
     /// Seeds per cell: --seed … --seed+R−1, one restart each (as `run --seed S`).
     #[arg(long, default_value_t = 5, allow_negative_numbers = true)]
     pub seeds: usize,
+    /// Splits and reference sets per cell for the resampled label-free
+    /// scores (prediction strength, resample stability, PAC, gap
+    /// statistic); each costs about 3·B extra runs per cell. 0: none.
+    /// Default: 20 without labels, 0 with them.
+    #[arg(long, value_name = "B")]
+    pub resamples: Option<usize>,
     /// The score of the text table and the plot (default: nmi with
     /// labels, stability without).
     #[arg(long, value_name = "NAME")]
@@ -149,13 +155,23 @@ fn output(a: &SweepArgs) -> Result<(Option<String>, bool)> {
         options,
         axes,
         time_limit: (!a.yes).then_some(a.max_time),
+        resamples: a.resamples.unwrap_or(if loaded.dataset.labels.is_some() {
+            0
+        } else {
+            sweep::resample::DEFAULT_RESAMPLES
+        }),
     };
     let plan = sweep::plan(algo.as_ref(), &loaded.problem, req).map_err(|e| e.about(&data))?;
     let truth = Truth {
         labels: loaded.dataset.labels.as_ref().map(|l| l.ids.as_slice()),
         relevance: loaded.dataset.relevance.as_deref(),
     };
-    let score = sweep_out::choose_score(a.score.as_deref(), algo.as_ref(), truth)?;
+    let score = sweep_out::choose_score(
+        a.score.as_deref(),
+        algo.as_ref(),
+        truth,
+        plan.resampling.count > 0,
+    )?;
     if interrupt::requested() {
         return Err(Error::Cancelled);
     }

@@ -8,6 +8,7 @@ use crate::metrics::SpaceKind;
 use crate::metrics::internal::SILHOUETTE_EXACT_MAX;
 use crate::solver::params::fmt_num;
 pub use crate::solver::params::fmt_sig4;
+use crate::sweep::recommend::recommend;
 use crate::sweep::scores::{LABEL_FREE, WITH_LABELS, higher_is_better};
 use crate::sweep::{CellResult, Plan, SweepResult, Truth};
 use serde_json::{Map, Value, json};
@@ -31,8 +32,11 @@ pub struct Report<'a> {
 }
 
 /// The score names that apply to this sweep.
-fn available(algo: &dyn Algorithm, truth: Truth<'_>) -> Vec<&'static str> {
+fn available(algo: &dyn Algorithm, truth: Truth<'_>, resampled: bool) -> Vec<&'static str> {
     let mut v: Vec<&'static str> = LABEL_FREE.to_vec();
+    if resampled {
+        v.extend(crate::sweep::resample::NAMES);
+    }
     if truth.labels.is_some() {
         v.extend(WITH_LABELS);
     }
@@ -48,7 +52,8 @@ fn available(algo: &dyn Algorithm, truth: Truth<'_>) -> Vec<&'static str> {
 }
 
 /// The score `--score` names (checked before any work), or the default:
-/// NMI with labels, stability without.
+/// NMI with labels, else prediction strength when the sweep resamples,
+/// else stability. `resampled`: the sweep computes the resampled scores.
 ///
 /// # Errors
 /// [`Error::Param`] for a name that is not a score of this sweep.
@@ -56,11 +61,14 @@ pub fn choose_score(
     given: Option<&str>,
     algo: &dyn Algorithm,
     truth: Truth<'_>,
+    resampled: bool,
 ) -> Result<&'static str> {
-    let names = available(algo, truth);
+    let names = available(algo, truth, resampled);
     match given {
         None => Ok(if truth.labels.is_some() {
             "nmi"
+        } else if resampled {
+            "prediction_strength"
         } else {
             "stability"
         }),
@@ -158,13 +166,7 @@ impl Report<'_> {
             .cells
             .iter()
             .map(|c| {
-                let at: Map<String, Value> = self
-                    .plan
-                    .axes
-                    .iter()
-                    .zip(&c.at)
-                    .map(|(a, v)| (a.name.clone(), at_value(a, *v)))
-                    .collect();
+                let at = self.at_of(&c.at);
                 let scores: Map<String, Value> = c
                     .scores
                     .iter()
@@ -195,10 +197,82 @@ impl Report<'_> {
             "best": self.best_cells(),
             "complete": self.result.complete,
         });
+        if let Some(r) = self.recommended() {
+            out["recommended"] = r;
+        }
         if let Some(c) = &self.dataset.label_left_out {
             out["label_left_out"] = c.clone().into();
         }
         out
+    }
+
+    /// A cell's place on the axes, by axis name.
+    fn at_of(&self, at: &[f64]) -> Map<String, Value> {
+        self.plan
+            .axes
+            .iter()
+            .zip(at)
+            .map(|(a, v)| (a.name.clone(), at_value(a, *v)))
+            .collect()
+    }
+
+    /// The label-free recommendation and what each score picked
+    /// ([`crate::sweep::recommend`]).
+    fn recommended(&self) -> Option<Value> {
+        let cells = &self.result.cells;
+        let r = recommend(cells, &self.plan.axes)?;
+        let mut per_score = Map::new();
+        for p in &r.picks {
+            per_score.insert(
+                p.score.to_string(),
+                json!({"at": self.at_of(&cells[p.cell].at), "cell": p.cell, "rule": p.rule}),
+            );
+        }
+        let disagree: Vec<&str> = r
+            .picks
+            .iter()
+            .filter(|p| p.cell != r.cell)
+            .map(|p| p.score)
+            .collect();
+        Some(json!({
+            "at": self.at_of(&cells[r.cell].at),
+            "cell": r.cell,
+            "by": r.by,
+            "agreement": r.agreement,
+            "disagree": disagree,
+            "per_score": per_score,
+        }))
+    }
+
+    /// The recommendation as text: the setting, its rule, the agreement.
+    fn recommended_text(&self) -> Option<String> {
+        let cells = &self.result.cells;
+        let r = recommend(cells, &self.plan.axes)?;
+        let at = |c: usize| crate::sweep::describe(&self.plan.axes, &cells[c].at);
+        let agree: Vec<&str> = r
+            .picks
+            .iter()
+            .filter(|p| p.cell == r.cell)
+            .map(|p| p.score)
+            .collect();
+        let other: Vec<String> = r
+            .picks
+            .iter()
+            .filter(|p| p.cell != r.cell)
+            .map(|p| format!("{} {}", p.score, at(p.cell)))
+            .collect();
+        let mut out = format!(
+            "\nrecommended without labels: {} (by {})\n  agree ({} of {}): {}\n",
+            at(r.cell),
+            r.by,
+            agree.len(),
+            r.picks.len(),
+            agree.join(", ")
+        );
+        if !other.is_empty() {
+            out.push_str(&format!("  disagree: {}\n", other.join(", ")));
+        }
+        Some(out)
     }
 
     /// The best cell by every score, as `meanscape.sweep` gives it in
@@ -224,13 +298,7 @@ impl Report<'_> {
             let Some(pos) = cells.iter().position(|c| c.index == b.index) else {
                 continue;
             };
-            let at: Map<String, Value> = self
-                .plan
-                .axes
-                .iter()
-                .zip(&b.at)
-                .map(|(a, v)| (a.name.clone(), at_value(a, *v)))
-                .collect();
+            let at = self.at_of(&b.at);
             let s = b.score(name).expect("the best cell has the score");
             let mut entry = json!({"cell": pos, "at": at, "mean": s.mean, "sd": s.sd});
             // Only when every cell collapsed (the choice falls back to all).
@@ -322,6 +390,9 @@ impl Report<'_> {
                 .map(|(n, s)| format!("{n} {}±{}", fmt_sig4(s.mean), fmt_sig4(s.sd)))
                 .collect();
             out.push_str(&format!("  {}\n", line.join("  ")));
+        }
+        if let Some(r) = self.recommended_text() {
+            out.push_str(&r);
         }
         for n in self.notes() {
             out.push_str(&format!("  note: {n}\n"));

@@ -2,6 +2,7 @@
 //! run of a group in parallel, per-cell scores as the cells finish.
 
 use super::pilot::Pilot;
+use super::resample;
 use super::scores::{self, MeanSd, RunSummary, Truth};
 use super::{Plan, describe};
 use crate::error::{Error, Result};
@@ -166,7 +167,11 @@ pub fn run(
     let chunk = BATCH * rayon::current_num_threads().max(1);
     let pilot = plan
         .time_limit
-        .map(|limit| Pilot::new(limit, total * plan.seeds, groups.len(), chunk));
+        .map(|limit| {
+            let runs = total * plan.seeds;
+            let work = runs + total * 2 * plan.resampling.count;
+            Pilot::new(limit, runs, work, groups.len(), chunk)
+        });
     for (g, (_, members)) in groups.iter().enumerate() {
         if ctx.is_cancelled() {
             complete = false;
@@ -234,7 +239,18 @@ pub fn run(
                                     .into_iter()
                                     .flatten()
                                     .collect();
-                            let scores = scores::cell_scores(&runs);
+                            let mut scores = scores::cell_scores(&runs);
+                            if plan.resampling.count > 0 {
+                                let r = resample::of_cell(
+                                    algo,
+                                    problem,
+                                    &cell.cfg,
+                                    &runs,
+                                    plan.resampling,
+                                    &ctx,
+                                )?;
+                                scores.extend(r.named());
+                            }
                             for r in &mut runs {
                                 r.labels = Vec::new();
                             }

@@ -14,6 +14,8 @@
 mod cells;
 pub mod grid;
 mod pilot;
+pub mod recommend;
+pub mod resample;
 pub mod scores;
 
 pub use cells::{CellResult, SweepResult, best, run};
@@ -46,6 +48,9 @@ pub struct Request {
     /// first runs, above it [`run`] stops with [`Error::Resource`]. None:
     /// no limit (the UI, where the user watches and can cancel).
     pub time_limit: Option<std::time::Duration>,
+    /// Splits and reference sets per cell for the resampled scores
+    /// ([`resample`]); 0: none.
+    pub resamples: usize,
 }
 
 /// One cell: its place in the grid and the run configuration of its
@@ -67,6 +72,7 @@ pub struct Plan {
     /// In the order they are run (grid order unless changed).
     pub cells: Vec<Cell>,
     pub time_limit: Option<std::time::Duration>,
+    pub resampling: resample::Resampling,
 }
 
 /// Axes whose parameters change what is cached on the problem (Gram
@@ -179,6 +185,10 @@ pub fn plan(algo: &dyn Algorithm, problem: &Problem, req: Request) -> Result<Pla
         seeds: req.seeds,
         cells,
         time_limit: req.time_limit,
+        resampling: resample::Resampling {
+            count: req.resamples,
+            seed: req.seed,
+        },
     };
     cells::check_memory(algo, problem, &plan)?;
     Ok(plan)

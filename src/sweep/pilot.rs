@@ -18,6 +18,9 @@ pub const DEFAULT_LIMIT: Duration = Duration::from_secs(30 * 60);
 pub(super) struct Pilot {
     limit: Duration,
     total_runs: usize,
+    /// The sweep's work in full-size runs: its runs plus, per cell, two
+    /// for each resample (two half-size runs and one on a reference set).
+    work: usize,
     groups: usize,
     wave: usize,
     started: Instant,
@@ -29,11 +32,19 @@ pub(super) struct Pilot {
 impl Pilot {
     /// `chunk`: the runs the sweep hands the algorithm at once (they
     /// finish together).
-    pub(super) fn new(limit: Duration, total_runs: usize, groups: usize, chunk: usize) -> Pilot {
+    /// `work`: the runs counted with the resampling's (see the field).
+    pub(super) fn new(
+        limit: Duration,
+        total_runs: usize,
+        work: usize,
+        groups: usize,
+        chunk: usize,
+    ) -> Pilot {
         let threads = rayon::current_num_threads().max(1) * chunk.max(1);
         Pilot {
             limit,
             total_runs,
+            work: work.max(total_runs),
             groups,
             wave: threads.min(total_runs).max(1),
             started: Instant::now(),
@@ -58,17 +69,23 @@ impl Pilot {
         let prepare = *self.prepare.lock().expect("pilot");
         let runs = self.started.elapsed().saturating_sub(prepare);
         let per_run = runs / self.wave as u32;
-        let estimate = (per_run.saturating_mul(self.total_runs as u32))
+        let estimate = (per_run.saturating_mul(self.work as u32))
             .saturating_add(prepare.saturating_mul(self.groups as u32));
         if estimate <= self.limit {
             return false;
         }
         *self.verdict.lock().expect("pilot") = Some(Error::Resource(format!(
-            "the sweep would take about {} ({} runs; the first {} took {} side by side{}), above \
+            "the sweep would take about {} ({} runs{}; the first {} took {} side by side{}), above \
              the limit of {}; pass --max-time {} (or --yes) to run it anyway, or lower --seeds or a \
              COUNT",
             fmt_duration(estimate),
             self.total_runs,
+            if self.work > self.total_runs {
+                " and the resampled scores' runs, about as many as {} more: lower --resamples to spend less"
+                    .replace("{}", &(self.work - self.total_runs).to_string())
+            } else {
+                String::new()
+            },
             self.wave,
             fmt_duration(per_run * self.wave as u32),
             if self.groups > 1 {
@@ -170,7 +187,7 @@ mod tests {
 
     #[test]
     fn the_first_wave_decides() {
-        let p = Pilot::new(Duration::from_millis(50), 1000, 1, 1);
+        let p = Pilot::new(Duration::from_millis(50), 1000, 1000, 1, 1);
         std::thread::sleep(Duration::from_millis(5));
         let stops: Vec<bool> = (0..p.wave).map(|_| p.run_done()).collect();
         // 1000 runs at ≥ 5 ms per wave of `wave` runs is above 50 ms.
@@ -178,7 +195,7 @@ mod tests {
         assert!(stops[..stops.len() - 1].iter().all(|s| !s));
         let e = p.verdict().unwrap().to_string();
         assert!(e.contains("1000 runs") && e.contains("--max-time"), "{e}");
-        let p = Pilot::new(Duration::from_secs(3600), 4, 1, 1);
+        let p = Pilot::new(Duration::from_secs(3600), 4, 4, 1, 1);
         assert!((0..4).all(|_| !p.run_done()));
         assert!(p.verdict().is_none());
     }

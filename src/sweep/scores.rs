@@ -115,7 +115,10 @@ pub const WITH_LABELS: [&str; 4] = ["nmi", "ari", "acc", "purity"];
 
 /// Whether a higher value of the score is better (for the best cell).
 pub fn higher_is_better(name: &str) -> bool {
-    !matches!(name, "cost" | "davies_bouldin" | "iterations" | "time_ms")
+    !matches!(
+        name,
+        "cost" | "davies_bouldin" | "pac" | "iterations" | "time_ms"
+    )
 }
 
 /// The per-seed values of score `name` in `runs` (stability is not per seed).

@@ -411,6 +411,7 @@ impl App {
             axes,
             // The view shows the cells as they come and Esc stops it.
             time_limit: None,
+            resamples: 0,
         };
         let plan = sweep::plan(algo.as_ref(), &loaded.problem, req).map_err(|e| e.to_string())?;
         let names: Vec<String> = plan.axes.iter().map(|a| a.name.clone()).collect();

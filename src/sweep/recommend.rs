@@ -1,0 +1,199 @@
+//! What each label-free score prefers among a sweep's cells, and the one
+//! setting the sweep recommends with its evidence.
+//!
+//! Each score picks a cell by its own published rule: the largest k whose
+//! prediction strength reaches [`PS_CUTOFF`] (Tibshirani & Walther 2005;
+//! R's `fpc`), the first k within a standard error of the gap's first
+//! local maximum (R's `cluster::maxSE`, `firstSEmax`), the elbow of the
+//! cost, otherwise the best value. Those rules read the k axis; on a sweep
+//! without one, or with more axes, every score picks its best value. A
+//! collapsed cell (a run lost a cluster) is never picked.
+
+use super::cells::{CellResult, best};
+use super::grid::Axis;
+use super::resample::first_se_max;
+use super::scores::MeanSd;
+use serde::Serialize;
+
+/// The prediction strength a k must reach (the paper's and fpc's 0.8).
+pub const PS_CUTOFF: f64 = 0.8;
+
+/// The label-free scores that vote, in output order.
+pub const VOTERS: [&str; 9] = [
+    "prediction_strength",
+    "resample_stability",
+    "pac",
+    "gap",
+    "silhouette",
+    "calinski_harabasz",
+    "davies_bouldin",
+    "cost",
+    "stability",
+];
+
+/// The cell one score prefers.
+#[derive(Debug, Clone, Serialize)]
+pub struct Pick {
+    pub score: &'static str,
+    /// The cell's position in the result's cells.
+    #[serde(skip)]
+    pub cell: usize,
+    /// How the score chose it.
+    pub rule: &'static str,
+}
+
+/// The sweep's recommendation.
+#[derive(Debug, Clone)]
+pub struct Recommendation {
+    /// The recommended cell's position in the result's cells.
+    pub cell: usize,
+    /// The rule that chose it.
+    pub by: String,
+    /// The share of the scores that pick it.
+    pub agreement: f64,
+    pub picks: Vec<Pick>,
+}
+
+/// The only axis when it is k.
+fn k_axis(axes: &[Axis]) -> bool {
+    axes.len() == 1 && axes[0].name == "k"
+}
+
+fn usable(c: &CellResult) -> bool {
+    !c.collapsed()
+}
+
+fn mean(c: &CellResult, score: &str) -> Option<f64> {
+    c.score(score).map(|s| s.mean).filter(|m| m.is_finite())
+}
+
+/// The position of `chosen` in `cells`.
+fn position(cells: &[CellResult], chosen: &CellResult) -> Option<usize> {
+    cells.iter().position(|c| std::ptr::eq(c, chosen))
+}
+
+/// The cell `score` prefers, with the rule's name.
+pub fn pick(cells: &[CellResult], axes: &[Axis], score: &'static str) -> Option<Pick> {
+    let by_k = k_axis(axes);
+    let ok: Vec<usize> = (0..cells.len())
+        .filter(|&i| usable(&cells[i]) && mean(&cells[i], score).is_some())
+        .collect();
+    if ok.is_empty() {
+        return None;
+    }
+    let (cell, rule) = match score {
+        "prediction_strength" if by_k => {
+            let pass = ok
+                .iter()
+                .copied()
+                .filter(|&i| mean(&cells[i], score).is_some_and(|v| v >= PS_CUTOFF))
+                .max_by_key(|&i| cells[i].k);
+            match pass {
+                Some(i) => (i, "the largest k whose prediction strength is at least 0.8"),
+                None => (
+                    best_of(cells, &ok, score)?,
+                    "no k reaches prediction strength 0.8: the highest",
+                ),
+            }
+        }
+        "gap" if by_k => {
+            let gaps: Vec<f64> = ok.iter().map(|&i| mean(&cells[i], "gap").unwrap()).collect();
+            let ses: Vec<f64> = ok
+                .iter()
+                .map(|&i| cells[i].score("gap").map_or(0.0, |s: MeanSd| s.sd))
+                .collect();
+            (
+                ok[first_se_max(&gaps, &ses)?],
+                "the first k within one standard error of the gap's first local maximum (firstSEmax)",
+            )
+        }
+        "cost" if by_k => (elbow(cells, &ok)?, "the elbow of the cost curve"),
+        "cost" => return None,
+        _ => (best_of(cells, &ok, score)?, best_rule(score)),
+    };
+    Some(Pick { score, cell, rule })
+}
+
+fn best_rule(score: &str) -> &'static str {
+    if super::scores::higher_is_better(score) {
+        "the highest"
+    } else {
+        "the lowest"
+    }
+}
+
+fn best_of(cells: &[CellResult], ok: &[usize], score: &str) -> Option<usize> {
+    let chosen = best(ok.iter().map(|&i| &cells[i]), score)?;
+    position(cells, chosen)
+}
+
+/// The elbow of the cost over k: the cell farthest below the chord from
+/// the first to the last k, both scaled to [0, 1].
+fn elbow(cells: &[CellResult], ok: &[usize]) -> Option<usize> {
+    let pts: Vec<(usize, f64, f64)> = ok
+        .iter()
+        .filter_map(|&i| mean(&cells[i], "cost").map(|y| (i, cells[i].k as f64, y)))
+        .collect();
+    if pts.len() < 3 {
+        return None;
+    }
+    let span = |f: &dyn Fn(&(usize, f64, f64)) -> f64| {
+        let lo = pts.iter().map(f).fold(f64::INFINITY, f64::min);
+        let hi = pts.iter().map(f).fold(f64::NEG_INFINITY, f64::max);
+        (lo, if hi > lo { hi - lo } else { 1.0 })
+    };
+    let (x0, dx) = span(&|p| p.1);
+    let (y0, dy) = span(&|p| p.2);
+    let norm: Vec<(f64, f64)> = pts
+        .iter()
+        .map(|p| ((p.1 - x0) / dx, (p.2 - y0) / dy))
+        .collect();
+    let (first, last) = (norm[0], norm[norm.len() - 1]);
+    let below = |p: (f64, f64)| {
+        let t = (p.0 - first.0) / (last.0 - first.0);
+        (first.1 + t * (last.1 - first.1)) - p.1
+    };
+    (0..pts.len())
+        .max_by(|&a, &b| below(norm[a]).total_cmp(&below(norm[b])))
+        .map(|j| pts[j].0)
+}
+
+/// Every voter's pick.
+pub fn picks(cells: &[CellResult], axes: &[Axis]) -> Vec<Pick> {
+    VOTERS
+        .iter()
+        .filter_map(|&s| pick(cells, axes, s))
+        .collect()
+}
+
+/// The recommendation of a finished sweep, or None when no cell can be
+/// recommended (none finished, every cell collapsed, no label-free score).
+pub fn recommend(cells: &[CellResult], axes: &[Axis]) -> Option<Recommendation> {
+    let picks = picks(cells, axes);
+    let (cell, by) = rule(cells, &picks)?;
+    let agree = picks.iter().filter(|p| p.cell == cell).count();
+    Some(Recommendation {
+        cell,
+        by,
+        agreement: agree as f64 / picks.len().max(1) as f64,
+        picks,
+    })
+}
+
+/// The one rule for every data set.
+fn rule(cells: &[CellResult], picks: &[Pick]) -> Option<(usize, String)> {
+    let of = |s: &str| picks.iter().find(|p| p.score == s);
+    if let Some(p) = of("prediction_strength")
+        && mean(&cells[p.cell], "prediction_strength").is_some_and(|v| v >= PS_CUTOFF)
+    {
+        return Some((p.cell, format!("prediction_strength: {}", p.rule)));
+    }
+    for s in ["resample_stability", "silhouette"] {
+        if let Some(p) = of(s) {
+            return Some((p.cell, format!("{s}: {}", p.rule)));
+        }
+    }
+    picks
+        .first()
+        .map(|p| (p.cell, format!("{}: {}", p.score, p.rule)))
+}

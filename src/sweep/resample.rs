@@ -1,0 +1,420 @@
+//! Label-free scores that resample the data, so they judge the clustering
+//! and not the seeding (seeds on the same rows tend to land in the same
+//! partition, which is why the seeds' `stability` is 1 almost everywhere):
+//!
+//! - prediction strength (Tibshirani & Walther 2005, as R's
+//!   `fpc::prediction.strength`): the rows are split in two halves, each is
+//!   clustered, each half's rows are assigned by the other half's clusters;
+//!   for every cluster of a half, the share of its pairs the other half's
+//!   clusters keep together; the minimum over clusters, averaged over the
+//!   two directions and over the splits;
+//! - stability under resampling (Lange et al. 2004): on the same splits,
+//!   the ARI between a half's own partition and the one the other half
+//!   assigns it. ARI is corrected for chance, so a k with many clusters is
+//!   not punished, nor k = 2 favoured, merely for the number of clusters;
+//! - PAC (Monti et al. 2003; Șenbabaoğlu et al. 2014): over the 2B
+//!   half-sample clusterings, the consensus of every pair of a fixed set
+//!   of rows (the share of clusterings that put them together); PAC is the
+//!   share of pairs whose consensus is ambiguous, in (0.1, 0.9);
+//! - the gap statistic (Tibshirani, Walther & Hastie 2001, as R's
+//!   `cluster::clusGap` with `spaceH0 = "scaledPCA"`): log W* of B data
+//!   sets drawn uniformly in the box of the data's principal axes minus
+//!   log W of the data, W the within-cluster sum of squares in the input
+//!   features; its standard error sd(log W*)·√(1 + 1/B).
+//!
+//! Every cell uses the same B splits and the same B reference sets (drawn
+//! from the sweep's seed), so cells differ by their settings only, and the
+//! result does not depend on the thread count.
+
+use super::scores::{MeanSd, RunSummary};
+use crate::error::{Error, Result};
+use crate::metrics::{ari, internal::wcss};
+use crate::model::Model;
+use crate::solver::{Algorithm, Ctx, Problem, Rng, RunConfig};
+use ndarray::{Array1, Array2, ArrayView2, Axis};
+use rand::seq::SliceRandom;
+use rand::{Rng as _, SeedableRng};
+use rayon::prelude::*;
+
+/// Resamples per cell when a sweep has no labels and none is asked for.
+pub const DEFAULT_RESAMPLES: usize = 20;
+/// Rows whose pairs the consensus is computed on (79 800 pairs).
+pub const CONSENSUS_ROWS: usize = 400;
+/// The consensus interval PAC counts as ambiguous (Șenbabaoğlu et al.).
+const PAC_LOW: f64 = 0.1;
+const PAC_HIGH: f64 = 0.9;
+/// Above this many features the gap's reference box is the features' own
+/// (a p × p eigendecomposition would dominate the sweep).
+const PCA_MAX_P: usize = 500;
+
+/// How a sweep resamples: B splits and B reference sets per cell, from
+/// `seed` (0 resamples: none of these scores).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Resampling {
+    pub count: usize,
+    pub seed: u64,
+}
+
+/// The resampled scores of one cell.
+#[derive(Debug, Clone, Copy)]
+pub struct Resampled {
+    pub prediction_strength: MeanSd,
+    pub stability: MeanSd,
+    pub pac: f64,
+    pub gap: f64,
+    pub gap_se: f64,
+}
+
+impl Resampled {
+    /// As named cell scores (the gap's `sd` is its standard error).
+    pub fn named(&self) -> Vec<(&'static str, MeanSd)> {
+        vec![
+            ("prediction_strength", self.prediction_strength),
+            ("resample_stability", self.stability),
+            (
+                "pac",
+                MeanSd {
+                    mean: self.pac,
+                    sd: 0.0,
+                },
+            ),
+            (
+                "gap",
+                MeanSd {
+                    mean: self.gap,
+                    sd: self.gap_se,
+                },
+            ),
+        ]
+    }
+}
+
+/// The names [`Resampled::named`] gives, in output order.
+pub const NAMES: [&str; 4] = ["prediction_strength", "resample_stability", "pac", "gap"];
+
+/// Why the split scores cannot be computed for `algo` on `problem`, if
+/// they cannot (no out-of-sample rule to carry one half's clusters to the
+/// other half's rows).
+pub fn split_refusal(algo: &dyn Algorithm, problem: &Problem) -> Option<String> {
+    if problem.kernels_only() {
+        return Some("precomputed kernels have no rows to resample".into());
+    }
+    Model::supports(algo.id(), problem)
+        .err()
+        .map(|e| e.to_string())
+}
+
+/// The seed of split or reference `b` (one stream per use).
+fn stream(seed: u64, what: u64, b: usize) -> Rng {
+    Rng::seed_from_u64(
+        seed ^ what.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (b as u64).wrapping_mul(0xD1B5_4A32_D192_ED03),
+    )
+}
+
+/// A problem on some of `problem`'s rows, in its float type.
+fn sub_problem(problem: &Problem, rows: &[usize]) -> Problem {
+    from_f64(problem, problem.x.rows().select(rows))
+}
+
+fn from_f64(like: &Problem, x: Array2<f64>) -> Problem {
+    let mut p = Problem::new(x);
+    if like.dtype() == crate::data::Dtype::F32 {
+        p.use_f32();
+    }
+    p
+}
+
+/// One run of the cell's configuration on `problem`, with resample `b`'s seed.
+fn run_on(
+    algo: &dyn Algorithm,
+    problem: &Problem,
+    cfg: &RunConfig,
+    b: usize,
+    ctx: &Ctx,
+) -> Result<(RunConfig, crate::solver::RunResult)> {
+    let mut c = cfg.clone();
+    c.seed = cfg.seed.wrapping_add(b as u64);
+    c.restarts = 1;
+    let r = algo.run(problem, &c, ctx)?;
+    Ok((c, r))
+}
+
+/// The prediction strength of one direction: for each cluster of the test
+/// half's own partition `own` with at least two rows, the share of its
+/// pairs that `assigned` (the training half's clusters) keeps together;
+/// the minimum over clusters (a cluster of one row counts 1, as in fpc).
+pub fn strength(own: &[usize], assigned: &[usize], k: usize) -> f64 {
+    let ka = assigned.iter().copied().max().map_or(0, |m| m + 1).max(k);
+    let mut table = vec![0u64; k.max(1) * ka];
+    let mut sizes = vec![0u64; k.max(1)];
+    for (&o, &a) in own.iter().zip(assigned) {
+        if o < k {
+            table[o * ka + a] += 1;
+            sizes[o] += 1;
+        }
+    }
+    let mut worst = 1.0f64;
+    for j in 0..k {
+        let nj = sizes[j];
+        if nj < 2 {
+            continue;
+        }
+        let together: u64 = table[j * ka..(j + 1) * ka]
+            .iter()
+            .map(|&c| c * c.saturating_sub(1))
+            .sum();
+        worst = worst.min(together as f64 / (nj * (nj - 1)) as f64);
+    }
+    worst
+}
+
+/// The share of pairs of rows whose consensus over `labellings` (each a
+/// labelling of the same rows) lies strictly inside (0.1, 0.9).
+pub fn pac(labellings: &[Vec<usize>]) -> f64 {
+    let Some(first) = labellings.first() else {
+        return f64::NAN;
+    };
+    let m = first.len();
+    let total = labellings.len() as f64;
+    let mut ambiguous = 0u64;
+    let mut pairs = 0u64;
+    for i in 0..m {
+        for j in i + 1..m {
+            let together = labellings.iter().filter(|l| l[i] == l[j]).count() as f64;
+            let c = together / total;
+            if c > PAC_LOW && c < PAC_HIGH {
+                ambiguous += 1;
+            }
+            pairs += 1;
+        }
+    }
+    if pairs == 0 {
+        f64::NAN
+    } else {
+        ambiguous as f64 / pairs as f64
+    }
+}
+
+/// The box reference sets are drawn in: the data's mean, its principal
+/// axes (p × p, columns; the identity above [`PCA_MAX_P`] features) and
+/// the range of the data along each.
+struct RefBox {
+    mean: Array1<f64>,
+    axes: Array2<f64>,
+    lo: Vec<f64>,
+    hi: Vec<f64>,
+}
+
+impl RefBox {
+    fn of(x: ArrayView2<f64>) -> Result<Self> {
+        let (n, p) = x.dim();
+        let mean = x.mean_axis(Axis(0)).unwrap_or_else(|| Array1::zeros(p));
+        let centred = &x - &mean;
+        let axes = if p <= PCA_MAX_P && n > 1 {
+            let cov = crate::linalg::dot_tn(centred.view(), centred.view());
+            let a = faer::Mat::<f64>::from_fn(p, p, |i, j| cov[[i, j]]);
+            let (_, u) = crate::algo::kernel::eigs::symmetric(&a, faer::Par::Seq)
+                .map_err(|e| Error::Resource(format!("gap statistic: {e}")))?;
+            Array2::from_shape_fn((p, p), |(i, j)| u[(i, j)])
+        } else {
+            Array2::eye(p)
+        };
+        let proj = crate::linalg::dot(centred.view(), axes.view());
+        let mut lo = vec![f64::INFINITY; p];
+        let mut hi = vec![f64::NEG_INFINITY; p];
+        for row in proj.rows() {
+            for (j, &v) in row.iter().enumerate() {
+                lo[j] = lo[j].min(v);
+                hi[j] = hi[j].max(v);
+            }
+        }
+        Ok(RefBox { mean, axes, lo, hi })
+    }
+
+    /// `n` rows drawn uniformly in the box, in the data's coordinates.
+    fn draw(&self, n: usize, rng: &mut Rng) -> Array2<f64> {
+        let p = self.lo.len();
+        let z = Array2::from_shape_fn((n, p), |(_, j)| {
+            if self.hi[j] > self.lo[j] {
+                rng.random_range(self.lo[j]..self.hi[j])
+            } else {
+                self.lo[j]
+            }
+        });
+        crate::linalg::dot_nt(z.view(), self.axes.view()) + &self.mean
+    }
+}
+
+/// The resampled scores of the cell whose runs are `runs` (with their
+/// labels still kept) and whose configuration is `cfg`.
+///
+/// # Errors
+/// What a run on a half or a reference set fails with (cancellation
+/// included).
+pub fn of_cell(
+    algo: &dyn Algorithm,
+    problem: &Problem,
+    cfg: &RunConfig,
+    runs: &[RunSummary],
+    res: Resampling,
+    ctx: &Ctx,
+) -> Result<Resampled> {
+    let nan = MeanSd {
+        mean: f64::NAN,
+        sd: f64::NAN,
+    };
+    let mut out = Resampled {
+        prediction_strength: nan,
+        stability: nan,
+        pac: f64::NAN,
+        gap: f64::NAN,
+        gap_se: f64::NAN,
+    };
+    let n = problem.n();
+    if res.count == 0 || problem.kernels_only() || n < 4 * cfg.k {
+        return Ok(out);
+    }
+    if split_refusal(algo, problem).is_none() {
+        let (ps, st, pac_v) = splits(algo, problem, cfg, res, ctx)?;
+        out.prediction_strength = MeanSd::of(ps);
+        out.stability = MeanSd::of(st);
+        out.pac = pac_v;
+    }
+    let (gap, se) = gap(algo, problem, cfg, runs, res, ctx)?;
+    out.gap = gap;
+    out.gap_se = se;
+    Ok(out)
+}
+
+/// Prediction strength and stability per split, and the PAC over them.
+fn splits(
+    algo: &dyn Algorithm,
+    problem: &Problem,
+    cfg: &RunConfig,
+    res: Resampling,
+    ctx: &Ctx,
+) -> Result<(Vec<f64>, Vec<f64>, f64)> {
+    let n = problem.n();
+    let x = problem.x.rows();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.shuffle(&mut stream(res.seed, 2, 0));
+    let mut consensus_rows: Vec<usize> = order.into_iter().take(CONSENSUS_ROWS).collect();
+    consensus_rows.sort_unstable();
+    let xc = x.select(&consensus_rows);
+    let per_split: Vec<Result<(f64, f64, [Vec<usize>; 2])>> = (0..res.count)
+        .into_par_iter()
+        .map(|b| {
+            let mut perm: Vec<usize> = (0..n).collect();
+            perm.shuffle(&mut stream(res.seed, 1, b));
+            let (a, rest) = perm.split_at(n / 2);
+            let mut halves = [a.to_vec(), rest.to_vec()];
+            for h in &mut halves {
+                h.sort_unstable();
+            }
+            let mut own = Vec::with_capacity(2);
+            let mut models = Vec::with_capacity(2);
+            for h in &halves {
+                let sub = sub_problem(problem, h);
+                let (c, r) = run_on(algo, &sub, cfg, b, ctx)?;
+                models.push(Model::from_run(algo, &sub, &c, &r)?);
+                own.push(r.best.labels);
+            }
+            let mut ps = 0.0;
+            let mut st = 0.0;
+            for t in 0..2 {
+                let assigned = models[1 - t].predict(x.select(&halves[t]).view())?;
+                ps += 0.5 * strength(&own[t], &assigned, cfg.k);
+                st += 0.5 * ari(&own[t], &assigned);
+            }
+            let cons = [models[0].predict(xc.view())?, models[1].predict(xc.view())?];
+            Ok((ps, st, cons))
+        })
+        .collect();
+    let mut ps = Vec::with_capacity(res.count);
+    let mut st = Vec::with_capacity(res.count);
+    let mut labellings = Vec::with_capacity(2 * res.count);
+    for r in per_split {
+        let (p, s, [c0, c1]) = r?;
+        ps.push(p);
+        st.push(s);
+        labellings.push(c0);
+        labellings.push(c1);
+    }
+    Ok((ps, st, pac(&labellings)))
+}
+
+/// The gap statistic of the cell and its standard error: log W of its
+/// lowest-objective run against B reference sets.
+fn gap(
+    algo: &dyn Algorithm,
+    problem: &Problem,
+    cfg: &RunConfig,
+    runs: &[RunSummary],
+    res: Resampling,
+    ctx: &Ctx,
+) -> Result<(f64, f64)> {
+    let Some(best) = runs
+        .iter()
+        .filter(|r| r.objective.is_finite())
+        .min_by(|a, b| a.objective.total_cmp(&b.objective))
+    else {
+        return Ok((f64::NAN, f64::NAN));
+    };
+    let x = problem.x.f64();
+    let log_w = wcss(x.view(), &best.labels).ln();
+    let refbox = RefBox::of(x.view())?;
+    let n = problem.n();
+    let logs: Vec<Result<f64>> = (0..res.count)
+        .into_par_iter()
+        .map(|b| {
+            let xr = refbox.draw(n, &mut stream(res.seed, 3, b));
+            let sub = from_f64(problem, xr.clone());
+            let (_, r) = run_on(algo, &sub, cfg, b, ctx)?;
+            Ok(wcss(xr.view(), &r.best.labels).ln())
+        })
+        .collect();
+    let logs: Vec<f64> = logs.into_iter().collect::<Result<_>>()?;
+    let spread = MeanSd::of(logs.iter().copied());
+    let b = res.count as f64;
+    Ok((spread.mean - log_w, spread.sd * (1.0 + 1.0 / b).sqrt()))
+}
+
+/// R's `cluster::maxSE(f, SE.f, method = "firstSEmax")`: the first k
+/// whose gap is within one standard error of the first local maximum
+/// (0-based index into `gap`). None when no value is finite.
+pub fn first_se_max(gap: &[f64], se: &[f64]) -> Option<usize> {
+    let k = gap.len();
+    if k == 0 || gap.iter().all(|g| !g.is_finite()) {
+        return None;
+    }
+    // The first local maximum: the first index whose successor is not larger.
+    let nc = (0..k.saturating_sub(1))
+        .find(|&i| gap[i + 1] <= gap[i])
+        .unwrap_or(k - 1);
+    let bar = gap[nc] - se[nc];
+    Some((0..nc).find(|&i| gap[i] >= bar).unwrap_or(nc))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strength_is_the_worst_clusters_share_of_pairs_kept() {
+        // Cluster 0 (4 rows) split 3 + 1 by the other half: 6 of 12
+        // ordered pairs kept; cluster 1 (3 rows) kept whole.
+        let own = [0, 0, 0, 0, 1, 1, 1];
+        let assigned = [2, 2, 2, 0, 1, 1, 1];
+        assert!((strength(&own, &assigned, 2) - 0.5).abs() < 1e-12);
+        // A cluster of one row counts 1.
+        assert_eq!(strength(&[0, 1, 1], &[0, 1, 1], 2), 1.0);
+    }
+
+    #[test]
+    fn pac_counts_the_ambiguous_pairs() {
+        // Rows 0 and 1 always together, row 2 with them half the time.
+        let l = vec![vec![0, 0, 0], vec![0, 0, 1], vec![1, 1, 1], vec![1, 1, 0]];
+        // Pairs (0,1): 1.0; (0,2): 0.5; (1,2): 0.5.
+        assert!((pac(&l) - 2.0 / 3.0).abs() < 1e-12);
+    }
+}
