@@ -165,13 +165,11 @@ pub fn run(
     let mut complete = true;
     // Chunks of one batch per thread ([`crate::solver::BATCH`]).
     let chunk = BATCH * rayon::current_num_threads().max(1);
-    let pilot = plan
-        .time_limit
-        .map(|limit| {
-            let runs = total * plan.seeds;
-            let work = runs + total * 2 * plan.resampling.count;
-            Pilot::new(limit, runs, work, groups.len(), chunk)
-        });
+    let pilot = plan.time_limit.map(|limit| {
+        let runs = total * plan.seeds;
+        let work = runs + total * 2 * plan.resampling.count;
+        Pilot::new(limit, runs, work, groups.len(), chunk)
+    });
     for (g, (_, members)) in groups.iter().enumerate() {
         if ctx.is_cancelled() {
             complete = false;

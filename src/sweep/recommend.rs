@@ -1,9 +1,7 @@
 //! What each label-free score prefers among a sweep's cells, and the one
 //! setting the sweep recommends with its evidence.
 //!
-//! Each score picks a cell by its own published rule: the largest k whose
-//! prediction strength reaches [`PS_CUTOFF`] (Tibshirani & Walther 2005;
-//! R's `fpc`), the first k within a standard error of the gap's first
+//! Each score picks a cell by its own published rule: the first k within a standard error of the gap's first
 //! local maximum (R's `cluster::maxSE`, `firstSEmax`), the elbow of the
 //! cost, otherwise the best value. Those rules read the k axis; on a sweep
 //! without one, or with more axes, every score picks its best value. A
@@ -15,7 +13,8 @@ use super::resample::first_se_max;
 use super::scores::MeanSd;
 use serde::Serialize;
 
-/// The prediction strength a k must reach (the paper's and fpc's 0.8).
+/// The prediction strength Tibshirani & Walther call a good fit (fpc's
+/// cutoff): drawn on the k-scan's chart; the pick is the highest.
 pub const PS_CUTOFF: f64 = 0.8;
 
 /// The label-free scores that vote, in output order.
@@ -82,22 +81,11 @@ pub fn pick(cells: &[CellResult], axes: &[Axis], score: &'static str) -> Option<
         return None;
     }
     let (cell, rule) = match score {
-        "prediction_strength" if by_k => {
-            let pass = ok
-                .iter()
-                .copied()
-                .filter(|&i| mean(&cells[i], score).is_some_and(|v| v >= PS_CUTOFF))
-                .max_by_key(|&i| cells[i].k);
-            match pass {
-                Some(i) => (i, "the largest k whose prediction strength is at least 0.8"),
-                None => (
-                    best_of(cells, &ok, score)?,
-                    "no k reaches prediction strength 0.8: the highest",
-                ),
-            }
-        }
         "gap" if by_k => {
-            let gaps: Vec<f64> = ok.iter().map(|&i| mean(&cells[i], "gap").unwrap()).collect();
+            let gaps: Vec<f64> = ok
+                .iter()
+                .map(|&i| mean(&cells[i], "gap").unwrap())
+                .collect();
             let ses: Vec<f64> = ok
                 .iter()
                 .map(|&i| cells[i].score("gap").map_or(0.0, |s: MeanSd| s.sd))
@@ -170,7 +158,7 @@ pub fn picks(cells: &[CellResult], axes: &[Axis]) -> Vec<Pick> {
 /// recommended (none finished, every cell collapsed, no label-free score).
 pub fn recommend(cells: &[CellResult], axes: &[Axis]) -> Option<Recommendation> {
     let picks = picks(cells, axes);
-    let (cell, by) = rule(cells, &picks)?;
+    let (cell, by) = rule(&picks)?;
     let agree = picks.iter().filter(|p| p.cell == cell).count();
     Some(Recommendation {
         cell,
@@ -180,20 +168,13 @@ pub fn recommend(cells: &[CellResult], axes: &[Axis]) -> Option<Recommendation> 
     })
 }
 
-/// The one rule for every data set.
-fn rule(cells: &[CellResult], picks: &[Pick]) -> Option<(usize, String)> {
-    let of = |s: &str| picks.iter().find(|p| p.score == s);
-    if let Some(p) = of("prediction_strength")
-        && mean(&cells[p.cell], "prediction_strength").is_some_and(|v| v >= PS_CUTOFF)
-    {
-        return Some((p.cell, format!("prediction_strength: {}", p.rule)));
-    }
-    for s in ["resample_stability", "silhouette"] {
-        if let Some(p) = of(s) {
-            return Some((p.cell, format!("{s}: {}", p.rule)));
-        }
-    }
-    picks
-        .first()
+/// The one rule for every data set: the highest prediction strength
+/// (measured on the battery of `bench/choose_k.py` against the other
+/// scores' rules, fpc's cutoff 0.8 included: docs/guide/choosing.md);
+/// without the resampled scores, the highest silhouette.
+fn rule(picks: &[Pick]) -> Option<(usize, String)> {
+    ["prediction_strength", "silhouette"]
+        .iter()
+        .find_map(|s| picks.iter().find(|p| p.score == *s))
         .map(|p| (p.cell, format!("{}: {}", p.score, p.rule)))
 }

@@ -38,6 +38,10 @@ use rayon::prelude::*;
 
 /// Resamples per cell when a sweep has no labels and none is asked for.
 pub const DEFAULT_RESAMPLES: usize = 20;
+/// Rows the splits are drawn from: above it, a fixed sample of this many
+/// (drawn once from the sweep's seed), so the split scores cost the same
+/// on any n and every cell splits the same rows.
+pub const SPLIT_ROWS: usize = 2000;
 /// Rows whose pairs the consensus is computed on (79 800 pairs).
 pub const CONSENSUS_ROWS: usize = 400;
 /// The consensus interval PAC counts as ambiguous (Șenbabaoğlu et al.).
@@ -92,22 +96,71 @@ impl Resampled {
 /// The names [`Resampled::named`] gives, in output order.
 pub const NAMES: [&str; 4] = ["prediction_strength", "resample_stability", "pac", "gap"];
 
-/// Why the split scores cannot be computed for `algo` on `problem`, if
-/// they cannot (no out-of-sample rule to carry one half's clusters to the
-/// other half's rows).
-pub fn split_refusal(algo: &dyn Algorithm, problem: &Problem) -> Option<String> {
-    if problem.kernels_only() {
-        return Some("precomputed kernels have no rows to resample".into());
+/// How one half's clusters are carried to other rows: the algorithm's
+/// own out-of-sample rule ([`Model::predict`]), or, for an algorithm
+/// without one (spectral), the cluster of the nearest row of the half
+/// (R's `fpc` offers the same for methods without centroids).
+enum Transfer {
+    Model(Box<Model>),
+    Nearest {
+        rows: Array2<f64>,
+        labels: Vec<usize>,
+    },
+}
+
+/// Rows of other data compared with a half's rows at once (block × half
+/// distances).
+const NEAREST_BLOCK: usize = 256;
+
+impl Transfer {
+    fn of(
+        algo: &dyn Algorithm,
+        half: &Problem,
+        cfg: &RunConfig,
+        result: &crate::solver::RunResult,
+    ) -> Result<Transfer> {
+        if Model::supports(algo.id(), half).is_ok() {
+            return Ok(Transfer::Model(Box::new(Model::from_run(
+                algo, half, cfg, result,
+            )?)));
+        }
+        Ok(Transfer::Nearest {
+            rows: half.x.rows().f64_owned(),
+            labels: result.best.labels.clone(),
+        })
     }
-    Model::supports(algo.id(), problem)
-        .err()
-        .map(|e| e.to_string())
+
+    fn assign(&self, x: ArrayView2<f64>) -> Result<Vec<usize>> {
+        match self {
+            Transfer::Model(m) => m.predict(x),
+            Transfer::Nearest { rows, labels } => {
+                let norms = crate::linalg::row_sq_norms(rows.view());
+                let mut out = Vec::with_capacity(x.nrows());
+                for lo in (0..x.nrows()).step_by(NEAREST_BLOCK) {
+                    let hi = (lo + NEAREST_BLOCK).min(x.nrows());
+                    let xb = x.slice(ndarray::s![lo..hi, ..]);
+                    let xn = crate::linalg::row_sq_norms(xb);
+                    let d = crate::linalg::sq_dists_with(rows.view(), &norms, xb, &xn, false);
+                    // d is half × block: the nearest row of the half per column.
+                    for j in 0..hi - lo {
+                        let col = d.column(j);
+                        let i = (0..col.len())
+                            .min_by(|&a, &b| col[a].total_cmp(&col[b]))
+                            .unwrap_or(0);
+                        out.push(labels.get(i).copied().unwrap_or(0));
+                    }
+                }
+                Ok(out)
+            }
+        }
+    }
 }
 
 /// The seed of split or reference `b` (one stream per use).
 fn stream(seed: u64, what: u64, b: usize) -> Rng {
     Rng::seed_from_u64(
-        seed ^ what.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (b as u64).wrapping_mul(0xD1B5_4A32_D192_ED03),
+        seed ^ what.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ (b as u64).wrapping_mul(0xD1B5_4A32_D192_ED03),
     )
 }
 
@@ -274,12 +327,10 @@ pub fn of_cell(
     if res.count == 0 || problem.kernels_only() || n < 4 * cfg.k {
         return Ok(out);
     }
-    if split_refusal(algo, problem).is_none() {
-        let (ps, st, pac_v) = splits(algo, problem, cfg, res, ctx)?;
-        out.prediction_strength = MeanSd::of(ps);
-        out.stability = MeanSd::of(st);
-        out.pac = pac_v;
-    }
+    let (ps, st, pac_v) = splits(algo, problem, cfg, res, ctx)?;
+    out.prediction_strength = MeanSd::of(ps);
+    out.stability = MeanSd::of(st);
+    out.pac = pac_v;
     let (gap, se) = gap(algo, problem, cfg, runs, res, ctx)?;
     out.gap = gap;
     out.gap_se = se;
@@ -294,9 +345,15 @@ fn splits(
     res: Resampling,
     ctx: &Ctx,
 ) -> Result<(Vec<f64>, Vec<f64>, f64)> {
-    let n = problem.n();
     let x = problem.x.rows();
-    let mut order: Vec<usize> = (0..n).collect();
+    let mut working: Vec<usize> = (0..problem.n()).collect();
+    if working.len() > SPLIT_ROWS {
+        working.shuffle(&mut stream(res.seed, 4, 0));
+        working.truncate(SPLIT_ROWS);
+        working.sort_unstable();
+    }
+    let n = working.len();
+    let mut order = working.clone();
     order.shuffle(&mut stream(res.seed, 2, 0));
     let mut consensus_rows: Vec<usize> = order.into_iter().take(CONSENSUS_ROWS).collect();
     consensus_rows.sort_unstable();
@@ -304,7 +361,7 @@ fn splits(
     let per_split: Vec<Result<(f64, f64, [Vec<usize>; 2])>> = (0..res.count)
         .into_par_iter()
         .map(|b| {
-            let mut perm: Vec<usize> = (0..n).collect();
+            let mut perm = working.clone();
             perm.shuffle(&mut stream(res.seed, 1, b));
             let (a, rest) = perm.split_at(n / 2);
             let mut halves = [a.to_vec(), rest.to_vec()];
@@ -316,17 +373,17 @@ fn splits(
             for h in &halves {
                 let sub = sub_problem(problem, h);
                 let (c, r) = run_on(algo, &sub, cfg, b, ctx)?;
-                models.push(Model::from_run(algo, &sub, &c, &r)?);
+                models.push(Transfer::of(algo, &sub, &c, &r)?);
                 own.push(r.best.labels);
             }
             let mut ps = 0.0;
             let mut st = 0.0;
             for t in 0..2 {
-                let assigned = models[1 - t].predict(x.select(&halves[t]).view())?;
+                let assigned = models[1 - t].assign(x.select(&halves[t]).view())?;
                 ps += 0.5 * strength(&own[t], &assigned, cfg.k);
                 st += 0.5 * ari(&own[t], &assigned);
             }
-            let cons = [models[0].predict(xc.view())?, models[1].predict(xc.view())?];
+            let cons = [models[0].assign(xc.view())?, models[1].assign(xc.view())?];
             Ok((ps, st, cons))
         })
         .collect();
