@@ -337,6 +337,10 @@ pub fn of_cell(
     Ok(out)
 }
 
+/// One split's prediction strength, stability, and the consensus rows'
+/// labels under each half's clusters.
+type Split = (f64, f64, [Vec<usize>; 2]);
+
 /// Prediction strength and stability per split, and the PAC over them.
 fn splits(
     algo: &dyn Algorithm,
@@ -358,7 +362,7 @@ fn splits(
     let mut consensus_rows: Vec<usize> = order.into_iter().take(CONSENSUS_ROWS).collect();
     consensus_rows.sort_unstable();
     let xc = x.select(&consensus_rows);
-    let per_split: Vec<Result<(f64, f64, [Vec<usize>; 2])>> = (0..res.count)
+    let per_split: Vec<Result<Split>> = (0..res.count)
         .into_par_iter()
         .map(|b| {
             let mut perm = working.clone();
