@@ -82,6 +82,7 @@ fn plan(problem: &Problem, id: &str, k: usize, grid: &[&str], seeds: usize) -> P
         options: Vec::new(),
         axes: grid.iter().map(|g| Axis::parse(g).unwrap()).collect(),
         time_limit: None,
+        resamples: 0,
     };
     sweep::plan(a.as_ref(), problem, req).unwrap()
 }
@@ -320,6 +321,7 @@ fn a_kernel_axis_is_checked() {
                 options,
                 axes: vec![axis],
                 time_limit: None,
+                resamples: 0,
             },
         )
         .map(|_| ())

@@ -74,14 +74,15 @@ fn json_csv_text_and_plot() {
     assert_eq!(csv.lines().count(), 3, "{csv}");
     assert!(csv.starts_with("s0,cost_mean,cost_sd,silhouette_mean"));
 
-    // Without labels the table shows stability.
+    // Without labels the table shows prediction strength, the score the
+    // recommendation reads.
     let out = run(&[
         "sweep", "--data", "iris", "--label", "none", "--k", "3", "--grid", "s0=-3,-1", "--seeds",
         "2",
     ]);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.contains("stability (mean over seeds") && text.contains('*'),
+        text.contains("prediction_strength (mean over seeds") && text.contains('*'),
         "{text}"
     );
 }
@@ -300,7 +301,14 @@ fn collapsed_cells_are_marked_and_never_the_best() {
     assert_eq!(cells[0]["scores"]["stability"]["mean"], 1.0);
     assert!(cells[1].get("collapsed").is_none());
     let text = String::from_utf8(run(&args).stdout).unwrap();
-    assert!(text.contains("best by stability: sigma=1\n"), "{text}");
+    assert!(
+        text.contains("best by prediction_strength: sigma=1\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("recommended without labels: sigma=1 "),
+        "{text}"
+    );
 }
 
 #[test]

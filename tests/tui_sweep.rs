@@ -76,6 +76,7 @@ fn marked_sliders_sweep_and_the_cells_are_the_engines() {
                 Axis::parse("eta=1.01,1.04,1.3").unwrap(),
             ],
             time_limit: None,
+            resamples: 0,
         },
     )
     .unwrap();

@@ -9,6 +9,7 @@ use crate::metrics::internal::SILHOUETTE_EXACT_MAX;
 use crate::solver::params::fmt_num;
 pub use crate::solver::params::fmt_sig4;
 use crate::sweep::recommend::recommend;
+use crate::sweep::resample::{CONSENSUS_ROWS, SPLIT_ROWS};
 use crate::sweep::scores::{LABEL_FREE, WITH_LABELS, higher_is_better};
 use crate::sweep::{CellResult, Plan, SweepResult, Truth};
 use serde_json::{Map, Value, json};
@@ -128,14 +129,34 @@ impl Report<'_> {
                 "in the random Fourier feature space the algorithm clustered in (several views: weighted by each run's final view weights)"
             }
         };
-        vec![
+        let mut notes = vec![
             format!(
                 "cost, silhouette, calinski_harabasz and davies_bouldin are computed {where_}, so cells with different parameters are judged in the same space as far as the space does not depend on them (a σ, D or kernel axis changes it)"
             ),
             sil,
             "stability: mean pairwise ARI between the seeds' partitions".into(),
             "the best cell is chosen among those whose every run kept k non-empty clusters (a collapsed partition is perfectly stable); such cells are marked \"collapsed\"".into(),
-        ]
+        ];
+        let b = self.plan.resampling.count;
+        if b > 0 {
+            let n = self.dataset.n();
+            let rows = if n > SPLIT_ROWS {
+                format!("a fixed sample of {SPLIT_ROWS} of the {n} rows")
+            } else {
+                format!("the {n} rows")
+            };
+            notes.push(format!(
+                "prediction_strength, resample_stability and pac: {b} splits of {rows} into halves, each half clustered with the cell's settings and carried to the other half by its clusters (the nearest row for algorithms without an out-of-sample rule); pac over the {} half clusterings of {CONSENSUS_ROWS} rows",
+                2 * b
+            ));
+            notes.push(format!(
+                "gap: log W of {b} uniform reference sets in the box of the data's principal axes minus log W of the cell's lowest-objective run, W the within-cluster sum of squares in the input features; its sd is the standard error"
+            ));
+        }
+        notes.push(
+            "recommended: the highest prediction strength (without resampling: the highest silhouette), never a collapsed cell; per_score is each score's own rule".into(),
+        );
+        notes
     }
 
     fn json(&self) -> Value {

@@ -362,7 +362,7 @@ fn splits(
     let mut consensus_rows: Vec<usize> = order.into_iter().take(CONSENSUS_ROWS).collect();
     consensus_rows.sort_unstable();
     let xc = x.select(&consensus_rows);
-    let per_split: Vec<Result<Split>> = (0..res.count)
+    let per_split: Vec<Result<Option<Split>>> = (0..res.count)
         .into_par_iter()
         .map(|b| {
             let mut perm = working.clone();
@@ -376,7 +376,12 @@ fn splits(
             let mut models = Vec::with_capacity(2);
             for h in &halves {
                 let sub = sub_problem(problem, h);
-                let (c, r) = run_on(algo, &sub, cfg, b, ctx)?;
+                // A half can hold fewer distinct rows than k: that split
+                // says nothing, the others still do.
+                let (c, r) = match run_on(algo, &sub, cfg, b, ctx) {
+                    Err(Error::Data(_)) => return Ok(None),
+                    other => other?,
+                };
                 models.push(Transfer::of(algo, &sub, &c, &r)?);
                 own.push(r.best.labels);
             }
@@ -388,14 +393,16 @@ fn splits(
                 st += 0.5 * ari(&own[t], &assigned);
             }
             let cons = [models[0].assign(xc.view())?, models[1].assign(xc.view())?];
-            Ok((ps, st, cons))
+            Ok(Some((ps, st, cons)))
         })
         .collect();
     let mut ps = Vec::with_capacity(res.count);
     let mut st = Vec::with_capacity(res.count);
     let mut labellings = Vec::with_capacity(2 * res.count);
     for r in per_split {
-        let (p, s, [c0, c1]) = r?;
+        let Some((p, s, [c0, c1])) = r? else {
+            continue;
+        };
         ps.push(p);
         st.push(s);
         labellings.push(c0);

@@ -1,0 +1,291 @@
+//! The resampled label-free scores and the sweep's recommendation: they
+//! find the number of well-separated clusters, never recommend a collapsed
+//! cell, do not depend on the thread count, and the CLI writes them.
+
+use meanscape::algo::{self, Init, Problem};
+use meanscape::metrics::{Internal, SpaceKind};
+use meanscape::sweep::recommend::{PS_CUTOFF, recommend};
+use meanscape::sweep::resample::first_se_max;
+use meanscape::sweep::{self, Axis, CellResult, MeanSd, Request, RunSummary, SweepResult, Truth};
+use ndarray::Array2;
+use rand::{Rng, SeedableRng};
+use serde_json::Value;
+use std::sync::Arc;
+
+/// `per` points around each of `centres` (uniform noise of half-width
+/// `spread`), a fixed draw.
+fn blobs(centres: &[(f64, f64)], per: usize, spread: f64) -> Array2<f64> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+    let mut x = Array2::zeros((centres.len() * per, 2));
+    for (c, &(cx, cy)) in centres.iter().enumerate() {
+        for i in 0..per {
+            x[[c * per + i, 0]] = cx + rng.random_range(-spread..spread);
+            x[[c * per + i, 1]] = cy + rng.random_range(-spread..spread);
+        }
+    }
+    x
+}
+
+const FOUR: [(f64, f64); 4] = [(0.0, 0.0), (10.0, 0.0), (0.0, 10.0), (10.0, 10.0)];
+
+fn k_scan(problem: &Problem, id: &str, ks: &str, resamples: usize) -> SweepResult {
+    let a = algo::find(id).unwrap();
+    let req = Request {
+        k: 2,
+        seed: 0,
+        seeds: 3,
+        init: Init::KmeansPP,
+        given: Vec::new(),
+        options: Vec::new(),
+        axes: vec![Axis::parse(ks).unwrap()],
+        time_limit: None,
+        resamples,
+    };
+    let plan = sweep::plan(a.as_ref(), problem, req).unwrap();
+    sweep::run(
+        a.as_ref(),
+        problem,
+        &plan,
+        Truth::default(),
+        Arc::default(),
+        &|_, _, _| {},
+    )
+    .unwrap()
+}
+
+fn k_of(r: &SweepResult, cell: usize) -> usize {
+    r.cells[cell].k
+}
+
+#[test]
+fn four_separated_blobs_are_recommended_as_four() {
+    let problem = Problem::new(blobs(&FOUR, 60, 1.0));
+    let r = k_scan(&problem, "kmeans", "k=2:7:6", 10);
+    let axes = vec![Axis::parse("k=2:7:6").unwrap()];
+    let rec = recommend(&r.cells, &axes).expect("a recommendation");
+    assert_eq!(k_of(&r, rec.cell), 4, "by {}", rec.by);
+    assert!(rec.by.starts_with("prediction_strength"), "{}", rec.by);
+    let at4 = r.cells.iter().find(|c| c.k == 4).unwrap();
+    assert!(at4.score("prediction_strength").unwrap().mean >= PS_CUTOFF);
+    assert!(at4.score("resample_stability").unwrap().mean > 0.95);
+    // Every pair is co-clustered in (almost) every half's clustering.
+    assert!(at4.score("pac").unwrap().mean < 0.05);
+    // Splitting a blob is unstable: k = 5 is judged worse.
+    let at5 = r.cells.iter().find(|c| c.k == 5).unwrap();
+    assert!(
+        at5.score("prediction_strength").unwrap().mean
+            < at4.score("prediction_strength").unwrap().mean
+    );
+    // The gap statistic's own rule agrees.
+    let gap = rec.picks.iter().find(|p| p.score == "gap").unwrap();
+    assert_eq!(k_of(&r, gap.cell), 4);
+    assert!(rec.agreement > 0.5, "agreement {}", rec.agreement);
+}
+
+/// A finished cell at `k` whose one run kept `clusters` clusters, with
+/// the given prediction strength and silhouette.
+fn cell(k: usize, clusters: usize, ps: f64, sil: f64) -> CellResult {
+    let internal = Internal {
+        cost: 1.0 / k as f64,
+        silhouette: sil,
+        calinski_harabasz: 10.0,
+        davies_bouldin: 1.0,
+        clusters,
+        space: SpaceKind::Features,
+    };
+    let one = |v: f64| MeanSd { mean: v, sd: 0.0 };
+    CellResult {
+        index: k - 2,
+        at: vec![k as f64],
+        k,
+        scores: vec![
+            ("cost", one(internal.cost)),
+            ("silhouette", one(sil)),
+            ("prediction_strength", one(ps)),
+        ],
+        runs: vec![RunSummary {
+            seed: 0,
+            objective: 1.0,
+            iterations: 1,
+            converged: true,
+            time_ms: 1.0,
+            internal,
+            external: None,
+            selected: None,
+            mcc: None,
+            labels: Vec::new(),
+        }],
+    }
+}
+
+#[test]
+fn a_collapsed_cell_is_never_recommended() {
+    // k = 4 lost a cluster: its perfect prediction strength and
+    // silhouette describe three clusters, not four.
+    let cells = vec![
+        cell(2, 2, 0.7, 0.5),
+        cell(3, 3, 0.9, 0.6),
+        cell(4, 3, 1.0, 0.9),
+        cell(5, 5, 0.5, 0.4),
+    ];
+    let axes = vec![Axis::parse("k=2:5:4").unwrap()];
+    let rec = recommend(&cells, &axes).expect("a recommendation");
+    assert_eq!(cells[rec.cell].k, 3);
+    for p in &rec.picks {
+        assert!(
+            !cells[p.cell].collapsed(),
+            "{} picked a collapsed cell",
+            p.score
+        );
+    }
+    // Every cell collapsed: no recommendation rather than a degenerate one.
+    let all = vec![cell(4, 3, 1.0, 0.9), cell(5, 3, 1.0, 0.9)];
+    assert!(recommend(&all, &[Axis::parse("k=4,5").unwrap()]).is_none());
+}
+
+#[test]
+fn halves_with_too_few_distinct_rows_do_not_stop_the_sweep() {
+    // Five distinct points, the first three repeated: some halves hold
+    // fewer than k = 5 distinct rows; the sweep still finishes.
+    let mut x = Array2::zeros((40, 2));
+    for i in 0..40 {
+        let j = if i < 2 { 3 + i } else { i % 3 };
+        x[[i, 0]] = j as f64 * 5.0;
+        x[[i, 1]] = (j * j) as f64;
+    }
+    let problem = Problem::new(x);
+    let r = k_scan(&problem, "kmeans", "k=3:5:3", 6);
+    assert_eq!(r.cells.len(), 3);
+    let at3 = r.cells.iter().find(|c| c.k == 3).unwrap();
+    assert!(at3.score("prediction_strength").unwrap().mean.is_finite());
+}
+
+#[test]
+fn without_resampling_the_silhouette_recommends() {
+    let problem = Problem::new(blobs(&FOUR, 30, 1.0));
+    let r = k_scan(&problem, "kmeans", "k=2:6:5", 0);
+    assert!(r.cells[0].score("prediction_strength").is_none());
+    let axes = vec![Axis::parse("k=2:6:5").unwrap()];
+    let rec = recommend(&r.cells, &axes).unwrap();
+    assert!(rec.by.starts_with("silhouette"), "{}", rec.by);
+    assert_eq!(k_of(&r, rec.cell), 4);
+}
+
+#[test]
+fn spectral_carries_clusters_by_the_nearest_row() {
+    // No out-of-sample rule: the halves' clusters reach the other rows by
+    // their nearest row, so the split scores still exist.
+    let problem = Problem::new(blobs(&FOUR, 25, 1.0));
+    let r = k_scan(&problem, "spectral", "k=3:5:3", 4);
+    let at4 = r.cells.iter().find(|c| c.k == 4).unwrap();
+    let ps = at4.score("prediction_strength").unwrap().mean;
+    assert!(ps > 0.9, "prediction strength {ps}");
+}
+
+#[test]
+fn resampled_scores_do_not_depend_on_the_thread_count() {
+    let x = blobs(&FOUR, 40, 3.0);
+    let scores = |threads: usize| {
+        let x = x.clone();
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| {
+                let problem = Problem::new(x);
+                let r = k_scan(&problem, "kmeans", "k=2:5:4", 5);
+                r.cells
+                    .iter()
+                    .flat_map(|c| {
+                        c.scores
+                            .iter()
+                            .filter(|(n, _)| *n != "time_ms")
+                            .map(|(_, s)| (s.mean.to_bits(), s.sd.to_bits()))
+                            .collect::<Vec<_>>()
+                    })
+                    .collect::<Vec<_>>()
+            })
+    };
+    assert_eq!(scores(1), scores(2));
+}
+
+/// R's `cluster::maxSE(f, SE.f, method = "firstSEmax")` on these vectors
+/// (R 4.x, cluster 2.1): 2, 4 and 1 (1-based).
+#[test]
+fn first_se_max_is_rs_rule() {
+    // The first local maximum is at 3 (0.6 ≥ 0.55 follows); 0.5 at 2 is
+    // within its SE 0.15, so k index 2 (1-based) is chosen.
+    assert_eq!(
+        first_se_max(&[0.2, 0.5, 0.6, 0.55, 0.7], &[0.1, 0.1, 0.15, 0.1, 0.1]),
+        Some(1)
+    );
+    // Increasing all the way: the last, unless an earlier one is within SE.
+    assert_eq!(
+        first_se_max(&[0.1, 0.2, 0.3, 0.4], &[0.01, 0.01, 0.01, 0.01]),
+        Some(3)
+    );
+    // The first value is already a local maximum.
+    assert_eq!(first_se_max(&[0.9, 0.5, 0.95], &[0.1, 0.1, 0.1]), Some(0));
+    assert_eq!(first_se_max(&[], &[]), None);
+}
+
+#[test]
+fn the_cli_writes_the_recommendation_and_each_scores_pick() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("four.csv");
+    let x = blobs(&FOUR, 40, 1.0);
+    let mut text = String::from("a,b\n");
+    for r in x.rows() {
+        text.push_str(&format!("{},{}\n", r[0], r[1]));
+    }
+    std::fs::write(&csv, text).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_meanscape"))
+        .args(["sweep", "-d", csv.to_str().unwrap(), "-a", "kmeans"])
+        .args(["--label", "none", "--grid", "k=2:6:5", "--seeds", "2"])
+        .args(["--json", "-q"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rec = &v["recommended"];
+    assert_eq!(rec["at"]["k"], 4);
+    assert!(
+        rec["by"]
+            .as_str()
+            .unwrap()
+            .starts_with("prediction_strength")
+    );
+    let agreement = rec["agreement"].as_f64().unwrap();
+    assert!(agreement > 0.0 && agreement <= 1.0);
+    for name in [
+        "prediction_strength",
+        "resample_stability",
+        "pac",
+        "gap",
+        "silhouette",
+    ] {
+        assert!(rec["per_score"][name]["at"]["k"].is_u64(), "{name}");
+        assert!(v["cells"][0]["scores"][name]["mean"].is_f64(), "{name}");
+    }
+    // Without labels the table's default score is the recommendation's.
+    assert_eq!(v["score"], "prediction_strength");
+    // --resamples 0 leaves the resampled scores out.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_meanscape"))
+        .args(["sweep", "-d", csv.to_str().unwrap(), "-a", "kmeans"])
+        .args(["--label", "none", "--grid", "k=2:4:3", "--seeds", "2"])
+        .args(["--resamples", "0", "--json", "-q"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["cells"][0]["scores"].get("prediction_strength").is_none());
+    assert!(
+        v["recommended"]["by"]
+            .as_str()
+            .unwrap()
+            .starts_with("silhouette")
+    );
+}
