@@ -167,7 +167,7 @@ pub fn run(
     let chunk = BATCH * rayon::current_num_threads().max(1);
     let pilot = plan.time_limit.map(|limit| {
         let runs = total * plan.seeds;
-        let work = runs + total * 2 * plan.resampling.count;
+        let work = runs + total * plan.resampling.work(problem.n());
         Pilot::new(limit, runs, work, groups.len(), chunk)
     });
     for (g, (_, members)) in groups.iter().enumerate() {
@@ -219,14 +219,18 @@ pub fn run(
                     })
                     .collect();
                 let results = algo.run_many(problem, &cfgs, &ctx);
+                // Counted before the scoring, so the pilot times the runs
+                // and not the resampled scores of cells that finish.
+                for _ in results.iter().filter(|r| r.is_ok()) {
+                    if pilot.as_ref().is_some_and(|p| p.run_done()) {
+                        cancel.store(true, Ordering::SeqCst);
+                    }
+                }
                 let scored: Vec<Result<()>> = batch
                     .par_iter()
                     .zip(cfgs.into_par_iter().zip(results))
                     .map(|(&(m, r), (cfg, result))| {
                         let result = result?;
-                        if pilot.as_ref().is_some_and(|p| p.run_done()) {
-                            cancel.store(true, Ordering::SeqCst);
-                        }
                         let cell = &plan.cells[members[m]];
                         let internal = of_run(algo, problem, &cfg, &result.best, &base);
                         let summary = RunSummary::new(cfg.seed, result, internal, truth);

@@ -180,6 +180,7 @@ pub fn plan(algo: &dyn Algorithm, problem: &Problem, req: Request) -> Result<Pla
         check_config(problem, &cfg)?;
         cells.push(Cell { index, at, cfg });
     }
+    let axes_has_k = axes.iter().any(|a| a.name == "k");
     let plan = Plan {
         axes,
         seeds: req.seeds,
@@ -188,6 +189,7 @@ pub fn plan(algo: &dyn Algorithm, problem: &Problem, req: Request) -> Result<Pla
         resampling: resample::Resampling {
             count: req.resamples,
             seed: req.seed,
+            gap: axes_has_k,
         },
     };
     cells::check_memory(algo, problem, &plan)?;

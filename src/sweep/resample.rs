@@ -57,6 +57,24 @@ const PCA_MAX_P: usize = 500;
 pub struct Resampling {
     pub count: usize,
     pub seed: u64,
+    /// Whether the gap statistic is computed: only on a sweep over k, the
+    /// one axis its reference sets judge.
+    pub gap: bool,
+}
+
+impl Resampling {
+    /// A cell's resampling in full-size runs on `n` rows, for the
+    /// sweep's time estimate: two half runs per split (of at most
+    /// [`SPLIT_ROWS`] rows, costed linearly in the rows) and one run per
+    /// reference set.
+    pub fn work(&self, n: usize) -> usize {
+        if self.count == 0 || n == 0 {
+            return 0;
+        }
+        let split_rows = n.min(SPLIT_ROWS) as f64;
+        let per = split_rows / n as f64 + if self.gap { 1.0 } else { 0.0 };
+        (self.count as f64 * per).ceil() as usize
+    }
 }
 
 /// The resampled scores of one cell.
@@ -65,14 +83,14 @@ pub struct Resampled {
     pub prediction_strength: MeanSd,
     pub stability: MeanSd,
     pub pac: f64,
-    pub gap: f64,
-    pub gap_se: f64,
+    /// The gap statistic and its standard error (a sweep over k only).
+    pub gap: Option<(f64, f64)>,
 }
 
 impl Resampled {
     /// As named cell scores (the gap's `sd` is its standard error).
     pub fn named(&self) -> Vec<(&'static str, MeanSd)> {
-        vec![
+        let mut v = vec![
             ("prediction_strength", self.prediction_strength),
             ("resample_stability", self.stability),
             (
@@ -82,14 +100,11 @@ impl Resampled {
                     sd: 0.0,
                 },
             ),
-            (
-                "gap",
-                MeanSd {
-                    mean: self.gap,
-                    sd: self.gap_se,
-                },
-            ),
-        ]
+        ];
+        if let Some((mean, sd)) = self.gap {
+            v.push(("gap", MeanSd { mean, sd }));
+        }
+        v
     }
 }
 
@@ -320,8 +335,7 @@ pub fn of_cell(
         prediction_strength: nan,
         stability: nan,
         pac: f64::NAN,
-        gap: f64::NAN,
-        gap_se: f64::NAN,
+        gap: None,
     };
     let n = problem.n();
     if res.count == 0 || problem.kernels_only() || n < 4 * cfg.k {
@@ -331,9 +345,9 @@ pub fn of_cell(
     out.prediction_strength = MeanSd::of(ps);
     out.stability = MeanSd::of(st);
     out.pac = pac_v;
-    let (gap, se) = gap(algo, problem, cfg, runs, res, ctx)?;
-    out.gap = gap;
-    out.gap_se = se;
+    if res.gap {
+        out.gap = Some(gap(algo, problem, cfg, runs, res, ctx)?);
+    }
     Ok(out)
 }
 
