@@ -113,6 +113,7 @@ fn cell(k: usize, clusters: usize, ps: f64, sil: f64) -> CellResult {
             external: None,
             selected: None,
             mcc: None,
+            silhouette_input: None,
             labels: Vec::new(),
         }],
     }
@@ -288,4 +289,52 @@ fn the_cli_writes_the_recommendation_and_each_scores_pick() {
             .unwrap()
             .starts_with("silhouette")
     );
+}
+
+#[test]
+fn kernel_cells_are_also_scored_on_the_input_features() {
+    // A σ axis changes the space kernel k-means scores itself in; the
+    // input-space silhouette is the same yardstick in every cell.
+    let problem = Problem::new(blobs(&FOUR, 20, 1.0));
+    let a = algo::find("kernel-kmeans").unwrap();
+    let axes = vec![Axis::parse("sigma=0.5,2,50").unwrap()];
+    let req = Request {
+        k: 4,
+        seed: 0,
+        seeds: 2,
+        init: Init::KmeansPP,
+        given: Vec::new(),
+        options: Vec::new(),
+        axes: axes.clone(),
+        time_limit: None,
+        resamples: 0,
+    };
+    let plan = sweep::plan(a.as_ref(), &problem, req).unwrap();
+    let r = sweep::run(
+        a.as_ref(),
+        &problem,
+        &plan,
+        Truth::default(),
+        Arc::default(),
+        &|_, _, _| {},
+    )
+    .unwrap();
+    for c in &r.cells {
+        let input = c
+            .score("silhouette_input")
+            .expect("kernel cells have it")
+            .mean;
+        let own = c.score("silhouette").unwrap().mean;
+        assert!((-1.0..=1.0).contains(&input));
+        assert!(
+            input != own,
+            "σ = {}: the same value in both spaces",
+            c.at[0]
+        );
+    }
+    let rec = recommend(&r.cells, &axes).unwrap();
+    assert!(rec.by.starts_with("silhouette_input"), "{}", rec.by);
+    // Centroid methods score on the features already: no second value.
+    let kmeans = k_scan(&problem, "kmeans", "k=3:4:2", 0);
+    assert!(kmeans.cells[0].score("silhouette_input").is_none());
 }

@@ -38,6 +38,13 @@ fn available(algo: &dyn Algorithm, truth: Truth<'_>, resampled: bool) -> Vec<&'s
     if resampled {
         v.extend(crate::sweep::resample::NAMES);
     }
+    // The kernel and random-feature methods score in their own space
+    // (spectral's embedding is not one: it scores on the features).
+    let own_space =
+        (algo.takes_kernels() && algo.id() != "spectral") || algo.id().starts_with("rff");
+    if own_space {
+        v.push("silhouette_input");
+    }
     if truth.labels.is_some() {
         v.extend(WITH_LABELS);
     }

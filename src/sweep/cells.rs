@@ -7,6 +7,7 @@ use super::scores::{self, MeanSd, RunSummary, Truth};
 use super::{Plan, describe};
 use crate::error::{Error, Result};
 use crate::metrics::internal::{MEMO_BLOCKS, SilhouetteBase, default_base, of_run};
+use crate::metrics::{Space, SpaceKind};
 use crate::solver::{Algorithm, BATCH, Ctx, Problem, RunConfig};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -233,7 +234,11 @@ pub fn run(
                         let result = result?;
                         let cell = &plan.cells[members[m]];
                         let internal = of_run(algo, problem, &cfg, &result.best, &base);
-                        let summary = RunSummary::new(cfg.seed, result, internal, truth);
+                        let mut summary = RunSummary::new(cfg.seed, result, internal, truth);
+                        if internal.space != SpaceKind::Features && problem.p() > 0 {
+                            let input = Space::features(problem.x.rows());
+                            summary.silhouette_input = Some(base.score_in(&input, &summary.labels));
+                        }
                         slots[m].lock().expect("sweep slots")[r] = Some(summary);
                         if left[m].fetch_sub(1, Ordering::SeqCst) == 1 {
                             let mut runs: Vec<RunSummary> =

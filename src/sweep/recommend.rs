@@ -18,11 +18,12 @@ use serde::Serialize;
 pub const PS_CUTOFF: f64 = 0.8;
 
 /// The label-free scores that vote, in output order.
-pub const VOTERS: [&str; 9] = [
+pub const VOTERS: [&str; 10] = [
     "prediction_strength",
     "resample_stability",
     "pac",
     "gap",
+    "silhouette_input",
     "silhouette",
     "calinski_harabasz",
     "davies_bouldin",
@@ -171,9 +172,10 @@ pub fn recommend(cells: &[CellResult], axes: &[Axis]) -> Option<Recommendation> 
 /// The one rule for every data set: the highest prediction strength
 /// (measured on the battery of `bench/choose_k.py` against the other
 /// scores' rules, fpc's cutoff 0.8 included: docs/guide/choosing.md);
-/// without the resampled scores, the highest silhouette.
+/// without the resampled scores, the highest silhouette, on the input
+/// features where the algorithm's own space changes along an axis.
 fn rule(picks: &[Pick]) -> Option<(usize, String)> {
-    ["prediction_strength", "silhouette"]
+    ["prediction_strength", "silhouette_input", "silhouette"]
         .iter()
         .find_map(|s| picks.iter().find(|p| p.score == *s))
         .map(|p| (p.cell, format!("{}: {}", p.score, p.rule)))

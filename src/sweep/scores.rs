@@ -28,6 +28,11 @@ pub struct RunSummary {
     pub selected: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mcc: Option<f64>,
+    /// The silhouette on the input features, for runs whose own scores
+    /// are in a kernel's or feature map's space (which a σ or D axis
+    /// changes, so those are not comparable across its cells).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub silhouette_input: Option<f64>,
     /// Kept until the cell's stability is computed, then dropped.
     #[serde(skip)]
     pub labels: Vec<usize>,
@@ -61,6 +66,7 @@ impl RunSummary {
             external,
             selected,
             mcc,
+            silhouette_input: None,
             labels: fit.labels,
         }
     }
@@ -141,6 +147,7 @@ fn per_seed(runs: &[RunSummary], name: &str) -> Option<Vec<f64>> {
         "purity" => pick(&|r| r.external.map(|s| s.purity))?,
         "selected" => pick(&|r| r.selected.map(|v| v as f64))?,
         "mcc" => pick(&|r| r.mcc)?,
+        "silhouette_input" => pick(&|r| r.silhouette_input)?,
         _ => return None,
     })
 }
@@ -160,7 +167,15 @@ pub fn stability(runs: &[RunSummary]) -> MeanSd {
 /// Every score that applies to `runs`, by name, in output order.
 pub fn cell_scores(runs: &[RunSummary]) -> Vec<(&'static str, MeanSd)> {
     let mut out = Vec::new();
-    let extra = ["nmi", "ari", "acc", "purity", "selected", "mcc"];
+    let extra = [
+        "silhouette_input",
+        "nmi",
+        "ari",
+        "acc",
+        "purity",
+        "selected",
+        "mcc",
+    ];
     for name in LABEL_FREE.iter().chain(&extra) {
         if *name == "stability" {
             out.push(("stability", stability(runs)));
