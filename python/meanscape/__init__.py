@@ -63,7 +63,7 @@ def load(path, label=None, missing="error", keep_label_column=False):
     return _meanscape.load(str(path), label, missing, keep_label_column)
 
 
-def sweep(algorithm, X, n_clusters, grid, *, seeds=10, random_state=0, params=None, options=None, y=None, init="k-means++"):
+def sweep(algorithm, X, n_clusters, grid, *, seeds=10, random_state=0, params=None, options=None, y=None, init="k-means++", resamples=0):
     """A sensitivity sweep (``meanscape sweep``): every cell of the grid run
     with ``seeds`` seeds, each run scored without labels (silhouette, CH,
     DB, cost, stability) and, given ``y``, against it (NMI, ARI, ...).
@@ -85,14 +85,21 @@ def sweep(algorithm, X, n_clusters, grid, *, seeds=10, random_state=0, params=No
         Fixed engine parameters and options.
     y : array-like of int, optional
         True classes, for the external scores.
+    resamples : int
+        Splits and reference sets per cell for the resampled label-free
+        scores (``prediction_strength``, ``resample_stability``, ``pac``,
+        and ``gap`` on a k axis), as ``meanscape sweep --resamples``; 0
+        (the default here) computes none of them.
 
     Returns
     -------
     dict of arrays, one entry per cell in grid order: ``at`` (the value of
     every axis), ``k``, ``collapsed``, ``scores`` (each score's mean and
     ``<name>_sd``), ``best`` (the cell index with the best mean of each
-    score, collapsed cells skipped), ``axes``, ``seeds``, ``complete``,
-    ``elapsed_ms``.
+    score, collapsed cells skipped), ``recommended`` (the label-free
+    recommendation: ``cell``, ``by`` the rule, ``agreement`` the share of
+    the scores' own picks that agree, ``per_score`` each score's pick),
+    ``axes``, ``seeds``, ``complete``, ``elapsed_ms``.
     """
     X = check_array(X, dtype=[np.float64, np.float32])
     if isinstance(grid, dict):
@@ -118,4 +125,5 @@ def sweep(algorithm, X, n_clusters, grid, *, seeds=10, random_state=0, params=No
         options=[(k, str(v)) for k, v in (options or {}).items()],
         y=y,
         init=init,
+        resamples=int(resamples),
     )

@@ -13,7 +13,7 @@ use pyo3::types::PyDict;
 /// (`s0=-10:-0.1:6:log`, `eta=1.01,1.04`, `kernel=gaussian|laplacian`),
 /// `y` the true classes for the external scores (NMI, ARI, …).
 #[pyfunction]
-#[pyo3(signature = (algorithm, x, n_clusters, axes, seeds=10, seed=0, params=Vec::new(), options=Vec::new(), y=None, init="kmeans++"))]
+#[pyo3(signature = (algorithm, x, n_clusters, axes, seeds=10, seed=0, params=Vec::new(), options=Vec::new(), y=None, init="kmeans++", resamples=0))]
 #[allow(clippy::too_many_arguments)]
 pub fn sweep<'py>(
     py: Python<'py>,
@@ -27,6 +27,7 @@ pub fn sweep<'py>(
     options: Vec<(String, String)>,
     y: Option<Vec<i64>>,
     init: &str,
+    resamples: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
     let algo = algo::find(algorithm).map_err(error)?;
     let axes: Vec<Axis> = axes
@@ -62,7 +63,7 @@ pub fn sweep<'py>(
         axes,
         // A script's own call: Ctrl-C (KeyboardInterrupt) stops it.
         time_limit: None,
-        resamples: 0,
+        resamples,
     };
     let (plan, result) = run_cancellable(py, |_ctx, cancel| {
         let plan = engine::plan(algo.as_ref(), &problem, req)?;
@@ -127,6 +128,18 @@ pub fn sweep<'py>(
     }
     out.set_item("scores", scores)?;
     out.set_item("best", best)?;
+    if let Some(r) = engine::recommend::recommend(&result.cells, &plan.axes) {
+        let rec = PyDict::new(py);
+        rec.set_item("cell", r.cell)?;
+        rec.set_item("by", r.by)?;
+        rec.set_item("agreement", r.agreement)?;
+        let per = PyDict::new(py);
+        for p in &r.picks {
+            per.set_item(p.score, p.cell)?;
+        }
+        rec.set_item("per_score", per)?;
+        out.set_item("recommended", rec)?;
+    }
     out.set_item("seeds", plan.seeds)?;
     out.set_item("complete", result.complete)?;
     out.set_item("elapsed_ms", result.elapsed.as_secs_f64() * 1e3)?;

@@ -185,6 +185,23 @@ def test_sweep_cells_are_the_estimator_runs(iris):
     assert out["scores"]["silhouette"].shape == (2,)
 
 
+def test_sweep_recommends_k_without_labels():
+    rng = np.random.default_rng(0)
+    centres = np.array([[0, 0], [10, 0], [0, 10], [10, 10]], dtype=float)
+    X = np.repeat(centres, 40, axis=0) + rng.uniform(-1, 1, size=(160, 2))
+    out = meanscape.sweep("kmeans", X, 2, {"k": [2, 3, 4, 5, 6]}, seeds=2, resamples=8)
+    rec = out["recommended"]
+    assert out["k"][rec["cell"]] == 4
+    assert rec["by"].startswith("prediction_strength")
+    assert 0 < rec["agreement"] <= 1
+    assert out["k"][rec["per_score"]["gap"]] == 4
+    assert out["scores"]["prediction_strength"].shape == (5,)
+    # Without resamples: no resampled score, the silhouette recommends.
+    out = meanscape.sweep("kmeans", X, 2, {"k": [3, 4, 5]}, seeds=2)
+    assert "prediction_strength" not in out["scores"]
+    assert out["recommended"]["by"].startswith("silhouette")
+
+
 def test_the_declared_tables_are_the_signatures():
     for algo in meanscape.algorithms():
         if algo["id"] == "kmeans":
