@@ -14,8 +14,11 @@ use super::scores::MeanSd;
 use serde::Serialize;
 
 /// The prediction strength Tibshirani & Walther call a good fit (fpc's
-/// cutoff): drawn on the k-scan's chart; the pick is the highest.
+/// cutoff): drawn on the k-scan's chart.
 pub const PS_CUTOFF: f64 = 0.8;
+/// Standard errors below the highest prediction strength that a larger k
+/// may be and still be picked (about a 95% band).
+pub const PS_SE: f64 = 2.0;
 
 /// The label-free scores that vote, in output order.
 pub const VOTERS: [&str; 10] = [
@@ -82,6 +85,19 @@ pub fn pick(cells: &[CellResult], axes: &[Axis], score: &'static str) -> Option<
         return None;
     }
     let (cell, rule) = match score {
+        "prediction_strength" if by_k => {
+            // Prediction strength falls with k (more clusters, more pairs
+            // to split): the largest k not clearly below the best.
+            let top = best_of(cells, &ok, score)?;
+            let s = cells[top].score(score)?;
+            let bar = s.mean - PS_SE * s.sd;
+            let i = ok
+                .iter()
+                .copied()
+                .filter(|&i| mean(&cells[i], score).is_some_and(|v| v >= bar))
+                .max_by_key(|&i| cells[i].k)?;
+            (i, "the largest k within two standard errors of the highest")
+        }
         "gap" if by_k => {
             let gaps: Vec<f64> = ok
                 .iter()
@@ -169,8 +185,9 @@ pub fn recommend(cells: &[CellResult], axes: &[Axis]) -> Option<Recommendation> 
     })
 }
 
-/// The one rule for every data set: the highest prediction strength
-/// (measured on the battery of `bench/choose_k.py` against the other
+/// The one rule for every data set: prediction strength's pick (on a k
+/// axis the largest k within two standard errors of the highest, else the
+/// highest; measured on the battery of `bench/choose_k.py` against the other
 /// scores' rules, fpc's cutoff 0.8 included: docs/guide/choosing.md);
 /// without the resampled scores, the highest silhouette, on the input
 /// features where the algorithm's own space changes along an axis.

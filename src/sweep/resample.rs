@@ -88,7 +88,8 @@ pub struct Resampled {
 }
 
 impl Resampled {
-    /// As named cell scores (the gap's `sd` is its standard error).
+    /// As named cell scores (every `sd` here is a standard error: over the
+    /// splits, and the gap's over its reference sets).
     pub fn named(&self) -> Vec<(&'static str, MeanSd)> {
         let mut v = vec![
             ("prediction_strength", self.prediction_strength),
@@ -342,8 +343,8 @@ pub fn of_cell(
         return Ok(out);
     }
     let (ps, st, pac_v) = splits(algo, problem, cfg, res, ctx)?;
-    out.prediction_strength = MeanSd::of(ps);
-    out.stability = MeanSd::of(st);
+    out.prediction_strength = standard_error(ps);
+    out.stability = standard_error(st);
     out.pac = pac_v;
     if res.gap {
         out.gap = Some(gap(algo, problem, cfg, runs, res, ctx)?);
@@ -354,6 +355,17 @@ pub fn of_cell(
 /// One split's prediction strength, stability, and the consensus rows'
 /// labels under each half's clusters.
 type Split = (f64, f64, [Vec<usize>; 2]);
+
+/// The mean of one value per split and its standard error (the sd over
+/// the splits / √splits): how far apart two cells' means must be to differ.
+fn standard_error(v: Vec<f64>) -> MeanSd {
+    let m = v.iter().filter(|x| x.is_finite()).count().max(1) as f64;
+    let s = MeanSd::of(v);
+    MeanSd {
+        mean: s.mean,
+        sd: s.sd / m.sqrt(),
+    }
+}
 
 /// Prediction strength and stability per split, and the PAC over them.
 fn splits(
