@@ -101,7 +101,8 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             below.push(Line::from(Span::styled(l, theme.warn())));
         }
     }
-    let detail = advice_line(sv, w);
+    // The recommendation takes more rows where the view is tall.
+    let detail = advice_line(sv, w, if inner.height >= 30 { 3 } else { 2 });
     if !detail.is_empty() {
         for l in wrap(&theme.text(&detail), w) {
             below.push(Line::from(Span::styled(l, theme.accent())));
@@ -159,13 +160,17 @@ fn title(sv: &SweepView) -> Vec<String> {
     };
     let k = sv.context.k.map_or(String::new(), |k| format!(" k={k}"));
     // In the order they are given up when the title is too wide for them
-    // (from the end): the seed count before the state.
-    vec![
+    // (from the end): the resamples and seed count before the state.
+    let mut parts = vec![
         what,
         format!("{}{k}", sv.algo),
         state,
         format!("{} seeds", sv.plan.seeds),
-    ]
+    ];
+    if sv.plan.resampling.count > 0 {
+        parts.push(format!("{} resamples", sv.plan.resampling.count));
+    }
+    parts
 }
 
 /// The title's parts that fit `room` whole (a part that does not fit is
@@ -936,8 +941,9 @@ fn score_label(score: &str) -> &str {
 
 /// The recommendation (and the scores that agree, and where the others
 /// point), then the k where runs stopped at max_iter or lost a cluster.
-/// The rule's words when the line fits three rows of `w`, else its score.
-fn advice_line(sv: &SweepView, w: usize) -> String {
+/// Wrapped to `w` it takes at most `rows` rows: the rule's words, the agreeing scores and the others' picks are left
+/// out in that order until it does.
+fn advice_line(sv: &SweepView, w: usize, rows: usize) -> String {
     if !sv.recommends() {
         return String::new();
     }
@@ -978,7 +984,6 @@ fn advice_line(sv: &SweepView, w: usize) -> String {
             let (n, of) = (agree.len(), r.picks.len());
             let agree = agree.join(", ");
             // From the most said to the least, the first that fits.
-            let budget = if w >= 100 { 3 * w } else { 2 * w }.saturating_sub(12);
             let tries = [
                 format!(
                     "recommended {what} ({score}: {rule}; a adopts it) · agree {n}/{of}: {agree}{others}"
@@ -986,12 +991,14 @@ fn advice_line(sv: &SweepView, w: usize) -> String {
                 format!(
                     "recommended {what} (by {score}; a adopts it) · agree {n}/{of}: {agree}{others}"
                 ),
+                format!("recommended {what} (by {score}; a adopts it) · agree {n}/{of}{others}"),
             ];
             tries
                 .into_iter()
-                .find(|t| t.chars().count() <= budget)
+                .find(|t| wrap(t, w).len() <= rows)
                 .unwrap_or_else(|| {
-                    format!("recommended {what} (by {score}; a adopts it) · agree {n}/{of}{others}")
+                    // The others' picks are in the cells' lines (s).
+                    format!("recommended {what} (by {score}; a adopts it) · agree {n}/{of}")
                 })
         }
         None if sv.running => "no recommendation yet".into(),
