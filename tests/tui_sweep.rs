@@ -281,6 +281,11 @@ fn a_k_scan_recommends_k_and_a_adopts_it() {
         )),
         "{text}"
     );
+    // While cells are still to come it is only the cells' so far.
+    app.sweep.as_mut().unwrap().running = true;
+    let text = view_text(&screen(&mut app, 160, 40, ASCII), " k-scan");
+    assert!(text.contains("so far recommended k = 4 ("), "{text}");
+    app.sweep.as_mut().unwrap().running = false;
     // Another k in the view's cursor, then a: the recommended one runs.
     app.update(Action::Move(5));
     app.update(Action::AdoptK);

@@ -6,7 +6,7 @@ use super::objective::markers;
 use super::theme::Theme;
 use super::{clip, fit_parts, wrap};
 use crate::algo::params::fmt_sig4;
-use crate::sweep::recommend::PS_CUTOFF;
+use crate::sweep::recommend::{PS_CUTOFF, Recommendation};
 use crate::sweep::scores::higher_is_better;
 use crate::sweep::{Axis as SweepAxis, Spacing};
 use crate::tui::app::App;
@@ -957,50 +957,14 @@ fn advice_line(sv: &SweepView, w: usize, rows: usize) -> String {
         }
     };
     let mut line = match sv.recommendation() {
-        Some(r) => {
-            let what = match sv.kind {
-                SweepKind::KScan => format!("k = {}", at(r.cell)),
-                SweepKind::Grid => at(r.cell),
-            };
-            let agree: Vec<&str> = r
-                .picks
-                .iter()
-                .filter(|p| p.cell == r.cell)
-                .map(|p| score_label(p.score))
-                .collect();
-            let others: Vec<String> = r
-                .picks
-                .iter()
-                .filter(|p| p.cell != r.cell)
-                .map(|p| format!("{} {}", score_label(p.score), at(p.cell)))
-                .collect();
-            let others = if others.is_empty() {
-                String::new()
-            } else {
-                format!(" · {}", others.join(" · "))
-            };
-            let (score, rule) = r.by.split_once(": ").unwrap_or((r.by.as_str(), ""));
-            let score = score_label(score);
-            let (n, of) = (agree.len(), r.picks.len());
-            let agree = agree.join(", ");
-            // From the most said to the least, the first that fits.
-            let tries = [
-                format!(
-                    "recommended {what} ({score}: {rule}; a adopts it) · agree {n}/{of}: {agree}{others}"
-                ),
-                format!(
-                    "recommended {what} (by {score}; a adopts it) · agree {n}/{of}: {agree}{others}"
-                ),
-                format!("recommended {what} (by {score}; a adopts it) · agree {n}/{of}{others}"),
-            ];
-            tries
-                .into_iter()
-                .find(|t| wrap(t, w).len() <= rows)
-                .unwrap_or_else(|| {
-                    // The others' picks are in the cells' lines (s).
-                    format!("recommended {what} (by {score}; a adopts it) · agree {n}/{of}")
-                })
+        // Over the cells done: another may change it.
+        Some(r) if sv.running => {
+            format!(
+                "so far {}",
+                recommended_text(sv, &r, w.saturating_sub(7), rows, &at)
+            )
         }
+        Some(r) => recommended_text(sv, &r, w, rows, &at),
         None if sv.running => "no recommendation yet".into(),
         None => "no recommendation: no cell kept its clusters".into(),
     };
@@ -1020,6 +984,57 @@ fn advice_line(sv: &SweepView, w: usize, rows: usize) -> String {
         ));
     }
     line
+}
+
+/// The recommendation `r` in at most `rows` rows of `w`; `at` names a
+/// cell by its grid position.
+fn recommended_text(
+    sv: &SweepView,
+    r: &Recommendation,
+    w: usize,
+    rows: usize,
+    at: &dyn Fn(usize) -> String,
+) -> String {
+    let what = match sv.kind {
+        SweepKind::KScan => format!("k = {}", at(r.cell)),
+        SweepKind::Grid => at(r.cell),
+    };
+    let agree: Vec<&str> = r
+        .picks
+        .iter()
+        .filter(|p| p.cell == r.cell)
+        .map(|p| score_label(p.score))
+        .collect();
+    let others: Vec<String> = r
+        .picks
+        .iter()
+        .filter(|p| p.cell != r.cell)
+        .map(|p| format!("{} {}", score_label(p.score), at(p.cell)))
+        .collect();
+    let others = if others.is_empty() {
+        String::new()
+    } else {
+        format!(" · {}", others.join(" · "))
+    };
+    let (score, rule) = r.by.split_once(": ").unwrap_or((r.by.as_str(), ""));
+    let score = score_label(score);
+    let (n, of) = (agree.len(), r.picks.len());
+    let agree = agree.join(", ");
+    // From the most said to the least, the first that fits.
+    let tries = [
+        format!(
+            "recommended {what} ({score}: {rule}; a adopts it) · agree {n}/{of}: {agree}{others}"
+        ),
+        format!("recommended {what} (by {score}; a adopts it) · agree {n}/{of}: {agree}{others}"),
+        format!("recommended {what} (by {score}; a adopts it) · agree {n}/{of}{others}"),
+    ];
+    tries
+        .into_iter()
+        .find(|t| wrap(t, w).len() <= rows)
+        .unwrap_or_else(|| {
+            // Still too long: the agreement alone.
+            format!("recommended {what} (by {score}; a adopts it) · agree {n}/{of}")
+        })
 }
 
 #[cfg(test)]
