@@ -17,6 +17,42 @@ fn sweep_done(app: &App) -> bool {
     app.sweep.as_ref().is_some_and(|s| !s.running)
 }
 
+/// The sweep view's text (inside its border, found by its `title`), its
+/// rows joined by spaces: a line wrapped over rows reads whole.
+fn view_text(frame: &str, title: &str) -> String {
+    let rows: Vec<Vec<char>> = frame
+        .lines()
+        .map(|l| l.trim_matches('"').chars().collect())
+        .collect();
+    let top: String = rows[0].iter().collect();
+    let at = top.find(title).expect("the view's title");
+    let col = top[..at].chars().count();
+    let inner: Vec<String> = rows[1..]
+        .iter()
+        .map(|r| {
+            let t: String = r.iter().skip(col).collect();
+            t.trim_end().trim_end_matches(['|', '┃']).to_string()
+        })
+        .collect();
+    inner
+        .join(" ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// K, then the prompt's text (`None`: as offered), Enter, run to the end.
+fn kscan(app: &mut App, text: Option<&str>) {
+    app.update(Action::KScan);
+    assert_eq!(app.prompt.as_ref().unwrap().kind, PromptKind::KScan);
+    if let Some(t) = text {
+        type_text(app, t);
+    }
+    app.update(Action::Activate);
+    assert!(app.prompt.is_none(), "{:?}", app.prompt);
+    settle(app, sweep_done);
+}
+
 /// Focus Parameters and mark the sliders `names` with m.
 fn mark(app: &mut App, names: &[&str]) {
     app.update(Action::Focus(Pane::Parameters));
@@ -210,28 +246,176 @@ fn esc_cancels_a_running_sweep_and_keeps_the_cells_done() {
     assert_eq!(app.context(), Context::Panes);
 }
 
+/// The k-scan resamples by default, shows prediction strength first and
+/// recommends the k the engine's `recommend` gives; `a` runs that k.
 #[test]
-fn a_k_scan_suggests_k_by_silhouette_and_a_adopts_it() {
+fn a_k_scan_recommends_k_and_a_adopts_it() {
     let mut app = start("gen:blobs,n=400,k=4,p=2,sep=12", "kmeans");
     settle(&mut app, finished);
-    app.update(Action::KScan);
-    settle(&mut app, sweep_done);
+    kscan(&mut app, None);
     let sv = app.sweep.as_ref().unwrap();
     assert_eq!(sv.kind, SweepKind::KScan);
     assert_eq!(sv.plan.axes[0].values.first(), Some(&2.0));
     assert_eq!(sv.plan.axes[0].values.last(), Some(&12.0));
-    let best = (0..sv.shape().0)
-        .max_by(|&a, &b| {
-            let s = |r| sv.cell(r, 0).unwrap().score("silhouette").unwrap().mean;
-            s(a).total_cmp(&s(b))
-        })
-        .unwrap();
+    assert_eq!(sv.plan.resampling.count, sweep::resample::DEFAULT_RESAMPLES);
+    assert_eq!(sv.score_name(), "prediction_strength");
+    assert_eq!(
+        &sv.score_names()[..4],
+        ["prediction_strength", "resample_stability", "pac", "gap"]
+    );
+    // The engine's recommendation over the same cells.
+    let cells: Vec<_> = sv.cells.iter().flatten().cloned().collect();
+    assert_eq!(cells.len(), 11);
+    let r = sweep::recommend::recommend(&cells, &sv.plan.axes).unwrap();
+    assert!(r.by.starts_with("prediction_strength"), "{}", r.by);
     let k = sv.suggested_k().unwrap();
-    assert_eq!(k, sv.plan.axes[0].values[best] as usize);
+    assert_eq!(k, cells[r.cell].k);
     assert_eq!(k, 4, "four separated blobs");
+    // The line says it, with the scores that agree and the others' k.
+    let text = view_text(&screen(&mut app, 160, 40, ASCII), " k-scan");
+    let agree = r.picks.iter().filter(|p| p.cell == r.cell).count();
+    assert!(
+        text.contains(&format!(
+            "recommended k = 4 (prediction strength: the largest k whose prediction strength is at least 0.8; a adopts it) . agree {agree}/{}",
+            r.picks.len()
+        )),
+        "{text}"
+    );
+    // While cells are still to come it is only the cells' so far.
+    app.sweep.as_mut().unwrap().running = true;
+    let text = view_text(&screen(&mut app, 160, 40, ASCII), " k-scan");
+    assert!(text.contains("so far recommended k = 4 ("), "{text}");
+    app.sweep.as_mut().unwrap().running = false;
+    // Another k in the view's cursor, then a: the recommended one runs.
+    app.update(Action::Move(5));
     app.update(Action::AdoptK);
     assert_eq!(app.k, Some(4));
     assert_eq!(app.context(), Context::Panes);
+    settle(&mut app, finished);
+    assert_eq!(app.current_k(), 4);
+}
+
+/// K's prompt sets the range of k (`k=FROM:TO`), the resamples and seeds.
+#[test]
+fn the_k_scan_prompt_sets_the_range_and_the_resamples() {
+    let mut app = start("iris", "kmeans");
+    settle(&mut app, finished);
+    app.update(Action::KScan);
+    assert_eq!(
+        app.prompt.as_ref().unwrap().text,
+        "k=2:12 resamples=20 seeds=3"
+    );
+    app.update(Action::Cancel);
+    kscan(&mut app, Some("k=3:6 resamples=4 seeds=2"));
+    let sv = app.sweep.as_ref().unwrap();
+    assert_eq!(sv.kind, SweepKind::KScan);
+    assert_eq!(sv.plan.axes[0].values, vec![3.0, 4.0, 5.0, 6.0]);
+    assert_eq!(sv.plan.resampling.count, 4);
+    assert_eq!(sv.plan.seeds, 2);
+    assert!(sv.cells.iter().flatten().all(|c| c.score("gap").is_some()));
+    // resamples=0: no resampled scores, silhouette first, and the
+    // recommendation falls back on it.
+    kscan(&mut app, Some("k=2:5 resamples=0 seeds=2"));
+    let sv = app.sweep.as_ref().unwrap();
+    assert_eq!(sv.plan.resampling.count, 0);
+    assert_eq!(sv.score_name(), "silhouette");
+    assert!(!sv.score_names().contains(&"gap"));
+    let r = sv.recommendation().unwrap();
+    assert!(r.by.starts_with("silhouette"), "{}", r.by);
+}
+
+/// A bad value in the k-scan's prompt (or `resamples=` in the sweep's)
+/// keeps the prompt open with the reason on its line.
+#[test]
+fn a_bad_resamples_value_gives_an_error_line() {
+    let mut app = start("iris", "power");
+    settle(&mut app, finished);
+    app.update(Action::KScan);
+    for (text, why) in [
+        (
+            "k=2:8 resamples=x",
+            "resamples=x: give a whole number from 0 (none) to 1000",
+        ),
+        ("k=2:8 resamples=-1", "resamples=-1: give a whole number"),
+        (
+            "k=2:8 resamples=5000",
+            "resamples=5000: give a whole number",
+        ),
+        (
+            "k=8:2",
+            "k=8:2: give k=FROM:TO with whole numbers 1 ≤ FROM ≤ TO",
+        ),
+        ("k=2:x", "k=2:x: give k=FROM:TO"),
+        ("s0=-3,-1 resamples=2", "a k-scan varies k alone"),
+    ] {
+        type_text(&mut app, text);
+        app.update(Action::Activate);
+        let p = app.prompt.as_ref().expect("the prompt stays open");
+        assert_eq!(p.kind, PromptKind::KScan);
+        assert!(p.hint.contains(why), "{text}: {}", p.hint);
+        assert!(app.sweep.is_none());
+    }
+    // The reason is on the screen, under the text.
+    let frame = screen(&mut app, 120, 40, ASCII);
+    assert!(frame.contains("k-scan"), "{frame}");
+    assert!(frame.contains("a k-scan varies k alone"), "{frame}");
+    app.update(Action::Cancel);
+    app.update(Action::Focus(Pane::Parameters));
+    app.update(Action::Move(3));
+    app.update(Action::OpenSweep);
+    type_text(&mut app, "s0=-3,-1 resamples=many");
+    app.update(Action::Activate);
+    let p = app.prompt.as_ref().expect("the prompt stays open");
+    assert!(
+        p.hint.contains("resamples=many: give a whole number"),
+        "{}",
+        p.hint
+    );
+    assert!(app.sweep.is_none());
+}
+
+/// A grid sweep recommends a cell only with `resamples=N`; `a` runs it.
+#[test]
+fn a_grid_with_resamples_recommends_a_cell_and_a_runs_it() {
+    let mut app = start("iris", "power");
+    settle(&mut app, finished);
+    app.update(Action::OpenSweep);
+    type_text(&mut app, "eta=1.01,1.04,1.3 seeds=2");
+    app.update(Action::Activate);
+    settle(&mut app, sweep_done);
+    let sv = app.sweep.as_ref().unwrap();
+    assert_eq!(sv.plan.resampling.count, 0);
+    assert_eq!(sv.recommended_at(), None);
+    let frame = screen(&mut app, 120, 40, ASCII);
+    assert!(!frame.contains("recommended"), "{frame}");
+    app.update(Action::AdoptK);
+    assert_eq!(app.context(), Context::Sweep, "nothing to adopt");
+
+    app.update(Action::OpenSweep);
+    type_text(&mut app, "eta=1.01,1.04,1.3 seeds=2 resamples=3");
+    app.update(Action::Activate);
+    settle(&mut app, sweep_done);
+    let sv = app.sweep.as_ref().unwrap();
+    assert_eq!(sv.kind, SweepKind::Grid);
+    assert_eq!(sv.plan.resampling.count, 3);
+    // With labels NMI is still shown first; the resampled scores follow.
+    assert_eq!(
+        sv.score_names()[..4],
+        ["nmi", "ari", "acc", "prediction_strength"]
+    );
+    let cells: Vec<_> = sv.cells.iter().flatten().cloned().collect();
+    let r = sweep::recommend::recommend(&cells, &sv.plan.axes).unwrap();
+    let (row, _) = sv.recommended_at().unwrap();
+    assert_eq!(row, r.cell);
+    let eta = sv.plan.axes[0].values[row];
+    let text = view_text(&screen(&mut app, 160, 40, ASCII), " Sweep");
+    assert!(
+        text.contains(&format!("recommended eta={} (", fmt_num(eta))),
+        "{text}"
+    );
+    app.update(Action::AdoptK);
+    assert_eq!(app.context(), Context::Panes);
+    assert_eq!(slider(&app, "eta"), eta);
 }
 
 /// The k-scan reaches k + 3 when the current k is above 9, and a sweep of
@@ -242,7 +426,12 @@ fn the_k_scan_range_follows_k_and_a_k_sweep_is_a_k_scan() {
     settle(&mut app, finished);
     app.k = Some(14);
     app.update(Action::KScan);
-    settle(&mut app, sweep_done);
+    assert_eq!(
+        app.prompt.as_ref().unwrap().text,
+        "k=2:17 resamples=20 seeds=3"
+    );
+    app.update(Action::Cancel);
+    kscan(&mut app, None);
     let sv = app.sweep.as_ref().unwrap();
     assert_eq!(sv.plan.axes[0].values.last(), Some(&17.0));
     app.update(Action::Cancel);
@@ -257,14 +446,14 @@ fn the_k_scan_range_follows_k_and_a_k_sweep_is_a_k_scan() {
     assert_eq!(sv.suggested_k(), Some(4));
 }
 
-/// A k where a run lost a cluster is never the suggestion, however well it
-/// scores: here the k = 6 cell is made the best silhouette but collapsed.
+/// A k where a run lost a cluster is never the recommendation, however
+/// well it scores: here (no resampling, so silhouette decides) the k = 6
+/// cell is made the best silhouette but collapsed.
 #[test]
 fn a_k_scan_never_suggests_a_collapsed_k() {
     let mut app = start("gen:blobs,n=400,k=4,p=2,sep=12", "kmeans");
     settle(&mut app, finished);
-    app.update(Action::KScan);
-    settle(&mut app, sweep_done);
+    kscan(&mut app, Some("k=2:12 resamples=0 seeds=3"));
     let sv = app.sweep.as_mut().unwrap();
     let row = sv.plan.axes[0]
         .values
@@ -290,10 +479,10 @@ fn a_k_scan_never_suggests_a_collapsed_k() {
     // The line under the chart says which k were passed over and why.
     let text = screen(&mut app, 160, 40, ASCII).replace(['\n', '"'], "");
     let text: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(text.contains("suggested k = 4"), "{text}");
+    assert!(text.contains("recommended k = 4"), "{text}");
     assert!(text.contains("stopped at max_iter: k 6"), "{text}");
     assert!(
-        text.contains("lost a cluster (never suggested): k 6"),
+        text.contains("lost a cluster (never recommended): k 6"),
         "{text}"
     );
 }
@@ -331,8 +520,7 @@ fn sweep_view_frames() {
 
     let mut app = start("iris", "kmeans");
     settle(&mut app, finished);
-    app.update(Action::KScan);
-    settle(&mut app, sweep_done);
+    kscan(&mut app, None);
     for (name, w, h, theme) in [
         ("kscan_120x40", 120, 40, COLOR),
         ("kscan_120x40_ascii", 120, 40, ASCII),
@@ -341,6 +529,19 @@ fn sweep_view_frames() {
     ] {
         insta::assert_snapshot!(name, screen(&mut app, w, h, theme));
     }
+    // The gap on its own scale with its standard error, then the
+    // classic scores' curves (silhouette shown).
+    for _ in 0..3 {
+        app.update(Action::SweepScore);
+    }
+    assert_eq!(app.sweep.as_ref().unwrap().score_name(), "gap");
+    insta::assert_snapshot!("kscan_gap_120x40_ascii", screen(&mut app, 120, 40, ASCII));
+    app.update(Action::SweepScore);
+    assert_eq!(app.sweep.as_ref().unwrap().score_name(), "silhouette");
+    insta::assert_snapshot!(
+        "kscan_curves_120x40_ascii",
+        screen(&mut app, 120, 40, ASCII)
+    );
     app.update(Action::SweepNumbers);
     insta::assert_snapshot!("kscan_numbers_80x24_ascii", screen(&mut app, 80, 24, ASCII));
 }
@@ -477,8 +678,7 @@ fn another_scaling_refuses_the_cell_and_says_what_differs() {
 fn a_k_scan_cell_runs_with_the_k_scans_settings() {
     let mut app = start("iris", "kmeans");
     settle(&mut app, finished);
-    app.update(Action::KScan);
-    settle(&mut app, sweep_done);
+    kscan(&mut app, None);
     // The title has no k (k is the axis); the settings line has the seed.
     let frame = screen(&mut app, 120, 40, ASCII);
     assert!(
@@ -603,8 +803,7 @@ fn arrows_and_numbers_work_along_one_axis_and_in_a_k_scan() {
     // The k-scan: ←/→ move, n shows the table with every score.
     let mut app = start("iris", "kmeans");
     settle(&mut app, finished);
-    app.update(Action::KScan);
-    settle(&mut app, sweep_done);
+    kscan(&mut app, None);
     right_step(&mut app, 2);
     assert_eq!(app.sweep.as_ref().unwrap().cursor, (2, 0));
     let frame = screen(&mut app, 80, 24, ASCII);
@@ -626,14 +825,13 @@ fn adopt_k_is_offered_only_where_there_is_a_suggestion() {
     let mut app = small_sweep();
     let hints = |frame: &str| frame.lines().last().unwrap().to_string();
     let frame = screen(&mut app, 120, 40, ASCII);
-    assert!(!hints(&frame).contains("adopt k"), "{}", hints(&frame));
+    assert!(!hints(&frame).contains("a adopt"), "{}", hints(&frame));
     assert!(hints(&frame).contains("n numbers"), "{}", hints(&frame));
     let mut app = start("iris", "kmeans");
     settle(&mut app, finished);
-    app.update(Action::KScan);
-    settle(&mut app, sweep_done);
+    kscan(&mut app, None);
     let frame = screen(&mut app, 120, 40, ASCII);
-    assert!(hints(&frame).contains("a adopt k"), "{}", hints(&frame));
+    assert!(hints(&frame).contains("a adopt"), "{}", hints(&frame));
 }
 
 #[test]

@@ -314,9 +314,9 @@ fn render_hints(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut used = 0usize;
     let context = app.context();
     let mut all = match (context, app.sweep.as_ref()) {
-        // `a` only where there is a k to adopt.
+        // `a` only where there is a recommendation to adopt.
         (Context::Sweep, Some(sv)) => keys::hints_where(context, |a| {
-            *a != keys::Action::AdoptK || sv.suggested_k().is_some()
+            *a != keys::Action::AdoptK || sv.recommended_at().is_some()
         }),
         _ => keys::hints(context),
     };
@@ -477,6 +477,7 @@ fn render_prompt(f: &mut Frame, area: Rect, p: &super::app::Prompt, app: &App, t
         PromptKind::OpenFile => " Open file ".into(),
         PromptKind::Export => " Export ".into(),
         PromptKind::Sweep => " Sweep ".into(),
+        PromptKind::KScan => " k-scan ".into(),
         PromptKind::Control(name) => format!(" Set {name} "),
         PromptKind::HistoryExport => " Export the History ".into(),
         PromptKind::ConfirmExport(_)

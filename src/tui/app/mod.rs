@@ -131,6 +131,8 @@ pub enum PromptKind {
     ConfirmNames(PathBuf),
     /// The axes and seeds of a sweep.
     Sweep,
+    /// The range of k, resamples and seeds of a k-scan.
+    KScan,
     /// A value for the control of this name (kernel, init, label, …).
     Control(&'static str),
     /// A base name for the History's CSV and JSON.
@@ -608,7 +610,7 @@ impl App {
                 self.controls_open = true;
                 self.controls_cursor = 0;
             }
-            Action::KScan => self.start_kscan(),
+            Action::KScan => self.open_kscan_prompt(),
             Action::ToggleSweep => self.show_last_sweep(),
             Action::SweepScore | Action::SweepNumbers | Action::AdoptK | Action::SweepBest => {}
             Action::HistorySort
@@ -692,8 +694,13 @@ impl App {
                             }
                         }
                     },
-                    PromptKind::Sweep => {
-                        match self.start_sweep(&text, sweep_view::kind_of(&text)) {
+                    kind @ (PromptKind::Sweep | PromptKind::KScan) => {
+                        let started = if kind == PromptKind::KScan {
+                            self.start_kscan(&text)
+                        } else {
+                            self.start_sweep(&text, sweep_view::kind_of(&text))
+                        };
+                        match started {
                             Ok(()) => self.prompt = None,
                             Err(e) => {
                                 if let Some(p) = self.prompt.as_mut() {

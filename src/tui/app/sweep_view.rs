@@ -7,6 +7,7 @@ use super::sweep_context::SweepContext;
 use super::worker::Job;
 use super::{App, Prompt, PromptKind};
 use crate::algo::params::{Scale, fmt_num, round_sig};
+use crate::sweep::recommend::{Recommendation, recommend};
 use crate::sweep::{self, Axis, CellResult, MeanSd, Plan};
 use std::time::{Duration, Instant};
 
@@ -60,12 +61,22 @@ impl SweepView {
     /// external ones with labels, then those a user without labels has.
     pub fn score_names(&self) -> Vec<&'static str> {
         let first = self.cells.iter().flatten().next();
-        let has = |n: &str| first.is_none_or(|c| c.score(n).is_some());
+        // The resampled scores only where the sweep resamples (before its
+        // first cell, too).
+        let resampled = self.plan.resampling.count > 0;
+        let has = |n: &str| {
+            (resampled || !sweep::resample::NAMES.contains(&n))
+                && first.is_none_or(|c| c.score(n).is_some())
+        };
         let order: &[&'static str] = match self.kind {
             SweepKind::Grid => &[
                 "nmi",
                 "ari",
                 "acc",
+                "prediction_strength",
+                "resample_stability",
+                "pac",
+                "gap",
                 "stability",
                 "silhouette",
                 "cost",
@@ -76,6 +87,10 @@ impl SweepView {
                 "time_ms",
             ],
             SweepKind::KScan => &[
+                "prediction_strength",
+                "resample_stability",
+                "pac",
+                "gap",
                 "silhouette",
                 "calinski_harabasz",
                 "davies_bouldin",
@@ -180,16 +195,51 @@ impl SweepView {
         sweep::describe(&self.plan.axes, &self.current)
     }
 
-    /// The k a k-scan suggests: the best silhouette (ties: the smaller k).
+    /// The sweep's recommendation over the cells done ([`recommend`]),
+    /// its cells (the recommended one and each score's pick) as grid
+    /// positions.
+    pub fn recommendation(&self) -> Option<Recommendation> {
+        let (cells, at): (Vec<CellResult>, Vec<usize>) = self
+            .cells
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| c.clone().map(|c| (c, i)))
+            .unzip();
+        let mut r = recommend(&cells, &self.plan.axes)?;
+        r.cell = at[r.cell];
+        for p in &mut r.picks {
+            p.cell = at[p.cell];
+        }
+        Some(r)
+    }
+
+    /// Whether the view shows a recommendation: a k-scan always, a grid
+    /// when it has the resampled scores (without them it would only
+    /// repeat each score's best cell).
+    pub fn recommends(&self) -> bool {
+        self.kind == SweepKind::KScan || self.plan.resampling.count > 0
+    }
+
+    /// The recommended cell as (row, column), where the view shows one.
+    pub fn recommended_at(&self) -> Option<(usize, usize)> {
+        if !self.recommends() {
+            return None;
+        }
+        let (_, cols) = self.shape();
+        self.recommendation()
+            .map(|r| (r.cell / cols, r.cell % cols))
+    }
+
+    /// The k a k-scan recommends ([`recommend`]; never a k where a run
+    /// lost a cluster).
     pub fn suggested_k(&self) -> Option<usize> {
         if self.kind != SweepKind::KScan {
             return None;
         }
-        self.preferred_k("silhouette")
+        let (r, c) = self.recommended_at()?;
+        self.cell(r, c).map(|c| c.k)
     }
 
-    /// The k each label-free score prefers (CH and silhouette highest, DB
-    /// lowest, stability highest), for the k-scan's legend.
     /// The k-scan's values of k whose finished cell meets `pred`, as
     /// "9, 10" (empty when none).
     pub fn ks_where(&self, pred: impl Fn(&CellResult) -> bool) -> String {
@@ -201,13 +251,6 @@ impl SweepView {
             .map(|(_, &k)| format!("{k}"))
             .collect();
         ks.join(", ")
-    }
-
-    /// Cells where a run lost a cluster are passed over (a degenerate
-    /// partition scores well on some criteria), unless every cell did:
-    /// the sweep's own [`sweep::best`] over the k-scan's cells.
-    pub fn preferred_k(&self, score: &str) -> Option<usize> {
-        sweep::best(self.cells.iter().flatten(), score).map(|c| c.k)
     }
 }
 
@@ -250,22 +293,37 @@ pub fn default_axis(s: &super::slider::Slider, count: usize) -> String {
     )
 }
 
-/// A sweep of k alone is a k-scan (its suggestion and per-score picks);
-/// anything else is a grid.
+/// A sweep of k alone is a k-scan (its recommendation and per-score
+/// picks); anything else is a grid.
 pub fn kind_of(text: &str) -> SweepKind {
     match parse_text(text) {
-        Ok((axes, _)) if axes.len() == 1 && axes[0].name == "k" => SweepKind::KScan,
+        Ok(t) if t.axes.len() == 1 && t.axes[0].name == "k" => SweepKind::KScan,
         _ => SweepKind::Grid,
     }
 }
 
-/// Splits the prompt's text into axes and a seed count.
+/// What the sweep prompt's text asks for.
+#[derive(Debug, Clone)]
+pub struct SweepText {
+    pub axes: Vec<Axis>,
+    pub seeds: usize,
+    /// `resamples=N` when typed (else the kind's default).
+    pub resamples: Option<usize>,
+}
+
+/// The most resamples the prompt takes: each costs about three runs per
+/// cell, and beyond this the resampled scores no longer change.
+pub const MAX_RESAMPLES: usize = 1000;
+
+/// Splits the prompt's text into axes, a seed count and a resample count.
+/// `k=FROM:TO` (no count) is every whole k from FROM to TO.
 ///
 /// # Errors
 /// The reason, for the prompt's hint line.
-pub fn parse_text(text: &str) -> Result<(Vec<Axis>, usize), String> {
+pub fn parse_text(text: &str) -> Result<SweepText, String> {
     let mut axes = Vec::new();
     let mut seeds = DEFAULT_SEEDS;
+    let mut resamples = None;
     for tok in text.split_whitespace() {
         if let Some(n) = tok.strip_prefix("seeds=") {
             seeds = n
@@ -273,8 +331,19 @@ pub fn parse_text(text: &str) -> Result<(Vec<Axis>, usize), String> {
                 .ok()
                 .filter(|&n: &usize| n >= 1)
                 .ok_or_else(|| format!("seeds={n}: give a whole number ≥ 1"))?;
+        } else if let Some(n) = tok.strip_prefix("resamples=") {
+            resamples = Some(
+                n.parse()
+                    .ok()
+                    .filter(|&n: &usize| n <= MAX_RESAMPLES)
+                    .ok_or_else(|| {
+                        format!(
+                            "resamples={n}: give a whole number from 0 (none) to {MAX_RESAMPLES}"
+                        )
+                    })?,
+            );
         } else {
-            axes.push(Axis::parse(tok).map_err(|e| e.to_string())?);
+            axes.push(Axis::parse(&whole_k(tok)?).map_err(|e| e.to_string())?);
         }
     }
     if axes.is_empty() || axes.len() > 2 {
@@ -283,7 +352,30 @@ pub fn parse_text(text: &str) -> Result<(Vec<Axis>, usize), String> {
             axes.len()
         ));
     }
-    Ok((axes, seeds))
+    Ok(SweepText {
+        axes,
+        seeds,
+        resamples,
+    })
+}
+
+/// `k=FROM:TO` as `k=FROM:TO:COUNT` with every whole k between; any other
+/// token as it is.
+fn whole_k(tok: &str) -> Result<String, String> {
+    let Some(spec) = tok.strip_prefix("k=") else {
+        return Ok(tok.to_string());
+    };
+    let parts: Vec<&str> = spec.split(':').collect();
+    if parts.len() != 2 {
+        return Ok(tok.to_string());
+    }
+    let bad = || format!("{tok}: give k=FROM:TO with whole numbers 1 ≤ FROM ≤ TO");
+    let from: usize = parts[0].trim().parse().map_err(|_| bad())?;
+    let to: usize = parts[1].trim().parse().map_err(|_| bad())?;
+    if from < 1 || from > to {
+        return Err(bad());
+    }
+    Ok(format!("k={from}:{to}:{}", to - from + 1))
 }
 
 impl App {
@@ -356,24 +448,42 @@ impl App {
         self.prompt = Some(Prompt {
             kind: PromptKind::Sweep,
             text: parts.join(" "),
-            hint: "axes NAME=FROM:TO:COUNT[:log] or NAME=a,b,c (one or two), seeds=N; Enter starts"
+            hint: "axes NAME=FROM:TO:COUNT[:log] or NAME=a,b,c (one or two), seeds=N, resamples=N; Enter starts"
                 .into(),
         });
     }
 
-    /// Starts a k-scan: k from 2 to max(12, k + 3) (k the current one),
-    /// at most n − 1, with the label-free scores. Another range is a sweep
-    /// of k alone (`S`, `k=2:20:19`), which runs as a k-scan.
-    pub(super) fn start_kscan(&mut self) {
+    /// The k-scan's prompt: k from 2 to max(12, k + 3) (k the current
+    /// one, at most n − 1), the resampled scores' count and the seeds, to
+    /// edit; Enter starts it.
+    pub(super) fn open_kscan_prompt(&mut self) {
         let n = self.loaded().map_or(0, |l| l.dataset.n());
         let top = KSCAN_MAX
             .max(self.current_k() + 3)
             .min(n.saturating_sub(1))
             .max(2);
-        let text = format!("k=2:{top}:{} seeds={DEFAULT_SEEDS}", top - 1);
-        if let Err(e) = self.start_sweep(&text, SweepKind::KScan) {
-            self.tell(e);
+        self.prompt = Some(Prompt {
+            kind: PromptKind::KScan,
+            text: format!(
+                "k=2:{top} resamples={} seeds={DEFAULT_SEEDS}",
+                sweep::resample::DEFAULT_RESAMPLES
+            ),
+            hint: "k=FROM:TO, resamples=N (0: none; prediction strength, gap, …), seeds=N; Enter starts"
+                .into(),
+        });
+    }
+
+    /// Starts the k-scan of the prompt's `text`.
+    ///
+    /// # Errors
+    /// Why it cannot run, for the prompt's hint line.
+    pub(super) fn start_kscan(&mut self, text: &str) -> Result<(), String> {
+        if kind_of(text) != SweepKind::KScan {
+            // A bad value says what is wrong with it; otherwise the axes.
+            parse_text(text)?;
+            return Err("a k-scan varies k alone (k=FROM:TO); S sweeps other parameters".into());
         }
+        self.start_sweep(text, SweepKind::KScan)
     }
 
     /// Plans the sweep of `text` for the current algorithm and settings
@@ -386,7 +496,11 @@ impl App {
             return Err("no data loaded yet".into());
         };
         let loaded = data.loaded.clone();
-        let (axes, seeds) = parse_text(text)?;
+        let SweepText {
+            axes,
+            seeds,
+            resamples,
+        } = parse_text(text)?;
         let algo = crate::algo::find(self.algo().id()).expect("registered");
         let on_axis = |n: &str| axes.iter().any(|a| a.name == n);
         let given: Vec<(String, f64)> = self
@@ -411,7 +525,13 @@ impl App {
             axes,
             // The view shows the cells as they come and Esc stops it.
             time_limit: None,
-            resamples: 0,
+            // A k-scan resamples unless told not to (prediction strength
+            // and the gap choose k); a grid only when asked, as each
+            // resample costs about three runs per cell.
+            resamples: resamples.unwrap_or(match kind {
+                SweepKind::KScan => sweep::resample::DEFAULT_RESAMPLES,
+                SweepKind::Grid => 0,
+            }),
         };
         let plan = sweep::plan(algo.as_ref(), &loaded.problem, req).map_err(|e| e.to_string())?;
         let names: Vec<String> = plan.axes.iter().map(|a| a.name.clone()).collect();
@@ -532,7 +652,7 @@ impl App {
             Action::Activate => self.apply_cell(),
             Action::AdoptK => self.adopt_k(),
             Action::OpenSweep => self.open_sweep_prompt(),
-            Action::KScan => self.start_kscan(),
+            Action::KScan => self.open_kscan_prompt(),
             Action::Quit => self.quit = true,
             Action::ToggleHelp => {
                 self.help = true;
@@ -636,19 +756,19 @@ impl App {
         self.schedule_run();
     }
 
-    /// Runs the k-scan's suggested k (with the k-scan's settings).
+    /// Runs the recommended cell (a k-scan's k) with the sweep's
+    /// settings.
     fn adopt_k(&mut self) {
         let Some(sv) = self.sweep.as_ref() else {
             return;
         };
-        let Some(k) = sv.suggested_k() else {
-            self.note("no suggested k: a k-scan (K) suggests one");
+        let Some((r, c)) = sv.recommended_at() else {
+            self.note(
+                "no recommendation: a k-scan (K) or a sweep with resamples=N recommends a setting",
+            );
             return;
         };
-        let Some(row) = sv.plan.axes[0].values.iter().position(|&v| v as usize == k) else {
-            return;
-        };
-        self.apply_at(row, 0);
+        self.apply_at(r, c);
     }
 }
 

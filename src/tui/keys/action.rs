@@ -97,7 +97,7 @@ pub enum Action {
     TogglePath,
     /// Open the sweep prompt (marked sliders, else the focused one).
     OpenSweep,
-    /// Sweep k with the label-free scores.
+    /// Open the k-scan prompt (range of k, resamples, seeds).
     KScan,
     /// Show or hide the sweep view.
     ToggleSweep,
@@ -105,7 +105,7 @@ pub enum Action {
     SweepScore,
     /// Sweep view: numbers in the cells on or off.
     SweepNumbers,
-    /// k-scan: take the suggested k.
+    /// Take the recommended setting (a k-scan's k).
     AdoptK,
     /// Sweep view: the cursor to the best cell.
     SweepBest,

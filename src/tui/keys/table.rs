@@ -239,13 +239,13 @@ pub const KEYS: &[Binding] = &[
         Panes,
         &[(Char('S'), Act(OpenSweep))],
         "sweep",
-        "sweep the marked sliders (or the focused one) over seeds: edit the axes and seeds, Enter starts, the cells fill in as they finish",
+        "sweep the marked sliders (or the focused one) over seeds: edit the axes, seeds=N and resamples=N (0 by default: prediction strength, PAC, gap and a recommendation cost about 3 runs each per cell), Enter starts, the cells fill in as they finish",
     ),
     row(
         Panes,
         &[(Char('K'), Act(KScan))],
         "k-scan",
-        "scan k from 2 to max(12, k + 3) with the label-free scores (cost elbow, silhouette, Calinski–Harabasz, Davies–Bouldin, stability)",
+        "scan k: edit k=FROM:TO (default 2 to max(12, k + 3)), resamples=N (default 20; 0: none) and seeds=N, Enter starts; label-free scores (prediction strength, resampled stability, PAC, gap, silhouette, CH, DB, cost elbow, stability) and the k they recommend",
     ),
     row(
         Panes,
@@ -278,7 +278,7 @@ pub const KEYS: &[Binding] = &[
         Sweep,
         &[(Char('s'), Act(SweepScore))],
         "score",
-        "the next score (NMI, ARI, ACC with labels; stability, silhouette, cost, … always)",
+        "the next score (NMI, ARI, ACC with labels; prediction strength with its 0.8 cutoff, resampled stability, PAC, gap with ±SE when resampled; stability, silhouette, cost, … always)",
     ),
     row(
         Sweep,
@@ -295,8 +295,8 @@ pub const KEYS: &[Binding] = &[
     row(
         Sweep,
         &[(Char('a'), Act(AdoptK))],
-        "adopt k",
-        "k-scan: run the suggested k (best silhouette) with the k-scan's settings",
+        "adopt",
+        "run the recommended setting (the k-scan's k; a sweep's with resamples=N) with the sweep's settings",
     ),
     row(
         Sweep,

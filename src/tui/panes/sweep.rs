@@ -6,6 +6,7 @@ use super::objective::markers;
 use super::theme::Theme;
 use super::{clip, fit_parts, wrap};
 use crate::algo::params::fmt_sig4;
+use crate::sweep::recommend::{PS_CUTOFF, Recommendation};
 use crate::sweep::scores::higher_is_better;
 use crate::sweep::{Axis as SweepAxis, Spacing};
 use crate::tui::app::App;
@@ -37,6 +38,21 @@ const BEST: char = '*';
 const SLIDERS: char = 'o';
 /// The cursor on a curve (the heatmap shows it in reverse video).
 const CURSOR: char = 'O';
+/// The recommended k, a vertical line on the k-scan's charts.
+const RECOMMENDED: char = '|';
+
+/// Whether the k-scan draws the score shown alone, on its own scale with
+/// its spread (the resampled scores: prediction strength's cutoff and the
+/// gap's standard error mean something only there), rather than among
+/// the classic scores' curves scaled to [0, 1].
+fn on_own_scale(sv: &SweepView) -> bool {
+    crate::sweep::resample::NAMES.contains(&sv.score_name())
+}
+
+/// The prediction strength cutoff's line.
+fn cutoff_glyph(theme: &Theme) -> char {
+    if theme.ascii { '=' } else { '─' }
+}
 
 pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let Some(sv) = &app.sweep else { return };
@@ -85,10 +101,8 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             below.push(Line::from(Span::styled(l, theme.warn())));
         }
     }
-    let detail = match sv.kind {
-        SweepKind::KScan => kscan_line(sv),
-        SweepKind::Grid => String::new(),
-    };
+    // The recommendation takes more rows where the view is tall.
+    let detail = advice_line(sv, w, if inner.height >= 30 { 3 } else { 2 });
     if !detail.is_empty() {
         for l in wrap(&theme.text(&detail), w) {
             below.push(Line::from(Span::styled(l, theme.accent())));
@@ -110,7 +124,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     match (sv.kind, sv.plan.axes.len()) {
         (_, 2) => heatmap(f, top, sv, theme),
         (_, _) if sv.numbers => table(f, top, sv, theme),
-        (SweepKind::KScan, _) => kscan_chart(f, top, sv, theme),
+        (SweepKind::KScan, _) if !on_own_scale(sv) => kscan_chart(f, top, sv, theme),
         _ => line_chart(f, top, sv, theme),
     }
     f.render_widget(Paragraph::new(below), bottom);
@@ -146,13 +160,17 @@ fn title(sv: &SweepView) -> Vec<String> {
     };
     let k = sv.context.k.map_or(String::new(), |k| format!(" k={k}"));
     // In the order they are given up when the title is too wide for them
-    // (from the end): the seed count before the state.
-    vec![
+    // (from the end): the resamples and seed count before the state.
+    let mut parts = vec![
         what,
         format!("{}{k}", sv.algo),
         state,
         format!("{} seeds", sv.plan.seeds),
-    ]
+    ];
+    if sv.plan.resampling.count > 0 {
+        parts.push(format!("{} resamples", sv.plan.resampling.count));
+    }
+    parts
 }
 
 /// The title's parts that fit `room` whole (a part that does not fit is
@@ -232,6 +250,22 @@ fn legend(sv: &SweepView, theme: &Theme, w: usize) -> Vec<Line<'static>> {
         format!(" {} to {}", fmt_sig4(lo), fmt_sig4(hi))
     });
     let marks = format!("{BEST} best {name} · {CURSOR} cursor");
+    if sv.kind == SweepKind::KScan && on_own_scale(sv) && !sv.numbers {
+        let (line, dots) = if theme.ascii {
+            ('-', '.')
+        } else {
+            ('⠤', '•')
+        };
+        let spread = if name == "gap" { "±SE" } else { "±sd" };
+        let cut = if name == "prediction_strength" {
+            format!(" · {} {PS_CUTOFF} cutoff", cutoff_glyph(theme))
+        } else {
+            String::new()
+        };
+        return wrapped(format!(
+            "{name}{range} · {line} mean · {dots} {spread}{cut} · {RECOMMENDED} recommended · {BEST} best · {CURSOR} cursor"
+        ));
+    }
     if sv.kind == SweepKind::KScan {
         let mut spans = Vec::new();
         for ((_, label), (mark, st)) in KSCAN_CURVES.iter().zip(curve_styles(theme)) {
@@ -244,9 +278,9 @@ fn legend(sv: &SweepView, theme: &Theme, w: usize) -> Vec<Line<'static>> {
             ));
         }
         let used: usize = spans.iter().map(|sp| sp.content.chars().count()).sum();
-        let suggested = Span::styled("| suggested", theme.bad());
+        let suggested = Span::styled(format!("{RECOMMENDED} recommended"), theme.bad());
         // At 80 columns the curves' names take the line: the mark of the
-        // suggested k goes below rather than being cut.
+        // recommended k goes below rather than being cut.
         let mut out = if used + suggested.content.chars().count() <= w {
             spans.push(suggested);
             vec![Line::from(spans)]
@@ -606,15 +640,48 @@ fn line_chart(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
     };
     let cursor = at(sv.cursor.0);
     let best = sv.best().map(|(r, _)| at(r)).unwrap_or_default();
-    let sliders = sv.current_at().map(|(r, _)| at(r)).unwrap_or_default();
+    let kscan = sv.kind == SweepKind::KScan;
+    // k is no slider: a k-scan marks its recommendation instead.
+    let sliders = if kscan {
+        Vec::new()
+    } else {
+        sv.current_at().map(|(r, _)| at(r)).unwrap_or_default()
+    };
     let (line, dots) = if theme.ascii {
         (Marker::Custom('-'), Marker::Custom('.'))
     } else {
         markers(theme)
     };
     let xb = bounds(a.values.iter().map(|v| x_of(a, *v)));
-    let yb = bounds(band.iter().chain(&mean).map(|p| p.1));
+    let cut = kscan && sv.score_name() == "prediction_strength";
+    let cutoff: Vec<(f64, f64)> = if cut {
+        vec![(xb[0], PS_CUTOFF), (xb[1], PS_CUTOFF)]
+    } else {
+        Vec::new()
+    };
+    let yb = bounds(band.iter().chain(&mean).chain(&cutoff).map(|p| p.1));
+    let rec: Vec<(f64, f64)> = match sv.recommended_at().filter(|_| kscan) {
+        Some((r, _)) => {
+            let x = x_of(a, a.values[r]);
+            (0..=10)
+                .map(|i| (x, yb[0] + (yb[1] - yb[0]) * i as f64 / 10.0))
+                .collect()
+        }
+        None => Vec::new(),
+    };
     let sets = vec![
+        Dataset::default()
+            .name("cutoff")
+            .marker(Marker::Custom(cutoff_glyph(theme)))
+            .graph_type(GraphType::Line)
+            .style(theme.dim())
+            .data(&cutoff),
+        Dataset::default()
+            .name("recommended")
+            .marker(Marker::Custom(RECOMMENDED))
+            .graph_type(GraphType::Scatter)
+            .style(theme.bad())
+            .data(&rec),
         Dataset::default()
             .name("±sd")
             .marker(dots)
@@ -805,8 +872,8 @@ fn kscan_chart(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
         .collect();
     sets.push(
         Dataset::default()
-            .name("suggested")
-            .marker(Marker::Custom('|'))
+            .name("recommended")
+            .marker(Marker::Custom(RECOMMENDED))
             .graph_type(GraphType::Scatter)
             .style(theme.bad())
             .data(&sug),
@@ -859,19 +926,51 @@ fn kscan_chart(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
     render_with_ticks(f, area, chart, (3, xb), (&ticks, "k"), theme);
 }
 
-/// The k-scan's suggestion and what each score prefers.
-fn kscan_line(sv: &SweepView) -> String {
-    let pref = |n: &str| sv.preferred_k(n).map_or("-".to_string(), |k| k.to_string());
-    let elbow = elbow_k(sv).map_or("-".to_string(), |k| k.to_string());
-    let mut line = match sv.suggested_k() {
-        Some(k) => format!(
-            "suggested k = {k} (best silhouette; a adopts it) · CH {} · DB {} · stability {} · cost elbow {elbow}",
-            pref("calinski_harabasz"),
-            pref("davies_bouldin"),
-            pref("stability"),
-        ),
-        None => "no suggestion yet".into(),
+/// A score's name in the recommendation line.
+fn score_label(score: &str) -> &str {
+    match score {
+        "prediction_strength" => "prediction strength",
+        "resample_stability" => "resampled stability",
+        "pac" => "PAC",
+        "calinski_harabasz" => "CH",
+        "davies_bouldin" => "DB",
+        "stability" => "seed stability",
+        other => other,
+    }
+}
+
+/// The recommendation (and the scores that agree, and where the others
+/// point), then the k where runs stopped at max_iter or lost a cluster.
+/// Wrapped to `w` it takes at most `rows` rows: the rule's words, the agreeing scores and the others' picks are left
+/// out in that order until it does.
+fn advice_line(sv: &SweepView, w: usize, rows: usize) -> String {
+    if !sv.recommends() {
+        return String::new();
+    }
+    let at = |pos: usize| -> String {
+        let (_, cols) = sv.shape();
+        match sv.kind {
+            SweepKind::KScan => sv
+                .cell(pos / cols, pos % cols)
+                .map_or("-".into(), |c| c.k.to_string()),
+            SweepKind::Grid => sweep_at(sv, pos / cols, pos % cols),
+        }
     };
+    let mut line = match sv.recommendation() {
+        // Over the cells done: another may change it.
+        Some(r) if sv.running => {
+            format!(
+                "so far {}",
+                recommended_text(sv, &r, w.saturating_sub(7), rows, &at)
+            )
+        }
+        Some(r) => recommended_text(sv, &r, w, rows, &at),
+        None if sv.running => "no recommendation yet".into(),
+        None => "no recommendation: no cell kept its clusters".into(),
+    };
+    if sv.kind != SweepKind::KScan {
+        return line;
+    }
     // Scores of runs that stopped at max_iter or lost a cluster describe
     // a partition the algorithm did not finish or could not keep.
     let capped = sv.ks_where(|c| c.runs.iter().any(|r| !r.converged));
@@ -881,45 +980,61 @@ fn kscan_line(sv: &SweepView) -> String {
     let collapsed = sv.ks_where(|c| c.collapsed());
     if !collapsed.is_empty() {
         line.push_str(&format!(
-            " · lost a cluster (never suggested): k {collapsed}"
+            " · lost a cluster (never recommended): k {collapsed}"
         ));
     }
     line
 }
 
-/// The elbow of the cost curve: the k farthest below the chord from the
-/// first to the last k (both scaled to [0, 1]).
-pub fn elbow_k(sv: &SweepView) -> Option<usize> {
-    let a = &sv.plan.axes[0];
-    let pts: Vec<(f64, f64)> = a
-        .values
-        .iter()
-        .enumerate()
-        .filter_map(|(i, &k)| {
-            sv.cell(i, 0)
-                .and_then(|c| c.score("cost"))
-                .map(|s| (k, s.mean))
-                .filter(|p| p.1.is_finite())
-        })
-        .collect();
-    if pts.len() < 3 {
-        return None;
-    }
-    let [x0, x1] = bounds(pts.iter().map(|p| p.0));
-    let [y0, y1] = bounds(pts.iter().map(|p| p.1));
-    let norm: Vec<(f64, f64)> = pts
-        .iter()
-        .map(|&(x, y)| ((x - x0) / (x1 - x0), (y - y0) / (y1 - y0)))
-        .collect();
-    let (first, last) = (norm[0], norm[norm.len() - 1]);
-    let below = |p: (f64, f64)| {
-        let t = (p.0 - first.0) / (last.0 - first.0);
-        (first.1 + t * (last.1 - first.1)) - p.1
+/// The recommendation `r` in at most `rows` rows of `w`; `at` names a
+/// cell by its grid position.
+fn recommended_text(
+    sv: &SweepView,
+    r: &Recommendation,
+    w: usize,
+    rows: usize,
+    at: &dyn Fn(usize) -> String,
+) -> String {
+    let what = match sv.kind {
+        SweepKind::KScan => format!("k = {}", at(r.cell)),
+        SweepKind::Grid => at(r.cell),
     };
-    norm.iter()
-        .zip(&pts)
-        .max_by(|a, b| below(*a.0).total_cmp(&below(*b.0)))
-        .map(|(_, p)| p.0 as usize)
+    let agree: Vec<&str> = r
+        .picks
+        .iter()
+        .filter(|p| p.cell == r.cell)
+        .map(|p| score_label(p.score))
+        .collect();
+    let others: Vec<String> = r
+        .picks
+        .iter()
+        .filter(|p| p.cell != r.cell)
+        .map(|p| format!("{} {}", score_label(p.score), at(p.cell)))
+        .collect();
+    let others = if others.is_empty() {
+        String::new()
+    } else {
+        format!(" · {}", others.join(" · "))
+    };
+    let (score, rule) = r.by.split_once(": ").unwrap_or((r.by.as_str(), ""));
+    let score = score_label(score);
+    let (n, of) = (agree.len(), r.picks.len());
+    let agree = agree.join(", ");
+    // From the most said to the least, the first that fits.
+    let tries = [
+        format!(
+            "recommended {what} ({score}: {rule}; a adopts it) · agree {n}/{of}: {agree}{others}"
+        ),
+        format!("recommended {what} (by {score}; a adopts it) · agree {n}/{of}: {agree}{others}"),
+        format!("recommended {what} (by {score}; a adopts it) · agree {n}/{of}{others}"),
+    ];
+    tries
+        .into_iter()
+        .find(|t| wrap(t, w).len() <= rows)
+        .unwrap_or_else(|| {
+            // Still too long: the agreement alone.
+            format!("recommended {what} (by {score}; a adopts it) · agree {n}/{of}")
+        })
 }
 
 #[cfg(test)]
