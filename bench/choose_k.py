@@ -305,13 +305,27 @@ def markdown(table, datasets, notes):
                    f"{f(t['mean_abs_err'], '.2f')} | {f(t['nmi'], '.3f')} | {t['nmi_ref']:.3f} | "
                    f"{t['nmi_best']:.3f} | {t['seconds']:.1f} |")
     methods = [t["method"] for t in table]
-    out += ["", "Recommended k per dataset (reference k in the second column):", "",
-            "| dataset | ref | " + " | ".join(methods) + " |", "|---|---|" + "---|" * len(methods)]
-    for d in datasets:
-        ks = [str(d["methods"].get(m, {}).get("k", "")) for m in methods]
-        out.append(f"| {d['name']} | {d['kref']} | " + " | ".join(ks) + " |")
+    per_set = [("k", "Recommended k per dataset (reference k in the second column)", "{}"),
+               ("nmi", "NMI of the recommended partition per dataset", "{:.3f}"),
+               ("seconds", "Wall time per dataset (s)", "{:.2f}")]
+    for field, title, fmt in per_set:
+        out += ["", title + ":", "", "| dataset | ref | " + " | ".join(methods) + " |",
+                "|---|---|" + "---|" * len(methods)]
+        for d in datasets:
+            cells = []
+            for m in methods:
+                v = d["methods"].get(m, {}).get(field)
+                cells.append("–" if v is None else fmt.format(v))
+            out.append(f"| {d['name']} | {d['kref']} | " + " | ".join(cells) + " |")
     out += ["", "Notes:", ""] + [f"- {n}" for n in notes]
     return "\n".join(out) + "\n"
+
+
+def bin_mtime(path):
+    """When the binary was built (UTC), to tell runs against different builds apart."""
+    if not path.exists():
+        return None
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(path.stat().st_mtime))
 
 
 def main():
@@ -349,12 +363,17 @@ def main():
         "0.8: such a k scores NMI 0",
         "time: meanscape rows = one sweep process (shared by its rules); sklearn = its fits + "
         "silhouettes; R = the method call inside R (not R's start); k = 2 costs nothing",
+        f"meanscape binary {a.bin} (built {bin_mtime(a.bin)})",
     ]
+    if any(m in R_METHODS for m in a.methods):
+        v = subprocess.run([a.rscript, "-e", 'cat(R.version.string, "cluster", format(packageVersion('
+                            '"cluster")), "fpc", format(packageVersion("fpc")))'], capture_output=True, text=True)
+        notes.append(v.stdout.strip() or "R version unknown")
     a.out.mkdir(parents=True, exist_ok=True)
     md = markdown(table, datasets, notes)
     (a.out / "table.md").write_text(md)
     (a.out / "results.json").write_text(json.dumps(
-        {"bin": str(a.bin), "sweep_args": a.sweep_args, "seeds": a.seeds, "r_max_n": a.r_max_n,
+        {"bin": str(a.bin), "bin_mtime": bin_mtime(a.bin), "sweep_args": a.sweep_args, "seeds": a.seeds, "r_max_n": a.r_max_n,
          "table": table, "datasets": datasets, "notes": notes}, indent=1, default=float))
     print(md)
 
