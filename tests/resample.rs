@@ -5,7 +5,7 @@
 use meanscape::algo::{self, Init, Problem};
 use meanscape::metrics::{Internal, SpaceKind};
 use meanscape::sweep::recommend::{PS_CUTOFF, recommend};
-use meanscape::sweep::resample::first_se_max;
+use meanscape::sweep::resample::{first_se_max, strength};
 use meanscape::sweep::{self, Axis, CellResult, MeanSd, Request, RunSummary, SweepResult, Truth};
 use ndarray::Array2;
 use rand::{Rng, SeedableRng};
@@ -210,24 +210,76 @@ fn resampled_scores_do_not_depend_on_the_thread_count() {
     assert_eq!(scores(1), scores(2));
 }
 
-/// R's `cluster::maxSE(f, SE.f, method = "firstSEmax")` on these vectors
-/// (R 4.x, cluster 2.1): 2, 4 and 1 (1-based).
+/// R 4.2.2, cluster 2.1.4: `maxSE(f, SE.f, method = "firstSEmax")` on
+/// these vectors gives 3, 5 and 1 (1-based; `bench/choose_k_refs.R`).
 #[test]
 fn first_se_max_is_rs_rule() {
-    // The first local maximum is at 3 (0.6 ≥ 0.55 follows); 0.5 at 2 is
-    // within its SE 0.15, so k index 2 (1-based) is chosen.
-    assert_eq!(
-        first_se_max(&[0.2, 0.5, 0.6, 0.55, 0.7], &[0.1, 0.1, 0.15, 0.1, 0.1]),
-        Some(1)
-    );
-    // Increasing all the way: the last, unless an earlier one is within SE.
-    assert_eq!(
-        first_se_max(&[0.1, 0.2, 0.3, 0.4], &[0.01, 0.01, 0.01, 0.01]),
-        Some(3)
-    );
-    // The first value is already a local maximum.
-    assert_eq!(first_se_max(&[0.9, 0.5, 0.95], &[0.1, 0.1, 0.1]), Some(0));
+    let cases: [(&[f64], &[f64], usize); 3] = [
+        (
+            &[0.1, 0.35, 0.52, 0.5, 0.58, 0.57],
+            &[0.02, 0.03, 0.03, 0.04, 0.03, 0.05],
+            3,
+        ),
+        (&[0.1, 0.2, 0.3, 0.4, 0.5], &[0.01; 5], 5),
+        (
+            &[0.5, 0.45, 0.6, 0.62, 0.2],
+            &[0.1, 0.05, 0.1, 0.05, 0.05],
+            1,
+        ),
+    ];
+    for (f, se, r) in cases {
+        assert_eq!(first_se_max(f, se), Some(r - 1), "{f:?}");
+    }
     assert_eq!(first_se_max(&[], &[]), None);
+}
+
+/// fpc 2.2.10's per-split prediction strength (`bench/choose_k_refs.R`,
+/// part c): the minimum over the test clusters of the share of their
+/// pairs the training clusters keep together; a test cluster of at most
+/// one row counts 1. Labels here are R's minus one.
+#[test]
+fn strength_is_fpcs() {
+    let case1 = strength(&[0, 0, 0, 0, 1, 1, 1, 0], &[0, 0, 0, 1, 1, 1, 1, 0], 2);
+    assert!((case1 - 0.6).abs() < 1e-10, "{case1}");
+    let own2 = [0, 0, 0, 0, 1, 1, 1, 1, 1, 2];
+    let case2 = strength(&own2, &[0, 0, 1, 1, 2, 2, 2, 0, 2, 1], 3);
+    assert!((case2 - 0.333_333_333_3).abs() < 1e-10, "{case2}");
+    // Test cluster 3 is empty: it counts 1.
+    let own3 = [0, 0, 0, 0, 0, 0, 1, 1, 1];
+    let case3 = strength(&own3, &[0, 0, 1, 1, 2, 2, 1, 1, 1], 3);
+    assert!((case3 - 0.2).abs() < 1e-10, "{case3}");
+    // Cases 2 and 3 as the two halves of one split.
+    assert!(((case2 + case3) / 2.0 - 0.266_666_666_7).abs() < 1e-10);
+}
+
+/// clusGap's W_k with `d.power = 2` (Tibshirani's squared distances) on
+/// fixed data and partitions is half the within-cluster sum of squares
+/// the gap here uses: log W differs by log 2 for data and references
+/// alike, so the gap is the same.
+#[test]
+fn w_k_is_clusgaps() {
+    let x = ndarray::arr2(&[
+        [0.0, 0.0],
+        [1.0, 0.0],
+        [0.0, 2.0],
+        [5.0, 5.0],
+        [6.0, 5.0],
+        [5.0, 7.0],
+        [6.0, 8.0],
+        [10.0, 0.0],
+        [11.0, 1.0],
+        [10.0, 2.0],
+    ]);
+    let parts: [(&[usize], f64); 4] = [
+        (&[0; 10], 117.2),
+        (&[0, 0, 0, 1, 1, 1, 1, 1, 1, 1], 50.523_809_52),
+        (&[0, 0, 0, 1, 1, 1, 1, 2, 2, 2], 6.875),
+        (&[0, 0, 0, 1, 1, 1, 3, 2, 2, 2], 4.666_666_667),
+    ];
+    for (labels, w_r) in parts {
+        let w = meanscape::metrics::wcss(x.view(), labels);
+        assert!((w / 2.0 - w_r).abs() < 1e-8, "{w} vs R's {w_r}");
+    }
 }
 
 #[test]

@@ -276,7 +276,7 @@ fn a_k_scan_recommends_k_and_a_adopts_it() {
     let agree = r.picks.iter().filter(|p| p.cell == r.cell).count();
     assert!(
         text.contains(&format!(
-            "recommended k = 4 (prediction strength: the largest k whose prediction strength is at least 0.8; a adopts it) . agree {agree}/{}",
+            "recommended k = 4 (prediction strength: the largest k within two standard errors of the highest; a adopts it) . agree {agree}/{}",
             r.picks.len()
         )),
         "{text}"

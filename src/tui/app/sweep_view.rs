@@ -77,6 +77,9 @@ impl SweepView {
                 "resample_stability",
                 "pac",
                 "gap",
+                // Kernel and RFF cells: the silhouette on the features,
+                // comparable across σ (their own space changes with it).
+                "silhouette_input",
                 "stability",
                 "silhouette",
                 "cost",
@@ -91,6 +94,7 @@ impl SweepView {
                 "resample_stability",
                 "pac",
                 "gap",
+                "silhouette_input",
                 "silhouette",
                 "calinski_harabasz",
                 "davies_bouldin",
