@@ -68,42 +68,36 @@ impl SweepView {
             (resampled || !sweep::resample::NAMES.contains(&n))
                 && first.is_none_or(|c| c.score(n).is_some())
         };
-        let order: &[&'static str] = match self.kind {
-            SweepKind::Grid => &[
-                "nmi",
-                "ari",
-                "acc",
-                "prediction_strength",
-                "resample_stability",
-                "pac",
-                "gap",
-                // Kernel and RFF cells: the silhouette on the features,
-                // comparable across σ (their own space changes with it).
-                "silhouette_input",
-                "stability",
-                "silhouette",
-                "cost",
-                "calinski_harabasz",
-                "davies_bouldin",
-                "selected",
-                "iterations",
-                "time_ms",
-            ],
-            SweepKind::KScan => &[
-                "prediction_strength",
-                "resample_stability",
-                "pac",
-                "gap",
-                "silhouette_input",
-                "silhouette",
-                "calinski_harabasz",
-                "davies_bouldin",
-                "cost",
-                "stability",
-                "nmi",
-            ],
+        let grid: &[&'static str] = &[
+            "nmi",
+            "ari",
+            "acc",
+            "prediction_strength",
+            "resample_stability",
+            "pac",
+            "gap",
+            // Kernel and RFF cells: the silhouette on the features,
+            // comparable across σ (their own space changes with it).
+            "silhouette_input",
+            "stability",
+            "silhouette",
+            "cost",
+            "calinski_harabasz",
+            "davies_bouldin",
+            "selected",
+            "iterations",
+            "time_ms",
+        ];
+        let order: Vec<&'static str> = match self.kind {
+            SweepKind::Grid => grid.to_vec(),
+            // The scores that vote on k, in the recommendation's order.
+            SweepKind::KScan => sweep::recommend::VOTERS
+                .iter()
+                .copied()
+                .chain(["nmi"])
+                .collect(),
         };
-        order.iter().copied().filter(|n| has(n)).collect()
+        order.into_iter().filter(|n| has(n)).collect()
     }
 
     pub fn score_name(&self) -> &'static str {
