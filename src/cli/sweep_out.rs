@@ -161,7 +161,7 @@ impl Report<'_> {
             ));
         }
         notes.push(
-            "recommended: the highest prediction strength (without resampling: the highest silhouette), never a collapsed cell; per_score is each score's own rule".into(),
+            "recommended: prediction strength's pick (on a k axis the largest k within two standard errors of the highest, else the highest; without resampling the highest silhouette, on the input features for kernel and RFF methods), never a collapsed cell; per_score is each score's own rule".into(),
         );
         notes
     }
