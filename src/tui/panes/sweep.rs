@@ -256,7 +256,10 @@ fn legend(sv: &SweepView, theme: &Theme, w: usize) -> Vec<Line<'static>> {
         } else {
             ('⠤', '•')
         };
-        let spread = if name == "gap" { "±SE" } else { "±sd" };
+        // The resampled scores' sd is a standard error (over the splits,
+        // the gap's over its reference sets).
+        let resampled = crate::sweep::resample::NAMES.contains(&name);
+        let spread = if resampled { "±SE" } else { "±sd" };
         let cut = if name == "prediction_strength" {
             format!(" · {} {PS_CUTOFF} cutoff", cutoff_glyph(theme))
         } else {
