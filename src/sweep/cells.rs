@@ -146,6 +146,8 @@ pub fn run(
     let builds0 = problem.builds();
     let keep = problem.cache_keys();
     let base = default_base(problem.n()).keeping();
+    // The gap's reference box depends on the data only: once per sweep.
+    let reference = resample::RefBox::for_sweep(problem, plan.resampling)?;
     let ctx = Ctx::new().with_cancel(cancel.clone());
     let total = plan.cells.len();
     let done = AtomicUsize::new(0);
@@ -254,6 +256,7 @@ pub fn run(
                                     &cell.cfg,
                                     &runs,
                                     plan.resampling,
+                                    reference.as_ref(),
                                     &ctx,
                                 )?;
                                 scores.extend(r.named());

@@ -12,6 +12,7 @@ use super::grid::Axis;
 use super::resample::first_se_max;
 use super::scores::MeanSd;
 use serde::Serialize;
+use std::borrow::Borrow;
 
 /// The prediction strength Tibshirani & Walther call a good fit (fpc's
 /// cutoff): drawn on the k-scan's chart.
@@ -71,15 +72,21 @@ fn mean(c: &CellResult, score: &str) -> Option<f64> {
 }
 
 /// The position of `chosen` in `cells`.
-fn position(cells: &[CellResult], chosen: &CellResult) -> Option<usize> {
-    cells.iter().position(|c| std::ptr::eq(c, chosen))
+fn position<C: Borrow<CellResult>>(cells: &[C], chosen: &CellResult) -> Option<usize> {
+    cells.iter().position(|c| std::ptr::eq(c.borrow(), chosen))
 }
 
-/// The cell `score` prefers, with the rule's name.
-pub fn pick(cells: &[CellResult], axes: &[Axis], score: &'static str) -> Option<Pick> {
+/// The cell `score` prefers, with the rule's name. `cells` are the
+/// finished cells, owned or borrowed (the UI keeps them by grid place).
+pub fn pick<C: Borrow<CellResult>>(
+    cells: &[C],
+    axes: &[Axis],
+    score: &'static str,
+) -> Option<Pick> {
+    let cell_at = |i: usize| cells[i].borrow();
     let by_k = k_axis(axes);
     let ok: Vec<usize> = (0..cells.len())
-        .filter(|&i| usable(&cells[i]) && mean(&cells[i], score).is_some())
+        .filter(|&i| usable(cell_at(i)) && mean(cell_at(i), score).is_some())
         .collect();
     if ok.is_empty() {
         return None;
@@ -89,23 +96,23 @@ pub fn pick(cells: &[CellResult], axes: &[Axis], score: &'static str) -> Option<
             // Prediction strength falls with k (more clusters, more pairs
             // to split): the largest k not clearly below the best.
             let top = best_of(cells, &ok, score)?;
-            let s = cells[top].score(score)?;
+            let s = cell_at(top).score(score)?;
             let bar = s.mean - PS_SE * s.sd;
             let i = ok
                 .iter()
                 .copied()
-                .filter(|&i| mean(&cells[i], score).is_some_and(|v| v >= bar))
-                .max_by_key(|&i| cells[i].k)?;
+                .filter(|&i| mean(cell_at(i), score).is_some_and(|v| v >= bar))
+                .max_by_key(|&i| cell_at(i).k)?;
             (i, "the largest k within two standard errors of the highest")
         }
         "gap" if by_k => {
             let gaps: Vec<f64> = ok
                 .iter()
-                .map(|&i| mean(&cells[i], "gap").unwrap())
+                .map(|&i| mean(cell_at(i), "gap").unwrap())
                 .collect();
             let ses: Vec<f64> = ok
                 .iter()
-                .map(|&i| cells[i].score("gap").map_or(0.0, |s: MeanSd| s.sd))
+                .map(|&i| cell_at(i).score("gap").map_or(0.0, |s: MeanSd| s.sd))
                 .collect();
             (
                 ok[first_se_max(&gaps, &ses)?],
@@ -127,17 +134,18 @@ fn best_rule(score: &str) -> &'static str {
     }
 }
 
-fn best_of(cells: &[CellResult], ok: &[usize], score: &str) -> Option<usize> {
-    let chosen = best(ok.iter().map(|&i| &cells[i]), score)?;
+fn best_of<C: Borrow<CellResult>>(cells: &[C], ok: &[usize], score: &str) -> Option<usize> {
+    let chosen = best(ok.iter().map(|&i| cells[i].borrow()), score)?;
     position(cells, chosen)
 }
 
 /// The elbow of the cost over k: the cell farthest below the chord from
 /// the first to the last k, both scaled to [0, 1].
-fn elbow(cells: &[CellResult], ok: &[usize]) -> Option<usize> {
+fn elbow<C: Borrow<CellResult>>(cells: &[C], ok: &[usize]) -> Option<usize> {
     let pts: Vec<(usize, f64, f64)> = ok
         .iter()
-        .filter_map(|&i| mean(&cells[i], "cost").map(|y| (i, cells[i].k as f64, y)))
+        .map(|&i| (i, cells[i].borrow()))
+        .filter_map(|(i, c)| mean(c, "cost").map(|y| (i, c.k as f64, y)))
         .collect();
     if pts.len() < 3 {
         return None;
@@ -164,7 +172,7 @@ fn elbow(cells: &[CellResult], ok: &[usize]) -> Option<usize> {
 }
 
 /// Every voter's pick.
-pub fn picks(cells: &[CellResult], axes: &[Axis]) -> Vec<Pick> {
+pub fn picks<C: Borrow<CellResult>>(cells: &[C], axes: &[Axis]) -> Vec<Pick> {
     VOTERS
         .iter()
         .filter_map(|&s| pick(cells, axes, s))
@@ -173,7 +181,7 @@ pub fn picks(cells: &[CellResult], axes: &[Axis]) -> Vec<Pick> {
 
 /// The recommendation of a finished sweep, or None when no cell can be
 /// recommended (none finished, every cell collapsed, no label-free score).
-pub fn recommend(cells: &[CellResult], axes: &[Axis]) -> Option<Recommendation> {
+pub fn recommend<C: Borrow<CellResult>>(cells: &[C], axes: &[Axis]) -> Option<Recommendation> {
     let picks = picks(cells, axes);
     let (cell, by) = rule(&picks)?;
     let agree = picks.iter().filter(|p| p.cell == cell).count();

@@ -120,6 +120,7 @@ enum Transfer {
     Model(Box<Model>),
     Nearest {
         rows: Array2<f64>,
+        norms: Vec<f64>,
         labels: Vec<usize>,
     },
 }
@@ -140,8 +141,10 @@ impl Transfer {
                 algo, half, cfg, result,
             )?)));
         }
+        let rows = half.x.rows().f64_owned();
         Ok(Transfer::Nearest {
-            rows: half.x.rows().f64_owned(),
+            norms: crate::linalg::row_sq_norms(rows.view()),
+            rows,
             labels: result.best.labels.clone(),
         })
     }
@@ -149,14 +152,17 @@ impl Transfer {
     fn assign(&self, x: ArrayView2<f64>) -> Result<Vec<usize>> {
         match self {
             Transfer::Model(m) => m.predict(x),
-            Transfer::Nearest { rows, labels } => {
-                let norms = crate::linalg::row_sq_norms(rows.view());
+            Transfer::Nearest {
+                rows,
+                norms,
+                labels,
+            } => {
                 let mut out = Vec::with_capacity(x.nrows());
                 for lo in (0..x.nrows()).step_by(NEAREST_BLOCK) {
                     let hi = (lo + NEAREST_BLOCK).min(x.nrows());
                     let xb = x.slice(ndarray::s![lo..hi, ..]);
                     let xn = crate::linalg::row_sq_norms(xb);
-                    let d = crate::linalg::sq_dists_with(rows.view(), &norms, xb, &xn, false);
+                    let d = crate::linalg::sq_dists_with(rows.view(), norms, xb, &xn, false);
                     // d is half × block: the nearest row of the half per column.
                     for j in 0..hi - lo {
                         let col = d.column(j);
@@ -266,8 +272,9 @@ pub fn pac(labellings: &[Vec<usize>]) -> f64 {
 
 /// The box reference sets are drawn in: the data's mean, its principal
 /// axes (p × p, columns; the identity above [`PCA_MAX_P`] features) and
-/// the range of the data along each.
-struct RefBox {
+/// the range of the data along each. It depends on the data only, so a
+/// sweep makes it once ([`RefBox::for_sweep`]) for all its cells.
+pub struct RefBox {
     mean: Array1<f64>,
     axes: Array2<f64>,
     lo: Vec<f64>,
@@ -275,6 +282,17 @@ struct RefBox {
 }
 
 impl RefBox {
+    /// The box of `problem`'s rows when `res` computes the gap statistic.
+    ///
+    /// # Errors
+    /// [`Error::Resource`] when the principal axes cannot be computed.
+    pub fn for_sweep(problem: &Problem, res: Resampling) -> Result<Option<RefBox>> {
+        if res.count == 0 || !res.gap || problem.kernels_only() {
+            return Ok(None);
+        }
+        RefBox::of(problem.x.f64().view()).map(Some)
+    }
+
     fn of(x: ArrayView2<f64>) -> Result<Self> {
         let (n, p) = x.dim();
         let mean = x.mean_axis(Axis(0)).unwrap_or_else(|| Array1::zeros(p));
@@ -315,7 +333,8 @@ impl RefBox {
 }
 
 /// The resampled scores of the cell whose runs are `runs` (with their
-/// labels still kept) and whose configuration is `cfg`.
+/// labels still kept) and whose configuration is `cfg`; the gap's
+/// reference sets are drawn in `reference` when there is one.
 ///
 /// # Errors
 /// What a run on a half or a reference set fails with (cancellation
@@ -326,6 +345,7 @@ pub fn of_cell(
     cfg: &RunConfig,
     runs: &[RunSummary],
     res: Resampling,
+    reference: Option<&RefBox>,
     ctx: &Ctx,
 ) -> Result<Resampled> {
     let nan = MeanSd {
@@ -346,8 +366,8 @@ pub fn of_cell(
     out.prediction_strength = standard_error(ps);
     out.stability = standard_error(st);
     out.pac = pac_v;
-    if res.gap {
-        out.gap = Some(gap(algo, problem, cfg, runs, res, ctx)?);
+    if let Some(refbox) = reference {
+        out.gap = Some(gap(algo, problem, cfg, runs, res, refbox, ctx)?);
     }
     Ok(out)
 }
@@ -445,6 +465,7 @@ fn gap(
     cfg: &RunConfig,
     runs: &[RunSummary],
     res: Resampling,
+    refbox: &RefBox,
     ctx: &Ctx,
 ) -> Result<(f64, f64)> {
     let Some(best) = runs
@@ -454,9 +475,7 @@ fn gap(
     else {
         return Ok((f64::NAN, f64::NAN));
     };
-    let x = problem.x.f64();
-    let log_w = wcss(x.view(), &best.labels).ln();
-    let refbox = RefBox::of(x.view())?;
+    let log_w = wcss(problem.x.f64().view(), &best.labels).ln();
     let n = problem.n();
     let logs: Vec<Result<f64>> = (0..res.count)
         .into_par_iter()

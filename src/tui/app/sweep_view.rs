@@ -197,11 +197,11 @@ impl SweepView {
     /// its cells (the recommended one and each score's pick) as grid
     /// positions.
     pub fn recommendation(&self) -> Option<Recommendation> {
-        let (cells, at): (Vec<CellResult>, Vec<usize>) = self
+        let (cells, at): (Vec<&CellResult>, Vec<usize>) = self
             .cells
             .iter()
             .enumerate()
-            .filter_map(|(i, c)| c.clone().map(|c| (c, i)))
+            .filter_map(|(i, c)| c.as_ref().map(|c| (c, i)))
             .unzip();
         let mut r = recommend(&cells, &self.plan.axes)?;
         r.cell = at[r.cell];
