@@ -250,23 +250,21 @@ fn legend(sv: &SweepView, theme: &Theme, w: usize) -> Vec<Line<'static>> {
         format!(" {} to {}", fmt_sig4(lo), fmt_sig4(hi))
     });
     let marks = format!("{BEST} best {name} · {CURSOR} cursor");
+    // The scores on their own scale are the resampled ones, whose sd is
+    // a standard error (over the splits, the gap's over its references).
     if sv.kind == SweepKind::KScan && on_own_scale(sv) && !sv.numbers {
         let (line, dots) = if theme.ascii {
             ('-', '.')
         } else {
             ('⠤', '•')
         };
-        // The resampled scores' sd is a standard error (over the splits,
-        // the gap's over its reference sets).
-        let resampled = crate::sweep::resample::NAMES.contains(&name);
-        let spread = if resampled { "±SE" } else { "±sd" };
         let cut = if name == "prediction_strength" {
             format!(" · {} {PS_CUTOFF} cutoff", cutoff_glyph(theme))
         } else {
             String::new()
         };
         return wrapped(format!(
-            "{name}{range} · {line} mean · {dots} {spread}{cut} · {RECOMMENDED} recommended · {BEST} best · {CURSOR} cursor"
+            "{name}{range} · {line} mean · {dots} ±SE{cut} · {RECOMMENDED} recommended · {BEST} best · {CURSOR} cursor"
         ));
     }
     if sv.kind == SweepKind::KScan {
