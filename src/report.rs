@@ -216,6 +216,9 @@ pub fn load_flags(opts: &crate::data::LoadOptions) -> Vec<(String, String)> {
     if let Some(d) = opts.dtype {
         out.push(("dtype".into(), d.to_string()));
     }
+    if let Some(w) = &opts.weights {
+        out.push(("weights".into(), w.clone()));
+    }
     out
 }
 

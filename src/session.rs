@@ -65,8 +65,18 @@ pub fn resolve_scaling(given: Option<Scaling>, algo_id: &str) -> Scaling {
 pub fn load(spec: &str, opts: &LoadOptions, scale: Scaling) -> Result<Loaded> {
     let t0 = Instant::now();
     let source = DataSource::parse(spec)?;
-    let dataset = data::load(&source, opts)?;
+    let mut dataset = data::load(&source, opts)?;
+    let weights = match &opts.weights {
+        Some(spec) => Some(data::weights::take_weights(&mut dataset, spec)?),
+        None => None,
+    };
     let mut loaded = prepare(source, dataset, scale);
+    if let Some(w) = weights {
+        let problem = Arc::get_mut(&mut loaded.problem).expect("a problem just built");
+        problem
+            .set_sample_weights(w)
+            .map_err(|e| e.about(&loaded.dataset.name))?;
+    }
     loaded.load_ms = t0.elapsed().as_secs_f64() * 1e3;
     Ok(loaded)
 }

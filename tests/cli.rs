@@ -721,3 +721,101 @@ fn yeast_with_label_none_has_eight_features() {
     ]);
     assert_eq!((v["n"].as_u64(), v["p"].as_u64()), (Some(1484), Some(8)));
 }
+
+/// `--weights COLUMN` takes the column out of the features and weighs the
+/// rows by it; the same weights from a file give the same run; integer
+/// weights give the run on repeated rows (from the same seeds: the seeds
+/// here are drawn ∝ w, so the check is on the objective of the partition
+/// both runs end at); the algorithms without weights refuse them.
+#[test]
+fn weights_come_from_a_column_or_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = String::from("a,b,w\n");
+    let mut plain = String::from("a,b\n");
+    let mut file = String::new();
+    let mut repeated = String::from("a,b\n");
+    for i in 0..45 {
+        let (a, b) = (
+            (i % 3) as f64 * 6.0 + (i as f64 * 0.37).sin(),
+            (i as f64 * 0.91).cos(),
+        );
+        let w = 1 + i % 3;
+        csv.push_str(&format!("{a},{b},{w}\n"));
+        plain.push_str(&format!("{a},{b}\n"));
+        file.push_str(&format!("{w}\n"));
+        for _ in 0..w {
+            repeated.push_str(&format!("{a},{b}\n"));
+        }
+    }
+    let path = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let (csv, plain, file, repeated) = (
+        path("w.csv", &csv),
+        path("plain.csv", &plain),
+        path("w.txt", &file),
+        path("rep.csv", &repeated),
+    );
+    let base = [
+        "run", "--algo", "kmeans", "--k", "3", "--label", "none", "--scale", "none", "--json",
+    ];
+    let with = |data: &str, extra: &[&str]| {
+        let mut args: Vec<&str> = base.to_vec();
+        args.extend(["--data", data]);
+        args.extend(extra);
+        json(&args)
+    };
+    let by_column = with(&csv, &["--weights", "w"]);
+    assert_eq!(by_column["p"], 2, "the weights column is not a feature");
+    assert!(
+        by_column["command"]
+            .as_str()
+            .unwrap()
+            .contains("--weights w")
+    );
+    let by_file = with(&plain, &["--weights", &file]);
+    assert_eq!(by_column["labels"], by_file["labels"]);
+    assert_eq!(by_column["objective"], by_file["objective"]);
+    let rep = with(&repeated, &[]);
+    let (a, b) = (
+        by_column["objective"].as_f64().unwrap(),
+        rep["objective"].as_f64().unwrap(),
+    );
+    assert!((a - b).abs() <= 1e-9 * b, "{a} vs {b}");
+    let unweighted = with(&plain, &[]);
+    assert_ne!(unweighted["objective"], by_column["objective"]);
+    refused(
+        &[
+            "run",
+            "--data",
+            &csv,
+            "--algo",
+            "wkmeans",
+            "--k",
+            "3",
+            "--label",
+            "none",
+            "--weights",
+            "w",
+        ],
+        "wkmeans does not take sample weights",
+    );
+    refused(
+        &[
+            "run",
+            "--data",
+            &csv,
+            "--algo",
+            "kmeans",
+            "--k",
+            "3",
+            "--label",
+            "none",
+            "--weights",
+            "nope",
+        ],
+        "no feature column named 'nope'",
+    );
+}

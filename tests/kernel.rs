@@ -51,6 +51,7 @@ fn config(
         init,
         params: algo::resolve_params(algo, problem, k, &given).unwrap(),
         options: algo::resolve_options(algo, &opts).unwrap(),
+        centres: None,
     }
 }
 

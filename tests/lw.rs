@@ -34,6 +34,7 @@ fn config(id: &str, problem: &Problem, k: usize, given: &[(&str, f64)]) -> RunCo
         init: Init::KmeansPP,
         params: algo::resolve_params(a.as_ref(), problem, k, &given).unwrap(),
         options: Default::default(),
+        centres: None,
     }
 }
 

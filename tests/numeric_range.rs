@@ -26,6 +26,7 @@ fn config(a: &dyn Algorithm, l: &Loaded, k: usize, seed: u64) -> RunConfig {
         init: Init::KmeansPP,
         params: algo::resolve_params(a, &l.problem, k, &[]).unwrap(),
         options: algo::resolve_options(a, &[]).unwrap(),
+        centres: None,
     }
 }
 

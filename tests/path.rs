@@ -31,6 +31,7 @@ fn config(id: &str, l: &meanscape::Loaded, k: usize) -> RunConfig {
         init: Init::KmeansPP,
         params: algo::resolve_params(a.as_ref(), &l.problem, k, &[]).unwrap(),
         options: Default::default(),
+        centres: None,
     }
 }
 

@@ -35,6 +35,7 @@ fn config(
         init: Init::KmeansPP,
         params: algo::resolve_params(algo, problem, k, &given).unwrap(),
         options: Default::default(),
+        centres: None,
     }
 }
 
@@ -57,6 +58,7 @@ fn objective_never_increases_at_fixed_s() {
             let fit = power_loop(
                 pr.x.f64().view(),
                 &pr.x_norms,
+                None,
                 c0,
                 &fixed(s),
                 0.0,
@@ -92,6 +94,7 @@ fn annealed_objective_never_increases() {
         let fit = power_loop(
             pr.x.f64().view(),
             &pr.x_norms,
+            None,
             c0,
             &sched,
             0.0,
@@ -128,6 +131,7 @@ fn very_negative_s_is_lloyd() {
         let power = power_loop(
             pr.x.f64().view(),
             &pr.x_norms,
+            None,
             c0,
             &fixed(-1e5),
             0.0,

@@ -178,6 +178,7 @@ fn single_kernel_algorithms_use_the_average_and_feature_algorithms_refuse() {
                     init: Default::default(),
                     params: Default::default(),
                     options: Default::default(),
+                    centres: None,
                 },
             )
             .unwrap_err()

@@ -117,6 +117,7 @@ fn fit(l: &Loaded, id: &str, k: usize, seed: u64, init: Init, given: &[(&str, f6
         init,
         params: algo::resolve_params(a.as_ref(), &l.problem, k, &given).unwrap(),
         options: algo::resolve_options(a.as_ref(), &[]).unwrap(),
+        centres: None,
     };
     algo::run(a.as_ref(), &l.problem, &cfg, &Ctx::new())
         .unwrap()

@@ -63,6 +63,7 @@ fn config(
         init: Init::KmeansPP,
         params: algo::resolve_params(a.as_ref(), pr, 4, &given).unwrap(),
         options: algo::resolve_options(a.as_ref(), &opts).unwrap(),
+        centres: None,
     };
     (a, cfg)
 }

@@ -27,6 +27,7 @@ fn run(algo: &str, problem: &Problem, k: usize, seed: u64, given: &[(&str, f64)]
         init: Init::KmeansPP,
         params: algo::resolve_params(a.as_ref(), problem, k, &given).unwrap(),
         options: Default::default(),
+        centres: None,
     };
     a.run(problem, &cfg, &Ctx::new()).unwrap().best
 }
@@ -112,6 +113,7 @@ fn sampled_restarts_are_each_the_run_of_their_seed() {
         init: Init::KmeansPP,
         params: algo::resolve_params(a.as_ref(), &pr, 3, &given).unwrap(),
         options: Default::default(),
+        centres: None,
     };
     let all = a.run(&pr, &cfg, &Ctx::new()).unwrap();
     for r in 0..3 {

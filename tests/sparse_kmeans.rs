@@ -98,6 +98,7 @@ fn config(pr: &meanscape::algo::Problem, k: usize, given: &[(&str, f64)], tune: 
         init: Init::KmeansPP,
         params: algo::resolve_params(a.as_ref(), pr, k, &given).unwrap(),
         options: algo::resolve_options(a.as_ref(), &opts).unwrap(),
+        centres: None,
     }
 }
 

@@ -32,6 +32,7 @@ fn config(
         init: Init::KmeansPP,
         params: algo::resolve_params(a.as_ref(), problem, k, &given).unwrap(),
         options: algo::resolve_options(a.as_ref(), &opts).unwrap(),
+        centres: None,
     };
     (a, cfg)
 }

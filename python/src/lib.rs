@@ -72,6 +72,7 @@ fn fit<'py>(
         init,
         given: &params,
         options: &options,
+        centres: None,
     };
     let (cfg, result, built) = run_cancellable(py, |ctx, _| {
         let cfg = algo::configure(algo.as_ref(), &problem, request, "X")?;

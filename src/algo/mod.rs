@@ -110,6 +110,7 @@ mod tests {
                 init: Init::KmeansPP,
                 params,
                 options: resolve_options(a.as_ref(), &[]).unwrap(),
+                centres: None,
             };
             a.check(&problem, &cfg)
                 .unwrap_or_else(|e| panic!("{}: {e}", a.id()));
@@ -136,6 +137,37 @@ mod tests {
         assert_eq!(a, b, "update TAKES_KERNELS");
     }
 
+    /// The refusals of sample weights and given centres name exactly the
+    /// algorithms that take them.
+    #[test]
+    fn the_weighing_algorithms_are_named_in_the_refusals() {
+        let named = |list: &str| {
+            let mut v: Vec<String> = list
+                .split([',', ' '])
+                .filter(|w| !w.is_empty() && *w != "or")
+                .map(String::from)
+                .collect();
+            v.sort();
+            v
+        };
+        let takes = |f: fn(&dyn Algorithm) -> bool| {
+            let mut v: Vec<String> = registry()
+                .iter()
+                .filter(|a| f(a.as_ref()))
+                .map(|a| a.id().to_string())
+                .collect();
+            v.sort();
+            v
+        };
+        let weights = takes(|a| a.takes_sample_weights());
+        assert_eq!(
+            weights,
+            named(crate::solver::algorithm::TAKES_SAMPLE_WEIGHTS)
+        );
+        let centres = takes(|a| a.takes_centres());
+        assert_eq!(centres, named(crate::solver::algorithm::TAKES_CENTRES));
+    }
+
     #[test]
     fn a_missing_value_is_a_typed_error_not_a_panic() {
         let problem = Problem::new(Array2::from_shape_fn((10, 2), |(i, j)| (i + j) as f64));
@@ -147,6 +179,7 @@ mod tests {
             init: Init::KmeansPP,
             params: Params::default(),
             options: Default::default(),
+            centres: None,
         };
         let e = a.check(&problem, &cfg).unwrap_err().to_string();
         assert!(e.contains("parameter s0 is missing"), "{e}");

@@ -50,6 +50,12 @@ pub struct ReadArgs {
     /// target, y or cluster instead of leaving it out of the features.
     #[arg(long)]
     pub keep_label_column: bool,
+    /// Sample weights: a feature column of that name (left out of the
+    /// features) or a file of one number per row. A row of weight w counts
+    /// as w copies of it; 0 leaves it out of the centres. For kmeans, khm
+    /// and power.
+    #[arg(long, value_name = "COLUMN|FILE")]
+    pub weights: Option<String>,
     /// .mat files: the variable holding the features (default: fea, X or data).
     #[arg(long, value_name = "NAME")]
     pub var: Option<String>,
@@ -109,6 +115,7 @@ impl ReadArgs {
             ignore_non_numeric: self.ignore_non_numeric,
             dtype: None,
             keep_label_column: self.keep_label_column,
+            weights: self.weights.clone(),
         }
     }
 }

@@ -116,6 +116,7 @@ fn output(a: &PathArgs) -> Result<Option<String>> {
         init: a.algo.init,
         given: &given,
         options: &options,
+        centres: None,
     };
     let cfg = algo::configure(algo.as_ref(), &loaded.problem, request, &data)?;
     let grid = match &a.lambda {

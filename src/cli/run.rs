@@ -72,6 +72,7 @@ fn output(a: &RunArgs) -> Result<String> {
         init: a.algo.init,
         given: &given,
         options: &options,
+        centres: None,
     };
     let cfg = algo::configure(algo.as_ref(), &loaded.problem, request, &data)?;
     if let Some(out) = &a.out {

@@ -25,6 +25,7 @@ mod sizes;
 mod source;
 #[cfg(feature = "parquet")]
 mod thrift;
+pub mod weights;
 
 pub use preprocess::{Missing, Scaling};
 pub use source::{DataSource, load};
@@ -317,4 +318,7 @@ pub struct LoadOptions {
     /// With [`LabelChoice::None`]: cluster on the column named like
     /// labels instead of leaving it out (`--keep-label-column`).
     pub keep_label_column: bool,
+    /// Sample weights: a feature column (taken out of the features) or a
+    /// file of one number per row (`--weights`).
+    pub weights: Option<String>,
 }

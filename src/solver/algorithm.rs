@@ -27,6 +27,9 @@ pub struct RunConfig {
     pub params: Params,
     /// Non-numeric options some algorithms take (e.g. `kernel`).
     pub options: BTreeMap<String, String>,
+    /// Initial centres (k × p, in the input space) instead of seeding:
+    /// scikit-learn's `init=array`. Every restart starts from them.
+    pub centres: Option<std::sync::Arc<ndarray::Array2<f64>>>,
 }
 
 impl RunConfig {
@@ -60,6 +63,7 @@ impl RunConfig {
             init: Init::default(),
             params: resolve_params(algo, problem, k, &given)?,
             options: resolve_options(algo, &opts)?,
+            centres: None,
         })
     }
 
@@ -86,7 +90,7 @@ impl Start {
 
 /// What every algorithm reads from a [`RunConfig`] besides its own
 /// parameters, parsed once at the start of a run.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Common {
     pub k: usize,
     pub seed: u64,
@@ -94,6 +98,8 @@ pub struct Common {
     pub init: Init,
     /// The memory budget in bytes (`--max-memory`); `None`: the default.
     pub max_memory: Option<u64>,
+    /// Given initial centres ([`RunConfig::centres`]).
+    pub centres: Option<std::sync::Arc<ndarray::Array2<f64>>>,
 }
 
 impl Common {
@@ -113,6 +119,7 @@ impl Common {
             restarts: cfg.restarts,
             init: cfg.init,
             max_memory,
+            centres: cfg.centres.clone(),
         })
     }
 }
@@ -145,6 +152,17 @@ pub trait Solver: Send + Sync {
     /// Whether it runs on precomputed kernels (a kernels-only dataset);
     /// the others are refused such data with [`TAKES_KERNELS`] named.
     fn takes_kernels(&self) -> bool {
+        false
+    }
+    /// Whether it weighs rows by sample weights ([`Problem::sample_weights`]);
+    /// the others refuse weighted data with [`TAKES_SAMPLE_WEIGHTS`] named.
+    fn takes_sample_weights(&self) -> bool {
+        false
+    }
+    /// Whether it can start from given centres in the input space
+    /// ([`RunConfig::centres`]); the others refuse them with
+    /// [`TAKES_CENTRES`] named.
+    fn takes_centres(&self) -> bool {
         false
     }
     /// The value of a parameter whose default is `Auto`, from the data.
@@ -340,6 +358,10 @@ pub trait Algorithm: Send + Sync {
     fn default_scaling(&self) -> crate::data::Scaling;
     /// Whether it runs on precomputed kernels ([`Solver::takes_kernels`]).
     fn takes_kernels(&self) -> bool;
+    /// Whether it takes sample weights ([`Solver::takes_sample_weights`]).
+    fn takes_sample_weights(&self) -> bool;
+    /// Whether it takes given centres ([`Solver::takes_centres`]).
+    fn takes_centres(&self) -> bool;
     /// The value of a parameter whose default is `Auto`, from the data.
     ///
     /// # Errors
@@ -416,6 +438,12 @@ impl<S: Solver> Algorithm for S {
     fn takes_kernels(&self) -> bool {
         Solver::takes_kernels(self)
     }
+    fn takes_sample_weights(&self) -> bool {
+        Solver::takes_sample_weights(self)
+    }
+    fn takes_centres(&self) -> bool {
+        Solver::takes_centres(self)
+    }
     fn auto_param(&self, name: &str, problem: &Problem, k: usize) -> Result<f64> {
         Solver::auto_param(self, name, problem, k)
     }
@@ -425,12 +453,14 @@ impl<S: Solver> Algorithm for S {
     fn check(&self, problem: &Problem, cfg: &RunConfig) -> Result<()> {
         check_data(self, problem)?;
         check_config(problem, cfg)?;
+        check_inputs(self, problem, cfg)?;
         let run = Common::of(cfg)?;
         let p = self.typed(problem, cfg)?;
         check_solver_memory(self, problem, &run, &p)
     }
     fn fit(&self, problem: &Problem, cfg: &RunConfig, start: Start, ctx: &Ctx) -> Result<Fit> {
         check_data(self, problem)?;
+        check_inputs(self, problem, cfg)?;
         let run = Common::of(cfg)?;
         let p = self.typed(problem, cfg)?;
         Solver::fit(self, problem, &run, &p, start, ctx)
@@ -624,6 +654,8 @@ pub struct Request<'a> {
     pub given: &'a [(String, f64)],
     /// Non-numeric options the user set (`kernel`, `max_memory`, …).
     pub options: &'a [(String, String)],
+    /// Initial centres instead of seeding ([`RunConfig::centres`]).
+    pub centres: Option<std::sync::Arc<ndarray::Array2<f64>>>,
 }
 
 /// Builds a run's configuration, checking the cheap things first: k and the
@@ -649,6 +681,7 @@ pub fn configure(
         init: req.init,
         params: Params::default(),
         options: resolve_options(algo, req.options)?,
+        centres: req.centres,
     };
     if !algo.takes_kernels() && problem.kernels_only() {
         problem
@@ -656,6 +689,7 @@ pub fn configure(
             .map_err(|e| e.about(data))?;
     }
     check_config(problem, &cfg).map_err(|e| e.about(data))?;
+    check_algo_inputs(algo, problem, &cfg).map_err(|e| e.about(data))?;
     // The memory of a start depends on k, the seeding and the options, not
     // on the numbers: automatic defaults stand in at their range's minimum.
     cfg.params = Params::resolve(algo.id(), &algo.params(), req.given, |name| {
@@ -683,6 +717,79 @@ pub fn check_data<S: Solver + ?Sized>(algo: &S, problem: &Problem) -> Result<()>
         return Ok(());
     }
     problem.require_features(algo.id(), TAKES_KERNELS)
+}
+
+/// The algorithms that weigh rows by sample weights, for the refusal of
+/// the others (a test in `algo` keeps it in step with the registry).
+pub const TAKES_SAMPLE_WEIGHTS: &str = "kmeans, khm or power";
+
+/// The algorithms that start from given centres.
+pub const TAKES_CENTRES: &str = "kmeans, khm or power";
+
+/// Refuses sample weights or given centres to an algorithm that cannot use
+/// them, and centres of the wrong shape.
+///
+/// # Errors
+/// [`Error::Param`], one line naming the algorithms that take them.
+pub fn check_inputs<S: Solver + ?Sized>(
+    algo: &S,
+    problem: &Problem,
+    cfg: &RunConfig,
+) -> Result<()> {
+    inputs_check(
+        algo.id(),
+        algo.takes_sample_weights(),
+        algo.takes_centres(),
+        problem,
+        cfg,
+    )
+}
+
+fn check_algo_inputs(algo: &dyn Algorithm, problem: &Problem, cfg: &RunConfig) -> Result<()> {
+    inputs_check(
+        algo.id(),
+        algo.takes_sample_weights(),
+        algo.takes_centres(),
+        problem,
+        cfg,
+    )
+}
+
+fn inputs_check(
+    id: &str,
+    weights: bool,
+    centres: bool,
+    problem: &Problem,
+    cfg: &RunConfig,
+) -> Result<()> {
+    if problem.sample_weights().is_some() && !weights {
+        return Err(Error::Param(format!(
+            "{id} does not take sample weights; {TAKES_SAMPLE_WEIGHTS} do"
+        )));
+    }
+    let Some(c) = &cfg.centres else {
+        return Ok(());
+    };
+    if !centres {
+        return Err(Error::Param(format!(
+            "{id} does not start from given centres; {TAKES_CENTRES} do"
+        )));
+    }
+    if c.dim() != (cfg.k, problem.p()) {
+        return Err(Error::Param(format!(
+            "the initial centres are {} × {}; they must be k × features = {} × {}",
+            c.nrows(),
+            c.ncols(),
+            cfg.k,
+            problem.p()
+        )));
+    }
+    if c.iter().any(|v| !v.is_finite()) {
+        return Err(Error::Param(
+            "the initial centres hold a value that is not finite".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Checks k and the restart count against the problem.
@@ -765,7 +872,7 @@ fn run_solver<S: Solver>(
         if let Some((run, p)) = r {
             for i in 0..cfg.restarts {
                 starts.push(BatchStart {
-                    run: *run,
+                    run: run.clone(),
                     params: p,
                     start: Start {
                         index: i,
@@ -853,6 +960,7 @@ mod tests {
             init: Init::KmeansPP,
             params: Params::default(),
             options: [("max_memory".to_string(), max_memory.to_string())].into(),
+            centres: None,
         })
         .unwrap()
     }

@@ -68,9 +68,52 @@ pub(super) struct Pass {
     pub dists: Vec<f64>,
     /// Squared distance to the second nearest (when asked for; else empty).
     pub second: Vec<f64>,
-    /// Per-cluster sums of the rows (f64) and counts.
+    /// Per-cluster sums of the rows (f64, each row times its sample
+    /// weight) and totals of the weights (the counts when unweighted).
     pub sums: Array2<f64>,
-    pub counts: Vec<usize>,
+    pub totals: Vec<f64>,
+}
+
+/// Row `i`'s sample weight (1 without weights).
+#[inline]
+pub(super) fn weight(w: Option<&[f64]>, i: usize) -> f64 {
+    w.map_or(1.0, |w| w[i])
+}
+
+/// Per-cluster sums of the rows times their sample weights, and the
+/// weight totals: [`cluster_sums`] when every weight is 1.
+pub fn weighted_cluster_sums<'a>(
+    x: impl Into<Rows<'a>>,
+    w: Option<&[f64]>,
+    labels: &[usize],
+    k: usize,
+) -> (Array2<f64>, Vec<f64>) {
+    let x = x.into();
+    let p = x.ncols();
+    let block = |rows: std::ops::Range<usize>| {
+        let mut sums = Array2::zeros((k, p));
+        let mut totals = vec![0.0; k];
+        for i in rows {
+            let l = labels[i];
+            let wi = weight(w, i);
+            totals[l] += wi;
+            x.add_scaled_row_to(i, wi, sums.row_mut(l));
+        }
+        (sums, totals)
+    };
+    fold_blocks(
+        x.nrows(),
+        BLOCK,
+        block,
+        (Array2::zeros((k, p)), vec![0.0; k]),
+        |(mut sums, mut totals), (s, c)| {
+            sums += &s;
+            for (a, b) in totals.iter_mut().zip(c) {
+                *a += b;
+            }
+            (sums, totals)
+        },
+    )
 }
 
 /// Nearest and second-nearest centre of a row of distances: the nearest
@@ -92,7 +135,14 @@ pub(super) fn argmin2(row: impl Iterator<Item = f64>) -> (usize, f64, f64) {
 /// added to their cluster's sum while the block is hot — one read of a
 /// large matrix per iteration instead of two. Fixed blocks combined in
 /// order: the same result for any thread count.
-pub(super) fn full_pass(x: Rows, x_norms: &[f64], c: &Centres, second: bool, sums: bool) -> Pass {
+pub(super) fn full_pass(
+    x: Rows,
+    x_norms: &[f64],
+    w: Option<&[f64]>,
+    c: &Centres,
+    second: bool,
+    sums: bool,
+) -> Pass {
     let (n, p) = (x.nrows(), x.ncols());
     let k = c.k();
     let block = |rows: std::ops::Range<usize>| {
@@ -102,7 +152,7 @@ pub(super) fn full_pass(x: Rows, x_norms: &[f64], c: &Centres, second: bool, sum
             dists: Vec::with_capacity(hi - lo),
             second: Vec::with_capacity(if second { hi - lo } else { 0 }),
             sums: Array2::<f64>::zeros((k, p)),
-            counts: vec![0; k],
+            totals: vec![0.0; k],
         };
         let mut r0 = lo;
         while r0 < hi {
@@ -110,9 +160,10 @@ pub(super) fn full_pass(x: Rows, x_norms: &[f64], c: &Centres, second: bool, sum
             let d = x.block_dists(r0, r1, &x_norms[r0..r1], c);
             for (i, dr) in (r0..r1).zip(d.rows()) {
                 let (l, v, v2) = argmin2(dr.iter().copied());
-                part.counts[l] += 1;
+                let wi = weight(w, i);
+                part.totals[l] += wi;
                 if sums {
-                    x.add_row_to(i, part.sums.row_mut(l));
+                    x.add_scaled_row_to(i, wi, part.sums.row_mut(l));
                 }
                 part.labels.push(l);
                 part.dists.push(v);
@@ -129,14 +180,14 @@ pub(super) fn full_pass(x: Rows, x_norms: &[f64], c: &Centres, second: bool, sum
         dists: Vec::with_capacity(n),
         second: Vec::with_capacity(if second { n } else { 0 }),
         sums: Array2::<f64>::zeros((k, p)),
-        counts: vec![0; k],
+        totals: vec![0.0; k],
     };
     fold_blocks(n, BLOCK, block, init, |mut all, part| {
         all.labels.extend(part.labels);
         all.dists.extend(part.dists);
         all.second.extend(part.second);
         all.sums += &part.sums;
-        for (a, b) in all.counts.iter_mut().zip(part.counts) {
+        for (a, b) in all.totals.iter_mut().zip(part.totals) {
             *a += b;
         }
         all
@@ -150,10 +201,11 @@ pub(super) fn full_pass(x: Rows, x_norms: &[f64], c: &Centres, second: bool, sum
 /// same labels give them the same centres, to the last bit.
 pub(super) fn move_rows(
     x: Rows,
+    w: Option<&[f64]>,
     prev: &[usize],
     next: &[usize],
     sums: &mut Array2<f64>,
-    counts: &mut [usize],
+    totals: &mut [f64],
 ) {
     let moved: Vec<usize> = (0..next.len()).filter(|&i| prev[i] != next[i]).collect();
     if moved.is_empty() {
@@ -168,7 +220,7 @@ pub(super) fn move_rows(
             let mut row = Array1::<f64>::zeros(p);
             for &i in &moved[r] {
                 row.fill(0.0);
-                x.add_row_to(i, row.view_mut());
+                x.add_scaled_row_to(i, weight(w, i), row.view_mut());
                 d.row_mut(next[i]).scaled_add(1.0, &row);
                 d.row_mut(prev[i]).scaled_add(-1.0, &row);
             }
@@ -179,7 +231,8 @@ pub(super) fn move_rows(
     );
     *sums += &delta;
     for &i in &moved {
-        counts[prev[i]] -= 1;
-        counts[next[i]] += 1;
+        let wi = weight(w, i);
+        totals[prev[i]] -= wi;
+        totals[next[i]] += wi;
     }
 }

@@ -45,9 +45,37 @@ pub fn choose_seeds<R: Rng>(
             "k = {k} is out of range: must be in [1, {n}] (the number of rows)"
         )));
     }
+    weighted_seeds(n, None, k, init, rng, dist)
+}
+
+/// [`choose_seeds`] with rows weighted by their sample weights `w`, as
+/// scikit-learn seeds a weighted fit: k-means++ draws the first seed ∝ w and
+/// each next ∝ w·D², judging candidates by Σ w·min D²; random seeding
+/// draws k distinct rows ∝ w. A row of weight 0 is never a seed. `None` is
+/// [`choose_seeds`], to the bit.
+pub fn weighted_seeds<R: Rng>(
+    n: usize,
+    w: Option<&[f64]>,
+    k: usize,
+    init: Init,
+    rng: &mut R,
+    dist: impl Fn(&[usize]) -> Array2<f64>,
+) -> Result<Vec<usize>> {
+    if k == 0 || k > n {
+        return Err(Error::Param(format!(
+            "k = {k} is out of range: must be in [1, {n}] (the number of rows)"
+        )));
+    }
+    if let Some(w) = w
+        && w.iter().filter(|&&v| v > 0.0).count() < k
+    {
+        return Err(Error::Data(format!(
+            "fewer than k = {k} rows have a positive sample weight; lower k"
+        )));
+    }
     match init {
-        Init::KmeansPP => kmeans_pp(n, k, rng, dist),
-        Init::Random => random_distinct(n, k, rng, dist),
+        Init::KmeansPP => kmeans_pp(n, w, k, rng, dist),
+        Init::Random => random_distinct(n, w, k, rng, dist),
     }
 }
 
@@ -61,7 +89,20 @@ pub fn euclidean_seeds<'a, R: Rng>(
     rng: &mut R,
 ) -> Result<Vec<usize>> {
     let x = x.into();
-    choose_seeds(x.nrows(), k, init, rng, |cands| {
+    weighted_euclidean_seeds(x, x_norms, None, k, init, rng)
+}
+
+/// [`euclidean_seeds`] with sample weights ([`weighted_seeds`]).
+pub fn weighted_euclidean_seeds<'a, R: Rng>(
+    x: impl Into<super::rows::Rows<'a>>,
+    x_norms: &[f64],
+    w: Option<&[f64]>,
+    k: usize,
+    init: Init,
+    rng: &mut R,
+) -> Result<Vec<usize>> {
+    let x = x.into();
+    weighted_seeds(x.nrows(), w, k, init, rng, |cands| {
         let c = x.select(cands);
         x.sq_dists(x_norms, c.view())
     })
@@ -73,41 +114,87 @@ fn too_few_distinct(k: usize) -> Error {
     ))
 }
 
+/// The index `r` falls at in the running sums `cumulative` (the last
+/// index with a positive step when rounding puts `r` past the end).
+fn draw(cumulative: &[f64], r: f64) -> usize {
+    let n = cumulative.len();
+    let i = cumulative.partition_point(|&c| c <= r).min(n - 1);
+    // Only the clamp can land on a zero-weight row (no step of its own):
+    // step back to the last row that has one.
+    let mut j = i;
+    while j > 0 && cumulative[j] <= cumulative[j - 1] {
+        j -= 1;
+    }
+    j
+}
+
 fn kmeans_pp<R: Rng>(
     n: usize,
+    w: Option<&[f64]>,
     k: usize,
     rng: &mut R,
     dist: impl Fn(&[usize]) -> Array2<f64>,
 ) -> Result<Vec<usize>> {
     let trials = 2 + (k as f64).ln().floor() as usize;
-    let first = rng.random_range(0..n);
+    let first = match w {
+        None => rng.random_range(0..n),
+        Some(w) => {
+            let mut acc = 0.0;
+            let cumulative: Vec<f64> = w
+                .iter()
+                .map(|&v| {
+                    acc += v;
+                    acc
+                })
+                .collect();
+            draw(&cumulative, rng.random::<f64>() * acc)
+        }
+    };
+    let wt = |i: usize| w.map_or(1.0, |w| w[i]);
     let mut seeds = vec![first];
     let mut closest: Vec<f64> = dist(&[first]).column(0).to_vec();
-    let mut potential: f64 = closest.iter().sum();
+    let mut potential: f64 = match w {
+        None => closest.iter().sum(),
+        Some(w) => closest.iter().zip(w).map(|(c, v)| c * v).sum(),
+    };
     while seeds.len() < k {
         if potential <= 0.0 {
             return Err(too_few_distinct(k));
         }
         let mut cumulative = Vec::with_capacity(n);
         let mut acc = 0.0;
-        for &c in &closest {
-            acc += c;
+        for (i, &c) in closest.iter().enumerate() {
+            acc += match w {
+                None => c,
+                Some(w) => c * w[i],
+            };
             cumulative.push(acc);
         }
         let cands: Vec<usize> = (0..trials)
             .map(|_| {
                 let r = rng.random::<f64>() * acc;
-                cumulative.partition_point(|&c| c <= r).min(n - 1)
+                match w {
+                    None => cumulative.partition_point(|&c| c <= r).min(n - 1),
+                    Some(_) => draw(&cumulative, r),
+                }
             })
             .collect();
         let d = dist(&cands);
         let mut best = (f64::INFINITY, 0);
         for (t, &cand) in cands.iter().enumerate() {
-            let pot: f64 = closest
-                .iter()
-                .zip(d.column(t))
-                .map(|(&a, &b)| a.min(b))
-                .sum();
+            let pot: f64 = match w {
+                None => closest
+                    .iter()
+                    .zip(d.column(t))
+                    .map(|(&a, &b)| a.min(b))
+                    .sum(),
+                Some(_) => closest
+                    .iter()
+                    .zip(d.column(t))
+                    .enumerate()
+                    .map(|(i, (&a, &b))| a.min(b) * wt(i))
+                    .sum(),
+            };
             if pot < best.0 || (pot == best.0 && cand < cands[best.1]) {
                 best = (pot, t);
             }
@@ -129,12 +216,18 @@ fn kmeans_pp<R: Rng>(
 /// seeds would stay glued together for the whole run).
 fn random_distinct<R: Rng>(
     n: usize,
+    w: Option<&[f64]>,
     k: usize,
     rng: &mut R,
     dist: impl Fn(&[usize]) -> Array2<f64>,
 ) -> Result<Vec<usize>> {
     for _ in 0..20 {
-        let seeds = sample(rng, n, k).into_vec();
+        let seeds = match w {
+            None => sample(rng, n, k).into_vec(),
+            Some(w) => rand::seq::index::sample_weighted(rng, n, |i| w[i], k)
+                .map_err(|_| too_few_distinct(k))?
+                .into_vec(),
+        };
         let d = dist(&seeds);
         let clash = (0..k).any(|a| (0..a).any(|b| d[[seeds[a], b]] <= 0.0));
         if !clash {

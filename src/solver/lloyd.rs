@@ -3,7 +3,7 @@
 //! mean feature variance on the squared centre shift, strict convergence
 //! when no label changes, empty clusters moved to the farthest points.
 
-pub use super::assign::{assign, cluster_sums};
+pub use super::assign::{assign, cluster_sums, weighted_cluster_sums};
 use super::assign::{full_pass, move_rows};
 use super::bounded::Bounds;
 use super::fit::Fit;
@@ -27,7 +27,44 @@ pub fn lloyd_loop<'a>(
     max_iter: usize,
     ctx: &Ctx,
 ) -> Result<Fit> {
-    run_lloyd(x.into(), x_norms, centres, tol_abs, max_iter, true, ctx)
+    run_lloyd(
+        x.into(),
+        x_norms,
+        None,
+        centres,
+        tol_abs,
+        max_iter,
+        true,
+        ctx,
+    )
+}
+
+/// [`lloyd_loop`] (`bounded`) or [`plain_lloyd_loop`] on rows weighted by
+/// their sample weights `w` (None: every weight 1, the same bits as the
+/// unweighted loops): the centres are weighted means, the objective the
+/// weighted sum of squared distances. A cluster whose weight is 0 is
+/// empty.
+#[allow(clippy::too_many_arguments)]
+pub fn weighted_lloyd_loop<'a>(
+    x: impl Into<Rows<'a>>,
+    x_norms: &[f64],
+    w: Option<&[f64]>,
+    centres: Array2<f64>,
+    tol_abs: f64,
+    max_iter: usize,
+    bounded: bool,
+    ctx: &Ctx,
+) -> Result<Fit> {
+    run_lloyd(
+        x.into(),
+        x_norms,
+        w,
+        centres,
+        tol_abs,
+        max_iter,
+        bounded,
+        ctx,
+    )
 }
 
 /// Lloyd iterations with every distance computed at every iteration: the
@@ -40,12 +77,23 @@ pub fn plain_lloyd_loop<'a>(
     max_iter: usize,
     ctx: &Ctx,
 ) -> Result<Fit> {
-    run_lloyd(x.into(), x_norms, centres, tol_abs, max_iter, false, ctx)
+    run_lloyd(
+        x.into(),
+        x_norms,
+        None,
+        centres,
+        tol_abs,
+        max_iter,
+        false,
+        ctx,
+    )
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run_lloyd(
     x: Rows,
     x_norms: &[f64],
+    w: Option<&[f64]>,
     centres: Array2<f64>,
     tol_abs: f64,
     max_iter: usize,
@@ -56,6 +104,7 @@ fn run_lloyd(
     let mut step = LloydStep {
         x,
         x_norms,
+        w,
         centres,
         tol_abs,
         shift: f64::INFINITY,
@@ -82,12 +131,14 @@ fn run_lloyd(
 struct LloydStep<'x, 'n> {
     x: Rows<'x>,
     x_norms: &'n [f64],
+    /// Sample weights (None: all 1).
+    w: Option<&'n [f64]>,
     centres: Array2<f64>,
     tol_abs: f64,
     /// Squared centre shift of the last update.
     shift: f64,
-    /// Per-cluster sums and counts of the rows at `labels`.
-    sums: Option<(Array2<f64>, Vec<usize>)>,
+    /// Per-cluster sums and weight totals of the rows at `labels`.
+    sums: Option<(Array2<f64>, Vec<f64>)>,
     /// Every row's squared distance to its centre, when the last
     /// assignment computed them all (empty clusters need them).
     dists: Option<Vec<f64>>,
@@ -107,30 +158,48 @@ impl Step for LloydStep<'_, '_> {
             self.dists = None;
             (labels, None)
         } else {
-            let pass = full_pass(self.x, self.x_norms, &c, self.bounds.is_some(), first);
-            let inertia: f64 = pass.dists.iter().sum();
+            let pass = full_pass(
+                self.x,
+                self.x_norms,
+                self.w,
+                &c,
+                self.bounds.is_some(),
+                first,
+            );
+            let inertia = weighted_sum(&pass.dists, self.w);
             if let Some(b) = &mut self.bounds {
                 b.start(self.x, &pass, self.x_norms, &c);
             }
             if first {
-                self.sums = Some((pass.sums, pass.counts));
+                self.sums = Some((pass.sums, pass.totals));
             }
             self.dists = Some(pass.dists);
             (pass.labels, Some(inertia))
         };
         if !first {
-            let (sums, counts) = self.sums.as_mut().expect("sums after the first pass");
-            move_rows(self.x, &self.labels, &labels, sums, counts);
+            if self.w.is_some() {
+                // Weighted totals moved row by row would leave a rounding
+                // residue where a cluster's weight should be exactly 0.
+                self.sums = Some(weighted_cluster_sums(
+                    self.x,
+                    self.w,
+                    &labels,
+                    self.centres.nrows(),
+                ));
+            } else {
+                let (sums, totals) = self.sums.as_mut().expect("sums after the first pass");
+                move_rows(self.x, None, &self.labels, &labels, sums, totals);
+            }
         }
         let settled = labels == it.prev_labels || self.shift <= self.tol_abs;
-        let (sums, counts) = self.sums.as_ref().expect("sums");
+        let (sums, totals) = self.sums.as_ref().expect("sums");
         // An empty cluster moves to the farthest rows, and the objective the
         // run ends with is summed from every row's distance: both need the
         // full pass (whose labels are the bounded ones).
-        if inertia.is_none() && (settled || it.at_cap || counts.contains(&0)) {
-            let pass = full_pass(self.x, self.x_norms, &c, true, false);
+        if inertia.is_none() && (settled || it.at_cap || totals.contains(&0.0)) {
+            let pass = full_pass(self.x, self.x_norms, self.w, &c, true, false);
             debug_assert_eq!(pass.labels, labels, "bounded labels are the full pass's");
-            inertia = Some(pass.dists.iter().sum());
+            inertia = Some(weighted_sum(&pass.dists, self.w));
             if let Some(b) = &mut self.bounds {
                 b.start(self.x, &pass, self.x_norms, &c);
             }
@@ -138,28 +207,29 @@ impl Step for LloydStep<'_, '_> {
         }
         // Between the first and the last, the objective of the bounded
         // iterations is Σ‖x‖² − 2Σ c·S + Σ n‖c‖², from the sums.
-        let inertia = inertia.unwrap_or_else(|| inertia_from_sums(self.x_norms, &c, sums, counts));
+        let inertia =
+            inertia.unwrap_or_else(|| inertia_from_sums(self.x_norms, self.w, &c, sums, totals));
         self.labels = labels.clone();
         Ok(Eval::new(inertia, labels, settled))
     }
 
     fn advance(&mut self, _m: usize) -> Result<()> {
-        let (sums, counts) = self.sums.as_ref().expect("advance after eval");
+        let (sums, totals) = self.sums.as_ref().expect("advance after eval");
         let k = self.centres.nrows();
         let mut next = sums.clone();
-        let empty = counts.iter().filter(|&&c| c == 0).count();
+        let empty = totals.iter().filter(|&&c| c == 0.0).count();
         let far = match &self.dists {
             Some(d) => farthest(d, empty),
             None => Vec::new(),
         };
         let mut far = far.into_iter();
         for j in 0..k {
-            if counts[j] == 0 {
+            if totals[j] == 0.0 {
                 // sklearn: an empty cluster moves to a far-away point.
                 let i = far.next().expect("enough points");
                 next.row_mut(j).assign(&self.x.select(&[i]).row(0));
             } else {
-                next.row_mut(j).mapv_inplace(|v| v / counts[j] as f64);
+                next.row_mut(j).mapv_inplace(|v| v / totals[j]);
             }
         }
         let diff = &next - &self.centres;
@@ -174,13 +244,27 @@ impl Step for LloydStep<'_, '_> {
 
 /// Σᵢ ‖xᵢ − c_{l(i)}‖² from the per-cluster sums: Σ‖x‖² − 2Σⱼ cⱼ·Sⱼ +
 /// Σⱼ nⱼ‖cⱼ‖² (at the centres the labels were assigned at).
-fn inertia_from_sums(x_norms: &[f64], c: &Centres, sums: &Array2<f64>, counts: &[usize]) -> f64 {
-    let xx: f64 = x_norms.iter().sum();
+fn inertia_from_sums(
+    x_norms: &[f64],
+    w: Option<&[f64]>,
+    c: &Centres,
+    sums: &Array2<f64>,
+    totals: &[f64],
+) -> f64 {
+    let xx = weighted_sum(x_norms, w);
     let mut total = xx;
     for j in 0..c.k() {
-        total += counts[j] as f64 * c.norms[j] - 2.0 * c.c.row(j).dot(&sums.row(j));
+        total += totals[j] * c.norms[j] - 2.0 * c.c.row(j).dot(&sums.row(j));
     }
     total.max(0.0)
+}
+
+/// Σᵢ wᵢvᵢ (Σᵢ vᵢ without weights, summed in the same order).
+pub(super) fn weighted_sum(v: &[f64], w: Option<&[f64]>) -> f64 {
+    match w {
+        None => v.iter().sum(),
+        Some(w) => v.iter().zip(w).map(|(a, b)| a * b).sum(),
+    }
 }
 
 /// Indices of the `m` rows farthest from their centre, farthest first.

@@ -5,10 +5,10 @@
 //! over the rows (`sweep`): the n×k squared distances, the log-domain MM
 //! weights and the next centres ΩᵀX.
 
-use super::assign::{cluster_sums, full_pass};
+use super::assign::{full_pass, weighted_cluster_sums};
 use super::fit::Fit;
 use super::iterate::{Eval, Iteration, Loop, LoopState, Rule, Step, Stop, iterate_until};
-use super::lloyd::lloyd_loop;
+use super::lloyd::weighted_lloyd_loop;
 use super::progress::Ctx;
 use super::rows::Centres;
 use super::rows::Rows;
@@ -21,16 +21,20 @@ use ndarray::Array2;
 /// the data or a feature map of it). Reused by every Euclidean member of
 /// the family. The stopping rule is the period check alone; see
 /// `power_loop_hard` for the hardness condition.
+#[allow(clippy::too_many_arguments)]
 pub fn power_loop<'a>(
     x: impl Into<Rows<'a>>,
     x_norms: &[f64],
+    w: Option<&[f64]>,
     centres: Array2<f64>,
     sched: &Schedule,
     tol: f64,
     max_iter: usize,
     ctx: &Ctx,
 ) -> Result<Fit> {
-    power_loop_hard(x, x_norms, centres, sched, tol, max_iter, 1.0, false, ctx)
+    power_loop_hard(
+        x, x_norms, w, centres, sched, tol, max_iter, 1.0, false, ctx,
+    )
 }
 
 /// `power_loop` whose stopping rule, while s still anneals, also needs
@@ -44,6 +48,7 @@ pub fn power_loop<'a>(
 pub fn power_loop_hard<'a>(
     x: impl Into<Rows<'a>>,
     x_norms: &[f64],
+    w: Option<&[f64]>,
     centres: Array2<f64>,
     sched: &Schedule,
     tol: f64,
@@ -63,9 +68,9 @@ pub fn power_loop_hard<'a>(
         ctx: ctx.clone(),
     };
     let how = run.how();
-    let mut step = PowerStep::new(x, x_norms, zero_tolerance(x_norms), run.centres);
+    let mut step = PowerStep::new(x, x_norms, w, zero_tolerance(x_norms), run.centres);
     let (fit, stop) = iterate_until(&mut step, how, ctx)?;
-    lloyd_finish(x, x_norms, step.centres, fit, stop, max_iter, ctx)
+    lloyd_finish(x, x_norms, w, step.centres, fit, stop, max_iter, ctx)
 }
 
 /// One run of [`power_batch`]: its start and settings, as
@@ -105,6 +110,7 @@ impl PowerRun {
 pub fn power_batch<'a>(
     x: impl Into<Rows<'a>>,
     x_norms: &[f64],
+    w: Option<&[f64]>,
     runs: Vec<PowerRun>,
 ) -> Vec<Result<Fit>> {
     let x = x.into();
@@ -117,7 +123,7 @@ pub fn power_batch<'a>(
         let how = r.how();
         states.push(LoopState::new(how, &r.ctx));
         hows.push(how);
-        steps.push(PowerStep::new(x, x_norms, zero_tol, r.centres));
+        steps.push(PowerStep::new(x, x_norms, w, zero_tol, r.centres));
         ctxs.push(r.ctx);
     }
     let mut out: Vec<Option<Result<Stop>>> = hows.iter().map(|_| None).collect();
@@ -145,6 +151,7 @@ pub fn power_batch<'a>(
                     s: it.s.expect("the power-mean rule gives s"),
                     s_ref: it.s_ref,
                     zero_tol,
+                    weights: w,
                 }
             })
             .collect();
@@ -170,7 +177,7 @@ pub fn power_batch<'a>(
             let stop = o.expect("every run of the batch ended")?;
             let (fit, stop2) = state.finish();
             debug_assert_eq!(stop, stop2);
-            lloyd_finish(x, x_norms, step.centres, fit, stop, how.max_iter, ctx)
+            lloyd_finish(x, x_norms, w, step.centres, fit, stop, how.max_iter, ctx)
         })
         .collect()
 }
@@ -178,9 +185,11 @@ pub fn power_batch<'a>(
 /// The end of a power run: its centres, or, when the annealing has
 /// settled, what is left of s → −∞: Lloyd's iteration from the centres
 /// the labels were settled at.
+#[allow(clippy::too_many_arguments)]
 fn lloyd_finish(
     x: Rows,
     x_norms: &[f64],
+    w: Option<&[f64]>,
     centres: Array2<f64>,
     mut fit: Fit,
     stop: Stop,
@@ -191,12 +200,14 @@ fn lloyd_finish(
         fit.centroids = Some(centres);
         return Ok(fit);
     }
-    let hard = lloyd_loop(
+    let hard = weighted_lloyd_loop(
         x,
         x_norms,
+        w,
         centres,
         0.0,
         max_iter - fit.iterations,
+        true,
         &ctx.continuing(fit.iterations),
     )?;
     fit.trace.extend(hard.trace);
@@ -215,6 +226,8 @@ fn lloyd_finish(
 struct PowerStep<'x, 'n> {
     x: Rows<'x>,
     x_norms: &'n [f64],
+    /// Sample weights (None: all 1).
+    w: Option<&'n [f64]>,
     zero_tol: f64,
     centres: Array2<f64>,
     /// The last sweep (its next centres and softness).
@@ -224,10 +237,17 @@ struct PowerStep<'x, 'n> {
 }
 
 impl<'x, 'n> PowerStep<'x, 'n> {
-    fn new(x: Rows<'x>, x_norms: &'n [f64], zero_tol: f64, centres: Array2<f64>) -> Self {
+    fn new(
+        x: Rows<'x>,
+        x_norms: &'n [f64],
+        w: Option<&'n [f64]>,
+        zero_tol: f64,
+        centres: Array2<f64>,
+    ) -> Self {
         PowerStep {
             x,
             x_norms,
+            w,
             zero_tol,
             centres,
             swept: None,
@@ -248,6 +268,7 @@ impl Step for PowerStep<'_, '_> {
                 s,
                 it.s_ref,
                 self.zero_tol,
+                self.w,
             ),
         };
         let ev = Eval {
@@ -273,14 +294,12 @@ impl Step for PowerStep<'_, '_> {
 
     fn lloyd_fixed_point(&mut self, labels: &[usize]) -> bool {
         let k = self.centres.nrows();
-        let (sums, counts) = cluster_sums(self.x, labels, k);
-        if counts.contains(&0) {
+        let (sums, totals) = weighted_cluster_sums(self.x, self.w, labels, k);
+        if totals.contains(&0.0) {
             return false;
         }
-        let means = &sums
-            / &ndarray::Array1::from_iter(counts.iter().map(|&c| c as f64))
-                .insert_axis(ndarray::Axis(1));
+        let means = &sums / &ndarray::Array1::from(totals).insert_axis(ndarray::Axis(1));
         let c = Centres::new(means.view(), &self.x);
-        full_pass(self.x, self.x_norms, &c, false, false).labels == labels
+        full_pass(self.x, self.x_norms, self.w, &c, false, false).labels == labels
     }
 }

@@ -152,6 +152,9 @@ pub struct Problem {
     /// Precomputed kernels, for a dataset that holds kernels instead of
     /// features (`x` is then n × 0).
     pub kernels: Option<Arc<KernelStack>>,
+    /// Sample weights (`--weights`, scikit-learn's `sample_weight`): each
+    /// row counts as that many rows in the objective and the centres.
+    weights: Option<Arc<[f64]>>,
     cache: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
     /// Items built so far (cache misses): how a sweep shows that cells
     /// sharing a Gram matrix did not each build one.
@@ -181,6 +184,7 @@ impl Problem {
             x,
             x_norms,
             kernels: None,
+            weights: None,
             cache: Mutex::new(HashMap::new()),
             builds: AtomicUsize::new(0),
         }
@@ -212,6 +216,30 @@ impl Problem {
         let mut p = Self::new(Array2::zeros((stack.n(), 0)));
         p.kernels = Some(stack);
         p
+    }
+
+    /// Gives every row a weight: a row of weight w counts as w copies of
+    /// it (integer weights are repeated rows, zero removes the row from
+    /// the objective and the centres but it still gets a label).
+    ///
+    /// # Errors
+    /// [`Error::Data`] when the weights do not match the rows, are negative,
+    /// not finite, or all zero.
+    pub fn set_sample_weights(&mut self, w: Vec<f64>) -> Result<()> {
+        check_sample_weights(&w, self.n())?;
+        // Unit weights are no weights: the same run, seeding included.
+        self.weights = w.iter().any(|&v| v != 1.0).then(|| w.into());
+        Ok(())
+    }
+
+    /// The sample weights, if any were given.
+    pub fn sample_weights(&self) -> Option<&[f64]> {
+        self.weights.as_deref()
+    }
+
+    /// The sample weights, shared (for runs that outlive a borrow).
+    pub fn shared_weights(&self) -> Option<Arc<[f64]>> {
+        self.weights.clone()
     }
 
     /// Whether the problem holds precomputed kernels and no features.
@@ -301,4 +329,30 @@ impl Problem {
     pub fn clear_cache(&self) {
         self.cache.lock().unwrap_or_else(|e| e.into_inner()).clear();
     }
+}
+
+/// Refuses sample weights that cannot weigh `n` rows.
+///
+/// # Errors
+/// [`Error::Data`], one line saying which weight is wrong.
+pub fn check_sample_weights(w: &[f64], n: usize) -> Result<()> {
+    if w.len() != n {
+        return Err(Error::Data(format!(
+            "{} sample weights for {n} rows: give one weight per row",
+            w.len()
+        )));
+    }
+    if let Some(i) = w.iter().position(|v| !v.is_finite() || *v < 0.0) {
+        return Err(Error::Data(format!(
+            "sample weight of row {} is {}: weights must be finite and ≥ 0",
+            i + 1,
+            w[i]
+        )));
+    }
+    if !w.iter().any(|&v| v > 0.0) {
+        return Err(Error::Data(
+            "every sample weight is 0: at least one row must count".into(),
+        ));
+    }
+    Ok(())
 }

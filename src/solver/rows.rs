@@ -186,6 +186,18 @@ impl<'a> Rows<'a> {
         }
     }
 
+    /// Adds `w` times row `i`, widened to f64, to `acc` (`w` = 1 adds
+    /// the row itself, to the bit: a unit weight changes nothing).
+    pub fn add_scaled_row_to(&self, i: usize, w: f64, mut acc: ndarray::ArrayViewMut1<f64>) {
+        if w == 1.0 {
+            return self.add_row_to(i, acc);
+        }
+        match self {
+            Rows::F64(x) => acc.scaled_add(w, &x.row(i)),
+            Rows::F32(x) => acc.zip_mut_with(&x.row(i), |a, &v| *a += w * f64::from(v)),
+        }
+    }
+
     /// The given rows as an f64 matrix (seed points, for instance).
     pub fn select(&self, rows: &[usize]) -> Array2<f64> {
         match self {

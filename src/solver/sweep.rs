@@ -63,6 +63,8 @@ pub struct SweepArgs<'c> {
     pub s: f64,
     pub s_ref: Option<f64>,
     pub zero_tol: f64,
+    /// Sample weights of every row (None: all 1).
+    pub weights: Option<&'c [f64]>,
 }
 
 impl Part {
@@ -78,12 +80,20 @@ impl Part {
         }
     }
 
-    /// Adds one cache block of rows (`xb`, with its squared norms).
-    fn block(&mut self, xb: ArrayView2<f64>, x_norms: &[f64], run: &SweepArgs, c_norms: &[f64]) {
+    /// Adds one cache block of rows (`xb`, its first row being row `at`).
+    fn block(
+        &mut self,
+        xb: ArrayView2<f64>,
+        at: usize,
+        x_norms: &[f64],
+        run: &SweepArgs,
+        c_norms: &[f64],
+    ) {
         let k = run.centres.nrows();
         let part = self;
         let d = sq_dists_with(xb, x_norms, run.centres, c_norms, false);
-        let step = block_weights(d.view(), run.s, run.s_ref, run.zero_tol);
+        let w = run.weights.map(|w| &w[at..at + xb.nrows()]);
+        let step = block_weights(d.view(), run.s, run.s_ref, run.zero_tol, w);
         part.objective += step.objective;
         part.objective_ref += step.objective_ref;
         part.softness += step.softness;
@@ -124,6 +134,9 @@ impl Part {
             let ci = step.c[i];
             let a = if ci.is_nan() {
                 f64::NAN
+            } else if ci == f64::NEG_INFINITY {
+                // A row of sample weight 0 (c* may be −∞ too).
+                0.0
             } else {
                 (ci - c_star).exp()
             };
@@ -144,7 +157,13 @@ impl Part {
 /// One task's rows for every run of the batch: each cache block is read
 /// once and serves every run while it is hot. Each run's arithmetic is
 /// exactly that of a batch of one (the runs share nothing but the rows).
-fn task(x: Rows, x_norms: &[f64], runs: &[SweepArgs], c_norms: &[Vec<f64>]) -> Vec<Part> {
+fn task(
+    x: Rows,
+    at: usize,
+    x_norms: &[f64],
+    runs: &[SweepArgs],
+    c_norms: &[Vec<f64>],
+) -> Vec<Part> {
     let p = x.ncols();
     let mut parts: Vec<Part> = runs
         .iter()
@@ -156,7 +175,7 @@ fn task(x: Rows, x_norms: &[f64], runs: &[SweepArgs], c_norms: &[Vec<f64>]) -> V
         let hi = (lo + BLOCK_ROWS).min(x.nrows());
         let xb = x.block_in(lo, hi, &mut buf);
         for ((part, run), cn) in parts.iter_mut().zip(runs).zip(c_norms) {
-            part.block(xb, &x_norms[lo..hi], run, cn);
+            part.block(xb, at + lo, &x_norms[lo..hi], run, cn);
         }
         lo = hi;
     }
@@ -171,12 +190,14 @@ pub fn sweep(
     s: f64,
     s_ref: Option<f64>,
     zero_tol: f64,
+    weights: Option<&[f64]>,
 ) -> Sweep {
     let run = SweepArgs {
         centres,
         s,
         s_ref,
         zero_tol,
+        weights,
     };
     sweep_batch(x, x_norms, &[run])
         .pop()
@@ -198,7 +219,7 @@ pub fn sweep_batch(x: Rows, x_norms: &[f64], runs: &[SweepArgs]) -> Vec<Sweep> {
         TASK_ROWS,
         |rows| {
             let (lo, hi) = (rows.start, rows.end);
-            task(x.slice(lo, hi), &x_norms[lo..hi], runs, &c_norms)
+            task(x.slice(lo, hi), lo, &x_norms[lo..hi], runs, &c_norms)
         },
         Vec::with_capacity(n.div_ceil(TASK_ROWS)),
         |mut all, parts| {
@@ -261,7 +282,7 @@ fn combine(n: usize, run: &SweepArgs, parts: Vec<Part>) -> Sweep {
         objective,
         objective_ref: run.s_ref.map(|_| objective_ref),
         labels,
-        softness: softness / n.max(1) as f64,
+        softness: softness / run.weights.map_or(n.max(1) as f64, |w| w.iter().sum()),
         next,
     }
 }

@@ -115,6 +115,7 @@ pub fn block_weights(
     s: f64,
     s_ref: Option<f64>,
     zero_tol: f64,
+    w: Option<&[f64]>,
 ) -> BlockWeights {
     assert!(s < 0.0, "power weights need s < 0 (got {s})");
     let (n, k) = d.dim();
@@ -162,13 +163,16 @@ pub fn block_weights(
         if rare[i] {
             // Rare: reuse the general routine for this row.
             let one = power_step(d.slice(ndarray::s![i..i + 1, ..]), s, zero_tol);
-            out.log_w.row_mut(i).assign(&one.log_w.row(0));
-            out.softness += super::stopping::softness(&one.log_w);
+            let (wi, lwi) = row_weight(w, i);
+            out.log_w
+                .row_mut(i)
+                .zip_mut_with(&one.log_w.row(0), |a, &b| *a = b + lwi);
+            out.softness += wi * super::stopping::softness(&one.log_w);
             out.u.row_mut(i).fill(f64::NAN);
-            out.objective += one.objective;
+            out.objective += wi * one.objective;
             if let Some(sr) = s_ref {
                 out.objective_ref +=
-                    power_objective(d.slice(ndarray::s![i..i + 1, ..]), sr, zero_tol);
+                    wi * power_objective(d.slice(ndarray::s![i..i + 1, ..]), sr, zero_tol);
             }
             continue;
         }
@@ -182,20 +186,32 @@ pub fn block_weights(
         }
         // The largest u is 1 (at the nearest centre), so the row's share
         // outside its cluster is 1 − 1/Σ_j u_ij.
-        out.softness += 1.0 - 1.0 / u.sum();
+        // A sample weight wᵢ multiplies the row's weights: ln wᵢ joins its
+        // constant (−∞ for a weight of 0: the row drops out of the sums).
+        let (wi, lwi) = row_weight(w, i);
+        out.softness += wi * (1.0 - 1.0 / u.sum());
         let log_s = sum.ln();
-        let c = -log_k / s + (1.0 / s - 1.0) * log_s;
+        let c = -log_k / s + (1.0 / s - 1.0) * log_s + lwi;
         out.c[i] = c;
         for (w, &l) in out.log_w.row_mut(i).iter_mut().zip(lri) {
             *w = c + (s - 1.0) * l;
         }
-        out.objective += m * ((log_s - log_k) / s).exp();
+        out.objective += wi * (m * ((log_s - log_k) / s).exp());
         if let Some(sr) = s_ref {
             let sum_ref: f64 = lri.iter().map(|&l| fastmath::exp_neg(sr * l)).sum();
-            out.objective_ref += m * ((sum_ref.ln() - log_k) / sr).exp();
+            out.objective_ref += wi * (m * ((sum_ref.ln() - log_k) / sr).exp());
         }
     }
     out
+}
+
+/// Row `i`'s sample weight and its logarithm ((1, 0) without weights: the
+/// same bits as no weight at all).
+fn row_weight(w: Option<&[f64]>, i: usize) -> (f64, f64) {
+    match w {
+        None => (1.0, 0.0),
+        Some(w) => (w[i], w[i].ln()),
+    }
 }
 
 /// Σ_i M_s(d_i·) alone, without the weights.
@@ -328,7 +344,7 @@ mod tests {
         ];
         for s in [-1.0, -3.0, -40.0] {
             let a = power_step(d.view(), s, 1e-12);
-            let b = block_weights(d.view(), s, Some(-2.0), 1e-12);
+            let b = block_weights(d.view(), s, Some(-2.0), 1e-12, None);
             assert_eq!(a.labels, b.labels);
             assert!((a.objective - b.objective).abs() < 1e-12 * a.objective);
             assert!((b.objective_ref - power_objective(d.view(), -2.0, 1e-12)).abs() < 1e-12);

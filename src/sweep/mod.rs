@@ -176,6 +176,7 @@ pub fn plan(algo: &dyn Algorithm, problem: &Problem, req: Request) -> Result<Pla
             init: req.init,
             params: resolve_params(algo, problem, k, &given)?,
             options,
+            centres: None,
         };
         check_config(problem, &cfg)?;
         cells.push(Cell { index, at, cfg });

@@ -488,6 +488,7 @@ impl Mutator {
             dtype: None,
             // No draw from the generator: the saved cases replay as before.
             keep_label_column: false,
+            weights: None,
         }
     }
 }

@@ -1,7 +1,8 @@
 //! k-harmonic means (Zhang, Hsu & Dayal 1999) with exponent 2: power
 //! k-means with s = −1 held fixed.
 
-use super::power::{fit_power_batch, initial_centres};
+use super::initial_centres;
+use super::power::fit_power_batch;
 use crate::error::Result;
 use crate::solver::power_mean::power_loop;
 use crate::solver::specs::{max_iter_spec, tol_spec};
@@ -51,6 +52,12 @@ impl Solver for Khm {
             max_iter: cfg.params.count("max_iter")?,
         })
     }
+    fn takes_sample_weights(&self) -> bool {
+        true
+    }
+    fn takes_centres(&self) -> bool {
+        true
+    }
     fn fit(
         &self,
         problem: &Problem,
@@ -61,7 +68,8 @@ impl Solver for Khm {
     ) -> Result<Fit> {
         let centres = initial_centres(problem, run, start)?;
         let (rows, norms) = problem.rows();
-        power_loop(rows, norms, centres, &SCHEDULE, p.tol, p.max_iter, ctx)
+        let w = problem.sample_weights();
+        power_loop(rows, norms, w, centres, &SCHEDULE, p.tol, p.max_iter, ctx)
     }
     fn fit_batch(
         &self,

@@ -2,11 +2,12 @@
 //! mean feature variance on the squared centre shift, strict convergence
 //! when no label changes, empty clusters moved to the farthest points.
 
+use super::{initial_centres, sample_alone};
 use crate::error::Result;
-use crate::solver::lloyd::{lloyd_loop, mean_variance};
+use crate::solver::lloyd::{lloyd_loop, mean_variance, weighted_lloyd_loop};
 use crate::solver::sample::{Sampled, sample_spec};
 use crate::solver::specs::{max_iter_spec, tol_spec};
-use crate::solver::{Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, init};
+use crate::solver::{Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start};
 
 pub struct KMeans;
 
@@ -48,6 +49,12 @@ impl Solver for KMeans {
             sample: cfg.params.count("sample")?,
         })
     }
+    fn takes_sample_weights(&self) -> bool {
+        true
+    }
+    fn takes_centres(&self) -> bool {
+        true
+    }
     fn fit(
         &self,
         problem: &Problem,
@@ -56,18 +63,19 @@ impl Solver for KMeans {
         start: Start,
         ctx: &Ctx,
     ) -> Result<Fit> {
-        let mut rng = start.rng();
         let (rows, norms) = problem.rows();
+        // scikit-learn's tolerance: the unweighted mean feature variance.
         let tol = p.tol * rows.mean_variance();
         let sampled = Sampled::of(problem, run, p.sample, tol, p.max_iter);
         if sampled.applies() {
-            return sampled.run(&mut rng, ctx, |xs, xs_norms, centres| {
+            sample_alone(problem, run)?;
+            return sampled.run(&mut start.rng(), ctx, |xs, xs_norms, centres| {
                 let tol = p.tol * mean_variance(xs);
                 lloyd_loop(xs, xs_norms, centres, tol, p.max_iter, ctx)
             });
         }
-        let seeds = init::euclidean_seeds(rows, norms, run.k, run.init, &mut rng)?;
-        let centres = rows.select(&seeds);
-        lloyd_loop(rows, norms, centres, tol, p.max_iter, ctx)
+        let centres = initial_centres(problem, run, start)?;
+        let w = problem.sample_weights();
+        weighted_lloyd_loop(rows, norms, w, centres, tol, p.max_iter, true, ctx)
     }
 }

@@ -4,3 +4,36 @@
 pub mod khm;
 pub mod kmeans;
 pub mod power;
+
+use crate::error::{Error, Result};
+use crate::solver::{Common, Problem, Start, init};
+use ndarray::Array2;
+
+/// The centres a start of the centroid family begins from: the given ones
+/// (every restart alike), or seeds drawn with the start's seed, weighted by
+/// the sample weights if there are any.
+pub(super) fn initial_centres(
+    problem: &Problem,
+    run: &Common,
+    start: Start,
+) -> Result<Array2<f64>> {
+    if let Some(c) = &run.centres {
+        return Ok((**c).clone());
+    }
+    let mut rng = start.rng();
+    let (rows, norms) = problem.rows();
+    let w = problem.sample_weights();
+    let seeds = init::weighted_euclidean_seeds(rows, norms, w, run.k, run.init, &mut rng)?;
+    Ok(rows.select(&seeds))
+}
+
+/// Refuses `-P sample` together with sample weights or given centres,
+/// which the sampled run does not carry yet.
+pub(super) fn sample_alone(problem: &Problem, run: &Common) -> Result<()> {
+    if problem.sample_weights().is_some() || run.centres.is_some() {
+        return Err(Error::Param(
+            "sample = N does not take sample weights or given centres yet; drop one of them".into(),
+        ));
+    }
+    Ok(())
+}

@@ -4,6 +4,7 @@
 //! `‖x‖² + ‖θ‖² − 2XΘᵀ`, then the centres `Θ = ΩᵀX` from the
 //! column-normalised MM weights Ω (the engine's `power_mean`).
 
+use super::{initial_centres, sample_alone};
 use crate::error::Result;
 use crate::solver::algorithm::fit_each;
 use crate::solver::power_mean::{PowerRun, power_batch, power_loop_hard};
@@ -12,20 +13,9 @@ use crate::solver::sample::{Sampled, sample_spec};
 use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
 use crate::solver::stopping::Schedule;
 use crate::solver::{
-    BatchStart, Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, in_batches, init,
+    BatchStart, Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, in_batches,
 };
 use ndarray::Array2;
-
-pub(super) fn initial_centres(
-    problem: &Problem,
-    run: &Common,
-    start: Start,
-) -> Result<Array2<f64>> {
-    let mut rng = start.rng();
-    let (rows, norms) = problem.rows();
-    let seeds = init::euclidean_seeds(rows, norms, run.k, run.init, &mut rng)?;
-    Ok(rows.select(&seeds))
-}
 
 /// Starts of the power loop on the problem's rows, in lockstep batches
 /// ([`power_batch`]): the seeding of each, then one pass over the rows per
@@ -57,7 +47,7 @@ pub(super) fn fit_power_batch<P: Sync>(
             }
         }
         let (rows, norms) = problem.rows();
-        let mut fits = power_batch(rows, norms, runs).into_iter();
+        let mut fits = power_batch(rows, norms, problem.sample_weights(), runs).into_iter();
         seeded
             .into_iter()
             .map(|c| match c {
@@ -122,6 +112,12 @@ impl Solver for PowerKMeans {
             sample: v.count("sample")?,
         })
     }
+    fn takes_sample_weights(&self) -> bool {
+        true
+    }
+    fn takes_centres(&self) -> bool {
+        true
+    }
     fn fit(
         &self,
         problem: &Problem,
@@ -131,10 +127,11 @@ impl Solver for PowerKMeans {
         ctx: &Ctx,
     ) -> Result<Fit> {
         let (rows, norms) = problem.rows();
-        let anneal = |x: Rows, x_norms: &[f64], centres: Array2<f64>| {
+        let anneal = |x: Rows, x_norms: &[f64], w: Option<&[f64]>, centres: Array2<f64>| {
             power_loop_hard(
                 x,
                 x_norms,
+                w,
                 centres,
                 &p.schedule,
                 p.tol,
@@ -146,11 +143,13 @@ impl Solver for PowerKMeans {
         };
         let sampled = Sampled::of(problem, run, p.sample, 0.0, p.max_iter);
         if sampled.applies() {
+            sample_alone(problem, run)?;
             return sampled.run(&mut start.rng(), ctx, |xs, xs_norms, centres| {
-                anneal(xs.into(), xs_norms, centres)
+                anneal(xs.into(), xs_norms, None, centres)
             });
         }
-        anneal(rows, norms, initial_centres(problem, run, start)?)
+        let centres = initial_centres(problem, run, start)?;
+        anneal(rows, norms, problem.sample_weights(), centres)
     }
     fn fit_batch(
         &self,

@@ -87,7 +87,7 @@ pub fn kmeans_start<'a>(
     ctx.stage(INIT_STAGE, 0.0);
     let hard = hard_schedule();
     let inner = ctx.iterations_as_stage(INIT_STAGE, max_iter);
-    let fit = power_loop(phi, norms, centres, &hard, INIT_TOL, max_iter, &inner)?;
+    let fit = power_loop(phi, norms, None, centres, &hard, INIT_TOL, max_iter, &inner)?;
     ctx.stage(INIT_STAGE, 1.0);
     let iters = fit.iterations;
     Ok((

@@ -163,7 +163,16 @@ impl Solver for RffPower {
         let seeds = init::euclidean_seeds(rows, &f.norms, run.k, run.init, &mut rng)?;
         let (centres, init_iters) =
             kmeans_start(rows, &f.norms, rows.select(&seeds), p.init_iter, ctx)?;
-        let mut fit = power_loop(rows, &f.norms, centres, &p.schedule, p.tol, p.max_iter, ctx)?;
+        let mut fit = power_loop(
+            rows,
+            &f.norms,
+            None,
+            centres,
+            &p.schedule,
+            p.tol,
+            p.max_iter,
+            ctx,
+        )?;
         // The centres live in feature space, not in the input space.
         fit.centroids = None;
         fit.extra.rff = Some(rff::describe(&f));

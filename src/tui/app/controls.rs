@@ -273,6 +273,7 @@ impl App {
                 init: self.init,
                 given: &given,
                 options: &options,
+                centres: None,
             },
             &l.dataset.name,
         )

@@ -207,6 +207,7 @@ impl App {
             init: self.init,
             given: &given,
             options: &self.run_options(),
+            centres: None,
         };
         Some(algo::configure(
             self.algo(),

@@ -1,0 +1,290 @@
+//! Sample weights and given centres in the engine (scikit-learn's
+//! `sample_weight` and `init=array`): a row of integer weight w is w
+//! copies of it, a row of weight 0 is no row at all, unit weights change
+//! nothing, and the algorithms without weights or centres say so.
+
+use meanscape::algo::{self, Ctx, Init, Problem, RunConfig};
+use ndarray::{Array2, Axis};
+use rand::{Rng, SeedableRng};
+use rand_distr::{Distribution, StandardNormal};
+use std::sync::Arc;
+
+fn blobs(seed: u64, n: usize, p: usize, k: usize, sep: f64) -> Array2<f64> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let centres = Array2::from_shape_fn((k, p), |_| rng.random_range(-sep..sep));
+    Array2::from_shape_fn((n, p), |(i, j)| {
+        let z: f64 = StandardNormal.sample(&mut rng);
+        centres[[i % k, j]] + z
+    })
+}
+
+fn config(
+    a: &dyn algo::Algorithm,
+    problem: &Problem,
+    k: usize,
+    seed: u64,
+    given: &[(&str, f64)],
+    centres: Option<Array2<f64>>,
+) -> RunConfig {
+    let given: Vec<(String, f64)> = given.iter().map(|(n, v)| (n.to_string(), *v)).collect();
+    RunConfig {
+        k,
+        seed,
+        restarts: 1,
+        init: Init::KmeansPP,
+        params: algo::resolve_params(a, problem, k, &given).unwrap(),
+        options: Default::default(),
+        centres: centres.map(Arc::new),
+    }
+}
+
+fn run(
+    id: &str,
+    problem: &Problem,
+    k: usize,
+    seed: u64,
+    given: &[(&str, f64)],
+    centres: Option<Array2<f64>>,
+) -> algo::Fit {
+    let a = algo::find(id).unwrap();
+    let cfg = config(a.as_ref(), problem, k, seed, given, centres);
+    a.run(problem, &cfg, &Ctx::new()).unwrap().best
+}
+
+fn weighted(x: Array2<f64>, w: &[f64]) -> Problem {
+    let mut p = Problem::new(x);
+    p.set_sample_weights(w.to_vec()).unwrap();
+    p
+}
+
+/// Every row i repeated w[i] times, and where each copy came from.
+fn repeated(x: &Array2<f64>, w: &[f64]) -> (Array2<f64>, Vec<usize>) {
+    let from: Vec<usize> = (0..x.nrows())
+        .flat_map(|i| std::iter::repeat_n(i, w[i] as usize))
+        .collect();
+    (x.select(Axis(0), &from), from)
+}
+
+fn close(a: &Array2<f64>, b: &Array2<f64>, rel: f64) -> bool {
+    let scale = b.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+    a.iter().zip(b).all(|(u, v)| (u - v).abs() <= rel * scale)
+}
+
+const ALGOS: [(&str, &[(&str, f64)]); 3] = [
+    // tol = 0: Lloyd's tolerance is relative to the (unweighted) feature
+    // variance, which repeating rows changes; 0 stops on unchanged labels.
+    ("kmeans", &[("tol", 0.0)]),
+    ("power", &[]),
+    ("khm", &[]),
+];
+
+/// From the same initial centres, integer weights give what repeating the
+/// rows gives: the same centres, objective, iteration count, and every
+/// copy of a row labelled as the row.
+#[test]
+fn integer_weights_are_repeated_rows() {
+    for (data_seed, n, p, k) in [(1, 90, 3, 3), (2, 200, 5, 4), (3, 61, 8, 2)] {
+        let x = blobs(data_seed, n, p, k, 2.0);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(data_seed + 10);
+        let w: Vec<f64> = (0..n).map(|_| rng.random_range(1..=4) as f64).collect();
+        let start = x.select(Axis(0), &(0..k).map(|j| j * 7 % n).collect::<Vec<_>>());
+        let (xr, from) = repeated(&x, &w);
+        for (id, given) in ALGOS {
+            let a = run(
+                id,
+                &weighted(x.clone(), &w),
+                k,
+                0,
+                given,
+                Some(start.clone()),
+            );
+            let b = run(
+                id,
+                &Problem::new(xr.clone()),
+                k,
+                0,
+                given,
+                Some(start.clone()),
+            );
+            let (ca, cb) = (a.centroids.unwrap(), b.centroids.unwrap());
+            assert!(close(&ca, &cb, 1e-9), "{id} n={n}: centres\n{ca}\n{cb}");
+            let rel = (a.objective - b.objective).abs() / b.objective;
+            assert!(
+                rel < 1e-9,
+                "{id} n={n}: objective {} vs {}",
+                a.objective,
+                b.objective
+            );
+            assert_eq!(a.iterations, b.iterations, "{id} n={n}");
+            let expanded: Vec<usize> = from.iter().map(|&i| a.labels[i]).collect();
+            assert_eq!(expanded, b.labels, "{id} n={n}");
+        }
+    }
+}
+
+/// Rows of weight 0 are rows removed: the same centres and objective as
+/// the data without them (and they still get a label).
+#[test]
+fn zero_weights_are_removed_rows() {
+    let (n, k) = (150, 3);
+    let x = blobs(4, n, 4, k, 3.0);
+    let keep: Vec<usize> = (0..n).filter(|i| i % 5 != 2).collect();
+    let w: Vec<f64> = (0..n).map(|i| if i % 5 == 2 { 0.0 } else { 1.0 }).collect();
+    let start = x.select(Axis(0), &[0, 1, 2]);
+    for (id, given) in ALGOS {
+        let a = run(
+            id,
+            &weighted(x.clone(), &w),
+            k,
+            0,
+            given,
+            Some(start.clone()),
+        );
+        let b = run(
+            id,
+            &Problem::new(x.select(Axis(0), &keep)),
+            k,
+            0,
+            given,
+            Some(start.clone()),
+        );
+        let (ca, cb) = (a.centroids.unwrap(), b.centroids.unwrap());
+        assert!(close(&ca, &cb, 1e-9), "{id}: centres\n{ca}\n{cb}");
+        let rel = (a.objective - b.objective).abs() / b.objective;
+        assert!(
+            rel < 1e-9,
+            "{id}: objective {} vs {}",
+            a.objective,
+            b.objective
+        );
+        assert_eq!(a.labels.len(), n);
+        let kept: Vec<usize> = keep.iter().map(|&i| a.labels[i]).collect();
+        assert_eq!(kept, b.labels, "{id}");
+    }
+}
+
+/// Weights of 1 are no weights, to the bit, seeding included.
+#[test]
+fn unit_weights_change_nothing() {
+    let x = blobs(5, 300, 6, 4, 2.0);
+    for (id, given) in [("kmeans", &[][..]), ("power", &[]), ("khm", &[])] {
+        for seed in [0, 9] {
+            let a = run(id, &weighted(x.clone(), &[1.0; 300]), 4, seed, given, None);
+            let b = run(id, &Problem::new(x.clone()), 4, seed, given, None);
+            assert_eq!(a.labels, b.labels, "{id}");
+            assert_eq!(a.objective.to_bits(), b.objective.to_bits(), "{id}");
+            assert_eq!(a.trace, b.trace, "{id}");
+            assert_eq!(a.centroids, b.centroids, "{id}");
+        }
+    }
+}
+
+/// Weighted seeding never starts from a row of weight 0, and draws the
+/// heavy rows: with all the weight on k far-apart rows, those are the
+/// seeds, whatever the seed.
+#[test]
+fn seeding_follows_the_weights() {
+    let n = 120;
+    let x = blobs(6, n, 2, 3, 5.0);
+    for init in [Init::KmeansPP, Init::Random] {
+        for seed in 0..10u64 {
+            let mut w = vec![0.0; n];
+            for i in [3, 4, 5] {
+                w[i] = 1.0;
+            }
+            let mut pr = Problem::new(x.clone());
+            pr.set_sample_weights(w).unwrap();
+            let a = algo::find("kmeans").unwrap();
+            let mut cfg = config(a.as_ref(), &pr, 3, seed, &[("max_iter", 1.0)], None);
+            cfg.init = init;
+            let fit = a.run(&pr, &cfg, &Ctx::new()).unwrap().best;
+            // One Lloyd step from seeds at rows 3, 4, 5 (each the only
+            // weight of its cluster) leaves the centres on those rows.
+            let mut got: Vec<Vec<f64>> = fit
+                .centroids
+                .unwrap()
+                .rows()
+                .into_iter()
+                .map(|r| r.to_vec())
+                .collect();
+            let mut want: Vec<Vec<f64>> = [3, 4, 5].iter().map(|&i| x.row(i).to_vec()).collect();
+            got.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            want.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            assert_eq!(got, want, "{init} seed {seed}");
+        }
+    }
+}
+
+/// Given centres are where every restart starts: a run from the blobs'
+/// own means stops at its second iteration (the first to see no label
+/// change, as scikit-learn counts), and restarts from them are all the
+/// same run.
+#[test]
+fn given_centres_are_the_start() {
+    let (n, k) = (300, 3);
+    let x = blobs(7, n, 3, k, 6.0);
+    let labels: Vec<usize> = (0..n).map(|i| i % k).collect();
+    let mut means = Array2::zeros((k, 3));
+    for (i, &l) in labels.iter().enumerate() {
+        let mut row = means.row_mut(l);
+        row += &x.row(i);
+    }
+    means /= (n / k) as f64;
+    let pr = Problem::new(x);
+    let a = algo::find("kmeans").unwrap();
+    let mut cfg = config(a.as_ref(), &pr, k, 0, &[], Some(means.clone()));
+    cfg.restarts = 3;
+    let res = a.run(&pr, &cfg, &Ctx::new()).unwrap();
+    assert_eq!(res.best.labels, labels);
+    assert_eq!(res.best.iterations, 2);
+    assert!(close(&res.best.centroids.unwrap(), &means, 1e-12));
+    let first = res.restart_objectives[0];
+    assert!(res.restart_objectives.iter().all(|&o| o == first));
+}
+
+/// The algorithms that cannot use weights or centres refuse them in one
+/// line naming those that can; centres of the wrong shape and bad weights
+/// are refused too.
+#[test]
+fn what_cannot_be_used_is_refused() {
+    let x = blobs(8, 60, 3, 2, 3.0);
+    let w = vec![2.0; 60];
+    for id in ["wkmeans", "spectral", "kpower", "rff-power", "lw"] {
+        let a = algo::find(id).unwrap();
+        let pr = weighted(x.clone(), &w);
+        let cfg = config(a.as_ref(), &Problem::new(x.clone()), 2, 0, &[], None);
+        let e = a.check(&pr, &cfg).unwrap_err().to_string();
+        assert!(
+            e.contains("does not take sample weights") && e.contains("kmeans"),
+            "{id}: {e}"
+        );
+        let pr = Problem::new(x.clone());
+        let mut cfg = config(a.as_ref(), &pr, 2, 0, &[], None);
+        cfg.centres = Some(Arc::new(Array2::zeros((2, 3))));
+        let e = a.check(&pr, &cfg).unwrap_err().to_string();
+        assert!(e.contains("does not start from given centres"), "{id}: {e}");
+    }
+    let a = algo::find("power").unwrap();
+    let pr = Problem::new(x.clone());
+    let cfg = config(a.as_ref(), &pr, 2, 0, &[], Some(Array2::zeros((3, 3))));
+    let e = a.check(&pr, &cfg).unwrap_err().to_string();
+    assert!(e.contains("3 × 3") && e.contains("2 × 3"), "{e}");
+    let mut pr = Problem::new(x.clone());
+    for (bad, says) in [
+        (vec![1.0; 59], "59 sample weights for 60 rows"),
+        ([vec![1.0; 59], vec![-1.0]].concat(), "row 60 is -1"),
+        ([vec![1.0; 59], vec![f64::NAN]].concat(), "row 60 is NaN"),
+        (vec![0.0; 60], "every sample weight is 0"),
+    ] {
+        let e = pr.set_sample_weights(bad).unwrap_err().to_string();
+        assert!(e.contains(says), "{e}");
+    }
+    // Fewer rows with weight than clusters: a clear error, not a hang.
+    let mut w = vec![0.0; 60];
+    w[0] = 1.0;
+    pr.set_sample_weights(w).unwrap();
+    let a = algo::find("kmeans").unwrap();
+    let cfg = config(a.as_ref(), &pr, 2, 0, &[], None);
+    let e = a.run(&pr, &cfg, &Ctx::new()).unwrap_err().to_string();
+    assert!(e.contains("positive sample weight"), "{e}");
+}
