@@ -249,7 +249,7 @@ fn given_centres_are_the_start() {
 fn what_cannot_be_used_is_refused() {
     let x = blobs(8, 60, 3, 2, 3.0);
     let w = vec![2.0; 60];
-    for id in ["wkmeans", "spectral", "kpower", "rff-power", "lw"] {
+    for id in ["wkmeans", "spectral", "kpower", "rff-mkpower", "lw"] {
         let a = algo::find(id).unwrap();
         let pr = weighted(x.clone(), &w);
         let cfg = config(a.as_ref(), &Problem::new(x.clone()), 2, 0, &[], None);
@@ -287,4 +287,34 @@ fn what_cannot_be_used_is_refused() {
     let cfg = config(a.as_ref(), &pr, 2, 0, &[], None);
     let e = a.run(&pr, &cfg, &Ctx::new()).unwrap_err().to_string();
     assert!(e.contains("positive sample weight"), "{e}");
+}
+
+/// Labels with clusters renumbered in order of first appearance.
+fn canonical(labels: &[usize]) -> Vec<usize> {
+    let mut map = std::collections::HashMap::new();
+    labels
+        .iter()
+        .map(|l| {
+            let next = map.len();
+            *map.entry(*l).or_insert(next)
+        })
+        .collect()
+}
+
+/// rff-power weighs the rows of its feature map: with σ and D fixed (their
+/// automatic values read the data, which repeating rows changes), weighted
+/// rows end in the partition the repeated rows end in.
+#[test]
+fn rff_power_weighs_its_feature_rows() {
+    let (n, k) = (120, 3);
+    let x = blobs(9, n, 4, k, 10.0);
+    let w: Vec<f64> = (0..n).map(|i| (1 + i % 3) as f64).collect();
+    let (xr, from) = repeated(&x, &w);
+    let given = [("sigma", 6.0), ("rff_dim", 128.0)];
+    let a = run("rff-power", &weighted(x.clone(), &w), k, 1, &given, None);
+    let b = run("rff-power", &Problem::new(xr), k, 1, &given, None);
+    let expanded: Vec<usize> = from.iter().map(|&i| a.labels[i]).collect();
+    assert_eq!(canonical(&expanded), canonical(&b.labels));
+    let truth: Vec<usize> = (0..n).map(|i| i % k).collect();
+    assert_eq!(canonical(&a.labels), canonical(&truth));
 }

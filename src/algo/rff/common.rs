@@ -72,11 +72,12 @@ pub fn hard_schedule() -> Schedule {
 /// power-mean iteration at s = −∞ (hard, one-hot weights), so this runs
 /// the engine's [`power_loop`] with s fixed at −∞: one fused pass over the
 /// features per iteration; a centre that loses all its points stays where
-/// it was. Returns the centres and the iterations used (0 when `max_iter`
+/// it was. Rows count by their sample weights `w`. Returns the centres and the iterations used (0 when `max_iter`
 /// is 0).
 pub fn kmeans_start<'a>(
     phi: impl Into<Rows<'a>>,
     norms: &[f64],
+    w: Option<&[f64]>,
     centres: Array2<f64>,
     max_iter: usize,
     ctx: &Ctx,
@@ -87,7 +88,7 @@ pub fn kmeans_start<'a>(
     ctx.stage(INIT_STAGE, 0.0);
     let hard = hard_schedule();
     let inner = ctx.iterations_as_stage(INIT_STAGE, max_iter);
-    let fit = power_loop(phi, norms, None, centres, &hard, INIT_TOL, max_iter, &inner)?;
+    let fit = power_loop(phi, norms, w, centres, &hard, INIT_TOL, max_iter, &inner)?;
     ctx.stage(INIT_STAGE, 1.0);
     let iters = fit.iterations;
     Ok((

@@ -516,6 +516,7 @@ pub fn mv_kmeans_start(
         let (c, it) = kmeans_start(
             views[0].phi().view(),
             &views[0].norms,
+            None,
             centres.remove(0),
             max_iter,
             ctx,

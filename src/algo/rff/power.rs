@@ -130,6 +130,9 @@ impl Solver for RffPower {
             max_iter: v.count("max_iter")?,
         })
     }
+    fn takes_sample_weights(&self) -> bool {
+        true
+    }
     fn prepare(
         &self,
         problem: &Problem,
@@ -160,13 +163,15 @@ impl Solver for RffPower {
         let f = self.features(problem, run, p, ctx)?;
         let mut rng = start.rng();
         let rows = f.rows();
-        let seeds = init::euclidean_seeds(rows, &f.norms, run.k, run.init, &mut rng)?;
+        // Sample weights count each row of the feature map as the row.
+        let w = problem.sample_weights();
+        let seeds = init::weighted_euclidean_seeds(rows, &f.norms, w, run.k, run.init, &mut rng)?;
         let (centres, init_iters) =
-            kmeans_start(rows, &f.norms, rows.select(&seeds), p.init_iter, ctx)?;
+            kmeans_start(rows, &f.norms, w, rows.select(&seeds), p.init_iter, ctx)?;
         let mut fit = power_loop(
             rows,
             &f.norms,
-            None,
+            w,
             centres,
             &p.schedule,
             p.tol,
