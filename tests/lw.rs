@@ -128,6 +128,7 @@ fn lambda_zero_weights_are_the_wkmeans_weights() {
     let x = x64.view();
     let lw = weighted_loop(
         x,
+        None,
         labels.clone(),
         None,
         3,
@@ -140,6 +141,7 @@ fn lambda_zero_weights_are_the_wkmeans_weights() {
     .unwrap();
     let wk = weighted_loop(
         x,
+        None,
         labels,
         None,
         3,
@@ -190,7 +192,7 @@ fn weights_are_zero_exactly_where_the_threshold_says() {
         .unwrap();
         let w = fit.feature_weights.clone().unwrap();
         // The dispersions of the returned partition and centres.
-        let d = dispersions(st.x(pr).view(), &fit.labels, z.view());
+        let d = dispersions(st.x(pr).view(), None, &fit.labels, z.view());
         let lam_p2 = lambda / (p * p);
         for l in 0..w.len() {
             assert!(w[l] >= 0.0 && w[l].is_finite());
@@ -248,6 +250,7 @@ fn objective_never_increases() {
             for rule in rules {
                 let fit = weighted_loop(
                     st.x(pr).view(),
+                    None,
                     labels.clone(),
                     None,
                     k,
@@ -325,8 +328,8 @@ fn guards_constant_feature_empty_cluster_and_no_nan() {
         assert!(fit.objective.is_finite());
         assert!(fit.centroids.unwrap().iter().all(|v| v.is_finite()));
     }
-    let (z, counts) = cluster_means(pr.x.f64().view(), &labels, 4, None);
-    assert_eq!(counts[3], 0);
+    let (z, counts) = cluster_means(pr.x.f64().view(), None, &labels, 4, None);
+    assert_eq!(counts[3], 0.0);
     assert!(z.iter().all(|v| v.is_finite()));
     // All features constant within clusters: α is undefined, one-line error.
     let x = Array2::from_shape_fn((6, 2), |(i, j)| (i % 2 + j) as f64);

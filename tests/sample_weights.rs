@@ -70,12 +70,14 @@ fn close(a: &Array2<f64>, b: &Array2<f64>, rel: f64) -> bool {
     a.iter().zip(b).all(|(u, v)| (u - v).abs() <= rel * scale)
 }
 
-const ALGOS: [(&str, &[(&str, f64)]); 3] = [
+const ALGOS: [(&str, &[(&str, f64)]); 4] = [
     // tol = 0: Lloyd's tolerance is relative to the (unweighted) feature
     // variance, which repeating rows changes; 0 stops on unchanged labels.
     ("kmeans", &[("tol", 0.0)]),
     ("power", &[]),
     ("khm", &[]),
+    // The weighted dispersions and means of the feature-weighted loop.
+    ("wkmeans", &[("beta", 4.0)]),
 ];
 
 /// From the same initial centres, integer weights give what repeating the
@@ -249,7 +251,7 @@ fn given_centres_are_the_start() {
 fn what_cannot_be_used_is_refused() {
     let x = blobs(8, 60, 3, 2, 3.0);
     let w = vec![2.0; 60];
-    for id in ["wkmeans", "spectral", "kpower", "rff-mkpower", "lw"] {
+    for id in ["sparse-kmeans", "spectral", "kpower", "rff-mkpower", "lw"] {
         let a = algo::find(id).unwrap();
         let pr = weighted(x.clone(), &w);
         let cfg = config(a.as_ref(), &Problem::new(x.clone()), 2, 0, &[], None);

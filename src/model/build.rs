@@ -96,6 +96,7 @@ fn weighted(id: &str, problem: &Problem, cfg: &RunConfig, fit: &Fit) -> Result<P
                     .map(|c| standardize_rows(c, &st.mean, &st.sd));
                 let (z, _) = cluster_means(
                     st.x.view(),
+                    None,
                     &fit.labels,
                     cfg.k,
                     prev.as_ref().map(|c| c.view()),

@@ -17,7 +17,7 @@
 use crate::error::{Error, Result};
 use crate::linalg;
 use crate::solver::iterate::{Eval, Iteration, Loop, Rule as LoopRule, Step, iterate};
-use crate::solver::lloyd::{assign, cluster_sums};
+use crate::solver::lloyd::{assign, cluster_sums, weighted_cluster_sums};
 use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::reduce::fold_blocks;
 use crate::solver::rows::Rows;
@@ -50,26 +50,29 @@ fn per_feature_sum(n: usize, p: usize, f: impl Fn(usize, &mut [f64]) + Sync) -> 
 }
 
 /// Per-feature within-cluster sum of squares around `centres`:
-/// `D_l = Σ_i (x_il − z_{c(i),l})²`.
+/// `D_l = Σ_i s_i (x_il − z_{c(i),l})²`, `s` the sample weights (all 1
+/// when None).
 pub fn dispersions<'a>(
     x: impl Into<Rows<'a>>,
+    sw: Option<&[f64]>,
     labels: &[usize],
     centres: ArrayView2<f64>,
 ) -> Vec<f64> {
     let x = x.into();
     per_feature_sum(x.nrows(), x.ncols(), |i, acc| {
         let z = centres.row(labels[i]);
+        let s = sw.map_or(1.0, |w| w[i]);
         match x {
             Rows::F64(x) => {
                 for ((a, &xv), &zv) in acc.iter_mut().zip(x.row(i)).zip(z) {
                     let d = xv - zv;
-                    *a += d * d;
+                    *a += if sw.is_some() { s * (d * d) } else { d * d };
                 }
             }
             Rows::F32(x) => {
                 for ((a, &xv), &zv) in acc.iter_mut().zip(x.row(i)).zip(z) {
                     let d = f64::from(xv) - zv;
-                    *a += d * d;
+                    *a += if sw.is_some() { s * (d * d) } else { d * d };
                 }
             }
         }
@@ -88,23 +91,26 @@ pub fn total_ss(x: ArrayView2<f64>) -> Vec<f64> {
     })
 }
 
-/// Cluster means. A cluster with no point keeps its row of `prev` (the
-/// previous centres) or, without one, sits at the origin.
+/// Cluster means, weighted by the sample weights `sw` (None: all 1). A
+/// cluster with no weight keeps its row of `prev` (the previous centres)
+/// or, without one, sits at the origin. Returns the weight totals too (the
+/// counts without weights).
 pub fn cluster_means<'a>(
     x: impl Into<Rows<'a>>,
+    sw: Option<&[f64]>,
     labels: &[usize],
     k: usize,
     prev: Option<ArrayView2<f64>>,
-) -> (Array2<f64>, Vec<usize>) {
-    let (mut z, counts) = cluster_sums(x, labels, k);
-    for (j, &c) in counts.iter().enumerate() {
-        if c > 0 {
-            z.row_mut(j).mapv_inplace(|v| v / c as f64);
+) -> (Array2<f64>, Vec<f64>) {
+    let (mut z, totals) = weighted_cluster_sums(x, sw, labels, k);
+    for (j, &c) in totals.iter().enumerate() {
+        if c > 0.0 {
+            z.row_mut(j).mapv_inplace(|v| v / c);
         } else if let Some(p) = prev {
             z.row_mut(j).assign(&p.row(j));
         }
     }
-    (z, counts)
+    (z, totals)
 }
 
 /// `Σ_l v_l (x_il − z_jl)²` for every row i and centre j, as
@@ -375,6 +381,7 @@ pub struct WeightedFit {
 #[allow(clippy::too_many_arguments)]
 pub fn weighted_loop<'x>(
     x: impl Into<Rows<'x>>,
+    sw: Option<&'x [f64]>,
     labels: Vec<usize>,
     prev_centres: Option<Array2<f64>>,
     k: usize,
@@ -386,6 +393,7 @@ pub fn weighted_loop<'x>(
 ) -> Result<WeightedFit> {
     let mut step = WeightedStep {
         x: x.into(),
+        sw,
         k,
         rule,
         tol,
@@ -420,6 +428,8 @@ pub fn weighted_loop<'x>(
 /// cap is reached) the reassignment by the weighted distance.
 struct WeightedStep<'a, 'x> {
     x: Rows<'x>,
+    /// Sample weights (None: all 1).
+    sw: Option<&'x [f64]>,
     k: usize,
     rule: &'a Rule,
     tol: f64,
@@ -436,8 +446,9 @@ struct WeightedStep<'a, 'x> {
 impl Step for WeightedStep<'_, '_> {
     fn eval(&mut self, it: Iteration) -> Result<Eval> {
         let (x, k) = (self.x, self.k);
-        let (z, _) = cluster_means(x, &self.labels, k, self.centres.as_ref().map(|c| c.view()));
-        let d = dispersions(x, &self.labels, z.view());
+        let prev = self.centres.as_ref().map(|c| c.view());
+        let (z, _) = cluster_means(x, self.sw, &self.labels, k, prev);
+        let d = dispersions(x, self.sw, &self.labels, z.view());
         let w = self.rule.weights(&d);
         let (obj, scale) = self.rule.objective(&d, &w);
         // Stop on a small change of the objective, on a fixed point (no

@@ -129,8 +129,8 @@ impl LwStart {
             None => problem.x.f64(),
         };
         let x = x64.view();
-        let (z, _) = cluster_means(x, &labels, k, None);
-        let d0 = dispersions(x, &labels, z.view());
+        let (z, _) = cluster_means(x, None, &labels, k, None);
+        let d0 = dispersions(x, None, &labels, z.view());
         let alpha = lw_alpha(&d0, s.beta).ok_or_else(|| {
             Error::Param(
                 "lw: every feature is constant within every cluster of the initial partition, so α is undefined (is k close to the number of distinct points?)".into(),
@@ -219,6 +219,7 @@ pub fn lw_from(
     let rule = start.rule(lambda, s, problem.n());
     let w = weighted_loop(
         x,
+        None,
         labels,
         prev_centres,
         k,

@@ -368,8 +368,8 @@ fn sparse_path(
         )),
     )?;
     let tss = total_ss(x);
-    let (z, _) = cluster_means(x, &labels0, k, None);
-    let wcss = dispersions(x, &labels0, z.view());
+    let (z, _) = cluster_means(x, None, &labels0, k, None);
+    let wcss = dispersions(x, None, &labels0, z.view());
     let a: Vec<f64> = tss
         .iter()
         .zip(&wcss)

@@ -178,8 +178,8 @@ pub struct SparseFit {
 
 /// BCSS per feature of a partition, and its means.
 fn bcss(x: ArrayView2<f64>, tss: &[f64], labels: &[usize], k: usize) -> (Vec<f64>, Array2<f64>) {
-    let (z, _) = cluster_means(x, labels, k, None);
-    let wcss = dispersions(x, labels, z.view());
+    let (z, _) = cluster_means(x, None, labels, k, None);
+    let wcss = dispersions(x, None, labels, z.view());
     let a = tss
         .iter()
         .zip(&wcss)
@@ -265,7 +265,7 @@ impl Step for SparseStep<'_> {
     }
 
     fn advance(&mut self, _m: usize) -> Result<()> {
-        let (z, _) = cluster_means(self.x, &self.labels, self.k, None);
+        let (z, _) = cluster_means(self.x, None, &self.labels, self.k, None);
         let (next, _) = lloyd_weighted(self.x, &self.w, z, 0.0, 100, self.ctx)?;
         self.labels = next;
         Ok(())

@@ -73,6 +73,12 @@ impl Solver for WkMeans {
     fn default_scaling(&self) -> crate::data::Scaling {
         crate::data::Scaling::Minmax
     }
+    fn takes_sample_weights(&self) -> bool {
+        true
+    }
+    fn takes_centres(&self) -> bool {
+        true
+    }
     fn fit(
         &self,
         problem: &Problem,
@@ -85,13 +91,21 @@ impl Solver for WkMeans {
         // f32 rows (`--dtype f32`) are read as stored: the weighted
         // distances widen them a block at a time.
         let (x, norms) = problem.rows();
-        let seeds = init::euclidean_seeds(x, norms, run.k, run.init, &mut rng)?;
-        let centres = x.select(&seeds);
+        let sw = problem.sample_weights();
+        let centres = match &run.centres {
+            Some(c) => (**c).clone(),
+            None => {
+                let seeds =
+                    init::weighted_euclidean_seeds(x, norms, sw, run.k, run.init, &mut rng)?;
+                x.select(&seeds)
+            }
+        };
         // Uniform weights: the first assignment is the plain nearest centre.
         let d = x.sq_dists(norms, centres.view());
         let (labels, _) = assign(d.view());
         let w = weighted_loop(
             x,
+            sw,
             labels,
             Some(centres),
             run.k,
