@@ -91,8 +91,8 @@ pub mod internals {
     pub use crate::algo::kernel::dmkkm_fstep;
     pub use crate::algo::kernel::dmkkm_passes::{cluster_alignment, combine, gram_products};
     pub use crate::algo::kernel::eigs;
-    pub use crate::algo::kernel::kernel_kmeans::kernel_lloyd;
-    pub use crate::algo::kernel::kpower::kpower_loop;
+    pub use crate::algo::kernel::kernel_kmeans::{kernel_lloyd, weighted_kernel_lloyd};
+    pub use crate::algo::kernel::kpower::{kpower_loop, weighted_kpower_loop};
     pub use crate::algo::kernel::mkpower::mkpower_loop;
     pub use crate::algo::kernel::spectral;
     pub use crate::algo::rff::multiview::{

@@ -251,7 +251,7 @@ fn given_centres_are_the_start() {
 fn what_cannot_be_used_is_refused() {
     let x = blobs(8, 60, 3, 2, 3.0);
     let w = vec![2.0; 60];
-    for id in ["sparse-kmeans", "spectral", "kpower", "rff-mkpower", "lw"] {
+    for id in ["sparse-kmeans", "spectral", "mkpower", "rff-mkpower", "lw"] {
         let a = algo::find(id).unwrap();
         let pr = weighted(x.clone(), &w);
         let cfg = config(a.as_ref(), &Problem::new(x.clone()), 2, 0, &[], None);
@@ -319,4 +319,97 @@ fn rff_power_weighs_its_feature_rows() {
     assert_eq!(canonical(&expanded), canonical(&b.labels));
     let truth: Vec<usize> = (0..n).map(|i| i % k).collect();
     assert_eq!(canonical(&a.labels), canonical(&truth));
+}
+
+/// The kernel family's implicit means are weighted too: kernel k-means and
+/// KPK on a Gram matrix with weighted rows run as on the Gram matrix of the
+/// repeated rows, from the same seed points (each seed's first copy).
+#[test]
+fn kernel_means_weigh_their_rows() {
+    use meanscape::internals::kernel::{Gram, KernelSpec};
+    use meanscape::internals::{Schedule, weighted_kernel_lloyd, weighted_kpower_loop};
+    let (n, k) = (90, 3);
+    let x = blobs(10, n, 3, k, 3.0);
+    let w: Vec<f64> = (0..n).map(|i| ((i * 5) % 4) as f64).collect();
+    let (xr, from) = repeated(&x, &w);
+    let spec = KernelSpec::parse("gaussian", "--kernel")
+        .unwrap()
+        .resolve(2.0, || 1.0)
+        .unwrap();
+    let g = Gram::build(x.view(), &spec, &Ctx::new()).unwrap();
+    let gr = Gram::build(xr.view(), &spec, &Ctx::new()).unwrap();
+    let seeds = [1, 2, 3];
+    let first = |i: usize| from.iter().position(|&f| f == i).unwrap();
+    let seeds_r: Vec<usize> = seeds.iter().map(|&i| first(i)).collect();
+    let a = weighted_kernel_lloyd(&g, Some(&w), &seeds, 100, &Ctx::new()).unwrap();
+    let b = weighted_kernel_lloyd(&gr, None, &seeds_r, 100, &Ctx::new()).unwrap();
+    let expanded: Vec<usize> = from.iter().map(|&i| a.labels[i]).collect();
+    assert_eq!(expanded, b.labels);
+    assert!((a.objective - b.objective).abs() <= 1e-9 * b.objective);
+    assert_eq!(a.iterations, b.iterations);
+    let sched = Schedule {
+        s0: -1.0,
+        eta: 1.1,
+        period: 2,
+        s_min: -50.0,
+    };
+    let omega = |n: usize, s: &[usize]| {
+        let mut om = Array2::zeros((n, s.len()));
+        for (j, &c) in s.iter().enumerate() {
+            om[[c, j]] = 1.0;
+        }
+        om
+    };
+    let a = weighted_kpower_loop(
+        &g,
+        Some(&w),
+        omega(n, &seeds),
+        &sched,
+        1e-8,
+        0.01,
+        200,
+        &Ctx::new(),
+    )
+    .unwrap();
+    let b = weighted_kpower_loop(
+        &gr,
+        None,
+        omega(xr.nrows(), &seeds_r),
+        &sched,
+        1e-8,
+        0.01,
+        200,
+        &Ctx::new(),
+    )
+    .unwrap();
+    let expanded: Vec<usize> = from.iter().map(|&i| a.labels[i]).collect();
+    assert_eq!(expanded, b.labels);
+    assert_eq!(a.iterations, b.iterations);
+    for (p, q) in a.trace.iter().zip(&b.trace) {
+        assert!((p.objective - q.objective).abs() <= 1e-9 * q.objective.abs().max(1e-300));
+    }
+}
+
+/// A weighted fit keeps its out-of-sample rule where the rule reads the
+/// fitted centres (the centroid family), and says why where it would read
+/// unweighted cluster means (the kernel family's saved rule).
+#[test]
+fn weighted_fits_predict_or_say_why_not() {
+    let x = blobs(11, 80, 3, 2, 4.0);
+    let w: Vec<f64> = (0..80).map(|i| (1 + i % 2) as f64).collect();
+    let pr = weighted(x, &w);
+    for (id, ok) in [("kmeans", true), ("power", true), ("kernel-kmeans", false)] {
+        let a = algo::find(id).unwrap();
+        let cfg = config(a.as_ref(), &pr, 2, 0, &[], None);
+        let res = a.run(&pr, &cfg, &Ctx::new()).unwrap();
+        let model = meanscape::model::Model::from_run(a.as_ref(), &pr, &cfg, &res);
+        match (model, ok) {
+            (Ok(m), true) => {
+                let again = m.predict(pr.x.f64().view()).unwrap();
+                assert_eq!(again, res.best.labels, "{id}");
+            }
+            (Err(e), false) => assert!(e.to_string().contains("sample weights"), "{id}: {e}"),
+            (m, _) => panic!("{id}: {:?}", m.map(|_| ())),
+        }
+    }
 }

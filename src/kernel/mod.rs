@@ -293,5 +293,17 @@ pub fn stack_gram(
 /// random stream as the Euclidean algorithms' seeding, so `--init random`
 /// gives every algorithm the same seed rows.
 pub fn seeds<R: rand::Rng>(gram: &Gram, k: usize, init: Init, rng: &mut R) -> Result<Vec<usize>> {
-    crate::solver::init::choose_seeds(gram.n(), k, init, rng, |c| gram.dists_to(c))
+    weighted_seeds(gram, None, k, init, rng)
+}
+
+/// [`seeds`] drawn by the rows' sample weights `w` (as
+/// [`crate::solver::init::weighted_seeds`]).
+pub fn weighted_seeds<R: rand::Rng>(
+    gram: &Gram,
+    w: Option<&[f64]>,
+    k: usize,
+    init: Init,
+    rng: &mut R,
+) -> Result<Vec<usize>> {
+    crate::solver::init::weighted_seeds(gram.n(), w, k, init, rng, |c| gram.dists_to(c))
 }

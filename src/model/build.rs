@@ -148,6 +148,13 @@ fn from_space(
     fit: &Fit,
 ) -> Result<Payload> {
     let id = algo.id();
+    if problem.sample_weights().is_some() {
+        // The saved rule assigns to each cluster's plain mean in the
+        // kernel's space; a weighted fit's means are weighted.
+        return Err(Error::Model(format!(
+            "{id} fitted with sample weights cannot assign new points yet (its model would use unweighted cluster means)"
+        )));
+    }
     let blocks = algo.space(problem, cfg, fit, &Ctx::new())?;
     if blocks.is_empty() {
         return Err(Error::Model(format!("{id} has no out-of-sample rule")));

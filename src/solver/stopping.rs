@@ -139,18 +139,27 @@ pub fn has_empty(labels: &[usize], k: usize) -> bool {
 /// (1/n) Σᵢ (1 − maxⱼ wᵢⱼ / Σⱼ wᵢⱼ), from log weights: 0 for hard
 /// assignments, 1 − 1/k when every centre is equally close (merged centres).
 pub fn softness(log_w: &ndarray::Array2<f64>) -> f64 {
+    weighted_softness(log_w, None)
+}
+
+/// [`softness`] with rows weighted by sample weights `w` (a row's share is
+/// the same whatever its weight: the mean is Σᵢ wᵢ shareᵢ / Σᵢ wᵢ).
+pub fn weighted_softness(log_w: &ndarray::Array2<f64>, w: Option<&[f64]>) -> f64 {
     let n = log_w.nrows();
     if n == 0 {
         return 0.0;
     }
     let mut total = 0.0;
-    for row in log_w.axis_iter(Axis(0)) {
+    for (i, row) in log_w.axis_iter(Axis(0)).enumerate() {
         let mx = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         if mx == f64::NEG_INFINITY {
             continue;
         }
         let sum: f64 = row.iter().map(|&v| (v - mx).exp()).sum();
-        total += 1.0 - 1.0 / sum;
+        total += match w {
+            None => 1.0 - 1.0 / sum,
+            Some(w) => w[i] * (1.0 - 1.0 / sum),
+        };
     }
-    total / n as f64
+    total / w.map_or(n as f64, |w| w.iter().sum())
 }

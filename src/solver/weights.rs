@@ -17,6 +17,8 @@ pub struct PowerStep {
     pub objective: f64,
     /// argmin_j d_ij, ties to the lowest index.
     pub labels: Vec<usize>,
+    /// M_s(d_i·) of each row (their sum is `objective`).
+    pub row_objectives: Vec<f64>,
 }
 
 /// Weights, objective and labels for distances `d` (n×k) at exponent `s`
@@ -84,7 +86,30 @@ pub fn power_step(d: ArrayView2<f64>, s: f64, zero_tol: f64) -> PowerStep {
         log_w,
         objective: row_obj.iter().sum(),
         labels,
+        row_objectives: row_obj.to_vec(),
     }
+}
+
+/// [`power_step`] on rows weighted by sample weights `w`: a row's MM
+/// weights are multiplied by wᵢ (ln wᵢ added to its log weights: a row of
+/// weight 0 drops out of every column) and the objective is Σᵢ wᵢ M_s(dᵢ·).
+/// None is [`power_step`].
+pub fn weighted_power_step(
+    d: ArrayView2<f64>,
+    s: f64,
+    zero_tol: f64,
+    w: Option<&[f64]>,
+) -> PowerStep {
+    let mut step = power_step(d, s, zero_tol);
+    let Some(w) = w else {
+        return step;
+    };
+    step.objective = step.row_objectives.iter().zip(w).map(|(o, w)| o * w).sum();
+    for (mut row, &wi) in step.log_w.axis_iter_mut(Axis(0)).zip(w) {
+        let lw = wi.ln();
+        row.mapv_inplace(|v| v + lw);
+    }
+    step
 }
 
 /// The weights of one block of rows, in the form the one-pass sweep wants:

@@ -91,6 +91,9 @@ impl Solver for KernelKMeans {
         let gram = kernel::single_gram(problem, &p.kernel, run.max_memory, ctx, self.id())?;
         Ok(vec![(gram, 1.0)])
     }
+    fn takes_sample_weights(&self) -> bool {
+        true
+    }
     fn fit(
         &self,
         problem: &Problem,
@@ -101,8 +104,9 @@ impl Solver for KernelKMeans {
     ) -> Result<Fit> {
         let gram = kernel::single_gram(problem, &p.kernel, run.max_memory, ctx, self.id())?;
         let mut rng = start.rng();
-        let seeds = kernel::seeds(&gram, run.k, run.init, &mut rng)?;
-        let mut fit = kernel_lloyd(&gram, &seeds, p.max_iter, ctx)?;
+        let w = problem.sample_weights();
+        let seeds = kernel::weighted_seeds(&gram, w, run.k, run.init, &mut rng)?;
+        let mut fit = weighted_kernel_lloyd(&gram, w, &seeds, p.max_iter, ctx)?;
         fit.extra.kernel = Some(kernel::describe(&gram));
         Ok(fit)
     }
@@ -110,9 +114,23 @@ impl Solver for KernelKMeans {
 
 /// Kernel k-means from seed rows. The objective is Σᵢ minⱼ dᵢⱼ.
 pub fn kernel_lloyd(gram: &Gram, seeds: &[usize], max_iter: usize, ctx: &Ctx) -> Result<Fit> {
+    weighted_kernel_lloyd(gram, None, seeds, max_iter, ctx)
+}
+
+/// [`kernel_lloyd`] on rows weighted by sample weights `w`: each implicit
+/// mean is Σᵢ wᵢφ(xᵢ)/Σᵢ wᵢ over its cluster, the objective Σᵢ wᵢ minⱼ dᵢⱼ,
+/// and a cluster of weight 0 is empty.
+pub fn weighted_kernel_lloyd(
+    gram: &Gram,
+    w: Option<&[f64]>,
+    seeds: &[usize],
+    max_iter: usize,
+    ctx: &Ctx,
+) -> Result<Fit> {
     let k = seeds.len();
     let mut step = KernelLloydStep {
         gram,
+        w,
         omega: kernel::seed_omega(gram.n(), seeds),
         pending: None,
         reseeded: 0,
@@ -137,6 +155,8 @@ pub fn kernel_lloyd(gram: &Gram, seeds: &[usize], max_iter: usize, ctx: &Ctx) ->
 /// means (one product K·Ω), the nearest mean, then Ω of the new clusters.
 struct KernelLloydStep<'a> {
     gram: &'a Gram,
+    /// Sample weights (None: all 1).
+    w: Option<&'a [f64]>,
     omega: Array2<f64>,
     /// Labels and distances of the last assignment.
     pending: Option<(Vec<usize>, Vec<f64>)>,
@@ -147,7 +167,10 @@ impl Step for KernelLloydStep<'_> {
     fn eval(&mut self, it: Iteration) -> Result<Eval> {
         let d = kernel::feature_dists(self.gram, self.omega.view());
         let (lab, dist) = assign(d.view());
-        let objective: f64 = dist.iter().sum();
+        let objective: f64 = match self.w {
+            None => dist.iter().sum(),
+            Some(w) => dist.iter().zip(w).map(|(d, w)| d * w).sum(),
+        };
         let settled = lab == it.prev_labels;
         self.pending = Some((lab.clone(), dist));
         Ok(Eval::new(objective, lab, settled))
@@ -158,13 +181,16 @@ impl Step for KernelLloydStep<'_> {
             return Ok(());
         };
         let (n, k) = self.omega.dim();
+        let wt = |i: usize| self.w.map_or(1.0, |w| w[i]);
         let mut counts = vec![0usize; k];
-        for &l in &labels {
+        let mut totals = vec![0.0; k];
+        for (i, &l) in labels.iter().enumerate() {
             counts[l] += 1;
+            totals[l] += wt(i);
         }
-        // Empty clusters: re-seed at the points farthest from their mean
-        // (spec §2.3), farthest first, each point used once.
-        let empty: Vec<usize> = (0..k).filter(|&j| counts[j] == 0).collect();
+        // Empty clusters (no weight): re-seed at the points farthest from
+        // their mean (spec §2.3), farthest first, each point used once.
+        let empty: Vec<usize> = (0..k).filter(|&j| totals[j] == 0.0).collect();
         let mut far: Vec<usize> = Vec::new();
         if !empty.is_empty() {
             let mut idx: Vec<usize> = (0..n).collect();
@@ -177,7 +203,12 @@ impl Step for KernelLloydStep<'_> {
         }
         let mut omega = Array2::zeros((n, k));
         for (i, &l) in labels.iter().enumerate() {
-            omega[[i, l]] = 1.0 / counts[l] as f64;
+            if totals[l] > 0.0 {
+                omega[[i, l]] = match self.w {
+                    None => 1.0 / counts[l] as f64,
+                    Some(w) => w[i] / totals[l],
+                };
+            }
         }
         for (&j, &i) in empty.iter().zip(&far) {
             omega[[i, j]] = 1.0;

@@ -12,8 +12,8 @@ use crate::error::Result;
 use crate::kernel::{self, Gram, KernelChoice};
 use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
 use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
-use crate::solver::stopping::{Schedule, softness, zero_tolerance};
-use crate::solver::weights::{advance_omega, power_objective, power_step};
+use crate::solver::stopping::{Schedule, weighted_softness, zero_tolerance};
+use crate::solver::weights::{advance_omega, power_objective, weighted_power_step};
 use crate::solver::{Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory};
 use ndarray::Array2;
 
@@ -94,6 +94,9 @@ impl Solver for KernelPower {
         let gram = kernel::single_gram(problem, &p.kernel, run.max_memory, ctx, self.id())?;
         Ok(vec![(gram, 1.0)])
     }
+    fn takes_sample_weights(&self) -> bool {
+        true
+    }
     fn fit(
         &self,
         problem: &Problem,
@@ -104,9 +107,11 @@ impl Solver for KernelPower {
     ) -> Result<Fit> {
         let gram = kernel::single_gram(problem, &p.kernel, run.max_memory, ctx, self.id())?;
         let mut rng = start.rng();
-        let seeds = kernel::seeds(&gram, run.k, run.init, &mut rng)?;
-        let mut fit = kpower_loop(
+        let w = problem.sample_weights();
+        let seeds = kernel::weighted_seeds(&gram, w, run.k, run.init, &mut rng)?;
+        let mut fit = weighted_kpower_loop(
             &gram,
+            w,
             kernel::seed_omega(gram.n(), &seeds),
             &p.schedule,
             p.tol,
@@ -132,9 +137,27 @@ pub fn kpower_loop(
     max_iter: usize,
     ctx: &Ctx,
 ) -> Result<Fit> {
+    weighted_kpower_loop(gram, None, omega, sched, tol, soft_tol, max_iter, ctx)
+}
+
+/// [`kpower_loop`] on rows weighted by sample weights `w` (None: all 1):
+/// a row's MM weights are multiplied by its weight, the objective and the
+/// softness are weighted sums.
+#[allow(clippy::too_many_arguments)]
+pub fn weighted_kpower_loop(
+    gram: &Gram,
+    w: Option<&[f64]>,
+    omega: Array2<f64>,
+    sched: &Schedule,
+    tol: f64,
+    soft_tol: f64,
+    max_iter: usize,
+    ctx: &Ctx,
+) -> Result<Fit> {
     let k = omega.ncols();
     let mut step = KpowerStep {
         gram,
+        w,
         zero_tol: zero_tolerance(gram.diag()),
         omega,
         log_w: None,
@@ -157,6 +180,8 @@ pub fn kpower_loop(
 /// the log-domain MM weights; the next Ω normalises their columns.
 struct KpowerStep<'a> {
     gram: &'a Gram,
+    /// Sample weights (None: all 1).
+    w: Option<&'a [f64]>,
     zero_tol: f64,
     omega: Array2<f64>,
     /// Log MM weights of the last evaluation.
@@ -167,10 +192,11 @@ impl Step for KpowerStep<'_> {
     fn eval(&mut self, it: Iteration) -> Result<Eval> {
         let s = it.s.expect("the power-mean rule gives s");
         let d = kernel::feature_dists(self.gram, self.omega.view());
-        let step = power_step(d.view(), s, self.zero_tol);
-        let objective_ref = it
-            .s_ref
-            .map(|r| power_objective(d.view(), r, self.zero_tol));
+        let step = weighted_power_step(d.view(), s, self.zero_tol, self.w);
+        let objective_ref = it.s_ref.map(|r| match self.w {
+            None => power_objective(d.view(), r, self.zero_tol),
+            Some(w) => weighted_power_step(d.view(), r, self.zero_tol, Some(w)).objective,
+        });
         self.log_w = Some(step.log_w);
         Ok(Eval {
             objective: step.objective,
@@ -186,6 +212,8 @@ impl Step for KpowerStep<'_> {
     }
 
     fn softness(&self) -> f64 {
-        self.log_w.as_ref().map_or(0.0, softness)
+        self.log_w
+            .as_ref()
+            .map_or(0.0, |l| weighted_softness(l, self.w))
     }
 }
