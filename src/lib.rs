@@ -93,7 +93,7 @@ pub mod internals {
     pub use crate::algo::kernel::eigs;
     pub use crate::algo::kernel::kernel_kmeans::{kernel_lloyd, weighted_kernel_lloyd};
     pub use crate::algo::kernel::kpower::{kpower_loop, weighted_kpower_loop};
-    pub use crate::algo::kernel::mkpower::mkpower_loop;
+    pub use crate::algo::kernel::mkpower::{mkpower_loop, weighted_mkpower_loop};
     pub use crate::algo::kernel::spectral;
     pub use crate::algo::rff::multiview::{
         MvSettings, Possibilistic, Views, mv_kmeans_start, mv_loop, parse_views,

@@ -251,7 +251,7 @@ fn given_centres_are_the_start() {
 fn what_cannot_be_used_is_refused() {
     let x = blobs(8, 60, 3, 2, 3.0);
     let w = vec![2.0; 60];
-    for id in ["sparse-kmeans", "spectral", "mkpower", "rff-mkpower", "lw"] {
+    for id in ["sparse-kmeans", "spectral", "dmkkm", "rff-mkpower", "lw"] {
         let a = algo::find(id).unwrap();
         let pr = weighted(x.clone(), &w);
         let cfg = config(a.as_ref(), &Problem::new(x.clone()), 2, 0, &[], None);
@@ -387,6 +387,45 @@ fn kernel_means_weigh_their_rows() {
     assert_eq!(a.iterations, b.iterations);
     for (p, q) in a.trace.iter().zip(&b.trace) {
         assert!((p.objective - q.objective).abs() <= 1e-9 * q.objective.abs().max(1e-300));
+    }
+    // Two kernels: the scatters E_l, hence α and λ, are weighted sums too.
+    use meanscape::internals::weighted_mkpower_loop;
+    let spec2 = KernelSpec::parse("laplacian", "--kernel")
+        .unwrap()
+        .resolve(3.0, || 1.0)
+        .unwrap();
+    let h = Gram::build(x.view(), &spec2, &Ctx::new()).unwrap();
+    let hr = Gram::build(xr.view(), &spec2, &Ctx::new()).unwrap();
+    let a = weighted_mkpower_loop(
+        &[&g, &h],
+        Some(&w),
+        omega(n, &seeds),
+        &sched,
+        1.0,
+        1e-8,
+        0.01,
+        200,
+        &Ctx::new(),
+    )
+    .unwrap();
+    let b = weighted_mkpower_loop(
+        &[&gr, &hr],
+        None,
+        omega(xr.nrows(), &seeds_r),
+        &sched,
+        1.0,
+        1e-8,
+        0.01,
+        200,
+        &Ctx::new(),
+    )
+    .unwrap();
+    let expanded: Vec<usize> = from.iter().map(|&i| a.labels[i]).collect();
+    assert_eq!(expanded, b.labels);
+    assert_eq!(a.iterations, b.iterations);
+    let (ka, kb) = (a.kernel_weights.unwrap(), b.kernel_weights.unwrap());
+    for (p, q) in ka.iter().zip(&kb) {
+        assert!((p - q).abs() <= 1e-9, "{ka:?} vs {kb:?}");
     }
 }
 

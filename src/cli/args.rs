@@ -53,7 +53,7 @@ pub struct ReadArgs {
     /// Sample weights: a feature column of that name (left out of the
     /// features) or a file of one number per row. A row of weight w counts
     /// as w copies of it; 0 leaves it out of the centres. For kmeans, khm,
-    /// power, wkmeans, rff-power, kernel-kmeans and kpower.
+    /// power, wkmeans, rff-power, kernel-kmeans, kpower and mkpower.
     #[arg(long, value_name = "COLUMN|FILE")]
     pub weights: Option<String>,
     /// .mat files: the variable holding the features (default: fea, X or data).

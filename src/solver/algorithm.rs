@@ -722,7 +722,7 @@ pub fn check_data<S: Solver + ?Sized>(algo: &S, problem: &Problem) -> Result<()>
 /// The algorithms that weigh rows by sample weights, for the refusal of
 /// the others (a test in `algo` keeps it in step with the registry).
 pub const TAKES_SAMPLE_WEIGHTS: &str =
-    "kmeans, khm, power, rff-power, wkmeans, kernel-kmeans or kpower";
+    "kmeans, khm, power, rff-power, wkmeans, kernel-kmeans, kpower or mkpower";
 
 /// The algorithms that start from given centres.
 pub const TAKES_CENTRES: &str = "kmeans, khm, power or wkmeans";

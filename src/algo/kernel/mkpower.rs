@@ -27,8 +27,8 @@ use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
 use crate::solver::mix::{alpha_step, choose_lambda, neg_entropy};
 use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
-use crate::solver::stopping::{Schedule, softness, zero_tolerance};
-use crate::solver::weights::{advance_omega, power_objective, power_step};
+use crate::solver::stopping::{Schedule, weighted_softness, zero_tolerance};
+use crate::solver::weights::{advance_omega, power_objective, weighted_power_step};
 use crate::solver::{
     Common, Ctx, Fit, Init, KernelInfo, Problem, RunConfig, Solver, Start, StartMemory,
 };
@@ -156,6 +156,9 @@ impl Solver for MultiKernelPower {
         let w = fit.kernel_weights.clone().unwrap_or_default();
         Ok(crate::kernel::inputs::weighted_blocks(&gs, w))
     }
+    fn takes_sample_weights(&self) -> bool {
+        true
+    }
     fn fit(
         &self,
         problem: &Problem,
@@ -167,9 +170,11 @@ impl Solver for MultiKernelPower {
         let gs = grams(problem, p, run.max_memory, ctx)?;
         let refs: Vec<&Gram> = gs.iter().map(|g| g.gram.as_ref()).collect();
         let mut rng = start.rng();
-        let seeds = combined_seeds(&refs, run.k, run.init, &mut rng)?;
-        let mut fit = mkpower_loop(
+        let w = problem.sample_weights();
+        let seeds = weighted_combined_seeds(&refs, w, run.k, run.init, &mut rng)?;
+        let mut fit = weighted_mkpower_loop(
             &refs,
+            w,
             kernel::seed_omega(problem.n(), &seeds),
             &p.schedule,
             p.lambda,
@@ -204,14 +209,18 @@ fn grams(
     kernel_grams(problem, &p.kernels, p.sigma, max_memory, ctx, "mkpower")
 }
 
-/// Seeds in the feature space of the uniform combination Σ_l K_l / L.
-pub fn combined_seeds<R: rand::Rng>(
+/// Seeds in the feature space of the uniform combination Σ_l K_l / L,
+/// drawn by the rows' sample weights `w` (None: all 1).
+pub fn weighted_combined_seeds<R: rand::Rng>(
     grams: &[&Gram],
+    w: Option<&[f64]>,
     k: usize,
     init: Init,
     rng: &mut R,
 ) -> Result<Vec<usize>> {
-    init::choose_seeds(grams[0].n(), k, init, rng, |c| kernel::mix_dists(grams, c))
+    init::weighted_seeds(grams[0].n(), w, k, init, rng, |c| {
+        kernel::mix_dists(grams, c)
+    })
 }
 
 /// MKPK from the column-normalised weights `omega` (a seed indicator for a
@@ -220,6 +229,27 @@ pub fn combined_seeds<R: rand::Rng>(
 #[allow(clippy::too_many_arguments)]
 pub fn mkpower_loop(
     grams: &[&Gram],
+    omega: Array2<f64>,
+    sched: &Schedule,
+    lambda_rel: f64,
+    tol: f64,
+    soft_tol: f64,
+    max_iter: usize,
+    ctx: &Ctx,
+) -> Result<Fit> {
+    weighted_mkpower_loop(
+        grams, None, omega, sched, lambda_rel, tol, soft_tol, max_iter, ctx,
+    )
+}
+
+/// [`mkpower_loop`] on rows weighted by sample weights `w` (None: all 1):
+/// a row's MM weights are multiplied by its weight, so the objective, the
+/// per-kernel scatters E_l (hence α and λ) and the softness are weighted
+/// sums.
+#[allow(clippy::too_many_arguments)]
+pub fn weighted_mkpower_loop(
+    grams: &[&Gram],
+    w: Option<&[f64]>,
     omega: Array2<f64>,
     sched: &Schedule,
     lambda_rel: f64,
@@ -237,6 +267,7 @@ pub fn mkpower_loop(
         .fold(0.0, f64::max);
     let mut step = MkpowerStep {
         grams,
+        w,
         zero_tol,
         omega,
         alpha: vec![1.0 / l_count as f64; l_count],
@@ -265,6 +296,8 @@ pub fn mkpower_loop(
 /// α-mix, the MM weights at s, then α from the per-kernel scatter E_l.
 struct MkpowerStep<'a> {
     grams: &'a [&'a Gram],
+    /// Sample weights (None: all 1).
+    w: Option<&'a [f64]>,
     zero_tol: f64,
     omega: Array2<f64>,
     /// The kernel weights after the last evaluation.
@@ -288,7 +321,7 @@ impl Step for MkpowerStep<'_> {
         for (d, &a) in ds.iter().zip(alpha).skip(1) {
             dalpha.scaled_add(a, d);
         }
-        let step = power_step(dalpha.view(), s, zero_tol);
+        let step = weighted_power_step(dalpha.view(), s, zero_tol, self.w);
         // E_l with the raw (unnormalised) weights.
         let w = step.log_w.mapv(f64::exp);
         let e: Vec<f64> = ds
@@ -304,9 +337,13 @@ impl Step for MkpowerStep<'_> {
         }
         let ent = neg_entropy(alpha);
         let objective = step.objective + self.lambda * ent;
-        let objective_ref = it
-            .s_ref
-            .map(|r| power_objective(dalpha.view(), r, zero_tol) + self.lambda * ent);
+        let objective_ref = it.s_ref.map(|r| {
+            let m = match self.w {
+                None => power_objective(dalpha.view(), r, zero_tol),
+                Some(_) => weighted_power_step(dalpha.view(), r, zero_tol, self.w).objective,
+            };
+            m + self.lambda * ent
+        });
         self.alpha = alpha_step(&e, self.lambda);
         self.log_w = Some(step.log_w);
         Ok(Eval {
@@ -323,7 +360,9 @@ impl Step for MkpowerStep<'_> {
     }
 
     fn softness(&self) -> f64 {
-        self.log_w.as_ref().map_or(0.0, softness)
+        self.log_w
+            .as_ref()
+            .map_or(0.0, |l| weighted_softness(l, self.w))
     }
 
     fn kernel_weights(&self) -> Option<Vec<f64>> {
