@@ -792,7 +792,7 @@ fn weights_come_from_a_column_or_a_file() {
             "--data",
             &csv,
             "--algo",
-            "wkmeans",
+            "lw",
             "--k",
             "3",
             "--label",
@@ -800,7 +800,7 @@ fn weights_come_from_a_column_or_a_file() {
             "--weights",
             "w",
         ],
-        "wkmeans does not take sample weights",
+        "lw does not take sample weights",
     );
     refused(
         &[
