@@ -5,6 +5,7 @@
 
 mod convert;
 mod model;
+mod sparse;
 mod sweep;
 
 use convert::{error, input_rows, run_cancellable};
@@ -102,7 +103,7 @@ fn fit<'py>(
 }
 
 /// The parts of a fit every estimator reads.
-fn fit_items<'py>(
+pub(crate) fn fit_items<'py>(
     py: Python<'py>,
     out: &Bound<'py, PyDict>,
     fit: &Fit,
@@ -155,6 +156,8 @@ fn _meanscape(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(fit, m)?)?;
+    m.add_function(wrap_pyfunction!(sparse::fit_csr, m)?)?;
+    m.add_function(wrap_pyfunction!(sparse::predict_csr, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::sweep, m)?)?;
     m.add_function(wrap_pyfunction!(convert::load, m)?)?;
     m.add_class::<model::Model>()?;

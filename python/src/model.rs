@@ -20,6 +20,11 @@ impl Model {
     pub fn new(inner: meanscape::model::Model, rescale_exp: i32) -> Self {
         Model { inner, rescale_exp }
     }
+
+    /// The engine's model and the fit's power of two (`sparse::predict_csr`).
+    pub(crate) fn parts(&self) -> (&meanscape::model::Model, i32) {
+        (&self.inner, self.rescale_exp)
+    }
 }
 
 #[pymethods]

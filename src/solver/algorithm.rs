@@ -165,6 +165,11 @@ pub trait Solver: Send + Sync {
     fn takes_centres(&self) -> bool {
         false
     }
+    /// Whether it runs on sparse (CSR) rows; the others are refused them
+    /// with [`super::csr::problem::TAKES_SPARSE`] named.
+    fn takes_sparse(&self) -> bool {
+        false
+    }
     /// The value of a parameter whose default is `Auto`, from the data.
     ///
     /// # Errors
@@ -362,6 +367,8 @@ pub trait Algorithm: Send + Sync {
     fn takes_sample_weights(&self) -> bool;
     /// Whether it takes given centres ([`Solver::takes_centres`]).
     fn takes_centres(&self) -> bool;
+    /// Whether it runs on sparse rows ([`Solver::takes_sparse`]).
+    fn takes_sparse(&self) -> bool;
     /// The value of a parameter whose default is `Auto`, from the data.
     ///
     /// # Errors
@@ -443,6 +450,9 @@ impl<S: Solver> Algorithm for S {
     }
     fn takes_centres(&self) -> bool {
         Solver::takes_centres(self)
+    }
+    fn takes_sparse(&self) -> bool {
+        Solver::takes_sparse(self)
     }
     fn auto_param(&self, name: &str, problem: &Problem, k: usize) -> Result<f64> {
         Solver::auto_param(self, name, problem, k)
@@ -551,7 +561,10 @@ fn check_solver_memory<S: Solver + ?Sized>(
     p: &S::Params,
 ) -> Result<()> {
     let one = s.start_memory(problem, run, p);
-    check_start_memory(s.id(), problem.n(), problem.p(), one, run)
+    match problem.csr() {
+        Some(_) => check_held_memory(s.id(), problem.n(), problem.data_bytes(), one, run),
+        None => check_start_memory(s.id(), problem.n(), problem.p(), one, run),
+    }
 }
 
 /// The budget check of a run on n × p data: the data and its row norms
@@ -565,9 +578,21 @@ pub fn check_start_memory(
     one: StartMemory,
     cfg: &Common,
 ) -> Result<()> {
+    let held = n as f64 * (p as f64 + 1.0) * 8.0;
+    check_held_memory(id, n, held, one, cfg)
+}
+
+/// [`check_start_memory`] with the bytes the data holds given (a sparse
+/// problem holds its nonzeros, not n·p).
+pub fn check_held_memory(
+    id: &str,
+    n: usize,
+    held: f64,
+    one: StartMemory,
+    cfg: &Common,
+) -> Result<()> {
     let at_once = cfg.restarts.clamp(1, rayon::current_num_threads().max(1));
-    let (nf, pf) = (n as f64, p as f64);
-    let held = nf * (pf + 1.0) * 8.0;
+    let nf = n as f64;
     let need = held + at_once as f64 * one.bytes + cfg.restarts as f64 * nf * 8.0;
     let what = format!(
         "the data with its row norms ({}), {at_once} start{} at once, each with {}, and the labels of {} restart{}",
@@ -688,6 +713,11 @@ pub fn configure(
             .require_features(algo.id(), TAKES_KERNELS)
             .map_err(|e| e.about(data))?;
     }
+    if !algo.takes_sparse() {
+        problem
+            .require_dense(algo.id())
+            .map_err(|e| e.about(data))?;
+    }
     check_config(problem, &cfg).map_err(|e| e.about(data))?;
     check_algo_inputs(algo, problem, &cfg).map_err(|e| e.about(data))?;
     // The memory of a start depends on k, the seeding and the options, not
@@ -713,6 +743,9 @@ pub const TAKES_KERNELS: &str = "mkpower, dmkkm, mkkm, kernel-kmeans, kpower or 
 /// # Errors
 /// [`Error::Param`], one line naming the algorithms that take kernels.
 pub fn check_data<S: Solver + ?Sized>(algo: &S, problem: &Problem) -> Result<()> {
+    if !algo.takes_sparse() {
+        problem.require_dense(algo.id())?;
+    }
     if algo.takes_kernels() {
         return Ok(());
     }

@@ -7,6 +7,7 @@
 pub mod algorithm;
 mod assign;
 mod bounded;
+pub mod csr;
 pub mod extras;
 pub mod fastmath;
 pub mod fit;

@@ -155,6 +155,8 @@ pub struct Problem {
     /// Sample weights (`--weights`, scikit-learn's `sample_weight`): each
     /// row counts as that many rows in the objective and the centres.
     weights: Option<Arc<[f64]>>,
+    /// Sparse rows ([`Problem::from_csr`]; `x` is then n × 0).
+    pub sparse: Option<Arc<super::csr::Csr>>,
     cache: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
     /// Items built so far (cache misses): how a sweep shows that cells
     /// sharing a Gram matrix did not each build one.
@@ -185,6 +187,7 @@ impl Problem {
             x_norms,
             kernels: None,
             weights: None,
+            sparse: None,
             cache: Mutex::new(HashMap::new()),
             builds: AtomicUsize::new(0),
         }
@@ -266,7 +269,7 @@ impl Problem {
     }
 
     pub fn p(&self) -> usize {
-        self.x.ncols()
+        self.csr().map_or(self.x.ncols(), super::csr::Csr::ncols)
     }
 
     /// The item cached under `key`, built by `build` on first use. Callers

@@ -7,7 +7,9 @@ use crate::error::Result;
 use crate::solver::power_mean::power_loop;
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::stopping::Schedule;
-use crate::solver::{BatchStart, Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start};
+use crate::solver::{
+    BatchStart, Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory,
+};
 
 /// k-harmonic means' fixed exponent as a power-mean schedule.
 const SCHEDULE: Schedule = Schedule {
@@ -46,6 +48,12 @@ impl Solver for Khm {
             max_iter_spec(500.0),
         ]
     }
+    fn takes_sparse(&self) -> bool {
+        true
+    }
+    fn start_memory(&self, problem: &Problem, run: &Common, _p: &KhmParams) -> StartMemory {
+        super::power::sparse_memory(problem, run)
+    }
     fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<KhmParams> {
         Ok(KhmParams {
             tol: cfg.params.real("tol")?,
@@ -66,6 +74,25 @@ impl Solver for Khm {
         start: Start,
         ctx: &Ctx,
     ) -> Result<Fit> {
+        if let Some(x) = problem.csr() {
+            let how = crate::solver::csr::power::PowerSettings {
+                schedule: SCHEDULE,
+                tol: p.tol,
+                max_iter: p.max_iter,
+                soft_tol: 1.0,
+                finish: false,
+            };
+            let w = problem.sample_weights();
+            return crate::solver::csr::power::fit_start(
+                x,
+                &problem.x_norms,
+                w,
+                run,
+                start,
+                &how,
+                ctx,
+            );
+        }
         let centres = initial_centres(problem, run, start)?;
         let (rows, norms) = problem.rows();
         let w = problem.sample_weights();

@@ -4,10 +4,11 @@
 
 use super::{initial_centres, sample_alone};
 use crate::error::Result;
+use crate::solver::csr;
 use crate::solver::lloyd::{lloyd_loop, mean_variance, weighted_lloyd_loop};
 use crate::solver::sample::{Sampled, sample_spec};
 use crate::solver::specs::{max_iter_spec, tol_spec};
-use crate::solver::{Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start};
+use crate::solver::{Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory};
 
 pub struct KMeans;
 
@@ -42,12 +43,27 @@ impl Solver for KMeans {
             sample_spec(),
         ]
     }
-    fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<KMeansParams> {
-        Ok(KMeansParams {
+    fn takes_sparse(&self) -> bool {
+        true
+    }
+    fn typed(&self, problem: &Problem, cfg: &RunConfig) -> Result<KMeansParams> {
+        let p = KMeansParams {
             tol: cfg.params.real("tol")?,
             max_iter: cfg.params.count("max_iter")?,
             sample: cfg.params.count("sample")?,
-        })
+        };
+        if problem.csr().is_some() && p.sample > 0 && p.sample < problem.n() {
+            return Err(crate::Error::Param(
+                "kmeans: sample does not apply to sparse input; set sample = 0".into(),
+            ));
+        }
+        Ok(p)
+    }
+    fn start_memory(&self, problem: &Problem, run: &Common, _p: &KMeansParams) -> StartMemory {
+        match problem.csr() {
+            Some(x) => csr::lloyd::start_memory(x.nrows(), x.ncols(), run.k, run.init),
+            None => StartMemory::seeding(problem.n(), run.k, run.init),
+        }
     }
     fn takes_sample_weights(&self) -> bool {
         true
@@ -63,6 +79,10 @@ impl Solver for KMeans {
         start: Start,
         ctx: &Ctx,
     ) -> Result<Fit> {
+        if let Some(x) = problem.csr() {
+            let (norms, w) = (&problem.x_norms, problem.sample_weights());
+            return csr::lloyd::kmeans_csr(x, norms, w, run, start, p.tol, p.max_iter, ctx);
+        }
         let (rows, norms) = problem.rows();
         // scikit-learn's tolerance: the unweighted mean feature variance.
         let tol = p.tol * rows.mean_variance();

@@ -7,13 +7,15 @@
 use super::{initial_centres, sample_alone};
 use crate::error::Result;
 use crate::solver::algorithm::fit_each;
+use crate::solver::csr::{self, power::PowerSettings};
 use crate::solver::power_mean::{PowerRun, power_batch, power_loop_hard};
 use crate::solver::rows::Rows;
 use crate::solver::sample::{Sampled, sample_spec};
 use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
 use crate::solver::stopping::Schedule;
 use crate::solver::{
-    BatchStart, Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, in_batches,
+    BatchStart, Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory,
+    in_batches,
 };
 use ndarray::Array2;
 
@@ -26,6 +28,23 @@ pub(super) fn fit_power_batch<P: Sync>(
     starts: &[BatchStart<'_, P>],
     settings: impl Fn(&P) -> (Schedule, f64, usize, f64, bool) + Sync,
 ) -> Vec<Result<Fit>> {
+    if let Some(x) = problem.csr() {
+        return in_batches(problem, starts, |batch| {
+            let fit = |b: &BatchStart<'_, P>| {
+                let (schedule, tol, max_iter, soft_tol, finish) = settings(b.params);
+                let how = PowerSettings {
+                    schedule,
+                    tol,
+                    max_iter,
+                    soft_tol,
+                    finish,
+                };
+                let w = problem.sample_weights();
+                csr::power::fit_start(x, &problem.x_norms, w, &b.run, b.start, &how, &b.ctx)
+            };
+            batch.iter().map(fit).collect()
+        });
+    }
     in_batches(problem, starts, |batch| {
         let seeded: Vec<Result<Array2<f64>>> = batch
             .iter()
@@ -56,6 +75,14 @@ pub(super) fn fit_power_batch<P: Sync>(
             })
             .collect()
     })
+}
+
+/// A start's memory: the dense default, or the sparse path's.
+pub(super) fn sparse_memory(problem: &Problem, run: &Common) -> StartMemory {
+    match problem.csr() {
+        Some(x) => csr::power::start_memory(x.nrows(), x.ncols(), run.k, run.init),
+        None => StartMemory::seeding(problem.n(), run.k, run.init),
+    }
 }
 
 pub struct PowerKMeans;
@@ -101,16 +128,28 @@ impl Solver for PowerKMeans {
         v.push(sample_spec());
         v
     }
-    fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<PowerParams> {
+    fn takes_sparse(&self) -> bool {
+        true
+    }
+    fn start_memory(&self, problem: &Problem, run: &Common, _p: &PowerParams) -> StartMemory {
+        sparse_memory(problem, run)
+    }
+    fn typed(&self, problem: &Problem, cfg: &RunConfig) -> Result<PowerParams> {
         let v = &cfg.params;
-        Ok(PowerParams {
+        let p = PowerParams {
             schedule: Schedule::read(v)?,
             tol: v.real("tol")?,
             max_iter: v.count("max_iter")?,
             soft_tol: v.real("soft_tol")?,
             finish: v.flag("finish")?,
             sample: v.count("sample")?,
-        })
+        };
+        if problem.csr().is_some() && p.sample > 0 && p.sample < problem.n() {
+            return Err(crate::Error::Param(
+                "power: sample does not apply to sparse input; set sample = 0".into(),
+            ));
+        }
+        Ok(p)
     }
     fn takes_sample_weights(&self) -> bool {
         true
@@ -126,6 +165,17 @@ impl Solver for PowerKMeans {
         start: Start,
         ctx: &Ctx,
     ) -> Result<Fit> {
+        if let Some(x) = problem.csr() {
+            let how = PowerSettings {
+                schedule: p.schedule,
+                tol: p.tol,
+                max_iter: p.max_iter,
+                soft_tol: p.soft_tol,
+                finish: p.finish,
+            };
+            let w = problem.sample_weights();
+            return csr::power::fit_start(x, &problem.x_norms, w, run, start, &how, ctx);
+        }
         let (rows, norms) = problem.rows();
         let anneal = |x: Rows, x_norms: &[f64], w: Option<&[f64]>, centres: Array2<f64>| {
             power_loop_hard(
