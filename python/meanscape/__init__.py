@@ -1,5 +1,6 @@
 """meanscape: power k-means and its kernel, random-feature and
-feature-weighted relatives as scikit-learn estimators, over a Rust engine.
+feature-weighted relatives as scikit-learn estimators, over a Rust engine;
+and ``KMeans`` / ``k_means``, scikit-learn's over the engine's Lloyd.
 
 >>> from meanscape import PowerKMeans
 >>> PowerKMeans(n_clusters=3, random_state=0).fit(X).labels_  # doctest: +SKIP
@@ -20,11 +21,12 @@ from . import _meanscape
 from ._base import MeanscapeWarning
 from ._estimators import *  # noqa: F403
 from ._estimators import __all__ as _estimator_names
+from ._kmeans import KMeans, k_means
 
 __version__ = _meanscape.__version__
 Model = _meanscape.Model
 
-__all__ = list(_estimator_names) + ["MeanscapeWarning", "Model", "algorithms", "load", "sweep"]
+__all__ = ["KMeans", "k_means"] + list(_estimator_names) + ["MeanscapeWarning", "Model", "algorithms", "load", "sweep"]
 
 
 def algorithms():

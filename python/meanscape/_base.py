@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from . import _meanscape
 
@@ -26,6 +26,46 @@ def _seed(random_state):
             raise ValueError(f"random_state = {random_state} must be a non-negative integer or None")
         return int(random_state)
     return int(check_random_state(random_state).randint(0, 2**31 - 1))
+
+
+def sample_weights(sample_weight, n):
+    """None (unweighted), or the weights as a fresh 1-D float64 array of
+    length n (a scalar weighs every row the same). The engine checks the
+    values: finite, ≥ 0, a positive sum."""
+    if sample_weight is None:
+        return None
+    if isinstance(sample_weight, numbers.Number):
+        return np.full(n, float(sample_weight))
+    w = np.array(sample_weight, dtype=np.float64, order="C", copy=True)
+    if w.ndim != 1:
+        raise ValueError(f"Sample weights must be 1D array or scalar, got {w.ndim}D array")
+    if w.shape[0] != n:
+        raise ValueError(f"sample_weight.shape == ({w.shape[0]},), expected ({n},)!")
+    return w
+
+
+def given_centres(centres, X, k):
+    """Initial centres given as an array: rounded to X's dtype (as
+    scikit-learn does), checked against k and X's width, as the C-ordered
+    float64 array the engine reads (never the caller's array)."""
+    centres = check_array(centres, dtype=X.dtype, copy=True, order="C")
+    if centres.shape[0] != k:
+        raise ValueError(f"The shape of the initial centers {centres.shape} does not match the number of clusters {k}.")
+    if centres.shape[1] != X.shape[1]:
+        raise ValueError(
+            f"The shape of the initial centers {centres.shape} does not match the number of features of the data {X.shape[1]}."
+        )
+    return np.ascontiguousarray(centres, dtype=np.float64)
+
+
+def _given(sample_weight, centres):
+    """The fit's optional engine inputs, passed only when there are some."""
+    given = {}
+    if sample_weight is not None:
+        given["sample_weight"] = sample_weight
+    if centres is not None:
+        given["centres"] = centres
+    return given
 
 
 class _MeanscapeCluster(ClusterMixin, BaseEstimator):
@@ -70,9 +110,24 @@ class _MeanscapeCluster(ClusterMixin, BaseEstimator):
 
         The GIL is released while the engine runs; Ctrl-C stops it.
         """
+        return self._fit(X, None)
+
+    def _fit(self, X, sample_weight):
         X = validate_data(self, X, dtype=_DTYPES, accept_sparse=False, ensure_min_samples=2)
         self._check_counts(X.shape[0])
         params, options = self._engine_request()
+        weights = sample_weights(sample_weight, X.shape[0])
+        init, centres, n_init = self.init, None, int(self.n_init)
+        if not isinstance(init, str):
+            centres = given_centres(init, X, self.n_clusters)
+            init = "k-means++"
+            if n_init != 1:
+                warnings.warn(
+                    f"Explicit initial center position passed: performing only one init in {type(self).__name__} instead of n_init={n_init}.",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
+                n_init = 1
         result = _meanscape.fit(
             self._algorithm,
             X,
@@ -80,13 +135,14 @@ class _MeanscapeCluster(ClusterMixin, BaseEstimator):
             params,
             options,
             _seed(self.random_state),
-            int(self.n_init),
-            self.init,
+            n_init,
+            init,
+            **_given(weights, centres),
         )
-        self._set_fitted(X, result)
+        self._set_fitted(X, result, weights)
         return self
 
-    def _set_fitted(self, X, r):
+    def _set_fitted(self, X, r, weights=None):
         self.labels_ = r["labels"]
         self.n_iter_ = int(r["n_iter"])
         self.objective_ = float(r["objective"])
@@ -143,8 +199,8 @@ class _PredictingCluster(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _Mea
 class _CentroidMixin:
     """The k-means cost for estimators with centres in the input space."""
 
-    def _set_fitted(self, X, r):
-        super()._set_fitted(X, r)
+    def _set_fitted(self, X, r, weights=None):
+        super()._set_fitted(X, r, weights)
         if hasattr(self, "cluster_centers_") and not hasattr(self, "feature_weights_"):
             # ‖x − c‖² = ‖x‖² − 2x·c + ‖c‖², through one n × k product: no
             # n × p temporary (0.95 s of a 70000 × 784 fit otherwise).
@@ -152,4 +208,19 @@ class _CentroidMixin:
             rows = np.arange(X.shape[0])
             cross = (X @ c.T)[rows, self.labels_]
             d = np.einsum("ij,ij->i", X, X) - 2.0 * cross + np.einsum("ij,ij->i", c, c)[self.labels_]
-            self.inertia_ = float(np.maximum(d, 0.0).sum())
+            d = np.maximum(d, 0.0)
+            self.inertia_ = float(d.sum() if weights is None else d @ weights)
+
+
+class _WeightedFit:
+    """``fit`` with ``sample_weight``, for the algorithms whose objective
+    is a sum over the rows (the engine weighs the sums and the seeding)."""
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Cluster X (array-like of shape (n_samples, n_features)); y is
+        ignored; sample_weight (n_samples,) weighs the rows: an integer
+        weight is the row repeated, 0 the row left out.
+
+        The GIL is released while the engine runs; Ctrl-C stops it.
+        """
+        return self._fit(X, sample_weight)

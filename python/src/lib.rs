@@ -10,7 +10,9 @@ mod sweep;
 
 use convert::{error, input_rows, run_cancellable};
 use meanscape::algo::{self, Fit, Init, Problem, RunConfig};
-use numpy::{IntoPyArray, PyArray1};
+use meanscape::data::preprocess::rescale;
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};
+use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -28,6 +30,8 @@ fn algorithms() -> String {
                 "params": a.params(),
                 "options": a.options(),
                 "default_scaling": a.default_scaling().to_string(),
+                "takes_sample_weights": a.takes_sample_weights(),
+                "takes_centres": a.takes_centres(),
             })
         })
         .collect();
@@ -48,8 +52,11 @@ fn parse_init(init: &str) -> PyResult<Init> {
 /// C-contiguous float64 array is read in place) and returns a dict of the
 /// result; `model` is the fitted [`model::Model`] or None with
 /// `model_error` saying why (spectral has no out-of-sample rule).
+/// `sample_weight`: one float64 weight per row; `centres`: k × p float64
+/// initial centres (instead of the seeding). The engine refuses either
+/// for an algorithm that does not take it, naming those that do.
 #[pyfunction]
-#[pyo3(signature = (algorithm, x, n_clusters, params, options, seed, restarts=1, init="kmeans++"))]
+#[pyo3(signature = (algorithm, x, n_clusters, params, options, seed, restarts=1, init="kmeans++", sample_weight=None, centres=None))]
 #[allow(clippy::too_many_arguments)]
 fn fit<'py>(
     py: Python<'py>,
@@ -61,11 +68,27 @@ fn fit<'py>(
     seed: u64,
     restarts: usize,
     init: &str,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    centres: Option<PyReadonlyArray2<'py, f64>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let algo = algo::find(algorithm).map_err(error)?;
     let init = parse_init(init)?;
     let input = input_rows(x, None)?;
-    let problem = Problem::from_rows(input.rows()?);
+    let mut problem = Problem::from_rows(input.rows()?);
+    if let Some(w) = sample_weight {
+        problem
+            .set_sample_weights(w.as_array().to_vec())
+            .map_err(error)?;
+    }
+    // Centres meet the rows as the engine holds them: multiplied by the
+    // same power of two when the values were rescaled.
+    let centres = centres.map(|c| {
+        let mut c = c.as_array().to_owned();
+        if input.rescale_exp != 0 {
+            rescale(&mut c, input.rescale_exp);
+        }
+        Arc::new(c)
+    });
     let request = algo::Request {
         k: n_clusters,
         seed,
@@ -73,7 +96,7 @@ fn fit<'py>(
         init,
         given: &params,
         options: &options,
-        centres: None,
+        centres,
     };
     let (cfg, result, built) = run_cancellable(py, |ctx, _| {
         let cfg = algo::configure(algo.as_ref(), &problem, request, "X")?;

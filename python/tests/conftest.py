@@ -7,6 +7,8 @@ import pytest
 from sklearn.datasets import load_iris
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+# Deselection reasons and counts, for the summary.
+_DESELECTED = pytest.StashKey()
 
 
 @pytest.fixture(scope="session")
@@ -34,3 +36,35 @@ def iris_csv(tmp_path_factory, iris):
     lines = [header] + [",".join(repr(float(v)) for v in row) for row in X]
     path.write_text("\n".join(lines) + "\n")
     return str(path)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Modules that run another project's tests (test_sklearn_kmeans_suite)
+    say which of them are not run, and why (``suite_deselect``), and which
+    are expected to fail for now (``suite_mark``)."""
+    keep, dropped = [], []
+    reasons = config.stash.setdefault(_DESELECTED, {})
+    for item in items:
+        module = getattr(item, "module", None)
+        deselect = getattr(module, "suite_deselect", None)
+        reason = deselect(item) if deselect else None
+        if reason is None:
+            mark = getattr(module, "suite_mark", None)
+            if mark:
+                mark(item)
+            keep.append(item)
+        else:
+            dropped.append(item)
+            reasons[reason] = reasons.get(reason, 0) + 1
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    reasons = config.stash.get(_DESELECTED, {})
+    if reasons:
+        terminalreporter.section("deselected (scikit-learn's KMeans tests)")
+        for reason, count in sorted(reasons.items(), key=lambda rc: -rc[1]):
+            terminalreporter.write_line(f"{count:4d}  {reason}")
+

@@ -8,7 +8,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import meanscape
 
-ESTIMATORS = [getattr(meanscape, name)() for name in meanscape._estimators.__all__]
+ESTIMATORS = [meanscape.KMeans()] + [getattr(meanscape, name)() for name in meanscape._estimators.__all__]
 
 
 @parametrize_with_checks(ESTIMATORS)
