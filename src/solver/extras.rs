@@ -35,6 +35,15 @@ pub struct Extras {
     /// ip-rff-mkpower: η_{j,l}, per view and cluster.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub possibilistic_scales: Option<Vec<Vec<f64>>>,
+    /// Lloyd (kmeans): why a converged run stopped, `labels` (no label
+    /// changed) or `shift` (the squared centre shift of the last update
+    /// was within the tolerance; scikit-learn then counts one iteration
+    /// fewer, the last assignment being its final E-step).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub converged_by: Option<&'static str>,
+    /// Lloyd (kmeans): the squared centre shift of the last update.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub centre_shift: Option<f64>,
     /// The RFF algorithms: iterations of the k-means start Θ₀.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub init_iterations: Option<usize>,

@@ -61,6 +61,24 @@ pub fn weighted_seeds<R: Rng>(
     rng: &mut R,
     dist: impl Fn(&[usize]) -> Array2<f64>,
 ) -> Result<Vec<usize>> {
+    seeds(n, w, k, init, false, rng, dist)
+}
+
+/// [`weighted_seeds`], or with `repeat`, as scikit-learn seeds data with
+/// fewer distinct points than k: instead of refusing, k-means++ repeats
+/// its first seed once every point is a seed, and random seeding keeps k
+/// distinct rows that are not distinct points. The clusters of repeated
+/// seeds start empty (scikit-learn then warns of fewer distinct
+/// clusters). On data with k distinct points, the same seeds.
+fn seeds<R: Rng>(
+    n: usize,
+    w: Option<&[f64]>,
+    k: usize,
+    init: Init,
+    repeat: bool,
+    rng: &mut R,
+    dist: impl Fn(&[usize]) -> Array2<f64>,
+) -> Result<Vec<usize>> {
     if k == 0 || k > n {
         return Err(Error::Param(format!(
             "k = {k} is out of range: must be in [1, {n}] (the number of rows)"
@@ -74,8 +92,8 @@ pub fn weighted_seeds<R: Rng>(
         )));
     }
     match init {
-        Init::KmeansPP => kmeans_pp(n, w, k, rng, dist),
-        Init::Random => random_distinct(n, w, k, rng, dist),
+        Init::KmeansPP => kmeans_pp(n, w, k, repeat, rng, dist),
+        Init::Random => random_distinct(n, w, k, repeat, rng, dist),
     }
 }
 
@@ -101,8 +119,22 @@ pub fn weighted_euclidean_seeds<'a, R: Rng>(
     init: Init,
     rng: &mut R,
 ) -> Result<Vec<usize>> {
+    euclidean_seeds_or_repeats(x, x_norms, w, k, init, false, rng)
+}
+
+/// [`weighted_euclidean_seeds`]; with `repeat`, fewer distinct points
+/// than k repeat seeds instead of being refused (see `seeds`).
+pub fn euclidean_seeds_or_repeats<'a, R: Rng>(
+    x: impl Into<super::rows::Rows<'a>>,
+    x_norms: &[f64],
+    w: Option<&[f64]>,
+    k: usize,
+    init: Init,
+    repeat: bool,
+    rng: &mut R,
+) -> Result<Vec<usize>> {
     let x = x.into();
-    weighted_seeds(x.nrows(), w, k, init, rng, |cands| {
+    seeds(x.nrows(), w, k, init, repeat, rng, |cands| {
         let c = x.select(cands);
         x.sq_dists(x_norms, c.view())
     })
@@ -132,6 +164,7 @@ fn kmeans_pp<R: Rng>(
     n: usize,
     w: Option<&[f64]>,
     k: usize,
+    repeat: bool,
     rng: &mut R,
     dist: impl Fn(&[usize]) -> Array2<f64>,
 ) -> Result<Vec<usize>> {
@@ -159,6 +192,10 @@ fn kmeans_pp<R: Rng>(
     };
     while seeds.len() < k {
         if potential <= 0.0 {
+            if repeat {
+                seeds.resize(k, first);
+                break;
+            }
             return Err(too_few_distinct(k));
         }
         let mut cumulative = Vec::with_capacity(n);
@@ -200,7 +237,7 @@ fn kmeans_pp<R: Rng>(
             }
         }
         let chosen = cands[best.1];
-        if closest[chosen] <= 0.0 {
+        if closest[chosen] <= 0.0 && !repeat {
             return Err(too_few_distinct(k));
         }
         for (c, &v) in closest.iter_mut().zip(d.column(best.1)) {
@@ -218,6 +255,7 @@ fn random_distinct<R: Rng>(
     n: usize,
     w: Option<&[f64]>,
     k: usize,
+    repeat: bool,
     rng: &mut R,
     dist: impl Fn(&[usize]) -> Array2<f64>,
 ) -> Result<Vec<usize>> {
@@ -230,7 +268,7 @@ fn random_distinct<R: Rng>(
         };
         let d = dist(&seeds);
         let clash = (0..k).any(|a| (0..a).any(|b| d[[seeds[a], b]] <= 0.0));
-        if !clash {
+        if !clash || repeat {
             return Ok(seeds);
         }
     }
@@ -275,6 +313,21 @@ mod tests {
             assert!(e.to_string().contains("distinct"), "{e}");
             let ok = euclidean_seeds(x.view(), &norms, 2, init, &mut rng()).unwrap();
             assert_ne!(x[[ok[0], 0]], x[[ok[1], 0]]);
+        }
+        for init in [Init::KmeansPP, Init::Random] {
+            // As scikit-learn: three seeds on two distinct points, and the
+            // same seeds as without repeats where k distinct points exist.
+            let s = euclidean_seeds_or_repeats(x.view(), &norms, None, 3, init, true, &mut rng())
+                .unwrap();
+            assert_eq!(s.len(), 3);
+            let mut values: Vec<f64> = s.iter().map(|&i| x[[i, 0]]).collect();
+            values.sort_by(f64::total_cmp);
+            values.dedup();
+            assert_eq!(values, vec![1.0, 2.0], "{init}: {s:?}");
+            let with =
+                euclidean_seeds_or_repeats(x.view(), &norms, None, 2, init, true, &mut rng());
+            let without = euclidean_seeds(x.view(), &norms, 2, init, &mut rng());
+            assert_eq!(with.unwrap(), without.unwrap());
         }
         let e = euclidean_seeds(x.view(), &norms, 5, Init::Random, &mut rng()).unwrap_err();
         assert_eq!(

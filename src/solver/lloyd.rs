@@ -120,6 +120,18 @@ fn run_lloyd(
         events: true,
     };
     let mut fit = iterate(&mut step, how, ctx)?;
+    if fit.converged {
+        // The centre shift is tested first: scikit-learn tests it one
+        // iteration before it would see the labels unchanged.
+        fit.extra.converged_by = Some(if step.shift <= tol_abs {
+            "shift"
+        } else {
+            "labels"
+        });
+    }
+    if step.shift.is_finite() {
+        fit.extra.centre_shift = Some(step.shift);
+    }
     fit.centroids = Some(step.centres);
     Ok(fit)
 }
@@ -215,23 +227,17 @@ impl Step for LloydStep<'_, '_> {
 
     fn advance(&mut self, _m: usize) -> Result<()> {
         let (sums, totals) = self.sums.as_ref().expect("advance after eval");
-        let k = self.centres.nrows();
         let mut next = sums.clone();
-        let empty = totals.iter().filter(|&&c| c == 0.0).count();
-        let far = match &self.dists {
-            Some(d) => farthest(d, empty),
-            None => Vec::new(),
-        };
-        let mut far = far.into_iter();
-        for j in 0..k {
-            if totals[j] == 0.0 {
-                // sklearn: an empty cluster moves to a far-away point.
-                let i = far.next().expect("enough points");
-                next.row_mut(j).assign(&self.x.select(&[i]).row(0));
-            } else {
-                next.row_mut(j).mapv_inplace(|v| v / totals[j]);
-            }
-        }
+        let mut totals = totals.clone();
+        relocate_empty(
+            self.x,
+            self.w,
+            self.dists.as_deref(),
+            &self.labels,
+            &mut next,
+            &mut totals,
+        );
+        average(&mut next, &totals);
         let diff = &next - &self.centres;
         self.shift = diff.mapv(|v| v * v).sum();
         if let Some(b) = &mut self.bounds {
@@ -239,6 +245,72 @@ impl Step for LloydStep<'_, '_> {
         }
         self.centres = next;
         Ok(())
+    }
+}
+
+/// scikit-learn's relocation of empty clusters, on the per-cluster sums
+/// and weight totals of the rows at `labels`: each empty cluster takes one
+/// of the rows farthest from their centre (`dists`, rows of weight 0
+/// aside), and that row leaves its old cluster's sum. When every row sits
+/// on its centre (fewer distinct points than clusters) there is nothing
+/// to move to and the clusters stay empty.
+fn relocate_empty(
+    x: Rows,
+    w: Option<&[f64]>,
+    dists: Option<&[f64]>,
+    labels: &[usize],
+    sums: &mut Array2<f64>,
+    totals: &mut [f64],
+) {
+    let empty: Vec<usize> = (0..totals.len()).filter(|&j| totals[j] == 0.0).collect();
+    if empty.is_empty() {
+        return;
+    }
+    let dists = dists.expect("a full pass before an update with empty clusters");
+    let weight = |i: usize| w.map_or(1.0, |w| w[i]);
+    let candidates: Vec<f64> = dists
+        .iter()
+        .enumerate()
+        .map(|(i, &d)| {
+            if weight(i) > 0.0 {
+                d
+            } else {
+                f64::NEG_INFINITY
+            }
+        })
+        .collect();
+    if candidates.iter().all(|&d| d <= 0.0) {
+        return;
+    }
+    for (&j, i) in empty.iter().zip(farthest(&candidates, empty.len())) {
+        if candidates[i] <= 0.0 {
+            break;
+        }
+        let row = x.select(&[i]).row(0).to_owned();
+        let (wi, old) = (weight(i), labels[i]);
+        sums.row_mut(old).scaled_add(-wi, &row);
+        totals[old] -= wi;
+        sums.row_mut(j).assign(&(&row * wi));
+        totals[j] = wi;
+    }
+}
+
+/// The means from the sums; a cluster still empty takes the centre of the
+/// heaviest cluster (scikit-learn's choice: the empty centre stays among
+/// the data's points).
+fn average(sums: &mut Array2<f64>, totals: &[f64]) {
+    let heaviest = (0..totals.len()).fold(0, |b, j| if totals[j] > totals[b] { j } else { b });
+    for j in 0..totals.len() {
+        if totals[j] > 0.0 {
+            let t = totals[j];
+            sums.row_mut(j).mapv_inplace(|v| v / t);
+        }
+    }
+    for j in 0..totals.len() {
+        if totals[j] <= 0.0 {
+            let c = sums.row(heaviest).to_owned();
+            sums.row_mut(j).assign(&c);
+        }
     }
 }
 

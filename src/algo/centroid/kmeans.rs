@@ -2,7 +2,7 @@
 //! mean feature variance on the squared centre shift, strict convergence
 //! when no label changes, empty clusters moved to the farthest points.
 
-use super::{initial_centres, sample_alone};
+use super::{centres_or_repeats, sample_alone};
 use crate::error::Result;
 use crate::solver::csr;
 use crate::solver::lloyd::{lloyd_loop, mean_variance, weighted_lloyd_loop};
@@ -20,6 +20,12 @@ pub struct KMeansParams {
     pub max_iter: usize,
     /// Rows to run on before Lloyd refines on every row (0: all).
     pub sample: usize,
+    /// Bounds that skip the rows whose nearest centre cannot have changed
+    /// (same result as without, bit for bit).
+    pub bounded: bool,
+    /// Seed data with fewer distinct points than k with repeated points
+    /// (scikit-learn) instead of refusing it.
+    pub duplicates: bool,
 }
 
 impl Solver for KMeans {
@@ -41,6 +47,18 @@ impl Solver for KMeans {
             ),
             max_iter_spec(300.0),
             sample_spec(),
+            ParamSpec::flag(
+                "bounded",
+                "bounded",
+                1.0,
+                "1 skips the rows whose nearest centre cannot have moved (distance bounds, as Elkan's and Hamerly's k-means); 0 computes every distance at every iteration (scikit-learn's algorithm='lloyd'). Same result either way, bit for bit.",
+            ),
+            ParamSpec::flag(
+                "duplicates",
+                "dup",
+                0.0,
+                "1 seeds data with fewer distinct points than k with repeated points, as scikit-learn does (those clusters stay empty, with a warning); 0 refuses such data.",
+            ),
         ]
     }
     fn takes_sparse(&self) -> bool {
@@ -51,6 +69,8 @@ impl Solver for KMeans {
             tol: cfg.params.real("tol")?,
             max_iter: cfg.params.count("max_iter")?,
             sample: cfg.params.count("sample")?,
+            bounded: cfg.params.flag("bounded")?,
+            duplicates: cfg.params.flag("duplicates")?,
         };
         if problem.csr().is_some() && p.sample > 0 && p.sample < problem.n() {
             return Err(crate::Error::Param(
@@ -94,8 +114,8 @@ impl Solver for KMeans {
                 lloyd_loop(xs, xs_norms, centres, tol, p.max_iter, ctx)
             });
         }
-        let centres = initial_centres(problem, run, start)?;
+        let centres = centres_or_repeats(problem, run, start, p.duplicates)?;
         let w = problem.sample_weights();
-        weighted_lloyd_loop(rows, norms, w, centres, tol, p.max_iter, true, ctx)
+        weighted_lloyd_loop(rows, norms, w, centres, tol, p.max_iter, p.bounded, ctx)
     }
 }

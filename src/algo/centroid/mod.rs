@@ -17,13 +17,26 @@ pub(super) fn initial_centres(
     run: &Common,
     start: Start,
 ) -> Result<Array2<f64>> {
+    centres_or_repeats(problem, run, start, false)
+}
+
+/// [`initial_centres`]; with `repeat`, data with fewer distinct points
+/// than k is seeded with repeated points instead of refused, as
+/// scikit-learn does (`kmeans -P duplicates=1`).
+pub(super) fn centres_or_repeats(
+    problem: &Problem,
+    run: &Common,
+    start: Start,
+    repeat: bool,
+) -> Result<Array2<f64>> {
     if let Some(c) = &run.centres {
         return Ok((**c).clone());
     }
     let mut rng = start.rng();
     let (rows, norms) = problem.rows();
     let w = problem.sample_weights();
-    let seeds = init::weighted_euclidean_seeds(rows, norms, w, run.k, run.init, &mut rng)?;
+    let seeds =
+        init::euclidean_seeds_or_repeats(rows, norms, w, run.k, run.init, repeat, &mut rng)?;
     Ok(rows.select(&seeds))
 }
 
