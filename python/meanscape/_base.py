@@ -35,13 +35,19 @@ def sample_weights(sample_weight, n):
     if sample_weight is None:
         return None
     if isinstance(sample_weight, numbers.Number):
-        return np.full(n, float(sample_weight))
-    w = np.array(sample_weight, dtype=np.float64, order="C", copy=True)
+        w = np.full(n, float(sample_weight))
+    else:
+        w = np.array(sample_weight, dtype=np.float64, order="C", copy=True)
     if w.ndim != 1:
         raise ValueError(f"Sample weights must be 1D array or scalar, got {w.ndim}D array")
     if w.shape[0] != n:
         raise ValueError(f"sample_weight.shape == ({w.shape[0]},), expected ({n},)!")
+    if not np.any(w):
+        # scikit-learn's words (its checks look for them); the engine
+        # refuses the same.
+        raise ValueError("Sample weights must contain at least one non-zero number.")
     return w
+
 
 
 def given_centres(centres, X, k):

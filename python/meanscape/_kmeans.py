@@ -6,6 +6,7 @@ not the engine's parameter table. Sample weights, given centres and the
 restarts go to the engine; Python only checks, converts and names.
 """
 
+import json
 import numbers
 import warnings
 
@@ -157,8 +158,13 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
             int(self.n_clusters),
             # The engine counts assignments; scikit-learn's max_iter counts
             # assignment + update pairs and then assigns once more.
-            [("tol", float(self.tol)), ("max_iter", float(self.max_iter + 1))],
-            [("bounded", "1" if self._algorithm == "elkan" else "0")] if _HAS_BOUNDED else [],
+            [
+                ("tol", float(self.tol)),
+                ("max_iter", float(self.max_iter + 1)),
+                ("bounded", 1.0 if self._algorithm == "elkan" else 0.0),
+                ("duplicates", 1.0),
+            ],
+            [],
             seed,
             restarts,
             init,
@@ -186,6 +192,9 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         _refuse_sparse(X)
         X = validate_data(self, X, dtype=_DTYPES, order="C", accept_sparse=False)
         self._check_params_vs_input(X)
+        # scikit-learn's absolute tolerance (for the verbose text; the
+        # engine computes the same from tol).
+        self._tol = float(np.mean(np.var(X, axis=0)) * self.tol)
         weights = sample_weights(sample_weight, X.shape[0])
         random_state = check_random_state(self.random_state)
         init = self.init
@@ -214,17 +223,27 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         self.labels_ = r["labels"]
         self.cluster_centers_ = (r["centroids"] * scale).astype(X.dtype, copy=False)
         self.inertia_ = float(r["objective"]) * scale * scale
-        # An engine run that stopped at its cap made max_iter updates and
-        # the final assignment, which scikit-learn counts as max_iter.
-        self.n_iter_ = min(int(r["n_iter"]), int(self.max_iter))
+        extras = json.loads(r["extras"])
+        by = extras.get("converged_by")
+        # scikit-learn counts an update and the assignment before it as
+        # one iteration, and ends with one more assignment: a run whose
+        # centres stopped moving (or that hit the cap) counted that last
+        # assignment, scikit-learn does not.
+        n_iter = int(r["n_iter"])
+        self.n_iter_ = n_iter - 1 if by == "shift" else min(n_iter, int(self.max_iter))
         self.model_ = r["model"]
         self._n_features_out = self.cluster_centers_.shape[0]
         for text in r["warnings"]:
             warnings.warn(text, MeanscapeWarning, stacklevel=3)
         if self.verbose:
             print("Initialization complete")
-            for i, v in enumerate(r["objective_trace"], 1):
+            for i, v in enumerate(r["objective_trace"][: self.n_iter_]):
                 print(f"Iteration {i}, inertia {v * scale * scale}.")
+            if by == "labels":
+                print(f"Converged at iteration {self.n_iter_ - 1}: strict convergence.")
+            elif by == "shift":
+                shift = extras["centre_shift"] * scale * scale
+                print(f"Converged at iteration {self.n_iter_ - 1}: center shift {shift} within tolerance {self._tol}.")
         distinct = len(set(self.labels_.tolist()))
         if distinct < self.n_clusters:
             warnings.warn(
@@ -307,5 +326,3 @@ def k_means(
     out = (est.cluster_centers_, est.labels_, est.inertia_)
     return out + (est.n_iter_,) if return_n_iter else out
 
-
-_HAS_BOUNDED = False

@@ -12,9 +12,9 @@ use convert::{error, input_rows, run_cancellable};
 use meanscape::algo::{self, Fit, Init, Problem, RunConfig};
 use meanscape::data::preprocess::rescale;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2};
-use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::sync::Arc;
 
 /// Every algorithm with its declared parameters and options, as JSON: the
 /// tables the estimators' signatures and the CLI's checks both come from.

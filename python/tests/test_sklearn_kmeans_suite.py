@@ -46,11 +46,9 @@ PRIVATE = {
     "test_sample_weight_zero": "calls KMeans._init_centroids, a private method of scikit-learn's class",
 }
 
-# Of the four tests scikit-learn-intelex deselects, the ones left out here.
-INTELEX = {
-    "test_kmeans_verbose": "scikit-learn-intelex deselects it: the verbose text names why the run stopped "
-    "(strict convergence or centre shift), which the engine's fit does not report",
-}
+# Of the four tests scikit-learn-intelex deselects, the ones left out here
+# (none: all four pass).
+INTELEX = {}
 
 
 def _load_upstream(estimator):
