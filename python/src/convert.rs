@@ -125,11 +125,6 @@ fn max_abs_finite(values: impl Iterator<Item = f64>) -> PyResult<f64> {
 }
 
 impl Input<'_> {
-    /// The float type the rows are held in.
-    pub fn is_f32(&self) -> bool {
-        self.borrowed32.is_some() || matches!(self.owned, Some(Matrix::F32(_)))
-    }
-
     /// The engine's view of the rows.
     pub fn rows(&self) -> PyResult<algo::Features> {
         if let Some(x) = &self.owned {
