@@ -161,13 +161,16 @@ class _MeanscapeCluster(ClusterMixin, BaseEstimator):
         self.extras_ = json.loads(r["extras"])
         self.elapsed_ms_ = float(r["elapsed_ms"])
         self.model_ = r["model"]
+        self._rescale_exp = int(r["rescale_exp"])
         self._model_error = r["model_error"]
         for text in r["warnings"]:
             warnings.warn(text, MeanscapeWarning, stacklevel=3)
         if r["centroids"] is not None and r["centroids"].shape[1] == X.shape[1]:
             # float32 in, float32 centres out (as scikit-learn's KMeans); the
-            # engine computes them in f64 and they are rounded once here.
-            self.cluster_centers_ = r["centroids"].astype(X.dtype, copy=False)
+            # engine computes them in f64 and they are rounded once here, in
+            # X's units (the engine's rows may be X times a power of two).
+            centres = r["centroids"] * 2.0 ** -r["rescale_exp"]
+            self.cluster_centers_ = centres.astype(X.dtype, copy=False)
         if r["feature_weights"] is not None:
             self.feature_weights_ = r["feature_weights"]
             self.selected_features_ = np.flatnonzero(self.feature_weights_ > 0)
@@ -195,7 +198,10 @@ class _PredictingCluster(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _Mea
         feature space for kernel methods)."""
         X = self._new_rows(X)
         d = self.model_.distances(X)
-        return np.sqrt(np.maximum(d, 0.0))
+        # Distances of input-space methods in X's units; kernel and
+        # feature-map distances are in their own space.
+        scale = 2.0 ** -self._rescale_exp if hasattr(self, "cluster_centers_") else 1.0
+        return np.sqrt(np.maximum(d, 0.0)) * scale
 
     @property
     def _n_features_out(self):

@@ -109,6 +109,19 @@ def test_values_outside_the_engines_range_are_scaled_back(blobs):
     np.testing.assert_allclose(kmb.transform(X * big), km.transform(X) * big, rtol=1e-9)
 
 
+@pytest.mark.parametrize("name", ["PowerKMeans", "KHarmonicMeans"])
+def test_estimator_centres_are_in_the_inputs_units(name, blobs):
+    # Regression: the engine's rows were X times 2^-e and the centres came
+    # back in those units.
+    X, _, means = blobs
+    big = 2.0**80
+    a = _est(name, means + 0.4).fit(X)
+    b = _est(name, (means + 0.4) * big).fit(X * big)
+    np.testing.assert_allclose(b.cluster_centers_, a.cluster_centers_ * big, rtol=1e-9)
+    np.testing.assert_allclose(b.inertia_, a.inertia_ * big * big, rtol=1e-9)
+    np.testing.assert_allclose(b.transform(X * big), a.transform(X) * big, rtol=1e-9)
+
+
 def test_k_means_function_is_the_estimator(blobs):
     X, _, _ = blobs
     centres, labels, inertia, n_iter = meanscape.k_means(X, 3, random_state=0, return_n_iter=True)
