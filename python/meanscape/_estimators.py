@@ -202,7 +202,7 @@ class KHarmonicMeans(_WeightedFit, _CentroidMixin, _PredictingCluster):
         self.random_state = random_state
 
 
-class KernelKMeans(_PredictingCluster):
+class KernelKMeans(_WeightedFit, _PredictingCluster):
     """Kernel k-means. Lloyd's algorithm in a kernel's feature space (Girolami
     2002), k-means++ seeding in feature space, empty clusters re-seeded at
     the farthest point; the s → −∞ limit of kpower.
@@ -273,7 +273,7 @@ class KernelKMeans(_PredictingCluster):
         self.random_state = random_state
 
 
-class KernelPowerKMeans(_PredictingCluster):
+class KernelPowerKMeans(_WeightedFit, _PredictingCluster):
     """Kernel power k-means. Paul, Chakraborty, Das & Xu (Algorithm 1): power
     k-means in a kernel's feature space, annealing s → −∞ towards kernel
     k-means; one n×n×k matrix product per iteration on the cached Gram
@@ -376,7 +376,7 @@ class KernelPowerKMeans(_PredictingCluster):
         self.random_state = random_state
 
 
-class MultiKernelPowerKMeans(_PredictingCluster):
+class MultiKernelPowerKMeans(_WeightedFit, _PredictingCluster):
     """Multi-kernel power k-means. Paul, Chakraborty, Das & Xu (Algorithm 2):
     kernel power k-means on a learned convex combination of L kernels,
     weights α on the simplex by an entropy-penalised softmax; default
@@ -1232,7 +1232,7 @@ class Spectral(_MeanscapeCluster):
         self.random_state = random_state
 
 
-class WKMeans(_CentroidMixin, _PredictingCluster):
+class WKMeans(_WeightedFit, _CentroidMixin, _PredictingCluster):
     """WK-means (Huang et al.). Huang, Ng, Rong & Li (2005): k-means with feature
     weights that sum to 1, w_l ∝ D_l^(−1/(β−1)), so low-dispersion features
     count more; no weight is exactly zero unless the feature is constant
@@ -1253,8 +1253,8 @@ class WKMeans(_CentroidMixin, _PredictingCluster):
         100000].
     n_init : int, default=1
         Restarts (seeds random_state, random_state + 1, ...); the fit with the lowest objective is kept.
-    init : {'k-means++', 'random'}, default='k-means++'
-        How the initial centres are chosen.
+    init : {'k-means++', 'random'} or array of shape (n_clusters, n_features), default='k-means++'
+        How the initial centres are chosen, or the initial centres themselves (then one run: n_init is 1).
     random_state : int, RandomState instance or None, default=None
         The seed (``--seed`` of ``meanscape run``); an int gives the CLI's result.
 

@@ -23,21 +23,21 @@ from ._base import MeanscapeWarning, _given, _seed, given_centres, sample_weight
 
 _DTYPES = [np.float64, np.float32]
 
-# Whether the engine reads CSR input (h-csr): until it does, sparse X is
+# Whether the engine reads CSR input (h-csr): without it, sparse X is
 # refused with the reason instead of being densified silently.
 _ENGINE_CSR = hasattr(_meanscape, "fit_csr")
+_ACCEPT = "csr" if _ENGINE_CSR else False
 
 
 def _is_arraylike_not_scalar(x):
     return (hasattr(x, "__len__") or hasattr(x, "shape") or hasattr(x, "__array__")) and not np.isscalar(x)
 
 
-def _refuse_sparse(X):
-    if sp.issparse(X) and not _ENGINE_CSR:
-        raise TypeError(
-            "Sparse data was passed for X: meanscape.KMeans reads dense arrays only "
-            "until the engine's CSR input lands; use X.toarray() if it fits in memory"
-        )
+def _variances(X):
+    if sp.issparse(X):
+        mean = np.asarray(X.mean(axis=0)).ravel()
+        return np.asarray(X.multiply(X).mean(axis=0)).ravel() - mean**2
+    return np.var(X, axis=0)
 
 
 class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, BaseEstimator):
@@ -152,9 +152,13 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
             self._algorithm = "lloyd"
 
     def _run(self, X, weights, seed, restarts, init, centres):
-        return _meanscape.fit(
+        if sp.issparse(X):
+            fit, data = _meanscape.fit_csr, (X.indptr, X.indices, X.data, X.shape)
+        else:
+            fit, data = _meanscape.fit, (X,)
+        return fit(
             "kmeans",
-            X,
+            *data,
             int(self.n_clusters),
             # The engine counts assignments; scikit-learn's max_iter counts
             # assignment + update pairs and then assigns once more.
@@ -189,12 +193,11 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
         self
         """
         self._validate_params()
-        _refuse_sparse(X)
-        X = validate_data(self, X, dtype=_DTYPES, order="C", accept_sparse=False)
+        X = validate_data(self, X, dtype=_DTYPES, order="C", accept_sparse=_ACCEPT, accept_large_sparse=False)
         self._check_params_vs_input(X)
         # scikit-learn's absolute tolerance (for the verbose text; the
         # engine computes the same from tol).
-        self._tol = float(np.mean(np.var(X, axis=0)) * self.tol)
+        self._tol = float(np.mean(_variances(X)) * self.tol)
         weights = sample_weights(sample_weight, X.shape[0])
         random_state = check_random_state(self.random_state)
         init = self.init
@@ -255,11 +258,16 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
 
     def _check_test_data(self, X):
         check_is_fitted(self)
-        _refuse_sparse(X)
-        return validate_data(self, X, dtype=_DTYPES, order="C", accept_sparse=False, reset=False)
+        return validate_data(self, X, dtype=_DTYPES, order="C", accept_sparse=_ACCEPT, accept_large_sparse=False, reset=False)
 
     def _sq_distances(self, X):
-        """Squared distances of the rows of X to the centres, by the engine."""
+        """Squared distances of the rows of X to the centres: by the engine
+        for dense X; for sparse X from ‖x‖² − 2x·c + ‖c‖² (no dense copy)."""
+        if sp.issparse(X):
+            c = self.cluster_centers_.astype(np.float64)
+            xx = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+            d = xx[:, None] - 2.0 * np.asarray(X @ c.T) + np.einsum("ij,ij->i", c, c)[None, :]
+            return np.maximum(d, 0.0)
         return np.maximum(self.model_.distances(X), 0.0) * (self._scale * self._scale)
 
     def fit_predict(self, X, y=None, sample_weight=None):
@@ -269,6 +277,8 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
     def predict(self, X):
         """The nearest centre of every row of X."""
         X = self._check_test_data(X)
+        if sp.issparse(X):
+            return _meanscape.predict_csr(self.model_, X.indptr, X.indices, X.data, X.shape)
         return self.model_.predict(X)
 
     def fit_transform(self, X, y=None, sample_weight=None):

@@ -135,11 +135,11 @@ def test_weights_are_refused_where_the_algorithm_has_none(blobs):
     X, _, _ = blobs
     # (Unit weights are no weights, so these are not all 1.)
     w = np.linspace(0.5, 2.0, X.shape[0])
-    with pytest.raises(ValueError, match="kernel-kmeans does not take sample weights; kmeans"):
-        _meanscape.fit("kernel-kmeans", X, 3, [], [], 0, sample_weight=w)
+    with pytest.raises(ValueError, match="dmkkm does not take sample weights; kmeans"):
+        _meanscape.fit("dmkkm", X, 3, [], [], 0, sample_weight=w)
     # And the estimator has no such parameter (has_fit_parameter is False).
     with pytest.raises(TypeError, match="sample_weight"):
-        meanscape.KernelKMeans(n_clusters=3).fit(X, sample_weight=w)
+        meanscape.LWKMeans(n_clusters=3).fit(X, sample_weight=w)
 
 
 def test_centres_are_refused_where_the_algorithm_has_none(blobs):
@@ -147,7 +147,7 @@ def test_centres_are_refused_where_the_algorithm_has_none(blobs):
     with pytest.raises(ValueError, match="kernel-kmeans does not start from given centres; kmeans"):
         _meanscape.fit("kernel-kmeans", X, 3, [], [], 0, centres=means)
     with pytest.raises(ValueError, match="does not start from given centres"):
-        meanscape.WKMeans(n_clusters=3, init=means).fit(X)
+        meanscape.LWKMeans(n_clusters=3, init=means).fit(X)
 
 
 @pytest.mark.parametrize("w", [[-1.0], [np.nan], [0.0]])

@@ -26,8 +26,11 @@ DUPLICATES = "the seeding refuses data with fewer distinct points (4) than n_clu
 def expected_failures(estimator):
     if not has_fit_parameter(estimator, "sample_weight"):
         return {}
-    failures = {"check_sample_weight_equivalence_on_dense_data": SEEDING}
-    if not isinstance(estimator, meanscape.KMeans) and estimator._algorithm in ("power", "khm"):
+    failures = {
+        "check_sample_weight_equivalence_on_dense_data": SEEDING,
+        "check_sample_weight_equivalence_on_sparse_data": SEEDING,
+    }
+    if not isinstance(estimator, meanscape.KMeans) and estimator._algorithm in ("power", "khm", "kernel-kmeans", "kpower", "wkmeans"):
         failures["check_sample_weights_shape"] = DUPLICATES
         failures["check_sample_weights_not_overwritten"] = DUPLICATES
     return failures

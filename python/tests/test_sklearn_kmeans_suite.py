@@ -31,9 +31,16 @@ import meanscape
 
 ESTIMATOR = getattr(meanscape, os.environ.get("MEANSCAPE_SUITE_ESTIMATOR", "KMeans"))
 
-# The one switch for sparse input: the engine reads CSR once h-csr lands.
-ENGINE_CSR = False
+# The one switch for sparse input: whether the engine reads CSR (h-csr).
+ENGINE_CSR = hasattr(meanscape._meanscape, "fit_csr")
 SPARSE_XFAIL = pytest.mark.xfail(strict=True, reason="sparse input: engine CSR (h-csr)")
+# The CSR Lloyd (src/solver/csr/lloyd.rs) does not yet relocate empty
+# clusters as scikit-learn (the dense Lloyd does, src/solver/lloyd.rs) nor
+# report why it stopped (Extras.converged_by), which these tests see.
+CSR_RELOCATION = {"test_kmeans_relocated_clusters", "test_relocating_with_duplicates"}
+CSR_RELOCATION_XFAIL = pytest.mark.xfail(
+    strict=True, reason="CSR Lloyd: empty-cluster relocation and stop reason not yet scikit-learn's"
+)
 
 # Tests that call scikit-learn's private helpers: they test scikit-learn's
 # internals, not the estimator.
@@ -131,10 +138,10 @@ def _fits(item):
 
 def suite_mark(item):
     """Marks ``item`` keeps while the engine lacks something (conftest.py)."""
-    if (
-        ESTIMATOR is meanscape.KMeans
-        and not ENGINE_CSR
-        and _fits(item)
-        and any(_sparse(v) for v in _params(item).values())
-    ):
+    sparse = any(_sparse(v) for v in _params(item).values())
+    if ESTIMATOR is not meanscape.KMeans or not sparse or not _fits(item):
+        return
+    if not ENGINE_CSR:
         item.add_marker(SPARSE_XFAIL)
+    elif item.originalname in CSR_RELOCATION:
+        item.add_marker(CSR_RELOCATION_XFAIL)
