@@ -11,7 +11,7 @@ scikit-learn's defaults (max_iter 300, tol 1e-4):
    failure is a row saying so), f64 and f32 input; once with init='k-means++' and once from the
    SAME given centres (init = k rows of X drawn with the seed), so that n_iter_ and inertia_ are
    comparable like for like.
-2. scipy.sparse.random(20000, 50000, density=0.005, format='csr', random_state=0, f64): the same
+2. A 20000 x 50000 CSR at density 0.005 with 10 planted clusters (`planted_sparse`), f64: the same
    given centres for both (k rows drawn with the seed, dense k x 50000): `meanscape.KMeans` and
    scikit-learn's KMeans.
 Each fit runs in its own subprocess (a crash, a hang or a refusal is a row, not the end of the run),
@@ -269,12 +269,31 @@ def prepare(tmp, seed, quick):
     np.save(files["fashion_y"], y)
     np.save(files["fashion_init"], X[np.sort(rng.choice(len(X), K, replace=False))])
     shape = QUICK if quick else SPARSE
-    S = sp.random(shape["n"], shape["p"], density=shape["density"], format="csr", random_state=0, dtype=np.float64)
+    S = planted_sparse(shape["n"], shape["p"], shape["density"])
     files["sparse"] = str(Path(tmp) / "sparse.npz")
     sp.save_npz(files["sparse"], S, compressed=False)
     np.save(files["sparse_init"], S[np.sort(rng.choice(S.shape[0], K, replace=False))].toarray())
     shapes = {"fashion": X.shape, "sparse": S.shape, "sparse_nnz": int(S.nnz)}
     return files, shapes
+
+
+def planted_sparse(n, p, density, own=0.8):
+    """n x p CSR at `density` with K planted clusters: row i belongs to cluster i % K and draws
+    `own` of its nonzeros from its cluster's block of p / K columns, the rest anywhere; values
+    uniform in [0, 1). Uniform random rows (scipy.sparse.random) settle after one reassignment,
+    so they time the setup, not the iterations."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(0)
+    per_row = max(1, int(round(density * p)))
+    rows = np.repeat(np.arange(n), per_row)
+    block = p // K
+    mine = rng.random(rows.size) < own
+    cols = np.where(mine, (rows % K) * block + rng.integers(0, block, rows.size), rng.integers(0, p, rows.size))
+    S = sp.csr_matrix((rng.random(rows.size), (rows, cols)), shape=(n, p))
+    S.sum_duplicates()
+    return S
 
 
 def contenders(sklearnex, meanscape):
