@@ -98,10 +98,31 @@ fn fit<'py>(
         options: &options,
         centres,
     };
+    run_fit(
+        py,
+        algo.as_ref(),
+        problem,
+        request,
+        input.copied,
+        input.rescale_exp,
+    )
+}
+
+/// Runs a configured fit with the GIL released and returns the dict every
+/// estimator reads (dense `fit` and sparse `fit_csr` alike): the fit, the
+/// restarts, the timing, and the model or why there is none.
+pub(crate) fn run_fit<'py>(
+    py: Python<'py>,
+    algo: &dyn algo::Algorithm,
+    problem: Problem,
+    request: algo::Request<'_>,
+    copied: bool,
+    rescale_exp: i32,
+) -> PyResult<Bound<'py, PyDict>> {
     let (cfg, result, built) = run_cancellable(py, |ctx, _| {
-        let cfg = algo::configure(algo.as_ref(), &problem, request, "X")?;
-        let result = algo::run(algo.as_ref(), &problem, &cfg, ctx)?;
-        let built = meanscape::model::Model::from_run(algo.as_ref(), &problem, &cfg, &result);
+        let cfg = algo::configure(algo, &problem, request, "X")?;
+        let result = algo::run(algo, &problem, &cfg, ctx)?;
+        let built = meanscape::model::Model::from_run(algo, &problem, &cfg, &result);
         Ok((cfg, result, built))
     })?;
     drop(problem);
@@ -110,11 +131,11 @@ fn fit<'py>(
     out.set_item("restart_objectives", result.restart_objectives.clone())?;
     out.set_item("best_restart", result.best_restart)?;
     out.set_item("elapsed_ms", result.elapsed.as_secs_f64() * 1e3)?;
-    out.set_item("input_copied", input.copied)?;
-    out.set_item("rescale_exp", input.rescale_exp)?;
+    out.set_item("input_copied", copied)?;
+    out.set_item("rescale_exp", rescale_exp)?;
     match built {
         Ok(m) => {
-            out.set_item("model", model::Model::new(m, input.rescale_exp))?;
+            out.set_item("model", model::Model::new(m, rescale_exp))?;
             out.set_item("model_error", py.None())?;
         }
         Err(e) => {

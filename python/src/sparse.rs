@@ -3,8 +3,8 @@
 //! densifying (the engine runs `kmeans` on the nonzeros; the other
 //! algorithms refuse sparse input with a ValueError naming it).
 
-use crate::convert::{error, run_cancellable};
-use crate::{fit_items, model, parse_init};
+use crate::convert::error;
+use crate::{model, parse_init};
 use meanscape::algo::{self, Csr, Problem};
 use meanscape::data::preprocess::{ldexp, range_exponent};
 use numpy::{PyReadonlyArray1, PyReadonlyArray2};
@@ -140,32 +140,8 @@ pub fn fit_csr<'py>(
         options: &options,
         centres,
     };
-    let (cfg, result, built) = run_cancellable(py, |ctx, _| {
-        let cfg = algo::configure(algo.as_ref(), &problem, request, "X")?;
-        let result = algo::run(algo.as_ref(), &problem, &cfg, ctx)?;
-        let built = meanscape::model::Model::from_run(algo.as_ref(), &problem, &cfg, &result);
-        Ok((cfg, result, built))
-    })?;
-    drop(problem);
-    let out = PyDict::new(py);
-    fit_items(py, &out, &result.best, &cfg)?;
-    out.set_item("restart_objectives", result.restart_objectives.clone())?;
-    out.set_item("best_restart", result.best_restart)?;
-    out.set_item("elapsed_ms", result.elapsed.as_secs_f64() * 1e3)?;
     // The arrays are always read into the engine's own CSR (u32 indices).
-    out.set_item("input_copied", true)?;
-    out.set_item("rescale_exp", rescale_exp)?;
-    match built {
-        Ok(m) => {
-            out.set_item("model", model::Model::new(m, rescale_exp))?;
-            out.set_item("model_error", py.None())?;
-        }
-        Err(e) => {
-            out.set_item("model", py.None())?;
-            out.set_item("model_error", e.to_string())?;
-        }
-    }
-    Ok(out)
+    crate::run_fit(py, algo.as_ref(), problem, request, true, rescale_exp)
 }
 
 /// Dense values this many at most per block of [`predict_csr`] (32 MB).
