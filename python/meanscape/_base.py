@@ -6,11 +6,20 @@ import numbers
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from . import _meanscape
+
+# The algorithms whose engine reads CSR rows (memory ∝ nonzeros); the
+# other estimators refuse sparse X with scikit-learn's message.
+_SPARSE = (
+    {a["id"] for a in json.loads(_meanscape.algorithms()) if a.get("takes_sparse")}
+    if hasattr(_meanscape, "fit_csr")
+    else set()
+)
 
 _DTYPES = [np.float64, np.float32]
 
@@ -62,6 +71,15 @@ def given_centres(centres, X, k):
             f"The shape of the initial centers {centres.shape} does not match the number of features of the data {X.shape[1]}."
         )
     return np.ascontiguousarray(centres, dtype=np.float64)
+
+
+def _sq_dists_to(X, centres):
+    """Squared distances of the rows of sparse X to the centres, n × k, from
+    ‖x‖² − 2x·c + ‖c‖² (no dense copy of X), clamped at 0."""
+    c = np.asarray(centres, dtype=np.float64)
+    xx = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+    d = xx[:, None] - 2.0 * np.asarray(X @ c.T) + np.einsum("ij,ij->i", c, c)[None, :]
+    return np.maximum(d, 0.0)
 
 
 def _given(sample_weight, centres):
@@ -118,8 +136,23 @@ class _MeanscapeCluster(ClusterMixin, BaseEstimator):
         """
         return self._fit(X, None)
 
+    def _accept_sparse(self):
+        return "csr" if self._algorithm in _SPARSE else False
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self._algorithm in _SPARSE
+        return tags
+
     def _fit(self, X, sample_weight):
-        X = validate_data(self, X, dtype=_DTYPES, accept_sparse=False, ensure_min_samples=2)
+        X = validate_data(
+            self,
+            X,
+            dtype=_DTYPES,
+            accept_sparse=self._accept_sparse(),
+            accept_large_sparse=False,
+            ensure_min_samples=2,
+        )
         self._check_counts(X.shape[0])
         params, options = self._engine_request()
         weights = sample_weights(sample_weight, X.shape[0])
@@ -134,9 +167,13 @@ class _MeanscapeCluster(ClusterMixin, BaseEstimator):
                     stacklevel=3,
                 )
                 n_init = 1
-        result = _meanscape.fit(
+        if sp.issparse(X):
+            fit, data = _meanscape.fit_csr, (X.indptr, X.indices, X.data, X.shape)
+        else:
+            fit, data = _meanscape.fit, (X,)
+        result = fit(
             self._algorithm,
-            X,
+            *data,
             int(self.n_clusters),
             params,
             options,
@@ -182,7 +219,9 @@ class _PredictingCluster(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _Mea
 
     def _new_rows(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=_DTYPES, accept_sparse=False, reset=False)
+        X = validate_data(
+            self, X, dtype=_DTYPES, accept_sparse=self._accept_sparse(), accept_large_sparse=False, reset=False
+        )
         if self.model_ is None:
             raise ValueError(f"this {type(self).__name__} cannot assign new points: {self._model_error}")
         return X
@@ -190,6 +229,8 @@ class _PredictingCluster(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _Mea
     def predict(self, X):
         """The cluster of every row of X, as the fitted model assigns it."""
         X = self._new_rows(X)
+        if sp.issparse(X):
+            return _meanscape.predict_csr(self.model_, X.indptr, X.indices, X.data, X.shape)
         return self.model_.predict(X)
 
     def transform(self, X):
@@ -197,6 +238,10 @@ class _PredictingCluster(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _Mea
         n_clusters), in the space the algorithm clustered in (the kernel's
         feature space for kernel methods)."""
         X = self._new_rows(X)
+        if sp.issparse(X):
+            # Sparse input is read by the centroid family only: distances to
+            # the centres as ‖x‖² − 2x·c + ‖c‖², with no dense copy of X.
+            return np.sqrt(_sq_dists_to(X, self.cluster_centers_)).astype(X.dtype, copy=False)
         d = self.model_.distances(X)
         # Distances of input-space methods in X's units; kernel and
         # feature-map distances are in their own space.
@@ -218,9 +263,12 @@ class _CentroidMixin:
             # n × p temporary (0.95 s of a 70000 × 784 fit otherwise).
             c = self.cluster_centers_
             rows = np.arange(X.shape[0])
-            cross = (X @ c.T)[rows, self.labels_]
-            d = np.einsum("ij,ij->i", X, X) - 2.0 * cross + np.einsum("ij,ij->i", c, c)[self.labels_]
-            d = np.maximum(d, 0.0)
+            if sp.issparse(X):
+                d = _sq_dists_to(X, c)[rows, self.labels_]
+            else:
+                cross = (X @ c.T)[rows, self.labels_]
+                d = np.einsum("ij,ij->i", X, X) - 2.0 * cross + np.einsum("ij,ij->i", c, c)[self.labels_]
+                d = np.maximum(d, 0.0)
             self.inertia_ = float(d.sum() if weights is None else d @ weights)
 
 

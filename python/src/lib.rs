@@ -32,6 +32,7 @@ fn algorithms() -> String {
                 "default_scaling": a.default_scaling().to_string(),
                 "takes_sample_weights": a.takes_sample_weights(),
                 "takes_centres": a.takes_centres(),
+                "takes_sparse": a.takes_sparse(),
             })
         })
         .collect();

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import meanscape
 from meanscape import _meanscape as m
 
 
@@ -99,3 +100,30 @@ def test_sample_weight_and_centres_on_csr(algorithm, params):
     np.testing.assert_allclose(a["centroids"], b["centroids"], rtol=1e-9, atol=1e-12)
     d = m.fit_csr(algorithm, X.indptr, X.indices, X.data, X.shape, 3, params, [], 0, sample_weight=w)
     assert d["labels"].shape == (300,)
+
+
+@pytest.mark.parametrize("cls", ["PowerKMeans", "KHarmonicMeans"])
+def test_power_and_khm_estimators_read_csr_as_dense(cls):
+    # The estimators of the algorithms whose engine reads CSR take sparse X:
+    # the same fit as on the dense rows, predict and transform on CSR too.
+    rng = np.random.default_rng(3)
+    dense = rng.random((150, 40)) * (rng.random((150, 40)) < 0.2)
+    dense[np.arange(150) % 3 == 0, :5] += 2.0
+    csr = sp.csr_matrix(dense)
+    # s0 = -3: at -1 power's centres nearly merge on this data, and two runs
+    # that differ by rounding alone part differently (as test_sample_weight_and_centres_on_csr).
+    kw = {"s0": -3.0} if cls == "PowerKMeans" else {}
+    est = getattr(meanscape, cls)
+    a = est(n_clusters=3, random_state=0, **kw).fit(csr)
+    b = est(n_clusters=3, random_state=0, **kw).fit(dense)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    np.testing.assert_allclose(a.cluster_centers_, b.cluster_centers_, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(a.inertia_, b.inertia_, rtol=1e-9)
+    np.testing.assert_array_equal(a.predict(csr), b.predict(dense))
+    np.testing.assert_allclose(a.transform(csr), b.transform(dense), rtol=1e-6, atol=1e-9)
+
+
+def test_estimators_without_sparse_rows_refuse_csr():
+    csr = sp.csr_matrix(np.eye(12))
+    with pytest.raises(TypeError, match="[Ss]parse"):
+        meanscape.WKMeans(n_clusters=2, random_state=0).fit(csr)
