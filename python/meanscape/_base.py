@@ -74,10 +74,14 @@ def given_centres(centres, X, k):
 
 
 def _sq_dists_to(X, centres):
-    """Squared distances of the rows of sparse X to the centres, n × k, from
-    ‖x‖² − 2x·c + ‖c‖² (no dense copy of X), clamped at 0."""
+    """Squared distances of the rows of X (dense or sparse) to the centres,
+    n × k, from ‖x‖² − 2x·c + ‖c‖² (no dense copy of sparse X), clamped at 0."""
     c = np.asarray(centres, dtype=np.float64)
-    xx = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+    if sp.issparse(X):
+        xx = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+    else:
+        X = np.asarray(X, dtype=np.float64)
+        xx = np.einsum("ij,ij->i", X, X)
     d = xx[:, None] - 2.0 * np.asarray(X @ c.T) + np.einsum("ij,ij->i", c, c)[None, :]
     return np.maximum(d, 0.0)
 
@@ -126,8 +130,10 @@ class _MeanscapeCluster(ClusterMixin, BaseEstimator):
         if n_samples < k:
             raise ValueError(f"n_samples={n_samples} should be >= n_clusters={k}.")
         n_init = self.n_init
+        if n_init == "auto":
+            return
         if isinstance(n_init, bool) or not isinstance(n_init, numbers.Integral) or n_init < 1:
-            raise ValueError(f"n_init = {n_init!r} must be a positive integer")
+            raise ValueError(f"n_init = {n_init!r} must be a positive integer or 'auto'")
 
     def fit(self, X, y=None):
         """Cluster X (array-like of shape (n_samples, n_features)); y is ignored.
@@ -156,7 +162,10 @@ class _MeanscapeCluster(ClusterMixin, BaseEstimator):
         self._check_counts(X.shape[0])
         params, options = self._engine_request()
         weights = sample_weights(sample_weight, X.shape[0])
-        init, centres, n_init = self.init, None, int(self.n_init)
+        init, centres = self.init, None
+        # 'auto' as scikit-learn's KMeans: one start for k-means++ or given
+        # centres, ten for random seeding.
+        n_init = (10 if init == "random" else 1) if self.n_init == "auto" else int(self.n_init)
         if not isinstance(init, str):
             centres = given_centres(init, X, self.n_clusters)
             init = "k-means++"
@@ -254,7 +263,16 @@ class _PredictingCluster(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _Mea
 
 
 class _CentroidMixin:
-    """The k-means cost for estimators with centres in the input space."""
+    """The k-means cost (``inertia_``, ``score``) for estimators with centres
+    in the input space."""
+
+    def score(self, X, y=None, sample_weight=None):
+        """The opposite of Σᵢ wᵢ minⱼ ‖xᵢ − cⱼ‖² over the rows of X (y is
+        ignored; sample_weight defaults to 1 per row)."""
+        X = self._new_rows(X)
+        w = sample_weights(sample_weight, X.shape[0])
+        d = _sq_dists_to(X, self.cluster_centers_).min(axis=1)
+        return -float(d.sum() if w is None else d @ w)
 
     def _set_fitted(self, X, r, weights=None):
         super()._set_fitted(X, r, weights)

@@ -159,3 +159,21 @@ def test_bad_weights_are_refused_with_a_reason(w, blobs):
         weights[:] = 0.0
     with pytest.raises(ValueError, match="weight"):
         meanscape.KMeans(n_clusters=3).fit(X, sample_weight=weights)
+
+
+@pytest.mark.parametrize("name", ["PowerKMeans", "KHarmonicMeans"])
+def test_centroid_estimators_score_and_take_auto_n_init(name):
+    # score is minus the (weighted) k-means cost of X on the centres, as
+    # KMeans'; n_init='auto' is one start for k-means++, ten for random.
+    X = np.random.default_rng(5).random((90, 4))
+    w = np.arange(90) % 3 + 1.0
+    est = getattr(meanscape, name)
+    fit = est(n_clusters=3, random_state=0, n_init="auto").fit(X, sample_weight=w)
+    assert fit.score(X, sample_weight=w) == pytest.approx(-fit.inertia_, rel=1e-9)
+    d = ((X[:, None, :] - fit.cluster_centers_[None]) ** 2).sum(-1).min(1)
+    assert fit.score(X) == pytest.approx(-d.sum(), rel=1e-9)
+    many = est(n_clusters=3, random_state=0, n_init="auto", init="random").fit(X)
+    one = est(n_clusters=3, random_state=0, n_init=1, init="random").fit(X)
+    ten = est(n_clusters=3, random_state=0, n_init=10, init="random").fit(X)
+    assert many.objective_ == ten.objective_
+    assert many.objective_ <= one.objective_
