@@ -40,11 +40,6 @@ pub fn choose_seeds<R: Rng>(
     rng: &mut R,
     dist: impl Fn(&[usize]) -> Array2<f64>,
 ) -> Result<Vec<usize>> {
-    if k == 0 || k > n {
-        return Err(Error::Param(format!(
-            "k = {k} is out of range: must be in [1, {n}] (the number of rows)"
-        )));
-    }
     weighted_seeds(n, None, k, init, rng, dist)
 }
 
