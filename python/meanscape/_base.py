@@ -73,6 +73,10 @@ def given_centres(centres, X, k):
     return np.ascontiguousarray(centres, dtype=np.float64)
 
 
+def _is_auto(n_init):
+    return isinstance(n_init, str) and n_init == "auto"
+
+
 def _sq_dists_to(X, centres):
     """Squared distances of the rows of X (dense or sparse) to the centres,
     n × k, from ‖x‖² − 2x·c + ‖c‖² (no dense copy of sparse X), clamped at 0."""
@@ -130,7 +134,7 @@ class _MeanscapeCluster(ClusterMixin, BaseEstimator):
         if n_samples < k:
             raise ValueError(f"n_samples={n_samples} should be >= n_clusters={k}.")
         n_init = self.n_init
-        if n_init == "auto":
+        if _is_auto(n_init):
             return
         if isinstance(n_init, bool) or not isinstance(n_init, numbers.Integral) or n_init < 1:
             raise ValueError(f"n_init = {n_init!r} must be a positive integer or 'auto'")
@@ -165,7 +169,8 @@ class _MeanscapeCluster(ClusterMixin, BaseEstimator):
         init, centres = self.init, None
         # 'auto' as scikit-learn's KMeans: one start for k-means++ or given
         # centres, ten for random seeding.
-        n_init = (10 if init == "random" else 1) if self.n_init == "auto" else int(self.n_init)
+        random = isinstance(init, str) and init == "random"
+        n_init = (10 if random else 1) if _is_auto(self.n_init) else int(self.n_init)
         if not isinstance(init, str):
             centres = given_centres(init, X, self.n_clusters)
             init = "k-means++"

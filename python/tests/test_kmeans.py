@@ -177,3 +177,6 @@ def test_centroid_estimators_score_and_take_auto_n_init(name):
     ten = est(n_clusters=3, random_state=0, n_init=10, init="random").fit(X)
     assert many.objective_ == ten.objective_
     assert many.objective_ <= one.objective_
+    # Given centres with 'auto': one start from them, no warning.
+    given = est(n_clusters=3, init=fit.cluster_centers_, n_init="auto").fit(X)
+    assert given.n_iter_ >= 1 and np.isfinite(given.inertia_)
