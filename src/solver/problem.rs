@@ -240,11 +240,6 @@ impl Problem {
         self.weights.as_deref()
     }
 
-    /// The sample weights, shared (for runs that outlive a borrow).
-    pub fn shared_weights(&self) -> Option<Arc<[f64]>> {
-        self.weights.clone()
-    }
-
     /// Whether the problem holds precomputed kernels and no features.
     pub fn kernels_only(&self) -> bool {
         self.kernels.is_some() && self.p() == 0
