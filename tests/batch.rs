@@ -106,7 +106,7 @@ fn a_batch_of_power_runs_equals_each_run_alone() {
     .iter()
     .enumerate()
     {
-        let finish = if i % 3 == 0 { 1.0 } else { 0.0 };
+        let finish = (i % 3) as f64;
         cfgs.push(config(
             "power",
             &pr,

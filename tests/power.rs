@@ -320,14 +320,20 @@ fn rff_kmeans_start_reports_stage_progress() {
     );
 }
 
-/// `-P finish=1`: once the annealing has settled, Lloyd's iteration (the
-/// s → −∞ limit) finishes the run. The end is a Lloyd fixed point, the
+/// `-P finish=1` (once the annealing has settled) and `-P finish=2` (once
+/// two Lloyd limits agree): Lloyd's iteration (the s → −∞ limit) finishes
+/// the run. The Lloyd probes of `finish=2` leave no trace and no event. The end is a Lloyd fixed point, the
 /// trace and the events number the Lloyd iterations after the annealing
 /// ones (no s on them), and on overlapping blobs the partition is nearly
 /// the full schedule's (a few boundary points may differ).
 #[test]
 fn the_lloyd_finish_continues_the_run_and_ends_at_a_fixed_point() {
-    let x = blobs(5, 900, 4, 3, 2.5);
+    lloyd_finish(1.0, 2.5);
+    lloyd_finish(2.0, 3.5);
+}
+
+fn lloyd_finish(finish: f64, sep: f64) {
+    let x = blobs(5, 900, 4, 3, sep);
     let problem = Problem::new(x.clone());
     let power = algo::find("power").unwrap();
     let full = power
@@ -339,7 +345,7 @@ fn the_lloyd_finish_continues_the_run_and_ends_at_a_fixed_point() {
         .unwrap()
         .best;
     let (tx, rx) = std::sync::mpsc::channel();
-    let cfg = config(power.as_ref(), &problem, 3, &[("finish", 1.0)]);
+    let cfg = config(power.as_ref(), &problem, 3, &[("finish", finish)]);
     let fin = power
         .run(&problem, &cfg, &Ctx::new().with_events(tx, false))
         .unwrap()
@@ -351,7 +357,7 @@ fn the_lloyd_finish_continues_the_run_and_ends_at_a_fixed_point() {
         full.iterations
     );
     let nmi = meanscape::metrics::Scores::compute(&full.labels, &fin.labels).nmi;
-    assert!(nmi > 0.99, "NMI between the two ends: {nmi}");
+    assert!(nmi > 0.99, "finish {finish}: NMI between the two ends: {nmi}");
     // Numbered on from the annealing; the Lloyd part has no s.
     let iters: Vec<usize> = fin.trace.iter().map(|t| t.iter).collect();
     assert_eq!(iters, (1..=fin.iterations).collect::<Vec<_>>());

@@ -53,12 +53,16 @@ class PowerKMeans(_WeightedFit, _CentroidMixin, _PredictingCluster):
         cluster ≤ soft_tol (merged or near-merged centres separate only as s
         decreases). 1 turns the condition off. Range [0, 1].
     finish : int, default=0
-        1 ends the annealing once it has settled (a period without a label
-        change, no empty cluster, labels that Lloyd's step keeps) and
-        finishes with Lloyd, the s → −∞ limit: 16× fewer iterations on
-        seeds, same result; but on some data (lung_discrete, 50-d blobs) the
-        full schedule still improves the partition after that point, so it
-        is off by default (the papers' protocol). Range [0, 1].
+        How the annealing may end before its schedule does, finishing with
+        Lloyd's iteration (the s → −∞ limit): 0 never (the papers' protocol,
+        the default); 1 once it has settled (a period without a label
+        change, no empty cluster, labels that Lloyd's step keeps: on small
+        data 3× fewer iterations, but it rarely comes on large data); 2 once
+        the annealing no longer changes where Lloyd ends (the Lloyd limits
+        of two checkpoints whose |s| differ by 1.5 agree on all but 0.01 %
+        of rows; Fashion-MNIST: 282 iterations instead of 500, same cost).
+        Both may end elsewhere than the full schedule (yeast, lung_discrete:
+        another partition of similar cost). Range [0, 2].
     sample : int, default=0
         0 clusters every row. N > 0: the run (seeding included) is made on N
         rows drawn at random with the run's seed, then Lloyd refines its

@@ -6,7 +6,7 @@
 
 use super::fit::{Fit, TracePoint, cluster_sizes};
 use super::progress::{Ctx, Event, Progress};
-use super::stopping::{PeriodCheck, Schedule, has_empty, still_soft};
+use super::stopping::{LimitCheck, PeriodCheck, Schedule, has_empty, still_soft};
 use crate::error::Result;
 
 /// Where the loop is when it asks for an evaluation.
@@ -75,6 +75,16 @@ pub trait Step {
     fn lloyd_fixed_point(&mut self, _labels: &[usize]) -> bool {
         false
     }
+    /// The labels Lloyd's iteration converges to from the evaluated state's
+    /// centres, in at most `max_iter` iterations (asked by
+    /// [`Finish::Limit`]; steps without one say None, and the rule never
+    /// ends their annealing).
+    ///
+    /// # Errors
+    /// [`crate::Error::Cancelled`] once `ctx` is cancelled.
+    fn lloyd_limit(&mut self, _max_iter: usize, _ctx: &Ctx) -> Result<Option<Vec<usize>>> {
+        Ok(None)
+    }
     /// Kernel or view weights α to record for this iteration (asked after
     /// `advance`, when there was one).
     fn kernel_weights(&self) -> Option<Vec<f64>> {
@@ -100,12 +110,25 @@ pub enum Rule {
         schedule: Schedule,
         tol: f64,
         soft_tol: f64,
-        /// End the annealing early, for a Lloyd finish, once it has
-        /// settled (`power_mean::power_loop_hard`): at the end of a period
-        /// in which no label changed, with no empty cluster, on labels that
-        /// are a fixed point of Lloyd's iteration ([`Step::lloyd_fixed_point`]).
-        finish: bool,
+        /// Whether, and when, the annealing ends early with a Lloyd finish.
+        finish: Finish,
     },
+}
+
+/// When an annealing run may end before its schedule does, finishing with
+/// Lloyd's iteration, the s → −∞ limit (`power_mean::power_loop_hard`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finish {
+    /// Never: the papers' protocol (the schedule, the period check, the cap).
+    Off,
+    /// At the end of a period in which no label changed, with no empty
+    /// cluster, on labels that are a fixed point of Lloyd's iteration
+    /// ([`Step::lloyd_fixed_point`]).
+    Settled,
+    /// Once the annealing no longer changes where Lloyd's iteration ends:
+    /// the Lloyd limits ([`Step::lloyd_limit`]) of two checkpoints whose s
+    /// differ by a factor [`LimitCheck`]'s ratio agree (`stopping::LimitCheck`).
+    Limit,
 }
 
 /// Why [`iterate_until`] stopped.
@@ -169,7 +192,8 @@ pub struct LoopState {
     check: Option<PeriodCheck>,
     schedule: Option<Schedule>,
     soft_tol: f64,
-    finish: bool,
+    finish: Finish,
+    limit: Option<LimitCheck>,
     trace: Vec<TracePoint>,
     labels: Vec<usize>,
     converged: bool,
@@ -182,7 +206,7 @@ pub struct LoopState {
 impl LoopState {
     pub fn new(how: Loop, ctx: &Ctx) -> Self {
         let (s, check, schedule, soft_tol, finish) = match how.rule {
-            Rule::Step => (None, None, None, 1.0, false),
+            Rule::Step => (None, None, None, 1.0, Finish::Off),
             Rule::PowerMean {
                 schedule,
                 tol,
@@ -203,6 +227,8 @@ impl LoopState {
             schedule,
             soft_tol,
             finish,
+            limit: (finish == Finish::Limit)
+                .then(|| LimitCheck::new(schedule.map_or(1.0, |s| s.s0))),
             trace: Vec::new(),
             labels: Vec::new(),
             converged: false,
@@ -252,18 +278,37 @@ impl LoopState {
             }
             _ => ev.settled,
         };
-        if self.finish && self.labels != ev.labels {
+        if self.finish == Finish::Settled && self.labels != ev.labels {
             self.last_change = m;
         }
-        // Settled: a whole period without a label change, no empty cluster,
-        // a Lloyd fixed point, s still annealing.
+        if let Some(check) = &mut self.limit {
+            check.count_changes(&self.labels, &ev.labels);
+        }
         let settled = match (self.schedule, s) {
-            (Some(sched), Some(sv)) if self.finish && !done => {
-                m.is_multiple_of(sched.period)
-                    && m - self.last_change >= sched.period
-                    && sv > sched.s_min
-                    && !has_empty(&ev.labels, how.k)
-                    && step.lloyd_fixed_point(&ev.labels)
+            (Some(sched), Some(sv))
+                if !done && m.is_multiple_of(sched.period) && sv > sched.s_min =>
+            {
+                match self.finish {
+                    Finish::Off => false,
+                    // A whole period without a label change, no empty
+                    // cluster, a Lloyd fixed point, s still annealing.
+                    Finish::Settled => {
+                        m - self.last_change >= sched.period
+                            && !has_empty(&ev.labels, how.k)
+                            && step.lloyd_fixed_point(&ev.labels)
+                    }
+                    Finish::Limit => match &mut self.limit {
+                        Some(check) if m < how.max_iter => {
+                            if check.due(sv, ev.labels.len()) {
+                                let limit = step.lloyd_limit(how.max_iter - m, ctx)?;
+                                limit.is_some_and(|l| check.agrees(sv, l, how.k))
+                            } else {
+                                false
+                            }
+                        }
+                        _ => false,
+                    },
+                }
             }
             _ => false,
         };

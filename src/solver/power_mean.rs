@@ -7,7 +7,9 @@
 
 use super::assign::{full_pass, weighted_cluster_sums};
 use super::fit::Fit;
-use super::iterate::{Eval, Iteration, Loop, LoopState, Rule, Step, Stop, iterate_until};
+use super::iterate::{
+    Eval, Finish, Iteration, Loop, LoopState, Rule, Step, Stop, iterate_until,
+};
 use super::lloyd::weighted_lloyd_loop;
 use super::progress::Ctx;
 use super::rows::Centres;
@@ -33,7 +35,16 @@ pub fn power_loop<'a>(
     ctx: &Ctx,
 ) -> Result<Fit> {
     power_loop_hard(
-        x, x_norms, w, centres, sched, tol, max_iter, 1.0, false, ctx,
+        x,
+        x_norms,
+        w,
+        centres,
+        sched,
+        tol,
+        max_iter,
+        1.0,
+        Finish::Off,
+        ctx,
     )
 }
 
@@ -42,8 +53,8 @@ pub fn power_loop<'a>(
 /// `soft_tol`, `stopping::still_soft`): in high dimensions the centres
 /// nearly merge at s = −1, the objective stalls there, and stopping would
 /// freeze the merge (isolet at s₀ = −1: 13 of 26 clusters empty after 35
-/// iterations). With `finish`, an annealing that has settled (see
-/// `Rule::PowerMean`) ends with bounded Lloyd from its centres.
+/// iterations). `finish` says whether an annealing may end early (see
+/// [`Finish`]), with bounded Lloyd from its centres.
 #[allow(clippy::too_many_arguments)]
 pub fn power_loop_hard<'a>(
     x: impl Into<Rows<'a>>,
@@ -54,7 +65,7 @@ pub fn power_loop_hard<'a>(
     tol: f64,
     max_iter: usize,
     soft_tol: f64,
-    finish: bool,
+    finish: Finish,
     ctx: &Ctx,
 ) -> Result<Fit> {
     let x = x.into();
@@ -81,7 +92,7 @@ pub struct PowerRun {
     pub tol: f64,
     pub max_iter: usize,
     pub soft_tol: f64,
-    pub finish: bool,
+    pub finish: Finish,
     /// The run's own events and cancellation.
     pub ctx: Ctx,
 }
@@ -301,5 +312,19 @@ impl Step for PowerStep<'_, '_> {
         let means = &sums / &ndarray::Array1::from(totals).insert_axis(ndarray::Axis(1));
         let c = Centres::new(means.view(), &self.x);
         full_pass(self.x, self.x_norms, self.w, &c, false, false).labels == labels
+    }
+
+    fn lloyd_limit(&mut self, max_iter: usize, ctx: &Ctx) -> Result<Option<Vec<usize>>> {
+        let hard = weighted_lloyd_loop(
+            self.x,
+            self.x_norms,
+            self.w,
+            self.centres.clone(),
+            0.0,
+            max_iter,
+            true,
+            &ctx.silent(),
+        )?;
+        Ok(Some(hard.labels))
     }
 }

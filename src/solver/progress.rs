@@ -92,6 +92,15 @@ impl Ctx {
         }
     }
 
+    /// The same cancellation without a watcher: for inner work whose
+    /// iterations are not the run's (a probe the rule runs and discards).
+    pub fn silent(&self) -> Self {
+        Ctx {
+            tx: None,
+            ..self.clone()
+        }
+    }
+
     /// A context for a loop that continues one of `done` iterations.
     pub fn continuing(&self, done: usize) -> Self {
         Ctx {

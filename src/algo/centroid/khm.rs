@@ -4,6 +4,7 @@
 use super::initial_centres;
 use super::power::fit_power_batch;
 use crate::error::Result;
+use crate::solver::iterate::Finish;
 use crate::solver::power_mean::power_loop;
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::stopping::Schedule;
@@ -80,7 +81,7 @@ impl Solver for Khm {
                 tol: p.tol,
                 max_iter: p.max_iter,
                 soft_tol: 1.0,
-                finish: false,
+                finish: Finish::Off,
             };
             let w = problem.sample_weights();
             return crate::solver::csr::power::fit_start(
@@ -105,7 +106,7 @@ impl Solver for Khm {
     ) -> Vec<Result<Fit>> {
         // power_loop: the period check alone, no finish.
         fit_power_batch(problem, starts, |p| {
-            (SCHEDULE, p.tol, p.max_iter, 1.0, false)
+            (SCHEDULE, p.tol, p.max_iter, 1.0, Finish::Off)
         })
     }
 }

@@ -10,7 +10,7 @@
 
 use crate::error::Result;
 use crate::kernel::{self, Gram, KernelChoice};
-use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
+use crate::solver::iterate::{Eval, Finish, Iteration, Loop, Rule, Step, iterate};
 use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
 use crate::solver::stopping::{Schedule, weighted_softness, zero_tolerance};
 use crate::solver::weights::{advance_omega, power_objective, weighted_power_step};
@@ -167,7 +167,7 @@ pub fn weighted_kpower_loop(
             schedule: *sched,
             tol,
             soft_tol,
-            finish: false,
+            finish: Finish::Off,
         },
         max_iter,
         k,

@@ -23,7 +23,7 @@ use crate::error::Result;
 use crate::kernel::inputs::{AUTO, KernelSource, NamedGram, kernel_grams, kernel_set};
 use crate::kernel::{self, Gram, Post};
 use crate::solver::init;
-use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
+use crate::solver::iterate::{Eval, Finish, Iteration, Loop, Rule, Step, iterate};
 use crate::solver::mix::{alpha_step, choose_lambda, neg_entropy};
 use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
@@ -280,7 +280,7 @@ pub fn weighted_mkpower_loop(
             schedule: *sched,
             tol,
             soft_tol,
-            finish: false,
+            finish: Finish::Off,
         },
         max_iter,
         k,

@@ -60,7 +60,7 @@ use crate::error::Result;
 use crate::kernel::{self, rff};
 use crate::linalg;
 use crate::solver::init;
-use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
+use crate::solver::iterate::{Eval, Finish, Iteration, Loop, Rule, Step, iterate};
 use crate::solver::lloyd::assign;
 use crate::solver::mix::{alpha_step, choose_lambda, neg_entropy};
 use crate::solver::params::{Default, ParamSpec, Scale};
@@ -539,7 +539,7 @@ pub fn mv_kmeans_start(
             schedule: hard_schedule(),
             tol: INIT_TOL,
             soft_tol: 1.0,
-            finish: false,
+            finish: Finish::Off,
         },
         max_iter,
         k,
@@ -719,7 +719,7 @@ pub fn mv_loop(
             schedule: sched,
             tol: set.tol,
             soft_tol: 1.0,
-            finish: false,
+            finish: Finish::Off,
         },
         max_iter: set.max_iter,
         k,

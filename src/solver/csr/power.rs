@@ -15,7 +15,7 @@ use super::products::CentresT;
 use crate::error::Result;
 use crate::solver::fit::Fit;
 use crate::solver::init::Init;
-use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, Stop, iterate_until};
+use crate::solver::iterate::{Eval, Finish, Iteration, Loop, Rule, Step, Stop, iterate_until};
 use crate::solver::progress::Ctx;
 use crate::solver::stopping::{Schedule, zero_tolerance};
 use crate::solver::sweep::Sweep;
@@ -108,7 +108,7 @@ pub struct PowerSettings {
     pub tol: f64,
     pub max_iter: usize,
     pub soft_tol: f64,
-    pub finish: bool,
+    pub finish: Finish,
 }
 
 /// One start of `power` or `khm` on a sparse problem: its centres (given,
@@ -252,6 +252,19 @@ impl Step for CsrPower<'_> {
         let c = CentresT::new(means.view());
         self.x.nearest(self.norms, &c).0 == labels
     }
+
+    fn lloyd_limit(&mut self, max_iter: usize, ctx: &Ctx) -> Result<Option<Vec<usize>>> {
+        let hard = csr_lloyd(
+            self.x,
+            self.norms,
+            self.w,
+            self.centres.clone(),
+            0.0,
+            max_iter,
+            &ctx.silent(),
+        )?;
+        Ok(Some(hard.labels))
+    }
 }
 
 #[cfg(test)]
@@ -325,7 +338,7 @@ mod tests {
                 s_min: -1e3,
             };
             for (finish, max_iter, centre_tol) in
-                [(false, 12, 1e-12), (false, 300, 1e-6), (true, 300, 1e-6)]
+                [(Finish::Off, 12, 1e-12), (Finish::Off, 300, 1e-6), (Finish::Settled, 300, 1e-6), (Finish::Limit, 300, 1e-6)]
             {
                 let how = PowerSettings {
                     schedule,
@@ -348,7 +361,7 @@ mod tests {
                     &ctx,
                 )
                 .unwrap();
-                let what = format!("{what}, finish {finish}, max_iter {max_iter}");
+                let what = format!("{what}, finish {finish:?}, max_iter {max_iter}");
                 assert_eq!(a.labels, b.labels, "{what}");
                 assert_eq!(a.iterations, b.iterations, "{what}");
                 assert!(close(a.objective, b.objective, 1e-10), "{what}");
@@ -375,7 +388,7 @@ mod tests {
                 tol: 1e-9,
                 max_iter: 200,
                 soft_tol: 1.0,
-                finish: false,
+                finish: Finish::Off,
             };
             let a = csr_power_loop(&x, &norms, None, c0.clone(), &how, &ctx).unwrap();
             let b = power_loop(d.view(), &norms, None, c0.clone(), &khm, 1e-9, 200, &ctx).unwrap();
