@@ -76,7 +76,7 @@ pub(super) struct Pass {
 
 /// Row `i`'s sample weight (1 without weights).
 #[inline]
-pub(super) fn weight(w: Option<&[f64]>, i: usize) -> f64 {
+pub fn weight(w: Option<&[f64]>, i: usize) -> f64 {
     w.map_or(1.0, |w| w[i])
 }
 

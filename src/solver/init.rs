@@ -178,7 +178,7 @@ fn kmeans_pp<R: Rng>(
             draw(&cumulative, rng.random::<f64>() * acc)
         }
     };
-    let wt = |i: usize| w.map_or(1.0, |w| w[i]);
+    let wt = |i: usize| crate::solver::lloyd::weight(w, i);
     let mut seeds = vec![first];
     let mut closest: Vec<f64> = dist(&[first]).column(0).to_vec();
     let mut potential: f64 = match w {

@@ -3,7 +3,7 @@
 //! mean feature variance on the squared centre shift, strict convergence
 //! when no label changes, empty clusters moved to the farthest points.
 
-pub use super::assign::{assign, cluster_sums, weighted_cluster_sums};
+pub use super::assign::{assign, cluster_sums, weight, weighted_cluster_sums};
 use super::assign::{full_pass, move_rows};
 use super::bounded::Bounds;
 use super::fit::Fit;
@@ -267,12 +267,11 @@ fn relocate_empty(
         return;
     }
     let dists = dists.expect("a full pass before an update with empty clusters");
-    let weight = |i: usize| w.map_or(1.0, |w| w[i]);
     let candidates: Vec<f64> = dists
         .iter()
         .enumerate()
         .map(|(i, &d)| {
-            if weight(i) > 0.0 {
+            if weight(w, i) > 0.0 {
                 d
             } else {
                 f64::NEG_INFINITY
@@ -287,7 +286,7 @@ fn relocate_empty(
             break;
         }
         let row = x.select(&[i]).row(0).to_owned();
-        let (wi, old) = (weight(i), labels[i]);
+        let (wi, old) = (weight(w, i), labels[i]);
         sums.row_mut(old).scaled_add(-wi, &row);
         totals[old] -= wi;
         sums.row_mut(j).assign(&(&row * wi));

@@ -181,7 +181,7 @@ impl Step for KernelLloydStep<'_> {
             return Ok(());
         };
         let (n, k) = self.omega.dim();
-        let wt = |i: usize| self.w.map_or(1.0, |w| w[i]);
+        let wt = |i: usize| crate::solver::lloyd::weight(self.w, i);
         let mut counts = vec![0usize; k];
         let mut totals = vec![0.0; k];
         for (i, &l) in labels.iter().enumerate() {

@@ -61,7 +61,7 @@ pub fn dispersions<'a>(
     let x = x.into();
     per_feature_sum(x.nrows(), x.ncols(), |i, acc| {
         let z = centres.row(labels[i]);
-        let s = sw.map_or(1.0, |w| w[i]);
+        let s = crate::solver::lloyd::weight(sw, i);
         match x {
             Rows::F64(x) => {
                 for ((a, &xv), &zv) in acc.iter_mut().zip(x.row(i)).zip(z) {

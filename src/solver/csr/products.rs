@@ -115,7 +115,7 @@ impl Csr {
         k: usize,
         w: Option<&[f64]>,
     ) -> (Array2<f64>, Vec<f64>) {
-        let wt = |i: usize| w.map_or(1.0, |w| w[i]);
+        let wt = |i: usize| crate::solver::lloyd::weight(w, i);
         let mut members: Vec<Vec<usize>> = vec![Vec::new(); k];
         for (i, &l) in labels.iter().enumerate() {
             members[l].push(i);
