@@ -241,6 +241,17 @@ fn row_weight(w: Option<&[f64]>, i: usize) -> (f64, f64) {
 
 /// Σ_i M_s(d_i·) alone, without the weights.
 pub fn power_objective(d: ArrayView2<f64>, s: f64, zero_tol: f64) -> f64 {
+    weighted_power_objective(d, s, zero_tol, None)
+}
+
+/// Σ_i wᵢ M_s(d_i·), the objective of [`weighted_power_step`] alone (None:
+/// [`power_objective`]).
+pub fn weighted_power_objective(
+    d: ArrayView2<f64>,
+    s: f64,
+    zero_tol: f64,
+    w: Option<&[f64]>,
+) -> f64 {
     let log_k = (d.ncols() as f64).ln();
     let mut rows = Array1::<f64>::zeros(d.nrows());
     let body = |dr: ArrayView1<f64>, out: &mut f64| {
@@ -261,7 +272,10 @@ pub fn power_objective(d: ArrayView2<f64>, s: f64, zero_tol: f64) -> f64 {
     } else {
         zip.for_each(body);
     }
-    rows.iter().sum()
+    match w {
+        None => rows.iter().sum(),
+        Some(w) => rows.iter().zip(w).map(|(o, w)| o * w).sum(),
+    }
 }
 
 /// Index and value of the smallest element, ties to the lowest index.

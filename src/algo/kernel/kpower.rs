@@ -13,7 +13,7 @@ use crate::kernel::{self, Gram, KernelChoice};
 use crate::solver::iterate::{Eval, Finish, Iteration, Loop, Rule, Step, iterate};
 use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
 use crate::solver::stopping::{Schedule, weighted_softness, zero_tolerance};
-use crate::solver::weights::{advance_omega, power_objective, weighted_power_step};
+use crate::solver::weights::{advance_omega, weighted_power_objective, weighted_power_step};
 use crate::solver::{Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory};
 use ndarray::Array2;
 
@@ -193,10 +193,9 @@ impl Step for KpowerStep<'_> {
         let s = it.s.expect("the power-mean rule gives s");
         let d = kernel::feature_dists(self.gram, self.omega.view());
         let step = weighted_power_step(d.view(), s, self.zero_tol, self.w);
-        let objective_ref = it.s_ref.map(|r| match self.w {
-            None => power_objective(d.view(), r, self.zero_tol),
-            Some(w) => weighted_power_step(d.view(), r, self.zero_tol, Some(w)).objective,
-        });
+        let objective_ref = it
+            .s_ref
+            .map(|r| weighted_power_objective(d.view(), r, self.zero_tol, self.w));
         self.log_w = Some(step.log_w);
         Ok(Eval {
             objective: step.objective,

@@ -28,7 +28,7 @@ use crate::solver::mix::{alpha_step, choose_lambda, neg_entropy};
 use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
 use crate::solver::stopping::{Schedule, weighted_softness, zero_tolerance};
-use crate::solver::weights::{advance_omega, power_objective, weighted_power_step};
+use crate::solver::weights::{advance_omega, weighted_power_objective, weighted_power_step};
 use crate::solver::{
     Common, Ctx, Fit, Init, KernelInfo, Problem, RunConfig, Solver, Start, StartMemory,
 };
@@ -338,11 +338,7 @@ impl Step for MkpowerStep<'_> {
         let ent = neg_entropy(alpha);
         let objective = step.objective + self.lambda * ent;
         let objective_ref = it.s_ref.map(|r| {
-            let m = match self.w {
-                None => power_objective(dalpha.view(), r, zero_tol),
-                Some(_) => weighted_power_step(dalpha.view(), r, zero_tol, self.w).objective,
-            };
-            m + self.lambda * ent
+            weighted_power_objective(dalpha.view(), r, zero_tol, self.w) + self.lambda * ent
         });
         self.alpha = alpha_step(&e, self.lambda);
         self.log_w = Some(step.log_w);
