@@ -2,7 +2,7 @@
 //! new rows from the same blobs land in their blob's cluster, the JSON
 //! round trip predicts identically, and bad models and data are refused.
 
-use meanscape::algo::{self, Ctx, RunConfig};
+use meanscape::algo::{self, Ctx, ModelKind, RunConfig};
 use meanscape::data::{self, DataSource, Dataset, LoadOptions, Scaling};
 use meanscape::model::Model;
 use ndarray::{Array2, Axis};
@@ -81,19 +81,19 @@ fn right_cluster(
     hits as f64 / truth.len() as f64
 }
 
-const EXACT: [&str; 6] = ["kmeans", "khm", "power", "wkmeans", "lw", "sparse-kmeans"];
-
 #[test]
 fn every_algorithm_with_a_rule_predicts_its_own_labels_and_new_rows() {
     let (_, test, test_truth) = split();
     let mut report = Vec::new();
     for a in algo::registry() {
         let id = a.id();
-        if id == "spectral" {
+        let Some(kind) = a.model_kind() else {
+            assert_eq!(id, "spectral", "only spectral has no out-of-sample rule");
             continue;
-        }
+        };
         let f = fit(id, &[], None).unwrap_or_else(|e| panic!("{id}: {e}"));
         assert_eq!(f.model.algorithm(), id);
+        assert_eq!(f.model.kind(), kind.name(), "{id}: the declared model kind");
         assert_eq!((f.model.k(), f.model.n_features()), (3, 4));
         let own = f.model.predict(f.train_scaled.view()).unwrap();
         let agree = agreement(&own, &f.fit_labels);
@@ -111,7 +111,7 @@ fn every_algorithm_with_a_rule_predicts_its_own_labels_and_new_rows() {
         );
         eprintln!("{line}");
         report.push(line);
-        if EXACT.contains(&id) {
+        if matches!(kind, ModelKind::Centroids | ModelKind::Weighted) {
             assert_eq!(own, f.fit_labels, "{id}: predict on the training rows");
         } else {
             assert!(agree >= 0.95, "{id}: agreement {agree}");
@@ -739,4 +739,32 @@ fn special_files_are_refused_as_models_without_blocking() {
         e.contains("big.json: loading it needs 2.0 MiB (the file is 2.0 MiB)"),
         "{e}"
     );
+}
+
+/// Every algorithm's declared `weighs()` is what its fit reports: feature
+/// weights exactly when it weighs features, kernel or view weights exactly
+/// when it weighs kernels.
+#[test]
+fn every_algorithm_reports_the_weights_it_declares() {
+    let (train, _, _) = split();
+    for a in algo::registry() {
+        let id = a.id();
+        let loaded = meanscape::prepare(
+            DataSource::parse(SPEC).unwrap(),
+            train.clone(),
+            a.default_scaling(),
+        );
+        let cfg = RunConfig::new(a.as_ref(), &loaded.problem, 3, &[], &[]).unwrap();
+        let fit = a.run(&loaded.problem, &cfg, &Ctx::new()).unwrap().best;
+        assert_eq!(
+            fit.feature_weights.is_some(),
+            a.weighs() == algo::Weighs::Features,
+            "{id}: feature weights"
+        );
+        assert_eq!(
+            fit.kernel_weights.is_some(),
+            a.weighs() == algo::Weighs::Kernels,
+            "{id}: kernel weights"
+        );
+    }
 }

@@ -357,7 +357,10 @@ fn lloyd_finish(finish: f64, sep: f64) {
         full.iterations
     );
     let nmi = meanscape::metrics::Scores::compute(&full.labels, &fin.labels).nmi;
-    assert!(nmi > 0.99, "finish {finish}: NMI between the two ends: {nmi}");
+    assert!(
+        nmi > 0.99,
+        "finish {finish}: NMI between the two ends: {nmi}"
+    );
     // Numbered on from the annealing; the Lloyd part has no s.
     let iters: Vec<usize> = fin.trace.iter().map(|t| t.iter).collect();
     assert_eq!(iters, (1..=fin.iterations).collect::<Vec<_>>());

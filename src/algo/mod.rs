@@ -21,10 +21,10 @@ pub use crate::solver::csr::{Csr, problem::TAKES_SPARSE};
 pub use crate::solver::params;
 pub use crate::solver::{
     Algorithm, BATCH, Common, Ctx, Event, Extras, Features, Fit, Gap, Init, KernelApprox,
-    KernelInfo, KernelSet, MapInfo, Matrix, ParamError, ParamSpec, Params, Phases, Problem,
-    Progress, Request, Rng, RunConfig, RunResult, Solver, Start, StartMemory, TAKES_KERNELS,
-    TracePoint, Typicality, check_config, check_memory, cluster_sizes, configure, resolve_options,
-    resolve_params, rows::Rows, run,
+    KernelInfo, KernelSet, MapInfo, Matrix, ModelKind, ParamError, ParamSpec, Params, Phases,
+    Problem, Progress, Request, Rng, RunConfig, RunResult, Solver, Start, StartMemory,
+    TAKES_KERNELS, TracePoint, Typicality, Weighs, check_config, check_memory, cluster_sizes,
+    configure, resolve_options, resolve_params, rows::Rows, run,
 };
 pub use weighted::path;
 

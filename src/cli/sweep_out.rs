@@ -49,7 +49,7 @@ fn available(algo: &dyn Algorithm, truth: Truth<'_>, resampled: bool) -> Vec<&'s
         v.extend(WITH_LABELS);
     }
     // The feature-weighted algorithms report feature weights.
-    let weighted = ["wkmeans", "lw", "sparse-kmeans"].contains(&algo.id());
+    let weighted = algo.weighs() == crate::algo::Weighs::Features;
     if weighted {
         v.push("selected");
         if truth.relevance.is_some() {

@@ -5,7 +5,7 @@ use super::kernel::{self, KernelPayload};
 use super::payload::Payload;
 use super::rff::{self, RffPayload};
 use crate::algo::weighted::common::{Rule, cluster_means, standardized};
-use crate::algo::{Algorithm, Ctx, Fit, Problem, RunConfig};
+use crate::algo::{Algorithm, Ctx, Fit, ModelKind, Problem, RunConfig};
 use crate::error::{Error, Result};
 use crate::kernel::{GRAM_FAMILY, Gram};
 use std::any::Any;
@@ -39,12 +39,12 @@ pub fn payload(
     if fit.labels.iter().any(|&l| l >= k) {
         return Err(Error::Model(format!("{id}: a label is not below k = {k}")));
     }
-    match id {
-        "kmeans" | "khm" | "power" => {
+    match algo.model_kind() {
+        Some(ModelKind::Centroids) => {
             let c = centroids(id, fit)?;
             Ok(Payload::Centroids(CentroidPayload { centroids: c }))
         }
-        "wkmeans" | "lw" | "sparse-kmeans" => weighted(id, problem, cfg, fit),
+        Some(ModelKind::Weighted) => weighted(id, problem, cfg, fit),
         _ => from_space(algo, problem, cfg, fit),
     }
 }

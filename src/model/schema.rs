@@ -24,15 +24,12 @@ pub(super) const RESCALE_EXPS: (i64, i64) = (-1023, 1074);
 /// below the precision that tells clusters apart.
 const WEIGHT_EXP: i32 = 700;
 
-/// The payload kind an algorithm's model has.
+/// The payload kind an algorithm's model has (its `model_kind`).
 pub(super) fn kind_of(algorithm: &str) -> Option<&'static str> {
-    Some(match algorithm {
-        "kmeans" | "khm" | "power" => "centroids",
-        "wkmeans" | "lw" | "sparse-kmeans" => "weighted",
-        "kernel-kmeans" | "kpower" | "mkpower" | "dmkkm" | "mkkm" => "kernel",
-        "rff-power" | "rff-mkpower" | "ip-rff-mkpower" => "rff",
-        _ => return None,
-    })
+    crate::algo::find(algorithm)
+        .ok()?
+        .model_kind()
+        .map(|k| k.name())
 }
 
 /// An object of the outline and where it is.

@@ -127,6 +127,41 @@ impl Common {
 /// The option every algorithm accepts: the memory budget, in bytes.
 pub const MAX_MEMORY: &str = "max_memory";
 
+/// What an algorithm weighs besides the points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Weighs {
+    Nothing,
+    /// One weight per feature (the feature-weighted family).
+    Features,
+    /// One weight per kernel or view (the multiple-kernel algorithms).
+    Kernels,
+}
+
+/// The kind of model a fit saves: what `predict` needs to place new rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelKind {
+    /// Centres in the input space.
+    Centroids,
+    /// Centres and feature weights.
+    Weighted,
+    /// The training rows' kernel and memberships.
+    Kernel,
+    /// A random Fourier feature map and centres in its space.
+    Rff,
+}
+
+impl ModelKind {
+    /// The kind's name in a model file.
+    pub fn name(self) -> &'static str {
+        match self {
+            ModelKind::Centroids => "centroids",
+            ModelKind::Weighted => "weighted",
+            ModelKind::Kernel => "kernel",
+            ModelKind::Rff => "rff",
+        }
+    }
+}
+
 /// One algorithm, as each implements it: its declared parameters, the
 /// plain struct it reads them into, and one start. The run around the
 /// starts (checks, restarts in parallel, the best of them) is shared: every
@@ -169,6 +204,14 @@ pub trait Solver: Send + Sync {
     /// with [`super::csr::problem::TAKES_SPARSE`] named.
     fn takes_sparse(&self) -> bool {
         false
+    }
+    /// What it weighs besides the points (the weights a fit reports).
+    fn weighs(&self) -> Weighs {
+        Weighs::Nothing
+    }
+    /// The model a fit of it saves (`--save-model`), or None.
+    fn model_kind(&self) -> Option<ModelKind> {
+        None
     }
     /// The value of a parameter whose default is `Auto`, from the data.
     ///
@@ -369,6 +412,10 @@ pub trait Algorithm: Send + Sync {
     fn takes_centres(&self) -> bool;
     /// Whether it runs on sparse rows ([`Solver::takes_sparse`]).
     fn takes_sparse(&self) -> bool;
+    /// What it weighs besides the points ([`Solver::weighs`]).
+    fn weighs(&self) -> Weighs;
+    /// The model a fit of it saves ([`Solver::model_kind`]).
+    fn model_kind(&self) -> Option<ModelKind>;
     /// The value of a parameter whose default is `Auto`, from the data.
     ///
     /// # Errors
@@ -453,6 +500,12 @@ impl<S: Solver> Algorithm for S {
     }
     fn takes_sparse(&self) -> bool {
         Solver::takes_sparse(self)
+    }
+    fn weighs(&self) -> Weighs {
+        Solver::weighs(self)
+    }
+    fn model_kind(&self) -> Option<ModelKind> {
+        Solver::model_kind(self)
     }
     fn auto_param(&self, name: &str, problem: &Problem, k: usize) -> Result<f64> {
         Solver::auto_param(self, name, problem, k)

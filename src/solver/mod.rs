@@ -30,9 +30,9 @@ pub mod sweep;
 pub mod weights;
 
 pub use algorithm::{
-    Algorithm, BATCH, BatchStart, Common, Request, Rng, RunConfig, Solver, SpaceBlocks, Start,
-    StartMemory, TAKES_KERNELS, check_config, check_memory, configure, in_batches, resolve_options,
-    resolve_params, run,
+    Algorithm, BATCH, BatchStart, Common, ModelKind, Request, Rng, RunConfig, Solver, SpaceBlocks,
+    Start, StartMemory, TAKES_KERNELS, Weighs, check_config, check_memory, configure, in_batches,
+    resolve_options, resolve_params, run,
 };
 pub use extras::{Extras, Gap, KernelApprox, KernelInfo, KernelSet, MapInfo, Phases, Typicality};
 pub use fit::{Fit, RunResult, TracePoint, cluster_sizes};

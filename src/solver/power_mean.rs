@@ -7,9 +7,7 @@
 
 use super::assign::{full_pass, weighted_cluster_sums};
 use super::fit::Fit;
-use super::iterate::{
-    Eval, Finish, Iteration, Loop, LoopState, Rule, Step, Stop, iterate_until,
-};
+use super::iterate::{Eval, Finish, Iteration, Loop, LoopState, Rule, Step, Stop, iterate_until};
 use super::lloyd::weighted_lloyd_loop;
 use super::progress::Ctx;
 use super::rows::Centres;

@@ -227,9 +227,10 @@ impl LimitCheck {
     /// Records the Lloyd limit at a checkpoint; true when it equals the
     /// previous checkpoint's and leaves no cluster empty.
     pub fn agrees(&mut self, s: f64, labels: Vec<usize>, k: usize) -> bool {
-        let differ = self.prev.as_ref().map(|p| {
-            p.iter().zip(&labels).filter(|(a, b)| a != b).count()
-        });
+        let differ = self
+            .prev
+            .as_ref()
+            .map(|p| p.iter().zip(&labels).filter(|(a, b)| a != b).count());
         let allowed = (labels.len() as f64 * Self::SHARE).floor() as usize;
         let same = differ.is_some_and(|d| d <= allowed) && !has_empty(&labels, k);
         self.prev = Some(labels);
@@ -274,7 +275,10 @@ mod tests {
         for i in 10..13 {
             three[i] = (three[i] + 1) % k;
         }
-        assert!(!c.agrees(-3.4, three.clone(), k), "3 rows differ: over 0.01 %");
+        assert!(
+            !c.agrees(-3.4, three.clone(), k),
+            "3 rows differ: over 0.01 %"
+        );
         // Below 10⁴ rows every row must agree.
         let small: Vec<usize> = (0..900).map(|i| i % k).collect();
         let mut c = LimitCheck::new(-1.0);
@@ -286,6 +290,9 @@ mod tests {
         let mut c = LimitCheck::new(-1.0);
         let one_cluster = vec![0usize; 900];
         c.agrees(-1.5, one_cluster.clone(), k);
-        assert!(!c.agrees(-2.25, one_cluster, k), "clusters 1 and 2 are empty");
+        assert!(
+            !c.agrees(-2.25, one_cluster, k),
+            "clusters 1 and 2 are empty"
+        );
     }
 }

@@ -34,6 +34,9 @@ impl Solver for Khm {
     fn id(&self) -> &'static str {
         "khm"
     }
+    fn model_kind(&self) -> Option<crate::solver::ModelKind> {
+        Some(crate::solver::ModelKind::Centroids)
+    }
     fn name(&self) -> &'static str {
         "k-harmonic means"
     }

@@ -33,6 +33,9 @@ impl Solver for KMeans {
     fn id(&self) -> &'static str {
         "kmeans"
     }
+    fn model_kind(&self) -> Option<crate::solver::ModelKind> {
+        Some(crate::solver::ModelKind::Centroids)
+    }
     fn name(&self) -> &'static str {
         "k-means (Lloyd)"
     }

@@ -106,6 +106,9 @@ impl Solver for PowerKMeans {
     fn id(&self) -> &'static str {
         "power"
     }
+    fn model_kind(&self) -> Option<crate::solver::ModelKind> {
+        Some(crate::solver::ModelKind::Centroids)
+    }
     fn name(&self) -> &'static str {
         "Power k-means"
     }

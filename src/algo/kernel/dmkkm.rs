@@ -93,6 +93,12 @@ impl Solver for Dmkkm {
     fn id(&self) -> &'static str {
         "dmkkm"
     }
+    fn weighs(&self) -> crate::solver::Weighs {
+        crate::solver::Weighs::Kernels
+    }
+    fn model_kind(&self) -> Option<crate::solver::ModelKind> {
+        Some(crate::solver::ModelKind::Kernel)
+    }
     fn name(&self) -> &'static str {
         "Discrete multiple kernel k-means"
     }

@@ -31,6 +31,9 @@ impl Solver for KernelKMeans {
     fn id(&self) -> &'static str {
         "kernel-kmeans"
     }
+    fn model_kind(&self) -> Option<crate::solver::ModelKind> {
+        Some(crate::solver::ModelKind::Kernel)
+    }
     fn name(&self) -> &'static str {
         "Kernel k-means"
     }

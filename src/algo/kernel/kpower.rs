@@ -34,6 +34,9 @@ impl Solver for KernelPower {
     fn id(&self) -> &'static str {
         "kpower"
     }
+    fn model_kind(&self) -> Option<crate::solver::ModelKind> {
+        Some(crate::solver::ModelKind::Kernel)
+    }
     fn name(&self) -> &'static str {
         "Kernel power k-means"
     }

@@ -71,6 +71,12 @@ impl Solver for Mkkm {
     fn id(&self) -> &'static str {
         "mkkm"
     }
+    fn weighs(&self) -> crate::solver::Weighs {
+        crate::solver::Weighs::Kernels
+    }
+    fn model_kind(&self) -> Option<crate::solver::ModelKind> {
+        Some(crate::solver::ModelKind::Kernel)
+    }
     fn name(&self) -> &'static str {
         "Multiple kernel k-means (relaxed)"
     }

@@ -67,6 +67,12 @@ impl Solver for MultiKernelPower {
     fn id(&self) -> &'static str {
         "mkpower"
     }
+    fn weighs(&self) -> crate::solver::Weighs {
+        crate::solver::Weighs::Kernels
+    }
+    fn model_kind(&self) -> Option<crate::solver::ModelKind> {
+        Some(crate::solver::ModelKind::Kernel)
+    }
     fn name(&self) -> &'static str {
         "Multi-kernel power k-means"
     }

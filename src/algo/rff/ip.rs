@@ -41,6 +41,12 @@ impl Solver for IpRffMkPower {
     fn id(&self) -> &'static str {
         "ip-rff-mkpower"
     }
+    fn weighs(&self) -> crate::solver::Weighs {
+        crate::solver::Weighs::Kernels
+    }
+    fn model_kind(&self) -> Option<crate::solver::ModelKind> {
+        Some(crate::solver::ModelKind::Rff)
+    }
     fn name(&self) -> &'static str {
         "IP-RFF multi-view kernel power k-means"
     }

@@ -1025,6 +1025,12 @@ impl Solver for RffMkPower {
     fn id(&self) -> &'static str {
         "rff-mkpower"
     }
+    fn weighs(&self) -> crate::solver::Weighs {
+        crate::solver::Weighs::Kernels
+    }
+    fn model_kind(&self) -> Option<crate::solver::ModelKind> {
+        Some(crate::solver::ModelKind::Rff)
+    }
     fn name(&self) -> &'static str {
         "RFF multi-view kernel power k-means"
     }

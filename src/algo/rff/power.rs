@@ -96,6 +96,9 @@ impl Solver for RffPower {
     fn id(&self) -> &'static str {
         "rff-power"
     }
+    fn model_kind(&self) -> Option<crate::solver::ModelKind> {
+        Some(crate::solver::ModelKind::Rff)
+    }
     fn name(&self) -> &'static str {
         "RFF kernel power k-means"
     }

@@ -280,6 +280,12 @@ impl Solver for Lw {
     fn id(&self) -> &'static str {
         "lw"
     }
+    fn weighs(&self) -> crate::solver::Weighs {
+        crate::solver::Weighs::Features
+    }
+    fn model_kind(&self) -> Option<crate::solver::ModelKind> {
+        Some(crate::solver::ModelKind::Weighted)
+    }
     fn name(&self) -> &'static str {
         "LW-k-means (lasso-weighted k-means)"
     }

@@ -559,6 +559,12 @@ impl Solver for SparseKMeans {
     fn id(&self) -> &'static str {
         "sparse-kmeans"
     }
+    fn weighs(&self) -> crate::solver::Weighs {
+        crate::solver::Weighs::Features
+    }
+    fn model_kind(&self) -> Option<crate::solver::ModelKind> {
+        Some(crate::solver::ModelKind::Weighted)
+    }
     fn name(&self) -> &'static str {
         "Sparse k-means (Witten & Tibshirani)"
     }

@@ -36,6 +36,12 @@ impl Solver for WkMeans {
     fn id(&self) -> &'static str {
         "wkmeans"
     }
+    fn weighs(&self) -> crate::solver::Weighs {
+        crate::solver::Weighs::Features
+    }
+    fn model_kind(&self) -> Option<crate::solver::ModelKind> {
+        Some(crate::solver::ModelKind::Weighted)
+    }
     fn name(&self) -> &'static str {
         "WK-means (Huang et al.)"
     }

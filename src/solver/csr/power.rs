@@ -337,9 +337,12 @@ mod tests {
                 period: 5,
                 s_min: -1e3,
             };
-            for (finish, max_iter, centre_tol) in
-                [(Finish::Off, 12, 1e-12), (Finish::Off, 300, 1e-6), (Finish::Settled, 300, 1e-6), (Finish::Limit, 300, 1e-6)]
-            {
+            for (finish, max_iter, centre_tol) in [
+                (Finish::Off, 12, 1e-12),
+                (Finish::Off, 300, 1e-6),
+                (Finish::Settled, 300, 1e-6),
+                (Finish::Limit, 300, 1e-6),
+            ] {
                 let how = PowerSettings {
                     schedule,
                     tol: 1e-6,

@@ -1,6 +1,6 @@
 use super::theme::Theme;
 use super::{bar, block, clip, wrap};
-use crate::algo::{Extras, KernelInfo, MapInfo};
+use crate::algo::{Extras, KernelInfo, MapInfo, Weighs};
 use crate::tui::app::{App, Pane, RunStatus};
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -44,24 +44,24 @@ pub fn strip(weights: &[f64], width: usize, ascii: bool) -> String {
         .collect()
 }
 
-/// Algorithms that produce feature weights, or kernel (view) weights.
-const WEIGHING: [&str; 6] = [
-    "wkmeans",
-    "lw",
-    "sparse-kmeans",
-    "mkpower",
-    "rff-mkpower",
-    "ip-rff-mkpower",
-];
-
 /// What the pane says when it has no weights to draw: nothing about the
 /// weights of a run that has not produced them.
 pub fn no_weights(app: &App) -> String {
     let id = app.algo().id();
-    if !WEIGHING.contains(&id) {
+    if app.algo().weighs() == Weighs::Nothing {
         let p = app.loaded().map_or(0, |l| l.dataset.p());
+        let which = |w: Weighs| {
+            let ids: Vec<&str> = crate::algo::registry()
+                .iter()
+                .filter(|a| a.weighs() == w)
+                .map(|a| a.id())
+                .collect();
+            ids.join(", ")
+        };
         return format!(
-            "{id} weighs all {p} features equally (feature weights: wkmeans, lw, sparse-kmeans; kernel or view weights: mkpower, dmkkm, mkkm, rff-mkpower, ip-rff-mkpower)"
+            "{id} weighs all {p} features equally (feature weights: {}; kernel or view weights: {})",
+            which(Weighs::Features),
+            which(Weighs::Kernels)
         );
     }
     let state = match &app.status {
