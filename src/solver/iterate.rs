@@ -299,12 +299,10 @@ impl LoopState {
                     }
                     Finish::Limit => match &mut self.limit {
                         Some(check) if m < how.max_iter => {
-                            if check.due(sv, ev.labels.len()) {
-                                let limit = step.lloyd_limit(how.max_iter - m, ctx)?;
-                                limit.is_some_and(|l| check.agrees(sv, l, how.k))
-                            } else {
-                                false
-                            }
+                            check.due(sv, ev.labels.len())
+                                && step
+                                    .lloyd_limit(how.max_iter - m, ctx)?
+                                    .is_some_and(|l| check.agrees(sv, l, how.k))
                         }
                         _ => false,
                     },
