@@ -6,11 +6,12 @@ each under `/usr/bin/time -v`. Reports the solver time (`elapsed_ms`), the score
 resident memory of the run with and without the scores. Plus the rff-power line of the issue
 (10⁶ × 50, D = 256, f32 map).
 
-n is 10⁵ rows, except for the algorithms that build n×n Gram matrices (their budget refuses 10⁵
-rows: one 10⁵ Gram matrix is 80 GB); they run at --kernel-n rows (default 10000, far below the
-largest n their memory budget accepts, about 38000 for one kernel on a 23 GiB machine, to keep the
-bench minutes long; the scores' share only falls as n grows, their cost being one Gram product
-against the solver's many).
+n is 10⁵ rows, except for the algorithms that build n×n matrices (their budget refuses 10⁵ rows);
+they run at --kernel-n rows (default 10000) to keep the bench within minutes on a shared machine.
+The largest n the default budget (half the RAM, 11.8 GiB on the 23 GiB machine) accepts is about
+56000 for one kernel (kernel-kmeans, kpower: lower triangle, n²/2 × 8 bytes), 16000 for mkpower
+(12 kernels) and 15000 for mkkm and dmkkm (12 kernels and a dense combined one); the scores'
+share falls as n grows, their cost being one Gram product against the solver's one per iteration.
 
 The machine is shared: the 1-minute load average is printed with every row; compare ratios
 (scores against the solver in the same process), not seconds across rows.
