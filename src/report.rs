@@ -54,6 +54,11 @@ pub struct RunMetrics {
     // never holds a null.
     #[serde(skip_serializing_if = "not_finite")]
     pub silhouette: f64,
+    /// Rows of the fixed-seed sample the silhouette was computed on;
+    /// absent when it was computed on every row (up to
+    /// [`crate::metrics::internal::SILHOUETTE_EXACT_MAX`] rows).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub silhouette_sample: Option<usize>,
     #[serde(skip_serializing_if = "not_finite")]
     pub calinski_harabasz: f64,
     #[serde(skip_serializing_if = "not_finite")]
@@ -86,6 +91,11 @@ impl RunMetrics {
         RunMetrics {
             external: truth.map(|t| Scores::compute(t, labels)),
             silhouette: i.silhouette,
+            silhouette_sample: i
+                .silhouette
+                .is_finite()
+                .then(|| crate::metrics::internal::default_rows(labels.len()))
+                .filter(|&m| m < labels.len()),
             calinski_harabasz: i.calinski_harabasz,
             davies_bouldin: i.davies_bouldin,
             cost: i.cost,
@@ -425,9 +435,18 @@ impl RunReport {
                 m.nmi, m.ari, m.acc, m.purity
             ));
         }
-        if let Some(m) = &self.metrics {
+        // No line when no label-free score was computed (`--no-scores`).
+        if let Some(m) = self.metrics.as_ref().filter(|m| {
+            [m.silhouette, m.calinski_harabasz, m.davies_bouldin, m.cost]
+                .iter()
+                .any(|v| v.is_finite())
+        }) {
+            let sample = m
+                .silhouette_sample
+                .map(|r| format!(" (silhouette on a {r}-row sample)"))
+                .unwrap_or_default();
             out.push_str(&format!(
-                "  silhouette {:.4}  Calinski-Harabasz {}  Davies-Bouldin {:.4}  cost {}\n",
+                "  silhouette {:.4}  Calinski-Harabasz {}  Davies-Bouldin {:.4}  cost {}{sample}\n",
                 m.silhouette,
                 fmt_sig(m.calinski_harabasz),
                 m.davies_bouldin,

@@ -185,6 +185,76 @@ fn scores_are_the_same_for_any_thread_count() {
     assert_eq!(one, metrics("2"));
 }
 
+/// Above 2500 rows the silhouette is computed on a fixed-seed sample and
+/// the JSON says on how many rows; up to 2500 it is exact and says
+/// nothing. `--no-scores` leaves every label-free score and their time
+/// out, and keeps the labels and the external scores.
+#[test]
+fn scores_say_their_sample_and_can_be_skipped() {
+    let big = json(&[
+        "run",
+        "--data",
+        "gen:blobs,n=3000,p=4,k=3,seed=1",
+        "--algo",
+        "kmeans",
+        "--json",
+    ]);
+    assert_eq!(
+        big["metrics"]["silhouette_sample"], 1000,
+        "{}",
+        big["metrics"]
+    );
+    assert!(big["metrics"]["silhouette"].as_f64().is_some());
+    let small = json(&[
+        "run", "--data", "iris", "--algo", "kmeans", "--json", "--seed", "1",
+    ]);
+    assert!(small["metrics"].get("silhouette_sample").is_none());
+    assert!(small["metrics"]["silhouette"].as_f64().is_some());
+    let args = [
+        "run",
+        "--data",
+        "gen:blobs,n=3000,p=4,k=3,seed=1",
+        "--algo",
+        "kmeans",
+        "--json",
+        "--no-scores",
+    ];
+    let none = json(&args);
+    assert!(none.get("scores_ms").is_none(), "{none}");
+    let m = none["metrics"].as_object().unwrap();
+    for key in [
+        "silhouette",
+        "silhouette_sample",
+        "calinski_harabasz",
+        "davies_bouldin",
+        "cost",
+        "space",
+    ] {
+        assert!(!m.contains_key(key), "{key} in {m:?}");
+    }
+    assert!(m.contains_key("nmi"));
+    assert_eq!(none["labels"], big["labels"]);
+    // The summary leaves the scores' line out rather than print NaN.
+    let text = run(&args[..args.len() - 2]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("silhouette on a 1000-row sample"), "{text}");
+    let out = run(&[
+        "run",
+        "--data",
+        "gen:blobs,n=3000,p=4,k=3,seed=1",
+        "--no-scores",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("cluster sizes"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("silhouette") && !text.contains("NaN"),
+        "{text}"
+    );
+}
+
 #[test]
 fn bad_parameters_are_refused_with_the_range() {
     refused(

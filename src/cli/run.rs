@@ -36,6 +36,10 @@ pub struct RunArgs {
     /// No progress line on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Skip the label-free scores (silhouette, Calinski-Harabasz,
+    /// Davies-Bouldin, cost): the run's output leaves them out.
+    #[arg(long)]
+    pub no_scores: bool,
 }
 
 pub fn run(a: &RunArgs) -> anyhow::Result<()> {
@@ -95,14 +99,18 @@ fn output(a: &RunArgs) -> Result<String> {
         })?;
     let spec = loaded.source.spec();
     let t_scores = Instant::now();
-    let internal = crate::metrics::internal::of_run(
-        algo.as_ref(),
-        &loaded.problem,
-        &cfg,
-        &result.best,
-        &crate::metrics::internal::default_base(loaded.problem.n()),
-    );
-    let scores_ms = t_scores.elapsed().as_secs_f64() * 1e3;
+    let internal = (!a.no_scores).then(|| {
+        crate::metrics::internal::of_run(
+            algo.as_ref(),
+            &loaded.problem,
+            &cfg,
+            &result.best,
+            &crate::metrics::internal::default_base(loaded.problem.n()),
+        )
+    });
+    let scores_ms = internal
+        .is_some()
+        .then(|| t_scores.elapsed().as_secs_f64() * 1e3);
     let mut report = RunReport::build(ReportInput {
         algo: algo.as_ref(),
         cfg: &cfg,
@@ -112,9 +120,9 @@ fn output(a: &RunArgs) -> Result<String> {
         scale: loaded.scale,
         load_ms: loaded.load_ms,
         load: &a.data.load_options(),
-        internal: Some(internal),
+        internal,
     });
-    report.scores_ms = Some(scores_ms);
+    report.scores_ms = scores_ms;
     report.data.rescale_exp = (loaded.rescale_exp != 0).then_some(loaded.rescale_exp);
     if let Some(m) = &a.save_model {
         let model = crate::model::Model::from_run(algo.as_ref(), &loaded.problem, &cfg, &result)?
