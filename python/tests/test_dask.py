@@ -241,3 +241,51 @@ def test_local_cluster_two_processes():
     assert out["n_iter"] == ref.n_iter_
     close(out["centres"], ref.cluster_centers_)
     np.testing.assert_array_equal(out["labels"], ref.labels_)
+
+
+def _die_once(x, flag):
+    """The identity on a chunk, but the first call anywhere kills the worker
+    process that runs it (the flag file is created once, atomically)."""
+    import os
+
+    if x.size == 0:
+        return x  # dask's type probe, on the client
+    try:
+        fd = os.open(flag, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        return x
+    os.close(fd)
+    os._exit(1)
+
+
+def _fit_losing_a_worker(out, flag):
+    import sys
+
+    import cloudpickle
+    from distributed import Client, LocalCluster
+
+    # The workers do not import this test module: send _die_once by value.
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    X = blobs(n=2000, seed=12)
+    c0 = start(X, 4)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with Client(cluster):
+            Xd = da.from_array(X, chunks=(250, 3)).map_blocks(_die_once, str(flag), meta=np.empty((0, 3)))
+            got = mdask.KMeans(4, init=c0).fit(Xd)
+            out["centres"] = got.cluster_centers_
+            out["n_iter"] = got.n_iter_
+
+
+def test_a_killed_worker_is_survived(tmp_path):
+    pytest.importorskip("distributed")
+    out = {}
+    flag = tmp_path / "killed"
+    t = threading.Thread(target=_fit_losing_a_worker, args=(out, flag), daemon=True)
+    t.start()
+    t.join(timeout=240)
+    assert not t.is_alive(), "the fit that lost a worker did not end within 240 s"
+    assert flag.exists(), "no worker was killed"
+    X = blobs(n=2000, seed=12)
+    ref = meanscape.KMeans(4, init=start(X, 4), n_init=1).fit(X)
+    assert out["n_iter"] == ref.n_iter_
+    close(out["centres"], ref.cluster_centers_)
