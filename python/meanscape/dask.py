@@ -291,17 +291,35 @@ class KMeans(_DaskCluster):
     """
 
     def __init__(
-        self, n_clusters=8, *, init="k-means++", n_init="auto", max_iter=300, tol=1e-4, random_state=None, init_size=None
+        self,
+        n_clusters=8,
+        *,
+        init="k-means++",
+        n_init="auto",
+        max_iter=300,
+        tol=1e-4,
+        verbose=0,
+        random_state=None,
+        copy_x=True,
+        algorithm="lloyd",
+        init_size=None,
     ):
         self.n_clusters = n_clusters
         self.init = init
         self.n_init = n_init
         self.max_iter = max_iter
         self.tol = tol
+        self.verbose = verbose
         self.random_state = random_state
+        self.copy_x = copy_x
+        self.algorithm = algorithm
         self.init_size = init_size
 
     def fit(self, X, y=None, sample_weight=None):
+        # copy_x: X is never modified; 'lloyd' and 'elkan' give the same
+        # result in the engine, and here every chunk is assigned in full.
+        if self.algorithm not in ("lloyd", "elkan"):
+            raise ValueError(f"algorithm = {self.algorithm!r} must be 'lloyd' or 'elkan'")
         X, w = self._setup(X, sample_weight)
         centres = self._initial_centres(X, w)
         # scikit-learn's absolute tolerance: the unweighted mean variance.
@@ -329,6 +347,9 @@ class KMeans(_DaskCluster):
         self.objective_trace_ = r["objective_trace"]
         self.converged_ = bool(r["converged"])
         self._tol = tol_abs
+        if self.verbose:
+            for i, v in enumerate(self.objective_trace_[: self.n_iter_]):
+                print(f"Iteration {i}, inertia {v}.")
         self._finish_fit(X, centres, stats["counts"])
         return self
 
@@ -372,6 +393,10 @@ class PowerKMeans(_DaskCluster):
         self.random_state = random_state
         self.init_size = init_size
 
+    def _params(self):
+        names = ("s0", "eta", "period", "s_min", "tol", "max_iter", "soft_tol", "finish", "sample")
+        return {n: float(getattr(self, n)) for n in names}
+
     def _annealer(self):
         if self.finish or self.sample:
             raise ValueError("meanscape.dask.PowerKMeans: finish and sample must be 0 (not offered on Dask)")
@@ -408,6 +433,8 @@ class PowerKMeans(_DaskCluster):
         self.objective_trace_ = r["objective_trace"]
         self.s_trace_ = r["s_trace"]
         self.converged_ = bool(r["converged"])
+        self.kernel_weights_ = None
+        self.params_ = self._params()
         # The k-means cost at the final centres: one more pass.
         cost = self._lloyd_stats(centres, None)
         self.inertia_ = float(cost["inertia"])
@@ -427,6 +454,9 @@ class KHarmonicMeans(PowerKMeans):
         self.init = init
         self.random_state = random_state
         self.init_size = init_size
+
+    def _params(self):
+        return {"tol": float(self.tol), "max_iter": float(self.max_iter)}
 
     def _annealer(self):
         # The engine's khm: s0 = s_min = −1, η = 1, T = 1, no hardness test.

@@ -79,6 +79,7 @@ def test_power_equals_in_memory(chunks):
     close(got.s_trace_, ref.s_trace_, rtol=0)
     close(got.inertia_, ref.inertia_)
     assert got.converged_ == ref.converged_
+    assert {n: ref.params_[n] for n in got.params_} == got.params_
     np.testing.assert_array_equal(got.labels_.compute(), ref.labels_)
 
 
