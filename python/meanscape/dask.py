@@ -122,10 +122,24 @@ def _block_w(w):
     return None if w is None else np.ascontiguousarray(w, dtype=np.float64)
 
 
-def _lloyd_part(x, centres, prev, w, offset, keep):
+def _lloyd_part(x, centres, prev_labels, w, offset, keep, labels):
     return _meanscape.lloyd_block(
-        np.ascontiguousarray(x), centres, sample_weight=_block_w(w), prev=prev, offset=offset, keep=keep
+        np.ascontiguousarray(x),
+        centres,
+        sample_weight=_block_w(w),
+        offset=offset,
+        keep=keep,
+        prev_labels=prev_labels,
+        return_labels=labels,
     )
+
+
+def _stats_only(part):
+    return {key: v for key, v in part.items() if key != "labels"}
+
+
+def _labels_of(part):
+    return part["labels"]
 
 
 def _power_part(x, centres, s, s_ref, w, zero_tol):
@@ -226,16 +240,25 @@ class _DaskCluster(ClusterMixin, BaseEstimator):
         (out,) = dask.compute(root)
         return out
 
-    def _lloyd_stats(self, centres, prev):
+    def _lloyd_stats(self, centres, prev=None, keep_labels=False):
+        """The merged Lloyd statistics at `centres`; `prev` the previous
+        iteration's parts, whose labels stay where they were computed
+        (persisted on the workers) and give the rows that changed. With
+        `keep_labels`, also this iteration's parts, persisted."""
         dask, _ = _dask()
         k = centres.shape[0]
         c = _broadcast(centres)
-        pc = None if prev is None else _broadcast(prev)
+        prev = prev or [None] * len(self._blocks)
         parts = [
-            dask.delayed(_lloyd_part)(b, c, pc, wb, off, k)
-            for b, wb, off in zip(self._blocks, self._wblocks, self._offsets)
+            dask.delayed(_lloyd_part)(
+                b, c, None if pp is None else dask.delayed(_labels_of)(pp), wb, off, k, keep_labels
+            )
+            for b, wb, off, pp in zip(self._blocks, self._wblocks, self._offsets, prev)
         ]
-        return self._compute(_tree(parts, _lloyd_merge, k))
+        if keep_labels:
+            parts = list(dask.persist(*parts))
+        stats = self._compute(_tree([dask.delayed(_stats_only)(pp) for pp in parts], _lloyd_merge, k))
+        return stats, parts
 
     def _power_stats(self, centres, s, s_ref, zero_tol):
         dask, _ = _dask()
@@ -286,8 +309,8 @@ class KMeans(_DaskCluster):
     dask array or dataframe. Same stopping rule (squared centre shift ≤ tol
     × mean feature variance, or no label change), same empty-cluster rule
     (moved to the farthest rows), same ``n_iter_``; ``labels_`` is lazy.
-    One extra distance product per chunk and iteration counts the rows
-    that changed cluster (the labels are never kept between iterations).
+    Each chunk's labels stay on its worker (persisted) for one iteration,
+    to count the rows that changed cluster; they never reach the client.
     """
 
     def __init__(
@@ -330,13 +353,14 @@ class KMeans(_DaskCluster):
         ann = _meanscape.Annealer.lloyd(int(self.max_iter) + 1, int(k))
         prev, shift, stop, stats = None, math.inf, None, None
         while ann.iteration() is not None:
-            stats = self._lloyd_stats(centres, prev)
+            stats, parts = self._lloyd_stats(centres, prev, keep_labels=True)
             settled = (prev is not None and stats["changed"] == 0) or shift <= tol_abs
             stop = ann.record(stats["inertia"], None, stats["counts"].tolist(), 0.0, settled)
             if stop is not None:
                 break
-            nxt, shift = _meanscape.lloyd_next(stats, centres)
-            prev, centres = centres, nxt
+            centres, shift = _meanscape.lloyd_next(stats, centres)
+            prev = parts
+        del prev, parts
         r = ann.result()
         by = None
         if r["converged"]:
@@ -436,7 +460,7 @@ class PowerKMeans(_DaskCluster):
         self.kernel_weights_ = None
         self.params_ = self._params()
         # The k-means cost at the final centres: one more pass.
-        cost = self._lloyd_stats(centres, None)
+        cost, _ = self._lloyd_stats(centres)
         self.inertia_ = float(cost["inertia"])
         self._finish_fit(X, centres, stats["counts"])
         return self

@@ -7,7 +7,7 @@
 
 use meanscape::algo::Rows;
 use meanscape::algo::block::{
-    self, Driver, Far, LloydStats, PowerStats, Schedule, Stop, SweepArgs,
+    self, Driver, Far, LloydStats, PowerStats, Previous, Schedule, Stop, SweepArgs,
 };
 use ndarray::{Array1, Array2, ArrayView2};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
@@ -330,12 +330,15 @@ fn lloyd_stats<'py>(d: &Bound<'py, PyDict>) -> PyResult<LloydStats> {
 }
 
 /// Lloyd statistics of one block at `centres`: per-cluster `sums` and
-/// `totals`, `inertia`, `counts`, `changed` (rows whose nearest centre
-/// differs at `prev`, the previous centres; all rows without), `rows`,
-/// and the `keep` (default k) rows farthest from their centre (`far_*`,
-/// `offset` is the global index of the block's first row).
+/// `totals`, `inertia`, `counts`, `changed` (rows whose label differs
+/// from `prev_labels`, the block's labels of the previous iteration, or
+/// else from the nearest of `prev`, the previous centres; all rows
+/// without either), `rows`, and the `keep` (default k) rows farthest from
+/// their centre (`far_*`; `offset` is the global index of the block's
+/// first row). With `return_labels`, also the block's `labels` (int64).
 #[pyfunction]
-#[pyo3(signature = (x, centres, sample_weight=None, prev=None, offset=0, keep=None))]
+#[pyo3(signature = (x, centres, sample_weight=None, prev=None, offset=0, keep=None, prev_labels=None, return_labels=false))]
+#[allow(clippy::too_many_arguments)]
 pub fn lloyd_block<'py>(
     py: Python<'py>,
     x: &Bound<'py, PyAny>,
@@ -344,6 +347,8 @@ pub fn lloyd_block<'py>(
     prev: Option<PyReadonlyArray2<'py, f64>>,
     offset: usize,
     keep: Option<usize>,
+    prev_labels: Option<PyReadonlyArray1<'py, i64>>,
+    return_labels: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let x = Block::read(x)?;
     let c = centres.as_array();
@@ -354,11 +359,34 @@ pub fn lloyd_block<'py>(
     {
         return Err(PyValueError::new_err("prev and centres differ in shape"));
     }
+    let k = c.nrows();
+    let labels: Option<Vec<usize>> = match &prev_labels {
+        Some(l) => {
+            let l = l.as_array();
+            if l.len() != x.shape()[0] || l.iter().any(|&v| v < 0 || v as usize >= k) {
+                return Err(PyValueError::new_err(
+                    "prev_labels: one label in 0..k per row of the block is required",
+                ));
+            }
+            Some(l.iter().map(|&v| v as usize).collect())
+        }
+        None => None,
+    };
     let w = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
-    let keep = keep.unwrap_or(c.nrows());
+    let keep = keep.unwrap_or(k);
     let rows = x.rows();
-    let stats = py.detach(|| block::lloyd_block(rows, w, c, pc, offset, keep));
-    lloyd_dict(py, stats)
+    let before = match (&labels, pc) {
+        (Some(l), _) => Previous::Labels(l),
+        (None, Some(pc)) => Previous::Centres(pc),
+        (None, None) => Previous::Nothing,
+    };
+    let (stats, labels) = py.detach(|| block::lloyd_block(rows, w, c, before, offset, keep));
+    let d = lloyd_dict(py, stats)?;
+    if return_labels {
+        let labels: Vec<i64> = labels.into_iter().map(|l| l as i64).collect();
+        d.set_item("labels", PyArray1::from_vec(py, labels))?;
+    }
+    Ok(d)
 }
 
 /// The engine's merge of Lloyd statistics (sums added in list order; the

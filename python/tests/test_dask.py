@@ -137,6 +137,11 @@ def test_the_engine_rule_refuses_misuse():
     assert a.result()["n_iter"] == 2
     with pytest.raises(ValueError, match="do not fit"):
         _meanscape.lloyd_block(np.zeros((3, 2)), np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="prev_labels"):
+        _meanscape.lloyd_block(np.zeros((3, 2)), np.zeros((2, 2)), prev_labels=np.zeros(2, dtype=np.int64))
+    st = _meanscape.lloyd_block(np.eye(3), np.eye(3), return_labels=True)
+    again = _meanscape.lloyd_block(np.eye(3), np.eye(3), prev_labels=st["labels"])
+    assert st["labels"].tolist() == [0, 1, 2] and st["changed"] == 3 and again["changed"] == 0
     with pytest.raises(TypeError, match="float64 or float32"):
         _meanscape.power_block(np.zeros((3, 2), dtype=np.int64), np.zeros((2, 2)), -1.0)
 

@@ -356,19 +356,31 @@ impl LloydStats {
     }
 }
 
+/// What a block's rows were assigned to at the previous iteration, to
+/// count the rows that changed cluster (Lloyd's settling test).
+#[derive(Clone, Copy)]
+pub enum Previous<'a> {
+    /// The first iteration: every row counts as changed.
+    Nothing,
+    /// The previous centres: the block is assigned to them again.
+    Centres(ArrayView2<'a, f64>),
+    /// The block's labels of the previous iteration (kept by the caller).
+    Labels(&'a [usize]),
+}
+
 /// The Lloyd statistics of one block of rows at `centres` (Lloyd's full
-/// pass over the block): `w` the block's sample weights, `prev` the
-/// previous iteration's centres (to count the rows that changed
-/// cluster), `offset` the global index of the block's first row, `keep`
-/// how many of the farthest rows to report (k is enough).
+/// pass over the block) and its labels: `w` the block's sample weights,
+/// `prev` what the rows were assigned to before, `offset` the global
+/// index of the block's first row, `keep` how many of the farthest rows
+/// to report (k is enough).
 pub fn lloyd_block(
     x: Rows,
     w: Option<&[f64]>,
     centres: ArrayView2<f64>,
-    prev: Option<ArrayView2<f64>>,
+    prev: Previous,
     offset: usize,
     keep: usize,
-) -> LloydStats {
+) -> (LloydStats, Vec<usize>) {
     let norms = x.sq_norms();
     let k = centres.nrows();
     let c = Centres::new(centres, &x);
@@ -377,17 +389,20 @@ pub fn lloyd_block(
     for &l in &pass.labels {
         counts[l] += 1;
     }
+    let differ = |before: &[usize]| {
+        before
+            .iter()
+            .zip(&pass.labels)
+            .filter(|(a, b)| a != b)
+            .count() as u64
+    };
     let changed = match prev {
-        Some(pc) => {
+        Previous::Centres(pc) => {
             let pc = Centres::new(pc, &x);
-            let before = full_pass(x, &norms, w, &pc, false, false).labels;
-            before
-                .iter()
-                .zip(&pass.labels)
-                .filter(|(a, b)| a != b)
-                .count() as u64
+            differ(&full_pass(x, &norms, w, &pc, false, false).labels)
         }
-        None => x.nrows() as u64,
+        Previous::Labels(l) if l.len() == x.nrows() => differ(l),
+        _ => x.nrows() as u64,
     };
     let weight = |i: usize| w.map_or(1.0, |w| w[i]);
     let mut idx: Vec<usize> = (0..x.nrows()).filter(|&i| weight(i) > 0.0).collect();
@@ -398,8 +413,15 @@ pub fn lloyd_block(
         weight: weight(i),
         row: Vec::new(),
     };
-    idx.sort_by(|&a, &b| Far::order(&far_of(a), &far_of(b)));
-    idx.truncate(keep);
+    let order = |a: &usize, b: &usize| Far::order(&far_of(*a), &far_of(*b));
+    if keep < idx.len() {
+        // Only the `keep` farthest are wanted: select, then sort those.
+        if keep > 0 {
+            idx.select_nth_unstable_by(keep - 1, order);
+        }
+        idx.truncate(keep);
+    }
+    idx.sort_by(order);
     let far = idx
         .into_iter()
         .map(|i| Far {
@@ -407,7 +429,7 @@ pub fn lloyd_block(
             ..far_of(i)
         })
         .collect();
-    LloydStats {
+    let stats = LloydStats {
         inertia: weighted_sum(&pass.dists, w),
         sums: pass.sums,
         totals: pass.totals,
@@ -415,7 +437,8 @@ pub fn lloyd_block(
         changed,
         rows: x.nrows(),
         far,
-    }
+    };
+    (stats, pass.labels)
 }
 
 /// The nearest centre of every row of a block, as Lloyd's pass assigns
@@ -636,24 +659,22 @@ mod tests {
         let x = data(3000, 5);
         let c = x.slice(s![0..4, ..]).to_owned();
         let prev = x.slice(s![10..14, ..]).to_owned();
-        let whole = lloyd_block(x.view().into(), None, c.view(), Some(prev.view()), 0, 4);
+        let at = Previous::Centres(prev.view());
+        let (whole, labels) = lloyd_block(x.view().into(), None, c.view(), at, 0, 4);
+        let (again, _) = lloyd_block(
+            x.view().into(),
+            None,
+            c.view(),
+            Previous::Labels(&labels),
+            0,
+            4,
+        );
+        assert_eq!(again.changed, 0);
+        let (before, _) = lloyd_block(x.view().into(), None, prev.view(), Previous::Nothing, 0, 4);
+        assert_eq!(before.changed, 3000);
         for cut in [1, 2048, 2999] {
-            let a = lloyd_block(
-                x.slice(s![..cut, ..]).into(),
-                None,
-                c.view(),
-                Some(prev.view()),
-                0,
-                4,
-            );
-            let b = lloyd_block(
-                x.slice(s![cut.., ..]).into(),
-                None,
-                c.view(),
-                Some(prev.view()),
-                cut,
-                4,
-            );
+            let a = lloyd_block(x.slice(s![..cut, ..]).into(), None, c.view(), at, 0, 4).0;
+            let b = lloyd_block(x.slice(s![cut.., ..]).into(), None, c.view(), at, cut, 4).0;
             let m = LloydStats::merge(vec![a, b], 4);
             assert_eq!(m.counts, whole.counts);
             assert_eq!(m.totals, whole.totals);
@@ -671,7 +692,7 @@ mod tests {
         let x = data(40, 2);
         let mut c = x.slice(s![0..3, ..]).to_owned();
         c.row_mut(2).fill(1e6);
-        let st = lloyd_block(x.view().into(), None, c.view(), None, 0, 3);
+        let (st, _) = lloyd_block(x.view().into(), None, c.view(), Previous::Nothing, 0, 3);
         assert_eq!(st.counts[2], 0);
         let (next, _) = st.next_centres(c.view());
         let far = &st.far[0];
