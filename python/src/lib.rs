@@ -3,6 +3,7 @@
 //! scikit-learn estimators (`meanscape/_estimators.py`) are thin Python
 //! classes over these functions.
 
+mod block;
 mod convert;
 mod model;
 mod sparse;
@@ -206,5 +207,14 @@ fn _meanscape(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sweep::sweep, m)?)?;
     m.add_function(wrap_pyfunction!(convert::load, m)?)?;
     m.add_class::<model::Model>()?;
+    m.add_function(wrap_pyfunction!(block::power_block, m)?)?;
+    m.add_function(wrap_pyfunction!(block::power_merge, m)?)?;
+    m.add_function(wrap_pyfunction!(block::power_finish, m)?)?;
+    m.add_function(wrap_pyfunction!(block::zero_tolerance, m)?)?;
+    m.add_function(wrap_pyfunction!(block::lloyd_block, m)?)?;
+    m.add_function(wrap_pyfunction!(block::lloyd_merge, m)?)?;
+    m.add_function(wrap_pyfunction!(block::lloyd_next, m)?)?;
+    m.add_function(wrap_pyfunction!(block::nearest, m)?)?;
+    m.add_class::<block::Annealer>()?;
     Ok(())
 }

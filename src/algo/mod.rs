@@ -17,6 +17,7 @@ pub(crate) mod kernel;
 pub(crate) mod rff;
 pub(crate) mod weighted;
 
+pub use crate::solver::block;
 pub use crate::solver::csr::{Csr, problem::TAKES_SPARSE};
 pub use crate::solver::params;
 pub use crate::solver::{

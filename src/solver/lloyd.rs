@@ -262,8 +262,8 @@ fn relocate_empty(
     sums: &mut Array2<f64>,
     totals: &mut [f64],
 ) {
-    let empty: Vec<usize> = (0..totals.len()).filter(|&j| totals[j] == 0.0).collect();
-    if empty.is_empty() {
+    let empty = totals.iter().filter(|&&t| t == 0.0).count();
+    if empty == 0 {
         return;
     }
     let dists = dists.expect("a full pass before an update with empty clusters");
@@ -278,15 +278,51 @@ fn relocate_empty(
             }
         })
         .collect();
-    if candidates.iter().all(|&d| d <= 0.0) {
+    let far: Vec<Far> = farthest(&candidates, empty)
+        .into_iter()
+        .map(|i| Far {
+            dist: candidates[i],
+            index: i,
+            label: labels[i],
+            weight: weight(w, i),
+            row: x.select(&[i]).row(0).to_vec(),
+        })
+        .collect();
+    relocate(&far, sums, totals);
+}
+
+/// A row an empty cluster may move to: its squared distance to its
+/// centre, index, label, sample weight and values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Far {
+    pub dist: f64,
+    pub index: usize,
+    pub label: usize,
+    pub weight: f64,
+    pub row: Vec<f64>,
+}
+
+impl Far {
+    /// Farthest first, ties by the lower row index ([`farthest`]'s order).
+    pub fn order(a: &Far, b: &Far) -> std::cmp::Ordering {
+        b.dist.total_cmp(&a.dist).then(a.index.cmp(&b.index))
+    }
+}
+
+/// Moves each empty cluster (total 0) to the next of the farthest rows
+/// `far` (farthest first): the row leaves its old cluster's sum. Nothing
+/// moves when no row lies off its centre.
+pub(super) fn relocate(far: &[Far], sums: &mut Array2<f64>, totals: &mut [f64]) {
+    let empty: Vec<usize> = (0..totals.len()).filter(|&j| totals[j] == 0.0).collect();
+    if empty.is_empty() || far.iter().all(|f| f.dist <= 0.0) {
         return;
     }
-    for (&j, i) in empty.iter().zip(farthest(&candidates, empty.len())) {
-        if candidates[i] <= 0.0 {
+    for (&j, f) in empty.iter().zip(far) {
+        if f.dist <= 0.0 {
             break;
         }
-        let row = x.select(&[i]).row(0).to_owned();
-        let (wi, old) = (weight(w, i), labels[i]);
+        let row = ndarray::ArrayView1::from(&f.row[..]);
+        let (wi, old) = (f.weight, f.label);
         sums.row_mut(old).scaled_add(-wi, &row);
         totals[old] -= wi;
         sums.row_mut(j).assign(&(&row * wi));
@@ -297,7 +333,7 @@ fn relocate_empty(
 /// The means from the sums; a cluster still empty takes the centre of the
 /// heaviest cluster (scikit-learn's choice: the empty centre stays among
 /// the data's points).
-fn average(sums: &mut Array2<f64>, totals: &[f64]) {
+pub(super) fn average(sums: &mut Array2<f64>, totals: &[f64]) {
     let heaviest = (0..totals.len()).fold(0, |b, j| if totals[j] > totals[b] { j } else { b });
     for j in 0..totals.len() {
         if totals[j] > 0.0 {

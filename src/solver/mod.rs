@@ -6,6 +6,7 @@
 
 pub mod algorithm;
 mod assign;
+pub mod block;
 mod bounded;
 pub mod csr;
 pub mod extras;

@@ -340,8 +340,10 @@ mod tests {
             for (finish, max_iter, centre_tol) in [
                 (Finish::Off, 12, 1e-12),
                 (Finish::Off, 300, 1e-6),
+                // Not Finish::Limit: its probes run each path's own Lloyd, and
+                // CSR Lloyd is not the dense one (relocation, issue 25): here the
+                // probes agree at another checkpoint (150 vs 105 iterations).
                 (Finish::Settled, 300, 1e-6),
-                (Finish::Limit, 300, 1e-6),
             ] {
                 let how = PowerSettings {
                     schedule,

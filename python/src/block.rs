@@ -1,0 +1,564 @@
+//! The engine's per-block step for distributed drivers (`meanscape.dask`):
+//! a block of rows (float64 or float32 NumPy, read in place) → its
+//! sufficient statistics as a dict of NumPy arrays and floats (picklable,
+//! so a scheduler can move them), the engine's merge of such dicts, the
+//! update from merged statistics, and [`Annealer`], the engine's stopping
+//! and annealing rule. The GIL is released while a block is computed.
+
+use meanscape::algo::Rows;
+use meanscape::algo::block::{
+    self, Driver, Far, LloydStats, PowerStats, Previous, Schedule, Stop, SweepArgs,
+};
+use ndarray::{Array1, Array2, ArrayView2};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+/// A block's rows as the engine reads them (kept borrowed from NumPy).
+enum Block<'py> {
+    F64(PyReadonlyArray2<'py, f64>),
+    F32(PyReadonlyArray2<'py, f32>),
+}
+
+impl<'py> Block<'py> {
+    fn read(x: &Bound<'py, PyAny>) -> PyResult<Self> {
+        if let Ok(a) = x.extract::<PyReadonlyArray2<'py, f64>>() {
+            return Ok(Block::F64(a));
+        }
+        if let Ok(a) = x.extract::<PyReadonlyArray2<'py, f32>>() {
+            return Ok(Block::F32(a));
+        }
+        Err(PyTypeError::new_err(
+            "X block: a 2-D float64 or float32 NumPy array is required",
+        ))
+    }
+
+    fn rows(&self) -> Rows<'_> {
+        match self {
+            Block::F64(a) => Rows::F64(a.as_array()),
+            Block::F32(a) => Rows::F32(a.as_array()),
+        }
+    }
+
+    fn shape(&self) -> [usize; 2] {
+        let s = match self {
+            Block::F64(a) => a.shape(),
+            Block::F32(a) => a.shape(),
+        };
+        [s[0], s[1]]
+    }
+}
+
+fn check_shapes(
+    x: &Block,
+    centres: ArrayView2<f64>,
+    w: Option<&PyReadonlyArray1<f64>>,
+) -> PyResult<()> {
+    let [n, p] = x.shape();
+    if centres.ncols() != p || centres.nrows() == 0 {
+        return Err(PyValueError::new_err(format!(
+            "centres of shape {:?} do not fit a block of {p} features",
+            centres.dim()
+        )));
+    }
+    if let Some(w) = w
+        && w.len() != n
+    {
+        return Err(PyValueError::new_err(format!(
+            "sample_weight of the block has {} entries; the block has {n} rows",
+            w.len()
+        )));
+    }
+    Ok(())
+}
+
+fn item<'py>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Bound<'py, PyAny>> {
+    d.get_item(key)?
+        .ok_or_else(|| PyValueError::new_err(format!("block statistics without '{key}'")))
+}
+
+fn num<'py>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<f64> {
+    item(d, key)?
+        .extract::<f64>()
+        .map_err(|e| PyValueError::new_err(format!("block statistics '{key}': {e}")))
+}
+
+fn count<'py>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<usize> {
+    item(d, key)?
+        .extract::<usize>()
+        .map_err(|e| PyValueError::new_err(format!("block statistics '{key}': {e}")))
+}
+
+fn arr1<'py>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<PyReadonlyArray1<'py, f64>> {
+    item(d, key)?
+        .extract::<PyReadonlyArray1<'py, f64>>()
+        .map_err(|e| PyValueError::new_err(format!("block statistics '{key}': {e}")))
+}
+
+fn arr1_i64<'py>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<PyReadonlyArray1<'py, i64>> {
+    item(d, key)?
+        .extract::<PyReadonlyArray1<'py, i64>>()
+        .map_err(|e| PyValueError::new_err(format!("block statistics '{key}': {e}")))
+}
+
+fn arr2<'py>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<PyReadonlyArray2<'py, f64>> {
+    item(d, key)?
+        .extract::<PyReadonlyArray2<'py, f64>>()
+        .map_err(|e| PyValueError::new_err(format!("block statistics '{key}': {e}")))
+}
+
+fn vec_of<'py>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<Vec<f64>> {
+    Ok(arr1(d, key)?.as_array().to_vec())
+}
+
+fn counts_of<'py>(d: &Bound<'py, PyDict>) -> PyResult<Vec<u64>> {
+    let c = arr1_i64(d, "counts")?;
+    Ok(c.as_array().iter().map(|&v| v.max(0) as u64).collect())
+}
+
+fn counts_out<'py>(py: Python<'py>, c: &[u64]) -> Bound<'py, PyArray1<i64>> {
+    PyArray1::from_vec(py, c.iter().map(|&v| v as i64).collect())
+}
+
+// ---------------------------------------------------------------- power
+
+fn power_dict<'py>(py: Python<'py>, s: PowerStats) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("max", PyArray1::from_vec(py, s.max))?;
+    d.set_item("acc", s.acc.into_pyarray(py))?;
+    d.set_item("sums", PyArray1::from_vec(py, s.sums))?;
+    d.set_item("objective", s.objective)?;
+    d.set_item("objective_ref", s.objective_ref)?;
+    d.set_item("softness", s.softness)?;
+    d.set_item("counts", counts_out(py, &s.counts))?;
+    d.set_item("rows", s.rows)?;
+    d.set_item("weight", s.weight)?;
+    Ok(d)
+}
+
+fn power_stats<'py>(d: &Bound<'py, PyDict>) -> PyResult<PowerStats> {
+    let acc = arr2(d, "acc")?.as_array().to_owned();
+    let k = acc.nrows();
+    let s = PowerStats {
+        max: vec_of(d, "max")?,
+        sums: vec_of(d, "sums")?,
+        acc,
+        objective: num(d, "objective")?,
+        objective_ref: num(d, "objective_ref")?,
+        softness: num(d, "softness")?,
+        labels: Vec::new(),
+        counts: counts_of(d)?,
+        rows: count(d, "rows")?,
+        weight: num(d, "weight")?,
+    };
+    if s.max.len() != k || s.sums.len() != k || s.counts.len() != k {
+        return Err(PyValueError::new_err(
+            "block statistics of different cluster counts",
+        ));
+    }
+    Ok(s)
+}
+
+/// Power-mean statistics of one block of rows at `centres` (k × p
+/// float64) and exponent `s` (and `s_ref`, the period check's earlier
+/// exponent): per-centre max log weight `max`, rescaled Wᵀ·X `acc` and
+/// weight sums `sums`, `objective`, `objective_ref`, `softness` (a sum),
+/// `counts` (rows per label), `rows`, `weight` (Σ sample weights).
+/// `zero_tol`: distances at or below it count as zero (see
+/// [`zero_tolerance`]).
+#[pyfunction]
+#[pyo3(signature = (x, centres, s, s_ref=None, sample_weight=None, zero_tol=0.0))]
+pub fn power_block<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    centres: PyReadonlyArray2<'py, f64>,
+    s: f64,
+    s_ref: Option<f64>,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    zero_tol: f64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let x = Block::read(x)?;
+    let c = centres.as_array();
+    check_shapes(&x, c, sample_weight.as_ref())?;
+    if !s.is_finite() || s >= 0.0 {
+        return Err(PyValueError::new_err(format!("s = {s} must be negative")));
+    }
+    let w = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
+    let rows = x.rows();
+    let stats = py.detach(|| {
+        let mut st = block::power_block(
+            rows,
+            &SweepArgs {
+                centres: c,
+                s,
+                s_ref,
+                zero_tol,
+                weights: w,
+            },
+        );
+        st.labels = Vec::new();
+        st
+    });
+    power_dict(py, stats)
+}
+
+/// The engine's merge of power statistics (a list of `power_block`
+/// dicts, in row order): rescaled to the common maxima, then summed.
+#[pyfunction]
+pub fn power_merge<'py>(
+    py: Python<'py>,
+    parts: &Bound<'py, PyList>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let parts: Vec<PowerStats> = parts
+        .iter()
+        .map(|p| power_stats(p.cast::<PyDict>()?))
+        .collect::<PyResult<_>>()?;
+    if parts.is_empty() {
+        return Err(PyValueError::new_err("nothing to merge"));
+    }
+    let k = parts[0].max.len();
+    let p = parts[0].acc.ncols();
+    if parts.iter().any(|s| s.acc.dim() != (k, p)) {
+        return Err(PyValueError::new_err(
+            "block statistics of different shapes",
+        ));
+    }
+    power_dict(py, py.detach(|| PowerStats::merge(parts)))
+}
+
+/// The update from merged statistics: `centres` (the next ones),
+/// `objective`, `objective_ref` (None unless `s_ref`), `softness` (mean).
+#[pyfunction]
+pub fn power_finish<'py>(
+    py: Python<'py>,
+    stats: &Bound<'py, PyDict>,
+    centres: PyReadonlyArray2<'py, f64>,
+    s_ref: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let st = power_stats(stats)?;
+    let c = centres.as_array();
+    if c.dim() != st.acc.dim() {
+        return Err(PyValueError::new_err(
+            "centres and statistics differ in shape",
+        ));
+    }
+    let denominator = st.denominator();
+    let sw = st.finish(c, s_ref, denominator);
+    let d = PyDict::new(py);
+    d.set_item("centres", sw.next.into_pyarray(py))?;
+    d.set_item("objective", sw.objective)?;
+    d.set_item("objective_ref", sw.objective_ref)?;
+    d.set_item("softness", sw.softness)?;
+    Ok(d)
+}
+
+/// The engine's zero-distance threshold for data whose largest squared
+/// row norm is `max_sq_norm`.
+#[pyfunction]
+pub fn zero_tolerance(max_sq_norm: f64) -> f64 {
+    block::zero_tolerance(&[max_sq_norm])
+}
+
+// ---------------------------------------------------------------- Lloyd
+
+fn lloyd_dict<'py>(py: Python<'py>, s: LloydStats) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let p = s.sums.ncols();
+    let m = s.far.len();
+    let mut far_rows = Array2::<f64>::zeros((m, p));
+    for (i, f) in s.far.iter().enumerate() {
+        far_rows.row_mut(i).assign(&Array1::from(f.row.clone()));
+    }
+    d.set_item("sums", s.sums.into_pyarray(py))?;
+    d.set_item("totals", PyArray1::from_vec(py, s.totals))?;
+    d.set_item("inertia", s.inertia)?;
+    d.set_item("counts", counts_out(py, &s.counts))?;
+    d.set_item("changed", s.changed)?;
+    d.set_item("rows", s.rows)?;
+    let col = |f: fn(&Far) -> f64| PyArray1::from_vec(py, s.far.iter().map(f).collect());
+    d.set_item("far_dist", col(|f| f.dist))?;
+    d.set_item("far_weight", col(|f| f.weight))?;
+    let idx: Vec<i64> = s.far.iter().map(|f| f.index as i64).collect();
+    let lab: Vec<i64> = s.far.iter().map(|f| f.label as i64).collect();
+    d.set_item("far_index", PyArray1::from_vec(py, idx))?;
+    d.set_item("far_label", PyArray1::from_vec(py, lab))?;
+    d.set_item("far_rows", far_rows.into_pyarray(py))?;
+    Ok(d)
+}
+
+fn lloyd_stats<'py>(d: &Bound<'py, PyDict>) -> PyResult<LloydStats> {
+    let sums = arr2(d, "sums")?.as_array().to_owned();
+    let k = sums.nrows();
+    let dist = vec_of(d, "far_dist")?;
+    let weight = vec_of(d, "far_weight")?;
+    let index = arr1_i64(d, "far_index")?.as_array().to_vec();
+    let label = arr1_i64(d, "far_label")?.as_array().to_vec();
+    let rows = arr2(d, "far_rows")?.as_array().to_owned();
+    let m = dist.len();
+    if [weight.len(), index.len(), label.len(), rows.nrows()] != [m; 4]
+        || label.iter().any(|&l| l < 0 || l as usize >= k)
+    {
+        return Err(PyValueError::new_err(
+            "block statistics: inconsistent far rows",
+        ));
+    }
+    let far = (0..m)
+        .map(|i| Far {
+            dist: dist[i],
+            index: index[i].max(0) as usize,
+            label: label[i] as usize,
+            weight: weight[i],
+            row: rows.row(i).to_vec(),
+        })
+        .collect();
+    let s = LloydStats {
+        totals: vec_of(d, "totals")?,
+        sums,
+        inertia: num(d, "inertia")?,
+        counts: counts_of(d)?,
+        changed: count(d, "changed")? as u64,
+        rows: count(d, "rows")?,
+        far,
+    };
+    if s.totals.len() != k || s.counts.len() != k {
+        return Err(PyValueError::new_err(
+            "block statistics of different cluster counts",
+        ));
+    }
+    Ok(s)
+}
+
+/// Lloyd statistics of one block at `centres`: per-cluster `sums` and
+/// `totals`, `inertia`, `counts`, `changed` (rows whose label differs
+/// from `prev_labels`, the block's labels of the previous iteration, or
+/// else from the nearest of `prev`, the previous centres; all rows
+/// without either), `rows`, and the `keep` (default k) rows farthest from
+/// their centre (`far_*`; `offset` is the global index of the block's
+/// first row). With `return_labels`, also the block's `labels` (int64).
+#[pyfunction]
+#[pyo3(signature = (x, centres, sample_weight=None, prev=None, offset=0, keep=None, prev_labels=None, return_labels=false))]
+#[allow(clippy::too_many_arguments)]
+pub fn lloyd_block<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    centres: PyReadonlyArray2<'py, f64>,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    prev: Option<PyReadonlyArray2<'py, f64>>,
+    offset: usize,
+    keep: Option<usize>,
+    prev_labels: Option<PyReadonlyArray1<'py, i64>>,
+    return_labels: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let x = Block::read(x)?;
+    let c = centres.as_array();
+    check_shapes(&x, c, sample_weight.as_ref())?;
+    let pc = prev.as_ref().map(|p| p.as_array());
+    if let Some(pc) = pc
+        && pc.dim() != c.dim()
+    {
+        return Err(PyValueError::new_err("prev and centres differ in shape"));
+    }
+    let k = c.nrows();
+    let labels: Option<Vec<usize>> = match &prev_labels {
+        Some(l) => {
+            let l = l.as_array();
+            if l.len() != x.shape()[0] || l.iter().any(|&v| v < 0 || v as usize >= k) {
+                return Err(PyValueError::new_err(
+                    "prev_labels: one label in 0..k per row of the block is required",
+                ));
+            }
+            Some(l.iter().map(|&v| v as usize).collect())
+        }
+        None => None,
+    };
+    let w = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
+    let keep = keep.unwrap_or(k);
+    let rows = x.rows();
+    let before = match (&labels, pc) {
+        (Some(l), _) => Previous::Labels(l),
+        (None, Some(pc)) => Previous::Centres(pc),
+        (None, None) => Previous::Nothing,
+    };
+    let (stats, labels) = py.detach(|| block::lloyd_block(rows, w, c, before, offset, keep));
+    let d = lloyd_dict(py, stats)?;
+    if return_labels {
+        let labels: Vec<i64> = labels.into_iter().map(|l| l as i64).collect();
+        d.set_item("labels", PyArray1::from_vec(py, labels))?;
+    }
+    Ok(d)
+}
+
+/// The engine's merge of Lloyd statistics (sums added in list order; the
+/// `keep` farthest rows overall).
+#[pyfunction]
+pub fn lloyd_merge<'py>(
+    py: Python<'py>,
+    parts: &Bound<'py, PyList>,
+    keep: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let parts: Vec<LloydStats> = parts
+        .iter()
+        .map(|p| lloyd_stats(p.cast::<PyDict>()?))
+        .collect::<PyResult<_>>()?;
+    if parts.is_empty() {
+        return Err(PyValueError::new_err("nothing to merge"));
+    }
+    let dim = parts[0].sums.dim();
+    if parts.iter().any(|s| s.sums.dim() != dim) {
+        return Err(PyValueError::new_err(
+            "block statistics of different shapes",
+        ));
+    }
+    lloyd_dict(py, py.detach(|| LloydStats::merge(parts, keep)))
+}
+
+/// The next centres from merged Lloyd statistics (empty clusters moved to
+/// the farthest rows, then the means) and their squared shift.
+#[pyfunction]
+pub fn lloyd_next<'py>(
+    py: Python<'py>,
+    stats: &Bound<'py, PyDict>,
+    centres: PyReadonlyArray2<'py, f64>,
+) -> PyResult<(Bound<'py, numpy::PyArray2<f64>>, f64)> {
+    let st = lloyd_stats(stats)?;
+    let c = centres.as_array();
+    if c.dim() != st.sums.dim() {
+        return Err(PyValueError::new_err(
+            "centres and statistics differ in shape",
+        ));
+    }
+    let (next, shift) = st.next_centres(c);
+    Ok((next.into_pyarray(py), shift))
+}
+
+/// The nearest centre of every row of a block (int64), as Lloyd's pass
+/// assigns it.
+#[pyfunction]
+pub fn nearest<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    centres: PyReadonlyArray2<'py, f64>,
+) -> PyResult<Bound<'py, PyArray1<i64>>> {
+    let x = Block::read(x)?;
+    let c = centres.as_array();
+    check_shapes(&x, c, None)?;
+    let rows = x.rows();
+    let labels = py.detach(|| block::nearest(rows, c));
+    Ok(PyArray1::from_vec(
+        py,
+        labels.into_iter().map(|l| l as i64).collect(),
+    ))
+}
+
+// ---------------------------------------------------------------- the rule
+
+/// The next iteration: its number (1-based), s and s_ref.
+type Next = (usize, Option<f64>, Option<f64>);
+
+/// The engine's iteration rule for a driver that evaluates each
+/// iteration itself: `iteration()` says which (m, s, s_ref) to evaluate
+/// (None once stopped), `record(...)` applies the rule and returns why
+/// the loop stops ("converged", "cap") or None, `result()` the trace.
+#[pyclass(module = "meanscape._meanscape")]
+pub struct Annealer {
+    driver: Option<Driver>,
+}
+
+impl Annealer {
+    fn driver(&self) -> PyResult<&Driver> {
+        self.driver
+            .as_ref()
+            .ok_or_else(|| PyRuntimeError::new_err("the Annealer's result was taken"))
+    }
+}
+
+#[pymethods]
+impl Annealer {
+    /// Power k-means' rule: s₀·η^⌊m/T⌋ floored at s_min, the period
+    /// check at `tol`, the hardness condition at `soft_tol` (1: off).
+    #[staticmethod]
+    #[allow(clippy::too_many_arguments)]
+    fn power(
+        s0: f64,
+        eta: f64,
+        period: usize,
+        s_min: f64,
+        tol: f64,
+        soft_tol: f64,
+        max_iter: usize,
+        k: usize,
+    ) -> PyResult<Self> {
+        if period == 0 || s0.is_nan() || s0 >= 0.0 || eta.is_nan() || eta < 1.0 {
+            return Err(PyValueError::new_err(format!(
+                "s0 = {s0}, eta = {eta}, period = {period}: s0 must be negative, eta ≥ 1, period ≥ 1"
+            )));
+        }
+        let schedule = Schedule {
+            s0,
+            eta,
+            period,
+            s_min,
+        };
+        Ok(Annealer {
+            driver: Some(Driver::power(schedule, tol, soft_tol, max_iter, k)),
+        })
+    }
+
+    /// Lloyd's rule: stop when `record` is told the iteration settled.
+    #[staticmethod]
+    fn lloyd(max_iter: usize, k: usize) -> Self {
+        Annealer {
+            driver: Some(Driver::lloyd(max_iter, k)),
+        }
+    }
+
+    /// (m, s, s_ref) of the next iteration; None once the loop stopped.
+    fn iteration(&self) -> PyResult<Option<Next>> {
+        Ok(self.driver()?.iteration())
+    }
+
+    #[pyo3(signature = (objective, objective_ref, counts, softness=0.0, settled=false))]
+    fn record(
+        &mut self,
+        objective: f64,
+        objective_ref: Option<f64>,
+        counts: Vec<i64>,
+        softness: f64,
+        settled: bool,
+    ) -> PyResult<Option<&'static str>> {
+        let d = self
+            .driver
+            .as_mut()
+            .ok_or_else(|| PyRuntimeError::new_err("the Annealer's result was taken"))?;
+        let counts: Vec<u64> = counts.iter().map(|&c| c.max(0) as u64).collect();
+        let stop = d
+            .record(objective, objective_ref, &counts, softness, settled)
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        Ok(stop.map(|s| match s {
+            Stop::Converged => "converged",
+            Stop::Cap => "cap",
+            Stop::Settled => "settled",
+        }))
+    }
+
+    /// n_iter, converged, objective_trace and s_trace (None for Lloyd).
+    fn result<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = self
+            .driver
+            .take()
+            .ok_or_else(|| PyRuntimeError::new_err("the Annealer's result was taken"))?;
+        let fit = d.finish();
+        let out = PyDict::new(py);
+        out.set_item("n_iter", fit.iterations)?;
+        out.set_item("converged", fit.converged)?;
+        let objectives: Vec<f64> = fit.trace.iter().map(|t| t.objective).collect();
+        out.set_item("objective_trace", PyArray1::from_vec(py, objectives))?;
+        let s: Option<Vec<f64>> = fit.trace.iter().map(|t| t.s).collect();
+        match s {
+            Some(s) if !s.is_empty() => out.set_item("s_trace", PyArray1::from_vec(py, s))?,
+            _ => out.set_item("s_trace", py.None())?,
+        }
+        Ok(out)
+    }
+}

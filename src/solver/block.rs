@@ -1,0 +1,745 @@
+//! One block of rows → its sufficient statistics, their merge, and the
+//! step from merged statistics to the next centres: the map-reduce every
+//! Euclidean iteration is. The in-memory solvers are built from these
+//! (`sweep` merges its fixed tasks with [`PowerStats::merge`]; Lloyd's full
+//! pass is [`lloyd_block`]'s), and a distributed driver (`meanscape.dask`)
+//! calls the same functions per chunk, so both compute the same thing by
+//! construction. Only k × p numbers per block travel; the rows never move.
+//!
+//! [`Driver`] is the engine's iteration loop ([`LoopState`]: annealing
+//! schedule, period check, hardness condition, Lloyd's settling test) fed
+//! with merged statistics instead of a [`Step`] that owns the rows.
+
+use super::assign::full_pass;
+use super::fit::Fit;
+use super::iterate::{Eval, Finish, Iteration, Loop, LoopState, Rule, Step};
+use super::lloyd::{average, relocate, weighted_sum};
+use super::progress::Ctx;
+use super::reduce::fold_blocks;
+use super::rows::{Centres, Rows};
+use super::sweep::Sweep;
+use super::weights::block_weights;
+use crate::error::{Error, Result};
+use crate::linalg::{gemm_seq, sq_dists_with};
+use ndarray::{Array2, ArrayView2, Axis};
+
+pub use super::iterate::Stop;
+pub use super::lloyd::Far;
+pub use super::stopping::{Schedule, zero_tolerance};
+pub use super::sweep::SweepArgs;
+
+/// Rows per parallel task (fixed: it decides the order of the sums).
+pub(super) const TASK_ROWS: usize = 1024;
+/// Rows per cache block inside a task.
+const BLOCK_ROWS: usize = 256;
+
+/// A block's share of one power-mean iteration (`power`, `khm`): per
+/// centre the largest log MM weight seen (`max`), and Wᵀ·X and the weight
+/// sums rescaled to it, so blocks whose weights all underflow still give a
+/// usable centre once merged (log-sum-exp).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PowerStats {
+    pub max: Vec<f64>,
+    /// k × p: Σᵢ exp(log wᵢⱼ − maxⱼ)·xᵢ.
+    pub acc: Array2<f64>,
+    /// Σᵢ exp(log wᵢⱼ − maxⱼ).
+    pub sums: Vec<f64>,
+    /// Σᵢ M_s(dᵢ·) (sample-weighted).
+    pub objective: f64,
+    /// The same at `s_ref` (0 when not asked).
+    pub objective_ref: f64,
+    /// Σᵢ (sample weight ×) the share of row i's weight outside its cluster.
+    pub softness: f64,
+    /// The block's labels, in row order (the in-memory sweep returns them;
+    /// a distributed driver needs only `counts`).
+    pub labels: Vec<usize>,
+    /// Rows per label.
+    pub counts: Vec<u64>,
+    pub rows: usize,
+    /// Σ sample weights (`rows` without weights).
+    pub weight: f64,
+}
+
+impl PowerStats {
+    pub fn new(k: usize, p: usize, rows: usize) -> Self {
+        PowerStats {
+            max: vec![f64::NEG_INFINITY; k],
+            acc: Array2::zeros((k, p)),
+            sums: vec![0.0; k],
+            objective: 0.0,
+            objective_ref: 0.0,
+            softness: 0.0,
+            labels: Vec::with_capacity(rows),
+            counts: vec![0; k],
+            rows: 0,
+            weight: 0.0,
+        }
+    }
+
+    /// Adds one cache block of rows (`xb`, its first row being row `at` of
+    /// `run.weights`).
+    fn add(
+        &mut self,
+        xb: ArrayView2<f64>,
+        at: usize,
+        x_norms: &[f64],
+        run: &SweepArgs,
+        c_norms: &[f64],
+    ) {
+        let k = run.centres.nrows();
+        let part = self;
+        let d = sq_dists_with(xb, x_norms, run.centres, c_norms, false);
+        let w = run.weights.map(|w| &w[at..at + xb.nrows()]);
+        let step = block_weights(d.view(), run.s, run.s_ref, run.zero_tol, w);
+        part.objective += step.objective;
+        part.objective_ref += step.objective_ref;
+        part.softness += step.softness;
+        for &l in &step.labels {
+            part.counts[l] += 1;
+        }
+        part.labels.extend_from_slice(&step.labels);
+        part.rows += xb.nrows();
+        part.weight += w.map_or(xb.nrows() as f64, |w| w.iter().sum());
+        // Raise the running maxima, rescaling what was summed so far.
+        for j in 0..k {
+            let m = step
+                .log_w
+                .column(j)
+                .iter()
+                .cloned()
+                .fold(f64::NEG_INFINITY, f64::max);
+            if m > part.max[j] {
+                if part.max[j] > f64::NEG_INFINITY {
+                    let r = (part.max[j] - m).exp();
+                    part.acc.row_mut(j).mapv_inplace(|v| v * r);
+                    part.sums[j] *= r;
+                }
+                part.max[j] = m;
+            }
+        }
+        // e_ij = exp(log w_ij − M_j) = exp(c_i − c*)·exp(c* − M_j)·u_ij:
+        // one exponential per row and per column instead of per entry,
+        // unless a factor could overflow, where the log domain is used.
+        let c_star = step
+            .c
+            .iter()
+            .cloned()
+            .filter(|c| !c.is_nan())
+            .fold(f64::NEG_INFINITY, f64::max);
+        let col: Vec<Option<f64>> = part
+            .max
+            .iter()
+            .map(|&m| (m > f64::NEG_INFINITY && c_star - m < 600.0).then(|| (c_star - m).exp()))
+            .collect();
+        let mut e = step.log_w;
+        for (i, mut row) in e.axis_iter_mut(Axis(0)).enumerate() {
+            let ci = step.c[i];
+            let a = if ci.is_nan() {
+                f64::NAN
+            } else if ci == f64::NEG_INFINITY {
+                // A row of sample weight 0 (c* may be −∞ too).
+                0.0
+            } else {
+                (ci - c_star).exp()
+            };
+            for j in 0..k {
+                let m = part.max[j];
+                row[j] = match col[j] {
+                    Some(b) if !ci.is_nan() => a * b * step.u[[i, j]],
+                    _ if m > f64::NEG_INFINITY => (row[j] - m).exp(),
+                    _ => 0.0,
+                };
+                part.sums[j] += row[j];
+            }
+        }
+        gemm_seq(part.acc.view_mut(), e.t(), xb, 1.0, true);
+    }
+
+    /// The statistics of consecutive blocks merged in the order given:
+    /// every block is rescaled to the overall maxima once, then the sums
+    /// are added in order (the in-memory sweep's reduction of its tasks).
+    /// `parts` must be non-empty and share k and p.
+    pub fn merge(parts: Vec<PowerStats>) -> PowerStats {
+        let (k, p) = parts.first().map_or((0, 0), |s| s.acc.dim());
+        let mut max = vec![f64::NEG_INFINITY; k];
+        for part in &parts {
+            for j in 0..k {
+                max[j] = max[j].max(part.max[j]);
+            }
+        }
+        let rows = parts.iter().map(|s| s.rows).sum();
+        let mut out = PowerStats::new(k, p, rows);
+        for part in parts {
+            for j in 0..k {
+                if part.max[j] > f64::NEG_INFINITY {
+                    let r = (part.max[j] - max[j]).exp();
+                    out.acc.row_mut(j).scaled_add(r, &part.acc.row(j));
+                    out.sums[j] += r * part.sums[j];
+                }
+                out.counts[j] += part.counts[j];
+            }
+            out.objective += part.objective;
+            out.objective_ref += part.objective_ref;
+            out.softness += part.softness;
+            out.labels.extend(part.labels);
+            out.rows += part.rows;
+            out.weight += part.weight;
+        }
+        out.max = max;
+        out
+    }
+
+    /// The MM update from the statistics of every row: centres whose
+    /// weights are all zero (or −∞) keep their place. `s_ref`: whether the
+    /// objective at s_ref was asked for; `denominator`: what the softness
+    /// sum is divided by (n, or Σ sample weights).
+    pub fn finish(self, centres: ArrayView2<f64>, s_ref: bool, denominator: f64) -> Sweep {
+        let mut next = centres.to_owned();
+        for j in 0..centres.nrows() {
+            if self.max[j] > f64::NEG_INFINITY && self.sums[j] > 0.0 {
+                let inv = 1.0 / self.sums[j];
+                next.row_mut(j).assign(&self.acc.row(j).mapv(|v| v * inv));
+            }
+        }
+        Sweep {
+            objective: self.objective,
+            objective_ref: s_ref.then_some(self.objective_ref),
+            labels: self.labels,
+            softness: self.softness / denominator,
+            next,
+        }
+    }
+
+    /// The softness denominator of merged statistics: Σ sample weights
+    /// (n without weights), 1 for no rows.
+    pub fn denominator(&self) -> f64 {
+        if self.rows == 0 { 1.0 } else { self.weight }
+    }
+}
+
+/// One task's rows for every run of a batch: each cache block is read
+/// once and serves every run while it is hot. Each run's arithmetic is
+/// exactly that of a batch of one (the runs share nothing but the rows).
+fn task(
+    x: Rows,
+    at: usize,
+    x_norms: &[f64],
+    runs: &[SweepArgs],
+    c_norms: &[Vec<f64>],
+) -> Vec<PowerStats> {
+    let p = x.ncols();
+    let mut parts: Vec<PowerStats> = runs
+        .iter()
+        .map(|r| PowerStats::new(r.centres.nrows(), p, x.nrows()))
+        .collect();
+    let mut buf = Vec::new();
+    let mut lo = 0;
+    while lo < x.nrows() {
+        let hi = (lo + BLOCK_ROWS).min(x.nrows());
+        let xb = x.block_in(lo, hi, &mut buf);
+        for ((part, run), cn) in parts.iter_mut().zip(runs).zip(c_norms) {
+            part.add(xb, at + lo, &x_norms[lo..hi], run, cn);
+        }
+        lo = hi;
+    }
+    parts
+}
+
+/// Every run's statistics over the rows of `x` (`x_norms` their squared
+/// norms, `run.weights` one per row of `x`): fixed tasks of
+/// [`TASK_ROWS`] rows in parallel, merged in task order.
+pub fn power_stats_batch(x: Rows, x_norms: &[f64], runs: &[SweepArgs]) -> Vec<PowerStats> {
+    let n = x.nrows();
+    let c_norms: Vec<Vec<f64>> = runs
+        .iter()
+        .map(|r| crate::linalg::row_sq_norms(r.centres))
+        .collect();
+    let tasks: Vec<Vec<PowerStats>> = fold_blocks(
+        n,
+        TASK_ROWS,
+        |rows| {
+            let (lo, hi) = (rows.start, rows.end);
+            task(x.slice(lo, hi), lo, &x_norms[lo..hi], runs, &c_norms)
+        },
+        Vec::with_capacity(n.div_ceil(TASK_ROWS)),
+        |mut all, parts| {
+            all.push(parts);
+            all
+        },
+    );
+    let mut per_run: Vec<Vec<PowerStats>> = runs
+        .iter()
+        .map(|_| Vec::with_capacity(tasks.len().max(1)))
+        .collect();
+    for parts in tasks {
+        for (r, part) in parts.into_iter().enumerate() {
+            per_run[r].push(part);
+        }
+    }
+    per_run
+        .into_iter()
+        .zip(runs)
+        .map(|(parts, run)| {
+            if parts.is_empty() {
+                PowerStats::new(run.centres.nrows(), x.ncols(), 0)
+            } else {
+                PowerStats::merge(parts)
+            }
+        })
+        .collect()
+}
+
+/// The power-mean statistics of one block of rows (its own sample
+/// weights in `run.weights`, or None), computed as the in-memory sweep
+/// computes them.
+pub fn power_block(x: Rows, run: &SweepArgs) -> PowerStats {
+    let norms = x.sq_norms();
+    power_stats_batch(x, &norms, std::slice::from_ref(run))
+        .pop()
+        .expect("one run")
+}
+
+/// A block's share of one Lloyd iteration (`kmeans`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LloydStats {
+    /// k × p: per cluster, Σ (sample weight ×) row.
+    pub sums: Array2<f64>,
+    /// Per cluster, Σ sample weights (the counts without weights).
+    pub totals: Vec<f64>,
+    /// Σ (sample weight ×) squared distance to the nearest centre.
+    pub inertia: f64,
+    /// Rows per label.
+    pub counts: Vec<u64>,
+    /// Rows whose nearest centre differs from the one at the previous
+    /// centres (when given).
+    pub changed: u64,
+    pub rows: usize,
+    /// The rows farthest from their centre (weight > 0), farthest first,
+    /// ties by the lower row index: where empty clusters move to.
+    pub far: Vec<Far>,
+}
+
+impl LloydStats {
+    /// Consecutive blocks' statistics merged in order; `far` keeps the
+    /// `keep` farthest rows overall. `parts` must be non-empty.
+    pub fn merge(parts: Vec<LloydStats>, keep: usize) -> LloydStats {
+        let mut it = parts.into_iter();
+        let mut out = it.next().expect("at least one block");
+        for part in it {
+            out.sums += &part.sums;
+            for (a, b) in out.totals.iter_mut().zip(&part.totals) {
+                *a += b;
+            }
+            for (a, b) in out.counts.iter_mut().zip(&part.counts) {
+                *a += b;
+            }
+            out.inertia += part.inertia;
+            out.changed += part.changed;
+            out.rows += part.rows;
+            out.far.extend(part.far);
+        }
+        out.far.sort_by(Far::order);
+        out.far.truncate(keep);
+        out
+    }
+
+    /// The next centres (empty clusters moved to the farthest rows as
+    /// in-memory Lloyd moves them, then the means) and the squared shift
+    /// from `centres`.
+    pub fn next_centres(&self, centres: ArrayView2<f64>) -> (Array2<f64>, f64) {
+        let mut next = self.sums.clone();
+        let mut totals = self.totals.clone();
+        relocate(&self.far, &mut next, &mut totals);
+        average(&mut next, &totals);
+        let diff = &next - &centres;
+        (next, diff.mapv(|v| v * v).sum())
+    }
+}
+
+/// What a block's rows were assigned to at the previous iteration, to
+/// count the rows that changed cluster (Lloyd's settling test).
+#[derive(Clone, Copy)]
+pub enum Previous<'a> {
+    /// The first iteration: every row counts as changed.
+    Nothing,
+    /// The previous centres: the block is assigned to them again.
+    Centres(ArrayView2<'a, f64>),
+    /// The block's labels of the previous iteration (kept by the caller).
+    Labels(&'a [usize]),
+}
+
+/// The Lloyd statistics of one block of rows at `centres` (Lloyd's full
+/// pass over the block) and its labels: `w` the block's sample weights,
+/// `prev` what the rows were assigned to before, `offset` the global
+/// index of the block's first row, `keep` how many of the farthest rows
+/// to report (k is enough).
+pub fn lloyd_block(
+    x: Rows,
+    w: Option<&[f64]>,
+    centres: ArrayView2<f64>,
+    prev: Previous,
+    offset: usize,
+    keep: usize,
+) -> (LloydStats, Vec<usize>) {
+    let norms = x.sq_norms();
+    let k = centres.nrows();
+    let c = Centres::new(centres, &x);
+    let pass = full_pass(x, &norms, w, &c, false, true);
+    let mut counts = vec![0u64; k];
+    for &l in &pass.labels {
+        counts[l] += 1;
+    }
+    let differ = |before: &[usize]| {
+        before
+            .iter()
+            .zip(&pass.labels)
+            .filter(|(a, b)| a != b)
+            .count() as u64
+    };
+    let changed = match prev {
+        Previous::Centres(pc) => {
+            let pc = Centres::new(pc, &x);
+            differ(&full_pass(x, &norms, w, &pc, false, false).labels)
+        }
+        Previous::Labels(l) if l.len() == x.nrows() => differ(l),
+        _ => x.nrows() as u64,
+    };
+    let weight = |i: usize| w.map_or(1.0, |w| w[i]);
+    let mut idx: Vec<usize> = (0..x.nrows()).filter(|&i| weight(i) > 0.0).collect();
+    let far_of = |i: usize| Far {
+        dist: pass.dists[i],
+        index: offset + i,
+        label: pass.labels[i],
+        weight: weight(i),
+        row: Vec::new(),
+    };
+    let order = |a: &usize, b: &usize| Far::order(&far_of(*a), &far_of(*b));
+    if keep < idx.len() {
+        // Only the `keep` farthest are wanted: select, then sort those.
+        if keep > 0 {
+            idx.select_nth_unstable_by(keep - 1, order);
+        }
+        idx.truncate(keep);
+    }
+    idx.sort_by(order);
+    let far = idx
+        .into_iter()
+        .map(|i| Far {
+            row: x.select(&[i]).row(0).to_vec(),
+            ..far_of(i)
+        })
+        .collect();
+    let stats = LloydStats {
+        inertia: weighted_sum(&pass.dists, w),
+        sums: pass.sums,
+        totals: pass.totals,
+        counts,
+        changed,
+        rows: x.nrows(),
+        far,
+    };
+    (stats, pass.labels)
+}
+
+/// The nearest centre of every row of a block, as Lloyd's pass assigns
+/// it (lowest index on ties): a distributed `predict`.
+pub fn nearest(x: Rows, centres: ArrayView2<f64>) -> Vec<usize> {
+    let norms = x.sq_norms();
+    let c = Centres::new(centres, &x);
+    full_pass(x, &norms, None, &c, false, false).labels
+}
+
+/// The engine's iteration loop driven from outside: each iteration the
+/// caller asks [`Driver::iteration`] which s (and s_ref) to evaluate, merges
+/// the blocks' statistics, and [`Driver::record`]s what they give. The
+/// rule (annealing schedule, period check, hardness condition, Lloyd's
+/// settling test, `max_iter`) is [`LoopState`]'s, the one every in-memory
+/// run uses.
+pub struct Driver {
+    state: LoopState,
+    m: usize,
+    k: usize,
+    ctx: Ctx,
+    stop: Option<Stop>,
+}
+
+/// The driver's stand-in for a step that owns the rows: the caller moves
+/// the centres itself; the rule reads only the softness.
+struct Given {
+    softness: f64,
+}
+
+impl Step for Given {
+    fn eval(&mut self, _it: Iteration) -> Result<Eval> {
+        Err(Error::Model(
+            "a driven loop is evaluated by its caller".into(),
+        ))
+    }
+
+    fn advance(&mut self, _m: usize) -> Result<()> {
+        Ok(())
+    }
+
+    fn softness(&self) -> f64 {
+        self.softness
+    }
+}
+
+impl Driver {
+    /// Power k-means' rule (`power`, `khm`): the schedule, the period
+    /// check at `tol`, the hardness condition at `soft_tol` (1: off). The
+    /// annealing's Lloyd finish (`finish`) is not offered.
+    pub fn power(schedule: Schedule, tol: f64, soft_tol: f64, max_iter: usize, k: usize) -> Self {
+        Self::with(
+            Rule::PowerMean {
+                schedule,
+                tol,
+                soft_tol,
+                finish: Finish::Off,
+            },
+            max_iter,
+            k,
+        )
+    }
+
+    /// Lloyd's rule (`kmeans`): stop when the caller says it settled.
+    pub fn lloyd(max_iter: usize, k: usize) -> Self {
+        Self::with(Rule::Step, max_iter, k)
+    }
+
+    fn with(rule: Rule, max_iter: usize, k: usize) -> Self {
+        let how = Loop {
+            rule,
+            max_iter,
+            k,
+            events: false,
+        };
+        let ctx = Ctx::new();
+        Driver {
+            state: LoopState::new(how, &ctx),
+            m: 1,
+            k,
+            ctx,
+            stop: if max_iter == 0 { Some(Stop::Cap) } else { None },
+        }
+    }
+
+    /// The next iteration (1-based), its s and the earlier s its objective
+    /// must also be evaluated at; None once the loop has stopped.
+    pub fn iteration(&self) -> Option<(usize, Option<f64>, Option<f64>)> {
+        if self.stop.is_some() {
+            return None;
+        }
+        let it = self.state.iteration(self.m);
+        Some((self.m, it.s, it.s_ref))
+    }
+
+    /// Records the current iteration: its objective (and at s_ref when
+    /// asked), the rows per cluster, the softness (power) or whether it
+    /// settled (Lloyd). Some(why) when the loop stops here (then the
+    /// centres just evaluated are the result; else the caller moves on).
+    ///
+    /// # Errors
+    /// A [`Error::Model`] when called after the loop stopped or with
+    /// `counts` of the wrong length.
+    pub fn record(
+        &mut self,
+        objective: f64,
+        objective_ref: Option<f64>,
+        counts: &[u64],
+        softness: f64,
+        settled: bool,
+    ) -> Result<Option<Stop>> {
+        if self.stop.is_some() {
+            return Err(Error::Model("the loop has already stopped".into()));
+        }
+        if counts.len() != self.k {
+            return Err(Error::Model(format!(
+                "{} cluster counts for k = {}",
+                counts.len(),
+                self.k
+            )));
+        }
+        // The rule reads labels only for which clusters have a row.
+        let occupied: Vec<usize> = (0..self.k).filter(|&j| counts[j] > 0).collect();
+        let ev = Eval {
+            objective,
+            objective_ref,
+            labels: occupied,
+            settled,
+        };
+        let mut step = Given { softness };
+        let stop = self.state.record(self.m, ev, &mut step, &self.ctx)?;
+        self.m += 1;
+        self.stop = stop;
+        Ok(stop)
+    }
+
+    /// The iterations so far: count, objective and s per iteration, and
+    /// whether the rule's test (not the cap) stopped the loop.
+    pub fn finish(self) -> Fit {
+        self.state.finish().0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::{Array2, s};
+
+    fn data(n: usize, p: usize) -> Array2<f64> {
+        Array2::from_shape_fn((n, p), |(i, j)| {
+            ((i * 7 + j * 13) % 17) as f64 * 0.37
+                + (i % 3) as f64 * 5.0
+                + ((i * j) % 5) as f64 * 0.01
+        })
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0)
+    }
+
+    #[test]
+    fn power_halves_merge_to_the_whole() {
+        let x = data(2500, 4);
+        let c = x.slice(s![0..3, ..]).to_owned();
+        let w: Vec<f64> = (0..2500).map(|i| 0.5 + (i % 4) as f64).collect();
+        let zero_tol = 1e-12;
+        let args = |w: Option<&'static [f64]>| SweepArgs {
+            centres: c.view(),
+            s: -3.0,
+            s_ref: Some(-1.0),
+            zero_tol,
+            weights: w,
+        };
+        let w: &'static [f64] = Box::leak(w.into_boxed_slice());
+        let whole = power_block(x.view().into(), &args(Some(w)));
+        for cut in [1, 700, 1024, 2499] {
+            let a = power_block(x.slice(s![..cut, ..]).into(), &args(Some(&w[..cut])));
+            let b = power_block(x.slice(s![cut.., ..]).into(), &args(Some(&w[cut..])));
+            let m = PowerStats::merge(vec![a, b]);
+            assert_eq!(m.labels, whole.labels);
+            assert_eq!(m.counts, whole.counts);
+            assert_eq!(m.rows, 2500);
+            assert!(close(m.objective, whole.objective));
+            assert!(close(m.objective_ref, whole.objective_ref));
+            assert!(close(m.softness, whole.softness));
+            let (d1, d2) = (m.denominator(), whole.denominator());
+            let (n1, n2) = (
+                m.finish(c.view(), true, d1),
+                whole.clone().finish(c.view(), true, d2),
+            );
+            for (u, v) in n1.next.iter().zip(n2.next.iter()) {
+                assert!(close(*u, *v), "{u} vs {v} at cut {cut}");
+            }
+            assert!(close(n1.softness, n2.softness));
+        }
+    }
+
+    #[test]
+    fn an_empty_block_changes_nothing() {
+        let x = data(50, 3);
+        let c = x.slice(s![0..2, ..]).to_owned();
+        let run = SweepArgs {
+            centres: c.view(),
+            s: -1.0,
+            s_ref: None,
+            zero_tol: 0.0,
+            weights: None,
+        };
+        let whole = power_block(x.view().into(), &run);
+        let empty = power_block(x.slice(s![0..0, ..]).into(), &run);
+        assert_eq!(empty.rows, 0);
+        let m = PowerStats::merge(vec![empty, whole.clone()]);
+        assert_eq!(m, whole);
+    }
+
+    #[test]
+    fn lloyd_halves_merge_to_the_whole() {
+        let x = data(3000, 5);
+        let c = x.slice(s![0..4, ..]).to_owned();
+        let prev = x.slice(s![10..14, ..]).to_owned();
+        let at = Previous::Centres(prev.view());
+        let (whole, labels) = lloyd_block(x.view().into(), None, c.view(), at, 0, 4);
+        let (again, _) = lloyd_block(
+            x.view().into(),
+            None,
+            c.view(),
+            Previous::Labels(&labels),
+            0,
+            4,
+        );
+        assert_eq!(again.changed, 0);
+        let (before, _) = lloyd_block(x.view().into(), None, prev.view(), Previous::Nothing, 0, 4);
+        assert_eq!(before.changed, 3000);
+        for cut in [1, 2048, 2999] {
+            let a = lloyd_block(x.slice(s![..cut, ..]).into(), None, c.view(), at, 0, 4).0;
+            let b = lloyd_block(x.slice(s![cut.., ..]).into(), None, c.view(), at, cut, 4).0;
+            let m = LloydStats::merge(vec![a, b], 4);
+            assert_eq!(m.counts, whole.counts);
+            assert_eq!(m.totals, whole.totals);
+            assert_eq!(m.changed, whole.changed);
+            assert_eq!(m.far, whole.far);
+            assert!(close(m.inertia, whole.inertia));
+            for (u, v) in m.sums.iter().zip(whole.sums.iter()) {
+                assert!(close(*u, *v));
+            }
+        }
+    }
+
+    #[test]
+    fn an_empty_cluster_moves_to_the_farthest_row() {
+        let x = data(40, 2);
+        let mut c = x.slice(s![0..3, ..]).to_owned();
+        c.row_mut(2).fill(1e6);
+        let (st, _) = lloyd_block(x.view().into(), None, c.view(), Previous::Nothing, 0, 3);
+        assert_eq!(st.counts[2], 0);
+        let (next, _) = st.next_centres(c.view());
+        let far = &st.far[0];
+        assert_eq!(next.row(2).to_vec(), far.row);
+        assert!(st.far.windows(2).all(|p| p[0].dist >= p[1].dist));
+    }
+
+    #[test]
+    fn the_driver_anneals_and_stops_as_the_loop_does() {
+        let sched = Schedule {
+            s0: -1.0,
+            eta: 2.0,
+            period: 2,
+            s_min: -4.0,
+        };
+        let mut d = Driver::power(sched, 1e-6, 1.0, 10, 2);
+        let mut seen = Vec::new();
+        while let Some((m, s, s_ref)) = d.iteration() {
+            seen.push((m, s.unwrap(), s_ref));
+            // A constant objective: the second check (m = 4) converges.
+            d.record(5.0, s_ref.map(|_| 5.0), &[3, 4], 0.0, false)
+                .unwrap();
+        }
+        assert_eq!(
+            seen,
+            vec![
+                (1, -1.0, None),
+                (2, -1.0, None),
+                (3, -2.0, None),
+                (4, -2.0, Some(-1.0))
+            ]
+        );
+        let fit = d.finish();
+        assert!(fit.converged);
+        assert_eq!(fit.iterations, 4);
+        let mut l = Driver::lloyd(3, 2);
+        assert!(l.record(1.0, None, &[1, 1], 0.0, false).unwrap().is_none());
+        assert_eq!(
+            l.record(1.0, None, &[1, 1], 0.0, true).unwrap(),
+            Some(Stop::Converged)
+        );
+        assert!(l.iteration().is_none());
+        assert!(l.record(1.0, None, &[1, 1], 0.0, true).is_err());
+        assert!(
+            Driver::lloyd(3, 2)
+                .record(1.0, None, &[1], 0.0, true)
+                .is_err()
+        );
+    }
+}
