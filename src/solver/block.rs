@@ -17,16 +17,40 @@ use super::lloyd::{average, relocate, weighted_sum};
 use super::progress::Ctx;
 use super::reduce::fold_blocks;
 use super::rows::{Centres, Rows};
-use super::sweep::Sweep;
 use super::weights::block_weights;
 use crate::error::{Error, Result};
 use crate::linalg::{gemm_seq, sq_dists_with};
 use ndarray::{Array2, ArrayView2, Axis};
 
+/// One power iteration's result: what [`PowerStats::finish`] gives.
+pub struct Sweep {
+    /// Σ_i M_s(d_i·) at the current centres.
+    pub objective: f64,
+    /// The same at `s_ref`, when asked for (the stopping rule).
+    pub objective_ref: Option<f64>,
+    pub labels: Vec<usize>,
+    /// Mean share of a point's weight outside its own cluster (0 = hard).
+    pub softness: f64,
+    /// The MM update of the centres; rows of dead centres (no finite
+    /// weight anywhere) are left as they were.
+    pub next: Array2<f64>,
+}
+
+/// One run of a batch: its centres and exponents. A batch is several runs
+/// over the same rows (`sweep::sweep_batch`).
+#[derive(Clone, Copy)]
+pub struct SweepArgs<'c> {
+    pub centres: ArrayView2<'c, f64>,
+    pub s: f64,
+    pub s_ref: Option<f64>,
+    pub zero_tol: f64,
+    /// Sample weights of every row (None: all 1).
+    pub weights: Option<&'c [f64]>,
+}
+
 pub use super::iterate::Stop;
 pub use super::lloyd::Far;
 pub use super::stopping::{Schedule, zero_tolerance};
-pub use super::sweep::SweepArgs;
 
 /// Rows per parallel task (fixed: it decides the order of the sums).
 pub(super) const TASK_ROWS: usize = 1024;

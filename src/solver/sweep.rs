@@ -22,33 +22,9 @@
 //! read.
 
 use super::block::{PowerStats, power_stats_batch};
+pub use super::block::{Sweep, SweepArgs};
 use super::rows::Rows;
-use ndarray::{Array2, ArrayView2};
-
-pub struct Sweep {
-    /// Σ_i M_s(d_i·) at the current centres.
-    pub objective: f64,
-    /// The same at `s_ref`, when asked for (the stopping rule).
-    pub objective_ref: Option<f64>,
-    pub labels: Vec<usize>,
-    /// Mean share of a point's weight outside its own cluster (0 = hard).
-    pub softness: f64,
-    /// The MM update of the centres; rows of dead centres (no finite
-    /// weight anywhere) are left as they were.
-    pub next: Array2<f64>,
-}
-
-/// One run of a batch: its centres and exponents. A batch is several runs
-/// over the same rows ([`sweep_batch`]).
-#[derive(Clone, Copy)]
-pub struct SweepArgs<'c> {
-    pub centres: ArrayView2<'c, f64>,
-    pub s: f64,
-    pub s_ref: Option<f64>,
-    pub zero_tol: f64,
-    /// Sample weights of every row (None: all 1).
-    pub weights: Option<&'c [f64]>,
-}
+use ndarray::ArrayView2;
 
 /// Distances, weights, objective, labels and the next centres, in one pass.
 pub fn sweep(
