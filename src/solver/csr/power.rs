@@ -319,6 +319,51 @@ mod tests {
         }
     }
 
+    /// `finish=2` on CSR rows: the run ends before its cap at a fixed
+    /// point of CSR Lloyd (one more Lloyd iteration keeps every label).
+    #[test]
+    fn the_lloyd_limit_end_on_csr_ends_at_a_lloyd_fixed_point() {
+        let d = sparse_data(900, 60, 0.05, 900);
+        let x = Csr::from_dense(d.view()).unwrap();
+        let norms = x.sq_norms();
+        let c0 = x.select(&[0, 100, 200, 300, 400]);
+        let schedule = Schedule {
+            s0: -3.0,
+            eta: 1.05,
+            period: 5,
+            s_min: -1e3,
+        };
+        let run = |finish| {
+            let how = PowerSettings {
+                schedule,
+                tol: 1e-6,
+                max_iter: 300,
+                soft_tol: 0.1,
+                finish,
+            };
+            csr_power_loop(&x, &norms, None, c0.clone(), &how, &Ctx::default()).unwrap()
+        };
+        let (full, lim) = (run(Finish::Off), run(Finish::Limit));
+        assert!(lim.converged);
+        assert!(
+            lim.iterations < full.iterations,
+            "{} vs {}",
+            lim.iterations,
+            full.iterations
+        );
+        let again = csr_lloyd(
+            &x,
+            &norms,
+            None,
+            lim.centroids.clone().unwrap(),
+            0.0,
+            1,
+            &Ctx::default(),
+        )
+        .unwrap();
+        assert_eq!(again.labels, lim.labels);
+    }
+
     #[test]
     fn power_and_khm_on_csr_are_the_dense_loops() {
         let ctx = Ctx::default();
