@@ -6,7 +6,7 @@
 
 use super::fit::{Fit, TracePoint, cluster_sizes};
 use super::progress::{Ctx, Event, Progress};
-use super::stopping::{LimitCheck, PeriodCheck, Schedule, has_empty, still_soft};
+use super::stopping::{LimitCheck, PeriodCheck, Schedule, has_empty, label_changes, still_soft};
 use crate::error::Result;
 
 /// Where the loop is when it asks for an evaluation.
@@ -281,8 +281,14 @@ impl LoopState {
         if self.finish == Finish::Settled && self.labels != ev.labels {
             self.last_change = m;
         }
+        // Label changes since the previous iteration, counted once for the
+        // rule's gate and the progress event (None at the first).
+        let events = how.events && ctx.wants_events();
+        let changes = (self.limit.is_some() || events)
+            .then(|| label_changes(&self.labels, &ev.labels))
+            .flatten();
         if let Some(check) = &mut self.limit {
-            check.count_changes(&self.labels, &ev.labels);
+            check.add_changes(changes.unwrap_or(0));
         }
         let settled = match (self.schedule, s) {
             (Some(sched), Some(sv))
@@ -315,17 +321,8 @@ impl LoopState {
             step.advance(m)?;
         }
         let kernel_weights = step.kernel_weights();
-        if how.events && ctx.wants_events() {
-            let labels = &self.labels;
-            let changed = if labels.len() == ev.labels.len() {
-                labels
-                    .iter()
-                    .zip(&ev.labels)
-                    .filter(|(a, b)| a != b)
-                    .count()
-            } else {
-                ev.labels.len()
-            };
+        if events {
+            let changed = changes.unwrap_or(ev.labels.len());
             ctx.emit(Event::Iteration(Progress {
                 restart: ctx.restart(),
                 iter: m + self.offset,

@@ -126,6 +126,12 @@ pub fn zero_tolerance(x_norms: &[f64]) -> f64 {
     1e-12 * x_norms.iter().copied().fold(0.0, f64::max)
 }
 
+/// How many rows have another label in `after` than in `before`; None when
+/// they do not label the same rows (the first iteration has no `before`).
+pub fn label_changes(before: &[usize], after: &[usize]) -> Option<usize> {
+    (before.len() == after.len()).then(|| before.iter().zip(after).filter(|(a, b)| a != b).count())
+}
+
 /// Whether some cluster has no point (its centre merged with another).
 pub fn has_empty(labels: &[usize], k: usize) -> bool {
     let mut seen = vec![false; k];
@@ -207,10 +213,8 @@ impl LimitCheck {
     }
 
     /// Adds the label changes from one iterate to the next.
-    pub fn count_changes(&mut self, before: &[usize], after: &[usize]) {
-        if before.len() == after.len() {
-            self.changes += before.iter().zip(after).filter(|(a, b)| a != b).count();
-        }
+    pub fn add_changes(&mut self, changes: usize) {
+        self.changes += changes;
     }
 
     /// Whether s has reached the next checkpoint and the iterates have
@@ -227,10 +231,7 @@ impl LimitCheck {
     /// Records the Lloyd limit at a checkpoint; true when it equals the
     /// previous checkpoint's and leaves no cluster empty.
     pub fn agrees(&mut self, s: f64, labels: Vec<usize>, k: usize) -> bool {
-        let differ = self
-            .prev
-            .as_ref()
-            .map(|p| p.iter().zip(&labels).filter(|(a, b)| a != b).count());
+        let differ = self.prev.as_ref().and_then(|p| label_changes(p, &labels));
         let allowed = (labels.len() as f64 * Self::SHARE).floor() as usize;
         let same = differ.is_some_and(|d| d <= allowed) && !has_empty(&labels, k);
         self.prev = Some(labels);
@@ -241,7 +242,7 @@ impl LimitCheck {
 
 #[cfg(test)]
 mod tests {
-    use super::LimitCheck;
+    use super::{LimitCheck, label_changes};
 
     #[test]
     fn a_checkpoint_waits_for_its_s_and_for_the_iterates_to_slow_down() {
@@ -253,7 +254,7 @@ mod tests {
         let before = vec![0usize; n];
         let mut after = before.clone();
         after[..11].fill(1);
-        c.count_changes(&before, &after);
+        c.add_changes(label_changes(&before, &after).unwrap());
         assert!(!c.due(-3.0, n));
         // The count starts again at every call.
         assert!(c.due(-3.0, n));
