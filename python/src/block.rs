@@ -550,15 +550,7 @@ impl Annealer {
             .ok_or_else(|| PyRuntimeError::new_err("the Annealer's result was taken"))?;
         let fit = d.finish();
         let out = PyDict::new(py);
-        out.set_item("n_iter", fit.iterations)?;
-        out.set_item("converged", fit.converged)?;
-        let objectives: Vec<f64> = fit.trace.iter().map(|t| t.objective).collect();
-        out.set_item("objective_trace", PyArray1::from_vec(py, objectives))?;
-        let s: Option<Vec<f64>> = fit.trace.iter().map(|t| t.s).collect();
-        match s {
-            Some(s) if !s.is_empty() => out.set_item("s_trace", PyArray1::from_vec(py, s))?,
-            _ => out.set_item("s_trace", py.None())?,
-        }
+        crate::set_trace(py, &out, &fit)?;
         Ok(out)
     }
 }

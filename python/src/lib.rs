@@ -148,6 +148,20 @@ pub(crate) fn run_fit<'py>(
     Ok(out)
 }
 
+/// The iteration count, convergence and traces of a fit (`s_trace` None
+/// when the algorithm has no s), shared by fits and the block driver.
+pub(crate) fn set_trace(py: Python<'_>, out: &Bound<'_, PyDict>, fit: &Fit) -> PyResult<()> {
+    out.set_item("n_iter", fit.iterations)?;
+    out.set_item("converged", fit.converged)?;
+    let objectives: Vec<f64> = fit.trace.iter().map(|t| t.objective).collect();
+    out.set_item("objective_trace", PyArray1::from_vec(py, objectives))?;
+    let s: Option<Vec<f64>> = fit.trace.iter().map(|t| t.s).collect();
+    match s {
+        Some(s) if !s.is_empty() => out.set_item("s_trace", PyArray1::from_vec(py, s)),
+        _ => out.set_item("s_trace", py.None()),
+    }
+}
+
 /// The parts of a fit every estimator reads.
 pub(crate) fn fit_items<'py>(
     py: Python<'py>,
@@ -162,15 +176,7 @@ pub(crate) fn fit_items<'py>(
         None => out.set_item("centroids", py.None())?,
     }
     out.set_item("objective", fit.objective)?;
-    out.set_item("n_iter", fit.iterations)?;
-    out.set_item("converged", fit.converged)?;
-    let objectives: Vec<f64> = fit.trace.iter().map(|t| t.objective).collect();
-    out.set_item("objective_trace", PyArray1::from_vec(py, objectives))?;
-    let s: Option<Vec<f64>> = fit.trace.iter().map(|t| t.s).collect();
-    match s {
-        Some(s) if !s.is_empty() => out.set_item("s_trace", PyArray1::from_vec(py, s))?,
-        _ => out.set_item("s_trace", py.None())?,
-    }
+    set_trace(py, out, fit)?;
     let vec_or_none = |v: &Option<Vec<f64>>| -> PyResult<Py<PyAny>> {
         Ok(match v {
             Some(v) => PyArray1::from_vec(py, v.clone()).into_any().unbind(),
