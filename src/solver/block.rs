@@ -11,6 +11,7 @@
 //! with merged statistics instead of a [`Step`] that owns the rows.
 
 use super::assign::full_pass;
+use super::f32_products::{Centred, add_weighted_sums};
 use super::fit::Fit;
 use super::iterate::{Eval, Finish, Iteration, Loop, LoopState, Rule, Step};
 use super::lloyd::{average, relocate, weighted_sum};
@@ -20,7 +21,7 @@ use super::rows::{Centres, Rows};
 use super::weights::block_weights;
 use crate::error::{Error, Result};
 use crate::linalg::{gemm_seq, sq_dists_with};
-use ndarray::{Array2, ArrayView2, Axis};
+use ndarray::{Array2, ArrayView2, Axis, s};
 
 /// One power iteration's result: what [`PowerStats::finish`] gives.
 pub struct Sweep {
@@ -102,17 +103,14 @@ impl PowerStats {
 
     /// Adds one cache block of rows (`xb`, its first row being row `at` of
     /// `run.weights`).
-    fn add(
-        &mut self,
-        xb: ArrayView2<f64>,
-        at: usize,
-        x_norms: &[f64],
-        run: &SweepArgs,
-        c_norms: &[f64],
-    ) {
+    fn add(&mut self, xb: Block, at: usize, x_norms: &[f64], run: &SweepArgs, c: &RunCentres) {
         let k = run.centres.nrows();
         let part = self;
-        let d = sq_dists_with(xb, x_norms, run.centres, c_norms, false);
+        let d = match (xb, &c.centred) {
+            (Block::F32(x), Some(centred)) => centred.sq_dists(x),
+            (Block::F32(_), None) => unreachable!("f32 products come with centred centres"),
+            (Block::F64(x), _) => sq_dists_with(x, x_norms, run.centres, &c.norms, false),
+        };
         let w = run.weights.map(|w| &w[at..at + xb.nrows()]);
         let step = block_weights(d.view(), run.s, run.s_ref, run.zero_tol, w);
         part.objective += step.objective;
@@ -176,7 +174,10 @@ impl PowerStats {
                 part.sums[j] += row[j];
             }
         }
-        gemm_seq(part.acc.view_mut(), e.t(), xb, 1.0, true);
+        match xb {
+            Block::F64(x) => gemm_seq(part.acc.view_mut(), e.t(), x, 1.0, true),
+            Block::F32(x) => add_weighted_sums(part.acc.view_mut(), e.view(), x),
+        }
     }
 
     /// The statistics of consecutive blocks merged in the order given:
@@ -241,6 +242,76 @@ impl PowerStats {
     }
 }
 
+/// A cache block of rows as one run's products read it.
+#[derive(Clone, Copy)]
+enum Block<'b> {
+    F64(ArrayView2<'b, f64>),
+    F32(ArrayView2<'b, f32>),
+}
+
+impl Block<'_> {
+    fn nrows(&self) -> usize {
+        match self {
+            Block::F64(x) => x.nrows(),
+            Block::F32(x) => x.nrows(),
+        }
+    }
+}
+
+/// A run's centres as its products read them, made once per iteration:
+/// their squared norms for the f64 products, or their spread about their
+/// mean in f32 for f32 rows ([`super::f32_products`]).
+///
+/// f32 rows still take the f64 products (each block widened) while two
+/// centres are merged, closer than √([`MERGED`] · zero_tol): there the run
+/// sits at the f64 rounding floor and parts again from it (usps at s₀ = −1
+/// holds its centres within 1e-15 of each other for 200 iterations), so
+/// any other arithmetic parts them otherwise; with exact f32 products
+/// about the mean they never part. Once apart, the run's course no longer
+/// depends on rounding.
+struct RunCentres {
+    norms: Vec<f64>,
+    centred: Option<Centred>,
+}
+
+/// See [`RunCentres`]: with zero_tol = 1e-12·max‖x‖², centres count as
+/// merged below a squared distance of 1e-6·max‖x‖².
+const MERGED: f64 = 1e6;
+
+impl RunCentres {
+    fn new(run: &SweepArgs, x: &Rows) -> Self {
+        let apart = || min_sq_separation(run.centres) >= MERGED * run.zero_tol;
+        if matches!(x, Rows::F32(_)) && apart() {
+            RunCentres {
+                norms: Vec::new(),
+                centred: Some(Centred::new(run.centres)),
+            }
+        } else {
+            RunCentres {
+                norms: crate::linalg::row_sq_norms(run.centres),
+                centred: None,
+            }
+        }
+    }
+}
+
+/// The smallest squared distance between two centres (∞ for one centre).
+fn min_sq_separation(c: ArrayView2<f64>) -> f64 {
+    let mut min = f64::INFINITY;
+    for a in 0..c.nrows() {
+        for b in 0..a {
+            let d: f64 = c
+                .row(a)
+                .iter()
+                .zip(c.row(b))
+                .map(|(u, v)| (u - v) * (u - v))
+                .sum();
+            min = min.min(d);
+        }
+    }
+    min
+}
+
 /// One task's rows for every run of a batch: each cache block is read
 /// once and serves every run while it is hot. Each run's arithmetic is
 /// exactly that of a batch of one (the runs share nothing but the rows).
@@ -249,20 +320,27 @@ fn task(
     at: usize,
     x_norms: &[f64],
     runs: &[SweepArgs],
-    c_norms: &[Vec<f64>],
+    centres: &[RunCentres],
 ) -> Vec<PowerStats> {
     let p = x.ncols();
     let mut parts: Vec<PowerStats> = runs
         .iter()
         .map(|r| PowerStats::new(r.centres.nrows(), p, x.nrows()))
         .collect();
+    let widen = matches!(x, Rows::F32(_)) && centres.iter().any(|c| c.centred.is_none());
     let mut buf = Vec::new();
     let mut lo = 0;
     while lo < x.nrows() {
         let hi = (lo + BLOCK_ROWS).min(x.nrows());
-        let xb = x.block_in(lo, hi, &mut buf);
-        for ((part, run), cn) in parts.iter_mut().zip(runs).zip(c_norms) {
-            part.add(xb, at + lo, &x_norms[lo..hi], run, cn);
+        let wide = widen.then(|| x.block_in(lo, hi, &mut buf));
+        for ((part, run), c) in parts.iter_mut().zip(runs).zip(centres) {
+            let xb = match (x, &c.centred, wide) {
+                (Rows::F32(x), Some(_), _) => Block::F32(x.slice_move(s![lo..hi, ..])),
+                (Rows::F64(x), _, _) => Block::F64(x.slice_move(s![lo..hi, ..])),
+                (Rows::F32(_), None, Some(w)) => Block::F64(w),
+                (Rows::F32(_), None, None) => unreachable!("widened when a run needs it"),
+            };
+            part.add(xb, at + lo, &x_norms[lo..hi], run, c);
         }
         lo = hi;
     }
@@ -274,16 +352,13 @@ fn task(
 /// [`TASK_ROWS`] rows in parallel, merged in task order.
 pub fn power_stats_batch(x: Rows, x_norms: &[f64], runs: &[SweepArgs]) -> Vec<PowerStats> {
     let n = x.nrows();
-    let c_norms: Vec<Vec<f64>> = runs
-        .iter()
-        .map(|r| crate::linalg::row_sq_norms(r.centres))
-        .collect();
+    let centres: Vec<RunCentres> = runs.iter().map(|r| RunCentres::new(r, &x)).collect();
     let tasks: Vec<Vec<PowerStats>> = fold_blocks(
         n,
         TASK_ROWS,
         |rows| {
             let (lo, hi) = (rows.start, rows.end);
-            task(x.slice(lo, hi), lo, &x_norms[lo..hi], runs, &c_norms)
+            task(x.slice(lo, hi), lo, &x_norms[lo..hi], runs, &centres)
         },
         Vec::with_capacity(n.div_ceil(TASK_ROWS)),
         |mut all, parts| {
@@ -621,6 +696,56 @@ mod tests {
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0)
+    }
+
+    /// One power sweep of `x` (as f64 and as f32) from `c`.
+    fn sweep_of(x: &Array2<f64>, c: &Array2<f64>, f32_rows: bool) -> Sweep {
+        let x32 = x.mapv(|v| v as f32);
+        let rows = if f32_rows {
+            Rows::F32(x32.view())
+        } else {
+            // The f32 values widened: the same rows the f32 run reads.
+            Rows::F64(x.view())
+        };
+        let norms = rows.sq_norms();
+        let run = SweepArgs {
+            centres: c.view(),
+            s: -3.0,
+            s_ref: None,
+            zero_tol: zero_tolerance(&norms),
+            weights: None,
+        };
+        let n = x.nrows() as f64;
+        let stats = power_stats_batch(rows, &norms, &[run]).pop().unwrap();
+        stats.finish(c.view(), false, n)
+    }
+
+    #[test]
+    fn f32_rows_take_f32_products_once_centres_are_apart() {
+        let x = data(3000, 9).mapv(|v| f64::from((v + 100.0) as f32));
+        let apart = x.slice(s![0..4, ..]).to_owned();
+        let (a, b) = (sweep_of(&x, &apart, true), sweep_of(&x, &apart, false));
+        assert_eq!(a.labels, b.labels);
+        assert!(
+            (a.objective - b.objective).abs() <= 1e-5 * b.objective,
+            "{} vs {}",
+            a.objective,
+            b.objective
+        );
+        for (u, v) in a.next.iter().zip(&b.next) {
+            assert!((u - v).abs() <= 1e-5 * v.abs(), "{u} vs {v}");
+        }
+        assert_ne!(a.objective, b.objective, "the f32 products were not used");
+        // Two centres 1e-9 apart are merged: the f32 rows then take the
+        // f64 products, to the bit (the run parts from f64 rounding).
+        let mut merged = apart.clone();
+        merged[[1, 0]] = merged[[0, 0]] + 1e-9;
+        for j in 1..9 {
+            merged[[1, j]] = merged[[0, j]];
+        }
+        let (a, b) = (sweep_of(&x, &merged, true), sweep_of(&x, &merged, false));
+        assert_eq!(a.objective, b.objective);
+        assert_eq!(a.next, b.next);
     }
 
     #[test]

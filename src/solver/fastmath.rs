@@ -99,7 +99,7 @@ fn exp_each_avx2(s: f64, x: &[f64], out: &mut [f64]) {
 }
 
 #[cfg(target_arch = "x86_64")]
-fn has_avx2() -> bool {
+pub(super) fn has_avx2() -> bool {
     std::arch::is_x86_feature_detected!("avx2")
 }
 

@@ -10,6 +10,7 @@ pub mod block;
 mod bounded;
 pub mod csr;
 pub mod extras;
+mod f32_products;
 pub mod fastmath;
 pub mod fit;
 pub mod init;

@@ -15,11 +15,10 @@
 //! Tasks have a fixed size and are combined in order, so the result is the
 //! same for any number of threads.
 //!
-//! f32 rows are widened to f64 block by block, and both products are f64:
-//! the centres nearly merge while s is near −1 and must be able to part
-//! again, which f32 products cannot resolve (usps at s₀ = −1: 3 of 10
-//! clusters emptied with f32 distances). f32 rows still halve the bytes
-//! read.
+//! f32 rows take f32 products (`super::f32_products`: distances about the
+//! centres' mean, so the centres' spread is not lost to the rows' size),
+//! except while two centres are merged, where each block is widened to f64
+//! and both products are f64 (see `block::RunCentres`).
 
 use super::block::{PowerStats, power_stats_batch};
 pub use super::block::{Sweep, SweepArgs};
