@@ -299,13 +299,13 @@ fn every_cited_note_and_anchor_exists() {
                     broken.push(format!("{file}:{}: no note docs/methods/{note}", i + 1));
                     continue;
                 };
-                if let Some(a) = anchor.filter(|a| !a.is_empty()) {
-                    if !anchors(&body).0.contains(&a) {
-                        broken.push(format!(
-                            "{file}:{}: docs/methods/{note} has no heading with anchor #{a}",
-                            i + 1
-                        ));
-                    }
+                if let Some(a) = anchor.filter(|a| !a.is_empty())
+                    && !anchors(&body).0.contains(&a)
+                {
+                    broken.push(format!(
+                        "{file}:{}: docs/methods/{note} has no heading with anchor #{a}",
+                        i + 1
+                    ));
                 }
             }
         }
