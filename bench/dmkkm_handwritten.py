@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""DMKKM's Handwritten row (spec dmkkm.md §8.3) on the raw UCI Multiple
+"""DMKKM's Handwritten row (docs/methods/dmkkm.md#handwritten-benchmark) on the raw UCI Multiple
 Features data: one Gaussian kernel per view, centred and normalised, k = 10,
 20 seeds (one restart each), label-free defaults.
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """DMKKM speed on Handwritten (UCI Multiple Features, n = 2000, six views):
 meanscape's `dmkkm` against a NumPy port of the authors' MATLAB code
-(spec dmkkm.md §4.5 pseudo-code, `solve_F` as in §4.2 [C]) on the SAME
+(docs/methods/dmkkm.md#official-code-loop, `solve_F` as in
+docs/methods/dmkkm.md#f-step) on the SAME
 kernels, timed in the same run.
 
 Both sides get one Gaussian kernel per view (standardised columns,

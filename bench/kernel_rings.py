@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The KPK paper's "ten rings" example (spec kernel-power-kmeans.md §6.1) on
+"""The KPK paper's "ten rings" example (docs/methods/kernel-power-kmeans.md#ten-rings) on
 meanscape's `gen:rings` generator: 10 rings (5 concentric pairs, radii 1 and
 3, centres 12 apart — an invented layout, the paper does not give its own),
 Gaussian kernel with σ = 1 as in the paper, raw coordinates (--scale none),

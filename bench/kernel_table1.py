@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The KPK paper's Table 1 protocol (spec kernel-power-kmeans.md §6.3) on the
+"""The KPK paper's Table 1 protocol (docs/methods/kernel-power-kmeans.md#single-kernel-protocol) on the
 reference datasets, with meanscape's kernel family.
 
 Protocol: standardise (meanscape's default --scale standard), Gaussian kernel

@@ -20,15 +20,15 @@ BIN = Path(os.environ.get("MEANSCAPE_BIN", ROOT / "target" / "release" / "meansc
 SHARED = ROOT.parent / "shared" / "data"
 
 # The paper's Table VI (mean CER over 20 runs; LW's lambda in parentheses, reference-code units)
-# and Table VII (number of selected features, seconds on an i3-5010U laptop), copied from
-# ../shared/spec/lw-kmeans.md section 11.6.
+# and Table VII (number of selected features, seconds on an i3-5010U laptop), copied from the
+# paper (Chakraborty & Das; docs/methods/README.md#references). Published numbers: data, not prose.
 PAPER_CER = {
     #            LW      lambda   WK      k-means IF-HCT  sparse
     "brain": (0.2381, 0.0005, 0.4452, 0.2865, 0.2624, 0.2857),
     "leukemia": (0.0278, 0.0005, 0.2419, 0.2789, 0.0695, 0.2778),
     "lymphoma": (0.0161, 0.0006, 0.3266, 0.3877, 0.0657, 0.2741),
     # Table VI prints lambda = 1 for Wine, which drops every feature; the authors' examples.m
-    # uses 0.01, which reproduces 0.0506 (spec 11.7). We use 0.01.
+    # uses 0.01, which reproduces 0.0506 (docs/methods/lw-kmeans.md#benchmark-protocol). We use 0.01.
     "wine": (0.0506, 0.01, 0.0896, 0.3047, 0.1404, 0.0506),
 }
 PAPER_SEL = {  # LW, IF-HCT-PCA, sparse

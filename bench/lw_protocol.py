@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The LW-k-means paper's protocol on real data, beside its Table VI.
 
-Protocol (spec lw-kmeans.md sections 8, 11.2): every algorithm is run 20 times (seeds 0..19) on
+Protocol (docs/methods/lw-kmeans.md#benchmark-protocol): every algorithm is run 20 times (seeds 0..19) on
 Leukemia, Lymphoma, Brain (../shared/data/) and the bundled Wine; the paper reports the mean
 classification error rate CER = 1 - ACC (best one-to-one matching of clusters to classes, as the
 authors' errors_calculate.m) and, in Table VII, the number of selected features. We report the mean

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Feature selection on generated data in the designs of the LW-k-means paper's Tables V/VIII.
 
-The paper's synthetic sets s1..s7 have no published recipe; the spec (lw-kmeans.md 11.4) reads
+The paper's synthetic sets s1..s7 have no published recipe; docs/methods/lw-kmeans.md#synthetic-sets reads
 theirs off the repository files: n = 300, k = 3 clusters of 100, the first q features informative
 (cluster means 3, 10, 17, sd 1-2), the rest noise (chi-squared, Poisson(10) or N(0, 10^2)). Our
 `gen:sparse` generator draws informative features N(c*sep, 1), c = 0, 1, 2, and chi-squared(df)

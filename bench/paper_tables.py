@@ -219,7 +219,7 @@ def t_kpk(seeds):
                    "header": ["dataset", "cell", "σ", "s₀", "NMI mean ± sd", "stability", "paper kpower", "verdict"],
                    "rows": srows})
     return {"title": "KPK (Paul et al.) Table 1: kernel power k-means on real data",
-            "intro": "Protocol (spec kernel-power-kmeans.md §6.3): standardised features, Gaussian kernel with "
+            "intro": "Protocol (docs/methods/kernel-power-kmeans.md#single-kernel-protocol): standardised features, Gaussian kernel with "
                      "σ² = Σ‖xᵢ−xⱼ‖²/(n(n−1)) (meanscape's automatic σ), s₀ = −1, η = 1.04, T = 5, "
                      "matched random starts (`--init random`, seeds 0…, one restart each), mean NMI. Our "
                      "defaults differ only in the start (k-means++ in the kernel's feature space), which "
@@ -407,7 +407,7 @@ def t_lw_table6(seeds, gap_seeds):
         cmds.append(f"meanscape run --data {spec} --algo sparse-kmeans --tune gap --seed S (S = 0…{gap_seeds - 1})")
         rows.append(_lw_row(name, "paper", f"sparse-kmeans --tune gap ({gap_seeds} seeds)", st, pc[5], ps[2]))
     return {"title": "LW-k-means (Chakraborty & Das) Table VI: CER on real data",
-            "intro": "Protocol (spec lw-kmeans.md §8, §11.2; bench/lw_protocol.py): each algorithm run once per "
+            "intro": "Protocol (docs/methods/lw-kmeans.md#benchmark-protocol; bench/lw_protocol.py): each algorithm run once per "
                      "seed, mean classification error rate CER = 1 − ACC; λ in the authors' code units "
                      "(Wine: 0.01, the authors' examples.m, since Table VI's λ = 1 drops every feature). `lw` "
                      "starts from the best of nstart = 50 k-means runs on the raw data, then z-scores, as "
@@ -499,7 +499,7 @@ def t_xu_lange(seeds):
     return {"title": "Xu & Lange (2019): power k-means against Lloyd on Gaussian blobs",
             "intro": f"bench/xu_lange.py's design: `gen:blobs,n={xu_lange.N},k={xu_lange.K},p=P,sep={xu_lange.SEP:g},seed=S`, "
                      "--scale none, all three methods from the same k random rows (`--init random --seed S`). "
-                     "The paper (and its authors' code, spec prior-art.md §1.1) reports power k-means ahead of "
+                     "The paper (and its authors' code, docs/methods/power-kmeans.md#reference-code) reports power k-means ahead of "
                      "Lloyd from matched starts on many overlapping clusters but prints no number we can "
                      "transcribe for this design, so the verdict checks that claim: mean NMI of power ≥ "
                      "Lloyd's − 0.01 and at least as many wins as losses (W/T/L: seeds where power's NMI is "
@@ -701,7 +701,7 @@ def t_rings(seeds):
     rows.append(["the true rings", "1", "1", "", "", f"{obj_truth:.1f}"])
     return {"title": "Gap: ten rings at s₀ = −1 (paper: KPK ARI 1.0, kernel k-means 0.78)",
             "intro": f"`{d}` (5 concentric pairs, radii 1 and 3, centres 12 apart — an invented layout, the paper "
-                     "does not give its own; spec §6.1 says not to compare its numbers with the paper's), "
+                     "does not give its own; docs/methods/kernel-power-kmeans.md#ten-rings says not to compare its numbers with the paper's), "
                      "--scale none, --init random. Does a label-free choice close the gap: more restarts "
                      "(lowest objective), or σ and s₀ picked from a sweep by stability (mean pairwise ARI "
                      "between seeds) or by the kernel-space silhouette?",

@@ -1,5 +1,5 @@
-//! Discrete multiple kernel k-means and its MKKM baseline (spec dmkkm.md
-//! §10): Eq. 11 computed directly equals the traced objective and never
+//! Discrete multiple kernel k-means and its MKKM baseline
+//! (docs/methods/dmkkm.md#checks-in-the-tests): Eq. 11 computed directly equals the traced objective and never
 //! increases, one kernel is the F-step alone, an informative kernel beats
 //! a noise kernel, the kernel preprocessing, thread-count independence,
 //! cancellation and the memory budget.
@@ -172,7 +172,7 @@ fn the_informative_kernel_gets_the_larger_weight_and_the_clusters() {
     // and normalising ≈ a 3-block kernel, ‖K₁‖² ≈ n²/2). Kernel 2: the
     // linear kernel of two pure-noise features (normalised: cos(θ_i − θ_j)
     // of random directions, ‖K₂‖² ≈ n²/2, no cluster structure). α is
-    // driven by M (spec §6.7): a noise kernel of much *smaller* norm (a
+    // driven by M (docs/methods/dmkkm.md#kernel-norms): a noise kernel of much *smaller* norm (a
     // near-identity one) would win whatever the partition, so the design
     // keeps the norms comparable and lets d decide.
     for seed in 0..8 {

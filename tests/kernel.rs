@@ -1,4 +1,4 @@
-//! The kernel family (spec kernel-power-kmeans.md §1–3, §9): kernel power
+//! The kernel family (docs/methods/kernel-power-kmeans.md#checks-in-the-tests): kernel power
 //! k-means reduces to power k-means (linear kernel) and to kernel k-means
 //! (s → −∞), MM descent, the multi-kernel algorithm with one kernel is the
 //! single-kernel one and keeps α on the simplex, Gram matrices have the

@@ -1,4 +1,4 @@
-//! LW-k-means and WK-means (spec lw-kmeans.md §3–§9, §14): the closed-form
+//! LW-k-means and WK-means (docs/methods/lw-kmeans.md#checks-in-the-tests): the closed-form
 //! weight step, the λ = 0 reduction to WK-means, the selection threshold,
 //! monotone objective, the guards, feature selection on the `sparse`
 //! design, events, cancellation, determinism, and the paper's Leukemia

@@ -1,5 +1,5 @@
-//! Properties of the power k-means family (spec kernel-power-kmeans.md §2,
-//! §9): MM descent at fixed s, the s → −∞ limit is Lloyd, khm is power at
+//! Properties of the power k-means family
+//! (docs/methods/power-kmeans.md#checks-in-the-tests): MM descent at fixed s, the s → −∞ limit is Lloyd, khm is power at
 //! s = −1, no NaN anywhere, and results independent of the thread count.
 
 use meanscape::algo::{self, Ctx, Init, Problem, RunConfig};

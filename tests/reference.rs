@@ -214,7 +214,7 @@ fn every_reference_csv_loads() -> Result<(), Failed> {
 
 // ------------------------------------------------------------ lw
 
-/// Spec §14.6: Leukemia (λ = 0.0005, code units) and Lymphoma (λ = 0.0006),
+/// docs/methods/lw-kmeans.md#the-authors-code: Leukemia (λ = 0.0005, code units) and Lymphoma (λ = 0.0006),
 /// initial k-means on the raw values (`--scale none`), z-scored
 /// iterations: the paper's CER (0.0278, 0.0161) with about 28 and 32
 /// features.

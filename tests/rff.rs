@@ -1,4 +1,4 @@
-//! The random-Fourier-feature family (spec rff-power-kmeans.md): the feature
+//! The random-Fourier-feature family (docs/methods/rff-power-kmeans.md): the feature
 //! map approximates the Gaussian kernel with an error falling like 1/√D,
 //! rff-power tracks kpower as D grows, rff-mkpower with one view is
 //! rff-power, IP-RFF-MKPKM without its possibilistic part is rff-mkpower,

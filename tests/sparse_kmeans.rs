@@ -1,4 +1,4 @@
-//! Sparse k-means (spec lw-kmeans.md §7.3): the weight update meets
+//! Sparse k-means (docs/methods/lw-kmeans.md#sparse-k-means): the weight update meets
 //! ‖w‖₂ ≤ 1 and ‖w‖₁ ≤ s and is the soft-threshold solution; runs keep the
 //! bounds and favour the informative features; the gap statistic is
 //! deterministic and sane.

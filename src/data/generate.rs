@@ -389,8 +389,8 @@ fn blobs(a: &mut Args) -> Result<Dataset> {
 
 /// Centre and radius of ring `j` in the rings layout.
 ///
-/// This layout is the *placeholder reconstruction* of spec
-/// kernel-power-kmeans.md §6.1 — invented, not the paper's (the paper gives
+/// This layout is a *placeholder reconstruction*
+/// (docs/methods/kernel-power-kmeans.md#ten-rings) — invented, not the paper's (the paper gives
 /// no n, radii, centres or noise for its "ten rings" figure): ring pairs
 /// `2m` (radius 1) and `2m+1` (radius 3) are concentric about (12·m, 0); with
 /// an odd k the last ring, `k−1`, is a single ring of radius 1 about
@@ -433,8 +433,8 @@ fn unit_vector(d: usize, rng: &mut ChaCha8Rng) -> Vec<f64> {
 }
 
 /// Wood's (1994) rejection sampler for W = μᵀx of vMF(μ, κ) on S^(m-1),
-/// exactly as spec kernel-power-kmeans.md §6.2. `b` is written as
-/// (m−1)/(2κ + √(4κ² + (m−1)²)), algebraically the spec's
+/// as in docs/methods/kernel-power-kmeans.md#clusters-on-the-sphere. `b` is
+/// written as (m−1)/(2κ + √(4κ² + (m−1)²)), algebraically the usual
 /// (−2κ + √(4κ² + (m−1)²))/(m−1) without its cancellation at large κ.
 struct Wood {
     kappa: f64,
@@ -474,7 +474,8 @@ impl Wood {
     }
 }
 
-/// von Mises–Fisher clusters (spec kernel-power-kmeans.md §6.2): means
+/// von Mises–Fisher clusters
+/// (docs/methods/kernel-power-kmeans.md#clusters-on-the-sphere): means
 /// uniform on S^(p-1); W by Wood's sampler; V uniform on S^(p-2);
 /// y = (√(1−W²)·V, W) has mean direction e_p; x = H y with the Householder
 /// reflection H = I − 2uuᵀ/(uᵀu), u = e_p − μ, which maps e_p to μ (skipped
@@ -527,7 +528,8 @@ fn sphere(a: &mut Args) -> Result<Dataset> {
     Ok(a.dataset(x, &labels))
 }
 
-/// LW-k-means simulation VII-B (spec lw-kmeans.md §11.3), generalised to k
+/// LW-k-means simulation VII-B (docs/methods/lw-kmeans.md#simulation-vii-b),
+/// generalised to k
 /// clusters: the first q features of a point of cluster c are i.i.d.
 /// N(c·sep, 1) (the paper: q = 50 of p = 1000, k = 3, means 0, 5, 10); the
 /// other p − q are i.i.d. χ²_df in every cluster (the paper: df = 5).

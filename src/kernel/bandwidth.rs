@@ -7,7 +7,7 @@ use ndarray::{Array1, ArrayView2, Axis, s};
 pub const SIGMA_RULE: &str =
     "σ² = 2/(n−1)·Σ‖xᵢ−x̄‖², the KPK paper's rule; √(2p) after standardising";
 
-/// The KPK paper's bandwidth (spec kernel-power-kmeans.md §2.7):
+/// The KPK paper's bandwidth (docs/methods/kernel-power-kmeans.md#kernels-and-bandwidth):
 /// σ = √(Σ_{i,j} ‖xᵢ−xⱼ‖² / (n(n−1))), computed in O(np) through the
 /// identity Σ_{i,j} ‖xᵢ−xⱼ‖² = 2n Σᵢ ‖xᵢ−x̄‖², i.e.
 /// σ² = 2/(n−1) · Σᵢ ‖xᵢ−x̄‖². After standardising with sample standard

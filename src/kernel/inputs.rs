@@ -27,8 +27,8 @@ pub const AUTO: &str = "auto";
 
 /// Why `auto` gives one kernel per view: the papers that run on views
 /// build one kernel per view (DMKKM's Handwritten: 6 kernels for 6
-/// views; RFF-MKPKM: one Gaussian per view, spec rff-power-kmeans.md
-/// §1.2). The 12-kernel set on every view (72 kernels on Handwritten)
+/// views; RFF-MKPKM: one Gaussian per view; docs/methods/kernel-power-kmeans.md#the-12-kernel-set).
+/// The 12-kernel set on every view (72 kernels on Handwritten)
 /// is MKPK's single-view recipe and loses NMI 0.1 there.
 const AUTO_VIEWS_REASON: &str = "--views without --kernels: one Gaussian per view, each with the σ rule on its own columns (the multi-view papers' setting: DMKKM's Handwritten has one kernel per view)";
 const AUTO_PLAIN_REASON: &str = "no --views and no --kernels: the 12-kernel set (7 Gaussian, 4 polynomial, cosine; MKPK after Du et al. 2015) on all features";

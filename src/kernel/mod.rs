@@ -1,6 +1,6 @@
 //! Kernels and Gram matrices for the kernel family (kernel k-means, kernel
 //! power k-means, multi-kernel power k-means, spectral clustering).
-//! Spec: kernel-power-kmeans.md §1–3, §7.
+//! Method: docs/methods/kernel-power-kmeans.md.
 //!
 //! - [`spec`]: the kernel spec strings (`gaussian:sigma=2.5`, `poly:a=1,b=2`, …).
 //! - [`bandwidth`]: the paper's σ rule, in O(np), and d²_max.
@@ -163,7 +163,7 @@ pub fn is_cached(problem: &Problem, spec: &Resolved) -> bool {
 }
 
 /// Squared feature-space distances to the implicit centroids of the
-/// column-normalised weights Ω (eq. 7 of the KPK paper, spec §1):
+/// column-normalised weights Ω (docs/methods/kernel-power-kmeans.md#kernel-trick-distances):
 /// D_ij = K_ii + ω_jᵀKω_j − 2(KΩ)_ij, clamped at 0. One n×n×k product.
 pub fn feature_dists(gram: &Gram, omega: ArrayView2<f64>) -> Array2<f64> {
     let g = gram.times(omega);

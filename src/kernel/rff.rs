@@ -1,5 +1,5 @@
 //! Random Fourier features for the Gaussian kernel (Rahimi & Recht 2007) as
-//! RFF-KPKM uses them (spec rff-power-kmeans.md §1.2–1.3).
+//! RFF-KPKM uses them (docs/methods/rff-power-kmeans.md#random-fourier-features).
 //!
 //! For a bandwidth σ and D frequencies ω₁…ω_D ~ N(0, σ⁻² I), the map is the
 //! block form of the paper's eq. 2 (sin/cos pairs, no phase):
@@ -15,7 +15,8 @@
 //! - **D** counts frequencies (the matrix has 2D columns). Default: the
 //!   smallest D on 64, 128, … whose kernel error on a sample of rows is
 //!   within a tolerance ([`super::rff_dim`]); the paper's ⌈4·ln³(2k)⌉
-//!   ([`paper_dim`]; spec §1.3, §10.2–3) is `-P rff_dim=` by hand.
+//!   ([`paper_dim`]; docs/methods/rff-power-kmeans.md#number-of-frequencies-d)
+//!   is `-P rff_dim=` by hand.
 //! - **Seed**: the frequencies come from their own seed, the `rff_seed`
 //!   parameter, not from `--seed`: every restart of a run shares one map
 //!   (built once), restart r stays reproducible alone with
@@ -516,7 +517,7 @@ mod tests {
 
     #[test]
     fn paper_dimension_rule() {
-        // Spec §1.3's table, first column.
+        // The paper's rule (docs/methods/rff-power-kmeans.md#number-of-frequencies-d).
         for (k, d) in [
             (3, 24),
             (7, 74),

@@ -11,7 +11,8 @@
 //! own map.
 //!
 //! Why not the paper's ⌈4·ln³(2k)⌉ (108 for k = 10): it depends on k only
-//! (spec rff-power-kmeans.md §1.3) and leaves a kernel error of ≈ 0.06
+//! (docs/methods/rff-power-kmeans.md#number-of-frequencies-d) and leaves a
+//! kernel error of ≈ 0.06
 //! at the σ rule on every view of the handwritten digits, where
 //! `rff-power` then falls 0.2 ACC short of `kpower` (docs/paper-tables.md).
 //! The error of a fixed D hardly depends on the number of columns at the

@@ -386,8 +386,9 @@ impl fmt::Display for Resolved {
     }
 }
 
-/// The multi-kernel default of the KPK paper's §6.4/§7 (after Du et al.
-/// 2015): 7 Gaussians with σ² = t·d²_max, t ∈ {0.01, 0.05, 0.1, 1, 10, 50,
+/// The multi-kernel default of the KPK paper, after Du et al. 2015
+/// (docs/methods/kernel-power-kmeans.md#the-12-kernel-set): 7 Gaussians
+/// with σ² = t·d²_max, t ∈ {0.01, 0.05, 0.1, 1, 10, 50,
 /// 100}; 4 polynomials (a + xᵀy)^b, a ∈ {0, 1}, b ∈ {2, 4}; 1 cosine. Every
 /// one normalised to unit diagonal and min–max rescaled to [0, 1].
 pub const DEFAULT_SET: [&str; 12] = [

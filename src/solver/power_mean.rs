@@ -1,5 +1,5 @@
-//! Power k-means on Euclidean rows (Xu & Lange 2019; spec
-//! kernel-power-kmeans.md §1–3): the iteration every Euclidean member of
+//! Power k-means on Euclidean rows (Xu & Lange 2019;
+//! docs/methods/power-kmeans.md#the-mm-step): the iteration every Euclidean member of
 //! the family runs — `power`, `khm`, `rff-power` and the hard (s = −∞)
 //! k-means start of the RFF algorithms. Each iteration is one fused pass
 //! over the rows (`sweep`): the n×k squared distances, the log-domain MM

@@ -3,7 +3,7 @@
 //!   min_α  αᵀMα − 2 bᵀα   s.t.  α ≥ 0, 1ᵀα = 1,
 //!
 //! M symmetric positive semidefinite (a Gram matrix of kernels), v small.
-//! DMKKM's kernel-weight step is this problem (spec dmkkm.md §4.3).
+//! DMKKM's kernel-weight step is this problem (docs/methods/dmkkm.md#alpha-step).
 //!
 //! Up to [`ENUMERATE_MAX`] variables the solution is exact: on every
 //! support S the stationarity system [2M_SS −1; 1ᵀ 0][α_S; μ] = [2b_S; 1]

@@ -10,7 +10,7 @@
 //! Column normalisation stays in the log domain: every task keeps, per
 //! centre, the largest log weight seen so far and its sums relative to it,
 //! rescaling when a larger one arrives, so weights that all underflow
-//! still give a usable centre (spec kernel-power-kmeans.md §3.3).
+//! still give a usable centre (docs/methods/power-kmeans.md#column-normalisation).
 //!
 //! Tasks have a fixed size and are combined in order, so the result is the
 //! same for any number of threads.

@@ -1,5 +1,5 @@
 //! Power-mean MM weights, evaluated in the log domain
-//! (spec: kernel-power-kmeans.md §3.1–3.3).
+//! (docs/methods/power-kmeans.md#weights-in-the-log-domain).
 //!
 //! For a row of squared distances `d` and `s < 0`, the MM weights are
 //! `w_l = k^{-1/s} r_l^{s-1} S^{1/s-1}` with `r_l = d_l / min(d)` and

@@ -1,4 +1,4 @@
-//! Power k-means (Xu & Lange 2019). Spec: kernel-power-kmeans.md §1–3.
+//! Power k-means (Xu & Lange 2019). Method: docs/methods/power-kmeans.md.
 //!
 //! Each iteration is two matrix products: the n×k squared distances
 //! `‖x‖² + ‖θ‖² − 2XΘᵀ`, then the centres `Θ = ΩᵀX` from the

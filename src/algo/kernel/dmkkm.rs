@@ -1,5 +1,5 @@
 //! Discrete multiple kernel k-means (DMKKM; Wang, Lu, Lu, Nie & Li,
-//! IJCAI-21; spec dmkkm.md). Kernel weights α on the simplex combine v
+//! IJCAI-21; docs/methods/dmkkm.md). Kernel weights α on the simplex combine v
 //! kernels linearly, K_α = Σ_p α_p K_p, and the hard partition F and α
 //! minimise Eq. 11,
 //!   ‖K_α − P‖²_F = αᵀMα − 2αᵀd(F) + c,   P = F(FᵀF)⁻¹Fᵀ,
@@ -11,7 +11,8 @@
 //! Both steps are exact minimisers of Eq. 11 in their block, so with the
 //! paper's QP the objective never increases (tests/dmkkm.rs).
 //!
-//! Decisions on the paper-vs-code table (spec §4.6), also in `summary()`:
+//! Decisions on the paper-vs-code table
+//! (docs/methods/dmkkm.md#paper-versus-code), also in `summary()`:
 //! - α-QP: the paper's Eq. 29 by default; `code_qp=1` doubles the linear
 //!   term as the authors' MATLAB does (quadprog(M, −2d)); that variant can
 //!   increase Eq. 11, so its trace need not be monotone.
@@ -61,7 +62,8 @@ use std::time::Instant;
 pub struct Dmkkm;
 
 /// Post-processing applied to every kernel of the list unless its spec
-/// says otherwise: centre, then unit diagonal (spec §5, the authors' code).
+/// says otherwise: centre, then unit diagonal (the authors' code;
+/// docs/methods/dmkkm.md#kernel-preprocessing).
 pub const DEFAULT_POST: Post = Post {
     center: true,
     normalize: true,

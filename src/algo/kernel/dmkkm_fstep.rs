@@ -1,4 +1,4 @@
-//! DMKKM's F-step (spec dmkkm.md §4.2, Algorithm 1): for a fixed kernel K,
+//! DMKKM's F-step (docs/methods/dmkkm.md#f-step, Algorithm 1): for a fixed kernel K,
 //! maximise Σ_l A_l / n_l over hard partitions by exact single-point moves
 //! (kernel k-means with Hartigan-style moves instead of Lloyd's batch
 //! reassignment), A_l = Σ_{i,j∈C_l} K_ij.

@@ -1,6 +1,6 @@
 //! Kernel k-means (Girolami 2002; Dhillon, Guan & Kulis 2004), Lloyd
 //! style on the Gram matrix: the s → −∞ limit of kernel power k-means
-//! (spec kernel-power-kmeans.md §2.3).
+//! (docs/methods/kernel-power-kmeans.md#kernel-k-means).
 //!
 //! Each iteration computes the distances to the implicit cluster means with
 //! one product G = K·Ω, Ω the cluster indicators scaled by 1/|C_j|
@@ -192,7 +192,8 @@ impl Step for KernelLloydStep<'_> {
             totals[l] += wt(i);
         }
         // Empty clusters (no weight): re-seed at the points farthest from
-        // their mean (spec §2.3), farthest first, each point used once.
+        // their mean (docs/methods/kernel-power-kmeans.md#kernel-k-means),
+        // farthest first, each point used once.
         let empty: Vec<usize> = (0..k).filter(|&j| totals[j] == 0.0).collect();
         let mut far: Vec<usize> = Vec::new();
         if !empty.is_empty() {

@@ -1,5 +1,6 @@
 //! Kernel power k-means (KPK; Paul, Chakraborty, Das & Xu, "Kernel k-means,
-//! by all means", Algorithm 1). Spec: kernel-power-kmeans.md §1, §2.4, §3.
+//! by all means", Algorithm 1). Method:
+//! docs/methods/kernel-power-kmeans.md#kernel-power-k-means.
 //!
 //! Power k-means in a kernel's feature space. The centroids are never
 //! formed: the state is the n×k weight matrix W (kept column-normalised,

@@ -1,5 +1,5 @@
 //! Multiple kernel k-means (MKKM; Huang, Chuang & Chen 2011), the
-//! two-stage baseline of DMKKM (spec dmkkm.md §2.2, paper Eqs. 6–8).
+//! two-stage baseline of DMKKM (docs/methods/dmkkm.md#mkkm, paper Eqs. 6–8).
 //!
 //! Squared weights γ on the simplex, K_γ = Σ_p γ_p² K_p. Alternately:
 //! 1. H = the k leading eigenvectors of K_γ (the relaxed partition);

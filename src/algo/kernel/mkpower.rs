@@ -1,5 +1,6 @@
 //! Multi-kernel power k-means (MKPK; Paul, Chakraborty, Das & Xu,
-//! Algorithm 2, with the corrections of spec kernel-power-kmeans.md §2.5).
+//! Algorithm 2, with the corrections of
+//! docs/methods/kernel-power-kmeans.md#corrected-formulas).
 //!
 //! L Gram matrices K_l and kernel weights α on the simplex. One weight
 //! matrix W is shared by every kernel; per iteration:
@@ -12,7 +13,7 @@
 //! The objective is Σ_i M_s(D^α_i·) + λ Σ_l α_l log α_l; it never increases
 //! at fixed s (checked in tests/kernel.rs).
 //!
-//! λ (§3.6): E_l grows like n × a typical distance, so an absolute λ would
+//! λ (docs/methods/kernel-power-kmeans.md#choosing-lambda): E_l grows like n × a typical distance, so an absolute λ would
 //! have to follow the data's size. The parameter `lambda` is therefore
 //! relative: λ = lambda × median_l E_l at the first iteration of each run,
 //! then held fixed for that run. Default 1: kernels whose within-cluster
@@ -37,7 +38,8 @@ use ndarray::{Array2, Zip};
 pub struct MultiKernelPower;
 
 /// Post-processing applied to every kernel of the list unless its spec
-/// says otherwise (spec §7: unit diagonal, then min–max to [0, 1]).
+/// says otherwise: unit diagonal, then min–max to [0, 1]
+/// (docs/methods/kernel-power-kmeans.md#the-12-kernel-set).
 pub const DEFAULT_POST: Post = Post {
     center: false,
     normalize: true,

@@ -1,5 +1,5 @@
 //! Spectral clustering, Ng–Jordan–Weiss (2002), on the same kernels as the
-//! kernel family (spec kernel-power-kmeans.md §6.5, prior-art.md §1.11).
+//! kernel family (docs/methods/spectral.md).
 //!
 //! Affinity A = K with a zero diagonal, degrees d = A·1, the normalised
 //! affinity L = D^{-1/2} A D^{-1/2}; its k leading eigenvectors with

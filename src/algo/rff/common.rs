@@ -13,7 +13,8 @@ use ndarray::Array2;
 use std::sync::Arc;
 
 /// Default s₀ of the RFF family: the middle of the paper's grid read with
-/// the sign Algorithm 1 requires (spec §10.1).
+/// the sign Algorithm 1 requires
+/// (docs/methods/rff-power-kmeans.md#sign-of-s0).
 pub const RFF_S0: f64 = -15.0;
 
 /// The annealing parameters with the RFF defaults for s₀ and the period T.

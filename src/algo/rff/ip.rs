@@ -1,4 +1,5 @@
-//! IP-RFF-MKPKM (Chen et al., Algorithm 2; spec rff-power-kmeans.md §3):
+//! IP-RFF-MKPKM (Chen et al., Algorithm 2;
+//! docs/methods/rff-power-kmeans.md#ip-rff-mkpkm):
 //! multi-view RFF kernel power k-means with possibilistic typicalities.
 //!
 //! Each point has a typicality u_ij ∈ (0, 1] to every cluster, shared by
@@ -8,7 +9,8 @@
 //! centroids with weight wᵢⱼ·uᵢⱼ^m ≈ 0. The loop is `rff_mkpower::mv_loop`
 //! with the possibilistic part on.
 //!
-//! Choices the paper leaves open (spec §3, §10): η_j,l = (1/n) Σᵢ
+//! Choices the paper leaves open
+//! (docs/methods/rff-power-kmeans.md#possibilistic-scales): η_j,l = (1/n) Σᵢ
 //! ‖φ_l(xᵢ) − θ_j,l‖² at the initial centroids, held fixed (recomputing it
 //! breaks monotone descent), times `eta_scale` (default 3; at the K&K
 //! scale itself, 1, the typicalities are lower — mean u 0.70 against 0.87

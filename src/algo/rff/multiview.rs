@@ -1,6 +1,6 @@
 //! Multi-view RFF kernel power k-means: RFF-MKPKM (the ablation of Chen et
 //! al.'s Table 2) and the loop it shares with IP-RFF-MKPKM (`ip_rff.rs`).
-//! Spec rff-power-kmeans.md §3–4.
+//! Method: docs/methods/rff-power-kmeans.md#multi-view-rff-mkpkm.
 //!
 //! L views, each with its own random Fourier feature map Φ̃_l (n × 2D) and
 //! centroids θ_{j,l} in that map's space; one weight matrix W shared by
@@ -49,7 +49,8 @@
 //!
 //! **λ** is relative, as in `mkpower`: λ = lambda × median_l E_l at the
 //! start of each run (E_l grows with n, so an absolute λ would have to
-//! follow the data's size; spec §6.5). The absolute value used is reported
+//! follow the data's size; docs/methods/rff-power-kmeans.md#view-weights-and-lambda).
+//! The absolute value used is reported
 //! as `lambda` in the JSON.
 
 use super::common::{
@@ -76,8 +77,8 @@ use std::sync::Arc;
 
 /// Softest s₀ of the multi-view algorithms: the s₀ rule ([`auto_s0`],
 /// `s0_soft`) picks s₀ ≤ this per start. With `s0_soft=0`, s₀ itself; the
-/// paper's is −15 (its "15" with the sign its algorithm requires, spec
-/// §10.1).
+/// paper's is −15 (its "15" with the sign its algorithm requires,
+/// docs/methods/rff-power-kmeans.md#sign-of-s0).
 pub const MV_S0: f64 = -1.0;
 /// Default target softness of the start for s₀ ([`auto_s0`]).
 pub const S0_SOFTNESS: f64 = 0.3;
@@ -352,7 +353,8 @@ fn dists(phi: ArrayView2<f64>, norms: &[f64], centres: ArrayView2<f64>) -> Array
 
 /// ln u and ln(1 − u) from eq. 26: u = 1 / (1 + (a/b)^{1/(m−1)}) with
 /// a_ij = Σ_l α_l y_ij,l and b_j = Σ_l α_l η_j,l, through softplus so that
-/// neither u nor 1 − u underflows to a spurious 0 (spec §6.7).
+/// neither u nor 1 − u underflows to a spurious 0
+/// (docs/methods/rff-power-kmeans.md#typicality).
 struct Typicality {
     ln_u: Array2<f64>,
     ln_1mu: Array2<f64>,
@@ -667,7 +669,8 @@ pub fn mv_loop(
         .fold(0.0, f64::max);
     let y = view_dists(views, &centres, &scales);
     let alpha = vec![1.0 / l_count as f64; l_count];
-    // η_{j,l} = (1/n) Σᵢ y_ij,l at the start, held fixed (spec §3).
+    // η_{j,l} = (1/n) Σᵢ y_ij,l at the start, held fixed
+    // (docs/methods/rff-power-kmeans.md#possibilistic-scales).
     let eta: Vec<Vec<f64>> = y
         .iter()
         .map(|yl| {

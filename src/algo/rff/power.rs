@@ -1,5 +1,5 @@
 //! RFF kernel power k-means (RFF-KPKM; Chen et al., "Enhancing Kernel Power
-//! K-means", Algorithm 1; spec rff-power-kmeans.md §2).
+//! K-means", Algorithm 1; docs/methods/rff-power-kmeans.md#rff-kpkm).
 //!
 //! Kernel power k-means with the Gaussian kernel replaced by its random
 //! Fourier feature map φ (`kernel::rff`): the centroids θⱼ = Φ̃ᵀW⁽ʲ⁾ exist
@@ -9,7 +9,8 @@
 //! weights and WᵀΦ̃ per cache block), not a copy of it. Cost O(n·D·k) per
 //! iteration and O(n·D) memory, against O(n²k) and O(n²) for `kpower`.
 //!
-//! Choices the paper leaves open (spec §2, §10): s₀ must be negative (the
+//! Choices the paper leaves open
+//! (docs/methods/rff-power-kmeans.md#differences-from-the-paper): s₀ must be negative (the
 //! paper's grid "{5,…,25}" is read as −5…−25); the start is k-means++ (or
 //! `--init random`) on the rows of Φ̃, the same seeding as every other
 //! algorithm; the stopping rule is the engine's (relative change of the

@@ -1,6 +1,6 @@
 //! Pieces shared by the feature-weighted family — WK-means (`wkmeans`),
 //! LW-k-means (`lw`), sparse k-means (`sparse-kmeans`) — and by the
-//! regularisation path (`path.rs`). Spec: lw-kmeans.md §3–§9.
+//! regularisation path (`path.rs`). Method: docs/methods/lw-kmeans.md.
 //!
 //! * per-feature within-cluster dispersions `D_l = Σ_i (x_il − z_{c(i),l})²`
 //!   and total sums of squares, summed over fixed row blocks so the result
@@ -188,7 +188,8 @@ fn weighted_sq_dists_dense(x: ArrayView2<f64>, v: &[f64], centres: ArrayView2<f6
 
 /// Nearest centre of every row, keeping the current label unless another
 /// centre is strictly nearer (lowest index among those), so ties never move
-/// a point and never raise the objective (spec §9.5). Returns the labels
+/// a point and never raise the objective (docs/methods/lw-kmeans.md#ties).
+/// Returns the labels
 /// and how many changed.
 pub fn assign_keep(d: ArrayView2<f64>, current: &[usize]) -> (Vec<usize>, usize) {
     let mut out = Vec::with_capacity(d.nrows());
@@ -236,8 +237,8 @@ fn log_sum_inv(d: &[f64], beta: f64) -> Option<f64> {
 }
 
 /// Huang et al.'s WK-means weights, `w_l = D_l^{−1/(β−1)} / Σ_t D_t^{−1/(β−1)}`
-/// over the features with `D_t > 0`, and `w_l = 0` where `D_l = 0` (spec
-/// §7.2). They sum to 1 (all zero only if every dispersion is zero).
+/// over the features with `D_t > 0`, and `w_l = 0` where `D_l = 0`
+/// (docs/methods/lw-kmeans.md#wk-means). They sum to 1 (all zero only if every dispersion is zero).
 pub fn huang_weights(d: &[f64], beta: f64) -> Vec<f64> {
     let floor = zero_floor(d);
     let Some(lse) = log_sum_inv(d, beta) else {
@@ -255,14 +256,16 @@ pub fn huang_weights(d: &[f64], beta: f64) -> Vec<f64> {
         .collect()
 }
 
-/// The reference code's α (spec §5, `α_c`): `(Σ_l D_l^{−1/(β−1)})^{−(β−1)}`
+/// The reference code's α (`α_c`, docs/methods/lw-kmeans.md#alpha-and-the-units-of-lambda):
+/// `(Σ_l D_l^{−1/(β−1)})^{−(β−1)}`
 /// over the features with non-zero dispersion. `None` when every feature
 /// has zero dispersion.
 pub fn lw_alpha(d: &[f64], beta: f64) -> Option<f64> {
     log_sum_inv(d, beta).map(|lse| (-(beta - 1.0) * lse).exp())
 }
 
-/// LW-k-means weights in reference-code units (spec §5–§6):
+/// LW-k-means weights in reference-code units
+/// (docs/methods/lw-kmeans.md#alpha-and-the-units-of-lambda):
 /// `w_l = (α/D_l − λ/p²)^{1/(β−1)}` when `α > (λ/p²)·D_l`, else exactly 0;
 /// also 0 when `D_l = 0` (Algorithm 1's rule). `lam_p2` is `λ/p²`.
 pub fn lw_weights(d: &[f64], alpha: f64, lam_p2: f64, beta: f64) -> Vec<f64> {
@@ -374,7 +377,8 @@ pub struct WeightedFit {
 /// previous centre), the dispersions D, the weights (`rule`), records the
 /// objective, then reassigns every point by the weighted distance (keeping
 /// its label on ties). Each step exactly minimises the objective over its
-/// block, so the recorded objective never increases (spec §4), except
+/// block, so the recorded objective never increases
+/// (docs/methods/lw-kmeans.md#algorithm), except
 /// where the `D_l = 0` convention applies. Stops when no label changes,
 /// when the objective moves by at most `tol` × the size of its terms, or at
 /// `max_iter`. Events carry the weights unless `quiet`.

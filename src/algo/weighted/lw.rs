@@ -1,8 +1,9 @@
 //! LW-k-means (Chakraborty & Das, "Detecting meaningful clusters from
 //! high-dimensional data", TPAMI 2020): k-means with feature weights and a
 //! lasso penalty that sets the weights of high-dispersion features to
-//! exactly zero. Spec: lw-kmeans.md (corrected Algorithm 1 §3–§4, α and the
-//! λ units §5–§6, guards §9).
+//! exactly zero. Method: docs/methods/lw-kmeans.md#algorithm (the corrected
+//! algorithm), docs/methods/lw-kmeans.md#alpha-and-the-units-of-lambda (α
+//! and the λ units), docs/methods/lw-kmeans.md#guards.
 //!
 //! **Units of λ: the authors' code (`lwkmeans.m`).** The weight step is
 //! `w_l = (α/D_l − λ/p²)^{1/(β−1)}` when `α > (λ/p²)·D_l`, else exactly 0,
@@ -155,7 +156,7 @@ impl LwStart {
 
     /// The smallest λ (code units) at which every weight is zero at the
     /// initial partition: `p²·α / min_l D_l` over the features with
-    /// `D_l > 0` (spec §9.3), nudged up so it drops every feature despite
+    /// `D_l > 0` (docs/methods/lw-kmeans.md#lambda-max), nudged up so it drops every feature despite
     /// rounding.
     pub fn lambda_max(&self) -> f64 {
         let floor = zero_floor(&self.d0);

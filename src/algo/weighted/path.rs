@@ -11,7 +11,8 @@
 //!
 //! The automatic grid starts at the sparsest end: for `lw` at `lambda_max`,
 //! the smallest λ that sets every weight to zero at the initial partition
-//! (spec lw-kmeans.md §9.3), going down log-spaced to `lambda_max·ratio`;
+//! (docs/methods/lw-kmeans.md#lambda-max), going down log-spaced to
+//! `lambda_max·ratio`;
 //! for `sparse-kmeans` from s = 1.1 (sparcl's smallest bound, about one
 //! feature) up to the bound at which every feature with a positive BCSS
 //! keeps its weight (`‖a‖₁/‖a‖₂` at the initial partition).

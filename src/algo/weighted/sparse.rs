@@ -1,6 +1,6 @@
 //! Sparse k-means (Witten & Tibshirani, JASA 105(490), 2010), following the
 //! R package sparcl (`KMeansSparseCluster`, `KMeansSparseCluster.permute`).
-//! Spec: lw-kmeans.md §7.3, prior-art.md §1.7.
+//! Method: docs/methods/lw-kmeans.md#sparse-k-means.
 //!
 //! Maximises `Σ_l w_l·BCSS_l` subject to `‖w‖₂ ≤ 1`, `‖w‖₁ ≤ s`, `w ≥ 0`
 //! (BCSS_l = TSS_l − WCSS_l, the between-cluster sum of squares of feature

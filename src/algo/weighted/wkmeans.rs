@@ -1,7 +1,7 @@
 //! WK-means (Huang, Ng, Rong & Li, IEEE TPAMI 27(5), 2005): k-means with
 //! feature weights `w_l ≥ 0`, `Σ_l w_l = 1`, minimising
 //! `Σ_l w_l^β D_l` (D_l the within-cluster dispersion of feature l).
-//! Spec: lw-kmeans.md §7.2, prior-art.md §1.6.
+//! Method: docs/methods/lw-kmeans.md#wk-means.
 //!
 //! One start: k initial centres (`--init`: k-means++ or random rows, as
 //! Huang's `randsample`), uniform weights (so the first assignment is plain
