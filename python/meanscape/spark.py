@@ -38,8 +38,8 @@ order (the same rows ``meanscape.dask`` draws from the same data); one
 start (``n_init`` is 1).
 
 Needs the ``spark`` extra: ``pip install "meanscape[spark]"`` (PySpark 4,
-Java 17). The executors must import ``meanscape`` (set
-``spark.pyspark.python`` to an interpreter that has it).
+Java 17). The executors must import ``meanscape``: set ``PYSPARK_PYTHON``
+(or ``spark.pyspark.python`` with ``spark-submit``) to an interpreter that has it.
 """
 
 import math

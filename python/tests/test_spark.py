@@ -47,7 +47,6 @@ def spark():
             .config("spark.ui.showConsoleProgress", "false")
             .config("spark.sql.shuffle.partitions", "4")
             .config("spark.default.parallelism", "2")
-            .config("spark.pyspark.python", sys.executable)
             .getOrCreate()
         )
     session.sparkContext.setLogLevel("ERROR")
