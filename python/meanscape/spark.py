@@ -7,14 +7,19 @@ The features are a vector column (``pyspark.ml.linalg`` vectors), an
 array column, or a list of numeric columns; FloatType columns (or an array
 of floats) stay float32, any other numeric type is read as float64.
 
-Every iteration is one Spark job: ``mapInArrow`` runs on each partition
-the engine's block step (``_meanscape.lloyd_block`` / ``power_block``, the
-same code the in-memory solvers run, GIL released) on its Arrow batches,
-merges the batches with the engine's merge, and yields one row: the
-partition's k × p statistics, pickled. The driver collects those rows and
-reduces them in a tree of engine merges (fan-in 8, partition order); the
-update and the stopping/annealing rule (``_meanscape.Annealer``) run on the
-driver, exactly as in ``meanscape.dask``. The rows never move.
+The data is read once: a first ``mapInArrow`` pass turns each Arrow batch
+of the selected columns into one packed row (the contiguous float64/float32
+block's bytes, its weights, its place in the partition, and what the input
+checks need), and these rows are cached. Every iteration is then one Spark
+job: ``mapInArrow`` over the cached blocks runs, per partition, the engine's
+block step (``_meanscape.lloyd_block`` / ``power_block``, the same code the
+in-memory solvers run, GIL released) on each block read in place from
+Arrow's buffer, merges the blocks with the engine's merge, and yields one
+row: the partition's k × p statistics, pickled. The driver collects those
+rows and reduces them in a tree of engine merges (fan-in 8, partition
+order); the update and the stopping/annealing rule
+(``_meanscape.Annealer``) run on the driver, exactly as in
+``meanscape.dask``. The rows never move.
 
 The centres travel in the task's closure, not in a ``Broadcast``: they are
 k × p float64 (80 KB for k = 10, p = 1000), smaller than the closure
@@ -23,12 +28,13 @@ would have to be created and destroyed each time. PySpark itself turns a
 closure over 1 MB (``spark.broadcast.UDFCompressionThreshold``) into a
 broadcast.
 
-Caching: ``fit`` reads the data once per iteration. With ``persist=True``
-(default) it persists the selected feature columns unless ``df`` is cached
-already, and unpersists them at the end; with ``persist=False`` it reads
-``df`` as it is (cache it yourself, or every iteration recomputes it). The
-partitioning must stay the same between passes (a cached DataFrame's
-does); a partition whose row count changes between passes is an error.
+Caching: with ``persist=True`` (default) ``fit`` caches the packed blocks
+(n × p × 8 bytes, 4 for float32; Spark's default storage level, spilling
+to disk) and unpersists them at the end, so ``df`` is read once; with
+``persist=False`` every pass reads and packs ``df`` again (no extra
+memory, much slower). The partitioning must stay the same between passes
+(a cached or deterministic DataFrame's does); a partition whose row count
+changes between passes is an error.
 
 Initialisation: ``init`` an array of centres, or ``'k-means++'``: the
 engine's k-means++ seeding on ``init_size`` rows (default
@@ -183,57 +189,121 @@ def _tree(parts, merge):
     return parts[0]
 
 
+def _merge_scans(rows):
+    """The packed rows' scans added up per partition: the partitions (in
+    order) and their scans."""
+    by = {}
+    for r in rows:
+        scan = pickle.loads(r.scan)
+        acc = by.setdefault(r.pid, dict(scan, sums=None, max_sq=0.0, w_min=math.inf, w_sum=0.0, rows=0, nulls=0, bad_len=0, nonfinite=0))
+        for key in ("rows", "nulls", "bad_len", "nonfinite", "w_sum"):
+            acc[key] += scan[key]
+        acc["max_sq"] = max(acc["max_sq"], scan["max_sq"])
+        acc["w_min"] = min(acc["w_min"], scan["w_min"])
+        if scan["sums"] is not None:
+            acc["sums"] = scan["sums"] if acc["sums"] is None else acc["sums"] + scan["sums"]
+    pids = sorted(by)
+    return pids, [by[pid] for pid in pids]
+
+
 # ------------------------------------------------------- per-partition tasks
 
+_PACKED_SCHEMA = "pid int, start long, rows int, x binary, w binary, scan binary"
 
-def _scan_task(spec, batches):
-    """Rows, nulls, wrong lengths, non-finite values, column sums (f64), the
-    largest squared row norm and the weights' range of one partition."""
+
+def _check_batch(b, spec):
+    """What is wrong with an Arrow batch of the selected columns (null
+    values, rows of another length than p) and its block, if none is."""
     import pyarrow.compute as pc
 
     p, _, kind, weighted = spec
-    out = dict(rows=0, nulls=0, bad_len=0, nonfinite=0, sums=np.zeros(p), max_sq=0.0, w_min=math.inf, w_sum=0.0)
+    cols = b.columns[:-1] if weighted else b.columns
+    if kind == "array":
+        c = cols[0]
+        nulls = c.null_count + c.flatten().null_count
+        if c.null_count:
+            bad = 1
+        else:
+            bad = int(np.count_nonzero(pc.list_value_length(c).to_numpy(zero_copy_only=False) != p))
+    else:
+        nulls, bad = sum(c.null_count for c in cols), 0
+    nulls += b.column(b.num_columns - 1).null_count if weighted else 0
+    return nulls, bad
+
+
+def _pack_task(spec, batches):
+    """Each Arrow batch of a partition as one packed row: its first row's
+    index in the partition, its rows, the contiguous block's bytes, the
+    weights' bytes and what the scan needs (rows, nulls, wrong lengths,
+    non-finite rows, column sums (f64), the largest squared row norm, the
+    weights' range). The blocks are cached, so the iterations read bytes,
+    not columns."""
+    pid, start = _pid(), 0
     for b in batches:
         n = b.num_rows
         if n == 0:
             continue
-        out["rows"] += n
-        cols = b.columns[:-1] if weighted else b.columns
-        if kind == "array":
-            c = cols[0]
-            nulls = c.null_count + c.flatten().null_count
-            lengths = pc.list_value_length(c).to_numpy(zero_copy_only=False)
-            bad = int(np.count_nonzero(lengths != p)) if c.null_count == 0 else 1
-        else:
-            nulls, bad = sum(c.null_count for c in cols), 0
-        nulls += b.column(b.num_columns - 1).null_count if weighted else 0
-        out["nulls"] += nulls
-        out["bad_len"] += bad
-        if nulls or bad:
-            continue
-        x, w = _block(b, spec)
-        x64 = np.asarray(x, dtype=np.float64)
-        finite = np.isfinite(x64).all(axis=1)
-        if w is not None:
-            finite &= np.isfinite(w)
-        out["nonfinite"] += int(n - np.count_nonzero(finite))
-        if not finite.all():
-            continue
-        out["sums"] += x64.sum(axis=0)
-        out["max_sq"] = max(out["max_sq"], float(np.einsum("ij,ij->i", x64, x64).max()))
-        if w is not None:
-            out["w_min"] = min(out["w_min"], float(w.min()))
-            out["w_sum"] += float(w.sum())
-    if out["rows"]:
-        yield _row(_pid(), out)
+        nulls, bad = _check_batch(b, spec)
+        scan = dict(rows=n, nulls=nulls, bad_len=bad, nonfinite=0, sums=None, max_sq=0.0, w_min=math.inf, w_sum=0.0)
+        xb, wb = b"", None
+        if not (nulls or bad):
+            x, w = _block(b, spec)
+            x64 = np.asarray(x, dtype=np.float64)
+            finite = np.isfinite(x64).all(axis=1)
+            if w is not None:
+                finite &= np.isfinite(w)
+            scan["nonfinite"] = int(n - np.count_nonzero(finite))
+            if finite.all():
+                scan["sums"] = x64.sum(axis=0)
+                scan["max_sq"] = float(np.einsum("ij,ij->i", x64, x64).max())
+                if w is not None:
+                    scan["w_min"], scan["w_sum"] = float(w.min()), float(w.sum())
+                xb, wb = x.tobytes(), None if w is None else w.tobytes()
+        yield _packed_row(pid, start, n, xb, wb, scan)
+        start += n
+
+
+def _packed_row(pid, start, n, xb, wb, scan):
+    import pyarrow as pa
+
+    return pa.record_batch(
+        [
+            pa.array([pid], pa.int32()),
+            pa.array([start], pa.int64()),
+            pa.array([n], pa.int32()),
+            pa.array([xb], pa.binary()),
+            pa.array([wb], pa.binary()),
+            pa.array([pickle.dumps(scan, protocol=5)], pa.binary()),
+        ],
+        names=["pid", "start", "rows", "x", "w", "scan"],
+    )
+
+
+def _unpacked(batches, spec):
+    """(first row's index in the partition, block, weights or None) of
+    every packed row, the block read in place from Arrow's buffer."""
+    p, f32, _, weighted = spec
+    dtype = np.float32 if f32 else np.float64
+    for b in batches:
+        starts = b.column(0).to_numpy(zero_copy_only=False)
+        rows = b.column(1).to_numpy(zero_copy_only=False)
+        xs, ws = b.column(2), b.column(3)
+        for i in range(b.num_rows):
+            n = int(rows[i])
+            x = np.frombuffer(xs[i].as_buffer(), dtype=dtype).reshape(n, p)
+            if not x.flags.aligned:
+                x = x.copy()
+            w = np.frombuffer(ws[i].as_buffer(), dtype=np.float64) if weighted else None
+            if w is not None and not w.flags.aligned:
+                w = w.copy()
+            yield int(starts[i]), x, w
 
 
 def _sq_task(spec, mean, batches):
     ss = np.zeros(len(mean))
-    for b in batches:
-        if b.num_rows:
-            d = np.asarray(_block(b, spec)[0], dtype=np.float64) - mean
-            ss += np.einsum("ij,ij->j", d, d)
+    for _, x, _ in _unpacked(batches, spec):
+        d = np.asarray(x, dtype=np.float64) - mean
+        ss += np.einsum("ij,ij->j", d, d)
     yield _row(_pid(), ss)
 
 
@@ -242,13 +312,10 @@ def _sample_task(spec, picks, batches):
     want = picks.get(_pid())
     if want is None:
         return
-    xs, ws, start = [], [], 0
-    for b in batches:
-        n = b.num_rows
-        local = want[(want >= start) & (want < start + n)] - start
-        start += n
+    xs, ws = [], []
+    for start, x, w in _unpacked(batches, spec):
+        local = want[(want >= start) & (want < start + len(x))] - start
         if len(local):
-            x, w = _block(b, spec)
             xs.append(x[local])
             ws.append(None if w is None else w[local])
     if xs:
@@ -258,22 +325,20 @@ def _sample_task(spec, picks, batches):
 def _lloyd_task(spec, centres, offsets, prev, batches):
     pid = _pid()
     k = centres.shape[0]
-    off, parts = int(offsets[pid]), []
-    for b in batches:
-        if b.num_rows:
-            x, w = _block(b, spec)
-            parts.append(_meanscape.lloyd_block(x, centres, sample_weight=w, prev=prev, offset=off, keep=k))
-            off += b.num_rows
+    off = int(offsets[pid])
+    parts = [
+        _meanscape.lloyd_block(x, centres, sample_weight=w, prev=prev, offset=off + start, keep=k)
+        for start, x, w in _unpacked(batches, spec)
+    ]
     if parts:
         yield _row(pid, _tree(parts, partial(_lloyd_merge, keep=k)))
 
 
 def _power_task(spec, centres, s, s_ref, zero_tol, batches):
-    parts = []
-    for b in batches:
-        if b.num_rows:
-            x, w = _block(b, spec)
-            parts.append(_meanscape.power_block(x, centres, s, s_ref=s_ref, sample_weight=w, zero_tol=zero_tol))
+    parts = [
+        _meanscape.power_block(x, centres, s, s_ref=s_ref, sample_weight=w, zero_tol=zero_tol)
+        for _, x, w in _unpacked(batches, spec)
+    ]
     if parts:
         yield _row(_pid(), _tree(parts, _power_merge))
 
@@ -287,7 +352,8 @@ class _SparkCluster(BaseEstimator):
     def _collect(self, task):
         """One job: `task` on every partition; the partitions' values in
         partition order and the bytes they sent."""
-        rows = self._sel.mapInArrow(task, _STATS_SCHEMA).collect()
+        blocks = self._packed.select("start", "rows", "x", "w")
+        rows = blocks.mapInArrow(task, _STATS_SCHEMA).collect()
         rows.sort(key=lambda r: r.pid)
         self._last_bytes = sum(len(r.stats) for r in rows)
         return [r.pid for r in rows], [pickle.loads(r.stats) for r in rows]
@@ -305,10 +371,12 @@ class _SparkCluster(BaseEstimator):
             if first[0] is None or len(first[0]) == 0:
                 raise ValueError(f"featuresCol = {self.featuresCol!r}: the first row has no features")
             spec = (len(first[0]),) + spec[1:]
-        self._persisted = bool(self.persist) and not df.is_cached
-        self._sel = sel.persist() if self._persisted else sel
         self._spec = spec
-        pids, scans = self._collect(partial(_scan_task, spec))
+        # The data as packed blocks, cached for the fit (persist=True).
+        packed = sel.mapInArrow(partial(_pack_task, spec), _PACKED_SCHEMA)
+        self._persisted = bool(self.persist)
+        self._packed = packed.persist() if self._persisted else packed
+        pids, scans = _merge_scans(self._packed.select("pid", "scan").collect())
         where = f"featuresCol = {self.featuresCol!r}" + (f" / weightCol = {self.weightCol!r}" if spec[3] else "")
         if sum(s["nulls"] for s in scans):
             raise ValueError(f"{where}: {sum(s['nulls'] for s in scans)} null value(s); drop or fill them")
@@ -329,7 +397,7 @@ class _SparkCluster(BaseEstimator):
         self._rows = counts
         self._offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
         self._n, self._p = n, spec[0]
-        self._sums = sum(s["sums"] for s in scans)
+        self._sums = sum(s["sums"] for s in scans if s["sums"] is not None)
         self._max_sq = max(s["max_sq"] for s in scans)
         self._bytes = []
         self._times = []
@@ -345,8 +413,8 @@ class _SparkCluster(BaseEstimator):
 
     def _release(self):
         if getattr(self, "_persisted", False):
-            self._sel.unpersist()
-        for attr in ("_sel", "_spec", "_rows", "_offsets", "_sums", "_max_sq", "_persisted"):
+            self._packed.unpersist()
+        for attr in ("_packed", "_spec", "_rows", "_offsets", "_sums", "_max_sq", "_persisted"):
             if hasattr(self, attr):
                 delattr(self, attr)
 

@@ -128,6 +128,8 @@ def test_kmeans_equals_in_memory(spark, layout):
     np.testing.assert_array_equal(lab, ref.labels_)
     # Statistics only: k × p sums and the k farthest rows per partition.
     assert 0 < got.bytes_per_iteration_ < 4 * 4096
+    # The packed blocks fit cached are released.
+    assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
 
 
 def test_kmeans_moves_an_empty_cluster_as_in_memory(spark):
@@ -175,7 +177,8 @@ def test_khm_equals_in_memory(spark):
     c0 = start(X, 4)
     df, cols = frame(spark, X, (1, 299, 300))
     ref = meanscape.KHarmonicMeans(4, init=c0, max_iter=25).fit(X)
-    got = bounded(lambda: mspark.KHarmonicMeans(4, featuresCol=cols, init=c0, max_iter=25).fit(df))
+    # persist=False: every pass reads and packs df again.
+    got = bounded(lambda: mspark.KHarmonicMeans(4, featuresCol=cols, init=c0, max_iter=25, persist=False).fit(df))
     assert got.n_iter_ == ref.n_iter_
     close(got.cluster_centers_, ref.cluster_centers_)
     close(got.objective_, ref.objective_)
