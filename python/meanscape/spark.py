@@ -751,7 +751,9 @@ class ClusterModel:
     """A fitted meanscape.spark estimator: ``cluster_centers_``,
     ``n_iter_``, the objective and its trace (as the in-memory estimator
     has them), ``bytes_per_iteration_`` (the statistics all partitions
-    sent per iteration) and ``iteration_seconds_``; ``transform(df)`` adds
+    sent per pass, on average) and ``iteration_seconds_`` (the wall time
+    of every statistics pass: the iterations, ``KMeans``' label checks,
+    ``PowerKMeans``' closing k-means cost); ``transform(df)`` adds
     the nearest centre of every row as an int column ``predictionCol``
     (computed lazily by Spark)."""
 
