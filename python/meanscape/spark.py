@@ -1,0 +1,787 @@
+"""``meanscape.spark``: k-means, power k-means and k-harmonic means on
+PySpark DataFrames.
+
+``est = PowerKMeans(n_clusters=…, featuresCol=…)``, ``model = est.fit(df)``,
+``model.transform(df)`` (a prediction column, computed lazily by Spark).
+The features are a vector column (``pyspark.ml.linalg`` vectors), an
+array column, or a list of numeric columns; FloatType columns (or an array
+of floats) stay float32, any other numeric type is read as float64.
+
+The data is read once: a first ``mapInArrow`` pass turns each Arrow batch
+of the selected columns into one packed row (the contiguous float64/float32
+block's bytes, its weights, its place in the partition, and what the input
+checks need), and these rows are cached. Every iteration is then one Spark
+job: ``mapInArrow`` over the cached blocks runs, per partition, the engine's
+block step (``_meanscape.lloyd_block`` / ``power_block``, the same code the
+in-memory solvers run, GIL released) on each block read in place from
+Arrow's buffer, merges the blocks with the engine's merge, and yields one
+row: the partition's k × p statistics, pickled. The driver collects those
+rows and reduces them in a tree of engine merges (fan-in 8, partition
+order); the update and the stopping/annealing rule
+(``_meanscape.Annealer``) run on the driver, exactly as in
+``meanscape.dask``. The rows never move.
+
+The centres travel in the task's closure, not in a ``Broadcast``: they are
+k × p float64 (80 KB for k = 10, p = 1000), smaller than the closure
+PySpark sends with every task anyway, and a new broadcast per iteration
+would have to be created and destroyed each time. PySpark itself turns a
+closure over 1 MB (``spark.broadcast.UDFCompressionThreshold``) into a
+broadcast.
+
+Caching: with ``persist=True`` (default) ``fit`` caches the packed blocks
+(n × p × 8 bytes, 4 for float32; Spark's default storage level, spilling
+to disk) and unpersists them at the end, so ``df`` is read once; with
+``persist=False`` every pass reads and packs ``df`` again (no extra
+memory, much slower). The partitioning must stay the same between passes
+(a cached or deterministic DataFrame's does); a partition whose row count
+changes between passes is an error.
+
+Initialisation: ``init`` an array of centres, or ``'k-means++'``: the
+engine's k-means++ seeding on ``init_size`` rows (default
+``min(n, max(10000, 20·k))``) drawn uniformly without replacement with
+``numpy.random.default_rng(random_state)`` among the rows in partition
+order (the same rows ``meanscape.dask`` draws from the same data); one
+start (``n_init`` is 1).
+
+Needs the ``spark`` extra: ``pip install "meanscape[spark]"`` (PySpark 4,
+Java 17). The executors must import ``meanscape``: set ``PYSPARK_PYTHON``
+(or ``spark.pyspark.python`` with ``spark-submit``) to an interpreter that has it.
+"""
+
+import math
+import numbers
+import pickle
+import time
+import warnings
+from functools import partial
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+
+from . import _meanscape
+from ._base import _seed
+from .dask import _FAN_IN, _lloyd_merge, _power_merge
+
+__all__ = ["KMeans", "PowerKMeans", "KHarmonicMeans", "ClusterModel"]
+
+_STATS_SCHEMA = "pid int, stats binary"
+
+
+def _spark():
+    try:
+        from pyspark.sql import DataFrame
+        from pyspark.sql import functions as F
+        from pyspark.sql import types as T
+    except ImportError as e:  # pragma: no cover - the extra is missing
+        raise ImportError(
+            'meanscape.spark needs PySpark: install the extra with pip install "meanscape[spark]" '
+            '(from a checkout: pip install "./python[spark]"); PySpark 4 needs Java 17'
+        ) from e
+    return DataFrame, F, T
+
+
+# ----------------------------------------------------------------- input
+
+
+def _is_vector(t):
+    try:
+        from pyspark.ml.linalg import VectorUDT
+    except ImportError:  # pragma: no cover - pyspark without its ml package
+        return False
+    return isinstance(t, VectorUDT)
+
+
+def _features(df, featuresCol, weightCol=None):
+    """The columns to read, as Spark expressions, and the block spec
+    (p or None for an array column, float32?, kind, weighted)."""
+    DataFrame, F, T = _spark()
+    if not isinstance(df, DataFrame):
+        raise TypeError(f"a pyspark.sql.DataFrame is required, not {type(df).__name__}")
+    fields = {f.name: f.dataType for f in df.schema.fields}
+    numeric = (T.ByteType, T.ShortType, T.IntegerType, T.LongType, T.FloatType, T.DoubleType, T.DecimalType)
+
+    def missing(name, what):
+        if name not in fields:
+            raise ValueError(f"{what} = {name!r}: no such column (the columns are {list(fields)})")
+
+    if isinstance(featuresCol, str) and not _is_numeric_name(featuresCol, fields, numeric):
+        missing(featuresCol, "featuresCol")
+        t = fields[featuresCol]
+        if _is_vector(t):
+            from pyspark.ml.functions import vector_to_array
+
+            exprs, f32, kind = [vector_to_array(df[featuresCol], "float64").alias("_x")], False, "array"
+        elif isinstance(t, T.ArrayType) and isinstance(t.elementType, numeric):
+            f32 = isinstance(t.elementType, T.FloatType)
+            elem = "float" if f32 else "double"
+            exprs, kind = [df[featuresCol].cast(f"array<{elem}>").alias("_x")], "array"
+        else:
+            raise ValueError(
+                f"featuresCol = {featuresCol!r} is of type {t.simpleString()}: a vector, an array of numbers, "
+                "or a list of numeric columns is required"
+            )
+        p = None
+    else:
+        names = [featuresCol] if isinstance(featuresCol, str) else list(featuresCol)
+        if not names:
+            raise ValueError("featuresCol: an empty list of columns")
+        for n in names:
+            missing(n, "featuresCol")
+        other = [n for n in names if not isinstance(fields[n], numeric)]
+        if other:
+            raise ValueError(f"featuresCol: column(s) {other} are not numeric; select the numeric columns to cluster")
+        f32 = all(isinstance(fields[n], T.FloatType) for n in names)
+        cast = "float" if f32 else "double"
+        exprs = [df[n].cast(cast).alias(f"_x{j}") for j, n in enumerate(names)]
+        kind, p = "columns", len(names)
+    weighted = weightCol is not None
+    if weighted:
+        missing(weightCol, "weightCol")
+        if not isinstance(fields[weightCol], numeric):
+            raise ValueError(f"weightCol = {weightCol!r} is not numeric")
+        exprs.append(df[weightCol].cast("double").alias("_w"))
+    return exprs, (p, f32, kind, weighted)
+
+
+def _is_numeric_name(name, fields, numeric):
+    return name in fields and isinstance(fields[name], numeric)
+
+
+def _block(batch, spec):
+    """An Arrow batch as a contiguous (rows × p) float64/float32 block and
+    its float64 weights (or None)."""
+    p, f32, kind, weighted = spec
+    dtype = np.float32 if f32 else np.float64
+    n = batch.num_rows
+    if kind == "array":
+        flat = batch.column(0).flatten().to_numpy(zero_copy_only=False)
+        x = np.ascontiguousarray(flat, dtype=dtype).reshape(n, p)
+    else:
+        x = np.empty((n, p), dtype=dtype)
+        for j in range(p):
+            x[:, j] = batch.column(j).to_numpy(zero_copy_only=False)
+    w = None
+    if weighted:
+        w = np.ascontiguousarray(batch.column(batch.num_columns - 1).to_numpy(zero_copy_only=False), dtype=np.float64)
+    return x, w
+
+
+def _pid():
+    from pyspark import TaskContext
+
+    return TaskContext.get().partitionId()
+
+
+def _row(pid, value):
+    import pyarrow as pa
+
+    return pa.record_batch(
+        [pa.array([pid], pa.int32()), pa.array([pickle.dumps(value, protocol=5)], pa.binary())],
+        names=["pid", "stats"],
+    )
+
+
+def _tree(parts, merge):
+    """Merge `parts` (in order) in a tree of fan-in `_FAN_IN`."""
+    while len(parts) > 1:
+        parts = [merge(parts[i : i + _FAN_IN]) for i in range(0, len(parts), _FAN_IN)]
+    return parts[0]
+
+
+def _merge_scans(rows):
+    """The packed rows' scans added up per partition: the partitions (in
+    order) and their scans."""
+    by = {}
+    for r in rows:
+        scan = pickle.loads(r.scan)
+        acc = by.setdefault(r.pid, dict(scan, sums=None, max_sq=0.0, w_min=math.inf, w_sum=0.0, rows=0, nulls=0, bad_len=0, nonfinite=0))
+        for key in ("rows", "nulls", "bad_len", "nonfinite", "w_sum"):
+            acc[key] += scan[key]
+        acc["max_sq"] = max(acc["max_sq"], scan["max_sq"])
+        acc["w_min"] = min(acc["w_min"], scan["w_min"])
+        if scan["sums"] is not None:
+            acc["sums"] = scan["sums"] if acc["sums"] is None else acc["sums"] + scan["sums"]
+    pids = sorted(by)
+    return pids, [by[pid] for pid in pids]
+
+
+# ------------------------------------------------------- per-partition tasks
+
+_PACKED_SCHEMA = "pid int, start long, rows int, x binary, w binary, scan binary"
+
+
+def _check_batch(b, spec):
+    """What is wrong with an Arrow batch of the selected columns (null
+    values, rows of another length than p) and its block, if none is."""
+    import pyarrow.compute as pc
+
+    p, _, kind, weighted = spec
+    cols = b.columns[:-1] if weighted else b.columns
+    if kind == "array":
+        c = cols[0]
+        nulls = c.null_count + c.flatten().null_count
+        if c.null_count:
+            bad = 1
+        else:
+            bad = int(np.count_nonzero(pc.list_value_length(c).to_numpy(zero_copy_only=False) != p))
+    else:
+        nulls, bad = sum(c.null_count for c in cols), 0
+    nulls += b.column(b.num_columns - 1).null_count if weighted else 0
+    return nulls, bad
+
+
+def _pack_task(spec, batches):
+    """Each Arrow batch of a partition as one packed row: its first row's
+    index in the partition, its rows, the contiguous block's bytes, the
+    weights' bytes and what the scan needs (rows, nulls, wrong lengths,
+    non-finite rows, column sums (f64), the largest squared row norm, the
+    weights' range). The blocks are cached, so the iterations read bytes,
+    not columns."""
+    pid, start = _pid(), 0
+    for b in batches:
+        n = b.num_rows
+        if n == 0:
+            continue
+        nulls, bad = _check_batch(b, spec)
+        scan = dict(rows=n, nulls=nulls, bad_len=bad, nonfinite=0, sums=None, max_sq=0.0, w_min=math.inf, w_sum=0.0)
+        xb, wb = b"", None
+        if not (nulls or bad):
+            x, w = _block(b, spec)
+            x64 = np.asarray(x, dtype=np.float64)
+            finite = np.isfinite(x64).all(axis=1)
+            if w is not None:
+                finite &= np.isfinite(w)
+            scan["nonfinite"] = int(n - np.count_nonzero(finite))
+            if finite.all():
+                scan["sums"] = x64.sum(axis=0)
+                scan["max_sq"] = float(np.einsum("ij,ij->i", x64, x64).max())
+                if w is not None:
+                    scan["w_min"], scan["w_sum"] = float(w.min()), float(w.sum())
+                xb, wb = x.tobytes(), None if w is None else w.tobytes()
+        yield _packed_row(pid, start, n, xb, wb, scan)
+        start += n
+
+
+def _packed_row(pid, start, n, xb, wb, scan):
+    import pyarrow as pa
+
+    return pa.record_batch(
+        [
+            pa.array([pid], pa.int32()),
+            pa.array([start], pa.int64()),
+            pa.array([n], pa.int32()),
+            pa.array([xb], pa.binary()),
+            pa.array([wb], pa.binary()),
+            pa.array([pickle.dumps(scan, protocol=5)], pa.binary()),
+        ],
+        names=["pid", "start", "rows", "x", "w", "scan"],
+    )
+
+
+def _unpacked(batches, spec):
+    """(first row's index in the partition, block, weights or None) of
+    every packed row, the block read in place from Arrow's buffer."""
+    p, f32, _, weighted = spec
+    dtype = np.float32 if f32 else np.float64
+    for b in batches:
+        starts = b.column(0).to_numpy(zero_copy_only=False)
+        rows = b.column(1).to_numpy(zero_copy_only=False)
+        xs, ws = b.column(2), b.column(3)
+        for i in range(b.num_rows):
+            n = int(rows[i])
+            x = np.frombuffer(xs[i].as_buffer(), dtype=dtype).reshape(n, p)
+            if not x.flags.aligned:
+                x = x.copy()
+            w = np.frombuffer(ws[i].as_buffer(), dtype=np.float64) if weighted else None
+            if w is not None and not w.flags.aligned:
+                w = w.copy()
+            yield int(starts[i]), x, w
+
+
+def _sq_task(spec, mean, batches):
+    ss = np.zeros(len(mean))
+    for _, x, _ in _unpacked(batches, spec):
+        d = np.asarray(x, dtype=np.float64) - mean
+        ss += np.einsum("ij,ij->j", d, d)
+    yield _row(_pid(), ss)
+
+
+def _sample_task(spec, picks, batches):
+    """The rows of this partition whose local indices are in `picks`."""
+    want = picks.get(_pid())
+    if want is None:
+        return
+    xs, ws = [], []
+    for start, x, w in _unpacked(batches, spec):
+        local = want[(want >= start) & (want < start + len(x))] - start
+        if len(local):
+            xs.append(x[local])
+            ws.append(None if w is None else w[local])
+    if xs:
+        yield _row(_pid(), (np.concatenate(xs), None if ws[0] is None else np.concatenate(ws)))
+
+
+def _lloyd_task(spec, centres, offsets, prev, batches):
+    pid = _pid()
+    k = centres.shape[0]
+    off = int(offsets[pid])
+    parts = [
+        _meanscape.lloyd_block(x, centres, sample_weight=w, prev=prev, offset=off + start, keep=k)
+        for start, x, w in _unpacked(batches, spec)
+    ]
+    if parts:
+        yield _row(pid, _tree(parts, partial(_lloyd_merge, keep=k)))
+
+
+def _power_task(spec, centres, s, s_ref, zero_tol, batches):
+    parts = [
+        _meanscape.power_block(x, centres, s, s_ref=s_ref, sample_weight=w, zero_tol=zero_tol)
+        for _, x, w in _unpacked(batches, spec)
+    ]
+    if parts:
+        yield _row(_pid(), _tree(parts, _power_merge))
+
+
+# ------------------------------------------------------------- estimators
+
+
+class _SparkCluster(BaseEstimator):
+    """What the Spark estimators share: input, the passes, initialisation."""
+
+    def _collect(self, task):
+        """One job: `task` on every partition; the partitions' values in
+        partition order and the bytes they sent."""
+        blocks = self._packed.select("start", "rows", "x", "w")
+        rows = blocks.mapInArrow(task, _STATS_SCHEMA).collect()
+        rows.sort(key=lambda r: r.pid)
+        self._last_bytes = sum(len(r.stats) for r in rows)
+        return [r.pid for r in rows], [pickle.loads(r.stats) for r in rows]
+
+    def _scan(self, df):
+        k = self.n_clusters
+        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+            raise ValueError(f"n_clusters = {k!r} must be a positive integer")
+        exprs, spec = _features(df, self.featuresCol, self.weightCol)
+        sel = df.select(*exprs)
+        if spec[0] is None:
+            first = sel.first()
+            if first is None:
+                raise ValueError(f"n_samples=0 should be >= n_clusters={k}.")
+            if first[0] is None or len(first[0]) == 0:
+                raise ValueError(f"featuresCol = {self.featuresCol!r}: the first row has no features")
+            spec = (len(first[0]),) + spec[1:]
+        self._spec = spec
+        # The data as packed blocks, cached for the fit (persist=True).
+        packed = sel.mapInArrow(partial(_pack_task, spec), _PACKED_SCHEMA)
+        self._persisted = bool(self.persist)
+        self._packed = packed.persist() if self._persisted else packed
+        pids, scans = _merge_scans(self._packed.select("pid", "scan").collect())
+        where = f"featuresCol = {self.featuresCol!r}" + (f" / weightCol = {self.weightCol!r}" if spec[3] else "")
+        if sum(s["nulls"] for s in scans):
+            raise ValueError(f"{where}: {sum(s['nulls'] for s in scans)} null value(s); drop or fill them")
+        if sum(s["bad_len"] for s in scans):
+            raise ValueError(f"featuresCol = {self.featuresCol!r}: rows of different lengths (the first has {spec[0]})")
+        if sum(s["nonfinite"] for s in scans):
+            raise ValueError(f"{where}: {sum(s['nonfinite'] for s in scans)} row(s) with NaN or infinite values")
+        rows = {pid: s["rows"] for pid, s in zip(pids, scans)}
+        n = sum(rows.values())
+        if n < k:
+            raise ValueError(f"n_samples={n} should be >= n_clusters={k}.")
+        if spec[3]:
+            if min(s["w_min"] for s in scans) < 0 or sum(s["w_sum"] for s in scans) <= 0:
+                raise ValueError(f"weightCol = {self.weightCol!r}: weights must be ≥ 0 with a positive sum")
+        nparts = max(pids) + 1
+        counts = np.zeros(nparts, dtype=np.int64)
+        counts[pids] = [rows[pid] for pid in pids]
+        self._rows = counts
+        self._offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+        self._n, self._p = n, spec[0]
+        self._sums = sum(s["sums"] for s in scans if s["sums"] is not None)
+        self._max_sq = max(s["max_sq"] for s in scans)
+        self._bytes = []
+        self._times = []
+
+    def _check_rows(self, pids, parts):
+        got = {pid: int(part["rows"]) for pid, part in zip(pids, parts)}
+        want = {pid: int(r) for pid, r in enumerate(self._rows) if r}
+        if got != want:
+            raise RuntimeError(
+                "the DataFrame's partitions changed between passes (rows per partition differ); "
+                "persist it (df.persist()) or give a deterministic DataFrame"
+            )
+
+    def _release(self):
+        if getattr(self, "_persisted", False):
+            self._packed.unpersist()
+        for attr in ("_packed", "_spec", "_rows", "_offsets", "_sums", "_max_sq", "_persisted"):
+            if hasattr(self, attr):
+                delattr(self, attr)
+
+    def _initial_centres(self):
+        k, n, p = self.n_clusters, self._n, self._p
+        init = self.init
+        if self.n_init not in (1, "auto"):
+            warnings.warn(
+                f"meanscape.spark runs one start: n_init={self.n_init!r} is taken as 1.", RuntimeWarning, stacklevel=3
+            )
+        if not isinstance(init, str):
+            c = np.array(init, dtype=np.float32 if self._spec[1] else np.float64, copy=True)
+            if c.shape != (k, p):
+                raise ValueError(f"The shape of the initial centers {c.shape} does not match ({k}, {p}).")
+            return np.ascontiguousarray(c, dtype=np.float64)
+        if init not in ("k-means++", "kmeans++"):
+            raise ValueError(f"init = {init!r}: meanscape.spark takes 'k-means++' or an array of centres")
+        size = self.init_size if self.init_size is not None else min(n, max(10_000, 20 * k))
+        size = int(min(max(size, k), n))
+        seed = _seed(self.random_state)
+        idx = np.sort(np.random.default_rng(seed).choice(n, size=size, replace=False))
+        part = np.searchsorted(self._offsets, idx, side="right") - 1
+        picks = {int(q): idx[part == q] - self._offsets[q] for q in np.unique(part)}
+        _, got = self._collect(partial(_sample_task, self._spec, picks))
+        sample = np.ascontiguousarray(np.concatenate([x for x, _ in got]))
+        extra = {} if got[0][1] is None else {"sample_weight": np.concatenate([w for _, w in got])}
+        # One assignment at the seeds: the engine's k-means++ centres.
+        r = _meanscape.fit(
+            "kmeans", sample, int(k), [("max_iter", 1.0), ("tol", 0.0)], [], seed, 1, "kmeans++", **extra
+        )
+        return np.ascontiguousarray(r["centroids"], dtype=np.float64)
+
+    def _lloyd_stats(self, centres, prev=None):
+        t = time.perf_counter()
+        pids, parts = self._collect(partial(_lloyd_task, self._spec, centres, self._offsets, prev))
+        self._check_rows(pids, parts)
+        stats = _tree(parts, partial(_lloyd_merge, keep=centres.shape[0]))
+        self._bytes.append(self._last_bytes)
+        self._times.append(time.perf_counter() - t)
+        return stats
+
+    def _power_stats(self, centres, s, s_ref, zero_tol):
+        t = time.perf_counter()
+        pids, parts = self._collect(partial(_power_task, self._spec, centres, s, s_ref, zero_tol))
+        self._check_rows(pids, parts)
+        stats = _tree(parts, _power_merge)
+        self._bytes.append(self._last_bytes)
+        self._times.append(time.perf_counter() - t)
+        return stats
+
+    def _model(self, centres, counts, **attrs):
+        distinct = int(np.count_nonzero(counts))
+        if distinct < self.n_clusters:
+            warnings.warn(
+                f"Number of distinct clusters ({distinct}) found smaller than n_clusters ({self.n_clusters}).",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        model = ClusterModel(
+            centres.astype(np.float32 if self._spec[1] else np.float64),
+            featuresCol=self.featuresCol,
+            predictionCol=self.predictionCol,
+        )
+        model.n_features_in_ = self._p
+        model.bytes_per_iteration_ = int(np.mean(self._bytes)) if self._bytes else 0
+        model.iteration_seconds_ = list(self._times)
+        for name, value in attrs.items():
+            setattr(model, name, value)
+        return model
+
+    def fit(self, df):
+        """Fit on the DataFrame `df`; returns a :class:`ClusterModel`."""
+        try:
+            self._scan(df)
+            return self._fit()
+        finally:
+            self._release()
+
+
+class KMeans(_SparkCluster):
+    """``meanscape.KMeans`` (scikit-learn's k-means, the engine's Lloyd) on a
+    Spark DataFrame: the same stopping rule (squared centre shift ≤ tol ×
+    mean feature variance, or no label change), the same empty-cluster rule
+    (moved to the farthest rows), the same ``n_iter_``.
+
+    The labels are not kept between iterations (an executor keeps no
+    state): when an iteration's counts and sums equal the previous one's,
+    one more pass counts the rows whose nearest centre changed; so the
+    label rule costs about one extra pass per fit, not one per iteration.
+    """
+
+    def __init__(
+        self,
+        n_clusters=8,
+        *,
+        featuresCol="features",
+        predictionCol="prediction",
+        weightCol=None,
+        init="k-means++",
+        n_init="auto",
+        max_iter=300,
+        tol=1e-4,
+        verbose=0,
+        random_state=None,
+        algorithm="lloyd",
+        init_size=None,
+        persist=True,
+    ):
+        self.n_clusters = n_clusters
+        self.featuresCol = featuresCol
+        self.predictionCol = predictionCol
+        self.weightCol = weightCol
+        self.init = init
+        self.n_init = n_init
+        self.max_iter = max_iter
+        self.tol = tol
+        self.verbose = verbose
+        self.random_state = random_state
+        self.algorithm = algorithm
+        self.init_size = init_size
+        self.persist = persist
+
+    def _mean_variance(self):
+        mean = self._sums / self._n
+        _, ss = self._collect(partial(_sq_task, self._spec, mean))
+        return float(np.mean(sum(ss) / self._n))
+
+    def _fit(self):
+        if self.algorithm not in ("lloyd", "elkan"):
+            raise ValueError(f"algorithm = {self.algorithm!r} must be 'lloyd' or 'elkan'")
+        centres = self._initial_centres()
+        tol_abs = float(self.tol) * self._mean_variance()
+        k = self.n_clusters
+        ann = _meanscape.Annealer.lloyd(int(self.max_iter) + 1, int(k))
+        prev, prev_c, shift, stats = None, None, math.inf, None
+        while ann.iteration() is not None:
+            stats = self._lloyd_stats(centres)
+            unchanged = False
+            if prev is not None and shift > tol_abs and _same_partition(stats, prev):
+                # The counts and sums did not move: count the rows whose
+                # nearest centre changed (the previous centres' labels).
+                unchanged = self._lloyd_stats(centres, prev=prev_c)["changed"] == 0
+            settled = unchanged or shift <= tol_abs
+            stop = ann.record(stats["inertia"], None, stats["counts"].tolist(), 0.0, settled)
+            if stop is not None:
+                break
+            prev, prev_c = stats, centres
+            centres, shift = _meanscape.lloyd_next(stats, centres)
+        r = ann.result()
+        by = None
+        if r["converged"]:
+            by = "shift" if shift <= tol_abs else "labels"
+        n_iter = int(r["n_iter"])
+        n_iter_ = n_iter - 1 if by == "shift" else min(n_iter, int(self.max_iter))
+        if self.verbose:
+            for i, v in enumerate(r["objective_trace"][:n_iter_]):
+                print(f"Iteration {i}, inertia {v}.")
+        return self._model(
+            centres,
+            stats["counts"],
+            n_iter_=n_iter_,
+            inertia_=float(stats["inertia"]),
+            objective_trace_=r["objective_trace"],
+            converged_=bool(r["converged"]),
+        )
+
+
+def _same_partition(a, b):
+    """Whether two iterations' Lloyd statistics may come from the same
+    labels (a necessary condition: the same counts and sums)."""
+    return np.array_equal(a["counts"], b["counts"]) and np.allclose(a["sums"], b["sums"], rtol=1e-9, atol=0)
+
+
+class PowerKMeans(_SparkCluster):
+    """``meanscape.PowerKMeans`` on a Spark DataFrame: the engine's sweep per
+    partition, its log-sum-exp merge, and its annealing and stopping rule
+    (schedule, period check, hardness condition). ``finish`` and ``sample``
+    are not offered here (0)."""
+
+    def __init__(
+        self,
+        n_clusters=8,
+        *,
+        featuresCol="features",
+        predictionCol="prediction",
+        weightCol=None,
+        s0=-1.0,
+        eta=1.04,
+        period=5,
+        s_min=-1000.0,
+        tol=1e-06,
+        max_iter=500,
+        soft_tol=0.01,
+        finish=0,
+        sample=0,
+        n_init=1,
+        init="k-means++",
+        random_state=None,
+        init_size=None,
+        persist=True,
+    ):
+        self.n_clusters = n_clusters
+        self.featuresCol = featuresCol
+        self.predictionCol = predictionCol
+        self.weightCol = weightCol
+        self.s0 = s0
+        self.eta = eta
+        self.period = period
+        self.s_min = s_min
+        self.tol = tol
+        self.max_iter = max_iter
+        self.soft_tol = soft_tol
+        self.finish = finish
+        self.sample = sample
+        self.n_init = n_init
+        self.init = init
+        self.random_state = random_state
+        self.init_size = init_size
+        self.persist = persist
+
+    def _params(self):
+        names = ("s0", "eta", "period", "s_min", "tol", "max_iter", "soft_tol", "finish", "sample")
+        return {n: float(getattr(self, n)) for n in names}
+
+    def _annealer(self):
+        if self.finish or self.sample:
+            raise ValueError("meanscape.spark.PowerKMeans: finish and sample must be 0 (not offered on Spark)")
+        return _meanscape.Annealer.power(
+            float(self.s0),
+            float(self.eta),
+            int(self.period),
+            float(self.s_min),
+            float(self.tol),
+            float(self.soft_tol),
+            int(self.max_iter),
+            int(self.n_clusters),
+        )
+
+    def fit(self, df):
+        """Fit on the DataFrame `df`; returns a :class:`ClusterModel`."""
+        self._annealer()  # refuse bad parameters before any Spark job
+        return super().fit(df)
+
+    def _fit(self):
+        ann = self._annealer()
+        centres = self._initial_centres()
+        zero_tol = _meanscape.zero_tolerance(float(self._max_sq))
+        fin, stats = None, None
+        while (it := ann.iteration()) is not None:
+            _, s, s_ref = it
+            stats = self._power_stats(centres, s, s_ref, zero_tol)
+            fin = _meanscape.power_finish(stats, centres, s_ref is not None)
+            stop = ann.record(fin["objective"], fin["objective_ref"], stats["counts"].tolist(), fin["softness"], False)
+            if stop is not None:
+                break
+            centres = fin["centres"]
+        r = ann.result()
+        # The k-means cost at the final centres: one more pass.
+        cost = self._lloyd_stats(centres)
+        return self._model(
+            centres,
+            stats["counts"],
+            n_iter_=int(r["n_iter"]),
+            objective_=float(fin["objective"]),
+            objective_trace_=r["objective_trace"],
+            s_trace_=r["s_trace"],
+            converged_=bool(r["converged"]),
+            inertia_=float(cost["inertia"]),
+            params_=self._params(),
+        )
+
+
+class KHarmonicMeans(PowerKMeans):
+    """``meanscape.KHarmonicMeans`` on a Spark DataFrame: power k-means with
+    s = −1 held fixed (the engine's khm schedule)."""
+
+    def __init__(
+        self,
+        n_clusters=8,
+        *,
+        featuresCol="features",
+        predictionCol="prediction",
+        weightCol=None,
+        tol=1e-06,
+        max_iter=500,
+        n_init=1,
+        init="k-means++",
+        random_state=None,
+        init_size=None,
+        persist=True,
+    ):
+        self.n_clusters = n_clusters
+        self.featuresCol = featuresCol
+        self.predictionCol = predictionCol
+        self.weightCol = weightCol
+        self.tol = tol
+        self.max_iter = max_iter
+        self.n_init = n_init
+        self.init = init
+        self.random_state = random_state
+        self.init_size = init_size
+        self.persist = persist
+
+    def _params(self):
+        return {"tol": float(self.tol), "max_iter": float(self.max_iter)}
+
+    def _annealer(self):
+        # The engine's khm: s0 = s_min = −1, η = 1, T = 1, no hardness test.
+        return _meanscape.Annealer.power(-1.0, 1.0, 1, -1.0, float(self.tol), 1.0, int(self.max_iter), int(self.n_clusters))
+
+
+# ------------------------------------------------------------------ model
+
+
+def _nearest_of(spec, centres, *cols):
+    """The nearest centre of every row of a batch of pandas Series."""
+    p, f32, kind, _ = spec
+    dtype = np.float32 if f32 else np.float64
+    if kind == "array":
+        v = cols[0]
+        if v.isna().any():
+            raise ValueError("transform: null feature vectors")
+        x = np.asarray(np.stack(v.to_numpy()), dtype=dtype) if len(v) else np.empty((0, p), dtype)
+        if x.ndim != 2 or x.shape[1] != p:
+            raise ValueError(f"transform: feature vectors of another length than {p}")
+    else:
+        x = np.empty((len(cols[0]), p), dtype=dtype)
+        for j, c in enumerate(cols):
+            x[:, j] = c.to_numpy(dtype=dtype)
+    return _meanscape.nearest(np.ascontiguousarray(x), centres).astype(np.int32)
+
+
+class ClusterModel:
+    """A fitted meanscape.spark estimator: ``cluster_centers_``,
+    ``n_iter_``, the objective and its trace (as the in-memory estimator
+    has them), ``bytes_per_iteration_`` (the statistics all partitions
+    sent per pass, on average) and ``iteration_seconds_`` (the wall time
+    of every statistics pass: the iterations, ``KMeans``' label checks,
+    ``PowerKMeans``' closing k-means cost); ``transform(df)`` adds
+    the nearest centre of every row as an int column ``predictionCol``
+    (computed lazily by Spark)."""
+
+    def __init__(self, cluster_centers, *, featuresCol="features", predictionCol="prediction"):
+        self.cluster_centers_ = cluster_centers
+        self.featuresCol = featuresCol
+        self.predictionCol = predictionCol
+
+    def clusterCenters(self):
+        """The centres as a list of arrays (as MLlib's ``KMeansModel``)."""
+        return list(np.asarray(self.cluster_centers_, dtype=np.float64))
+
+    def transform(self, df):
+        """`df` with the column ``predictionCol``: each row's nearest centre."""
+        if getattr(self, "cluster_centers_", None) is None:
+            raise NotFittedError("This ClusterModel has no centres.")
+        _, F, _ = _spark()
+        import pandas as pd
+
+        exprs, spec = _features(df, self.featuresCol)
+        p = self.cluster_centers_.shape[1]
+        if spec[0] is not None and spec[0] != p:
+            raise ValueError(f"featuresCol has {spec[0]} features; the model was fitted on {p}.")
+        spec = (p,) + spec[1:]
+        centres = np.ascontiguousarray(self.cluster_centers_, dtype=np.float64)
+        body = partial(_nearest_of, spec, centres)
+
+        def nearest(*cols: pd.Series) -> pd.Series:
+            return pd.Series(body(*cols))
+
+        return df.withColumn(self.predictionCol, F.pandas_udf(nearest, "int")(*exprs))
