@@ -111,7 +111,7 @@ impl Solver for KMeans {
         let tol = p.tol * rows.mean_variance();
         let sampled = Sampled::of(problem, run, p.sample, tol, p.max_iter);
         if sampled.applies() {
-            sample_alone(problem, run)?;
+            sample_alone(problem)?;
             return sampled.run(&mut start.rng(), ctx, |xs, xs_norms, centres| {
                 let tol = p.tol * mean_variance(xs);
                 lloyd_loop(xs, xs_norms, centres, tol, p.max_iter, ctx)

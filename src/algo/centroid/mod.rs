@@ -40,12 +40,13 @@ pub(super) fn centres_or_repeats(
     Ok(rows.select(&seeds))
 }
 
-/// Refuses `-P sample` together with sample weights or given centres,
-/// which the sampled run does not carry yet.
-pub(super) fn sample_alone(problem: &Problem, run: &Common) -> Result<()> {
-    if problem.sample_weights().is_some() || run.centres.is_some() {
+/// Refuses `-P sample` together with sample weights, which the sampled
+/// run does not carry yet (given centres start the sampled run).
+pub(super) fn sample_alone(problem: &Problem) -> Result<()> {
+    if problem.sample_weights().is_some() {
         return Err(Error::Param(
-            "sample = N does not take sample weights or given centres yet; drop one of them".into(),
+            "sample = N does not take sample weights yet; set sample = 0 or drop the weights"
+                .into(),
         ));
     }
     Ok(())

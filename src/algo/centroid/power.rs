@@ -11,7 +11,7 @@ use crate::solver::csr::{self, power::PowerSettings};
 use crate::solver::iterate::Finish;
 use crate::solver::power_mean::{PowerRun, power_batch, power_loop_hard};
 use crate::solver::rows::Rows;
-use crate::solver::sample::{Sampled, sample_spec};
+use crate::solver::sample::{Sampled, auto_sample, auto_sample_spec};
 use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
 use crate::solver::stopping::Schedule;
 use crate::solver::{
@@ -132,8 +132,16 @@ impl Solver for PowerKMeans {
                 "How the annealing may end before its schedule does, finishing with Lloyd's iteration (the s → −∞ limit): 0 never (the papers' protocol, the default); 1 once it has settled (a period without a label change, no empty cluster, labels that Lloyd's step keeps: on small data 3× fewer iterations, but it rarely comes on large data); 2 once the annealing no longer changes where Lloyd ends (the Lloyd limits of two checkpoints whose |s| differ by 1.5 agree on all but 0.01 % of rows; Fashion-MNIST: 282 iterations instead of 500, same cost). Both may end elsewhere than the full schedule (yeast, lung_discrete: another partition of similar cost).",
             )
         });
-        v.push(sample_spec());
+        v.push(auto_sample_spec());
         v
+    }
+    fn auto_param(&self, name: &str, problem: &Problem, k: usize) -> Result<f64> {
+        match name {
+            "sample" => Ok(auto_sample(problem, k)),
+            _ => Err(crate::Error::Param(format!(
+                "power declares no automatic default for {name}"
+            ))),
+        }
     }
     fn takes_sparse(&self) -> bool {
         true
@@ -204,7 +212,7 @@ impl Solver for PowerKMeans {
         };
         let sampled = Sampled::of(problem, run, p.sample, 0.0, p.max_iter);
         if sampled.applies() {
-            sample_alone(problem, run)?;
+            sample_alone(problem)?;
             return sampled.run(&mut start.rng(), ctx, |xs, xs_norms, centres| {
                 anneal(xs.into(), xs_norms, None, centres)
             });
