@@ -166,6 +166,11 @@ impl Report<'_> {
         notes
     }
 
+    /// The JSON object (a sweep over several algorithms nests it).
+    pub(super) fn json_value(&self) -> Value {
+        self.json()
+    }
+
     fn json(&self) -> Value {
         let mut params = Map::new();
         for (name, v) in self.plan.fixed() {
@@ -493,6 +498,11 @@ fn num(v: f64) -> Value {
 }
 
 /// An axis value for the JSON: the option text, or the number.
+/// A value on an axis as the JSON writes it.
+pub(super) fn axis_value(a: &crate::sweep::Axis, v: f64) -> Value {
+    at_value(a, v)
+}
+
 fn at_value(a: &crate::sweep::Axis, v: f64) -> Value {
     if a.is_option() {
         Value::from(a.show(v))

@@ -205,3 +205,85 @@ fn rule(picks: &[Pick]) -> Option<(usize, String)> {
         .find_map(|s| picks.iter().find(|p| p.score == *s))
         .map(|p| (p.cell, format!("{}: {}", p.score, p.rule)))
 }
+
+/// The rule of a sweep over several algorithms ([`across`]).
+pub const ACROSS_RULE: &str = "prediction_strength: the highest over every (algorithm, k) cell; ties to the earlier algorithm, then the smaller k";
+/// [`across`] without the resampled scores.
+pub const ACROSS_FALLBACK: &str = "silhouette: the highest over every (algorithm, k) cell (no resampled scores); ties to the earlier algorithm, then the smaller k";
+
+/// The recommendation of a sweep over several algorithms: which
+/// algorithm (its position in the families) and which of its cells.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Across {
+    pub family: usize,
+    pub cell: usize,
+    pub by: &'static str,
+}
+
+/// The cell a sweep over several algorithms (one family of cells per
+/// algorithm, the same axes) recommends: the highest mean prediction
+/// strength over all their usable cells, the research rule of the battery
+/// (docs/guide/choosing.md; "PS-2F" over k-means and knn-graph spectral
+/// clustering); ties go to the earlier family, then to the smaller k.
+/// Prediction strength compares partitions, not distances, so it compares
+/// cells of different algorithms. Without it, the highest silhouette (on
+/// the input features). Never a collapsed cell.
+pub fn across<C: Borrow<CellResult>>(families: &[&[C]]) -> Option<Across> {
+    for (score, by) in [
+        ("prediction_strength", ACROSS_RULE),
+        ("silhouette", ACROSS_FALLBACK),
+    ] {
+        let mut best: Option<(usize, usize, f64, usize)> = None;
+        for (f, cells) in families.iter().enumerate() {
+            for (i, c) in cells.iter().enumerate() {
+                let c = c.borrow();
+                let Some(v) = mean(c, score).filter(|_| usable(c)) else {
+                    continue;
+                };
+                let better = match best {
+                    None => true,
+                    Some((bf, _, bv, bk)) => v > bv || (v == bv && bf == f && c.k < bk),
+                };
+                if better {
+                    best = Some((f, i, v, c.k));
+                }
+            }
+        }
+        if let Some((family, cell, _, _)) = best {
+            return Some(Across { family, cell, by });
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sweep::scores::MeanSd;
+
+    fn cell(k: usize, ps: f64) -> CellResult {
+        CellResult {
+            index: k,
+            at: vec![k as f64],
+            k,
+            scores: vec![("prediction_strength", MeanSd { mean: ps, sd: 0.01 })],
+            runs: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn across_takes_the_highest_ties_to_the_first_family_then_smaller_k() {
+        let km = [cell(2, 0.9), cell(3, 0.95), cell(4, 0.7)];
+        let sp = [cell(2, 0.95), cell(3, 0.97), cell(4, 0.97)];
+        let r = across(&[&km[..], &sp[..]]).unwrap();
+        assert_eq!((r.family, r.cell), (1, 1));
+        assert_eq!(r.by, ACROSS_RULE);
+        // A tie across families goes to the first.
+        let sp = [cell(2, 0.95), cell(3, 0.9)];
+        let r = across(&[&km[..], &sp[..]]).unwrap();
+        assert_eq!((r.family, r.cell), (0, 1));
+        // No prediction strength anywhere: nothing to fall back on here.
+        let none: Vec<CellResult> = Vec::new();
+        assert!(across::<CellResult>(&[&none[..]]).is_none());
+    }
+}

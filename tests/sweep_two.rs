@@ -1,0 +1,162 @@
+//! `meanscape sweep -a kmeans,spectral --kernel knn`: one family of cells
+//! per algorithm, named in the cells and in the recommendation; the
+//! single-algorithm JSON keeps its shape; refusals are one line.
+
+use serde_json::Value;
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_meanscape"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn json(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+#[test]
+fn two_families_name_the_algorithm_in_cells_and_recommendation() {
+    let out = run(&[
+        "sweep",
+        "-d",
+        "iris",
+        "--label",
+        "none",
+        "-a",
+        "kmeans,spectral",
+        "--kernel",
+        "knn",
+        "--grid",
+        "k=2:4:3",
+        "--seeds",
+        "2",
+        "--resamples",
+        "4",
+        "--json",
+        "-q",
+    ]);
+    let j = json(&out);
+    assert_eq!(j["algorithm"], "kmeans,spectral");
+    assert_eq!(j["algorithms"], serde_json::json!(["kmeans", "spectral"]));
+    let cells = j["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 6);
+    for (i, c) in cells.iter().enumerate() {
+        let algo = if i < 3 { "kmeans" } else { "spectral" };
+        assert_eq!(c["algorithm"], algo);
+        assert_eq!(c["at"]["algorithm"], algo);
+        assert_eq!(c["at"]["k"], (i % 3 + 2) as u64);
+        assert!(c["scores"]["prediction_strength"]["mean"].is_number());
+    }
+    // The gap statistic only for the algorithm without a kernel.
+    assert!(cells[0]["scores"]["gap"].is_object());
+    assert!(cells[3]["scores"].get("gap").is_none());
+    // The kernel reached spectral only.
+    assert_eq!(j["families"]["spectral"]["params"]["kernel"], "knn");
+    assert!(j["families"]["kmeans"]["params"].get("kernel").is_none());
+    let rec = &j["recommended"];
+    let cell = rec["cell"].as_u64().unwrap() as usize;
+    assert_eq!(rec["at"], cells[cell]["at"]);
+    assert!(
+        rec["by"]
+            .as_str()
+            .unwrap()
+            .starts_with("prediction_strength")
+    );
+    // The recommended cell has the highest prediction strength of all.
+    let ps = |c: &Value| c["scores"]["prediction_strength"]["mean"].as_f64().unwrap();
+    let top = cells.iter().map(ps).fold(f64::NEG_INFINITY, f64::max);
+    assert_eq!(ps(&cells[cell]), top);
+
+    let text = run(&[
+        "sweep",
+        "-d",
+        "iris",
+        "--label",
+        "none",
+        "-a",
+        "kmeans,spectral",
+        "--kernel",
+        "knn",
+        "--grid",
+        "k=2:3:2",
+        "--seeds",
+        "1",
+        "--resamples",
+        "2",
+        "-q",
+    ]);
+    assert!(text.status.success());
+    let t = String::from_utf8_lossy(&text.stdout);
+    assert!(t.contains("sweep of kmeans on iris"), "{t}");
+    assert!(t.contains("sweep of spectral on iris"), "{t}");
+    assert!(
+        t.contains("recommended without labels over kmeans, spectral: algorithm="),
+        "{t}"
+    );
+}
+
+#[test]
+fn one_family_keeps_its_json() {
+    let j = json(&run(&[
+        "sweep",
+        "-d",
+        "iris",
+        "--label",
+        "none",
+        "-a",
+        "kmeans",
+        "--grid",
+        "k=2:3:2",
+        "--seeds",
+        "1",
+        "--resamples",
+        "2",
+        "--json",
+        "-q",
+    ]));
+    assert_eq!(j["algorithm"], "kmeans");
+    assert!(j.get("algorithms").is_none() && j.get("families").is_none());
+    assert!(j["cells"][0].get("algorithm").is_none());
+    assert!(j["cells"][0]["at"].get("algorithm").is_none());
+    assert!(j["recommended"]["at"].get("algorithm").is_none());
+}
+
+#[test]
+fn refusals_are_one_line() {
+    let base = [
+        "sweep", "-d", "iris", "--label", "none", "--grid", "k=2:3:2", "-q",
+    ];
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["-a", "kmeans,spectral", "--csv"],
+            "--csv and --plot take one algorithm",
+        ),
+        (&["-a", "kmeans,kmeans"], "kmeans is named twice"),
+        (&["-a", "kmeans,nosuch"], "nosuch"),
+        (
+            &["-a", "kmeans,power", "--kernel", "knn"],
+            "--kernel: none of kmeans, power takes it",
+        ),
+        (
+            &["-a", "kmeans,kpower", "--kernel", "knn"],
+            "not a positive semi-definite kernel",
+        ),
+    ];
+    for (extra, want) in cases {
+        let mut args: Vec<&str> = base.to_vec();
+        args.extend(extra);
+        let out = run(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(out.stdout.is_empty());
+    }
+}
