@@ -22,7 +22,7 @@ Method groups (--methods): k2, sklearn, meanscape (the k-scan's five rules
 and, when the sweep JSON has them, `recommended` and each `per_score`
 entry), two (the two-family sweep `-a kmeans,spectral --kernel knn`: its
 `recommended` (algorithm, k), and the "largest k within 2 SE" variant computed
-here from its cells; NMI of the chosen family's partition, `run -a spectral
+here from its cells (meanscape's `recommended` is the latter); NMI of the chosen family's partition, `run -a spectral
 --kernel knn --seed 0` for spectral; NMI (ref k)/(best k) stay k-means'),
 gap, ps, nselectboot. R results are cached in OUT/cache/ (--no-cache
 reruns them). Writes OUT/results.json and OUT/table.md.
@@ -194,17 +194,21 @@ def two_family_sweep(a, data, kmax, kref):
     live = [c for c in j["cells"] if not c.get("collapsed")
             and np.isfinite(c["scores"].get("prediction_strength", {}).get("mean", np.nan))]
     recs, notes = {}, []
-    rec = j.get("recommended")
-    if rec:
-        recs["two-family PS argmax"] = (rec["at"]["algorithm"], int(rec["at"]["k"]))
-        notes.append(f"two-family: {rec['at']['algorithm']} k={rec['at']['k']}")
     if live:
         ps = lambda c: c["scores"]["prediction_strength"]  # noqa: E731
         top = max(live, key=lambda c: (ps(c)["mean"], -order.index(c["algorithm"]), -c["at"]["k"]))
+        recs["two-family PS argmax"] = (top["algorithm"], int(top["at"]["k"]))
         bar = ps(top)["mean"] - 2.0 * ps(top)["sd"]
         ok = [c for c in live if ps(c)["mean"] >= bar]
         pick = max(ok, key=lambda c: (c["at"]["k"], -order.index(c["algorithm"])))
         recs["two-family PS largest k within 2 SE"] = (pick["algorithm"], int(pick["at"]["k"]))
+    rec = j.get("recommended")
+    if rec:
+        # meanscape's own recommendation is the 2 SE rule: it should match the second row.
+        mine = (rec["at"]["algorithm"], int(rec["at"]["k"]))
+        notes.append(f"two-family recommended: {mine[0]} k={mine[1]} by {rec.get('by')}")
+        if mine not in recs.values():
+            notes.append("two-family: the JSON's recommendation matches neither rule computed here")
     return recs, secs, notes
 
 

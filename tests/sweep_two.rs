@@ -69,10 +69,34 @@ fn two_families_name_the_algorithm_in_cells_and_recommendation() {
             .unwrap()
             .starts_with("prediction_strength")
     );
-    // The recommended cell has the highest prediction strength of all.
+    // The largest k within two standard errors of the highest prediction
+    // strength of all cells, the earlier algorithm at that k.
     let ps = |c: &Value| c["scores"]["prediction_strength"]["mean"].as_f64().unwrap();
-    let top = cells.iter().map(ps).fold(f64::NEG_INFINITY, f64::max);
-    assert_eq!(ps(&cells[cell]), top);
+    let se = |c: &Value| c["scores"]["prediction_strength"]["sd"].as_f64().unwrap();
+    let live: Vec<&Value> = cells
+        .iter()
+        .filter(|c| c.get("collapsed").is_none())
+        .collect();
+    let top = live
+        .iter()
+        .copied()
+        .reduce(|a, b| if ps(b) > ps(a) { b } else { a })
+        .unwrap();
+    let bar = ps(top) - 2.0 * se(top);
+    let k_of = |c: &Value| c["at"]["k"].as_u64().unwrap();
+    let want_k = live
+        .iter()
+        .filter(|c| ps(c) >= bar)
+        .map(|c| k_of(c))
+        .max()
+        .unwrap();
+    assert_eq!(k_of(&cells[cell]), want_k);
+    assert!(ps(&cells[cell]) >= bar);
+    let first = live
+        .iter()
+        .find(|c| k_of(c) == want_k && ps(c) >= bar)
+        .unwrap();
+    assert_eq!(cells[cell]["algorithm"], first["algorithm"]);
 
     let text = run(&[
         "sweep",

@@ -185,7 +185,8 @@ pub fn output(a: &SweepArgs, ids: &[&str]) -> Result<(Option<String>, bool)> {
         .collect();
     let cells: Vec<&[sweep::CellResult]> =
         families.iter().map(|f| f.result.cells.as_slice()).collect();
-    let rec = across(&cells);
+    let by_k = axes_k(&families[0].plan);
+    let rec = across(&cells, by_k);
     let text = if a.json {
         serde_json::to_string_pretty(&json_of(&reports, rec.as_ref(), ids)).expect("JSON") + "\n"
     } else {
@@ -198,6 +199,11 @@ pub fn output(a: &SweepArgs, ids: &[&str]) -> Result<(Option<String>, bool)> {
         }
         None => Ok((Some(text), cancelled)),
     }
+}
+
+/// Whether the only axis is k (the rule then reads it).
+fn axes_k(plan: &Plan) -> bool {
+    plan.axes.len() == 1 && plan.axes[0].name == "k"
 }
 
 /// A cell's place with its algorithm first.
