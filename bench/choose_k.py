@@ -20,7 +20,11 @@ best k of the range, each with the method family's own partition at that k:
 - "k = 2": the meanscape partition at k = 2.
 Method groups (--methods): k2, sklearn, meanscape (the k-scan's five rules
 and, when the sweep JSON has them, `recommended` and each `per_score`
-entry), gap, ps, nselectboot. R results are cached in OUT/cache/ (--no-cache
+entry), two (the two-family sweep `-a kmeans,spectral --kernel knn`: its
+`recommended` (algorithm, k), and the "largest k within 2 SE" variant computed
+here from its cells (meanscape's `recommended` is the latter); NMI of the chosen family's partition, `run -a spectral
+--kernel knn --seed 0` for spectral; NMI (ref k)/(best k) stay k-means'),
+gap, ps, nselectboot. R results are cached in OUT/cache/ (--no-cache
 reruns them). Writes OUT/results.json and OUT/table.md.
 """
 
@@ -42,7 +46,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data" / "battery"
 OUT = ROOT / "bench" / "out" / "choose_k"
 R_SCRIPT = ROOT / "bench" / "choose_k.R"
-GROUPS = ["k2", "sklearn", "meanscape", "gap", "ps", "nselectboot"]
+GROUPS = ["k2", "sklearn", "meanscape", "two", "gap", "ps", "nselectboot"]
+TWO_ARGS = ["-a", "kmeans,spectral", "--kernel", "knn"]
 R_METHODS = {"gap": "R clusGap firstSEmax", "ps": "R prediction.strength", "nselectboot": "R nselectboot"}
 # The k-scan's rules: (score, higher is better), and the cost elbow.
 SCAN_RULES = [("silhouette", True), ("calinski_harabasz", True), ("davies_bouldin", False), ("stability", True)]
@@ -174,6 +179,52 @@ def meanscape_sweep(a, data, kmax, kref):
     return recs, secs, notes
 
 
+def two_family_sweep(a, data, kmax, kref):
+    """The two-family sweep: (rule → (algorithm, k)), the wall time and notes."""
+    cmd = [str(a.bin), "sweep", "-d", str(data), "--scale", "none", "--label", "none", *TWO_ARGS,
+           "-k", str(kref), "--grid", f"k=2:{kmax}:{kmax - 1}", "--seeds", str(a.seeds),
+           "--json", "-q", "--yes", *shlex.split(a.sweep_args)]
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    secs = time.perf_counter() - t0
+    if p.returncode != 0:
+        raise RuntimeError(f"{shlex.join(cmd)}: {p.stderr.strip()}")
+    j = json.loads(p.stdout)
+    order = j["algorithms"]
+    live = [c for c in j["cells"] if not c.get("collapsed")
+            and np.isfinite(c["scores"].get("prediction_strength", {}).get("mean", np.nan))]
+    recs, notes = {}, []
+    if live:
+        ps = lambda c: c["scores"]["prediction_strength"]  # noqa: E731
+        top = max(live, key=lambda c: (ps(c)["mean"], -order.index(c["algorithm"]), -c["at"]["k"]))
+        recs["two-family PS argmax"] = (top["algorithm"], int(top["at"]["k"]))
+        bar = ps(top)["mean"] - 2.0 * ps(top)["sd"]
+        ok = [c for c in live if ps(c)["mean"] >= bar]
+        pick = max(ok, key=lambda c: (c["at"]["k"], -order.index(c["algorithm"])))
+        recs["two-family PS largest k within 2 SE"] = (pick["algorithm"], int(pick["at"]["k"]))
+    rec = j.get("recommended")
+    if rec:
+        # meanscape's own recommendation is the 2 SE rule: it should match the second row.
+        mine = (rec["at"]["algorithm"], int(rec["at"]["k"]))
+        notes.append(f"two-family recommended: {mine[0]} k={mine[1]} by {rec.get('by')}")
+        if mine not in recs.values():
+            notes.append("two-family: the JSON's recommendation matches neither rule computed here")
+    return recs, secs, notes
+
+
+def labels_of(a, data, k, tmp, algo_args):
+    out = Path(tmp) / f"labels_{k}.csv"
+    cmd = [str(a.bin), "run", "-d", str(data), "--scale", "none", "--label", "none", *algo_args,
+           "-k", str(k), "--seed", "0", "--out", str(out), "--force", "-q"]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"{shlex.join(cmd)}: {p.stderr.strip()}")
+    rows = np.loadtxt(out, delimiter=",", skiprows=1, dtype=int, ndmin=2)
+    lab = np.empty(len(rows), dtype=int)
+    lab[rows[:, 0]] = rows[:, 1]
+    return lab
+
+
 def meanscape_labels(a, data, k, tmp):
     out = Path(tmp) / f"labels_{k}.csv"
     cmd = [str(a.bin), "run", "-d", str(data), "--scale", "none", "--label", "none", "-a", "kmeans",
@@ -245,7 +296,7 @@ def run_dataset(a, path):
             "noise": int((y == 0).sum()), "methods": {}, "notes": []}
     rows = info["methods"]
     ms_parts = None
-    if "meanscape" in a.methods or "k2" in a.methods:
+    if "meanscape" in a.methods or "k2" in a.methods or "two" in a.methods:
         with tempfile.TemporaryDirectory() as tmp:
             ms_parts = {k: meanscape_labels(a, data, k, tmp) for k in ks}
     if "k2" in a.methods:
@@ -258,6 +309,20 @@ def run_dataset(a, path):
         info["notes"] += notes
         for m, k in recs.items():
             rows[m] = nmi_row(k, secs, ms_parts, y, kref, ks)
+    if "two" in a.methods:
+        recs, secs, notes = two_family_sweep(a, data, kmax, kref)
+        info["notes"] += notes
+        sp_cache = {}
+        for m, (algo, k) in recs.items():
+            # NMI (ref k) and (best k) stay k-means' (the goal compares with k-means at the reference k).
+            row = nmi_row(k, secs, ms_parts, y, kref, ks)
+            row["algorithm"] = algo
+            if algo != "kmeans":
+                if k not in sp_cache:
+                    with tempfile.TemporaryDirectory() as tmp:
+                        sp_cache[k] = labels_of(a, data, k, tmp, ["-a", algo, "--kernel", "knn"])
+                row["nmi"] = nmi(y, sp_cache[k])
+            rows[m] = row
     r_wanted = [m for m in R_METHODS if m in a.methods]
     if r_wanted:
         r_data = data
@@ -338,7 +403,7 @@ def main():
         paths = [p for p in paths if p.stem in a.only]
     if not paths:
         raise SystemExit(f"{a.data}: no CSV files")
-    if ("meanscape" in a.methods or "k2" in a.methods) and not a.bin.exists():
+    if ("meanscape" in a.methods or "k2" in a.methods or "two" in a.methods) and not a.bin.exists():
         raise SystemExit(f"--bin {a.bin}: not found (cargo build --release)")
     datasets = []
     for p in paths:
@@ -356,6 +421,8 @@ def main():
         "scikit-learn KMeans(n_init=10, random_state=0); R kmeans(nstart=10) on the full data for R rows",
         f"k range 2..max(12, kref + 3); sweep: `-a kmeans --scale none --seeds {a.seeds}` on the z-scored "
         f"CSV{' ' + a.sweep_args if a.sweep_args else ''}; collapsed cells skipped (elbow too)",
+        f"two-family rows: `sweep {' '.join(TWO_ARGS)} --scale none --seeds {a.seeds}` (B = 20); the "
+        "recommended partition is the chosen algorithm's `run --seed 0` (1 start) at the chosen k",
         f"sklearn silhouette on a sample of {SILHOUETTE_SAMPLE} rows (random_state=0) when n > "
         f"{SILHOUETTE_SAMPLE}",
         f"R rules see a uniform subsample of {a.r_max_n} rows (numpy seed 0) when n > {a.r_max_n}; "

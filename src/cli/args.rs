@@ -155,7 +155,8 @@ fn parse_seed(s: &str) -> Result<u64, String> {
 /// The algorithm and its parameters.
 #[derive(Debug, Clone, Args)]
 pub struct AlgoArgs {
-    /// Algorithm id (see `meanscape algorithms`).
+    /// Algorithm id (see `meanscape algorithms`). `sweep` also takes a
+    /// comma list (kmeans,spectral): the grid for each, one recommendation.
     #[arg(long, short = 'a', default_value = "power", value_name = "ID")]
     pub algo: String,
     /// Number of clusters (default: the number of ground-truth classes).
@@ -183,7 +184,8 @@ pub struct AlgoArgs {
     #[arg(long, allow_negative_numbers = true)]
     pub tol: Option<f64>,
     /// Kernel for kernel algorithms, e.g. gaussian:sigma=2.5, poly:a=1,b=2,
-    /// linear, cosine, laplacian:sigma=1, geodesic:sigma=1.
+    /// linear, cosine, laplacian:sigma=1, geodesic:sigma=1; spectral also
+    /// takes knn:nn=10 (the 0/1 nearest-neighbour graph).
     #[arg(long, value_name = "SPEC")]
     pub kernel: Option<String>,
     /// Kernel list for multi-kernel algorithms, separated by ';', or

@@ -113,6 +113,15 @@ impl SweepArgs {
 /// was cancelled.
 fn output(a: &SweepArgs) -> Result<(Option<String>, bool)> {
     a.check_targets(&files::source_files(&a.data.data))?;
+    if let Some(ids) = super::sweep_multi::algorithms(&a.algo.algo) {
+        if a.algo.restarts != 1 {
+            return Err(Error::Param(format!(
+                "--restarts {}: every run of a sweep has one restart; use --seeds R for R seeds per cell",
+                a.algo.restarts
+            )));
+        }
+        return super::sweep_multi::output(a, &ids);
+    }
     if a.algo.restarts != 1 {
         return Err(Error::Param(format!(
             "--restarts {}: every run of a sweep has one restart; use --seeds R for R seeds per cell",

@@ -156,14 +156,24 @@ impl Report<'_> {
                 "prediction_strength, resample_stability and pac: {b} splits of {rows} into halves, each half clustered with the cell's settings and carried to the other half by its clusters (the nearest row for algorithms without an out-of-sample rule); pac over the {} half clusterings of {CONSENSUS_ROWS} rows",
                 2 * b
             ));
-            notes.push(format!(
+            // A sweep over several algorithms turns the gap off for those
+            // with a kernel on a k axis (`sweep_multi`); elsewhere as before.
+            let on_k = self.plan.axes.iter().any(|a| a.name == "k");
+            if self.plan.resampling.gap || !on_k {
+                notes.push(format!(
                 "gap: log W of {b} uniform reference sets in the box of the data's principal axes minus log W of the cell's lowest-objective run, W the within-cluster sum of squares in the input features; its sd is the standard error"
             ));
+            }
         }
         notes.push(
             "recommended: prediction strength's pick (on a k axis the largest k within two standard errors of the highest, else the highest; without resampling the highest silhouette, on the input features for kernel and RFF methods), never a collapsed cell; per_score is each score's own rule".into(),
         );
         notes
+    }
+
+    /// The JSON object (a sweep over several algorithms nests it).
+    pub(super) fn json_value(&self) -> Value {
+        self.json()
     }
 
     fn json(&self) -> Value {
@@ -493,6 +503,11 @@ fn num(v: f64) -> Value {
 }
 
 /// An axis value for the JSON: the option text, or the number.
+/// A value on an axis as the JSON writes it.
+pub(super) fn axis_value(a: &crate::sweep::Axis, v: f64) -> Value {
+    at_value(a, v)
+}
+
 fn at_value(a: &crate::sweep::Axis, v: f64) -> Value {
     if a.is_option() {
         Value::from(a.show(v))

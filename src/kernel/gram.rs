@@ -139,6 +139,9 @@ impl Gram {
     /// Builds the Gram matrix of the rows of `x`. Checks `ctx` for
     /// cancellation between row blocks and reports progress as a stage.
     pub fn build(x: ArrayView2<f64>, spec: &Resolved, ctx: &Ctx) -> Result<Gram> {
+        if spec.kind == Kind::Knn {
+            return Err(super::spec::not_psd("--kernel", &spec.to_string()));
+        }
         let t0 = Instant::now();
         let n = x.nrows();
         let layout = Layout::new(n);
@@ -491,7 +494,8 @@ pub(crate) fn entry(spec: &Resolved, g: f64, ni: f64, nj: f64, same: bool) -> f6
     };
     match spec.kind {
         // A precomputed kernel is stored, never built: see `from_dense`.
-        Kind::Linear | Kind::Precomputed => g,
+        // knn is refused before a build (`Gram::build`): never an entry.
+        Kind::Linear | Kind::Precomputed | Kind::Knn => g,
         Kind::Poly => (spec.a + g).powi(spec.b as i32),
         Kind::Cosine => cos(),
         Kind::Gaussian => {

@@ -11,6 +11,7 @@
 pub mod bandwidth;
 pub(crate) mod gram;
 pub mod inputs;
+pub mod knn;
 pub mod rff;
 pub mod rff_dim;
 pub mod spec;
@@ -77,6 +78,9 @@ pub fn guard(
     extra: usize,
     max_memory: Option<u64>,
 ) -> Result<()> {
+    if let Some(s) = specs.iter().find(|s| s.kind == Kind::Knn) {
+        return Err(spec::not_psd("--kernel", &s.source));
+    }
     let n = problem.n();
     let need: f64 = specs
         .iter()
@@ -138,6 +142,24 @@ impl KernelChoice {
     /// [`Error::Param`] for a bandwidth that cannot be fixed.
     pub fn resolve(&self, problem: &Problem) -> Result<Resolved> {
         self.spec.resolve(self.sigma, || dmax2(problem))
+    }
+
+    /// [`KernelChoice::parse`] for an algorithm that needs a positive
+    /// semi-definite kernel: the knn graph is refused.
+    ///
+    /// # Errors
+    /// As [`KernelChoice::parse`], and [`Error::Param`] for `knn`.
+    pub fn parse_psd(text: &str, sigma: f64) -> Result<Self> {
+        let c = Self::parse(text, sigma)?;
+        if c.spec.kind == Kind::Knn {
+            return Err(spec::not_psd("--kernel", text));
+        }
+        Ok(c)
+    }
+
+    /// Whether it is the knn graph (spectral's sparse affinity).
+    pub fn is_graph(&self) -> bool {
+        self.spec.kind == Kind::Knn
     }
 }
 

@@ -1,5 +1,7 @@
 //! Kernel specifications: the strings users write (`gaussian:sigma=2.5`,
 //! `poly:a=1,b=2,normalize`) and their resolved, cache-keyed form.
+//! `knn[:nn=10]` is the 0/1 nearest-neighbour graph of spectral
+//! clustering, not a kernel matrix (see [`super::knn`]).
 //!
 //! Grammar: `NAME[:ITEM,ITEM…]` where `NAME` is one of `gaussian` (alias
 //! `rbf`), `laplacian`, `geodesic`, `poly` (alias `polynomial`), `linear`,
@@ -12,6 +14,7 @@
 //! | `t` | gaussian, laplacian | bandwidth relative to the data: σ² = t·d²_max (Du et al. 2015) |
 //! | `a` | poly | offset a ≥ 0 in (a + xᵀy)^b (default 1) |
 //! | `b` | poly | integer degree 1..=20 (default 2) |
+//! | `nn` | knn | neighbours per row, ≥ 1 (default 10); the only key knn takes |
 //! | `center` | all | centre the matrix in feature space, K ← HKH |
 //! | `normalize` | all | unit diagonal, K_ij / √(K_ii K_jj) |
 //! | `rescale` | all | min–max rescale of the entries to [0, 1] |
@@ -41,6 +44,9 @@ pub enum Kind {
     /// A matrix read from a file (`--kernels precomputed`): never built
     /// from features.
     Precomputed,
+    /// The symmetrised 0/1 nn-nearest-neighbour graph: spectral
+    /// clustering's affinity, not a positive semi-definite kernel.
+    Knn,
 }
 
 impl Kind {
@@ -53,6 +59,7 @@ impl Kind {
             Kind::Linear => "linear",
             Kind::Cosine => "cosine",
             Kind::Precomputed => "precomputed",
+            Kind::Knn => "knn",
         }
     }
 
@@ -69,6 +76,7 @@ impl Kind {
             "poly" | "polynomial" => Kind::Poly,
             "linear" => Kind::Linear,
             "cosine" => Kind::Cosine,
+            "knn" => Kind::Knn,
             _ => return None,
         })
     }
@@ -78,6 +86,7 @@ impl Kind {
             Kind::Gaussian | Kind::Laplacian => &["sigma", "t"],
             Kind::Geodesic => &["sigma"],
             Kind::Poly => &["a", "b"],
+            Kind::Knn => &["nn"],
             Kind::Linear | Kind::Cosine | Kind::Precomputed => &[],
         }
     }
@@ -134,6 +143,8 @@ pub struct KernelSpec {
     pub width: Width,
     pub a: f64,
     pub b: u32,
+    /// Neighbours per row (knn).
+    pub nn: usize,
     pub post: Post,
     /// Flags the user set explicitly (so a multi-kernel default does not
     /// override them).
@@ -150,6 +161,7 @@ impl KernelSpec {
             width: Width::Param,
             a: 1.0,
             b: 2,
+            nn: super::knn::DEFAULT_NN,
             post: Post::default(),
             post_given: [false; 3],
             precision: Precision::F64,
@@ -173,7 +185,7 @@ impl KernelSpec {
         }
         let kind = Kind::parse(name).ok_or_else(|| {
             bad(format!(
-                "unknown kernel '{name}' (expected gaussian, laplacian, geodesic, poly, linear or cosine)"
+                "unknown kernel '{name}' (expected gaussian, laplacian, geodesic, poly, linear, cosine or knn)"
             ))
         })?;
         let mut spec = KernelSpec::new(kind);
@@ -197,6 +209,11 @@ impl KernelSpec {
                 return Err(bad(format!("'{key}' is given more than once")));
             }
             seen.push(key.clone());
+            if kind == Kind::Knn && key != "nn" {
+                return Err(bad(format!(
+                    "kernel knn takes only nn (a 0/1 graph has no '{key}')"
+                )));
+            }
             let num = |v: Option<&str>| -> Result<f64> {
                 let v = v.ok_or_else(|| bad(format!("'{key}' needs a value ({key}=NUMBER)")))?;
                 match v.parse::<f64>() {
@@ -274,6 +291,13 @@ impl KernelSpec {
                         }
                         spec.b = b as u32;
                     }
+                    "nn" => {
+                        let v = num(value)?;
+                        if v.fract() != 0.0 || !(1.0..=1e6).contains(&v) {
+                            return Err(bad(format!("nn = {v} must be a whole number ≥ 1")));
+                        }
+                        spec.nn = v as usize;
+                    }
                     _ => unreachable!(),
                 },
                 _ => {
@@ -329,6 +353,7 @@ impl KernelSpec {
             sigma,
             a: self.a,
             b: self.b,
+            nn: (self.kind == Kind::Knn).then_some(self.nn),
             post: self.post,
             precision: self.precision,
         })
@@ -343,6 +368,8 @@ pub struct Resolved {
     pub sigma: Option<f64>,
     pub a: f64,
     pub b: u32,
+    /// Neighbours per row: knn only.
+    pub nn: Option<usize>,
     pub post: Post,
     pub precision: Precision,
 }
@@ -365,6 +392,9 @@ impl fmt::Display for Resolved {
         if self.kind == Kind::Poly {
             items.push(format!("a={}", self.a));
             items.push(format!("b={}", self.b));
+        }
+        if let Some(nn) = self.nn {
+            items.push(format!("nn={nn}"));
         }
         if self.post.center {
             items.push("center".into());
@@ -442,10 +472,22 @@ pub fn parse_list(text: &str, ctx_flag: &str) -> Result<Vec<KernelSpec>> {
                 out.push(KernelSpec::parse(&s, ctx_flag)?);
             }
         } else {
-            out.push(KernelSpec::parse(item, ctx_flag)?);
+            let spec = KernelSpec::parse(item, ctx_flag)?;
+            if spec.kind == Kind::Knn {
+                return Err(not_psd(ctx_flag, item));
+            }
+            out.push(spec);
         }
     }
     Ok(out)
+}
+
+/// The refusal of the knn graph where a positive semi-definite kernel is
+/// needed (every kernel algorithm but spectral).
+pub fn not_psd(ctx_flag: &str, text: &str) -> Error {
+    Error::Param(format!(
+        "{ctx_flag} '{text}': knn is a 0/1 neighbour graph, not a positive semi-definite kernel; only -a spectral takes it"
+    ))
 }
 
 /// Prefix of the cache keys of Gram matrices.
@@ -464,6 +506,7 @@ mod tests {
             "cosine:normalize,rescale",
             "laplacian:sigma=0.1,gram=f32",
             "geodesic:sigma=1,center",
+            "knn:nn=7",
         ] {
             let r = KernelSpec::parse(text, "--kernel")
                 .unwrap()

@@ -70,6 +70,7 @@ pub fn raw_spec() -> Resolved {
         sigma: None,
         a: 1.0,
         b: 2,
+        nn: None,
         post: Post::default(),
         precision: Precision::F64,
     }

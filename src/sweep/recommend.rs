@@ -205,3 +205,115 @@ fn rule(picks: &[Pick]) -> Option<(usize, String)> {
         .find_map(|s| picks.iter().find(|p| p.score == *s))
         .map(|p| (p.cell, format!("{}: {}", p.score, p.rule)))
 }
+
+/// The rule of a sweep over several algorithms on a k axis ([`across`]).
+pub const ACROSS_RULE: &str = "prediction_strength: the largest k within two standard errors of the highest over every (algorithm, k) cell; at that k the earlier algorithm";
+/// [`across`] on other axes.
+pub const ACROSS_BEST: &str =
+    "prediction_strength: the highest over every cell; ties to the earlier algorithm";
+/// [`across`] without the resampled scores.
+pub const ACROSS_FALLBACK: &str =
+    "silhouette: the highest over every cell (no resampled scores); ties to the earlier algorithm";
+
+/// The recommendation of a sweep over several algorithms: which
+/// algorithm (its position in the families) and which of its cells.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Across {
+    pub family: usize,
+    pub cell: usize,
+    pub by: &'static str,
+}
+
+/// The cell a sweep over several algorithms (one family of cells per
+/// algorithm, the same axes) recommends. On a k axis: the largest k whose
+/// prediction strength is within two standard errors of the highest over
+/// all families' usable cells, the earlier family at that k — the single
+/// sweep's rule over both families, measured on the battery against the
+/// plain highest ("PS-2F" of the research run): the same 19 of 35 sets,
+/// mean |error| 1.49 against 1.63, NMI 0.641 against 0.606
+/// (bench/out/choose_k/table.md). On other axes the highest, ties to the
+/// earlier family. Prediction strength compares partitions, not distances,
+/// so it compares cells of different algorithms. Without it, the highest
+/// silhouette (on the input features). Never a collapsed cell.
+pub fn across<C: Borrow<CellResult>>(families: &[&[C]], by_k: bool) -> Option<Across> {
+    let live = |score: &'static str| {
+        families.iter().enumerate().flat_map(move |(f, cells)| {
+            cells.iter().enumerate().filter_map(move |(i, c)| {
+                let c = c.borrow();
+                mean(c, score).filter(|_| usable(c)).map(|v| (f, i, v, c))
+            })
+        })
+    };
+    for (score, by) in [
+        ("prediction_strength", ACROSS_BEST),
+        ("silhouette", ACROSS_FALLBACK),
+    ] {
+        // The highest; ties to the earlier family, then the smaller k.
+        let mut top: Option<(usize, usize, f64, &CellResult)> = None;
+        for (f, i, v, c) in live(score) {
+            if top.is_none_or(|(tf, _, tv, tc)| v > tv || (v == tv && tf == f && c.k < tc.k)) {
+                top = Some((f, i, v, c));
+            }
+        }
+        let Some((f, i, v, c)) = top else {
+            continue;
+        };
+        if !(by_k && score == "prediction_strength") {
+            return Some(Across {
+                family: f,
+                cell: i,
+                by,
+            });
+        }
+        let bar = v - PS_SE * c.score(score).map_or(0.0, |s| s.sd);
+        let mut pick = (f, i, c.k);
+        for (f2, i2, v2, c2) in live(score) {
+            if v2 >= bar && (c2.k > pick.2 || (c2.k == pick.2 && f2 < pick.0)) {
+                pick = (f2, i2, c2.k);
+            }
+        }
+        return Some(Across {
+            family: pick.0,
+            cell: pick.1,
+            by: ACROSS_RULE,
+        });
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sweep::scores::MeanSd;
+
+    fn cell(k: usize, ps: f64) -> CellResult {
+        CellResult {
+            index: k,
+            at: vec![k as f64],
+            k,
+            scores: vec![("prediction_strength", MeanSd { mean: ps, sd: 0.01 })],
+            runs: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn across_on_k_takes_the_largest_k_within_two_se_of_the_highest() {
+        // Highest: spectral k = 3 (0.97, se 0.01): the bar is 0.95.
+        let km = [cell(2, 0.9), cell(3, 0.95), cell(4, 0.7)];
+        let sp = [cell(2, 0.95), cell(3, 0.97), cell(4, 0.955)];
+        let r = across(&[&km[..], &sp[..]], true).unwrap();
+        assert_eq!((r.family, r.cell, r.by), (1, 2, ACROSS_RULE));
+        // At the largest k within the bar, the earlier family.
+        let km = [cell(2, 0.9), cell(3, 0.96), cell(4, 0.7)];
+        let sp = [cell(2, 0.95), cell(3, 0.97), cell(4, 0.5)];
+        let r = across(&[&km[..], &sp[..]], true).unwrap();
+        assert_eq!((r.family, r.cell), (0, 1));
+        // Not a k axis: the highest, a tie to the earlier family.
+        let sp = [cell(2, 0.95), cell(3, 0.96)];
+        let r = across(&[&km[..], &sp[..]], false).unwrap();
+        assert_eq!((r.family, r.cell, r.by), (0, 1, ACROSS_BEST));
+        // No score anywhere: no recommendation.
+        let none: Vec<CellResult> = Vec::new();
+        assert!(across::<CellResult>(&[&none[..]], true).is_none());
+    }
+}

@@ -87,6 +87,7 @@ pub fn leading(
         z
     });
     let mut blocks = 0;
+    let mut last_rr = 0;
     ctx.stage(label, 0.0);
     loop {
         ctx.check()?;
@@ -106,9 +107,12 @@ pub fn leading(
             m += kept;
             blocks += 1;
         }
-        // Rayleigh–Ritz every other block, and whenever the basis cannot grow.
+        // Rayleigh–Ritz (O(m³) on the basis) once the basis has grown by a
+        // quarter since the last one, and whenever it cannot grow: its cost
+        // stays a small multiple of the last one's.
         let full = kept == 0 || m + 1 > max_dim;
-        if m >= k && (full || blocks % 2 == 0) {
+        if m >= k && (full || (blocks >= 2 && m * 4 >= last_rr * 5)) {
+            last_rr = m;
             let ritz = rayleigh_ritz(q.slice(s![.., ..m]), w.slice(s![.., ..m]), k)?;
             ctx.stage(label, (m as f64 / max_dim as f64).min(0.99));
             if ritz.residual <= tol || full {

@@ -54,7 +54,7 @@ impl Solver for KernelKMeans {
     }
     fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<KernelKMeansParams> {
         Ok(KernelKMeansParams {
-            kernel: KernelChoice::parse(
+            kernel: KernelChoice::parse_psd(
                 cfg.option("kernel", "gaussian"),
                 cfg.params.real("sigma")?,
             )?,

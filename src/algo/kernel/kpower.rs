@@ -68,7 +68,7 @@ impl Solver for KernelPower {
     fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<KpowerParams> {
         let v = &cfg.params;
         Ok(KpowerParams {
-            kernel: KernelChoice::parse(cfg.option("kernel", "gaussian"), v.real("sigma")?)?,
+            kernel: KernelChoice::parse_psd(cfg.option("kernel", "gaussian"), v.real("sigma")?)?,
             schedule: Schedule::read(v)?,
             tol: v.real("tol")?,
             soft_tol: v.real("soft_tol")?,
