@@ -125,3 +125,66 @@ fn sampled_restarts_are_each_the_run_of_their_seed() {
     }
     assert!(all.best.extra.sample.is_some());
 }
+
+/// power's automatic sample: 256·k rows once they are at most 1/20 of the
+/// data (so the papers' data, n ≤ 11000, is never sampled), every row on
+/// smaller data, with sample weights (which a sample does not take) and
+/// when the user says `sample = 0`.
+#[test]
+fn power_samples_large_data_by_default_and_no_other() {
+    let a = algo::find("power").unwrap();
+    let sample_of = |pr: &Problem, k: usize, given: &[(String, f64)]| {
+        algo::resolve_params(a.as_ref(), pr, k, given)
+            .unwrap()
+            .real("sample")
+            .unwrap()
+    };
+    let k = 2;
+    let edge = 20 * 256 * k;
+    let at = Problem::new(blobs(1, edge, 2, k, 3.0));
+    assert_eq!(sample_of(&at, k, &[]), 0.0, "n = 20 × 256·k is every row");
+    let large = Problem::new(blobs(1, edge + 1, 2, k, 3.0));
+    assert_eq!(sample_of(&large, k, &[]), (256 * k) as f64);
+    assert_eq!(sample_of(&large, 3, &[]), 0.0, "k = 3 needs 15361 rows");
+    let every = vec![("sample".to_string(), 0.0)];
+    assert_eq!(sample_of(&large, k, &every), 0.0);
+    let mut weighted = Problem::new(blobs(1, edge + 1, 2, k, 3.0));
+    weighted.set_sample_weights(vec![2.0; edge + 1]).unwrap();
+    assert_eq!(sample_of(&weighted, k, &[]), 0.0);
+    // kmeans keeps every row unless asked.
+    let km = algo::find("kmeans").unwrap();
+    let p = algo::resolve_params(km.as_ref(), &large, k, &[]).unwrap();
+    assert_eq!(p.real("sample").unwrap(), 0.0);
+    // The run at the defaults is the sampled run, reported as such.
+    let fit = run("power", &large, k, 0, &[]);
+    let info = fit.extra.sample.expect("sampled by default");
+    assert_eq!((info.rows, info.of), (256 * k, edge + 1));
+    assert_eq!(fit.labels.len(), edge + 1);
+}
+
+/// Given centres start the sampled run instead of the seeding.
+#[test]
+fn given_centres_start_a_sampled_run() {
+    let x = blobs(2, 3000, 3, 3, 4.0);
+    let centres = x.slice(ndarray::s![0..3, ..]).to_owned();
+    let pr = Problem::new(x);
+    let a = algo::find("power").unwrap();
+    let given = vec![("sample".to_string(), 400.0)];
+    let mut cfg = RunConfig {
+        k: 3,
+        seed: 1,
+        restarts: 1,
+        init: Init::KmeansPP,
+        params: algo::resolve_params(a.as_ref(), &pr, 3, &given).unwrap(),
+        options: Default::default(),
+        centres: Some(std::sync::Arc::new(centres.clone())),
+    };
+    let from_given = a.run(&pr, &cfg, &Ctx::new()).unwrap().best;
+    assert!(from_given.extra.sample.is_some());
+    // Another seed draws another sample but starts from the same centres;
+    // the seeded run starts elsewhere.
+    cfg.centres = None;
+    let seeded = a.run(&pr, &cfg, &Ctx::new()).unwrap().best;
+    let first = |f: &algo::Fit| f.trace.first().map(|t| t.objective).unwrap();
+    assert_ne!(first(&from_given), first(&seeded));
+}

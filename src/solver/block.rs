@@ -107,7 +107,7 @@ impl PowerStats {
         let k = run.centres.nrows();
         let part = self;
         let d = match (xb, &c.centred) {
-            (Block::F32(x), Some(centred)) => centred.sq_dists(x),
+            (Block::F32(x), Some(centred)) => centred.sq_dists(x, run.centres),
             (Block::F32(_), None) => unreachable!("f32 products come with centred centres"),
             (Block::F64(x), _) => sq_dists_with(x, x_norms, run.centres, &c.norms, false),
         };

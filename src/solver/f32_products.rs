@@ -9,11 +9,14 @@
 //!
 //!   ‖x − cⱼ‖² = ‖x − c̄‖² + ‖δⱼ‖² + 2·c̄·δⱼ − 2·x·δⱼ,   δⱼ = cⱼ − c̄,
 //!
-//! c̄ is rounded to f32 first, so that the identity is exact for it. The
-//! row's own term ‖x − c̄‖² is a sum of squares in f32 (no cancellation, so
-//! its rounding is relative to itself), the centres' terms are f64, and
-//! x·δⱼ is the f32 product, whose rounding scales with the centres' spread
-//! |δ| and so shrinks as the centres merge.
+//! x·δⱼ is the f32 product, and its rounding scales with the centres'
+//! spread |δ|, so it shrinks as the centres merge. A row's distance to its
+//! nearest centre is then taken directly, Σ (x − cⱼ*)² in f64, and the
+//! others as that plus their f64 difference to it: rows sit close to
+//! their centre and far from c̄, and in ‖x − c̄‖² + … − 2·x·δⱼ the small
+//! nearest distance would carry the rounding of the large terms (6e-7 of
+//! the objective on separated blobs, enough to disturb a stopping rule of
+//! 1e-6). The far distances keep that rounding, which is small beside them.
 //! The weighted sums Wᵀ·X of a block are an f32 product added to the f64
 //! running sums block by block.
 
@@ -22,31 +25,28 @@ use ndarray::{Array2, ArrayView2, ArrayViewMut2};
 
 /// A run's centres as the f32 products read them, made once per iteration.
 pub struct Centred {
-    /// c̄ in f32.
-    mean: Vec<f32>,
     /// k × p: δⱼ = cⱼ − c̄ in f32.
     delta: Array2<f32>,
-    /// ‖δⱼ‖² + 2·c̄·δⱼ, in f64.
+    /// ‖δⱼ‖² + 2·c̄·δⱼ = ‖cⱼ‖² − ‖c̄‖², in f64.
     offset: Vec<f64>,
 }
 
 impl Centred {
     pub fn new(c: ArrayView2<f64>) -> Self {
         let (k, p) = c.dim();
-        let mut sum = vec![0.0; p];
+        let mut mean = vec![0.0; p];
         for row in c.rows() {
-            for (m, &v) in sum.iter_mut().zip(row) {
+            for (m, &v) in mean.iter_mut().zip(row) {
                 *m += v;
             }
         }
-        let mean: Vec<f32> = sum.iter().map(|m| (m / k.max(1) as f64) as f32).collect();
+        mean.iter_mut().for_each(|m| *m /= k.max(1) as f64);
         let mut delta = Array2::<f32>::zeros((k, p));
         let mut offset = vec![0.0; k];
         for (j, row) in c.rows().into_iter().enumerate() {
             let mut sq = 0.0;
             let mut cross = 0.0;
             for (l, (&v, &m)) in row.iter().zip(&mean).enumerate() {
-                let m = f64::from(m);
                 let d = v - m;
                 delta[[j, l]] = d as f32;
                 sq += d * d;
@@ -54,85 +54,98 @@ impl Centred {
             }
             offset[j] = sq + 2.0 * cross;
         }
-        Centred {
-            mean,
-            delta,
-            offset,
-        }
+        Centred { delta, offset }
     }
 
-    /// Squared distances of the rows of `xb` to the centres, clamped at
-    /// zero.
-    pub fn sq_dists(&self, xb: ArrayView2<f32>) -> Array2<f64> {
+    /// Squared distances of the rows of `xb` to the centres `c` (those
+    /// this was made from).
+    pub fn sq_dists(&self, xb: ArrayView2<f32>, c: ArrayView2<f64>) -> Array2<f64> {
         let (rows, k) = (xb.nrows(), self.offset.len());
+        let mut d = Array2::<f64>::zeros((rows, k));
+        if k == 0 {
+            return d;
+        }
         let mut dot = Array2::<f32>::zeros((rows, k));
         gemm_seq_f32(dot.view_mut(), xb, self.delta.t(), 1.0, false);
-        let own = sq_about(xb, &self.mean);
-        let mut d = Array2::<f64>::zeros((rows, k));
         let dot = dot.as_slice().expect("standard layout");
         let out = d.as_slice_mut().expect("standard layout");
-        let cols = k.max(1);
-        for ((dot, out), &own) in dot
-            .chunks_exact(cols)
-            .zip(out.chunks_exact_mut(cols))
-            .zip(&own)
+        for ((dot, out), x) in dot
+            .chunks_exact(k)
+            .zip(out.chunks_exact_mut(k))
+            .zip(xb.rows())
         {
-            for ((v, &o), &x) in out.iter_mut().zip(&self.offset).zip(dot) {
-                *v = (own + o - 2.0 * f64::from(x)).max(0.0);
+            // ‖x − cⱼ‖² − ‖x − c̄‖², up to f32 rounding.
+            for ((v, &o), &t) in out.iter_mut().zip(&self.offset).zip(dot) {
+                *v = o - 2.0 * f64::from(t);
             }
+            let (near, base) =
+                out.iter()
+                    .copied()
+                    .enumerate()
+                    .fold(
+                        (0, f64::INFINITY),
+                        |m, (j, v)| if v < m.1 { (j, v) } else { m },
+                    );
+            let exact = sq_dist_wide(x, c.row(near));
+            for v in out.iter_mut() {
+                *v = (exact + (*v - base)).max(0.0);
+            }
+            out[near] = exact;
         }
         d
     }
 }
 
-/// ‖xᵢ − m‖² of every row, summed in f32 in a fixed order of 16 lanes (the
-/// same bits with or without AVX2: no fused multiply-add).
-fn sq_about(xb: ArrayView2<f32>, m: &[f32]) -> Vec<f64> {
+/// ‖x − c‖² with x widened to f64, in a fixed order of 8 lanes (the same
+/// bits with or without AVX2: no fused multiply-add).
+fn sq_dist_wide(x: ndarray::ArrayView1<f32>, c: ndarray::ArrayView1<f64>) -> f64 {
     #[cfg(target_arch = "x86_64")]
     if super::fastmath::has_avx2() {
         // SAFETY: AVX2 is present (checked above).
-        return unsafe { sq_about_avx2(xb, m) };
+        return unsafe { sq_dist_wide_avx2(x, c) };
     }
-    sq_about_plain(xb, m)
+    sq_dist_wide_plain(x, c)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn sq_about_avx2(xb: ArrayView2<f32>, m: &[f32]) -> Vec<f64> {
-    sq_about_plain(xb, m)
+fn sq_dist_wide_avx2(x: ndarray::ArrayView1<f32>, c: ndarray::ArrayView1<f64>) -> f64 {
+    sq_dist_wide_plain(x, c)
 }
 
 #[inline(always)]
-fn sq_about_plain(xb: ArrayView2<f32>, m: &[f32]) -> Vec<f64> {
-    const LANES: usize = 16;
-    xb.rows()
-        .into_iter()
-        .map(|row| {
-            let owned;
-            let row = match row.as_slice() {
-                Some(r) => r,
-                None => {
-                    owned = row.to_vec();
-                    &owned[..]
-                }
-            };
-            let mut lanes = [0.0f32; LANES];
-            let (xc, mc) = (row.chunks_exact(LANES), m.chunks_exact(LANES));
-            let tail: f32 = xc
-                .remainder()
-                .iter()
-                .zip(mc.remainder())
-                .map(|(&a, &b)| (a - b) * (a - b))
-                .sum();
-            for (a, b) in xc.zip(mc) {
-                for l in 0..LANES {
-                    let d = a[l] - b[l];
-                    lanes[l] += d * d;
-                }
-            }
-            f64::from(lanes.iter().sum::<f32>() + tail)
-        })
-        .collect()
+fn sq_dist_wide_plain(x: ndarray::ArrayView1<f32>, c: ndarray::ArrayView1<f64>) -> f64 {
+    const LANES: usize = 8;
+    let (xo, co);
+    let x = match x.as_slice() {
+        Some(v) => v,
+        None => {
+            xo = x.to_vec();
+            &xo[..]
+        }
+    };
+    let c = match c.as_slice() {
+        Some(v) => v,
+        None => {
+            co = c.to_vec();
+            &co[..]
+        }
+    };
+    let mut lanes = [0.0f64; LANES];
+    let (xc, cc) = (x.chunks_exact(LANES), c.chunks_exact(LANES));
+    let tail: f64 = xc
+        .remainder()
+        .iter()
+        .zip(cc.remainder())
+        .map(|(&a, &b)| (f64::from(a) - b) * (f64::from(a) - b))
+        .sum();
+    for (a, b) in xc.zip(cc) {
+        for l in 0..LANES {
+            let d = f64::from(a[l]) - b[l];
+            lanes[l] += d * d;
+        }
+    }
+    lanes.iter().sum::<f64>() + tail
 }
 
 /// `acc += eᵀ·xb`: the block's weighted sums as one f32 product, added to
@@ -184,7 +197,7 @@ mod tests {
         let x64 = x.mapv(f64::from);
         let norms = crate::linalg::row_sq_norms(x64.view());
         let want = crate::linalg::sq_dists(x64.view(), &norms, c.view());
-        let got = Centred::new(c.view()).sq_dists(x.view());
+        let got = Centred::new(c.view()).sq_dists(x.view(), c.view());
         for (a, b) in got.iter().zip(&want) {
             assert!((a - b).abs() <= 1e-3 * b.max(1.0), "{a} vs {b}");
         }
@@ -198,7 +211,7 @@ mod tests {
         let c = array![[1000.0, 1000.0], [1000.001, 1000.0]];
         let x64 = x.mapv(f64::from);
         let norms = crate::linalg::row_sq_norms(x64.view());
-        let d = Centred::new(c.view()).sq_dists(x.view());
+        let d = Centred::new(c.view()).sq_dists(x.view(), c.view());
         let want = crate::linalg::sq_dists(x64.view(), &norms, c.view());
         // Row 1 is 0.5 from c₀ and 0.499 from c₁: the difference 0.000999
         // is kept to 1 %.
@@ -214,6 +227,36 @@ mod tests {
             "{}",
             d[[0, 0]]
         );
+    }
+
+    #[test]
+    fn a_row_near_its_centre_far_from_the_others_keeps_its_distance() {
+        // Separated blobs: ‖x − c̄‖² ≈ 1e4 while the nearest distance is
+        // ≈ 1, the case where the expansion about c̄ loses the small one.
+        let c = array![[100.0, 0.0, 0.0], [-100.0, 0.0, 0.0], [0.0, 100.0, 3.0]];
+        let x = Array2::from_shape_fn((30, 3), |(i, l)| {
+            (c[[i % 3, l]] + ((i * 7 + l * 5) % 13) as f64 * 0.1 - 0.6) as f32
+        });
+        let x64 = x.mapv(f64::from);
+        let norms = crate::linalg::row_sq_norms(x64.view());
+        let want = crate::linalg::sq_dists(x64.view(), &norms, c.view());
+        let got = Centred::new(c.view()).sq_dists(x.view(), c.view());
+        for i in 0..30 {
+            let near = i % 3;
+            let exact: f64 = x64
+                .row(i)
+                .iter()
+                .zip(c.row(near))
+                .map(|(a, b)| (a - b) * (a - b))
+                .sum();
+            assert!(
+                (got[[i, near]] - exact).abs() <= 1e-12 * exact.max(1.0),
+                "row {i}"
+            );
+            for j in 0..3 {
+                assert!((got[[i, j]] - want[[i, j]]).abs() <= 1e-5 * want[[i, j]].max(1.0));
+            }
+        }
     }
 
     #[test]

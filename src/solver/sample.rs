@@ -42,7 +42,8 @@ pub const AUTO_ROWS_PER_CENTRE: usize = 256;
 pub const AUTO_SHARE: usize = 20;
 
 /// What `sample`'s automatic default is, for the parameter tables.
-pub const AUTO_SAMPLE_RULE: &str = "256·k rows when n > 20 × 256·k on dense rows without sample weights, else 0 (every row)";
+pub const AUTO_SAMPLE_RULE: &str =
+    "256·k rows when n > 20 × 256·k on dense rows without sample weights, else 0 (every row)";
 
 /// The declaration of an automatic `sample` (power k-means): large data
 /// anneals on 256·k rows, then Lloyd refines on every row.
