@@ -2,7 +2,7 @@
 //! when j is among the nn nearest rows of i (Euclidean, on the rows as the
 //! solver sees them) or i among those of j (W = max(W, Wᵀ)), else 0; no
 //! self-loops. A 0/1 graph is not a positive semi-definite kernel, so only
-//! spectral clustering takes it (von Luxburg 2007, §2.2).
+//! spectral clustering takes it (von Luxburg 2007, "A tutorial on spectral clustering", section 2.2).
 //!
 //! Stored sparse (CSR, ≤ 2·nn entries per row), so spectral clustering
 //! needs no n×n matrix: the neighbours are found by blocks of rows against
