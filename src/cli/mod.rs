@@ -12,6 +12,7 @@ mod predict;
 mod run;
 mod svg;
 mod sweep;
+mod sweep_args;
 mod sweep_multi;
 mod sweep_out;
 

@@ -8,7 +8,7 @@
 //! gap statistic is computed for the algorithms without a kernel only: its
 //! reference sets are full-size data sets, one graph or Gram matrix each.
 
-use super::sweep::SweepArgs;
+use super::sweep_args::SweepArgs;
 use super::sweep_out::{self, Format, Report};
 use super::{files, interrupt};
 use crate::algo::{self, Algorithm};
