@@ -103,13 +103,12 @@ impl PowerStats {
 
     /// Adds one cache block of rows (`xb`, its first row being row `at` of
     /// `run.weights`).
-    fn add(&mut self, xb: Block, at: usize, x_norms: &[f64], run: &SweepArgs, c: &RunCentres) {
+    fn add(&mut self, xb: Block, at: usize, x_norms: &[f64], run: &SweepArgs) {
         let k = run.centres.nrows();
         let part = self;
-        let d = match (xb, &c.centred) {
-            (Block::F32(x), Some(centred)) => centred.sq_dists(x, run.centres),
-            (Block::F32(_), None) => unreachable!("f32 products come with centred centres"),
-            (Block::F64(x), _) => sq_dists_with(x, x_norms, run.centres, &c.norms, false),
+        let d = match xb {
+            Block::F32(x, centred) => centred.sq_dists(x, run.centres),
+            Block::F64(x, norms) => sq_dists_with(x, x_norms, run.centres, norms, false),
         };
         let w = run.weights.map(|w| &w[at..at + xb.nrows()]);
         let step = block_weights(d.view(), run.s, run.s_ref, run.zero_tol, w);
@@ -175,8 +174,8 @@ impl PowerStats {
             }
         }
         match xb {
-            Block::F64(x) => gemm_seq(part.acc.view_mut(), e.t(), x, 1.0, true),
-            Block::F32(x) => add_weighted_sums(part.acc.view_mut(), e.view(), x),
+            Block::F64(x, _) => gemm_seq(part.acc.view_mut(), e.t(), x, 1.0, true),
+            Block::F32(x, _) => add_weighted_sums(part.acc.view_mut(), e.view(), x),
         }
     }
 
@@ -242,18 +241,21 @@ impl PowerStats {
     }
 }
 
-/// A cache block of rows as one run's products read it.
+/// A cache block of rows as one run's products read it, with that run's
+/// centres in the matching form.
 #[derive(Clone, Copy)]
 enum Block<'b> {
-    F64(ArrayView2<'b, f64>),
-    F32(ArrayView2<'b, f32>),
+    /// f64 rows (or f32 rows widened) and the centres' squared norms.
+    F64(ArrayView2<'b, f64>, &'b [f64]),
+    /// f32 rows and the centres about their mean.
+    F32(ArrayView2<'b, f32>, &'b Centred),
 }
 
 impl Block<'_> {
     fn nrows(&self) -> usize {
         match self {
-            Block::F64(x) => x.nrows(),
-            Block::F32(x) => x.nrows(),
+            Block::F64(x, _) => x.nrows(),
+            Block::F32(x, _) => x.nrows(),
         }
     }
 }
@@ -269,9 +271,11 @@ impl Block<'_> {
 /// any other arithmetic parts them otherwise; with exact f32 products
 /// about the mean they never part. Once apart, the run's course no longer
 /// depends on rounding.
-struct RunCentres {
-    norms: Vec<f64>,
-    centred: Option<Centred>,
+enum RunCentres {
+    /// The centres' squared norms, for the f64 products.
+    Norms(Vec<f64>),
+    /// The centres about their mean, for the f32 products.
+    Centred(Centred),
 }
 
 /// See [`RunCentres`]: with zero_tol = 1e-12·max‖x‖², centres count as
@@ -282,15 +286,9 @@ impl RunCentres {
     fn new(run: &SweepArgs, x: &Rows) -> Self {
         let apart = || min_sq_separation(run.centres) >= MERGED * run.zero_tol;
         if matches!(x, Rows::F32(_)) && apart() {
-            RunCentres {
-                norms: Vec::new(),
-                centred: Some(Centred::new(run.centres)),
-            }
+            RunCentres::Centred(Centred::new(run.centres))
         } else {
-            RunCentres {
-                norms: crate::linalg::row_sq_norms(run.centres),
-                centred: None,
-            }
+            RunCentres::Norms(crate::linalg::row_sq_norms(run.centres))
         }
     }
 }
@@ -327,20 +325,27 @@ fn task(
         .iter()
         .map(|r| PowerStats::new(r.centres.nrows(), p, x.nrows()))
         .collect();
-    let widen = matches!(x, Rows::F32(_)) && centres.iter().any(|c| c.centred.is_none());
+    let widen =
+        matches!(x, Rows::F32(_)) && centres.iter().any(|c| matches!(c, RunCentres::Norms(_)));
     let mut buf = Vec::new();
     let mut lo = 0;
     while lo < x.nrows() {
         let hi = (lo + BLOCK_ROWS).min(x.nrows());
         let wide = widen.then(|| x.block_in(lo, hi, &mut buf));
         for ((part, run), c) in parts.iter_mut().zip(runs).zip(centres) {
-            let xb = match (x, &c.centred, wide) {
-                (Rows::F32(x), Some(_), _) => Block::F32(x.slice_move(s![lo..hi, ..])),
-                (Rows::F64(x), _, _) => Block::F64(x.slice_move(s![lo..hi, ..])),
-                (Rows::F32(_), None, Some(w)) => Block::F64(w),
-                (Rows::F32(_), None, None) => unreachable!("widened when a run needs it"),
+            let xb = match (x, c) {
+                (Rows::F32(x), RunCentres::Centred(c)) => {
+                    Block::F32(x.slice_move(s![lo..hi, ..]), c)
+                }
+                (Rows::F64(x), RunCentres::Norms(n)) => Block::F64(x.slice_move(s![lo..hi, ..]), n),
+                (Rows::F32(_), RunCentres::Norms(n)) => {
+                    Block::F64(wide.expect("widened when a run needs it"), n)
+                }
+                (Rows::F64(_), RunCentres::Centred(_)) => {
+                    unreachable!("centred centres are made for f32 rows only")
+                }
             };
-            part.add(xb, at + lo, &x_norms[lo..hi], run, c);
+            part.add(xb, at + lo, &x_norms[lo..hi], run);
         }
         lo = hi;
     }
