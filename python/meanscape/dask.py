@@ -378,7 +378,45 @@ class KMeans(_DaskCluster):
         return self
 
 
-class PowerKMeans(_DaskCluster):
+class _PowerRules:
+    """The engine parameters and annealer of a distributed ``PowerKMeans``,
+    shared by ``meanscape.dask`` and ``meanscape.spark`` (``_ENGINE``: the
+    module's name and the engine's, for the refusal)."""
+
+    _ENGINE = ("dask", "Dask")
+
+    def _params(self):
+        names = ("s0", "eta", "period", "s_min", "tol", "max_iter", "soft_tol", "finish", "sample")
+        return {n: float(getattr(self, n)) for n in names}
+
+    def _annealer(self):
+        if self.finish or self.sample:
+            module, engine = self._ENGINE
+            raise ValueError(f"meanscape.{module}.PowerKMeans: finish and sample must be 0 (not offered on {engine})")
+        return _meanscape.Annealer.power(
+            float(self.s0),
+            float(self.eta),
+            int(self.period),
+            float(self.s_min),
+            float(self.tol),
+            float(self.soft_tol),
+            int(self.max_iter),
+            int(self.n_clusters),
+        )
+
+
+class _KhmRules:
+    """The same for ``KHarmonicMeans``: the engine's khm schedule."""
+
+    def _params(self):
+        return {"tol": float(self.tol), "max_iter": float(self.max_iter)}
+
+    def _annealer(self):
+        # The engine's khm: s0 = s_min = −1, η = 1, T = 1, no hardness test.
+        return _meanscape.Annealer.power(-1.0, 1.0, 1, -1.0, float(self.tol), 1.0, int(self.max_iter), int(self.n_clusters))
+
+
+class PowerKMeans(_PowerRules, _DaskCluster):
     """``meanscape.PowerKMeans`` on a dask array or dataframe: the engine's
     sweep per chunk, its log-sum-exp merge, and its annealing and stopping
     rule (schedule, period check, hardness condition). ``finish`` and
@@ -417,24 +455,6 @@ class PowerKMeans(_DaskCluster):
         self.random_state = random_state
         self.init_size = init_size
 
-    def _params(self):
-        names = ("s0", "eta", "period", "s_min", "tol", "max_iter", "soft_tol", "finish", "sample")
-        return {n: float(getattr(self, n)) for n in names}
-
-    def _annealer(self):
-        if self.finish or self.sample:
-            raise ValueError("meanscape.dask.PowerKMeans: finish and sample must be 0 (not offered on Dask)")
-        return _meanscape.Annealer.power(
-            float(self.s0),
-            float(self.eta),
-            int(self.period),
-            float(self.s_min),
-            float(self.tol),
-            float(self.soft_tol),
-            int(self.max_iter),
-            int(self.n_clusters),
-        )
-
     def fit(self, X, y=None, sample_weight=None):
         X, w = self._setup(X, sample_weight)
         dask, _ = _dask()
@@ -466,7 +486,7 @@ class PowerKMeans(_DaskCluster):
         return self
 
 
-class KHarmonicMeans(PowerKMeans):
+class KHarmonicMeans(_KhmRules, PowerKMeans):
     """``meanscape.KHarmonicMeans`` on a dask array or dataframe: power
     k-means with s = −1 held fixed (the engine's khm schedule)."""
 
@@ -478,10 +498,3 @@ class KHarmonicMeans(PowerKMeans):
         self.init = init
         self.random_state = random_state
         self.init_size = init_size
-
-    def _params(self):
-        return {"tol": float(self.tol), "max_iter": float(self.max_iter)}
-
-    def _annealer(self):
-        # The engine's khm: s0 = s_min = −1, η = 1, T = 1, no hardness test.
-        return _meanscape.Annealer.power(-1.0, 1.0, 1, -1.0, float(self.tol), 1.0, int(self.max_iter), int(self.n_clusters))

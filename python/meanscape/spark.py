@@ -61,7 +61,7 @@ from sklearn.exceptions import ConvergenceWarning, NotFittedError
 
 from . import _meanscape
 from ._base import _seed
-from .dask import _FAN_IN, _lloyd_merge, _power_merge
+from .dask import _FAN_IN, _KhmRules, _PowerRules, _lloyd_merge, _power_merge
 
 __all__ = ["KMeans", "PowerKMeans", "KHarmonicMeans", "ClusterModel"]
 
@@ -588,11 +588,13 @@ def _same_partition(a, b):
     return np.array_equal(a["counts"], b["counts"]) and np.allclose(a["sums"], b["sums"], rtol=1e-9, atol=0)
 
 
-class PowerKMeans(_SparkCluster):
+class PowerKMeans(_PowerRules, _SparkCluster):
     """``meanscape.PowerKMeans`` on a Spark DataFrame: the engine's sweep per
     partition, its log-sum-exp merge, and its annealing and stopping rule
     (schedule, period check, hardness condition). ``finish`` and ``sample``
     are not offered here (0)."""
+
+    _ENGINE = ("spark", "Spark")
 
     def __init__(
         self,
@@ -635,24 +637,6 @@ class PowerKMeans(_SparkCluster):
         self.init_size = init_size
         self.persist = persist
 
-    def _params(self):
-        names = ("s0", "eta", "period", "s_min", "tol", "max_iter", "soft_tol", "finish", "sample")
-        return {n: float(getattr(self, n)) for n in names}
-
-    def _annealer(self):
-        if self.finish or self.sample:
-            raise ValueError("meanscape.spark.PowerKMeans: finish and sample must be 0 (not offered on Spark)")
-        return _meanscape.Annealer.power(
-            float(self.s0),
-            float(self.eta),
-            int(self.period),
-            float(self.s_min),
-            float(self.tol),
-            float(self.soft_tol),
-            int(self.max_iter),
-            int(self.n_clusters),
-        )
-
     def fit(self, df):
         """Fit on the DataFrame `df`; returns a :class:`ClusterModel`."""
         self._annealer()  # refuse bad parameters before any Spark job
@@ -687,7 +671,7 @@ class PowerKMeans(_SparkCluster):
         )
 
 
-class KHarmonicMeans(PowerKMeans):
+class KHarmonicMeans(_KhmRules, PowerKMeans):
     """``meanscape.KHarmonicMeans`` on a Spark DataFrame: power k-means with
     s = −1 held fixed (the engine's khm schedule)."""
 
@@ -717,13 +701,6 @@ class KHarmonicMeans(PowerKMeans):
         self.random_state = random_state
         self.init_size = init_size
         self.persist = persist
-
-    def _params(self):
-        return {"tol": float(self.tol), "max_iter": float(self.max_iter)}
-
-    def _annealer(self):
-        # The engine's khm: s0 = s_min = −1, η = 1, T = 1, no hardness test.
-        return _meanscape.Annealer.power(-1.0, 1.0, 1, -1.0, float(self.tol), 1.0, int(self.max_iter), int(self.n_clusters))
 
 
 # ------------------------------------------------------------------ model
