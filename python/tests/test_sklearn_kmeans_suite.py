@@ -34,13 +34,6 @@ ESTIMATOR = getattr(meanscape, os.environ.get("MEANSCAPE_SUITE_ESTIMATOR", "KMea
 # The one switch for sparse input: whether the engine reads CSR (h-csr).
 ENGINE_CSR = hasattr(meanscape._meanscape, "fit_csr")
 SPARSE_XFAIL = pytest.mark.xfail(strict=True, reason="sparse input: engine CSR (h-csr)")
-# The CSR Lloyd (src/solver/csr/lloyd.rs) does not yet relocate empty
-# clusters as scikit-learn (the dense Lloyd does, src/solver/lloyd.rs) nor
-# report why it stopped (Extras.converged_by), which these tests see.
-CSR_RELOCATION = {"test_kmeans_relocated_clusters", "test_relocating_with_duplicates"}
-CSR_RELOCATION_XFAIL = pytest.mark.xfail(
-    strict=True, reason="CSR Lloyd: empty-cluster relocation and stop reason not yet scikit-learn's"
-)
 
 # Tests that call scikit-learn's private helpers: they test scikit-learn's
 # internals, not the estimator.
@@ -143,5 +136,3 @@ def suite_mark(item):
         return
     if not ENGINE_CSR:
         item.add_marker(SPARSE_XFAIL)
-    elif item.originalname in CSR_RELOCATION:
-        item.add_marker(CSR_RELOCATION_XFAIL)

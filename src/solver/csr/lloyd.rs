@@ -2,7 +2,7 @@
 //! [`crate::solver::lloyd`]: tolerance (absolute here, the caller scales it
 //! by [`Csr::mean_variance`]) on the squared centre shift, strict
 //! convergence when no label changes, empty clusters moved to the farthest
-//! points. From the same centres it takes the dense loop's labels and
+//! points (the dense loop's relocation itself). From the same centres it takes the dense loop's labels and
 //! iterations, and its centres and objective to rounding.
 
 use super::Csr;
@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::solver::fit::Fit;
 use crate::solver::init::{Init, weighted_seeds};
 use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
+use crate::solver::lloyd::{Far, average, relocate};
 use crate::solver::progress::Ctx;
 use crate::solver::{Common, Start};
 use ndarray::Array2;
@@ -111,6 +112,7 @@ pub fn csr_lloyd(
         shift: f64::INFINITY,
         sums: None,
         dists: Vec::new(),
+        labels: Vec::new(),
     };
     let how = Loop {
         rule: Rule::Step,
@@ -119,6 +121,17 @@ pub fn csr_lloyd(
         events: true,
     };
     let mut fit = iterate(&mut step, how, ctx)?;
+    if fit.converged {
+        // As the dense loop: the centre shift is tested first.
+        fit.extra.converged_by = Some(if step.shift <= tol_abs {
+            "shift"
+        } else {
+            "labels"
+        });
+    }
+    if step.shift.is_finite() {
+        fit.extra.centre_shift = Some(step.shift);
+    }
     fit.centroids = Some(step.centres);
     Ok(fit)
 }
@@ -135,6 +148,8 @@ struct CsrLloyd<'x> {
     sums: Option<(Array2<f64>, Vec<f64>)>,
     /// Every row's squared distance to its centre (empty clusters).
     dists: Vec<f64>,
+    /// The labels of the last assignment.
+    labels: Vec<usize>,
 }
 
 impl Step for CsrLloyd<'_> {
@@ -147,43 +162,48 @@ impl Step for CsrLloyd<'_> {
         };
         self.sums = Some(self.x.cluster_sums(&labels, c.k(), self.w));
         self.dists = dists;
+        self.labels = labels.clone();
         let settled = labels == it.prev_labels || self.shift <= self.tol_abs;
         Ok(Eval::new(inertia, labels, settled))
     }
 
     fn advance(&mut self, _m: usize) -> Result<()> {
-        let (sums, totals) = self.sums.take().expect("advance after eval");
-        let mut next = sums;
-        let empty = totals.iter().filter(|&&c| c == 0.0).count();
-        let mut far = farthest(&self.dists, empty).into_iter();
-        for (j, &total) in totals.iter().enumerate() {
-            let mut row = next.row_mut(j);
-            if total == 0.0 {
-                // sklearn: an empty cluster moves to a far-away point.
-                let i = far.next().expect("enough points");
-                row.fill(0.0);
-                self.x
-                    .add_row_to(i, row.as_slice_mut().expect("row-major"), 1.0);
-            } else {
-                row.mapv_inplace(|v| v / total);
-            }
-        }
+        let (mut next, mut totals) = self.sums.take().expect("advance after eval");
+        let far = self.farthest_rows(totals.iter().filter(|&&t| t == 0.0).count());
+        relocate(&far, &mut next, &mut totals);
+        average(&mut next, &totals);
         self.shift = (&next - &self.centres).mapv(|v| v * v).sum();
         self.centres = next;
         Ok(())
     }
 }
 
-/// Indices of the `m` rows farthest from their centre, farthest first
-/// (ties to the lower index), as the dense loop picks them.
-fn farthest(dist: &[f64], m: usize) -> Vec<usize> {
-    if m == 0 {
-        return Vec::new();
+impl CsrLloyd<'_> {
+    /// The `m` rows of positive weight farthest from their centre, as the
+    /// dense loop's relocation takes them (farthest first, ties to the
+    /// lower index).
+    fn farthest_rows(&self, m: usize) -> Vec<Far> {
+        if m == 0 {
+            return Vec::new();
+        }
+        let weight = |i: usize| self.w.map_or(1.0, |w| w[i]);
+        let mut idx: Vec<usize> = (0..self.dists.len()).filter(|&i| weight(i) > 0.0).collect();
+        idx.sort_by(|&a, &b| self.dists[b].total_cmp(&self.dists[a]).then(a.cmp(&b)));
+        idx.truncate(m);
+        idx.into_iter()
+            .map(|i| {
+                let mut row = vec![0.0; self.x.ncols()];
+                self.x.add_row_to(i, &mut row, 1.0);
+                Far {
+                    dist: self.dists[i],
+                    index: i,
+                    label: self.labels[i],
+                    weight: weight(i),
+                    row,
+                }
+            })
+            .collect()
     }
-    let mut idx: Vec<usize> = (0..dist.len()).collect();
-    idx.sort_by(|&a, &b| dist[b].total_cmp(&dist[a]).then(a.cmp(&b)));
-    idx.truncate(m);
-    idx
 }
 
 #[cfg(test)]
@@ -272,7 +292,43 @@ mod tests {
         let b = lloyd_loop(d.view(), &norms, c0, 0.0, 50, &ctx).unwrap();
         assert_eq!(a.labels, b.labels);
         assert_eq!(a.iterations, b.iterations);
+        assert_eq!(a.extra.converged_by, b.extra.converged_by);
         assert!(a.labels.contains(&2), "the emptied centre took rows again");
+    }
+
+    #[test]
+    fn relocation_is_the_dense_loops_with_weights_and_repeated_rows() {
+        // Two empty clusters at once, rows of weight 0 among the farthest,
+        // and repeated rows: the relocated row leaves its old cluster, as in
+        // the dense loop (and scikit-learn).
+        let mut d = sparse_data(150, 12, 0.3, 4);
+        for i in 100..150 {
+            let r = d.row(i % 5).to_owned();
+            d.row_mut(i).assign(&r);
+        }
+        let x = Csr::from_dense(d.view()).unwrap();
+        let norms = x.sq_norms();
+        let w: Vec<f64> = (0..150).map(|i| [0.0, 1.0, 2.5][i % 3]).collect();
+        let mut c0 = x.select(&[0, 1, 3, 4]);
+        c0.row_mut(2).fill(1e3);
+        c0.row_mut(3).fill(-1e3);
+        let ctx = Ctx::default();
+        for w in [None, Some(&w[..])] {
+            let a = csr_lloyd(&x, &norms, w, c0.clone(), 1e-9, 50, &ctx).unwrap();
+            let dense = crate::solver::lloyd::weighted_lloyd_loop;
+            let b = dense(d.view(), &norms, w, c0.clone(), 1e-9, 50, false, &ctx).unwrap();
+            let what = if w.is_some() {
+                "weighted"
+            } else {
+                "unweighted"
+            };
+            assert_eq!(a.labels, b.labels, "{what}");
+            assert_eq!(a.iterations, b.iterations, "{what}");
+            assert_eq!(a.extra.converged_by, b.extra.converged_by, "{what}");
+            let (ca, cb) = (a.centroids.unwrap(), b.centroids.unwrap());
+            let close = |u: f64, v: f64| (u - v).abs() <= 1e-12 * v.abs().max(1.0);
+            assert!(ca.iter().zip(&cb).all(|(&u, &v)| close(u, v)), "{what}");
+        }
     }
 
     #[test]
