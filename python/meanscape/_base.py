@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
@@ -165,39 +166,63 @@ class _MeanscapeCluster(ClusterMixin, BaseEstimator):
         )
         self._check_counts(X.shape[0])
         params, options = self._engine_request()
+        self._check_lloyd_params()
         weights = sample_weights(sample_weight, X.shape[0])
-        init, centres = self.init, None
+        init = self.init
         # 'auto' as scikit-learn's KMeans: one start for k-means++ or given
-        # centres, ten for random seeding.
-        random = isinstance(init, str) and init == "random"
-        n_init = (10 if random else 1) if _is_auto(self.n_init) else int(self.n_init)
-        if not isinstance(init, str):
-            centres = given_centres(init, X, self.n_clusters)
-            init = "k-means++"
-            if n_init != 1:
-                warnings.warn(
-                    f"Explicit initial center position passed: performing only one init in {type(self).__name__} instead of n_init={n_init}.",
-                    RuntimeWarning,
-                    stacklevel=3,
-                )
-                n_init = 1
+        # centres, ten for random seeding or a callable.
+        auto = 10 if (isinstance(init, str) and init == "random") or callable(init) else 1
+        n_init = auto if _is_auto(self.n_init) else int(self.n_init)
+        if not isinstance(init, str) and not callable(init) and n_init != 1:
+            warnings.warn(
+                f"Explicit initial center position passed: performing only one init in {type(self).__name__} instead of n_init={n_init}.",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            n_init = 1
+        self._n_init = n_init
         if sp.issparse(X):
             fit, data = _meanscape.fit_csr, (X.indptr, X.indices, X.data, X.shape)
         else:
             fit, data = _meanscape.fit, (X,)
-        result = fit(
-            self._algorithm,
-            *data,
-            int(self.n_clusters),
-            params,
-            options,
-            _seed(self.random_state),
-            n_init,
-            init,
-            **_given(weights, centres),
-        )
+
+        def run(seed, restarts, init, centres):
+            return fit(
+                self._algorithm,
+                *data,
+                int(self.n_clusters),
+                params,
+                options,
+                seed,
+                restarts,
+                init,
+                **_given(weights, centres),
+            )
+
+        if isinstance(init, str):
+            result = run(_seed(self.random_state), n_init, init, None)
+        elif callable(init):
+            # One set of centres per call: each is its own run, and the
+            # lowest objective is kept (scikit-learn's rule).
+            random_state = check_random_state(self.random_state)
+            result = None
+            for _ in range(n_init):
+                centres = given_centres(init(X, self.n_clusters, random_state=random_state), X, self.n_clusters)
+                r = run(0, 1, "k-means++", centres)
+                if result is None or r["objective"] < result["objective"]:
+                    result = r
+        else:
+            result = run(0, 1, "k-means++", given_centres(init, X, self.n_clusters))
         self._set_fitted(X, result, weights)
+        self._after_fit()
         return self
+
+    def _check_lloyd_params(self):
+        """scikit-learn's ``algorithm`` and ``copy_x``, on the estimators that
+        take them (see :class:`_LloydParams`)."""
+
+    def _after_fit(self):
+        """Warnings and ``verbose`` text after a fit (see :class:`_LloydParams`)."""
 
     def _set_fitted(self, X, r, weights=None):
         self.labels_ = r["labels"]
@@ -281,7 +306,9 @@ class _CentroidMixin:
 
     def _set_fitted(self, X, r, weights=None):
         super()._set_fitted(X, r, weights)
-        if hasattr(self, "cluster_centers_") and not hasattr(self, "feature_weights_"):
+        # The feature-weighted methods too: their inertia_ is the k-means
+        # cost on the input features, unweighted (objective_ is theirs).
+        if hasattr(self, "cluster_centers_"):
             # ‖x − c‖² = ‖x‖² − 2x·c + ‖c‖², through one n × k product: no
             # n × p temporary (0.95 s of a 70000 × 784 fit otherwise).
             c = self.cluster_centers_
@@ -293,6 +320,42 @@ class _CentroidMixin:
                 d = np.einsum("ij,ij->i", X, X) - 2.0 * cross + np.einsum("ij,ij->i", c, c)[self.labels_]
                 d = np.maximum(d, 0.0)
             self.inertia_ = float(d.sum() if weights is None else d @ weights)
+
+
+class _LloydParams:
+    """scikit-learn's ``KMeans`` parameters that are about its Lloyd
+    (``algorithm``, ``copy_x``, ``verbose``), on the estimators with centres
+    in the input space, so that they drop in where ``KMeans`` was; and its
+    warnings (``algorithm='elkan'`` for one cluster, fewer distinct clusters
+    than ``n_clusters``)."""
+
+    def _check_lloyd_params(self):
+        if self.algorithm not in ("lloyd", "elkan"):
+            raise ValueError(f"The 'algorithm' parameter of {type(self).__name__} must be a str among {{'lloyd', 'elkan'}}. Got {self.algorithm!r} instead.")
+        if not isinstance(self.copy_x, (bool, np.bool_)):
+            raise ValueError(f"The 'copy_x' parameter of {type(self).__name__} must be an instance of 'bool'. Got {self.copy_x!r} instead.")
+        if self.algorithm == "elkan" and self.n_clusters == 1:
+            warnings.warn(
+                "algorithm='elkan' doesn't make sense for a single cluster. Using 'lloyd' instead.",
+                RuntimeWarning,
+                stacklevel=4,
+            )
+
+    def _after_fit(self):
+        if self.verbose:
+            print("Initialization complete")
+            for i, v in enumerate(self.objective_trace_):
+                print(f"Iteration {i}, objective {v}.")
+            how = "converged" if self.converged_ else "stopped at max_iter"
+            print(f"{how} after {self.n_iter_} iterations: objective {self.objective_}.")
+        distinct = len(np.unique(self.labels_))
+        if distinct < self.n_clusters:
+            warnings.warn(
+                f"Number of distinct clusters ({distinct}) found smaller than "
+                f"n_clusters ({self.n_clusters}). Possibly due to duplicate points in X.",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
 
 
 class _WeightedFit:
