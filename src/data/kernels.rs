@@ -117,7 +117,7 @@ pub(crate) fn read_labels(path: &Path, n: usize, budget: &Budget) -> Result<Labe
     };
     if labels.ids.len() != n {
         return Err(Error::Data(format!(
-            "{shown}: {} labels, but the kernels are {n}×{n}",
+            "{shown}: {} labels, but the data has {n} rows",
             labels.ids.len()
         )));
     }
