@@ -260,6 +260,17 @@ fn svmlight_carries_the_labels_and_matrix_market_takes_a_companion() {
     let loaded =
         meanscape::load(m.to_str().unwrap(), &LoadOptions::default(), Scaling::None).unwrap();
     assert_eq!(loaded.dataset.labels.as_ref().unwrap().ids, y);
+    let short = write(dir.path(), "short.mtx", mtx(&x).as_bytes());
+    write(dir.path(), "short.labels.txt", text[2..].as_bytes());
+    let e = meanscape::load(
+        short.to_str().unwrap(),
+        &LoadOptions::default(),
+        Scaling::None,
+    )
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(e.contains("89 labels, but the matrix has 90 rows"), "{e}");
     // Scaling is not applied to sparse rows, and says so.
     let loaded = meanscape::load(
         m.to_str().unwrap(),

@@ -147,10 +147,12 @@ fn companion_labels(
         }
     };
     if let Some(f) = file {
-        let labels = super::kernels::read_labels(&f, ds.n(), budget).map_err(|e| match e {
-            Error::Resource(m) => Error::Resource(format!("{shown}: labels: {m}")),
-            e => Error::Data(format!("{shown}: labels: {e}")),
-        })?;
+        let rows = format!("the matrix has {} rows", ds.n());
+        let labels =
+            super::kernels::read_labels_of(&f, ds.n(), budget, &rows).map_err(|e| match e {
+                Error::Resource(m) => Error::Resource(format!("{shown}: labels: {m}")),
+                e => Error::Data(format!("{shown}: labels: {e}")),
+            })?;
         ds.labels = Some(labels);
         ds.inputs.push(f);
     }
