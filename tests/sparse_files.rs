@@ -261,7 +261,7 @@ fn svmlight_carries_the_labels_and_matrix_market_takes_a_companion() {
         meanscape::load(m.to_str().unwrap(), &LoadOptions::default(), Scaling::None).unwrap();
     assert_eq!(loaded.dataset.labels.as_ref().unwrap().ids, y);
     let short = write(dir.path(), "short.mtx", mtx(&x).as_bytes());
-    write(dir.path(), "short.labels.txt", text[2..].as_bytes());
+    write(dir.path(), "short.labels.txt", &text.as_bytes()[2..]);
     let e = meanscape::load(
         short.to_str().unwrap(),
         &LoadOptions::default(),
