@@ -101,6 +101,9 @@ pub fn prepare(source: DataSource, mut dataset: Dataset, scale: Scaling) -> Load
             load_ms: t0.elapsed().as_secs_f64() * 1e3,
         };
     }
+    if dataset.sparse.is_some() {
+        return prepare_sparse(source, dataset, scale, t0);
+    }
     let (_, mut scaling) = data::preprocess::scale_recorded(&mut dataset, scale);
     let rescale_exp = data::preprocess::fit_range(&mut dataset);
     scaling.rescale_exp = rescale_exp;
@@ -117,6 +120,42 @@ pub fn prepare(source: DataSource, mut dataset: Dataset, scale: Scaling) -> Load
         scale,
         rescale_exp,
         scaling: Some(scaling),
+        load_ms: t0.elapsed().as_secs_f64() * 1e3,
+    }
+}
+
+/// [`prepare`] for sparse rows. They are not scaled: centring (standard)
+/// would make every zero nonzero and min-max would move the zeros, so the
+/// values are used as read, only brought into the solvers' range by a
+/// power of two (exact), as dense data is.
+fn prepare_sparse(source: DataSource, mut dataset: Dataset, scale: Scaling, t0: Instant) -> Loaded {
+    if scale != Scaling::None {
+        dataset.notes.push(format!(
+            "scaling ({scale}) does not apply to sparse rows (it would fill in the zeros): \
+             the values are used as read"
+        ));
+    }
+    let csr = Arc::make_mut(dataset.sparse.as_mut().expect("sparse rows"));
+    let m = csr.max_abs();
+    let rescale_exp = data::preprocess::range_exponent(m);
+    if rescale_exp != 0 {
+        csr.map_values(|v| data::preprocess::ldexp(v, rescale_exp));
+        dataset.notes.push(format!(
+            "values reach {m:.3e}: every value was multiplied by 2^{rescale_exp} (exact); \
+             centres and objectives refer to the rescaled values"
+        ));
+    }
+    let problem = Arc::new(Problem::from_csr(
+        dataset.sparse.clone().expect("sparse rows"),
+    ));
+    Loaded {
+        source,
+        dataset,
+        problem,
+        // What was applied: the report then says `scale none`.
+        scale: Scaling::None,
+        rescale_exp,
+        scaling: None,
         load_ms: t0.elapsed().as_secs_f64() * 1e3,
     }
 }

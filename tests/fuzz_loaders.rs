@@ -117,3 +117,18 @@ fn fuzz_parquet() {
 fn fuzz_arrow() {
     fuzz(Format::Arrow);
 }
+
+#[test]
+fn fuzz_svmlight() {
+    fuzz(Format::Svmlight);
+}
+
+#[test]
+fn fuzz_mtx() {
+    fuzz(Format::Mtx);
+}
+
+#[test]
+fn fuzz_npz() {
+    fuzz(Format::Npz);
+}

@@ -80,6 +80,12 @@ fn output(a: &PredictArgs) -> Result<String> {
             "{spec}: holds precomputed kernels, not features; a model predicts from the features it was fit on"
         )));
     }
+    if ds.sparse.is_some() {
+        return Err(Error::Model(format!(
+            "{spec}: holds sparse rows; a saved model predicts dense rows only (save them as \
+             .npy or CSV)"
+        )));
+    }
     if let Some(out) = &a.out {
         let mut all: Vec<&Path> = ds.inputs.iter().map(|p| p.as_path()).collect();
         all.push(a.model.as_path());

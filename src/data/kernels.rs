@@ -97,6 +97,11 @@ pub(crate) fn sibling_labels(path: &Path) -> (Option<PathBuf>, Option<String>) {
 /// label per line (empty lines ignored). `n` is the number of rows the
 /// labels must match.
 pub(crate) fn read_labels(path: &Path, n: usize, budget: &Budget) -> Result<Labels> {
+    read_labels_of(path, n, budget, &format!("the kernels are {n}×{n}"))
+}
+
+/// [`read_labels`] for `n` rows that `rows` describes in a mismatch.
+pub(crate) fn read_labels_of(path: &Path, n: usize, budget: &Budget, rows: &str) -> Result<Labels> {
     let shown = input::shown(path);
     let bytes = input::read_all(path, &shown, budget)?;
     let labels = if bytes.starts_with(b"\x93NUMPY") {
@@ -117,7 +122,7 @@ pub(crate) fn read_labels(path: &Path, n: usize, budget: &Budget) -> Result<Labe
     };
     if labels.ids.len() != n {
         return Err(Error::Data(format!(
-            "{shown}: {} labels, but the kernels are {n}×{n}",
+            "{shown}: {} labels, but {rows}",
             labels.ids.len()
         )));
     }

@@ -4,6 +4,7 @@
 use crate::error::{Error, Result};
 use crate::kernel::stack::KernelStack;
 use crate::solver::Matrix;
+use crate::solver::csr::Csr;
 use ndarray::Array2;
 use std::sync::Arc;
 
@@ -23,6 +24,7 @@ mod parquet_scan;
 pub mod preprocess;
 mod sizes;
 mod source;
+mod sparse;
 #[cfg(feature = "parquet")]
 mod thrift;
 pub mod weights;
@@ -111,6 +113,10 @@ pub struct Dataset {
     /// then has no features (`x` is n × 0) and is clustered by the kernel
     /// algorithms only.
     pub kernels: Option<Arc<KernelStack>>,
+    /// Sparse rows (a `.npz`, svmlight or Matrix Market file): `x` is then
+    /// n × 0 and the features are these CSR rows, f64, run by the
+    /// algorithms that take sparse input.
+    pub sparse: Option<Arc<Csr>>,
     /// Every file this dataset was read from (the data file and any
     /// companion, such as an IDX labels file): outputs must never replace
     /// one of them.
@@ -138,6 +144,7 @@ impl Dataset {
             relevance: None,
             notes: Vec::new(),
             kernels: None,
+            sparse: None,
             inputs: Vec::new(),
             float32: false,
             dtype: Dtype::F64,
@@ -157,12 +164,21 @@ impl Dataset {
         ds
     }
 
+    /// A dataset of sparse rows: `x` is n × 0, the features are `csr`.
+    pub fn from_csr(name: impl Into<String>, source: impl Into<String>, csr: Csr) -> Self {
+        let (n, p) = (csr.nrows(), csr.ncols());
+        let mut ds = Dataset::new(name, source, Array2::<f64>::zeros((n, 0)));
+        ds.feature_names = default_feature_names(p);
+        ds.sparse = Some(Arc::new(csr));
+        ds
+    }
+
     pub fn n(&self) -> usize {
         self.x.nrows()
     }
 
     pub fn p(&self) -> usize {
-        self.x.ncols()
+        self.sparse.as_ref().map_or(self.x.ncols(), |s| s.ncols())
     }
 
     /// Checks the invariants every loader must leave: at least one row and

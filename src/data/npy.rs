@@ -101,7 +101,7 @@ fn dtype_size(descr: &str) -> Option<u64> {
 
 /// The header's problem in a few words (the parser's own text for a
 /// malformed dictionary is a multi-line syntax diagram).
-fn header_problem(e: &ReadHeaderError) -> String {
+pub(crate) fn header_problem(e: &ReadHeaderError) -> String {
     let text = match e {
         ReadHeaderError::Io(e) if e.kind() == ErrorKind::UnexpectedEof => {
             "the header is cut short".to_string()
@@ -119,7 +119,7 @@ fn header_problem(e: &ReadHeaderError) -> String {
 
 /// At most 120 characters of a third party's text (it may quote a value
 /// from the file).
-fn shorten(text: &str) -> String {
+pub(crate) fn shorten(text: &str) -> String {
     const MAX: usize = 120;
     if text.chars().count() > MAX {
         let cut: String = text.chars().take(MAX).collect();
@@ -141,7 +141,11 @@ const MAX_DEPTH: usize = 4;
 /// header must fit in the `len` bytes of the file (a version-2 header may
 /// claim 4 GiB, which the parser would allocate), be of a sane length, and
 /// not nest brackets deeper than [`MAX_DEPTH`].
-fn check_header_start<R: Read + Seek>(reader: &mut R, len: u64, origin: &str) -> Result<()> {
+pub(crate) fn check_header_start<R: Read + Seek>(
+    reader: &mut R,
+    len: u64,
+    origin: &str,
+) -> Result<()> {
     let bad = |why: String| Error::Data(format!("{origin}: not a readable .npy file ({why})"));
     let mut pre = [0u8; 12];
     let got = read_up_to(reader, &mut pre).map_err(|e| Error::io(origin, e))?;

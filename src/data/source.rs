@@ -3,7 +3,7 @@
 use super::input::{self, Budget};
 use super::{
     Dataset, Dtype, LoadOptions, bundled, columnar, delimited, generate, idx, idx_header, matv5,
-    npy, preprocess,
+    npy, preprocess, sparse,
 };
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -112,6 +112,10 @@ pub fn load(src: &DataSource, opts: &LoadOptions) -> Result<Dataset> {
     ds.dtype = opts
         .dtype
         .unwrap_or(if ds.float32 { Dtype::F32 } else { Dtype::F64 });
+    if ds.sparse.is_some() {
+        // CSR rows are f64 (the loader noted a --dtype f32 it could not honour).
+        ds.dtype = Dtype::F64;
+    }
     // The matrix is held in the run's type only (a loader that read f32
     // for an f32 run made no f64 copy; others convert here, once).
     if ds.x.dtype() != ds.dtype {
@@ -137,6 +141,9 @@ fn load_file(path: &Path, opts: &LoadOptions) -> Result<Dataset> {
         .unwrap_or("")
         .to_ascii_lowercase();
     let mut ds = match ext.as_str() {
+        _ if sparse::Format::of(path).is_some() => {
+            sparse::read(path, sparse::Format::of(path).expect("sparse"), opts)?
+        }
         "npy" => npy::read(path, opts)?,
         "mat" => matv5::read(path, opts)?,
         e if columnar::by_extension(e).is_some() => {

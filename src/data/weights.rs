@@ -21,7 +21,9 @@ const MAX_FILE: u64 = 1 << 30;
 /// [`Error::Data`] when `spec` is neither a column nor a readable file of
 /// numbers.
 pub fn take_weights(ds: &mut Dataset, spec: &str) -> Result<Vec<f64>> {
-    if let Some(j) = ds.feature_names.iter().position(|n| n == spec) {
+    // Sparse rows have no dense column to take: weights come from a file.
+    let column = ds.sparse.is_none();
+    if let Some(j) = ds.feature_names.iter().position(|n| column && n == spec) {
         let w: Vec<f64> = match &ds.x {
             Matrix::F64(x) => x.column(j).to_vec(),
             Matrix::F32(x) => x.column(j).iter().map(|&v| f64::from(v)).collect(),
@@ -40,7 +42,13 @@ pub fn take_weights(ds: &mut Dataset, spec: &str) -> Result<Vec<f64>> {
     let path = Path::new(spec);
     if !path.is_file() {
         return Err(Error::Data(format!(
-            "--weights {spec}: no feature column named '{spec}' and no such file"
+            "--weights {spec}: {}",
+            if column {
+                format!("no feature column named '{spec}' and no such file")
+            } else {
+                "no such file (sparse input takes weights from a file of one number per row)"
+                    .to_string()
+            }
         )));
     }
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);

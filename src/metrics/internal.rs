@@ -316,6 +316,11 @@ pub fn of_run(
     fit: &crate::solver::Fit,
     base: &SilhouetteBase,
 ) -> Internal {
+    // The scores read dense rows; a problem on sparse rows has none (its
+    // dense rows are n × 0), so they are left out rather than made up.
+    if problem.csr().is_some() {
+        return Internal::none(&fit.labels);
+    }
     // f32 rows are read as stored (per block), never widened whole.
     let x = problem.x.rows();
     let space = match algo.space(problem, cfg, fit, &crate::solver::Ctx::new()) {

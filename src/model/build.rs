@@ -19,6 +19,12 @@ pub fn supports(id: &str, problem: &Problem) -> Result<()> {
             "spectral has no out-of-sample rule (its embedding comes from the eigenvectors of the training affinity, as scikit-learn's SpectralClustering, which has no predict either): use kernel-kmeans or kpower with the same kernel to predict".into(),
         ));
     }
+    if problem.csr().is_some() {
+        return Err(Error::Model(format!(
+            "{id} ran on sparse rows: a saved model predicts dense rows only, so no model is \
+             saved for sparse input"
+        )));
+    }
     if problem.kernels_only() {
         return Err(Error::Model(format!(
             "{id} ran on precomputed kernels: a model needs features to evaluate the kernel on new points, so it cannot predict"

@@ -42,6 +42,82 @@ pub fn npy(descr: &str, fortran: bool, shape: &str, data: &[u8]) -> Vec<u8> {
     out
 }
 
+/// A zip of `.npy` members, as numpy's `savez` (stored) or
+/// `savez_compressed` (deflated) writes them.
+pub fn npz(members: &[(&str, Vec<u8>)], deflate: bool) -> Vec<u8> {
+    use zip::write::SimpleFileOptions;
+    let method = if deflate {
+        zip::CompressionMethod::Deflated
+    } else {
+        zip::CompressionMethod::Stored
+    };
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, data) in members {
+        w.start_file(
+            format!("{name}.npy"),
+            SimpleFileOptions::default().compression_method(method),
+        )
+        .unwrap();
+        w.write_all(data).unwrap();
+    }
+    w.finish().unwrap().into_inner()
+}
+
+/// The members of a zip (names without `.npy`), if it reads.
+pub fn unzip(b: &[u8]) -> Option<Vec<(String, Vec<u8>)>> {
+    let mut z = zip::ZipArchive::new(std::io::Cursor::new(b)).ok()?;
+    let mut out = Vec::new();
+    for i in 0..z.len() {
+        let mut f = z.by_index(i).ok()?;
+        if f.size() > 1 << 20 {
+            return None;
+        }
+        let name = f.name().ok()?.trim_end_matches(".npy").to_string();
+        let mut data = Vec::new();
+        f.read_to_end(&mut data).ok()?;
+        out.push((name, data));
+    }
+    Some(out)
+}
+
+/// A scipy.sparse `.npz` of `format` ("csr", "csc", "coo") from its arrays
+/// (int32 indices, f64 data), as `save_npz` writes it.
+pub fn sparse_npz(
+    format: &str,
+    shape: (i64, i64),
+    index_arrays: &[(&str, Vec<i32>)],
+    data: &[f64],
+    deflate: bool,
+) -> Vec<u8> {
+    let i32s = |v: &[i32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let f: Vec<u8> = format
+        .chars()
+        .flat_map(|c| (c as u32).to_le_bytes())
+        .collect();
+    let mut members = vec![(
+        "format",
+        npy(&format!("<U{}", format.len()), false, "()", &f),
+    )];
+    members.push((
+        "shape",
+        npy(
+            "<i8",
+            false,
+            "(2,)",
+            &[shape.0.to_le_bytes(), shape.1.to_le_bytes()].concat(),
+        ),
+    ));
+    for (name, v) in index_arrays {
+        members.push((
+            name,
+            npy("<i4", false, &format!("({},)", v.len()), &i32s(v)),
+        ));
+    }
+    let d: Vec<u8> = data.iter().flat_map(|x| x.to_le_bytes()).collect();
+    members.push(("data", npy("<f8", false, &format!("({},)", data.len()), &d)));
+    npz(&members, deflate)
+}
+
 pub fn idx(code: u8, dims: &[u32], data: &[u8]) -> Vec<u8> {
     let mut b = vec![0, 0, code, dims.len() as u8];
     for d in dims {
@@ -116,6 +192,53 @@ pub fn corpus(format: Format) -> Vec<Vec<u8>> {
             out.push(idx(0x08, &[1, 65536, 65536], &[]));
         }
         Format::Mat => {}
+        Format::Svmlight => {
+            out.push(b"1 1:0.5 3:2\n2 2:1.5\n1 qid:3 1:1 # note\n".to_vec());
+            out.push(b"0 0:1 2:3\n1 1:2\n\n-1 2:0.25\n".to_vec());
+            out.push(b"1 3:1 1:2 3:4\n2 2:1\n".to_vec());
+            out.push(b"1 4294967295:1\n".to_vec());
+            out.push(b"1 1:nan\n".to_vec());
+            out.push(b"x 1:1\n".to_vec());
+            out.push(b"1 1:\xff\n".to_vec());
+            out.push(gzip(b"3 1:1 2:2\n4 2:5\n"));
+        }
+        Format::Mtx => {
+            let h = "%%MatrixMarket matrix coordinate";
+            out.push(
+                format!("{h} real general\n% c\n3 4 4\n1 1 1.5\n2 3 -2\n3 4 1e3\n1 4 2\n")
+                    .into_bytes(),
+            );
+            out.push(format!("{h} pattern symmetric\n3 3 3\n1 1\n2 1\n3 2\n").into_bytes());
+            out.push(format!("{h} integer skew-symmetric\n2 2 1\n2 1 3\n").into_bytes());
+            out.push(
+                format!("{h} real general\n1000000 1000000 1000000000000\n1 1 1\n").into_bytes(),
+            );
+            out.push(format!("{h} real general\n1000000000000 5 1\n1 1 1\n").into_bytes());
+            out.push(format!("{h} complex general\n1 1 1\n1 1 1 0\n").into_bytes());
+            out.push(b"%%MatrixMarket matrix array real general\n2 1\n1\n2\n".to_vec());
+            out.push(gzip(
+                format!("{h} real general\n2 2 2\n1 1 1\n2 2 2\n").as_bytes(),
+            ));
+        }
+        Format::Npz => {
+            let csr = [("indices", vec![0, 2, 1]), ("indptr", vec![0, 2, 3])];
+            out.push(sparse_npz("csr", (2, 3), &csr, &[1.0, 2.0, 3.0], true));
+            out.push(sparse_npz("csr", (2, 3), &csr, &[1.0, 2.0, 3.0], false));
+            let csc = [("indices", vec![0, 1, 0]), ("indptr", vec![0, 1, 2, 3])];
+            out.push(sparse_npz("csc", (2, 3), &csc, &[1.0, 3.0, 2.0], true));
+            let coo = [("row", vec![1, 0, 0]), ("col", vec![1, 0, 2])];
+            out.push(sparse_npz("coo", (2, 3), &coo, &[3.0, 1.0, 2.0], false));
+            let huge = [("indices", vec![0]), ("indptr", vec![0, 1])];
+            out.push(sparse_npz(
+                "csr",
+                (1_000_000_000_000, 3),
+                &huge,
+                &[1.0],
+                true,
+            ));
+            out.push(sparse_npz("csr", (1, 1 << 40), &huge, &[1.0], true));
+            out.push(npz(&[("x", npy("<f8", false, "(1, 1)", &[0; 8]))], false));
+        }
         #[cfg(feature = "parquet")]
         Format::Parquet => out.extend(super::columnar::parquet_seeds()),
         #[cfg(feature = "parquet")]

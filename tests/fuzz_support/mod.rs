@@ -17,7 +17,7 @@ mod mutate;
 pub mod session_mutate;
 
 pub use alloc::{Counting, held, peak_above, reset_peak};
-pub use corpus::{corpus, fixtures_dir, gzip, idx, npy};
+pub use corpus::{corpus, fixtures_dir, gzip, idx, npy, npz, sparse_npz};
 pub use mutate::Mutator;
 
 use meanscape::data::{DataSource, LoadOptions, load};
@@ -40,11 +40,17 @@ pub enum Format {
     Parquet,
     /// Arrow IPC: Feather v2 files and streams.
     Arrow,
+    /// svmlight / libsvm text.
+    Svmlight,
+    /// Matrix Market coordinate text.
+    Mtx,
+    /// scipy.sparse `.npz` (a zip of `.npy` members).
+    Npz,
 }
 
 impl Format {
     #[cfg(feature = "parquet")]
-    pub const ALL: [Format; 7] = [
+    pub const ALL: [Format; 10] = [
         Format::Delimited,
         Format::Gzip,
         Format::Npy,
@@ -52,14 +58,20 @@ impl Format {
         Format::Mat,
         Format::Parquet,
         Format::Arrow,
+        Format::Svmlight,
+        Format::Mtx,
+        Format::Npz,
     ];
     #[cfg(not(feature = "parquet"))]
-    pub const ALL: [Format; 5] = [
+    pub const ALL: [Format; 8] = [
         Format::Delimited,
         Format::Gzip,
         Format::Npy,
         Format::Idx,
         Format::Mat,
+        Format::Svmlight,
+        Format::Mtx,
+        Format::Npz,
     ];
 
     pub fn name(self) -> &'static str {
@@ -71,6 +83,9 @@ impl Format {
             Format::Mat => "mat",
             Format::Parquet => "parquet",
             Format::Arrow => "arrow",
+            Format::Svmlight => "svmlight",
+            Format::Mtx => "mtx",
+            Format::Npz => "npz",
         }
     }
 
@@ -89,11 +104,20 @@ impl Format {
             Format::Mat => "input.mat",
             Format::Parquet => "input.parquet",
             Format::Arrow => "input.arrow",
+            Format::Svmlight => "input.svm",
+            Format::Mtx => "input.mtx",
+            Format::Npz => "input.npz",
         }
     }
 
     fn of_fixture(name: &str) -> Option<Format> {
-        if name.ends_with(".gz") {
+        if name.ends_with(".svm") {
+            Some(Format::Svmlight)
+        } else if name.ends_with(".mtx") {
+            Some(Format::Mtx)
+        } else if name.ends_with(".npz") {
+            Some(Format::Npz)
+        } else if name.ends_with(".gz") {
             Some(Format::Gzip)
         } else if name.ends_with(".npy") {
             Some(Format::Npy)

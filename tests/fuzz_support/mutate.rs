@@ -221,7 +221,8 @@ impl Mutator {
             }
             Format::Gzip => self.gzip_field(b, corpus),
             Format::Mat => self.mat_field(b, corpus),
-            Format::Delimited => self.generic(b, corpus),
+            Format::Delimited | Format::Svmlight | Format::Mtx => self.generic(b, corpus),
+            Format::Npz => self.npz_member(b),
             #[cfg(feature = "parquet")]
             Format::Parquet => self.parquet_field(b, corpus),
             #[cfg(feature = "parquet")]
@@ -229,6 +230,29 @@ impl Mutator {
             #[cfg(not(feature = "parquet"))]
             Format::Parquet | Format::Arrow => self.generic(b, corpus),
         }
+    }
+
+    /// Mutates one `.npy` member of a `.npz` (as a `.npy` is mutated) and
+    /// zips the members again, stored or deflated, so that the change
+    /// reaches the reader past the zip's checksums.
+    fn npz_member(&mut self, b: &mut Vec<u8>) {
+        let Some(mut members) = super::corpus::unzip(b) else {
+            return;
+        };
+        if members.is_empty() {
+            return;
+        }
+        let at = self.rng.random_range(0..members.len());
+        if self.rng.random_bool(0.2) {
+            members.remove(at);
+        } else {
+            self.npy_field(&mut members[at].1);
+        }
+        let named: Vec<(&str, Vec<u8>)> = members
+            .iter()
+            .map(|(n, d)| (n.as_str(), d.clone()))
+            .collect();
+        *b = super::corpus::npz(&named, self.rng.random_bool(0.5));
     }
 
     /// Splits a `.npy` file into version, header text and data.

@@ -150,6 +150,17 @@ impl Csr {
         self.data.len()
     }
 
+    /// The largest |value| (0 for an empty matrix).
+    pub fn max_abs(&self) -> f64 {
+        self.data.iter().fold(0.0, |m, v| m.max(v.abs()))
+    }
+
+    /// Maps every stored value through `f`, which must keep a value finite
+    /// (the implicit zeros are not visited: `f` is a scaling).
+    pub fn map_values(&mut self, f: impl Fn(f64) -> f64) {
+        self.data.iter_mut().for_each(|v| *v = f(*v));
+    }
+
     /// Bytes of the three arrays.
     pub fn bytes(&self) -> usize {
         self.indptr.len() * 8 + self.indices.len() * 4 + self.data.len() * 8
@@ -159,6 +170,15 @@ impl Csr {
     pub fn row(&self, i: usize) -> (&[u32], &[f64]) {
         let r = self.indptr[i]..self.indptr[i + 1];
         (&self.indices[r.clone()], &self.data[r])
+    }
+
+    /// The value at row i, column j (0 where none is stored).
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        let (idx, val) = self.row(i);
+        u32::try_from(j)
+            .ok()
+            .and_then(|j| idx.binary_search(&j).ok())
+            .map_or(0.0, |t| val[t])
     }
 
     /// Adds row i to a dense row of length p.

@@ -14,10 +14,11 @@ pub const TAKES_SPARSE: &str = "kmeans, khm or power";
 
 impl Problem {
     /// A problem on CSR rows (held once; nothing n × p is allocated).
-    pub fn from_csr(x: Csr) -> Self {
+    pub fn from_csr(x: impl Into<Arc<Csr>>) -> Self {
+        let x: Arc<Csr> = x.into();
         let mut p = Problem::new(Array2::zeros((x.nrows(), 0)));
         p.x_norms = x.sq_norms();
-        p.sparse = Some(Arc::new(x));
+        p.sparse = Some(x);
         p
     }
 

@@ -3,6 +3,7 @@
 //! drawing stays fast on 70 000 points).
 
 use crate::kernel::KernelStack;
+use crate::solver::csr::Csr;
 use faer::Side;
 use ndarray::{Array2, ArrayRef2, ArrayView2, Axis};
 
@@ -78,6 +79,46 @@ impl Projection {
         }
     }
 
+    /// Kernel PCA with the linear kernel for sparse rows: the Gram matrix
+    /// of a subsample from sparse dot products (nothing n × p, nor m × p,
+    /// is made dense), centred, and its top two eigenvectors, which are
+    /// the principal component scores of those rows.
+    pub fn csr(x: &Csr) -> Self {
+        let n = x.nrows();
+        let step = n.div_ceil(MAX_KERNEL_POINTS).max(1);
+        let rows: Vec<usize> = (0..n).step_by(step).collect();
+        let m = rows.len();
+        let mut k = Array2::<f64>::zeros((m, m));
+        for a in 0..m {
+            for b in 0..=a {
+                let v = sparse_dot(x.row(rows[a]), x.row(rows[b]));
+                k[[a, b]] = v;
+                k[[b, a]] = v;
+            }
+        }
+        let r = k.mean_axis(Axis(0)).expect("rows");
+        let all = r.mean().unwrap_or(0.0);
+        for a in 0..m {
+            for b in 0..m {
+                k[[a, b]] += all - r[a] - r[b];
+            }
+        }
+        let (pcs, explained) = gram_top2(&k);
+        Projection {
+            rows,
+            pcs,
+            explained,
+        }
+    }
+
+    /// [`Projection::features`] for sparse rows.
+    pub fn csr_features(&self, x: &Csr, fx: usize, fy: usize) -> Vec<[f64; 2]> {
+        self.rows
+            .iter()
+            .map(|&i| [x.get(i, fx), x.get(i, fy)])
+            .collect()
+    }
+
     /// Scores of the drawn rows on two features instead.
     pub fn features(&self, x: &ArrayRef2<f64>, fx: usize, fy: usize) -> Vec<[f64; 2]> {
         self.rows
@@ -85,6 +126,23 @@ impl Projection {
             .map(|&i| [x[[i, fx]], x[[i, fy]]])
             .collect()
     }
+}
+
+/// The dot product of two sparse rows (sorted indices).
+fn sparse_dot((ia, va): (&[u32], &[f64]), (ib, vb): (&[u32], &[f64])) -> f64 {
+    let (mut s, mut a, mut b) = (0.0, 0, 0);
+    while a < ia.len() && b < ib.len() {
+        match ia[a].cmp(&ib[b]) {
+            std::cmp::Ordering::Less => a += 1,
+            std::cmp::Ordering::Greater => b += 1,
+            std::cmp::Ordering::Equal => {
+                s += va[a] * vb[b];
+                a += 1;
+                b += 1;
+            }
+        }
+    }
+    s
 }
 
 /// Principal component scores through the smaller of the covariance

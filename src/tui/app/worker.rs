@@ -143,7 +143,10 @@ pub fn start_load(spec: String, opts: LoadOptions, scale: Scaling) -> Job {
                 session::load(&spec, &opts, scale).map(|l| {
                     let proj = match &l.problem.kernels {
                         Some(stack) if l.problem.kernels_only() => Projection::kernel(stack),
-                        _ => Projection::pca(&l.problem.x.f64()),
+                        _ => match l.problem.csr() {
+                            Some(x) => Projection::csr(x),
+                            None => Projection::pca(&l.problem.x.f64()),
+                        },
                     };
                     Box::new((l, proj))
                 })

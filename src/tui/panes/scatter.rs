@@ -27,7 +27,10 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             format!("PC1×PC2 ({:.0}% var.)", data.projection.explained * 100.0),
         ),
         ScatterMode::Features(a, b) => (
-            data.projection.features(x, a, b),
+            match data.loaded.problem.csr() {
+                Some(csr) => data.projection.csr_features(csr, a, b),
+                None => data.projection.features(x, a, b),
+            },
             format!(
                 "{} × {}",
                 names.get(a).map_or("?", |s| s),
@@ -36,8 +39,9 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ),
     };
     let n_drawn = data.projection.rows.len();
-    let extra = if n_drawn < x.nrows() {
-        format!("{what} · {n_drawn} of {} pts", x.nrows())
+    let n = data.loaded.problem.n();
+    let extra = if n_drawn < n {
+        format!("{what} · {n_drawn} of {n} pts")
     } else {
         what
     };
