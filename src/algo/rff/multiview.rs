@@ -684,10 +684,10 @@ fn typicality_summary(
         }
         sorted[sorted.len() - 1].0
     };
-    let mean = if total > 0.0 {
-        sorted.iter().map(|(v, w)| v * w).sum::<f64>() / total
-    } else {
-        0.0
+    let mean = match sw {
+        _ if total <= 0.0 => 0.0,
+        None => u.iter().sum::<f64>() / n as f64,
+        Some(w) => u.iter().zip(w).map(|(v, w)| v * w).sum::<f64>() / total,
     };
     let outliers = rows.len();
     let outlier_weight: f64 = rows.iter().map(|&i| wt(i)).sum();
