@@ -96,13 +96,13 @@ pub mod internals {
     pub use crate::algo::kernel::mkpower::{mkpower_loop, weighted_mkpower_loop};
     pub use crate::algo::kernel::spectral;
     pub use crate::algo::rff::multiview::{
-        MvSettings, Possibilistic, Views, mv_kmeans_start, mv_loop, parse_views,
+        MvSettings, Possibilistic, Views, mv_kmeans_start, mv_loop, parse_views, view_scales,
     };
     pub use crate::algo::rff::power::map_spec_of;
     pub use crate::algo::weighted::common as feature_weights;
     pub use crate::algo::weighted::lw::{LwSettings, LwStart, lw_from};
     pub use crate::algo::weighted::sparse::{
-        SparseSettings, gap_grid, gap_statistic, update_weights,
+        SparseSettings, gap_grid, gap_statistic, sparse_loop, update_weights,
     };
     pub use crate::solver::lloyd::{lloyd_loop, plain_lloyd_loop};
     pub use crate::solver::mix::alpha_step;

@@ -862,7 +862,7 @@ fn weights_come_from_a_column_or_a_file() {
             "--data",
             &csv,
             "--algo",
-            "lw",
+            "spectral",
             "--k",
             "3",
             "--label",
@@ -870,7 +870,7 @@ fn weights_come_from_a_column_or_a_file() {
             "--weights",
             "w",
         ],
-        "lw does not take sample weights",
+        "spectral does not take sample weights (its normalised cut is a sum over edges",
     );
     refused(
         &[

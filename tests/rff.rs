@@ -656,7 +656,7 @@ fn objectives_never_increase_at_fixed_s() {
                     .iter()
                     .map(|f| f.phi().select(Axis(0), &seeds))
                     .collect();
-                let fit = mv_loop(&views, centres, &set, &Ctx::new()).unwrap();
+                let fit = mv_loop(&views, None, centres, &set, &Ctx::new()).unwrap();
                 assert!(fit.trace.len() >= 5);
                 for w in fit.trace.windows(2) {
                     assert!(

@@ -855,7 +855,7 @@ class RFFPowerKMeans(_WeightedFit, _PredictingCluster):
         self.random_state = random_state
 
 
-class RFFMultiViewPowerKMeans(_PredictingCluster):
+class RFFMultiViewPowerKMeans(_WeightedFit, _PredictingCluster):
     """RFF multi-view kernel power k-means. Chen et al. (RFF-MKPKM, the ablation of
     Table 2): power k-means on several random Fourier feature maps
     (bandwidths or column-group views) with view weights α by an entropy-
@@ -1012,7 +1012,7 @@ class RFFMultiViewPowerKMeans(_PredictingCluster):
         self.random_state = random_state
 
 
-class IPRFFMultiViewPowerKMeans(_PredictingCluster):
+class IPRFFMultiViewPowerKMeans(_WeightedFit, _PredictingCluster):
     """IP-RFF multi-view kernel power k-means. Chen et al. (IP-RFF-MKPKM, Algorithm
     2): multi-view RFF kernel power k-means with possibilistic typicalities
     u^m, which bound each point's loss near the cluster scale η and make the
@@ -1371,7 +1371,7 @@ class WKMeans(_WeightedFit, _LloydParams, _CentroidMixin, _PredictingCluster):
         self.algorithm = algorithm
 
 
-class LWKMeans(_LloydParams, _CentroidMixin, _PredictingCluster):
+class LWKMeans(_WeightedFit, _LloydParams, _CentroidMixin, _PredictingCluster):
     """LW-k-means (lasso-weighted k-means). Chakraborty & Das (TPAMI 2020): k-means
     with feature weights w_l ≥ 0 and a lasso penalty, so the weights of
     high-dispersion features become exactly 0 (feature selection). λ in the
@@ -1500,7 +1500,7 @@ class LWKMeans(_LloydParams, _CentroidMixin, _PredictingCluster):
         self.algorithm = algorithm
 
 
-class SparseKMeans(_LloydParams, _CentroidMixin, _PredictingCluster):
+class SparseKMeans(_WeightedFit, _LloydParams, _CentroidMixin, _PredictingCluster):
     """Sparse k-means (Witten & Tibshirani). Witten & Tibshirani (2010), as R's
     sparcl: maximises Σ w_l·BCSS_l with ‖w‖₂ ≤ 1, ‖w‖₁ ≤ s, w ≥ 0 by soft-
     thresholding; --tune gap picks s by the permutation gap statistic. The

@@ -135,11 +135,11 @@ def test_weights_are_refused_where_the_algorithm_has_none(blobs):
     X, _, _ = blobs
     # (Unit weights are no weights, so these are not all 1.)
     w = np.linspace(0.5, 2.0, X.shape[0])
-    with pytest.raises(ValueError, match="dmkkm does not take sample weights; kmeans"):
+    with pytest.raises(ValueError, match=r"dmkkm does not take sample weights \(its objective .* pairs of points, not over points\); kmeans"):
         _meanscape.fit("dmkkm", X, 3, [], [], 0, sample_weight=w)
     # And the estimator has no such parameter (has_fit_parameter is False).
     with pytest.raises(TypeError, match="sample_weight"):
-        meanscape.LWKMeans(n_clusters=3).fit(X, sample_weight=w)
+        meanscape.MKKM(n_clusters=3).fit(X, sample_weight=w)
 
 
 def test_centres_are_refused_where_the_algorithm_has_none(blobs):

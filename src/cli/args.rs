@@ -52,8 +52,8 @@ pub struct ReadArgs {
     pub keep_label_column: bool,
     /// Sample weights: a feature column of that name (left out of the
     /// features) or a file of one number per row. A row of weight w counts
-    /// as w copies of it; 0 leaves it out of the centres. For kmeans, khm,
-    /// power, wkmeans, rff-power, kernel-kmeans, kpower and mkpower.
+    /// as w copies of it; 0 leaves it out of the centres. For every
+    /// algorithm but spectral, dmkkm and mkkm.
     #[arg(long, value_name = "COLUMN|FILE")]
     pub weights: Option<String>,
     /// .mat files: the variable holding the features (default: fea, X or data).

@@ -88,7 +88,7 @@ fn weighted(id: &str, problem: &Problem, cfg: &RunConfig, fit: &Fit) -> Result<P
                 beta,
                 alpha: 0.0,
                 lam_p2: lambda / (p * p),
-                n: problem.n(),
+                n: problem.n() as f64,
                 code_assign: v.flag("code_assign")?,
             };
             let multipliers = rule.assign_weights(&w);
@@ -102,7 +102,7 @@ fn weighted(id: &str, problem: &Problem, cfg: &RunConfig, fit: &Fit) -> Result<P
                     .map(|c| standardize_rows(c, &st.mean, &st.sd));
                 let (z, _) = cluster_means(
                     st.x.view(),
-                    None,
+                    problem.sample_weights(),
                     &fit.labels,
                     cfg.k,
                     prev.as_ref().map(|c| c.view()),
@@ -154,13 +154,9 @@ fn from_space(
     fit: &Fit,
 ) -> Result<Payload> {
     let id = algo.id();
-    if problem.sample_weights().is_some() {
-        // The saved rule assigns to each cluster's plain mean in the
-        // kernel's space; a weighted fit's means are weighted.
-        return Err(Error::Model(format!(
-            "{id} fitted with sample weights cannot assign new points yet (its model would use unweighted cluster means)"
-        )));
-    }
+    // A weighted fit's cluster means are weighted: the model keeps the
+    // weights and means them alike.
+    let sw = problem.sample_weights();
     let blocks = algo.space(problem, cfg, fit, &Ctx::new())?;
     if blocks.is_empty() {
         return Err(Error::Model(format!("{id} has no out-of-sample rule")));
@@ -174,10 +170,10 @@ fn from_space(
         match b.downcast::<Gram>() {
             Ok(g) => {
                 let cols = gram_columns(problem, &g);
-                grams.push(kernel::block(&g, x, cols, w, &fit.labels, cfg.k)?);
+                grams.push(kernel::block(&g, x, cols, w, &fit.labels, sw, cfg.k)?);
             }
             Err(b) => match b.downcast::<crate::kernel::rff::Features>() {
-                Ok(f) => maps.push(rff::map(&f, x, w, &fit.labels, cfg.k)?),
+                Ok(f) => maps.push(rff::map(&f, x, w, &fit.labels, sw, cfg.k)?),
                 Err(_) => {
                     return Err(Error::Model(format!(
                         "{id}: its space has a block this version cannot save"
@@ -191,6 +187,7 @@ fn from_space(
             train: x.to_owned(),
             labels: fit.labels.clone(),
             kernels: grams,
+            sample_weights: sw.map(<[f64]>::to_vec),
         })),
         (true, false) => Ok(Payload::Rff(RffPayload { maps })),
         _ => Err(Error::Model(format!(

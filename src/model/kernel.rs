@@ -1,6 +1,7 @@
 //! The kernel family out of sample. A cluster's centre is the mean of its
 //! training rows in the kernel's feature space (weights 1/|C_j| on the
-//! hard labels), so the squared distance of a new point x to it is
+//! hard labels; s_i/Σ_{C_j} s for a fit with sample weights s, whose
+//! centres are weighted means), so the squared distance of a new point x to it is
 //! k(x,x) − 2·Σ_i w_ij k(x,x_i) + Σ_i Σ_i' w_ij w_i'j k(x_i,x_i'); the
 //! last term is fixed at build time. A multi-kernel method's combined
 //! kernel Σ_l a_l K_l gives Σ_l a_l d_l. Post-processing is applied to the
@@ -13,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::kernel::gram::entry;
 use crate::kernel::{Gram, KernelSpec, Kind, Resolved};
 use crate::linalg;
+use crate::solver::lloyd::weight;
 use ndarray::{Array2, ArrayView2, s};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
@@ -26,6 +28,10 @@ pub struct KernelPayload {
     pub labels: Vec<usize>,
     /// The kernels and their weights in the combined kernel.
     pub kernels: Vec<KernelBlock>,
+    /// The training rows' sample weights, when the fit had them: the
+    /// cluster means are weighted means.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_weights: Option<Vec<f64>>,
 }
 
 /// One kernel of the combination.
@@ -158,7 +164,8 @@ impl KernelBlock {
 /// squared norms, and the training rows per cluster.
 pub struct KernelPrep {
     kernels: Vec<(Resolved, Vec<f64>)>,
-    counts: Vec<usize>,
+    /// Each cluster's training weight (its row count without weights).
+    counts: Vec<f64>,
 }
 
 /// The largest squared norm of a row the kernels take: ‖x‖² + ‖t‖² −
@@ -167,9 +174,10 @@ const NORM_MAX: f64 = f64::MAX / 8.0;
 
 impl KernelPayload {
     pub fn prepare(&self, k: usize) -> Result<KernelPrep> {
-        let mut counts = vec![0usize; k];
-        for &l in &self.labels {
-            counts[l] += 1;
+        let sw = self.sample_weights.as_deref();
+        let mut counts = vec![0.0f64; k];
+        for (i, &l) in self.labels.iter().enumerate() {
+            counts[l] += weight(sw, i);
         }
         let kernels = self
             .kernels
@@ -215,16 +223,26 @@ impl KernelPayload {
             let mut kxx = self_values(r, &norms);
             b.post(&mut kx, &mut kxx);
             for (i, row) in kx.rows().into_iter().enumerate() {
-                // Σ_{t ∈ C_j} k(x, x_t) / |C_j|, without an n × k matrix.
+                // Σ_{t ∈ C_j} s_t k(x, x_t) / Σ_{C_j} s, without an n × k
+                // matrix (s = 1 without sample weights).
                 let mut kh = vec![0.0; k];
-                for (&v, &l) in row.iter().zip(&self.labels) {
-                    kh[l] += v;
+                match &self.sample_weights {
+                    None => {
+                        for (&v, &l) in row.iter().zip(&self.labels) {
+                            kh[l] += v;
+                        }
+                    }
+                    Some(sw) => {
+                        for ((&v, &l), &st) in row.iter().zip(&self.labels).zip(sw) {
+                            kh[l] += st * v;
+                        }
+                    }
                 }
                 for (j, s) in kh.iter().enumerate() {
-                    if prep.counts[j] == 0 {
+                    if prep.counts[j] == 0.0 {
                         continue;
                     }
-                    let dj = kxx[i] - 2.0 * (s / prep.counts[j] as f64) + b.within[j];
+                    let dj = kxx[i] - 2.0 * (s / prep.counts[j]) + b.within[j];
                     // Negative by rounding only; NaN stays NaN (max would hide it).
                     let dj = if dj < 0.0 { 0.0 } else { dj };
                     d[[i, j]] += b.weight * dj;
@@ -235,13 +253,13 @@ impl KernelPayload {
             let bad = row
                 .iter()
                 .zip(&prep.counts)
-                .any(|(v, &c)| c > 0 && !v.is_finite());
+                .any(|(v, &c)| c > 0.0 && !v.is_finite());
             if bad {
                 return Err(too_large(i, "its kernel distances are not finite"));
             }
         }
         for (j, &c) in prep.counts.iter().enumerate() {
-            if c == 0 {
+            if c == 0.0 {
                 d.column_mut(j).fill(f64::INFINITY);
             }
         }
@@ -258,6 +276,14 @@ impl KernelPayload {
         }
         if self.labels.iter().any(|&l| l >= k) {
             return Some(format!("a label is not below k = {k}"));
+        }
+        if let Some(sw) = &self.sample_weights {
+            if let Some(m) = len("sample_weights", sw.len(), n) {
+                return Some(m);
+            }
+            if sw.iter().any(|w| !(w.is_finite() && *w >= 0.0)) {
+                return Some("a sample weight is negative or not finite".into());
+            }
         }
         if self.kernels.is_empty() {
             return Some("no kernel".into());
@@ -330,12 +356,14 @@ const PASS_ROWS: usize = 256;
 
 /// One kernel of a finished run: its training statistics and the
 /// within-cluster term from its Gram matrix.
+/// `sw` the fit's sample weights (None: all 1).
 pub fn block(
     gram: &Gram,
     train: ArrayView2<f64>,
     cols: Range<usize>,
     weight: f64,
     labels: &[usize],
+    sw: Option<&[f64]>,
     k: usize,
 ) -> Result<KernelBlock> {
     let r = gram.spec().clone();
@@ -444,13 +472,15 @@ pub fn block(
         out.rescale = Some(RescaleStats { min: mn, max: mx });
     }
     // Σ w w K per cluster from the Gram matrix the run used.
-    let mut counts = vec![0usize; k];
-    for &l in labels {
-        counts[l] += 1;
+    let mut counts = vec![0.0f64; k];
+    for (i, &l) in labels.iter().enumerate() {
+        counts[l] += self::weight(sw, i);
     }
     let mut h = Array2::<f64>::zeros((n, k));
     for (i, &l) in labels.iter().enumerate() {
-        h[[i, l]] = 1.0 / counts[l] as f64;
+        if counts[l] > 0.0 {
+            h[[i, l]] = self::weight(sw, i) / counts[l];
+        }
     }
     let g = gram.times(h.view());
     out.within = (0..k)

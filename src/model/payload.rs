@@ -39,6 +39,8 @@ struct AnyPayload {
     train: Option<Mat>,
     labels: Option<Vec<usize>>,
     kernels: Option<Vec<KernelBlock>>,
+    #[serde(default)]
+    sample_weights: Option<Vec<f64>>,
     maps: Option<Vec<RffMap>>,
 }
 
@@ -60,6 +62,7 @@ impl<'de> Deserialize<'de> for Payload {
                 train: a.train.ok_or_else(|| need("train"))?.0,
                 labels: a.labels.ok_or_else(|| need("labels"))?,
                 kernels: a.kernels.ok_or_else(|| need("kernels"))?,
+                sample_weights: a.sample_weights,
             }),
             "rff" => Payload::Rff(RffPayload {
                 maps: a.maps.ok_or_else(|| need("maps"))?,

@@ -151,16 +151,19 @@ pub fn map(
     x: ArrayView2<f64>,
     weight: f64,
     labels: &[usize],
+    sw: Option<&[f64]>,
     k: usize,
 ) -> Result<RffMap> {
     let rows: Array2<f64> = match &f.store {
         Store::F64(a) => a.clone(),
         Store::F32(a) => a.mapv(f64::from),
     };
-    let (mut centres, counts) = crate::solver::lloyd::cluster_sums(rows.view(), labels, k);
+    // Weighted means for a fit with sample weights (its centres are).
+    let (mut centres, counts) =
+        crate::solver::lloyd::weighted_cluster_sums(rows.view(), sw, labels, k);
     for (j, &c) in counts.iter().enumerate() {
-        if c > 0 {
-            centres.row_mut(j).mapv_inplace(|v| v / c as f64);
+        if c > 0.0 {
+            centres.row_mut(j).mapv_inplace(|v| v / c);
         }
     }
     let m = RffMap {

@@ -493,6 +493,15 @@ fn kernel(m: &Obj, k: u64, p: u64, n: u64) -> Check<Shape> {
             fmt_num(labels.max)
         ));
     }
+    if m.opt("sample_weights").is_some() {
+        let w = m.nums("sample_weights", n)?;
+        if w.min < 0.0 || !w.max_abs.is_finite() {
+            return Err(format!(
+                "{}: a weight is negative or not finite",
+                m.path("sample_weights")
+            ));
+        }
+    }
     let list = m.list("kernels")?;
     if list.is_empty() {
         return Err(format!("{}: no kernel", m.path("kernels")));

@@ -194,6 +194,11 @@ pub trait Solver: Send + Sync {
     fn takes_sample_weights(&self) -> bool {
         false
     }
+    /// Why it does not take sample weights, for the refusal (None: no
+    /// reason given beyond the list of those that do).
+    fn why_no_sample_weights(&self) -> Option<&'static str> {
+        None
+    }
     /// Whether it can start from given centres in the input space
     /// ([`RunConfig::centres`]); the others refuse them with
     /// [`TAKES_CENTRES`] named.
@@ -408,6 +413,8 @@ pub trait Algorithm: Send + Sync {
     fn takes_kernels(&self) -> bool;
     /// Whether it takes sample weights ([`Solver::takes_sample_weights`]).
     fn takes_sample_weights(&self) -> bool;
+    /// Why it does not ([`Solver::why_no_sample_weights`]).
+    fn why_no_sample_weights(&self) -> Option<&'static str>;
     /// Whether it takes given centres ([`Solver::takes_centres`]).
     fn takes_centres(&self) -> bool;
     /// Whether it runs on sparse rows ([`Solver::takes_sparse`]).
@@ -494,6 +501,9 @@ impl<S: Solver> Algorithm for S {
     }
     fn takes_sample_weights(&self) -> bool {
         Solver::takes_sample_weights(self)
+    }
+    fn why_no_sample_weights(&self) -> Option<&'static str> {
+        Solver::why_no_sample_weights(self)
     }
     fn takes_centres(&self) -> bool {
         Solver::takes_centres(self)
@@ -807,8 +817,7 @@ pub fn check_data<S: Solver + ?Sized>(algo: &S, problem: &Problem) -> Result<()>
 
 /// The algorithms that weigh rows by sample weights, for the refusal of
 /// the others (a test in `algo` keeps it in step with the registry).
-pub const TAKES_SAMPLE_WEIGHTS: &str =
-    "kmeans, khm, power, rff-power, wkmeans, kernel-kmeans, kpower or mkpower";
+pub const TAKES_SAMPLE_WEIGHTS: &str = "kmeans, khm, power, rff-power, rff-mkpower, ip-rff-mkpower, wkmeans, lw, sparse-kmeans, kernel-kmeans, kpower or mkpower";
 
 /// The algorithms that start from given centres.
 pub const TAKES_CENTRES: &str = "kmeans, khm, power or wkmeans";
@@ -825,7 +834,9 @@ pub fn check_inputs<S: Solver + ?Sized>(
 ) -> Result<()> {
     inputs_check(
         algo.id(),
-        algo.takes_sample_weights(),
+        algo.takes_sample_weights()
+            .then_some(())
+            .ok_or(algo.why_no_sample_weights()),
         algo.takes_centres(),
         problem,
         cfg,
@@ -835,23 +846,29 @@ pub fn check_inputs<S: Solver + ?Sized>(
 fn check_algo_inputs(algo: &dyn Algorithm, problem: &Problem, cfg: &RunConfig) -> Result<()> {
     inputs_check(
         algo.id(),
-        algo.takes_sample_weights(),
+        algo.takes_sample_weights()
+            .then_some(())
+            .ok_or(algo.why_no_sample_weights()),
         algo.takes_centres(),
         problem,
         cfg,
     )
 }
 
+/// `weights`: Ok when sample weights are taken, else the reason why not.
 fn inputs_check(
     id: &str,
-    weights: bool,
+    weights: std::result::Result<(), Option<&str>>,
     centres: bool,
     problem: &Problem,
     cfg: &RunConfig,
 ) -> Result<()> {
-    if problem.sample_weights().is_some() && !weights {
+    if problem.sample_weights().is_some()
+        && let Err(why) = weights
+    {
+        let why = why.map(|w| format!(" ({w})")).unwrap_or_default();
         return Err(Error::Param(format!(
-            "{id} does not take sample weights; {TAKES_SAMPLE_WEIGHTS} do"
+            "{id} does not take sample weights{why}; {TAKES_SAMPLE_WEIGHTS} do"
         )));
     }
     let Some(c) = &cfg.centres else {

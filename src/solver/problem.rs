@@ -232,6 +232,11 @@ impl Problem {
         check_sample_weights(&w, self.n())?;
         // Unit weights are no weights: the same run, seeding included.
         self.weights = w.iter().any(|&v| v != 1.0).then(|| w.into());
+        // Cached items (z-scores, default bounds) may read the weights.
+        self.cache
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
         Ok(())
     }
 

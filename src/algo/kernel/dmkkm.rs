@@ -162,6 +162,9 @@ impl Solver for Dmkkm {
     fn takes_kernels(&self) -> bool {
         true
     }
+    fn why_no_sample_weights(&self) -> Option<&'static str> {
+        Some("its objective ‖K_α − P‖²_F is a sum over pairs of points, not over points")
+    }
     fn typed(&self, problem: &Problem, cfg: &RunConfig) -> Result<DmkkmParams> {
         let v = &cfg.params;
         Ok(DmkkmParams {

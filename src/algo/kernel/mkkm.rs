@@ -102,6 +102,11 @@ impl Solver for Mkkm {
     fn takes_kernels(&self) -> bool {
         true
     }
+    fn why_no_sample_weights(&self) -> Option<&'static str> {
+        Some(
+            "its partition is the leading eigenvectors of the combined kernel (a spectral relaxation), not a weighted sum over points",
+        )
+    }
     fn typed(&self, problem: &Problem, cfg: &RunConfig) -> Result<MkkmParams> {
         let v = &cfg.params;
         Ok(MkkmParams {

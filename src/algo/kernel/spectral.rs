@@ -97,6 +97,11 @@ impl Solver for Spectral {
     fn takes_kernels(&self) -> bool {
         true
     }
+    fn why_no_sample_weights(&self) -> Option<&'static str> {
+        Some(
+            "its normalised cut is a sum over edges of the similarity graph, whose degrees and eigenvectors a row weight does not reproduce",
+        )
+    }
     fn options(&self) -> Vec<(&'static str, &'static str)> {
         vec![("kernel", "gaussian")]
     }

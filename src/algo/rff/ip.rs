@@ -103,6 +103,12 @@ impl Solver for IpRffMkPower {
     fn options(&self) -> Vec<(&'static str, &'static str)> {
         vec![("views", "auto")]
     }
+    /// rff-mkpower's weighting; the possibilistic scales η are weighted
+    /// means and the typicality-weighted centroids weigh wᵢⱼ·uᵢⱼ^m by the
+    /// row's sample weight (u itself is per point, no sum to weigh).
+    fn takes_sample_weights(&self) -> bool {
+        true
+    }
     fn typed(&self, problem: &Problem, cfg: &RunConfig) -> Result<MvParams> {
         let v = &cfg.params;
         let possibilistic = if v.flag("possibilistic")? {

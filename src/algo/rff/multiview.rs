@@ -63,11 +63,14 @@ use crate::linalg;
 use crate::solver::init;
 use crate::solver::iterate::{Eval, Finish, Iteration, Loop, Rule, Step, iterate};
 use crate::solver::lloyd::assign;
+use crate::solver::lloyd::weight;
 use crate::solver::mix::{alpha_step, choose_lambda, neg_entropy};
 use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::specs::{max_iter_spec, tol_spec};
-use crate::solver::stopping::{Schedule, softness, zero_tolerance};
-use crate::solver::weights::{normalize_columns, power_objective, power_step};
+use crate::solver::stopping::{Schedule, weighted_softness, zero_tolerance};
+use crate::solver::weights::{
+    normalize_columns, power_step, weighted_power_objective, weighted_power_step,
+};
 use crate::solver::{
     Common, Ctx, Fit, Problem, RunConfig, Solver, Start, Typicality as TypicalitySummary,
 };
@@ -218,7 +221,9 @@ pub fn view_dim(dim: usize, factor: f64, cols: usize) -> usize {
 /// narrowest view and α (softmax of −E_l/λ) favours the view with the
 /// widest bandwidth, whatever its clusters. After it, E_l is the share of
 /// the view's scatter left inside the clusters.
-pub fn view_scales(views: &[&rff::Features], on: bool) -> Vec<f64> {
+/// Rows weighted by the sample weights `sw` (None: all 1): the means are
+/// weighted means.
+pub fn view_scales(views: &[&rff::Features], sw: Option<&[f64]>, on: bool) -> Vec<f64> {
     if !on || views.len() < 2 {
         return vec![1.0; views.len()];
     }
@@ -226,10 +231,29 @@ pub fn view_scales(views: &[&rff::Features], on: bool) -> Vec<f64> {
         .iter()
         .map(|f| {
             let phi = f.phi();
-            let n = phi.nrows().max(1) as f64;
-            let mean_sq = f.norms.iter().sum::<f64>() / n;
-            let centre = phi.mean_axis(Axis(0));
-            let c2 = centre.map_or(0.0, |c| c.dot(&c));
+            let (mean_sq, c2) = match sw {
+                None => {
+                    let n = phi.nrows().max(1) as f64;
+                    let centre = phi.mean_axis(Axis(0));
+                    (
+                        f.norms.iter().sum::<f64>() / n,
+                        centre.map_or(0.0, |c| c.dot(&c)),
+                    )
+                }
+                Some(w) => {
+                    let total: f64 = w.iter().sum();
+                    let centre = linalg::dot_tn(
+                        Array2::from_shape_vec((w.len(), 1), w.to_vec())
+                            .expect("one column")
+                            .view(),
+                        phi.view(),
+                    )
+                    .row(0)
+                    .mapv(|v| v / total);
+                    let sq: f64 = f.norms.iter().zip(w).map(|(a, b)| a * b).sum();
+                    (sq / total, centre.dot(&centre))
+                }
+            };
             let t = mean_sq - c2;
             if t.is_finite() && t > 1e-12 {
                 1.0 / t
@@ -279,8 +303,16 @@ pub struct MvSettings {
 /// D, the views' number of columns and the data all change: a fixed s₀
 /// that anneals well on one problem merges centres (too soft) or is
 /// k-means from the first iteration (too hard) on another.
-pub fn auto_s0(dbar: ArrayView2<f64>, eps: f64, zero_tol: f64, s_max: f64, s_min: f64) -> f64 {
-    let soft = |s: f64| softness(&power_step(dbar, s, zero_tol).log_w);
+/// Rows weighted by `sw` (None: all 1) in the mean softness.
+pub fn auto_s0(
+    dbar: ArrayView2<f64>,
+    sw: Option<&[f64]>,
+    eps: f64,
+    zero_tol: f64,
+    s_max: f64,
+    s_min: f64,
+) -> f64 {
+    let soft = |s: f64| weighted_softness(&power_step(dbar, s, zero_tol).log_w, sw);
     let (hi_s, lo_s) = (s_max.min(-1e-3), s_min.min(s_max).min(-1e-3));
     if soft(hi_s) <= eps {
         return hi_s;
@@ -478,13 +510,14 @@ fn gamma_labels(log_w: &Array2<f64>, ln_u: &Array2<f64>, m: f64) -> Vec<usize> {
 pub fn mv_seeds<R: rand::Rng>(
     views: &[&rff::Features],
     scales: &[f64],
+    sw: Option<&[f64]>,
     k: usize,
     init: crate::solver::Init,
     rng: &mut R,
 ) -> Result<Vec<usize>> {
     let n = views[0].phi().nrows();
     let a = 1.0 / views.len() as f64;
-    init::choose_seeds(n, k, init, rng, |cands| {
+    init::weighted_seeds(n, sw, k, init, rng, |cands| {
         let d_of = |f: &rff::Features| {
             let c = f.phi().select(Axis(0), cands);
             linalg::sq_dists(f.phi().view(), &f.norms, c.view())
@@ -507,9 +540,11 @@ pub fn mv_seeds<R: rand::Rng>(
 /// concatenation. One view is exactly `rff-power`'s start; otherwise the
 /// same rule: at most `max_iter` iterations, stop when the inertia changes
 /// by less than `INIT_TOL` (relative); an empty cluster keeps its centre.
+/// Rows count by their sample weights `sw` (None: all 1).
 pub fn mv_kmeans_start(
     views: &[&rff::Features],
     scales: &[f64],
+    sw: Option<&[f64]>,
     mut centres: Vec<Array2<f64>>,
     max_iter: usize,
     ctx: &Ctx,
@@ -518,7 +553,7 @@ pub fn mv_kmeans_start(
         let (c, it) = kmeans_start(
             views[0].phi().view(),
             &views[0].norms,
-            None,
+            sw,
             centres.remove(0),
             max_iter,
             ctx,
@@ -533,6 +568,7 @@ pub fn mv_kmeans_start(
     let mut step = MvLloydStep {
         views,
         scales,
+        sw,
         centres,
         labels: Vec::new(),
     };
@@ -559,6 +595,8 @@ pub fn mv_kmeans_start(
 struct MvLloydStep<'a> {
     views: &'a [&'a rff::Features],
     scales: &'a [f64],
+    /// Sample weights (None: all 1).
+    sw: Option<&'a [f64]>,
     centres: Vec<Array2<f64>>,
     /// The assignment of the last evaluation.
     labels: Vec<usize>,
@@ -568,7 +606,10 @@ impl Step for MvLloydStep<'_> {
     fn eval(&mut self, _it: Iteration) -> Result<Eval> {
         let d = combined(&view_dists(self.views, &self.centres, self.scales));
         let (labels, dmin) = assign(d.view());
-        let inertia: f64 = dmin.iter().sum();
+        let inertia: f64 = match self.sw {
+            None => dmin.iter().sum(),
+            Some(w) => dmin.iter().zip(w).map(|(d, w)| w * d).sum(),
+        };
         self.labels = labels.clone();
         Ok(Eval::new(inertia, labels, false))
     }
@@ -576,16 +617,17 @@ impl Step for MvLloydStep<'_> {
     fn advance(&mut self, _m: usize) -> Result<()> {
         let (n, k) = (self.views[0].phi().nrows(), self.centres[0].nrows());
         let mut onehot = Array2::<f64>::zeros((n, k));
-        let mut counts = vec![0usize; k];
+        let mut counts = vec![0.0f64; k];
         for (i, &l) in self.labels.iter().enumerate() {
-            onehot[[i, l]] = 1.0;
-            counts[l] += 1;
+            let wi = weight(self.sw, i);
+            onehot[[i, l]] = wi;
+            counts[l] += wi;
         }
         for (f, c) in self.views.iter().zip(self.centres.iter_mut()) {
             let sums = linalg::dot_tn(onehot.view(), f.phi().view());
             for j in 0..k {
-                if counts[j] > 0 {
-                    let inv = 1.0 / counts[j] as f64;
+                if counts[j] > 0.0 {
+                    let inv = 1.0 / counts[j];
                     c.row_mut(j).assign(&sums.row(j).mapv(|v| v * inv));
                 }
             }
@@ -597,7 +639,15 @@ impl Step for MvLloydStep<'_> {
 /// Summary of the typicalities u_{i,label(i)} for the JSON: how many points
 /// look like outliers (u < ½, i.e. farther from their centre than that
 /// centre's scale b_j when m = 2) and the lower quantiles.
-fn typicality_summary(ln_u: &Array2<f64>, labels: &[usize]) -> TypicalitySummary {
+///
+/// With sample weights `sw`, the rows of weight 0 are left out, the mean
+/// and the outlier fraction are shares of the weight and the quantiles
+/// are those of the rows repeated by their weights.
+fn typicality_summary(
+    ln_u: &Array2<f64>,
+    labels: &[usize],
+    sw: Option<&[f64]>,
+) -> TypicalitySummary {
     const THRESHOLD: f64 = 0.5;
     const MAX_ROWS: usize = 10_000;
     let n = labels.len();
@@ -606,29 +656,48 @@ fn typicality_summary(ln_u: &Array2<f64>, labels: &[usize]) -> TypicalitySummary
         .enumerate()
         .map(|(i, &l)| ln_u[[i, l]].exp())
         .collect();
-    let rows: Vec<usize> = (0..n).filter(|&i| u[i] < THRESHOLD).collect();
-    let mut sorted = u.clone();
-    sorted.sort_by(f64::total_cmp);
+    let wt = |i: usize| weight(sw, i);
+    let rows: Vec<usize> = (0..n)
+        .filter(|&i| u[i] < THRESHOLD && wt(i) > 0.0)
+        .collect();
+    let mut sorted: Vec<(f64, f64)> = (0..n)
+        .filter(|&i| wt(i) > 0.0)
+        .map(|i| (u[i], wt(i)))
+        .collect();
+    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let total: f64 = sorted.iter().map(|p| p.1).sum();
     let q = |p: f64| {
-        if n == 0 {
-            0.0
-        } else {
-            sorted[((n - 1) as f64 * p).round() as usize]
+        if sorted.is_empty() {
+            return 0.0;
         }
+        if sw.is_none() {
+            return sorted[((sorted.len() - 1) as f64 * p).round() as usize].0;
+        }
+        // The value at rank p·(W − 1) among the rows repeated by weight.
+        let rank = ((total - 1.0).max(0.0) * p).round();
+        let mut acc = 0.0;
+        for &(v, w) in &sorted {
+            acc += w;
+            if acc > rank {
+                return v;
+            }
+        }
+        sorted[sorted.len() - 1].0
     };
-    let mean = if n == 0 {
-        0.0
-    } else {
-        u.iter().sum::<f64>() / n as f64
+    let mean = match sw {
+        _ if total <= 0.0 => 0.0,
+        None => u.iter().sum::<f64>() / n as f64,
+        Some(w) => u.iter().zip(w).map(|(v, w)| v * w).sum::<f64>() / total,
     };
     let outliers = rows.len();
+    let outlier_weight: f64 = rows.iter().map(|&i| wt(i)).sum();
     TypicalitySummary {
         threshold: THRESHOLD,
         outliers,
-        outlier_fraction: if n == 0 {
-            0.0
+        outlier_fraction: if total > 0.0 {
+            outlier_weight / total
         } else {
-            outliers as f64 / n as f64
+            0.0
         },
         mean,
         min: q(0.0),
@@ -643,8 +712,12 @@ fn typicality_summary(ln_u: &Array2<f64>, labels: &[usize]) -> TypicalitySummary
 
 /// The multi-view loop from the given centroids (one k × 2D array per
 /// view). `possibilistic: None` is RFF-MKPKM, `Some` IP-RFF-MKPKM.
+/// Rows weighted by the sample weights `sw` (None: all 1): the MM weights
+/// of a row times its weight, so the centroids, the scatters E_l (hence
+/// α and λ), the scales η and the objective are weighted sums.
 pub fn mv_loop(
     views: &[&rff::Features],
+    sw: Option<&[f64]>,
     centres: Vec<Array2<f64>>,
     set: &MvSettings,
     ctx: &Ctx,
@@ -674,8 +747,7 @@ pub fn mv_loop(
     let eta: Vec<Vec<f64>> = y
         .iter()
         .map(|yl| {
-            yl.mean_axis(Axis(0))
-                .map_or(vec![0.0; k], |v| v.to_vec())
+            column_means(yl, sw)
                 .into_iter()
                 .map(|e| {
                     (e * set.possibilistic.map_or(1.0, |p| p.eta_scale)).max(f64::MIN_POSITIVE)
@@ -693,9 +765,9 @@ pub fn mv_loop(
             // starts at its ablation's s₀: d̃'s η terms flatten the contrast
             // and would start it harder.
             let plain = combine(&y, &alpha, None, &eta);
-            sched.s0 = auto_s0(plain.view(), eps, zero_tol, sched.s0, sched.s_min);
+            sched.s0 = auto_s0(plain.view(), sw, eps, zero_tol, sched.s0, sched.s_min);
         }
-        let step = power_step(dbar.view(), sched.s0, zero_tol);
+        let step = weighted_power_step(dbar.view(), sched.s0, zero_tol, sw);
         let on = set.possibilistic.is_some_and(|p| p.alpha_on_typicality);
         choose_lambda(
             &scatter(&step.log_w, &y, alpha_typ(t, on), &eta),
@@ -704,6 +776,7 @@ pub fn mv_loop(
     };
     let mut step = MvStep {
         views,
+        sw,
         scales,
         possibilistic: set.possibilistic.is_some(),
         alpha_on_typicality: set.possibilistic.is_some_and(|p| p.alpha_on_typicality),
@@ -732,10 +805,28 @@ pub fn mv_loop(
     fit.kernel_weights = Some(step.alpha);
     fit.extra.lambda = Some(lambda);
     if let Some((_, Some(t))) = step.pending {
-        fit.extra.typicality = Some(typicality_summary(&t.ln_u, &fit.labels));
+        fit.extra.typicality = Some(typicality_summary(&t.ln_u, &fit.labels, sw));
         fit.extra.possibilistic_scales = Some(step.eta);
     }
     Ok(fit)
+}
+
+/// Column means of `y`, weighted by the sample weights `sw` (None: all 1).
+fn column_means(y: &Array2<f64>, sw: Option<&[f64]>) -> Vec<f64> {
+    let k = y.ncols();
+    match sw {
+        None => y.mean_axis(Axis(0)).map_or(vec![0.0; k], |v| v.to_vec()),
+        Some(w) => {
+            let total: f64 = w.iter().sum();
+            let mut m = vec![0.0; k];
+            for (row, &wi) in y.rows().into_iter().zip(w) {
+                for (a, &v) in m.iter_mut().zip(row) {
+                    *a += wi * v;
+                }
+            }
+            m.iter().map(|v| v / total).collect()
+        }
+    }
 }
 
 /// Squared feature distances of every view to its centroids, times the
@@ -784,6 +875,8 @@ fn alpha_typ(t: Option<(&Typicality, f64)>, on: bool) -> Option<(&Typicality, f6
 /// the centroids of those weights, their distances, and α from the scatter.
 struct MvStep<'a> {
     views: &'a [&'a rff::Features],
+    /// Sample weights (None: all 1).
+    sw: Option<&'a [f64]>,
     scales: Vec<f64>,
     possibilistic: bool,
     /// The α-step reads the possibilistic distances ([`alpha_typ`]).
@@ -808,19 +901,28 @@ impl Step for MvStep<'_> {
         let (m, zero_tol) = (self.m, self.zero_tol);
         let t = self.typ.as_ref().map(|t| (t, m));
         let dbar = combine(&self.y, &self.alpha, t, &self.eta);
-        let step = power_step(dbar.view(), s, zero_tol);
+        let mut step = power_step(dbar.view(), s, zero_tol);
         let ent = neg_entropy(&self.alpha);
-        let objective = step.objective + self.lambda * ent;
         let new_typ = self
             .possibilistic
             .then(|| typicality(&self.y, &self.alpha, &self.eta, m));
+        // Labels from the row's own memberships (a row of weight 0 still
+        // gets one), then the MM weights times the row's sample weight.
         let labels = match &new_typ {
             Some(nt) => gamma_labels(&step.log_w, &nt.ln_u, m),
-            None => step.labels,
+            None => std::mem::take(&mut step.labels),
         };
-        let objective_ref = it
-            .s_ref
-            .map(|r| power_objective(dbar.view(), r, zero_tol) + self.lambda * ent);
+        if let Some(w) = self.sw {
+            step.objective = step.row_objectives.iter().zip(w).map(|(o, w)| o * w).sum();
+            for (mut row, &wi) in step.log_w.axis_iter_mut(Axis(0)).zip(w) {
+                let lw = wi.ln();
+                row.mapv_inplace(|v| v + lw);
+            }
+        }
+        let objective = step.objective + self.lambda * ent;
+        let objective_ref = it.s_ref.map(|r| {
+            weighted_power_objective(dbar.view(), r, zero_tol, self.sw) + self.lambda * ent
+        });
         self.pending = Some((step.log_w, new_typ));
         Ok(Eval {
             objective,
@@ -974,14 +1076,15 @@ pub fn mv_fit(
 ) -> Result<Fit> {
     let fs = mv_features(algo, problem, run, p, ctx)?;
     let views: Vec<&rff::Features> = fs.iter().map(|f| f.as_ref()).collect();
-    let scales = view_scales(&views, p.view_norm);
+    let sw = problem.sample_weights();
+    let scales = view_scales(&views, sw, p.view_norm);
     let mut rng = start.rng();
-    let seeds = mv_seeds(&views, &scales, run.k, run.init, &mut rng)?;
+    let seeds = mv_seeds(&views, &scales, sw, run.k, run.init, &mut rng)?;
     let centres = views
         .iter()
         .map(|f| f.phi().select(Axis(0), &seeds))
         .collect();
-    let (centres, init_iters) = mv_kmeans_start(&views, &scales, centres, p.init_iter, ctx)?;
+    let (centres, init_iters) = mv_kmeans_start(&views, &scales, sw, centres, p.init_iter, ctx)?;
     let set = MvSettings {
         sched: p.schedule,
         lambda_rel: p.lambda,
@@ -991,7 +1094,7 @@ pub fn mv_fit(
         scales,
         s0_softness: (p.s0_soft > 0.0).then_some(p.s0_soft),
     };
-    let mut fit = mv_loop(&views, centres, &set, ctx)?;
+    let mut fit = mv_loop(&views, sw, centres, &set, ctx)?;
     fit.extra.init_iterations = Some(init_iters);
     fit.extra.views = Some(views.iter().map(|f| rff::describe(f)).collect());
     let specs: Vec<rff::MapSpec> = views.iter().map(|f| f.spec.clone()).collect();
@@ -1012,7 +1115,7 @@ pub fn mv_space(
 ) -> Result<crate::solver::SpaceBlocks> {
     let fs = mv_features(algo, problem, run, p, ctx)?;
     let views: Vec<&rff::Features> = fs.iter().map(|f| f.as_ref()).collect();
-    let scales = view_scales(&views, p.view_norm);
+    let scales = view_scales(&views, problem.sample_weights(), p.view_norm);
     let alpha = fit.kernel_weights.clone().unwrap_or_default();
     Ok(fs
         .iter()
@@ -1048,6 +1151,11 @@ impl Solver for RffMkPower {
     }
     fn options(&self) -> Vec<(&'static str, &'static str)> {
         vec![("views", "auto")]
+    }
+    /// rff-power's weighting, per view: weighted seeds, Θ₀, MM weights,
+    /// scatters (hence α) and view scales.
+    fn takes_sample_weights(&self) -> bool {
+        true
     }
     fn typed(&self, problem: &Problem, cfg: &RunConfig) -> Result<MvParams> {
         MvParams::read(problem, cfg, None)
@@ -1093,12 +1201,12 @@ mod tests {
     #[test]
     fn auto_s0_hits_the_target_softness_within_its_bounds() {
         let d = ndarray::array![[1.0, 1.2, 2.0], [1.5, 1.0, 1.1], [3.0, 2.0, 1.0]];
-        let soft = |s: f64| softness(&power_step(d.view(), s, 0.0).log_w);
-        let s = auto_s0(d.view(), 0.2, 0.0, -1.0, -1000.0);
+        let soft = |s: f64| crate::solver::stopping::softness(&power_step(d.view(), s, 0.0).log_w);
+        let s = auto_s0(d.view(), None, 0.2, 0.0, -1.0, -1000.0);
         assert!((soft(s) - 0.2).abs() < 1e-3, "{s}: {}", soft(s));
         assert!(soft(s) <= 0.2);
         // Never softer than the given s₀; no harder than s_min.
-        assert_eq!(auto_s0(d.view(), 0.2, 0.0, -50.0, -1000.0), -50.0);
-        assert_eq!(auto_s0(d.view(), 1e-9, 0.0, -1.0, -2.0), -2.0);
+        assert_eq!(auto_s0(d.view(), None, 0.2, 0.0, -50.0, -1000.0), -50.0);
+        assert_eq!(auto_s0(d.view(), None, 1e-9, 0.0, -1.0, -2.0), -2.0);
     }
 }

@@ -79,16 +79,48 @@ pub fn dispersions<'a>(
     })
 }
 
-/// Per-feature total sum of squares around the column means.
-pub fn total_ss(x: ArrayView2<f64>) -> Vec<f64> {
-    let n = x.nrows().max(1) as f64;
-    let mean = x.sum_axis(Axis(0)) / n;
+/// Per-feature total sum of squares around the column means, both
+/// weighted by the sample weights `sw` (None: all 1).
+pub fn total_ss(x: ArrayView2<f64>, sw: Option<&[f64]>) -> Vec<f64> {
+    let mean = column_means(x, sw);
     per_feature_sum(x.nrows(), x.ncols(), |i, acc| {
+        let s = crate::solver::lloyd::weight(sw, i);
         for ((a, &xv), &m) in acc.iter_mut().zip(x.row(i)).zip(&mean) {
             let d = xv - m;
-            *a += d * d;
+            *a += if sw.is_some() { s * (d * d) } else { d * d };
         }
     })
+}
+
+/// Column means, weighted by the sample weights `sw` (None: all 1).
+fn column_means(x: ArrayView2<f64>, sw: Option<&[f64]>) -> Array1<f64> {
+    match sw {
+        None => x.sum_axis(Axis(0)) / x.nrows().max(1) as f64,
+        Some(w) => {
+            let sums = per_feature_sum(x.nrows(), x.ncols(), |i, acc| {
+                for (a, &xv) in acc.iter_mut().zip(x.row(i)) {
+                    *a += w[i] * xv;
+                }
+            });
+            let total = total_weight(x.nrows(), sw);
+            Array1::from(sums) / total
+        }
+    }
+}
+
+/// The rows' total sample weight (their count without weights): the n
+/// of the weighted sums, as if each row were repeated by its weight.
+pub fn total_weight(n: usize, sw: Option<&[f64]>) -> f64 {
+    match sw {
+        None => n as f64,
+        Some(w) => fold_blocks(
+            w.len(),
+            BLOCK,
+            |r: std::ops::Range<usize>| w[r].iter().sum::<f64>(),
+            0.0,
+            |a, b| a + b,
+        ),
+    }
 }
 
 /// Cluster means, weighted by the sample weights `sw` (None: all 1). A
@@ -297,7 +329,8 @@ pub enum Rule {
         beta: f64,
         alpha: f64,
         lam_p2: f64,
-        n: usize,
+        /// The number of rows (their total sample weight when weighted).
+        n: f64,
         code_assign: bool,
     },
 }
@@ -336,7 +369,7 @@ impl Rule {
                     .map(|(&d, &w)| (w.powf(beta) / beta + lam_p2 * w) * d)
                     .sum();
                 let reward = alpha * w.iter().sum::<f64>();
-                let c = beta / n as f64;
+                let c = beta / n;
                 (c * (data - reward), c * (data + reward))
             }
         }
@@ -495,6 +528,7 @@ impl Step for WeightedStep<'_, '_> {
 /// weighted within-cluster sum of squares.
 pub fn lloyd_weighted<'a>(
     x: impl Into<Rows<'a>>,
+    sw: Option<&[f64]>,
     v: &[f64],
     mut centres: Array2<f64>,
     tol_abs: f64,
@@ -509,25 +543,34 @@ pub fn lloyd_weighted<'a>(
         ctx.check()?;
         let d = weighted_sq_dists(x, v, centres.view());
         let (lab, dist) = assign(d.view());
-        inertia = dist.iter().sum();
+        inertia = weighted_total(&dist, sw);
         let unchanged = lab == labels;
         labels = lab;
         if unchanged || m == max_iter {
             break;
         }
-        let (mut next, counts) = cluster_sums(x, &labels, k);
+        let (mut next, counts) = match sw {
+            None => {
+                let (s, c) = cluster_sums(x, &labels, k);
+                (s, c.iter().map(|&c| c as f64).collect::<Vec<f64>>())
+            }
+            Some(_) => weighted_cluster_sums(x, sw, &labels, k),
+        };
         let mut far: Vec<usize> = Vec::new();
-        if counts.contains(&0) {
-            far = (0..dist.len()).collect();
+        if counts.contains(&0.0) {
+            // A row of weight 0 is no row: it cannot hold a cluster.
+            far = (0..dist.len())
+                .filter(|&i| crate::solver::lloyd::weight(sw, i) > 0.0)
+                .collect();
             far.sort_by(|&a, &b| dist[b].total_cmp(&dist[a]).then(a.cmp(&b)));
         }
         let mut far = far.into_iter();
         for j in 0..k {
-            if counts[j] == 0 {
+            if counts[j] == 0.0 {
                 let i = far.next().expect("enough points");
                 next.row_mut(j).assign(&x.select(&[i]).row(0));
             } else {
-                next.row_mut(j).mapv_inplace(|e| e / counts[j] as f64);
+                next.row_mut(j).mapv_inplace(|e| e / counts[j]);
             }
         }
         let shift: f64 = (&next - &centres)
@@ -540,7 +583,7 @@ pub fn lloyd_weighted<'a>(
             // The centres moved too little to matter: one last assignment.
             let d = weighted_sq_dists(x, v, centres.view());
             let (lab, dist) = assign(d.view());
-            let f: f64 = dist.iter().sum();
+            let f = weighted_total(&dist, sw);
             if f <= inertia {
                 labels = lab;
                 inertia = f;
@@ -549,6 +592,14 @@ pub fn lloyd_weighted<'a>(
         }
     }
     Ok((labels, inertia))
+}
+
+/// Σ sᵢ dᵢ (Σ dᵢ without sample weights).
+fn weighted_total(d: &[f64], sw: Option<&[f64]>) -> f64 {
+    match sw {
+        None => d.iter().sum(),
+        Some(w) => d.iter().zip(w).map(|(d, w)| w * d).sum(),
+    }
 }
 
 /// Counts finished units of a long stage (k-means runs, say) from any
@@ -584,9 +635,12 @@ impl<'a> StageCounter<'a> {
 /// seed drawn from `rng`, run in parallel. scikit-learn's stopping rule
 /// (tol 1e-4 × mean feature variance, at most 300 iterations). Every
 /// cluster is non-empty. Each finished run ticks `progress` (50 runs on
-/// usps take 15–20 s on two cores).
+/// usps take 15–20 s on two cores). Rows weighted by the sample weights
+/// `sw` (None: all 1): weighted seeding, means, inertia and tolerance.
+#[allow(clippy::too_many_arguments)]
 pub fn kmeans_partition<'a>(
     x: impl Into<Rows<'a>>,
+    sw: Option<&[f64]>,
     k: usize,
     nstart: usize,
     init_kind: Init,
@@ -598,14 +652,18 @@ pub fn kmeans_partition<'a>(
     let norms = x.sq_norms();
     let seeds: Vec<u64> = (0..nstart.max(1)).map(|_| rng.random::<u64>()).collect();
     let ones = vec![1.0; x.ncols()];
-    let tol = 1e-4 * x.mean_variance();
+    let tol = 1e-4
+        * match sw {
+            None => x.mean_variance(),
+            Some(_) => weighted_mean_variance(x, sw),
+        };
     let runs: Vec<Result<(Vec<usize>, f64)>> = seeds
         .par_iter()
         .map(|&s| {
             let mut r = Rng::seed_from_u64(s);
-            let idx = init::euclidean_seeds(x, &norms, k, init_kind, &mut r)?;
+            let idx = init::weighted_euclidean_seeds(x, &norms, sw, k, init_kind, &mut r)?;
             let c = x.select(&idx);
-            let out = lloyd_weighted(x, &ones, c, tol, 300, ctx);
+            let out = lloyd_weighted(x, sw, &ones, c, tol, 300, ctx);
             if let Some(p) = progress {
                 p.tick();
             }
@@ -622,6 +680,22 @@ pub fn kmeans_partition<'a>(
     Ok(best.expect("at least one start").0)
 }
 
+/// The mean over features of the weighted variances (Σ sᵢ (x − x̄)² / Σ sᵢ),
+/// the scale of Lloyd's tolerance as if each row were repeated by its
+/// weight.
+fn weighted_mean_variance(x: Rows, sw: Option<&[f64]>) -> f64 {
+    let (n, p) = (x.nrows(), x.ncols());
+    if n == 0 || p == 0 {
+        return 0.0;
+    }
+    let z = Array2::zeros((1, p));
+    let sums = weighted_cluster_sums(x, sw, &vec![0; n], 1).0;
+    let total = total_weight(n, sw);
+    let mean = if total > 0.0 { sums / total } else { z };
+    let ss = dispersions(x, sw, &vec![0; n], mean.view());
+    ss.iter().sum::<f64>() / (total * p as f64).max(f64::MIN_POSITIVE)
+}
+
 /// The data z-scored column by column (sample standard deviation, n − 1),
 /// with the means and deviations to map centres back. Constant columns
 /// become 0.
@@ -633,19 +707,25 @@ pub struct Standardized {
 }
 
 impl Standardized {
-    pub fn of(x: ArrayView2<f64>) -> Self {
+    /// Weighted by the sample weights `sw` (None: all 1): the weighted
+    /// mean and the deviation of the rows repeated by their weights
+    /// (denominator Σ s − 1).
+    pub fn of(x: ArrayView2<f64>, sw: Option<&[f64]>) -> Self {
         let n = x.nrows();
-        let mean = x.sum_axis(Axis(0)) / n.max(1) as f64;
-        let ss = per_feature_sum(n, x.ncols(), |i, acc| {
-            for ((a, &v), &m) in acc.iter_mut().zip(x.row(i)).zip(&mean) {
-                *a += (v - m) * (v - m);
+        let mean = column_means(x, sw);
+        let ss = total_ss(x, sw);
+        let denom = match sw {
+            None => n.saturating_sub(1).max(1) as f64,
+            Some(_) => {
+                let t = total_weight(n, sw);
+                if t > 1.0 { t - 1.0 } else { 1.0 }
             }
-        });
+        };
         let sd: Vec<f64> = ss
             .iter()
             .zip(&mean)
             .map(|(&s, &m)| {
-                let sd = (s / (n.saturating_sub(1).max(1)) as f64).sqrt();
+                let sd = (s / denom).sqrt();
                 // Constant up to rounding: no spread to standardise.
                 if sd > 1e-12 * m.abs().max(f64::MIN_POSITIVE) {
                     sd
@@ -682,7 +762,10 @@ impl Standardized {
 /// The z-scored problem data, built once per problem and cached.
 pub fn standardized(problem: &Problem) -> Result<Arc<Standardized>> {
     problem.cached("feature-weights:zscore", || {
-        Ok(Standardized::of(problem.x.f64().view()))
+        Ok(Standardized::of(
+            problem.x.f64().view(),
+            problem.sample_weights(),
+        ))
     })
 }
 

@@ -32,7 +32,8 @@
 
 use super::common::{
     Rule, StageCounter, Standardized, beta_spec, check_beta, cluster_means, dispersions,
-    kmeans_partition, lw_alpha, nstart_spec, standardized, to_fit, weighted_loop, zero_floor,
+    kmeans_partition, lw_alpha, nstart_spec, standardized, to_fit, total_weight, weighted_loop,
+    zero_floor,
 };
 use crate::error::{Error, Result};
 use crate::solver::params::{Default, ParamSpec, Scale};
@@ -83,6 +84,9 @@ pub struct LwStart {
     pub alpha: f64,
     /// Dispersions at the initial partition.
     pub d0: Vec<f64>,
+    /// The total sample weight, when the rows are weighted: the n of the
+    /// objective's scale β/n.
+    pub mass: Option<f64>,
 }
 
 impl LwStart {
@@ -98,6 +102,7 @@ impl LwStart {
     ) -> Result<Self> {
         let labels = kmeans_partition(
             problem.x.rows(),
+            problem.sample_weights(),
             k,
             s.nstart,
             init,
@@ -130,8 +135,9 @@ impl LwStart {
             None => problem.x.f64(),
         };
         let x = x64.view();
-        let (z, _) = cluster_means(x, None, &labels, k, None);
-        let d0 = dispersions(x, None, &labels, z.view());
+        let sw = problem.sample_weights();
+        let (z, _) = cluster_means(x, sw, &labels, k, None);
+        let d0 = dispersions(x, sw, &labels, z.view());
         let alpha = lw_alpha(&d0, s.beta).ok_or_else(|| {
             Error::Param(
                 "lw: every feature is constant within every cluster of the initial partition, so α is undefined (is k close to the number of distinct points?)".into(),
@@ -142,6 +148,7 @@ impl LwStart {
             labels,
             alpha,
             d0,
+            mass: sw.map(|w| total_weight(w.len(), Some(w))),
         })
     }
 
@@ -183,14 +190,15 @@ impl LwStart {
         }
     }
 
-    /// The weight rule for λ (code units).
+    /// The weight rule for λ (code units); `n` the number of rows (the
+    /// total sample weight replaces it when the rows are weighted).
     pub fn rule(&self, lambda: f64, s: &LwSettings, n: usize) -> Rule {
         let p = self.d0.len() as f64;
         Rule::Lasso {
             beta: s.beta,
             alpha: self.alpha,
             lam_p2: lambda / (p * p),
-            n,
+            n: self.mass.unwrap_or(n as f64),
             code_assign: s.code_assign,
         }
     }
@@ -220,7 +228,7 @@ pub fn lw_from(
     let rule = start.rule(lambda, s, problem.n());
     let w = weighted_loop(
         x,
-        None,
+        problem.sample_weights(),
         labels,
         prev_centres,
         k,
@@ -325,6 +333,11 @@ impl Solver for Lw {
     /// result (Leukemia: CER 0.29 instead of 0.03).
     fn default_scaling(&self) -> crate::data::Scaling {
         crate::data::Scaling::None
+    }
+    /// Weighted dispersions, means, z-scores and initial k-means; α and
+    /// the objective's β/n read the weighted sums (n the total weight).
+    fn takes_sample_weights(&self) -> bool {
+        true
     }
     fn auto_param(&self, name: &str, problem: &Problem, _k: usize) -> Result<f64> {
         match name {

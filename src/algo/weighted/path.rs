@@ -355,8 +355,10 @@ fn sparse_path(
     let sp = SparseKMeans.typed(problem, cfg)?;
     let x64 = problem.x.f64();
     let x = x64.view();
+    let sw = problem.sample_weights();
     let labels0 = kmeans_partition(
         x,
+        sw,
         k,
         sp.nstart,
         cfg.init,
@@ -368,9 +370,9 @@ fn sparse_path(
             sp.nstart,
         )),
     )?;
-    let tss = total_ss(x);
-    let (z, _) = cluster_means(x, None, &labels0, k, None);
-    let wcss = dispersions(x, None, &labels0, z.view());
+    let tss = total_ss(x, sw);
+    let (z, _) = cluster_means(x, sw, &labels0, k, None);
+    let wcss = dispersions(x, sw, &labels0, z.view());
     let a: Vec<f64> = tss
         .iter()
         .zip(&wcss)
@@ -401,11 +403,11 @@ fn sparse_path(
             tol: sp.tol,
             max_iter: sp.max_iter,
         };
-        let mut f = sparse_loop(x, &tss, labels.clone(), k, &st, &pctx, false)?;
+        let mut f = sparse_loop(x, sw, &tss, labels.clone(), k, &st, &pctx, false)?;
         if i > 0 {
             // Also from the shared initial partition; keep the
             // larger criterion.
-            let cold = sparse_loop(x, &tss, labels0.clone(), k, &st, &pctx, true)?;
+            let cold = sparse_loop(x, sw, &tss, labels0.clone(), k, &st, &pctx, true)?;
             if cold.criterion > f.criterion {
                 f = cold;
             }

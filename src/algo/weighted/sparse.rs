@@ -41,7 +41,7 @@ use super::common::{
 };
 use crate::error::{Error, Result};
 use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
-use crate::solver::lloyd::{lloyd_loop, mean_variance};
+use crate::solver::lloyd::{mean_variance, weighted_lloyd_loop};
 use crate::solver::params::{Default, ParamSpec, Scale, fmt_num};
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::{
@@ -149,8 +149,14 @@ pub fn binding_bound(a: &[f64]) -> Option<f64> {
 }
 
 /// BCSS per feature of a partition of `x`.
-pub fn partition_bcss(x: ArrayView2<f64>, labels: &[usize], k: usize) -> Vec<f64> {
-    bcss(x, &total_ss(x), labels, k).0
+/// BCSS per feature of a partition of `x`, rows weighted by `sw`.
+pub fn partition_bcss(
+    x: ArrayView2<f64>,
+    sw: Option<&[f64]>,
+    labels: &[usize],
+    k: usize,
+) -> Vec<f64> {
+    bcss(x, sw, &total_ss(x, sw), labels, k).0
 }
 
 /// Settings of the sparse k-means iterations.
@@ -176,10 +182,17 @@ pub struct SparseFit {
     pub converged: bool,
 }
 
-/// BCSS per feature of a partition, and its means.
-fn bcss(x: ArrayView2<f64>, tss: &[f64], labels: &[usize], k: usize) -> (Vec<f64>, Array2<f64>) {
-    let (z, _) = cluster_means(x, None, labels, k, None);
-    let wcss = dispersions(x, None, labels, z.view());
+/// BCSS per feature of a partition, and its means (rows weighted by
+/// `sw`; `tss` weighted alike).
+fn bcss(
+    x: ArrayView2<f64>,
+    sw: Option<&[f64]>,
+    tss: &[f64],
+    labels: &[usize],
+    k: usize,
+) -> (Vec<f64>, Array2<f64>) {
+    let (z, _) = cluster_means(x, sw, labels, k, None);
+    let wcss = dispersions(x, sw, labels, z.view());
     let a = tss
         .iter()
         .zip(&wcss)
@@ -188,9 +201,13 @@ fn bcss(x: ArrayView2<f64>, tss: &[f64], labels: &[usize], k: usize) -> (Vec<f64
     (a, z)
 }
 
-/// sparcl's `KMeansSparseCluster` loop for one bound from `labels`.
+/// sparcl's `KMeansSparseCluster` loop for one bound from `labels`, rows
+/// weighted by the sample weights `sw` (None: all 1; `tss` from
+/// [`total_ss`] with the same weights).
+#[allow(clippy::too_many_arguments)]
 pub fn sparse_loop(
     x: ArrayView2<f64>,
+    sw: Option<&[f64]>,
     tss: &[f64],
     labels: Vec<usize>,
     k: usize,
@@ -207,6 +224,7 @@ pub fn sparse_loop(
     let p = x.ncols();
     let mut step = SparseStep {
         x,
+        sw,
         tss,
         k,
         wbound: s.wbound,
@@ -241,6 +259,7 @@ pub fn sparse_loop(
 /// weighted data, warm-started from the current means.
 struct SparseStep<'a> {
     x: ArrayView2<'a, f64>,
+    sw: Option<&'a [f64]>,
     tss: &'a [f64],
     k: usize,
     wbound: f64,
@@ -254,7 +273,7 @@ struct SparseStep<'a> {
 
 impl Step for SparseStep<'_> {
     fn eval(&mut self, _it: Iteration) -> Result<Eval> {
-        let (a, z) = bcss(self.x, self.tss, &self.labels, self.k);
+        let (a, z) = bcss(self.x, self.sw, self.tss, &self.labels, self.k);
         let w_old = std::mem::replace(&mut self.w, update_weights(&a, self.wbound));
         // `+ 0.0` keeps a zero criterion from printing as −0.
         let crit: f64 = self.w.iter().zip(&a).map(|(w, a)| w * a).sum::<f64>() + 0.0;
@@ -265,8 +284,8 @@ impl Step for SparseStep<'_> {
     }
 
     fn advance(&mut self, _m: usize) -> Result<()> {
-        let (z, _) = cluster_means(self.x, None, &self.labels, self.k, None);
-        let (next, _) = lloyd_weighted(self.x, &self.w, z, 0.0, 100, self.ctx)?;
+        let (z, _) = cluster_means(self.x, self.sw, &self.labels, self.k, None);
+        let (next, _) = lloyd_weighted(self.x, self.sw, &self.w, z, 0.0, 100, self.ctx)?;
         self.labels = next;
         Ok(())
     }
@@ -324,11 +343,11 @@ fn criteria(
     grid: &[f64],
     ctx: &Ctx,
 ) -> Result<Vec<(f64, usize)>> {
-    let tss = total_ss(x);
+    let tss = total_ss(x, None);
     grid.iter()
         .map(|&b| {
             let st = SparseSettings { wbound: b, ..*s };
-            let f = sparse_loop(x, &tss, labels.to_vec(), k, &st, ctx, true)?;
+            let f = sparse_loop(x, None, &tss, labels.to_vec(), k, &st, ctx, true)?;
             let nz = f.weights.iter().filter(|&&w| w > 0.0).count();
             Ok((f.criterion, nz))
         })
@@ -359,6 +378,7 @@ pub fn gap_statistic(
     // The real data first: its partition fixes the grid.
     let real = kmeans_partition(
         x,
+        None,
         k,
         nstart,
         Init::KmeansPP,
@@ -366,7 +386,7 @@ pub fn gap_statistic(
         ctx,
         Some(&progress),
     )?;
-    let binding = binding_bound(&partition_bcss(x, &real, k)).unwrap_or(1.0);
+    let binding = binding_bound(&partition_bcss(x, None, &real, k)).unwrap_or(1.0);
     let grid = gap_grid(x.ncols(), binding, nvals)?;
     let runs: Vec<Result<Vec<(f64, usize)>>> = (0..total)
         .into_par_iter()
@@ -385,6 +405,7 @@ pub fn gap_statistic(
                 }
                 let labels = kmeans_partition(
                     xp.view(),
+                    None,
                     k,
                     nstart,
                     Init::KmeansPP,
@@ -461,14 +482,16 @@ pub fn default_wbound(problem: &Problem, k: usize) -> Result<f64> {
         let x64 = problem.x.f64();
         let x = x64.view();
         let mut rng = Rng::seed_from_u64(0);
-        let seeds = init::euclidean_seeds(x, &problem.x_norms, k, Init::KmeansPP, &mut rng)?;
+        let sw = problem.sample_weights();
+        let seeds =
+            init::weighted_euclidean_seeds(x, &problem.x_norms, sw, k, Init::KmeansPP, &mut rng)?;
         let c = x.select(ndarray::Axis(0), &seeds);
         let tol = 1e-4 * mean_variance(x);
         // A few Lloyd steps settle the partition enough for b (it moves by ~1%
         // between partitions) and keep this cheap: it runs when the parameters
         // are resolved, before any progress can be shown.
-        let fit = lloyd_loop(x, &problem.x_norms, c, tol, 10, &Ctx::new())?;
-        Ok(binding_bound(&partition_bcss(x, &fit.labels, k)))
+        let fit = weighted_lloyd_loop(x, &problem.x_norms, sw, c, tol, 10, true, &Ctx::new())?;
+        Ok(binding_bound(&partition_bcss(x, sw, &fit.labels, k)))
     })?;
     let b = b.unwrap_or_else(|| (problem.p() as f64).sqrt());
     Ok((b / 2.0).max(1.0))
@@ -534,7 +557,16 @@ fn gap_key(run: &Common, p: &SparseParams) -> String {
     )
 }
 
+/// Why `--tune gap` refuses sample weights: its reference data sets
+/// permute each column's values across rows, and a weighted row is many
+/// rows; permuting the weighted rows is not permuting their copies, so
+/// the gap would not be that of the repeated rows.
+pub const GAP_NO_WEIGHTS: &str = "sparse-kmeans --tune gap does not take sample weights: its permuted reference data would shuffle weighted rows, not the rows they stand for; set -P wbound (or drop --tune)";
+
 fn tuned(problem: &Problem, run: &Common, p: &SparseParams, ctx: &Ctx) -> Result<Option<Arc<Gap>>> {
+    if p.tune != Tune::None && problem.sample_weights().is_some() {
+        return Err(Error::Param(GAP_NO_WEIGHTS.into()));
+    }
     match p.tune {
         Tune::None => Ok(None),
         Tune::Gap | Tune::GapOneSd => problem
@@ -638,6 +670,11 @@ impl Solver for SparseKMeans {
     fn options(&self) -> Vec<(&'static str, &'static str)> {
         vec![("tune", "none")]
     }
+    /// Weighted BCSS, means and initial k-means (not `--tune gap`, which
+    /// says why).
+    fn takes_sample_weights(&self) -> bool {
+        true
+    }
     fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<SparseParams> {
         let v = &cfg.params;
         Ok(SparseParams {
@@ -685,8 +722,10 @@ impl Solver for SparseKMeans {
         let x64 = problem.x.f64();
         let x = x64.view();
         let mut rng = start.rng();
+        let sw = problem.sample_weights();
         let labels = kmeans_partition(
             x,
+            sw,
             run.k,
             p.nstart,
             run.init,
@@ -698,8 +737,8 @@ impl Solver for SparseKMeans {
                 p.nstart,
             )),
         )?;
-        let tss = total_ss(x);
-        let f = sparse_loop(x, &tss, labels, run.k, &p.settings(wbound), ctx, false)?;
+        let tss = total_ss(x, sw);
+        let f = sparse_loop(x, sw, &tss, labels, run.k, &p.settings(wbound), ctx, false)?;
         let bcss = f.bcss.clone();
         let mut fit = Fit {
             labels: f.labels,
