@@ -95,6 +95,12 @@ impl Solver for Dmkkm {
     fn id(&self) -> &'static str {
         "dmkkm"
     }
+    fn caps(&self) -> crate::solver::Caps {
+        crate::solver::Caps {
+            kernels: true,
+            ..crate::solver::Caps::new(crate::solver::Family::Kernel, "DMKKM")
+        }
+    }
     fn weighs(&self) -> crate::solver::Weighs {
         crate::solver::Weighs::Kernels
     }
@@ -158,9 +164,6 @@ impl Solver for Dmkkm {
     }
     fn options(&self) -> Vec<(&'static str, &'static str)> {
         vec![("kernels", AUTO), ("views", "none")]
-    }
-    fn takes_kernels(&self) -> bool {
-        true
     }
     fn typed(&self, problem: &Problem, cfg: &RunConfig) -> Result<DmkkmParams> {
         let v = &cfg.params;

@@ -43,6 +43,9 @@ impl Solver for IpRffMkPower {
     fn id(&self) -> &'static str {
         "ip-rff-mkpower"
     }
+    fn caps(&self) -> crate::solver::Caps {
+        crate::solver::Caps::new(crate::solver::Family::Rff, "IPRFFMultiViewPowerKMeans")
+    }
     fn weighs(&self) -> crate::solver::Weighs {
         crate::solver::Weighs::Kernels
     }

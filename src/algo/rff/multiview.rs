@@ -1028,6 +1028,9 @@ impl Solver for RffMkPower {
     fn id(&self) -> &'static str {
         "rff-mkpower"
     }
+    fn caps(&self) -> crate::solver::Caps {
+        crate::solver::Caps::new(crate::solver::Family::Rff, "RFFMultiViewPowerKMeans")
+    }
     fn weighs(&self) -> crate::solver::Weighs {
         crate::solver::Weighs::Kernels
     }

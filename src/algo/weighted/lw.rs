@@ -281,6 +281,9 @@ impl Solver for Lw {
     fn id(&self) -> &'static str {
         "lw"
     }
+    fn caps(&self) -> crate::solver::Caps {
+        crate::solver::Caps::new(crate::solver::Family::Weighted, "LWKMeans")
+    }
     fn weighs(&self) -> crate::solver::Weighs {
         crate::solver::Weighs::Features
     }

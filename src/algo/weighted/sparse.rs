@@ -559,6 +559,9 @@ impl Solver for SparseKMeans {
     fn id(&self) -> &'static str {
         "sparse-kmeans"
     }
+    fn caps(&self) -> crate::solver::Caps {
+        crate::solver::Caps::new(crate::solver::Family::Weighted, "SparseKMeans")
+    }
     fn weighs(&self) -> crate::solver::Weighs {
         crate::solver::Weighs::Features
     }
