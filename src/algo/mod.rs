@@ -50,6 +50,7 @@ pub fn registry() -> Vec<Box<dyn Algorithm>> {
         Box::new(weighted::wkmeans::WkMeans),
         Box::new(weighted::lw::Lw),
         Box::new(weighted::sparse::SparseKMeans),
+        Box::new(centroid::kmedians::KMedians),
     ];
     crate::solver::caps::enrol(|| all.iter().map(|a| (a.id(), a.caps())).collect());
     all
