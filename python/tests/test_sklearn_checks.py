@@ -30,7 +30,7 @@ def expected_failures(estimator):
         "check_sample_weight_equivalence_on_dense_data": SEEDING,
         "check_sample_weight_equivalence_on_sparse_data": SEEDING,
     }
-    if not isinstance(estimator, meanscape.KMeans) and estimator._algorithm in ("power", "khm", "kernel-kmeans", "kpower", "wkmeans"):
+    if not isinstance(estimator, meanscape.KMeans) and estimator._algorithm in ("power", "khm", "kmedians", "kernel-kmeans", "kpower", "wkmeans"):
         failures["check_sample_weights_shape"] = DUPLICATES
         failures["check_sample_weights_not_overwritten"] = DUPLICATES
     return failures
