@@ -120,7 +120,8 @@ mod tests {
     fn the_refusals_name_the_algorithms_that_take_it() {
         let x = Array2::from_shape_fn((20, 3), |(i, j)| (i * 3 + j) as f64);
         let mut weighted = Problem::new(x);
-        weighted.set_sample_weights(vec![1.0; 20]).unwrap();
+        let w: Vec<f64> = (0..20).map(|i| (i % 3 + 1) as f64).collect();
+        weighted.set_sample_weights(w).unwrap();
         let e = find("dmkkm")
             .unwrap()
             .check(&weighted, &config(&weighted, "dmkkm"))
