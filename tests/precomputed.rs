@@ -186,7 +186,7 @@ fn single_kernel_algorithms_use_the_average_and_feature_algorithms_refuse() {
         assert_eq!(
             e,
             format!(
-                "{id} needs features; this file holds precomputed kernels — use mkpower, dmkkm, mkkm, kernel-kmeans, kpower or spectral"
+                "{id} needs features; this file holds precomputed kernels — use kernel-kmeans, kpower, mkpower, dmkkm, mkkm or spectral"
             )
         );
     }

@@ -4,8 +4,8 @@ from the engine's declared parameter tables: do not edit by hand."""
 from ._base import _CentroidMixin, _LloydParams, _MeanscapeCluster, _PredictingCluster, _WeightedFit
 
 __all__ = [
-    "PowerKMeans",
     "KHarmonicMeans",
+    "PowerKMeans",
     "KernelKMeans",
     "KernelPowerKMeans",
     "MultiKernelPowerKMeans",
@@ -18,7 +18,94 @@ __all__ = [
     "WKMeans",
     "LWKMeans",
     "SparseKMeans",
+    "KMedians",
 ]
+
+
+class KHarmonicMeans(_WeightedFit, _LloydParams, _CentroidMixin, _PredictingCluster):
+    """k-harmonic means. Zhang, Hsu & Dayal (1999) with exponent 2: power k-means
+    with s = −1 held fixed (the harmonic mean of the squared distances).
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+        The number of clusters k.
+    tol : float, default=1e-06
+        Relative change of the objective between iterations below which the
+        run stops. Range [0, 1].
+    max_iter : int, default=500
+        Iteration cap; the run stops there even if not converged. Range [1,
+        100000].
+    n_init : int, default=1
+        Restarts (seeds random_state, random_state + 1, ...); the fit with the lowest objective is kept.
+    init : {'k-means++', 'random'}, callable or array of shape (n_clusters, n_features), default='k-means++'
+        How the initial centres are chosen, or the initial centres themselves (then one run: n_init is 1),
+        or a callable ``init(X, n_clusters, random_state=rs)`` returning them (one run per call).
+    random_state : int, RandomState instance or None, default=None
+        The seed (``--seed`` of ``meanscape run``); an int gives the CLI's result.
+    verbose : int, default=0
+        Prints the objective per iteration and how the run ended, after the fit.
+    copy_x : bool, default=True
+        Accepted as scikit-learn's KMeans takes it: the engine never modifies X.
+    algorithm : {'lloyd', 'elkan'}, default='lloyd'
+        Accepted as scikit-learn's KMeans takes it. Its two Lloyd variants give
+        the same result; the engine's Lloyd phases (a finish, a sample's
+        refinement) always skip the rows that cannot change, with the same
+        result as plain Lloyd.
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+        The cluster of every training row.
+    cluster_centers_ : ndarray of shape (n_clusters, n_features)
+        Cluster centres in the input space.
+    inertia_ : float
+        Sum of squared distances of the rows to their cluster centre (the k-means cost;
+        on the input features, unweighted, for the feature-weighted methods).
+    n_iter_ : int
+        Iterations of the kept restart.
+    objective_ : float
+        The algorithm's objective at the end (lower is better).
+    objective_trace_ : ndarray
+        The objective per iteration.
+    s_trace_ : ndarray or None
+        The power-mean exponent s per iteration (annealing methods).
+    kernel_weights_ : ndarray or None
+        Kernel or view weights (multi-kernel and multi-view methods).
+    params_ : dict
+        Every engine parameter as used, automatic defaults resolved.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen during fit, when X has string column names.
+    """
+
+    _algorithm = "khm"
+    _engine_params = (('tol', 'tol'), ('max_iter', 'max_iter'))
+    _engine_options = ()
+
+    def __init__(
+        self,
+        n_clusters=8,
+        *,
+        tol=1e-06,
+        max_iter=500,
+        n_init=1,
+        init='k-means++',
+        random_state=None,
+        verbose=0,
+        copy_x=True,
+        algorithm='lloyd',
+    ):
+        self.n_clusters = n_clusters
+        self.tol = tol
+        self.max_iter = max_iter
+        self.n_init = n_init
+        self.init = init
+        self.random_state = random_state
+        self.verbose = verbose
+        self.copy_x = copy_x
+        self.algorithm = algorithm
 
 
 class PowerKMeans(_WeightedFit, _LloydParams, _CentroidMixin, _PredictingCluster):
@@ -150,92 +237,6 @@ class PowerKMeans(_WeightedFit, _LloydParams, _CentroidMixin, _PredictingCluster
         self.soft_tol = soft_tol
         self.finish = finish
         self.sample = sample
-        self.n_init = n_init
-        self.init = init
-        self.random_state = random_state
-        self.verbose = verbose
-        self.copy_x = copy_x
-        self.algorithm = algorithm
-
-
-class KHarmonicMeans(_WeightedFit, _LloydParams, _CentroidMixin, _PredictingCluster):
-    """k-harmonic means. Zhang, Hsu & Dayal (1999) with exponent 2: power k-means
-    with s = −1 held fixed (the harmonic mean of the squared distances).
-
-    Parameters
-    ----------
-    n_clusters : int, default=8
-        The number of clusters k.
-    tol : float, default=1e-06
-        Relative change of the objective between iterations below which the
-        run stops. Range [0, 1].
-    max_iter : int, default=500
-        Iteration cap; the run stops there even if not converged. Range [1,
-        100000].
-    n_init : int, default=1
-        Restarts (seeds random_state, random_state + 1, ...); the fit with the lowest objective is kept.
-    init : {'k-means++', 'random'}, callable or array of shape (n_clusters, n_features), default='k-means++'
-        How the initial centres are chosen, or the initial centres themselves (then one run: n_init is 1),
-        or a callable ``init(X, n_clusters, random_state=rs)`` returning them (one run per call).
-    random_state : int, RandomState instance or None, default=None
-        The seed (``--seed`` of ``meanscape run``); an int gives the CLI's result.
-    verbose : int, default=0
-        Prints the objective per iteration and how the run ended, after the fit.
-    copy_x : bool, default=True
-        Accepted as scikit-learn's KMeans takes it: the engine never modifies X.
-    algorithm : {'lloyd', 'elkan'}, default='lloyd'
-        Accepted as scikit-learn's KMeans takes it. Its two Lloyd variants give
-        the same result; the engine's Lloyd phases (a finish, a sample's
-        refinement) always skip the rows that cannot change, with the same
-        result as plain Lloyd.
-
-    Attributes
-    ----------
-    labels_ : ndarray of shape (n_samples,)
-        The cluster of every training row.
-    cluster_centers_ : ndarray of shape (n_clusters, n_features)
-        Cluster centres in the input space.
-    inertia_ : float
-        Sum of squared distances of the rows to their cluster centre (the k-means cost;
-        on the input features, unweighted, for the feature-weighted methods).
-    n_iter_ : int
-        Iterations of the kept restart.
-    objective_ : float
-        The algorithm's objective at the end (lower is better).
-    objective_trace_ : ndarray
-        The objective per iteration.
-    s_trace_ : ndarray or None
-        The power-mean exponent s per iteration (annealing methods).
-    kernel_weights_ : ndarray or None
-        Kernel or view weights (multi-kernel and multi-view methods).
-    params_ : dict
-        Every engine parameter as used, automatic defaults resolved.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of the features seen during fit, when X has string column names.
-    """
-
-    _algorithm = "khm"
-    _engine_params = (('tol', 'tol'), ('max_iter', 'max_iter'))
-    _engine_options = ()
-
-    def __init__(
-        self,
-        n_clusters=8,
-        *,
-        tol=1e-06,
-        max_iter=500,
-        n_init=1,
-        init='k-means++',
-        random_state=None,
-        verbose=0,
-        copy_x=True,
-        algorithm='lloyd',
-    ):
-        self.n_clusters = n_clusters
-        self.tol = tol
-        self.max_iter = max_iter
         self.n_init = n_init
         self.init = init
         self.random_state = random_state
@@ -1621,3 +1622,71 @@ class SparseKMeans(_WeightedFit, _LloydParams, _CentroidMixin, _PredictingCluste
         self.verbose = verbose
         self.copy_x = copy_x
         self.algorithm = algorithm
+
+
+class KMedians(_WeightedFit, _PredictingCluster):
+    """k-medians. Lloyd's alternation with L1 distances and coordinate-wise medians
+    as centres: robust to outliers that drag k-means' means.
+
+    Parameters
+    ----------
+    n_clusters : int, default=8
+        The number of clusters k.
+    tol : float, default=1e-06
+        Stop when no label changes or the objective (the sum of L1
+        distances) falls by less than tol × its value. Range [0, 1].
+    max_iter : int, default=300
+        Iteration cap; the run stops there even if not converged. Range [1,
+        100000].
+    n_init : int, default=1
+        Restarts (seeds random_state, random_state + 1, ...); the fit with the lowest objective is kept.
+    init : {'k-means++', 'random'}, callable or array of shape (n_clusters, n_features), default='k-means++'
+        How the initial centres are chosen, or the initial centres themselves (then one run: n_init is 1),
+        or a callable ``init(X, n_clusters, random_state=rs)`` returning them (one run per call).
+    random_state : int, RandomState instance or None, default=None
+        The seed (``--seed`` of ``meanscape run``); an int gives the CLI's result.
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+        The cluster of every training row.
+    cluster_centers_ : ndarray of shape (n_clusters, n_features)
+        Cluster centres in the input space.
+    n_iter_ : int
+        Iterations of the kept restart.
+    objective_ : float
+        The algorithm's objective at the end (lower is better).
+    objective_trace_ : ndarray
+        The objective per iteration.
+    s_trace_ : ndarray or None
+        The power-mean exponent s per iteration (annealing methods).
+    kernel_weights_ : ndarray or None
+        Kernel or view weights (multi-kernel and multi-view methods).
+    params_ : dict
+        Every engine parameter as used, automatic defaults resolved.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features seen during fit, when X has string column names.
+    """
+
+    _algorithm = "kmedians"
+    _engine_params = (('tol', 'tol'), ('max_iter', 'max_iter'))
+    _engine_options = ()
+
+    def __init__(
+        self,
+        n_clusters=8,
+        *,
+        tol=1e-06,
+        max_iter=300,
+        n_init=1,
+        init='k-means++',
+        random_state=None,
+    ):
+        self.n_clusters = n_clusters
+        self.tol = tol
+        self.max_iter = max_iter
+        self.n_init = n_init
+        self.init = init
+        self.random_state = random_state

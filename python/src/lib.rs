@@ -24,6 +24,7 @@ fn algorithms() -> String {
     let list: Vec<serde_json::Value> = algo::registry()
         .iter()
         .map(|a| {
+            let caps = a.caps();
             serde_json::json!({
                 "id": a.id(),
                 "name": a.name(),
@@ -31,9 +32,14 @@ fn algorithms() -> String {
                 "params": a.params(),
                 "options": a.options(),
                 "default_scaling": a.default_scaling().to_string(),
-                "takes_sample_weights": a.takes_sample_weights(),
-                "takes_centres": a.takes_centres(),
-                "takes_sparse": a.takes_sparse(),
+                "takes_kernels": caps.kernels,
+                "takes_sample_weights": caps.sample_weights,
+                "takes_centres": caps.centres,
+                "takes_sparse": caps.sparse,
+                "family": caps.family.name(),
+                "python_class": caps.python.name(),
+                "python_generated": matches!(caps.python, algo::PyClass::Generated(_)),
+                "model_kind": a.model_kind().map(|m| m.name()),
             })
         })
         .collect();

@@ -18,22 +18,23 @@ pub(crate) mod rff;
 pub(crate) mod weighted;
 
 pub use crate::solver::block;
-pub use crate::solver::csr::{Csr, problem::TAKES_SPARSE};
+pub use crate::solver::csr::Csr;
 pub use crate::solver::params;
 pub use crate::solver::{
-    Algorithm, BATCH, Common, Ctx, Event, Extras, Features, Fit, Gap, Init, KernelApprox,
-    KernelInfo, KernelSet, MapInfo, Matrix, ModelKind, ParamError, ParamSpec, Params, Phases,
-    Problem, Progress, Request, Rng, RunConfig, RunResult, Solver, Start, StartMemory,
-    TAKES_KERNELS, TracePoint, Typicality, Weighs, check_config, check_memory, cluster_sizes,
+    Algorithm, BATCH, Caps, Common, Ctx, Event, Extras, Family, Features, Fit, Gap, Init,
+    KernelApprox, KernelInfo, KernelSet, MapInfo, Matrix, ModelKind, ParamError, ParamSpec, Params,
+    Phases, Problem, Progress, PyClass, Request, Rng, RunConfig, RunResult, Solver, Start,
+    StartMemory, TracePoint, Typicality, Weighs, check_config, check_memory, cluster_sizes,
     configure, resolve_options, resolve_params, rows::Rows, run,
 };
 pub use weighted::path;
 
 use crate::error::{Error, Result};
 
-/// Every algorithm, in the order users see them.
+/// Every algorithm, in the order users see them: the one list of them.
+/// What each can do is declared on it ([`Solver::caps`]).
 pub fn registry() -> Vec<Box<dyn Algorithm>> {
-    vec![
+    let all: Vec<Box<dyn Algorithm>> = vec![
         Box::new(centroid::kmeans::KMeans),
         Box::new(centroid::khm::Khm),
         Box::new(centroid::power::PowerKMeans),
@@ -49,45 +50,39 @@ pub fn registry() -> Vec<Box<dyn Algorithm>> {
         Box::new(weighted::wkmeans::WkMeans),
         Box::new(weighted::lw::Lw),
         Box::new(weighted::sparse::SparseKMeans),
-    ]
+        Box::new(centroid::kmedians::KMedians),
+    ];
+    crate::solver::caps::enrol(|| all.iter().map(|a| (a.id(), a.caps())).collect());
+    all
 }
 
-/// Every algorithm id the project reserves, implemented or not.
-pub const ALL_IDS: [&str; 15] = [
-    "kmeans",
-    "khm",
-    "power",
-    "kernel-kmeans",
-    "kpower",
-    "mkpower",
-    "rff-power",
-    "rff-mkpower",
-    "ip-rff-mkpower",
-    "wkmeans",
-    "lw",
-    "sparse-kmeans",
-    "dmkkm",
-    "mkkm",
-    "spectral",
-];
+/// The algorithms `pick` accepts, as the refusals name them: "a, b or c"
+/// (e.g. `takers(|a| a.caps().sparse)`).
+pub fn takers(pick: impl Fn(&dyn Algorithm) -> bool) -> String {
+    crate::solver::caps::sentence(&ids(pick), "or")
+}
+
+/// The ids of the algorithms `pick` accepts, in the registry's order.
+pub fn ids(pick: impl Fn(&dyn Algorithm) -> bool) -> Vec<&'static str> {
+    registry()
+        .iter()
+        .filter(|a| pick(a.as_ref()))
+        .map(|a| a.id())
+        .collect()
+}
 
 /// The algorithm with command-line id `id` (`power`, `kmeans`, …).
 ///
 /// # Errors
-/// [`Error::Param`] for an id that is not an algorithm or not implemented
-/// yet; the message lists the available ones.
+/// [`Error::Param`] for an id that is not an algorithm; the message lists
+/// the available ones.
 pub fn find(id: &str) -> Result<Box<dyn Algorithm>> {
     if let Some(a) = registry().into_iter().find(|a| a.id() == id) {
         return Ok(a);
     }
     let known: Vec<&str> = registry().iter().map(|a| a.id()).collect();
-    let why = if ALL_IDS.contains(&id) {
-        "is not implemented yet"
-    } else {
-        "is not an algorithm"
-    };
     Err(Error::Param(format!(
-        "'{id}' {why}; available: {}",
+        "'{id}' is not an algorithm; available: {}",
         known.join(", ")
     )))
 }
@@ -119,55 +114,59 @@ mod tests {
         }
     }
 
-    /// The refusal of kernels-only data names exactly the algorithms that
-    /// take kernels.
+    /// The refusals are built from the registry: each names exactly the
+    /// algorithms that declare the capability, in the registry's order.
     #[test]
-    fn the_kernel_algorithms_are_named_in_the_refusal() {
-        let takes: Vec<&str> = registry()
-            .iter()
-            .filter(|a| a.takes_kernels())
-            .map(|a| a.id())
-            .collect();
-        let named: Vec<&str> = TAKES_KERNELS
-            .split([',', ' '])
-            .filter(|w| !w.is_empty() && *w != "or")
-            .collect();
-        let mut a = takes.clone();
-        let mut b = named.clone();
-        a.sort();
-        b.sort();
-        assert_eq!(a, b, "update TAKES_KERNELS");
+    fn the_refusals_name_the_algorithms_that_take_it() {
+        let x = Array2::from_shape_fn((20, 3), |(i, j)| (i * 3 + j) as f64);
+        let mut weighted = Problem::new(x);
+        let w: Vec<f64> = (0..20).map(|i| (i % 3 + 1) as f64).collect();
+        weighted.set_sample_weights(w).unwrap();
+        let e = find("dmkkm")
+            .unwrap()
+            .check(&weighted, &config(&weighted, "dmkkm"))
+            .unwrap_err()
+            .to_string();
+        let ids = |pick: fn(&Caps) -> bool| -> Vec<&str> {
+            registry()
+                .iter()
+                .filter(|a| pick(&a.caps()))
+                .map(|a| a.id())
+                .collect()
+        };
+        let weighs = ids(|c| c.sample_weights);
+        assert!(weighs.len() > 2 && weighs.contains(&"kmeans"), "{weighs:?}");
+        let (last, rest) = weighs.split_last().unwrap();
+        let want = format!("{} or {last} do", rest.join(", "));
+        assert!(
+            e.starts_with("dmkkm does not take sample weights; ") && e.ends_with(&want),
+            "{e}"
+        );
+        assert_eq!(takers(|a| a.caps().sparse), "kmeans, khm or power");
     }
 
-    /// The refusals of sample weights and given centres name exactly the
-    /// algorithms that take them.
+    fn config(problem: &Problem, id: &str) -> RunConfig {
+        let a = find(id).unwrap();
+        RunConfig {
+            k: 2,
+            seed: 0,
+            restarts: 1,
+            init: Init::KmeansPP,
+            params: resolve_params(a.as_ref(), problem, 2, &[]).unwrap(),
+            options: resolve_options(a.as_ref(), &[]).unwrap(),
+            centres: None,
+        }
+    }
+
+    /// Every algorithm has a Python class, and no two share one.
     #[test]
-    fn the_weighing_algorithms_are_named_in_the_refusals() {
-        let named = |list: &str| {
-            let mut v: Vec<String> = list
-                .split([',', ' '])
-                .filter(|w| !w.is_empty() && *w != "or")
-                .map(String::from)
-                .collect();
-            v.sort();
-            v
-        };
-        let takes = |f: fn(&dyn Algorithm) -> bool| {
-            let mut v: Vec<String> = registry()
-                .iter()
-                .filter(|a| f(a.as_ref()))
-                .map(|a| a.id().to_string())
-                .collect();
-            v.sort();
-            v
-        };
-        let weights = takes(|a| a.takes_sample_weights());
-        assert_eq!(
-            weights,
-            named(crate::solver::algorithm::TAKES_SAMPLE_WEIGHTS)
-        );
-        let centres = takes(|a| a.takes_centres());
-        assert_eq!(centres, named(crate::solver::algorithm::TAKES_CENTRES));
+    fn every_algorithm_has_its_own_python_class() {
+        let mut names: Vec<&str> = registry().iter().map(|a| a.caps().python.name()).collect();
+        assert!(names.iter().all(|n| !n.is_empty()));
+        names.sort();
+        let n = names.len();
+        names.dedup();
+        assert_eq!(names.len(), n, "{names:?}");
     }
 
     #[test]

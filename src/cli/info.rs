@@ -36,7 +36,14 @@ pub fn describe(a: &DataArgs) -> Result<String> {
     match &ds.kernels {
         Some(stack) => {
             out.push_str(&format!("  {}\n", stack.describe()));
-            out.push_str("  no features: use mkpower, dmkkm or mkkm (--kernels precomputed), kernel-kmeans, kpower or spectral (the average kernel)\n");
+            // The multiple-kernel algorithms weigh the kernels; the others
+            // cluster on their average.
+            let weighs = |a: &dyn Algorithm| a.weighs() == algo::Weighs::Kernels;
+            out.push_str(&format!(
+                "  no features: use {} (--kernels precomputed), {} (the average kernel)\n",
+                algo::takers(|a| a.caps().kernels && weighs(a)),
+                algo::takers(|a| a.caps().kernels && !weighs(a))
+            ));
         }
         None => out.push_str(&format!("  {} features\n", ds.p())),
     }
@@ -111,14 +118,6 @@ pub fn algorithms(id: Option<&str>) -> Result<String> {
     for a in algo::registry() {
         out.push_str(&format!("  {:<15} {}\n", a.id(), a.name()));
     }
-    let missing: Vec<&str> = algo::ALL_IDS
-        .iter()
-        .copied()
-        .filter(|id| algo::find(id).is_err())
-        .collect();
-    if !missing.is_empty() {
-        out.push_str(&format!("  not yet implemented: {}\n", missing.join(", ")));
-    }
     Ok(out)
 }
 
@@ -135,15 +134,18 @@ pub fn defaults_help() -> String {
         ));
         out.push_str(&param_table(a.as_ref()));
     }
-    out.push_str(
+    // The annealing algorithms are those that declare soft_tol.
+    let soft = algo::ids(|a| a.params().iter().any(|p| p.name == "soft_tol"));
+    out.push_str(&format!(
         "\nStopping rules: power-mean algorithms test every T iterations and stop when \
-|f(m) − f(m−T)| ≤ tol·|f(m−T)| (khm: T = 1). For power, kpower and mkpower, while s still \
+|f(m) − f(m−T)| ≤ tol·|f(m−T)| (khm: T = 1). For {}, while s still \
 anneals, that test also needs every cluster non-empty and the mean share of a point's weight \
 outside its own cluster ≤ soft_tol; soft_tol = 1 turns this condition off. kmeans stops when no \
 label changes or the squared centre shift is below tol × the mean feature variance \
 (scikit-learn's rule). Every algorithm \
 also stops at max_iter; the JSON says whether it converged.\n\
 Restarts run in parallel; restart r uses seed + r and the lowest objective wins.\n",
-    );
+        crate::solver::caps::sentence(&soft, "and")
+    ));
     out
 }

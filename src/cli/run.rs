@@ -89,7 +89,7 @@ fn output(a: &RunArgs) -> Result<String> {
         let inputs: Vec<&Path> = loaded.dataset.inputs.iter().map(|p| p.as_path()).collect();
         files::check_target(m, &inputs, a.force)?;
         files::check_extension(m, "run --save-model", &["json"])?;
-        crate::model::Model::supports(algo.as_ref().id(), &loaded.problem)?;
+        crate::model::Model::supports(algo.as_ref(), &loaded.problem)?;
     }
     let show_progress = !a.quiet && std::io::stderr().is_terminal();
     let result =

@@ -137,7 +137,7 @@ pub fn output(a: &SweepArgs, ids: &[&str]) -> Result<(Option<String>, bool)> {
         };
         let mut plan = sweep::plan(x.as_ref(), &loaded.problem, req)
             .map_err(|e| e.about(&format!("{data} ({})", x.id())))?;
-        plan.resampling.gap &= !x.takes_kernels();
+        plan.resampling.gap &= !x.caps().kernels;
         let score = sweep_out::choose_score(a.score.as_deref(), x.as_ref(), truth, resamples > 0)?;
         plans.push((plan, score));
     }

@@ -40,8 +40,7 @@ fn available(algo: &dyn Algorithm, truth: Truth<'_>, resampled: bool) -> Vec<&'s
     }
     // The kernel and random-feature methods score in their own space
     // (spectral's embedding is not one: it scores on the features).
-    let own_space =
-        (algo.takes_kernels() && algo.id() != "spectral") || algo.id().starts_with("rff");
+    let own_space = algo.caps().family.own_space();
     if own_space {
         v.push("silhouette_input");
     }

@@ -1,11 +1,11 @@
 //! From a finished run to the payload of its family.
 
-use super::centroid::{CentroidPayload, Standardize, WeightedPayload};
+use super::centroid::{CentroidPayload, Metric, Standardize, WeightedPayload};
 use super::kernel::{self, KernelPayload};
 use super::payload::Payload;
 use super::rff::{self, RffPayload};
 use crate::algo::weighted::common::{Rule, cluster_means, standardized};
-use crate::algo::{Algorithm, Ctx, Fit, ModelKind, Problem, RunConfig};
+use crate::algo::{Algorithm, Ctx, Family, Fit, ModelKind, Problem, RunConfig, Weighs};
 use crate::error::{Error, Result};
 use crate::kernel::{GRAM_FAMILY, Gram};
 use std::any::Any;
@@ -13,11 +13,25 @@ use std::ops::Range;
 use std::sync::Arc;
 
 /// Refuses, before a run, what cannot give a model.
-pub fn supports(id: &str, problem: &Problem) -> Result<()> {
-    if id == "spectral" {
-        return Err(Error::Model(
-            "spectral has no out-of-sample rule (its embedding comes from the eigenvectors of the training affinity, as scikit-learn's SpectralClustering, which has no predict either): use kernel-kmeans or kpower with the same kernel to predict".into(),
-        ));
+pub fn supports(algo: &dyn Algorithm, problem: &Problem) -> Result<()> {
+    let id = algo.id();
+    if algo.model_kind().is_none() {
+        // Name the single-kernel algorithms that save a model: they take
+        // the same kernel.
+        let instead = crate::algo::takers(|a| {
+            a.caps().kernels
+                && a.weighs() == Weighs::Nothing
+                && a.model_kind() == Some(ModelKind::Kernel)
+        });
+        let why = match algo.caps().family {
+            Family::Spectral => {
+                " (its embedding comes from the eigenvectors of the training affinity, as scikit-learn's SpectralClustering, which has no predict either)"
+            }
+            _ => "",
+        };
+        return Err(Error::Model(format!(
+            "{id} has no out-of-sample rule{why}: use {instead} with the same kernel to predict"
+        )));
     }
     if problem.csr().is_some() {
         return Err(Error::Model(format!(
@@ -40,7 +54,7 @@ pub fn payload(
     fit: &Fit,
 ) -> Result<Payload> {
     let id = algo.id();
-    supports(id, problem)?;
+    supports(algo, problem)?;
     let k = cfg.k;
     if fit.labels.iter().any(|&l| l >= k) {
         return Err(Error::Model(format!("{id}: a label is not below k = {k}")));
@@ -48,7 +62,17 @@ pub fn payload(
     match algo.model_kind() {
         Some(ModelKind::Centroids) => {
             let c = centroids(id, fit)?;
-            Ok(Payload::Centroids(CentroidPayload { centroids: c }))
+            Ok(Payload::Centroids(CentroidPayload {
+                centroids: c,
+                metric: Metric::L2,
+            }))
+        }
+        Some(ModelKind::Medians) => {
+            let c = centroids(id, fit)?;
+            Ok(Payload::Medians(CentroidPayload {
+                centroids: c,
+                metric: Metric::L1,
+            }))
         }
         Some(ModelKind::Weighted) => weighted(id, problem, cfg, fit),
         _ => from_space(algo, problem, cfg, fit),

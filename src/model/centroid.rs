@@ -37,11 +37,26 @@ fn fix_rows(
     }
 }
 
-/// `kmeans`, `khm`, `power`: the k centres in the fit's space.
+/// The centroid family: the k centres in the fit's space.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CentroidPayload {
     #[serde(with = "super::matrix")]
     pub centroids: Array2<f64>,
+    /// How the nearest centre is found: not written, the payload's kind
+    /// says it (`centroids`, `medians`).
+    #[serde(skip)]
+    pub metric: Metric,
+}
+
+/// The distance a centroid model assigns by.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Metric {
+    /// Squared Euclidean.
+    #[default]
+    L2,
+    /// Σ |x_l − c_l| (k-medians), reported squared as the others are, so
+    /// the square root of a distance is the L1 distance.
+    L1,
 }
 
 impl CentroidPayload {
@@ -59,6 +74,20 @@ impl CentroidPayload {
     /// or vanish are computed robustly instead.
     pub fn block(&self, xb: ArrayView2<f64>, prep: &(Vec<f64>, f64)) -> Dist {
         let c = self.centroids.view();
+        if self.metric == Metric::L1 {
+            // As the fit computes them: a sum of |differences| overflows
+            // only to +∞, which the argmin handles.
+            let d = Array2::from_shape_fn((xb.nrows(), c.nrows()), |(i, j)| {
+                let s: f64 = xb
+                    .row(i)
+                    .iter()
+                    .zip(c.row(j))
+                    .map(|(a, b)| (a - b).abs())
+                    .sum();
+                s * s
+            });
+            return Dist::plain(d);
+        }
         let norms = linalg::row_sq_norms(xb);
         let mut d = Dist::plain(linalg::sq_dists_with(xb, &norms, c, &prep.0, false));
         fix_rows(&mut d, xb, prep.1, 1.0, |i| {

@@ -131,13 +131,13 @@ impl Model {
         })
     }
 
-    /// Whether a run of algorithm `algo_id` on `problem` can give a model:
+    /// Whether a run of `algo` on `problem` can give a model:
     /// the check [`Model::from_run`] starts with, to make before a run.
     ///
     /// # Errors
     /// [`Error::Model`] for spectral and precomputed kernels, with the reason.
-    pub fn supports(algo_id: &str, problem: &Problem) -> Result<()> {
-        super::build::supports(algo_id, problem)
+    pub fn supports(algo: &dyn crate::algo::Algorithm, problem: &Problem) -> Result<()> {
+        super::build::supports(algo, problem)
     }
 
     /// The model with the fit's scaling recorded ([`crate::Loaded::scaling`]),
@@ -194,7 +194,7 @@ impl Model {
     /// The dimensions that decide the model's memory.
     fn dims(&self) -> Dims {
         let shape = match &self.model {
-            Payload::Centroids(_) => Shape::Centroids,
+            Payload::Centroids(_) | Payload::Medians(_) => Shape::Centroids,
             Payload::Weighted(_) => Shape::Weighted,
             Payload::Kernel(p) => Shape::Kernel {
                 n: p.train.nrows() as u64,
@@ -229,7 +229,7 @@ impl Model {
         let rows = self.dims().block_rows(BLOCK);
         let who = self.origin.the_model();
         match &self.model {
-            Payload::Centroids(p) => {
+            Payload::Centroids(p) | Payload::Medians(p) => {
                 let prep = p.prepare();
                 by_blocks(x, rows, |_, xb| f(p.block(xb, &prep)))
             }
@@ -322,10 +322,12 @@ impl Model {
         &self.algorithm
     }
 
-    /// The kind of payload: `centroids`, `weighted`, `kernel` or `rff`.
+    /// The kind of payload (`ModelKind::name`): `centroids`, `medians`,
+    /// `weighted`, `kernel` or `rff`.
     pub fn kind(&self) -> &'static str {
-        match self.model {
+        match &self.model {
             Payload::Centroids(_) => "centroids",
+            Payload::Medians(_) => "medians",
             Payload::Weighted(_) => "weighted",
             Payload::Kernel(_) => "kernel",
             Payload::Rff(_) => "rff",
@@ -449,7 +451,7 @@ impl Model {
             check_scaling(s, self.n_features)?;
         }
         let why = match &self.model {
-            Payload::Centroids(p) => p.check(self.k, self.n_features),
+            Payload::Centroids(p) | Payload::Medians(p) => p.check(self.k, self.n_features),
             Payload::Weighted(p) => p.check(self.k, self.n_features),
             Payload::Kernel(p) => p.check(self.k, self.n_features).or_else(|| {
                 let mut counts = vec![0usize; self.k];

@@ -4,7 +4,7 @@
 //! internally tagged enum: that one buffers the whole payload as generic
 //! values (tens of bytes per number) before it looks at `kind`.
 
-use super::centroid::{CentroidPayload, Standardize, WeightedPayload};
+use super::centroid::{CentroidPayload, Metric, Standardize, WeightedPayload};
 use super::kernel::{KernelBlock, KernelPayload};
 use super::rff::{RffMap, RffPayload};
 use ndarray::Array2;
@@ -15,6 +15,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Payload {
     Centroids(CentroidPayload),
+    /// k-medians: centres, nearest in L1.
+    Medians(CentroidPayload),
     Weighted(WeightedPayload),
     Kernel(KernelPayload),
     Rff(RffPayload),
@@ -51,6 +53,11 @@ impl<'de> Deserialize<'de> for Payload {
         Ok(match a.kind.as_str() {
             "centroids" => Payload::Centroids(CentroidPayload {
                 centroids: a.centroids.ok_or_else(|| need("centroids"))?.0,
+                metric: Metric::L2,
+            }),
+            "medians" => Payload::Medians(CentroidPayload {
+                centroids: a.centroids.ok_or_else(|| need("centroids"))?.0,
+                metric: Metric::L1,
             }),
             "weighted" => Payload::Weighted(WeightedPayload {
                 centroids: a.centroids.ok_or_else(|| need("centroids"))?.0,
@@ -70,7 +77,7 @@ impl<'de> Deserialize<'de> for Payload {
             other => {
                 return Err(D::Error::unknown_variant(
                     &crate::text::printable(other, &[]),
-                    &["centroids", "weighted", "kernel", "rff"],
+                    &["centroids", "medians", "weighted", "kernel", "rff"],
                 ));
             }
         })

@@ -346,7 +346,7 @@ pub(super) fn check(root: &Node) -> Check<Dims> {
         ));
     }
     let shape = match kind {
-        "centroids" => {
+        "centroids" | "medians" => {
             let c = m.matrix("centroids", k, p)?;
             bounded(
                 &m.path("centroids"),

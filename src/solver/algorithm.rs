@@ -1,6 +1,7 @@
 //! The solver framework: one trait for every algorithm, declared
 //! parameters, matched starts and parallel restarts.
 
+use super::caps::{Caps, takers};
 use super::fit::{Fit, RunResult};
 use super::init::Init;
 use super::params::{ParamSpec, Params};
@@ -142,6 +143,9 @@ pub enum Weighs {
 pub enum ModelKind {
     /// Centres in the input space.
     Centroids,
+    /// Centres in the input space, nearest in L1 (saved as centroids with
+    /// `"metric": "l1"`).
+    Medians,
     /// Centres and feature weights.
     Weighted,
     /// The training rows' kernel and memberships.
@@ -151,10 +155,11 @@ pub enum ModelKind {
 }
 
 impl ModelKind {
-    /// The kind's name in a model file.
+    /// The kind's name (in a model file, but for medians: see the variant).
     pub fn name(self) -> &'static str {
         match self {
             ModelKind::Centroids => "centroids",
+            ModelKind::Medians => "medians",
             ModelKind::Weighted => "weighted",
             ModelKind::Kernel => "kernel",
             ModelKind::Rff => "rff",
@@ -184,31 +189,15 @@ pub trait Solver: Send + Sync {
     fn default_scaling(&self) -> crate::data::Scaling {
         crate::data::Scaling::Standard
     }
-    /// Whether it runs on precomputed kernels (a kernels-only dataset);
-    /// the others are refused such data with [`TAKES_KERNELS`] named.
-    fn takes_kernels(&self) -> bool {
-        false
-    }
-    /// Whether it weighs rows by sample weights ([`Problem::sample_weights`]);
-    /// the others refuse weighted data with [`TAKES_SAMPLE_WEIGHTS`] named.
-    fn takes_sample_weights(&self) -> bool {
-        false
-    }
+    /// What it takes besides dense features (kernels, sample weights,
+    /// given centres, sparse rows), its family and its Python class: the
+    /// one place these are declared; the refusals of what it does not take
+    /// name the algorithms that do ([`super::caps::takers`]).
+    fn caps(&self) -> Caps;
     /// Why it does not take sample weights, for the refusal (None: no
     /// reason given beyond the list of those that do).
     fn why_no_sample_weights(&self) -> Option<&'static str> {
         None
-    }
-    /// Whether it can start from given centres in the input space
-    /// ([`RunConfig::centres`]); the others refuse them with
-    /// [`TAKES_CENTRES`] named.
-    fn takes_centres(&self) -> bool {
-        false
-    }
-    /// Whether it runs on sparse (CSR) rows; the others are refused them
-    /// with [`super::csr::problem::TAKES_SPARSE`] named.
-    fn takes_sparse(&self) -> bool {
-        false
     }
     /// What it weighs besides the points (the weights a fit reports).
     fn weighs(&self) -> Weighs {
@@ -409,16 +398,10 @@ pub trait Algorithm: Send + Sync {
     fn params(&self) -> Vec<ParamSpec>;
     /// The scaling used when the user does not choose one.
     fn default_scaling(&self) -> crate::data::Scaling;
-    /// Whether it runs on precomputed kernels ([`Solver::takes_kernels`]).
-    fn takes_kernels(&self) -> bool;
-    /// Whether it takes sample weights ([`Solver::takes_sample_weights`]).
-    fn takes_sample_weights(&self) -> bool;
-    /// Why it does not ([`Solver::why_no_sample_weights`]).
+    /// What it takes and its family ([`Solver::caps`]).
+    fn caps(&self) -> Caps;
+    /// Why it does not take sample weights ([`Solver::why_no_sample_weights`]).
     fn why_no_sample_weights(&self) -> Option<&'static str>;
-    /// Whether it takes given centres ([`Solver::takes_centres`]).
-    fn takes_centres(&self) -> bool;
-    /// Whether it runs on sparse rows ([`Solver::takes_sparse`]).
-    fn takes_sparse(&self) -> bool;
     /// What it weighs besides the points ([`Solver::weighs`]).
     fn weighs(&self) -> Weighs;
     /// The model a fit of it saves ([`Solver::model_kind`]).
@@ -496,20 +479,11 @@ impl<S: Solver> Algorithm for S {
     fn default_scaling(&self) -> crate::data::Scaling {
         Solver::default_scaling(self)
     }
-    fn takes_kernels(&self) -> bool {
-        Solver::takes_kernels(self)
-    }
-    fn takes_sample_weights(&self) -> bool {
-        Solver::takes_sample_weights(self)
+    fn caps(&self) -> Caps {
+        Solver::caps(self)
     }
     fn why_no_sample_weights(&self) -> Option<&'static str> {
         Solver::why_no_sample_weights(self)
-    }
-    fn takes_centres(&self) -> bool {
-        Solver::takes_centres(self)
-    }
-    fn takes_sparse(&self) -> bool {
-        Solver::takes_sparse(self)
     }
     fn weighs(&self) -> Weighs {
         Solver::weighs(self)
@@ -771,16 +745,7 @@ pub fn configure(
         options: resolve_options(algo, req.options)?,
         centres: req.centres,
     };
-    if !algo.takes_kernels() && problem.kernels_only() {
-        problem
-            .require_features(algo.id(), TAKES_KERNELS)
-            .map_err(|e| e.about(data))?;
-    }
-    if !algo.takes_sparse() {
-        problem
-            .require_dense(algo.id())
-            .map_err(|e| e.about(data))?;
-    }
+    check_data(algo, problem).map_err(|e| e.about(data))?;
     check_config(problem, &cfg).map_err(|e| e.about(data))?;
     check_algo_inputs(algo, problem, &cfg).map_err(|e| e.about(data))?;
     // The memory of a start depends on k, the seeding and the options, not
@@ -797,30 +762,21 @@ pub fn configure(
     Ok(cfg)
 }
 
-/// The algorithms that run on precomputed kernels, for the refusal of the
-/// others (a test in `algo` keeps it in step with the registry).
-pub const TAKES_KERNELS: &str = "mkpower, dmkkm, mkkm, kernel-kmeans, kpower or spectral";
-
-/// Refuses a kernels-only problem to an algorithm that needs features.
+/// Refuses sparse rows to an algorithm that needs dense ones, and a
+/// kernels-only problem to one that needs features.
 ///
 /// # Errors
-/// [`Error::Param`], one line naming the algorithms that take kernels.
-pub fn check_data<S: Solver + ?Sized>(algo: &S, problem: &Problem) -> Result<()> {
-    if !algo.takes_sparse() {
-        problem.require_dense(algo.id())?;
+/// [`Error::Param`], one line naming the algorithms that take them.
+pub fn check_data<A: Algorithm + ?Sized>(algo: &A, problem: &Problem) -> Result<()> {
+    let caps = algo.caps();
+    if !caps.sparse && problem.csr().is_some() {
+        problem.require_dense(algo.id(), &takers(|c| c.sparse))?;
     }
-    if algo.takes_kernels() {
-        return Ok(());
+    if !caps.kernels && problem.kernels_only() {
+        problem.require_features(algo.id(), &takers(|c| c.kernels))?;
     }
-    problem.require_features(algo.id(), TAKES_KERNELS)
+    Ok(())
 }
-
-/// The algorithms that weigh rows by sample weights, for the refusal of
-/// the others (a test in `algo` keeps it in step with the registry).
-pub const TAKES_SAMPLE_WEIGHTS: &str = "kmeans, khm, power, rff-power, rff-mkpower, ip-rff-mkpower, wkmeans, lw, sparse-kmeans, kernel-kmeans, kpower or mkpower";
-
-/// The algorithms that start from given centres.
-pub const TAKES_CENTRES: &str = "kmeans, khm, power or wkmeans";
 
 /// Refuses sample weights or given centres to an algorithm that cannot use
 /// them, and centres of the wrong shape.
@@ -834,10 +790,8 @@ pub fn check_inputs<S: Solver + ?Sized>(
 ) -> Result<()> {
     inputs_check(
         algo.id(),
-        algo.takes_sample_weights()
-            .then_some(())
-            .ok_or(algo.why_no_sample_weights()),
-        algo.takes_centres(),
+        Solver::caps(algo),
+        Solver::why_no_sample_weights(algo),
         problem,
         cfg,
     )
@@ -846,37 +800,37 @@ pub fn check_inputs<S: Solver + ?Sized>(
 fn check_algo_inputs(algo: &dyn Algorithm, problem: &Problem, cfg: &RunConfig) -> Result<()> {
     inputs_check(
         algo.id(),
-        algo.takes_sample_weights()
-            .then_some(())
-            .ok_or(algo.why_no_sample_weights()),
-        algo.takes_centres(),
+        algo.caps(),
+        algo.why_no_sample_weights(),
         problem,
         cfg,
     )
 }
 
-/// `weights`: Ok when sample weights are taken, else the reason why not.
+/// `why_no_weights`: the algorithm's reason for refusing sample weights.
 fn inputs_check(
     id: &str,
-    weights: std::result::Result<(), Option<&str>>,
-    centres: bool,
+    caps: Caps,
+    why_no_weights: Option<&str>,
     problem: &Problem,
     cfg: &RunConfig,
 ) -> Result<()> {
-    if problem.sample_weights().is_some()
-        && let Err(why) = weights
-    {
-        let why = why.map(|w| format!(" ({w})")).unwrap_or_default();
+    if problem.sample_weights().is_some() && !caps.sample_weights {
+        let why = why_no_weights
+            .map(|w| format!(" ({w})"))
+            .unwrap_or_default();
         return Err(Error::Param(format!(
-            "{id} does not take sample weights{why}; {TAKES_SAMPLE_WEIGHTS} do"
+            "{id} does not take sample weights{why}; {} do",
+            takers(|c| c.sample_weights)
         )));
     }
     let Some(c) = &cfg.centres else {
         return Ok(());
     };
-    if !centres {
+    if !caps.centres {
         return Err(Error::Param(format!(
-            "{id} does not start from given centres; {TAKES_CENTRES} do"
+            "{id} does not start from given centres; {} do",
+            takers(|c| c.centres)
         )));
     }
     if c.dim() != (cfg.k, problem.p()) {

@@ -8,6 +8,7 @@ pub mod algorithm;
 mod assign;
 pub mod block;
 mod bounded;
+pub mod caps;
 pub mod csr;
 pub mod extras;
 mod f32_products;
@@ -33,9 +34,10 @@ pub mod weights;
 
 pub use algorithm::{
     Algorithm, BATCH, BatchStart, Common, ModelKind, Request, Rng, RunConfig, Solver, SpaceBlocks,
-    Start, StartMemory, TAKES_KERNELS, Weighs, check_config, check_memory, configure, in_batches,
-    resolve_options, resolve_params, run,
+    Start, StartMemory, Weighs, check_config, check_memory, configure, in_batches, resolve_options,
+    resolve_params, run,
 };
+pub use caps::{Caps, Family, PyClass};
 pub use extras::{Extras, Gap, KernelApprox, KernelInfo, KernelSet, MapInfo, Phases, Typicality};
 pub use fit::{Fit, RunResult, TracePoint, cluster_sizes};
 pub use init::Init;

@@ -136,7 +136,7 @@ impl Transfer {
         cfg: &RunConfig,
         result: &crate::solver::RunResult,
     ) -> Result<Transfer> {
-        if Model::supports(algo.id(), half).is_ok() {
+        if Model::supports(algo, half).is_ok() {
             return Ok(Transfer::Model(Box::new(Model::from_run(
                 algo, half, cfg, result,
             )?)));

@@ -34,6 +34,14 @@ impl Solver for Khm {
     fn id(&self) -> &'static str {
         "khm"
     }
+    fn caps(&self) -> crate::solver::Caps {
+        crate::solver::Caps {
+            sparse: true,
+            sample_weights: true,
+            centres: true,
+            ..crate::solver::Caps::new(crate::solver::Family::Centroid, "KHarmonicMeans")
+        }
+    }
     fn model_kind(&self) -> Option<crate::solver::ModelKind> {
         Some(crate::solver::ModelKind::Centroids)
     }
@@ -52,9 +60,6 @@ impl Solver for Khm {
             max_iter_spec(500.0),
         ]
     }
-    fn takes_sparse(&self) -> bool {
-        true
-    }
     fn start_memory(&self, problem: &Problem, run: &Common, _p: &KhmParams) -> StartMemory {
         super::power::sparse_memory(problem, run)
     }
@@ -63,12 +68,6 @@ impl Solver for Khm {
             tol: cfg.params.real("tol")?,
             max_iter: cfg.params.count("max_iter")?,
         })
-    }
-    fn takes_sample_weights(&self) -> bool {
-        true
-    }
-    fn takes_centres(&self) -> bool {
-        true
     }
     fn fit(
         &self,

@@ -33,6 +33,15 @@ impl Solver for KMeans {
     fn id(&self) -> &'static str {
         "kmeans"
     }
+    fn caps(&self) -> crate::solver::Caps {
+        crate::solver::Caps {
+            sparse: true,
+            sample_weights: true,
+            centres: true,
+            python: crate::solver::PyClass::Written("KMeans"),
+            ..crate::solver::Caps::new(crate::solver::Family::Centroid, "KMeans")
+        }
+    }
     fn model_kind(&self) -> Option<crate::solver::ModelKind> {
         Some(crate::solver::ModelKind::Centroids)
     }
@@ -64,9 +73,6 @@ impl Solver for KMeans {
             ),
         ]
     }
-    fn takes_sparse(&self) -> bool {
-        true
-    }
     fn typed(&self, problem: &Problem, cfg: &RunConfig) -> Result<KMeansParams> {
         let p = KMeansParams {
             tol: cfg.params.real("tol")?,
@@ -87,12 +93,6 @@ impl Solver for KMeans {
             Some(x) => csr::lloyd::start_memory(x.nrows(), x.ncols(), run.k, run.init),
             None => StartMemory::seeding(problem.n(), run.k, run.init),
         }
-    }
-    fn takes_sample_weights(&self) -> bool {
-        true
-    }
-    fn takes_centres(&self) -> bool {
-        true
     }
     fn fit(
         &self,

@@ -3,6 +3,7 @@
 
 pub mod khm;
 pub mod kmeans;
+pub mod kmedians;
 pub mod power;
 
 use crate::error::{Error, Result};

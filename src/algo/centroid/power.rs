@@ -106,6 +106,14 @@ impl Solver for PowerKMeans {
     fn id(&self) -> &'static str {
         "power"
     }
+    fn caps(&self) -> crate::solver::Caps {
+        crate::solver::Caps {
+            sparse: true,
+            sample_weights: true,
+            centres: true,
+            ..crate::solver::Caps::new(crate::solver::Family::Centroid, "PowerKMeans")
+        }
+    }
     fn model_kind(&self) -> Option<crate::solver::ModelKind> {
         Some(crate::solver::ModelKind::Centroids)
     }
@@ -143,9 +151,6 @@ impl Solver for PowerKMeans {
             ))),
         }
     }
-    fn takes_sparse(&self) -> bool {
-        true
-    }
     fn start_memory(&self, problem: &Problem, run: &Common, _p: &PowerParams) -> StartMemory {
         sparse_memory(problem, run)
     }
@@ -169,12 +174,6 @@ impl Solver for PowerKMeans {
             ));
         }
         Ok(p)
-    }
-    fn takes_sample_weights(&self) -> bool {
-        true
-    }
-    fn takes_centres(&self) -> bool {
-        true
     }
     fn fit(
         &self,

@@ -95,6 +95,12 @@ impl Solver for Dmkkm {
     fn id(&self) -> &'static str {
         "dmkkm"
     }
+    fn caps(&self) -> crate::solver::Caps {
+        crate::solver::Caps {
+            kernels: true,
+            ..crate::solver::Caps::new(crate::solver::Family::Kernel, "DMKKM")
+        }
+    }
     fn weighs(&self) -> crate::solver::Weighs {
         crate::solver::Weighs::Kernels
     }
@@ -158,9 +164,6 @@ impl Solver for Dmkkm {
     }
     fn options(&self) -> Vec<(&'static str, &'static str)> {
         vec![("kernels", AUTO), ("views", "none")]
-    }
-    fn takes_kernels(&self) -> bool {
-        true
     }
     fn why_no_sample_weights(&self) -> Option<&'static str> {
         Some("its objective ‖K_α − P‖²_F is a sum over pairs of points, not over points")

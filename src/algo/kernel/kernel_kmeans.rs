@@ -31,6 +31,13 @@ impl Solver for KernelKMeans {
     fn id(&self) -> &'static str {
         "kernel-kmeans"
     }
+    fn caps(&self) -> crate::solver::Caps {
+        crate::solver::Caps {
+            kernels: true,
+            sample_weights: true,
+            ..crate::solver::Caps::new(crate::solver::Family::Kernel, "KernelKMeans")
+        }
+    }
     fn model_kind(&self) -> Option<crate::solver::ModelKind> {
         Some(crate::solver::ModelKind::Kernel)
     }
@@ -45,9 +52,6 @@ impl Solver for KernelKMeans {
     }
     fn auto_param(&self, _name: &str, problem: &Problem, _k: usize) -> Result<f64> {
         Ok(kernel::auto_sigma(problem))
-    }
-    fn takes_kernels(&self) -> bool {
-        true
     }
     fn options(&self) -> Vec<(&'static str, &'static str)> {
         vec![("kernel", "gaussian")]
@@ -93,9 +97,6 @@ impl Solver for KernelKMeans {
     ) -> Result<crate::solver::SpaceBlocks> {
         let gram = kernel::single_gram(problem, &p.kernel, run.max_memory, ctx, self.id())?;
         Ok(vec![(gram, 1.0)])
-    }
-    fn takes_sample_weights(&self) -> bool {
-        true
     }
     fn fit(
         &self,

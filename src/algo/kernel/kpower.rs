@@ -35,6 +35,13 @@ impl Solver for KernelPower {
     fn id(&self) -> &'static str {
         "kpower"
     }
+    fn caps(&self) -> crate::solver::Caps {
+        crate::solver::Caps {
+            kernels: true,
+            sample_weights: true,
+            ..crate::solver::Caps::new(crate::solver::Family::Kernel, "KernelPowerKMeans")
+        }
+    }
     fn model_kind(&self) -> Option<crate::solver::ModelKind> {
         Some(crate::solver::ModelKind::Kernel)
     }
@@ -58,9 +65,6 @@ impl Solver for KernelPower {
     fn auto_param(&self, name: &str, problem: &Problem, _k: usize) -> Result<f64> {
         debug_assert_eq!(name, "sigma");
         Ok(kernel::auto_sigma(problem))
-    }
-    fn takes_kernels(&self) -> bool {
-        true
     }
     fn options(&self) -> Vec<(&'static str, &'static str)> {
         vec![("kernel", "gaussian")]
@@ -97,9 +101,6 @@ impl Solver for KernelPower {
     ) -> Result<crate::solver::SpaceBlocks> {
         let gram = kernel::single_gram(problem, &p.kernel, run.max_memory, ctx, self.id())?;
         Ok(vec![(gram, 1.0)])
-    }
-    fn takes_sample_weights(&self) -> bool {
-        true
     }
     fn fit(
         &self,

@@ -71,6 +71,12 @@ impl Solver for Mkkm {
     fn id(&self) -> &'static str {
         "mkkm"
     }
+    fn caps(&self) -> crate::solver::Caps {
+        crate::solver::Caps {
+            kernels: true,
+            ..crate::solver::Caps::new(crate::solver::Family::Kernel, "MKKM")
+        }
+    }
     fn weighs(&self) -> crate::solver::Weighs {
         crate::solver::Weighs::Kernels
     }
@@ -98,9 +104,6 @@ impl Solver for Mkkm {
     }
     fn options(&self) -> Vec<(&'static str, &'static str)> {
         vec![("kernels", AUTO), ("views", "none")]
-    }
-    fn takes_kernels(&self) -> bool {
-        true
     }
     fn why_no_sample_weights(&self) -> Option<&'static str> {
         Some(

@@ -69,6 +69,13 @@ impl Solver for MultiKernelPower {
     fn id(&self) -> &'static str {
         "mkpower"
     }
+    fn caps(&self) -> crate::solver::Caps {
+        crate::solver::Caps {
+            kernels: true,
+            sample_weights: true,
+            ..crate::solver::Caps::new(crate::solver::Family::Kernel, "MultiKernelPowerKMeans")
+        }
+    }
     fn weighs(&self) -> crate::solver::Weighs {
         crate::solver::Weighs::Kernels
     }
@@ -111,9 +118,6 @@ impl Solver for MultiKernelPower {
     }
     fn options(&self) -> Vec<(&'static str, &'static str)> {
         vec![("kernels", AUTO), ("views", "none")]
-    }
-    fn takes_kernels(&self) -> bool {
-        true
     }
     fn typed(&self, problem: &Problem, cfg: &RunConfig) -> Result<MkpowerParams> {
         let kernels = KernelSource::parse(
@@ -163,9 +167,6 @@ impl Solver for MultiKernelPower {
         let gs = grams(problem, p, run.max_memory, ctx)?;
         let w = fit.kernel_weights.clone().unwrap_or_default();
         Ok(crate::kernel::inputs::weighted_blocks(&gs, w))
-    }
-    fn takes_sample_weights(&self) -> bool {
-        true
     }
     fn fit(
         &self,

@@ -75,6 +75,12 @@ impl Solver for Spectral {
     fn id(&self) -> &'static str {
         "spectral"
     }
+    fn caps(&self) -> crate::solver::Caps {
+        crate::solver::Caps {
+            kernels: true,
+            ..crate::solver::Caps::new(crate::solver::Family::Spectral, "Spectral")
+        }
+    }
     fn name(&self) -> &'static str {
         "Spectral clustering (Ng–Jordan–Weiss)"
     }
@@ -93,9 +99,6 @@ impl Solver for Spectral {
     }
     fn auto_param(&self, _name: &str, problem: &Problem, _k: usize) -> Result<f64> {
         Ok(kernel::auto_sigma(problem))
-    }
-    fn takes_kernels(&self) -> bool {
-        true
     }
     fn why_no_sample_weights(&self) -> Option<&'static str> {
         Some(

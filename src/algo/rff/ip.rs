@@ -43,6 +43,12 @@ impl Solver for IpRffMkPower {
     fn id(&self) -> &'static str {
         "ip-rff-mkpower"
     }
+    fn caps(&self) -> crate::solver::Caps {
+        crate::solver::Caps {
+            sample_weights: true,
+            ..crate::solver::Caps::new(crate::solver::Family::Rff, "IPRFFMultiViewPowerKMeans")
+        }
+    }
     fn weighs(&self) -> crate::solver::Weighs {
         crate::solver::Weighs::Kernels
     }
@@ -106,9 +112,6 @@ impl Solver for IpRffMkPower {
     /// rff-mkpower's weighting; the possibilistic scales η are weighted
     /// means and the typicality-weighted centroids weigh wᵢⱼ·uᵢⱼ^m by the
     /// row's sample weight (u itself is per point, no sum to weigh).
-    fn takes_sample_weights(&self) -> bool {
-        true
-    }
     fn typed(&self, problem: &Problem, cfg: &RunConfig) -> Result<MvParams> {
         let v = &cfg.params;
         let possibilistic = if v.flag("possibilistic")? {

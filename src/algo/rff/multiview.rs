@@ -1131,6 +1131,12 @@ impl Solver for RffMkPower {
     fn id(&self) -> &'static str {
         "rff-mkpower"
     }
+    fn caps(&self) -> crate::solver::Caps {
+        crate::solver::Caps {
+            sample_weights: true,
+            ..crate::solver::Caps::new(crate::solver::Family::Rff, "RFFMultiViewPowerKMeans")
+        }
+    }
     fn weighs(&self) -> crate::solver::Weighs {
         crate::solver::Weighs::Kernels
     }
@@ -1154,9 +1160,6 @@ impl Solver for RffMkPower {
     }
     /// rff-power's weighting, per view: weighted seeds, Θ₀, MM weights,
     /// scatters (hence α) and view scales.
-    fn takes_sample_weights(&self) -> bool {
-        true
-    }
     fn typed(&self, problem: &Problem, cfg: &RunConfig) -> Result<MvParams> {
         MvParams::read(problem, cfg, None)
     }

@@ -97,6 +97,12 @@ impl Solver for RffPower {
     fn id(&self) -> &'static str {
         "rff-power"
     }
+    fn caps(&self) -> crate::solver::Caps {
+        crate::solver::Caps {
+            sample_weights: true,
+            ..crate::solver::Caps::new(crate::solver::Family::Rff, "RFFPowerKMeans")
+        }
+    }
     fn model_kind(&self) -> Option<crate::solver::ModelKind> {
         Some(crate::solver::ModelKind::Rff)
     }
@@ -133,9 +139,6 @@ impl Solver for RffPower {
             tol: v.real("tol")?,
             max_iter: v.count("max_iter")?,
         })
-    }
-    fn takes_sample_weights(&self) -> bool {
-        true
     }
     fn prepare(
         &self,

@@ -289,6 +289,12 @@ impl Solver for Lw {
     fn id(&self) -> &'static str {
         "lw"
     }
+    fn caps(&self) -> crate::solver::Caps {
+        crate::solver::Caps {
+            sample_weights: true,
+            ..crate::solver::Caps::new(crate::solver::Family::Weighted, "LWKMeans")
+        }
+    }
     fn weighs(&self) -> crate::solver::Weighs {
         crate::solver::Weighs::Features
     }
@@ -336,9 +342,6 @@ impl Solver for Lw {
     }
     /// Weighted dispersions, means, z-scores and initial k-means; α and
     /// the objective's β/n read the weighted sums (n the total weight).
-    fn takes_sample_weights(&self) -> bool {
-        true
-    }
     fn auto_param(&self, name: &str, problem: &Problem, _k: usize) -> Result<f64> {
         match name {
             "lambda" => Ok(1.0 / problem.p() as f64),

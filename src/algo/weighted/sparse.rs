@@ -591,6 +591,12 @@ impl Solver for SparseKMeans {
     fn id(&self) -> &'static str {
         "sparse-kmeans"
     }
+    fn caps(&self) -> crate::solver::Caps {
+        crate::solver::Caps {
+            sample_weights: true,
+            ..crate::solver::Caps::new(crate::solver::Family::Weighted, "SparseKMeans")
+        }
+    }
     fn weighs(&self) -> crate::solver::Weighs {
         crate::solver::Weighs::Features
     }
@@ -672,9 +678,6 @@ impl Solver for SparseKMeans {
     }
     /// Weighted BCSS, means and initial k-means (not `--tune gap`, which
     /// says why).
-    fn takes_sample_weights(&self) -> bool {
-        true
-    }
     fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<SparseParams> {
         let v = &cfg.params;
         Ok(SparseParams {

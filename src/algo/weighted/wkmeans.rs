@@ -36,6 +36,13 @@ impl Solver for WkMeans {
     fn id(&self) -> &'static str {
         "wkmeans"
     }
+    fn caps(&self) -> crate::solver::Caps {
+        crate::solver::Caps {
+            sample_weights: true,
+            centres: true,
+            ..crate::solver::Caps::new(crate::solver::Family::Weighted, "WKMeans")
+        }
+    }
     fn weighs(&self) -> crate::solver::Weighs {
         crate::solver::Weighs::Features
     }
@@ -78,12 +85,6 @@ impl Solver for WkMeans {
     /// Lymphoma (see docs/guide/feature-selection.md).
     fn default_scaling(&self) -> crate::data::Scaling {
         crate::data::Scaling::Minmax
-    }
-    fn takes_sample_weights(&self) -> bool {
-        true
-    }
-    fn takes_centres(&self) -> bool {
-        true
     }
     fn fit(
         &self,

@@ -1,16 +1,12 @@
 //! A [`Problem`] on CSR rows: the dense rows are then n × 0, the sparse
 //! matrix is held beside them, and only the algorithms that take sparse
-//! input ([`TAKES_SPARSE`]) run on it; the others are refused in one line.
+//! input (`Caps::sparse`) run on it; the others are refused in one line.
 
 use super::Csr;
 use crate::error::{Error, Result};
 use crate::solver::problem::Problem;
 use ndarray::Array2;
 use std::sync::Arc;
-
-/// The algorithms that run on sparse rows, for the refusal of the others
-/// (a test in `algo` keeps it in step with the registry).
-pub const TAKES_SPARSE: &str = "kmeans, khm or power";
 
 impl Problem {
     /// A problem on CSR rows (held once; nothing n × p is allocated).
@@ -40,12 +36,12 @@ impl Problem {
     /// Refuses a sparse problem for an algorithm that needs dense rows.
     ///
     /// # Errors
-    /// [`Error::Param`], one line naming the algorithms that take sparse
-    /// input.
-    pub fn require_dense(&self, algo: &str) -> Result<()> {
+    /// [`Error::Param`], one line naming `takes`, the algorithms that
+    /// take sparse input.
+    pub fn require_dense(&self, algo: &str, takes: &str) -> Result<()> {
         if self.sparse.is_some() {
             return Err(Error::Param(format!(
-                "{algo} needs dense rows; sparse input runs with {TAKES_SPARSE} (or densify it first)"
+                "{algo} needs dense rows; sparse input runs with {takes} (or densify it first)"
             )));
         }
         Ok(())

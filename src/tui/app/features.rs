@@ -191,8 +191,9 @@ impl App {
         }
         if self.view.feature_weights.is_none() {
             let id = self.algo().id();
+            let weighing = crate::algo::takers(|a| a.weighs() == crate::algo::Weighs::Features);
             self.tell(format!(
-                "{id} gives no feature weights to inspect; choose wkmeans, lw or sparse-kmeans (and wait for its first iteration)"
+                "{id} gives no feature weights to inspect; choose {weighing} (and wait for its first iteration)"
             ));
             return;
         }

@@ -22,9 +22,9 @@ impl App {
         }
         let id = self.algo().id().to_string();
         let Ok(which) = crate::algo::path::PathAlgo::from_id(&id) else {
-            self.tell(format!(
-                "{id} has no regularisation path; choose lw or sparse-kmeans"
-            ));
+            let paths =
+                crate::algo::takers(|a| crate::algo::path::PathAlgo::from_id(a.id()).is_ok());
+            self.tell(format!("{id} has no regularisation path; choose {paths}"));
             return;
         };
         self.show_path = true;

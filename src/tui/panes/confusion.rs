@@ -181,11 +181,15 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }
         None => {
             let text = if app.view.feature_weights.is_some() {
-                "profiles: no feature is selected"
+                "profiles: no feature is selected".to_string()
             } else {
-                "profiles (the mean of each selected feature per cluster): wkmeans, lw and sparse-kmeans"
+                let weighing = crate::algo::ids(|a| a.weighs() == crate::algo::Weighs::Features);
+                format!(
+                    "profiles (the mean of each selected feature per cluster): {}",
+                    crate::solver::caps::sentence(&weighing, "and")
+                )
             };
-            for l in super::wrap(&theme.text(text), w) {
+            for l in super::wrap(&theme.text(&text), w) {
                 lines.push(Line::from(Span::styled(l, theme.dim())));
             }
         }

@@ -41,9 +41,10 @@ fn space(e: &Entry) -> &str {
     if let Some(s) = &e.space {
         return s;
     }
-    match e.algo.as_str() {
-        "kernel-kmeans" | "kpower" | "mkpower" | "dmkkm" | "mkkm" => "kernel",
-        a if a.contains("rff") => "rff",
+    let family = crate::algo::find(&e.algo).map(|a| a.caps().family);
+    match family {
+        Ok(crate::algo::Family::Kernel) => "kernel",
+        Ok(crate::algo::Family::Rff) => "rff",
         _ => "features",
     }
 }
