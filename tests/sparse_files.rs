@@ -4,7 +4,7 @@
 
 mod fuzz_support;
 use fuzz_support::{gzip, npy, npz, sparse_npz};
-use meanscape::algo::{self, Ctx, Init, Request, TAKES_SPARSE};
+use meanscape::algo::{self, Ctx, Init, Request};
 use meanscape::data::{LabelChoice, LoadOptions, Scaling};
 use ndarray::Array2;
 use std::path::{Path, PathBuf};
@@ -596,8 +596,9 @@ fn the_cli_runs_sparse_files_and_refuses_what_needs_dense_rows() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((&v["n"], &v["p"]), (&90.into(), &14.into()), "{v}");
     assert_eq!(v["data"]["scale"], "none", "{v}");
+    let takes_sparse = algo::takers(|a| a.caps().sparse);
     for (args, want) in [
-        (vec!["--algo", "wkmeans"], TAKES_SPARSE),
+        (vec!["--algo", "wkmeans"], takes_sparse.as_str()),
         (vec!["--save-model", "m.json"], "sparse"),
     ] {
         let out = bin()

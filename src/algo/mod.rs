@@ -139,7 +139,8 @@ mod tests {
         let (last, rest) = weighs.split_last().unwrap();
         let want = format!("{} or {last} do", rest.join(", "));
         assert!(
-            e.starts_with("dmkkm does not take sample weights; ") && e.ends_with(&want),
+            e.starts_with("dmkkm does not take sample weights (its objective")
+                && e.ends_with(&want),
             "{e}"
         );
         assert_eq!(takers(|a| a.caps().sparse), "kmeans, khm or power");

@@ -5,8 +5,9 @@
 //! `scipy.io.mmread` does). Dense `array` files and complex values are
 //! refused. Repeated entries are summed, as scipy does.
 
-use super::{Budget, bad, check_budget, from_triples};
+use super::common::{bad, check_budget, from_triples};
 use crate::data::Dataset;
+use crate::data::input::Budget;
 use crate::error::Result;
 use std::path::Path;
 
@@ -16,7 +17,7 @@ const WHAT: &str = "Matrix Market text (%%MatrixMarket matrix coordinate …)";
 const MIN_ENTRY: u64 = 4;
 
 pub(crate) fn read(path: &Path, origin: &str, budget: &Budget) -> Result<Dataset> {
-    let text = super::text(path, origin, budget, WHAT)?;
+    let text = super::common::text(path, origin, budget, WHAT)?;
     parse(&text, origin, budget)
 }
 

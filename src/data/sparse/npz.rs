@@ -8,8 +8,9 @@
 //! inflated, and inflating stops at that size (a member that inflates
 //! further is damaged, or a zip bomb).
 
-use super::{Budget, bad, check_budget, from_triples};
+use super::common::{bad, check_budget, from_triples};
 use crate::data::Dataset;
+use crate::data::input::Budget;
 use crate::data::input::{self, read_capped};
 use crate::data::npy::{check_header_start, header_problem, shorten};
 use crate::error::{Error, Result};

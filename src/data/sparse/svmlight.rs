@@ -4,7 +4,8 @@
 //! one-based unless an index 0 occurs. The label field becomes the
 //! labels; `qid` is ignored, with a note.
 
-use super::{Budget, bad, check_budget};
+use super::common::{bad, check_budget};
+use crate::data::input::Budget;
 use crate::data::{Dataset, LabelChoice, Labels, LoadOptions};
 use crate::error::Result;
 use crate::solver::csr::Csr;
@@ -29,7 +30,7 @@ pub(crate) fn read(
             ));
         }
     };
-    let text = super::text(path, origin, budget, WHAT)?;
+    let text = super::common::text(path, origin, budget, WHAT)?;
     let ds = parse(&text, origin, keep_labels, budget)?;
     Ok(ds)
 }
@@ -47,7 +48,7 @@ pub(crate) fn parse(
     let nnz_most = text.bytes().filter(|&b| b == b':').count() as u64;
     budget.check(
         origin,
-        super::csr_need(rows_most, 0, nnz_most)
+        super::common::csr_need(rows_most, 0, nnz_most)
             .saturating_add(text.len() as u128 + u128::from(rows_most) * 8),
         &format!(
             "up to {rows_most} rows and {nnz_most} stored values, by its lines and colons, \
