@@ -90,6 +90,16 @@ fn output(a: &RunArgs) -> Result<String> {
         files::check_target(m, &inputs, a.force)?;
         files::check_extension(m, "run --save-model", &["json"])?;
         crate::model::Model::supports(algo.as_ref(), &loaded.problem)?;
+        if loaded.problem.csr().is_some() {
+            // The Python package keeps the model of a sparse fit (its
+            // predict_csr reads it); the file format has no sparse rows to
+            // predict from yet.
+            return Err(Error::Model(format!(
+                "{} ran on sparse rows: `meanscape predict` reads dense rows only, so no model \
+                 is saved for sparse input",
+                algo.id()
+            )));
+        }
     }
     let show_progress = !a.quiet && std::io::stderr().is_terminal();
     let result =

@@ -33,12 +33,6 @@ pub fn supports(algo: &dyn Algorithm, problem: &Problem) -> Result<()> {
             "{id} has no out-of-sample rule{why}: use {instead} with the same kernel to predict"
         )));
     }
-    if problem.csr().is_some() {
-        return Err(Error::Model(format!(
-            "{id} ran on sparse rows: a saved model predicts dense rows only, so no model is \
-             saved for sparse input"
-        )));
-    }
     if problem.kernels_only() {
         return Err(Error::Model(format!(
             "{id} ran on precomputed kernels: a model needs features to evaluate the kernel on new points, so it cannot predict"
