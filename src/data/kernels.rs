@@ -79,6 +79,37 @@ impl StackBuilder {
     }
 }
 
+/// The labels file of a data file that has no label column (`what` names
+/// it): `--label FILE`, or [`sibling_labels`] beside it (its note, if any,
+/// goes to `notes`); None for `--label none`.
+///
+/// # Errors
+/// [`Error::Data`] for a label column index, which such a file lacks.
+pub(crate) fn labels_file(
+    path: &Path,
+    shown: &str,
+    label: &super::LabelChoice,
+    notes: &mut Vec<String>,
+    what: &str,
+) -> crate::error::Result<Option<PathBuf>> {
+    use super::LabelChoice;
+    Ok(match label {
+        LabelChoice::Name(f) => Some(PathBuf::from(f)),
+        LabelChoice::Auto => {
+            let (file, note) = sibling_labels(path);
+            notes.extend(note);
+            file
+        }
+        LabelChoice::None => None,
+        LabelChoice::Index(_) => {
+            return Err(crate::error::Error::Data(format!(
+                "{shown}: {what} has no label column; give the labels as a file \
+                 (--label FILE, or STEM.labels.npy/.txt/.csv beside it)"
+            )));
+        }
+    })
+}
+
 /// The companion labels of a kernel `.npy`: `STEM.labels.npy`,
 /// `STEM.labels.txt` or `STEM.labels.csv` beside it, first found, and a
 /// note when one of those names is not a regular file.

@@ -10,7 +10,7 @@ use ndarray::{Array2, Axis};
 use ndarray_npy::npy::header::{Header, ParseHeaderError, ReadHeaderError};
 use ndarray_npy::{ReadNpyError, ReadNpyExt};
 use std::io::{BufReader, ErrorKind, Read, Seek};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Reads a 2-D `.npy` array as features. An `.npy` file has no column
 /// names, so labels come only from [`LabelChoice::Index`]: that column is
@@ -28,20 +28,13 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<Dataset> {
     if ds.kernels.is_some() {
         // A stack has no label column: labels come from a companion file,
         // named by --label or beside it as STEM.labels.{npy,txt,csv}.
-        let file = match &opts.label {
-            LabelChoice::Name(f) => Some(PathBuf::from(f)),
-            LabelChoice::Auto => {
-                let (file, note) = super::kernels::sibling_labels(path);
-                ds.notes.extend(note);
-                file
-            }
-            LabelChoice::None => None,
-            LabelChoice::Index(_) => {
-                return Err(Error::Data(format!(
-                    "{shown}: a kernel stack has no label column; give the labels as a file (--label FILE, or STEM.labels.npy/.txt/.csv beside it)"
-                )));
-            }
-        };
+        let file = super::kernels::labels_file(
+            path,
+            &shown,
+            &opts.label,
+            &mut ds.notes,
+            "a kernel stack",
+        )?;
         if let Some(f) = file {
             let labels = super::kernels::read_labels(&f, ds.n(), &Budget::of(opts)).map_err(
                 |e| match e {

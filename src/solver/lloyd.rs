@@ -120,20 +120,21 @@ fn run_lloyd(
         events: true,
     };
     let mut fit = iterate(&mut step, how, ctx)?;
-    if fit.converged {
-        // The centre shift is tested first: scikit-learn tests it one
-        // iteration before it would see the labels unchanged.
-        fit.extra.converged_by = Some(if step.shift <= tol_abs {
-            "shift"
-        } else {
-            "labels"
-        });
-    }
-    if step.shift.is_finite() {
-        fit.extra.centre_shift = Some(step.shift);
-    }
+    say_why_stopped(&mut fit, step.shift, tol_abs);
     fit.centroids = Some(step.centres);
     Ok(fit)
+}
+
+/// Records on a Lloyd fit why it stopped and its last squared centre
+/// shift. The shift is tested first: scikit-learn tests it one iteration
+/// before it would see the labels unchanged.
+pub(super) fn say_why_stopped(fit: &mut Fit, shift: f64, tol_abs: f64) {
+    if fit.converged {
+        fit.extra.converged_by = Some(if shift <= tol_abs { "shift" } else { "labels" });
+    }
+    if shift.is_finite() {
+        fit.extra.centre_shift = Some(shift);
+    }
 }
 
 /// One Lloyd iteration: the assignment (every row, or the rows the bounds

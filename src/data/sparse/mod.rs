@@ -10,9 +10,9 @@ pub(crate) mod npz;
 pub(crate) mod svmlight;
 
 use super::input::{self, Budget};
-use super::{Dataset, LabelChoice, LoadOptions};
+use super::{Dataset, LoadOptions};
 use crate::error::{Error, Result};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The sparse formats, by extension (a `.gz` of svmlight or Matrix Market
 /// text is read too: `x.svm.gz`, `x.mtx.gz`).
@@ -74,21 +74,13 @@ fn companion_labels(
     budget: &Budget,
     ds: &mut Dataset,
 ) -> Result<()> {
-    let file = match &opts.label {
-        LabelChoice::Name(f) => Some(PathBuf::from(f)),
-        LabelChoice::Auto => {
-            let (file, note) = super::kernels::sibling_labels(path);
-            ds.notes.extend(note);
-            file
-        }
-        LabelChoice::None => None,
-        LabelChoice::Index(_) => {
-            return Err(Error::Data(format!(
-                "{shown}: a sparse matrix file has no label column; give the labels as a file \
-                 (--label FILE, or STEM.labels.npy/.txt/.csv beside it)"
-            )));
-        }
-    };
+    let file = super::kernels::labels_file(
+        path,
+        shown,
+        &opts.label,
+        &mut ds.notes,
+        "a sparse matrix file",
+    )?;
     if let Some(f) = file {
         let rows = format!("the matrix has {} rows", ds.n());
         let labels =

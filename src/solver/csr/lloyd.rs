@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::solver::fit::Fit;
 use crate::solver::init::{Init, weighted_seeds};
 use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
-use crate::solver::lloyd::{Far, average, relocate};
+use crate::solver::lloyd::{Far, average, relocate, say_why_stopped};
 use crate::solver::progress::Ctx;
 use crate::solver::{Common, Start};
 use ndarray::Array2;
@@ -121,17 +121,7 @@ pub fn csr_lloyd(
         events: true,
     };
     let mut fit = iterate(&mut step, how, ctx)?;
-    if fit.converged {
-        // As the dense loop: the centre shift is tested first.
-        fit.extra.converged_by = Some(if step.shift <= tol_abs {
-            "shift"
-        } else {
-            "labels"
-        });
-    }
-    if step.shift.is_finite() {
-        fit.extra.centre_shift = Some(step.shift);
-    }
+    say_why_stopped(&mut fit, step.shift, tol_abs);
     fit.centroids = Some(step.centres);
     Ok(fit)
 }

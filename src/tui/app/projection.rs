@@ -63,20 +63,7 @@ impl Projection {
                 }
             }
         }
-        // Centre in feature space: HKH.
-        let r = k.mean_axis(Axis(0)).expect("rows");
-        let all = r.mean().unwrap_or(0.0);
-        for a in 0..m {
-            for b in 0..m {
-                k[[a, b]] += all - r[a] - r[b];
-            }
-        }
-        let (pcs, explained) = gram_top2(&k);
-        Projection {
-            rows,
-            pcs,
-            explained,
-        }
+        Self::of_gram(rows, k)
     }
 
     /// Kernel PCA with the linear kernel for sparse rows: the Gram matrix
@@ -96,6 +83,13 @@ impl Projection {
                 k[[b, a]] = v;
             }
         }
+        Self::of_gram(rows, k)
+    }
+
+    /// The rows' scores on the top two eigenvectors of their Gram matrix
+    /// `k`, centred in feature space (HKH).
+    fn of_gram(rows: Vec<usize>, mut k: Array2<f64>) -> Self {
+        let m = rows.len();
         let r = k.mean_axis(Axis(0)).expect("rows");
         let all = r.mean().unwrap_or(0.0);
         for a in 0..m {
