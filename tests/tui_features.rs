@@ -527,3 +527,30 @@ fn wide_views_render_at_every_size_without_nan() {
         }
     }
 }
+
+#[test]
+fn sparse_rows_say_they_are_not_scaled_and_z_does_not_reload() {
+    // A svmlight file: three groups on their own features, labels first.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sp.svm");
+    let mut text = String::new();
+    for i in 0..60 {
+        let g = i % 3;
+        text += &format!("{g} {}:{} {}:1\n", 3 * g + 1, 2 + i % 5, 10 + i % 7);
+    }
+    std::fs::write(&path, text).unwrap();
+    let mut app = start(path.to_str().unwrap(), "power");
+    settle(&mut app, finished);
+    let shown = screen(&mut app, 120, 40, PLAIN);
+    assert!(
+        shown.contains("scale none (sparse rows as read)"),
+        "{shown}"
+    );
+    assert!(!shown.contains("rescaling"), "{shown}");
+    app.update(Action::CycleScaling);
+    assert!(app.loading.is_none(), "z reloaded sparse rows");
+    assert_eq!(
+        app.message.as_deref(),
+        Some("scale: sparse rows are not scaled")
+    );
+}

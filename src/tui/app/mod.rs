@@ -751,6 +751,12 @@ impl App {
     /// Sets the scaling (None: follow the algorithm) and reloads the data
     /// when the values change.
     fn set_scaling(&mut self, chosen: Option<Scaling>) {
+        if self.loaded().is_some_and(|l| l.problem.csr().is_some()) {
+            // Scaling would fill the zeros of sparse rows: they are run as
+            // they are, and reloading them would change nothing.
+            self.note("scale: sparse rows are not scaled");
+            return;
+        }
         self.scale_chosen = chosen.is_some();
         let want = chosen.unwrap_or_else(|| self.algo().default_scaling());
         let how = if chosen.is_some() {

@@ -13,6 +13,9 @@ pub fn scale_line(app: &App, w: usize) -> String {
     if app.loaded().is_some_and(|l| l.problem.kernels_only()) {
         return "scale: does not apply to kernels".into();
     }
+    if app.loaded().is_some_and(|l| l.problem.csr().is_some()) {
+        return "scale none (sparse rows as read)".into();
+    }
     let id = app.algo().id();
     let own = app.algo().default_scaling();
     let now = app.scale;
