@@ -74,6 +74,20 @@ def given_centres(centres, X, k):
     return np.ascontiguousarray(centres, dtype=np.float64)
 
 
+def warn_fewer_clusters(labels, n_clusters, stacklevel):
+    """scikit-learn's ConvergenceWarning when the fit's labels use fewer
+    clusters than asked (duplicate points); `stacklevel` counts this
+    function's frame, so the warning points at the caller's ``fit``."""
+    distinct = len(np.unique(labels))
+    if distinct < n_clusters:
+        warnings.warn(
+            f"Number of distinct clusters ({distinct}) found smaller than "
+            f"n_clusters ({n_clusters}). Possibly due to duplicate points in X.",
+            ConvergenceWarning,
+            stacklevel=stacklevel,
+        )
+
+
 def _is_auto(n_init):
     return isinstance(n_init, str) and n_init == "auto"
 
@@ -348,14 +362,7 @@ class _LloydParams:
                 print(f"Iteration {i}, objective {v}.")
             how = "converged" if self.converged_ else "stopped at max_iter"
             print(f"{how} after {self.n_iter_} iterations: objective {self.objective_}.")
-        distinct = len(np.unique(self.labels_))
-        if distinct < self.n_clusters:
-            warnings.warn(
-                f"Number of distinct clusters ({distinct}) found smaller than "
-                f"n_clusters ({self.n_clusters}). Possibly due to duplicate points in X.",
-                ConvergenceWarning,
-                stacklevel=3,
-            )
+        warn_fewer_clusters(self.labels_, self.n_clusters, stacklevel=5)
 
 
 class _WeightedFit:

@@ -13,13 +13,12 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from . import _meanscape
-from ._base import MeanscapeWarning, _given, _seed, given_centres, sample_weights
+from ._base import MeanscapeWarning, _given, _seed, given_centres, sample_weights, warn_fewer_clusters
 
 _DTYPES = [np.float64, np.float32]
 
@@ -247,14 +246,7 @@ class KMeans(ClassNamePrefixFeaturesOutMixin, TransformerMixin, ClusterMixin, Ba
             elif by == "shift":
                 shift = extras["centre_shift"] * scale * scale
                 print(f"Converged at iteration {self.n_iter_ - 1}: center shift {shift} within tolerance {self._tol}.")
-        distinct = len(set(self.labels_.tolist()))
-        if distinct < self.n_clusters:
-            warnings.warn(
-                f"Number of distinct clusters ({distinct}) found smaller than "
-                f"n_clusters ({self.n_clusters}). Possibly due to duplicate points in X.",
-                ConvergenceWarning,
-                stacklevel=3,
-            )
+        warn_fewer_clusters(self.labels_, self.n_clusters, stacklevel=4)
 
     def _check_test_data(self, X):
         check_is_fitted(self)
