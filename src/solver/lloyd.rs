@@ -376,7 +376,7 @@ pub(super) fn weighted_sum(v: &[f64], w: Option<&[f64]>) -> f64 {
 }
 
 /// Indices of the `m` rows farthest from their centre, farthest first.
-fn farthest(dist: &[f64], m: usize) -> Vec<usize> {
+pub(super) fn farthest(dist: &[f64], m: usize) -> Vec<usize> {
     if m == 0 {
         return Vec::new();
     }

@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::solver::fit::Fit;
 use crate::solver::init::{Init, weighted_seeds};
 use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
-use crate::solver::lloyd::{Far, average, relocate, say_why_stopped};
+use crate::solver::lloyd::{Far, average, farthest, relocate, say_why_stopped};
 use crate::solver::progress::Ctx;
 use crate::solver::{Common, Start};
 use ndarray::Array2;
@@ -177,15 +177,23 @@ impl CsrLloyd<'_> {
             return Vec::new();
         }
         let weight = |i: usize| self.w.map_or(1.0, |w| w[i]);
-        let mut idx: Vec<usize> = (0..self.dists.len()).filter(|&i| weight(i) > 0.0).collect();
-        idx.sort_by(|&a, &b| self.dists[b].total_cmp(&self.dists[a]).then(a.cmp(&b)));
-        idx.truncate(m);
+        // Rows of weight 0 last, as the dense loop ranks them.
+        let ranked: Vec<f64> = (0..self.dists.len())
+            .map(|i| {
+                if weight(i) > 0.0 {
+                    self.dists[i]
+                } else {
+                    f64::NEG_INFINITY
+                }
+            })
+            .collect();
+        let idx = farthest(&ranked, m);
         idx.into_iter()
             .map(|i| {
                 let mut row = vec![0.0; self.x.ncols()];
                 self.x.add_row_to(i, &mut row, 1.0);
                 Far {
-                    dist: self.dists[i],
+                    dist: ranked[i],
                     index: i,
                     label: self.labels[i],
                     weight: weight(i),
