@@ -134,13 +134,16 @@ fn every_other_algorithm_refuses_sparse_input_in_one_line() {
             .to_string();
         assert!(
             e.contains(&format!("{} needs dense rows", a.id()))
-                && e.contains("sparse input runs with kmeans, khm or power (or densify")
+                && e.contains("sparse input runs with kmeans, khm, power, ")
+                && e.contains(" or sparse-kmeans (or densify")
                 && !e.contains('\n'),
             "{}: {e}",
             a.id()
         );
     }
-    assert_eq!(takes, ["kmeans", "khm", "power"]);
+    for id in ["kmeans", "khm", "power", "wkmeans", "lw", "sparse-kmeans"] {
+        assert!(takes.contains(&id), "{id} takes sparse rows: {takes:?}");
+    }
 }
 
 #[test]

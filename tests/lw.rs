@@ -124,8 +124,7 @@ fn lambda_zero_weights_are_the_wkmeans_weights() {
     assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-12);
     // Whole runs: LW at λ = 0 and WK-means from the same partition move
     // the same points, with proportional weights, at every iteration.
-    let x64 = st.x(pr);
-    let x = x64.view();
+    let x = st.x(pr);
     let lw = weighted_loop(
         x,
         None,
@@ -172,7 +171,7 @@ fn weights_are_zero_exactly_where_the_threshold_says() {
     );
     let pr = &l.problem;
     let s = settings(pr, 3, &[]);
-    let st = LwStart::new(pr, 3, Init::KmeansPP, &s, &mut rng(0), &Ctx::new()).unwrap();
+    let st = LwStart::new(pr, 3, Init::KmeansPP, None, &s, &mut rng(0), &Ctx::new()).unwrap();
     let p = pr.p() as f64;
     let (lmax, lall) = (st.lambda_max(), st.lambda_all());
     assert!(lall < lmax);
@@ -192,7 +191,7 @@ fn weights_are_zero_exactly_where_the_threshold_says() {
         .unwrap();
         let w = fit.feature_weights.clone().unwrap();
         // The dispersions of the returned partition and centres.
-        let d = dispersions(st.x(pr).view(), None, &fit.labels, z.view());
+        let d = dispersions(st.x(pr), None, &fit.labels, z.view());
         let lam_p2 = lambda / (p * p);
         for l in 0..w.len() {
             assert!(w[l] >= 0.0 && w[l].is_finite());
@@ -249,7 +248,7 @@ fn objective_never_increases() {
             }
             for rule in rules {
                 let fit = weighted_loop(
-                    st.x(pr).view(),
+                    st.x(pr),
                     None,
                     labels.clone(),
                     None,

@@ -372,7 +372,7 @@ fn what_cannot_be_used_is_refused() {
             "{id}: {e}"
         );
     }
-    for id in ["sparse-kmeans", "spectral", "dmkkm", "rff-mkpower", "lw"] {
+    for id in ["spectral", "dmkkm", "rff-mkpower"] {
         let a = algo::find(id).unwrap();
         let pr = Problem::new(x.clone());
         let mut cfg = config(a.as_ref(), &pr, 2, 0, &[], None);

@@ -22,6 +22,13 @@ _SPARSE = (
     else set()
 )
 
+# Algorithms whose distances are plain Euclidean ones to centres in the
+# input space: sparse X is transformed without a dense copy.
+_EUCLIDEAN = {a["id"] for a in json.loads(_meanscape.algorithms()) if a.get("family") == "centroid"}
+
+# Rows densified at once when a model needs dense rows (about 32 MB).
+_DENSE_BLOCK_VALUES = 1 << 22
+
 _DTYPES = [np.float64, np.float32]
 
 
@@ -291,11 +298,17 @@ class _PredictingCluster(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _Mea
         n_clusters), in the space the algorithm clustered in (the kernel's
         feature space for kernel methods)."""
         X = self._new_rows(X)
-        if sp.issparse(X):
-            # Sparse input is read by the centroid family only: distances to
-            # the centres as ‖x‖² − 2x·c + ‖c‖², with no dense copy of X.
+        if sp.issparse(X) and self._algorithm in _EUCLIDEAN:
+            # Distances to the centres as ‖x‖² − 2x·c + ‖c‖², with no dense
+            # copy of X.
             return np.sqrt(_sq_dists_to(X, self.cluster_centers_)).astype(X.dtype, copy=False)
-        d = self.model_.distances(X)
+        if sp.issparse(X):
+            # Weighted or feature-map distances: the model reads dense rows,
+            # a bounded block at a time.
+            rows = max(1, _DENSE_BLOCK_VALUES // max(1, X.shape[1]))
+            d = np.vstack([self.model_.distances(X[lo : lo + rows].toarray()) for lo in range(0, X.shape[0], rows)])
+        else:
+            d = self.model_.distances(X)
         # Distances of input-space methods in X's units; kernel and
         # feature-map distances are in their own space.
         scale = 2.0 ** -self._rescale_exp if hasattr(self, "cluster_centers_") else 1.0

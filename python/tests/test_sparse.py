@@ -65,7 +65,7 @@ def test_unsorted_indices_and_duplicates_are_read_as_scipy_does():
 def test_bad_input_is_refused_in_one_line():
     X = csr()
     cases = [
-        (("wkmeans", X.indptr, X.indices, X.data, X.shape), ValueError, "wkmeans needs dense rows; sparse input runs with kmeans, khm or power"),
+        (("spectral", X.indptr, X.indices, X.data, X.shape), ValueError, "spectral needs dense rows; sparse input runs with kmeans, khm, power"),
         (("kmeans", X.indptr[:-1], X.indices, X.data, X.shape), ValueError, "indptr has 300 entries"),
         (("kmeans", X.indptr, X.indices, X.data, (300, 5)), ValueError, "out of range for 5 columns"),
         (("kmeans", X.indptr, -X.indices - 1, X.data, X.shape), ValueError, "negative"),
@@ -126,4 +126,4 @@ def test_power_and_khm_estimators_read_csr_as_dense(cls):
 def test_estimators_without_sparse_rows_refuse_csr():
     csr = sp.csr_matrix(np.eye(12))
     with pytest.raises(TypeError, match="[Ss]parse"):
-        meanscape.WKMeans(n_clusters=2, random_state=0).fit(csr)
+        meanscape.KernelKMeans(n_clusters=2, random_state=0).fit(csr)

@@ -4,7 +4,7 @@ use super::centroid::{CentroidPayload, Metric, Standardize, WeightedPayload};
 use super::kernel::{self, KernelPayload};
 use super::payload::Payload;
 use super::rff::{self, RffPayload};
-use crate::algo::weighted::common::{Rule, cluster_means, standardized};
+use crate::algo::weighted::common::{Rule, Scaled, cluster_means, standardized};
 use crate::algo::{Algorithm, Ctx, Family, Fit, ModelKind, Problem, RunConfig, Weighs};
 use crate::error::{Error, Result};
 use crate::kernel::{GRAM_FAMILY, Gram};
@@ -114,17 +114,23 @@ fn weighted(id: &str, problem: &Problem, cfg: &RunConfig, fit: &Fit) -> Result<P
                 // lw iterates on the z-scored data: its centres there are
                 // the means of the final partition.
                 let st = standardized(problem)?;
-                let prev = fit
-                    .centroids
-                    .as_ref()
-                    .map(|c| standardize_rows(c, &st.mean, &st.sd));
-                let (z, _) = cluster_means(
-                    st.x.view(),
-                    problem.sample_weights(),
-                    &fit.labels,
-                    cfg.k,
-                    prev.as_ref().map(|c| c.view()),
-                );
+                let prev = fit.centroids.as_ref().map(|c| st.zscore_centres(c));
+                let z = match (&st.x, prev) {
+                    (Scaled::Dense(_), prev) => {
+                        cluster_means(
+                            st.points(),
+                            problem.sample_weights(),
+                            &fit.labels,
+                            cfg.k,
+                            prev.as_ref().map(|c| c.view()),
+                        )
+                        .0
+                    }
+                    // CSR rows are scaled, not centred: the means in the
+                    // z-scores are the fit's centres mapped there.
+                    (Scaled::Sparse(_), Some(z)) => z,
+                    (Scaled::Sparse(_), None) => centroids(id, fit)?,
+                };
                 WeightedPayload {
                     centroids: z,
                     multipliers,
@@ -151,16 +157,6 @@ fn weighted(id: &str, problem: &Problem, cfg: &RunConfig, fit: &Fit) -> Result<P
         },
     };
     Ok(Payload::Weighted(out))
-}
-
-fn standardize_rows(c: &ndarray::Array2<f64>, mean: &[f64], sd: &[f64]) -> ndarray::Array2<f64> {
-    let mut z = c.clone();
-    for mut row in z.rows_mut() {
-        for ((e, &m), &s) in row.iter_mut().zip(mean).zip(sd) {
-            *e = if s > 0.0 { (*e - m) / s } else { 0.0 };
-        }
-    }
-    z
 }
 
 /// The kernel and random-feature families: the weighted blocks of the

@@ -575,9 +575,14 @@ impl StartMemory {
     /// that keep a weight.
     pub fn feature_weighted(problem: &Problem, run: &Common) -> Self {
         let (n, p) = (problem.n(), problem.p());
+        let copy = match problem.csr() {
+            // A z-scored copy of the nonzeros (lw, by default).
+            Some(x) => (x.bytes() as f64, "a scaled copy of the nonzeros"),
+            None => (n as f64 * p as f64 * 8.0, "a copy of the weighted columns"),
+        };
         Self::seeding(n, run.k, run.init)
             .plus_nk(n, run.k, 1, "array of weighted distances")
-            .plus(n as f64 * p as f64 * 8.0, "a copy of the weighted columns")
+            .plus(copy.0, copy.1)
     }
 
     /// Adds `bytes` for `what`.

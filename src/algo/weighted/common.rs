@@ -14,14 +14,16 @@
 //!   sparse k-means' cluster update;
 //! * the block-coordinate loop WK-means and LW-k-means share.
 
+use super::points::Points;
 use crate::error::{Error, Result};
 use crate::linalg;
+use crate::solver::csr::Csr;
 use crate::solver::iterate::{Eval, Iteration, Loop, Rule as LoopRule, Step, iterate};
-use crate::solver::lloyd::{assign, cluster_sums, weighted_cluster_sums};
+use crate::solver::lloyd::{assign, cluster_sums};
 use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::reduce::fold_blocks;
 use crate::solver::rows::Rows;
-use crate::solver::{Ctx, Fit, Init, Problem, Rng, TracePoint, init};
+use crate::solver::{Ctx, Fit, Init, Problem, Rng, TracePoint};
 use ndarray::{Array1, Array2, ArrayView2, Axis, Zip};
 use rand::{Rng as _, SeedableRng};
 use rayon::prelude::*;
@@ -53,12 +55,15 @@ fn per_feature_sum(n: usize, p: usize, f: impl Fn(usize, &mut [f64]) + Sync) -> 
 /// `D_l = Σ_i s_i (x_il − z_{c(i),l})²`, `s` the sample weights (all 1
 /// when None).
 pub fn dispersions<'a>(
-    x: impl Into<Rows<'a>>,
+    x: impl Into<Points<'a>>,
     sw: Option<&[f64]>,
     labels: &[usize],
     centres: ArrayView2<f64>,
 ) -> Vec<f64> {
-    let x = x.into();
+    let x = match x.into() {
+        Points::Sparse(x) => return x.dispersions(sw, labels, centres),
+        Points::Dense(x) => x,
+    };
     per_feature_sum(x.nrows(), x.ncols(), |i, acc| {
         let z = centres.row(labels[i]);
         let s = crate::solver::lloyd::weight(sw, i);
@@ -81,8 +86,16 @@ pub fn dispersions<'a>(
 
 /// Per-feature total sum of squares around the column means, both
 /// weighted by the sample weights `sw` (None: all 1).
-pub fn total_ss(x: ArrayView2<f64>, sw: Option<&[f64]>) -> Vec<f64> {
-    let mean = column_means(x, sw);
+pub fn total_ss<'a>(x: impl Into<Points<'a>>, sw: Option<&[f64]>) -> Vec<f64> {
+    let x = match x.into() {
+        Points::Sparse(x) => {
+            let mean = column_means(x.into(), sw).insert_axis(Axis(0));
+            return x.dispersions(sw, &vec![0; x.nrows()], mean.view());
+        }
+        Points::Dense(Rows::F64(x)) => x,
+        Points::Dense(x) => return total_ss(x.f64_owned().view(), sw),
+    };
+    let mean = column_means(x.into(), sw);
     per_feature_sum(x.nrows(), x.ncols(), |i, acc| {
         let s = crate::solver::lloyd::weight(sw, i);
         for ((a, &xv), &m) in acc.iter_mut().zip(x.row(i)).zip(&mean) {
@@ -93,7 +106,15 @@ pub fn total_ss(x: ArrayView2<f64>, sw: Option<&[f64]>) -> Vec<f64> {
 }
 
 /// Column means, weighted by the sample weights `sw` (None: all 1).
-fn column_means(x: ArrayView2<f64>, sw: Option<&[f64]>) -> Array1<f64> {
+fn column_means(x: Points, sw: Option<&[f64]>) -> Array1<f64> {
+    let x = match x {
+        Points::Dense(Rows::F64(x)) => x,
+        x => {
+            let (sums, _) = x.cluster_sums(sw, &vec![0; x.nrows()], 1);
+            let total = total_weight(x.nrows(), sw);
+            return sums.row(0).mapv(|v| v / total.max(f64::MIN_POSITIVE));
+        }
+    };
     match sw {
         None => x.sum_axis(Axis(0)) / x.nrows().max(1) as f64,
         Some(w) => {
@@ -128,13 +149,13 @@ pub fn total_weight(n: usize, sw: Option<&[f64]>) -> f64 {
 /// or, without one, sits at the origin. Returns the weight totals too (the
 /// counts without weights).
 pub fn cluster_means<'a>(
-    x: impl Into<Rows<'a>>,
+    x: impl Into<Points<'a>>,
     sw: Option<&[f64]>,
     labels: &[usize],
     k: usize,
     prev: Option<ArrayView2<f64>>,
 ) -> (Array2<f64>, Vec<f64>) {
-    let (mut z, totals) = weighted_cluster_sums(x, sw, labels, k);
+    let (mut z, totals) = x.into().cluster_sums(sw, labels, k);
     for (j, &c) in totals.iter().enumerate() {
         if c > 0.0 {
             z.row_mut(j).mapv_inplace(|v| v / c);
@@ -150,11 +171,15 @@ pub fn cluster_means<'a>(
 /// `v_l = 0` contribute nothing and are left out of the product when they
 /// are the majority.
 pub fn weighted_sq_dists<'a>(
-    x: impl Into<Rows<'a>>,
+    x: impl Into<Points<'a>>,
     v: &[f64],
     centres: ArrayView2<f64>,
 ) -> Array2<f64> {
-    match x.into() {
+    let x = match x.into() {
+        Points::Sparse(x) => return x.weighted_sq_dists(v, centres),
+        Points::Dense(x) => x,
+    };
+    match x {
         Rows::F64(x) => weighted_sq_dists_f64(x, v, centres),
         // f32 rows (`--dtype f32`) are widened a block at a time: the
         // products stay f64 and no f64 copy of the data is made.
@@ -417,7 +442,7 @@ pub struct WeightedFit {
 /// `max_iter`. Events carry the weights unless `quiet`.
 #[allow(clippy::too_many_arguments)]
 pub fn weighted_loop<'x>(
-    x: impl Into<Rows<'x>>,
+    x: impl Into<Points<'x>>,
     sw: Option<&'x [f64]>,
     labels: Vec<usize>,
     prev_centres: Option<Array2<f64>>,
@@ -464,7 +489,7 @@ pub fn weighted_loop<'x>(
 /// the current partition, then (unless the objective has settled or the
 /// cap is reached) the reassignment by the weighted distance.
 struct WeightedStep<'a, 'x> {
-    x: Rows<'x>,
+    x: Points<'x>,
     /// Sample weights (None: all 1).
     sw: Option<&'x [f64]>,
     k: usize,
@@ -527,7 +552,7 @@ impl Step for WeightedStep<'_, '_> {
 /// is at most `tol_abs`, or at `max_iter`. Returns the labels and their
 /// weighted within-cluster sum of squares.
 pub fn lloyd_weighted<'a>(
-    x: impl Into<Rows<'a>>,
+    x: impl Into<Points<'a>>,
     sw: Option<&[f64]>,
     v: &[f64],
     mut centres: Array2<f64>,
@@ -549,12 +574,12 @@ pub fn lloyd_weighted<'a>(
         if unchanged || m == max_iter {
             break;
         }
-        let (mut next, counts) = match sw {
-            None => {
+        let (mut next, counts) = match (sw, x) {
+            (None, Points::Dense(x)) => {
                 let (s, c) = cluster_sums(x, &labels, k);
                 (s, c.iter().map(|&c| c as f64).collect::<Vec<f64>>())
             }
-            Some(_) => weighted_cluster_sums(x, sw, &labels, k),
+            _ => x.cluster_sums(sw, &labels, k),
         };
         let mut far: Vec<usize> = Vec::new();
         if counts.contains(&0.0) {
@@ -623,6 +648,11 @@ impl<'a> StageCounter<'a> {
         }
     }
 
+    /// Reports the stage as done (its units were not needed).
+    pub fn tick_all(&self) {
+        self.ctx.stage(self.label, 1.0);
+    }
+
     pub fn tick(&self) {
         let d = self.done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         self.ctx
@@ -637,31 +667,41 @@ impl<'a> StageCounter<'a> {
 /// cluster is non-empty. Each finished run ticks `progress` (50 runs on
 /// usps take 15–20 s on two cores). Rows weighted by the sample weights
 /// `sw` (None: all 1): weighted seeding, means, inertia and tolerance.
+/// Given centres (`given`, scikit-learn's `init=array`) replace the
+/// starts: one Lloyd run from them.
 #[allow(clippy::too_many_arguments)]
 pub fn kmeans_partition<'a>(
-    x: impl Into<Rows<'a>>,
+    x: impl Into<Points<'a>>,
     sw: Option<&[f64]>,
     k: usize,
     nstart: usize,
     init_kind: Init,
+    given: Option<&Array2<f64>>,
     rng: &mut Rng,
     ctx: &Ctx,
     progress: Option<&StageCounter>,
 ) -> Result<Vec<usize>> {
     let x = x.into();
-    let norms = x.sq_norms();
-    let seeds: Vec<u64> = (0..nstart.max(1)).map(|_| rng.random::<u64>()).collect();
     let ones = vec![1.0; x.ncols()];
     let tol = 1e-4
         * match sw {
             None => x.mean_variance(),
             Some(_) => weighted_mean_variance(x, sw),
         };
+    if let Some(c) = given {
+        let (labels, _) = lloyd_weighted(x, sw, &ones, c.clone(), tol, 300, ctx)?;
+        if let Some(p) = progress {
+            p.tick_all();
+        }
+        return Ok(labels);
+    }
+    let norms = x.sq_norms();
+    let seeds: Vec<u64> = (0..nstart.max(1)).map(|_| rng.random::<u64>()).collect();
     let runs: Vec<Result<(Vec<usize>, f64)>> = seeds
         .par_iter()
         .map(|&s| {
             let mut r = Rng::seed_from_u64(s);
-            let idx = init::weighted_euclidean_seeds(x, &norms, sw, k, init_kind, &mut r)?;
+            let idx = x.seeds(&norms, sw, k, init_kind, &mut r)?;
             let c = x.select(&idx);
             let out = lloyd_weighted(x, sw, &ones, c, tol, 300, ctx);
             if let Some(p) = progress {
@@ -683,13 +723,13 @@ pub fn kmeans_partition<'a>(
 /// The mean over features of the weighted variances (Σ sᵢ (x − x̄)² / Σ sᵢ),
 /// the scale of Lloyd's tolerance as if each row were repeated by its
 /// weight.
-fn weighted_mean_variance(x: Rows, sw: Option<&[f64]>) -> f64 {
+fn weighted_mean_variance(x: Points, sw: Option<&[f64]>) -> f64 {
     let (n, p) = (x.nrows(), x.ncols());
     if n == 0 || p == 0 {
         return 0.0;
     }
     let z = Array2::zeros((1, p));
-    let sums = weighted_cluster_sums(x, sw, &vec![0; n], 1).0;
+    let sums = x.cluster_sums(sw, &vec![0; n], 1).0;
     let total = total_weight(n, sw);
     let mean = if total > 0.0 { sums / total } else { z };
     let ss = dispersions(x, sw, &vec![0; n], mean.view());
@@ -701,19 +741,37 @@ fn weighted_mean_variance(x: Rows, sw: Option<&[f64]>) -> f64 {
 /// become 0.
 #[derive(Debug)]
 pub struct Standardized {
-    pub x: Array2<f64>,
+    pub x: Scaled,
     pub mean: Vec<f64>,
     pub sd: Vec<f64>,
+}
+
+/// The standardised rows. CSR rows are only divided by the deviations,
+/// not centred (centring would fill in every zero): every quantity the
+/// feature-weighted family computes (dispersions, between-cluster sums,
+/// distances to cluster means) is unchanged by a shift of a column, so
+/// the runs are those of the z-scores, with centres shifted by m/sd.
+#[derive(Debug)]
+pub enum Scaled {
+    Dense(Array2<f64>),
+    Sparse(Csr),
 }
 
 impl Standardized {
     /// Weighted by the sample weights `sw` (None: all 1): the weighted
     /// mean and the deviation of the rows repeated by their weights
     /// (denominator Σ s − 1).
-    pub fn of(x: ArrayView2<f64>, sw: Option<&[f64]>) -> Self {
+    pub fn of<'a>(x: impl Into<Points<'a>>, sw: Option<&[f64]>) -> Self {
+        let x = x.into();
         let n = x.nrows();
-        let mean = column_means(x, sw);
-        let ss = total_ss(x, sw);
+        let dense = match x {
+            Points::Dense(x) => Some(x.f64_owned()),
+            Points::Sparse(_) => None,
+        };
+        let (mean, ss) = match &dense {
+            Some(d) => (column_means(d.view().into(), sw), total_ss(d.view(), sw)),
+            None => (column_means(x, sw), total_ss(x, sw)),
+        };
         let denom = match sw {
             None => n.saturating_sub(1).max(1) as f64,
             Some(_) => {
@@ -734,28 +792,66 @@ impl Standardized {
                 }
             })
             .collect();
-        let mut z = x.to_owned();
-        linalg::par_rows_mut(&mut z, |_, row| {
-            for ((e, &m), &s) in row.iter_mut().zip(&mean).zip(&sd) {
-                *e = if s > 0.0 { (*e - m) / s } else { 0.0 };
+        let scaled = match (dense, x) {
+            (Some(mut z), _) => {
+                linalg::par_rows_mut(&mut z, |_, row| {
+                    for ((e, &m), &s) in row.iter_mut().zip(&mean).zip(&sd) {
+                        *e = if s > 0.0 { (*e - m) / s } else { 0.0 };
+                    }
+                });
+                Scaled::Dense(z)
             }
-        });
+            (None, Points::Sparse(c)) => {
+                let inv: Vec<f64> = sd
+                    .iter()
+                    .map(|&s| if s > 0.0 { 1.0 / s } else { 0.0 })
+                    .collect();
+                Scaled::Sparse(c.scale_columns(&inv))
+            }
+            (None, Points::Dense(_)) => unreachable!("dense rows are copied above"),
+        };
         Standardized {
-            x: z,
+            x: scaled,
             mean: mean.to_vec(),
             sd,
         }
     }
 
-    /// Maps centres from the z-scored space back to the input space.
+    /// The standardised rows, as the family's steps read them.
+    pub fn points(&self) -> Points<'_> {
+        match &self.x {
+            Scaled::Dense(z) => Points::from(z.view()),
+            Scaled::Sparse(c) => Points::Sparse(c),
+        }
+    }
+
+    /// Maps centres from the standardised space back to the input space.
     pub fn unscale(&self, z: &Array2<f64>) -> Array2<f64> {
+        let centred = matches!(self.x, Scaled::Dense(_));
         let mut out = z.clone();
         for mut row in out.axis_iter_mut(Axis(0)) {
             for ((e, &m), &s) in row.iter_mut().zip(&self.mean).zip(&self.sd) {
-                *e = m + *e * s;
+                *e = match (centred, s > 0.0) {
+                    (true, _) => m + *e * s,
+                    (false, true) => *e * s,
+                    // A constant column: its value (every centre's mean).
+                    (false, false) => m,
+                };
             }
         }
         out
+    }
+
+    /// Maps centres from the input space to the z-scores (the model's
+    /// space: new rows are z-scored, then compared).
+    pub fn zscore_centres(&self, c: &Array2<f64>) -> Array2<f64> {
+        let mut z = c.clone();
+        for mut row in z.rows_mut() {
+            for ((e, &m), &s) in row.iter_mut().zip(&self.mean).zip(&self.sd) {
+                *e = if s > 0.0 { (*e - m) / s } else { 0.0 };
+            }
+        }
+        z
     }
 }
 
@@ -763,7 +859,7 @@ impl Standardized {
 pub fn standardized(problem: &Problem) -> Result<Arc<Standardized>> {
     problem.cached("feature-weights:zscore", || {
         Ok(Standardized::of(
-            problem.x.f64().view(),
+            Points::of(problem),
             problem.sample_weights(),
         ))
     })

@@ -35,13 +35,13 @@ use super::common::{
     kmeans_partition, lw_alpha, nstart_spec, standardized, to_fit, total_weight, weighted_loop,
     zero_floor,
 };
+use super::points::Points;
 use crate::error::{Error, Result};
 use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::{
     Common, Ctx, Fit, Init, Params, Problem, Rng, RunConfig, Solver, Start, StartMemory,
 };
-use ndarray::{CowArray, Ix2};
 use std::sync::Arc;
 
 /// The settings of one LW run besides λ.
@@ -90,22 +90,26 @@ pub struct LwStart {
 }
 
 impl LwStart {
-    /// The initial k-means partition (best of `nstart`, seeded from `rng`),
-    /// then α from it on the data LW iterates on.
+    /// The initial k-means partition (best of `nstart`, seeded from `rng`,
+    /// or one run from `centres` when given), then α from it on the data
+    /// LW iterates on.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         problem: &Problem,
         k: usize,
         init: Init,
+        centres: Option<&ndarray::Array2<f64>>,
         s: &LwSettings,
         rng: &mut Rng,
         ctx: &Ctx,
     ) -> Result<Self> {
         let labels = kmeans_partition(
-            problem.x.rows(),
+            Points::of(problem),
             problem.sample_weights(),
             k,
             s.nstart,
             init,
+            centres,
             rng,
             ctx,
             Some(&StageCounter::new(
@@ -130,11 +134,10 @@ impl LwStart {
         } else {
             None
         };
-        let x64 = match &std {
-            Some(st) => CowArray::from(st.x.view()),
-            None => problem.x.f64(),
+        let x = match &std {
+            Some(st) => st.points(),
+            None => Points::of(problem),
         };
-        let x = x64.view();
         let sw = problem.sample_weights();
         let (z, _) = cluster_means(x, sw, &labels, k, None);
         let d0 = dispersions(x, sw, &labels, z.view());
@@ -152,12 +155,11 @@ impl LwStart {
         })
     }
 
-    /// The rows lw iterates on: the z-scored copy, or the problem's rows
-    /// (f32 rows widened for as long as the result lives).
-    pub fn x<'a>(&'a self, problem: &'a Problem) -> CowArray<'a, f64, Ix2> {
+    /// The rows lw iterates on: the z-scored copy, or the problem's rows.
+    pub fn x<'a>(&'a self, problem: &'a Problem) -> Points<'a> {
         match &self.std {
-            Some(st) => CowArray::from(st.x.view()),
-            None => problem.x.f64(),
+            Some(st) => st.points(),
+            None => Points::of(problem),
         }
     }
 
@@ -223,8 +225,7 @@ pub fn lw_from(
             "lambda = {lambda} is out of range: must be a finite number ≥ 0"
         )));
     }
-    let x64 = start.x(problem);
-    let x = x64.view();
+    let x = start.x(problem);
     let rule = start.rule(lambda, s, problem.n());
     let w = weighted_loop(
         x,
@@ -292,6 +293,8 @@ impl Solver for Lw {
     fn caps(&self) -> crate::solver::Caps {
         crate::solver::Caps {
             sample_weights: true,
+            centres: true,
+            sparse: true,
             ..crate::solver::Caps::new(crate::solver::Family::Weighted, "LWKMeans")
         }
     }
@@ -369,7 +372,15 @@ impl Solver for Lw {
     ) -> Result<Fit> {
         let s = p.settings;
         let mut rng = start.rng();
-        let st = LwStart::new(problem, run.k, run.init, &s, &mut rng, ctx)?;
+        let st = LwStart::new(
+            problem,
+            run.k,
+            run.init,
+            run.centres.as_deref(),
+            &s,
+            &mut rng,
+            ctx,
+        )?;
         let labels = st.labels.clone();
         let (mut fit, _) = lw_from(problem, &st, labels, None, run.k, p.lambda, &s, ctx, false)?;
         if run.restarts > 1 {

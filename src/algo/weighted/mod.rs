@@ -4,5 +4,6 @@
 pub mod common;
 pub mod lw;
 pub mod path;
+pub mod points;
 pub mod sparse;
 pub mod wkmeans;

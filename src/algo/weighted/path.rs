@@ -26,6 +26,7 @@
 
 use super::common::{StageCounter, cluster_means, dispersions, kmeans_partition, total_ss};
 use super::lw::{LwSettings, LwStart, lw_from};
+use super::points::Points;
 use super::sparse::{SparseKMeans, SparseSettings, log_space, sparse_loop};
 use crate::error::{Error, Result};
 use crate::metrics::{Scores, mcc};
@@ -282,7 +283,7 @@ fn lw_path(
 ) -> Result<(Vec<PathPoint>, f64, Option<f64>)> {
     let k = cfg.k;
     let s = LwSettings::from_params(&cfg.params)?;
-    let start = LwStart::new(problem, k, cfg.init, &s, rng, ctx)?;
+    let start = LwStart::new(problem, k, cfg.init, cfg.centres.as_deref(), &s, rng, ctx)?;
     let lmax = start.lambda_max();
     let values = match grid {
         Grid::Values(v) => v.clone(),
@@ -353,8 +354,7 @@ fn sparse_path(
 ) -> Result<(Vec<PathPoint>, f64, Option<f64>)> {
     let k = cfg.k;
     let sp = SparseKMeans.typed(problem, cfg)?;
-    let x64 = problem.x.f64();
-    let x = x64.view();
+    let x = Points::of(problem);
     let sw = problem.sample_weights();
     let labels0 = kmeans_partition(
         x,
@@ -362,6 +362,7 @@ fn sparse_path(
         k,
         sp.nstart,
         cfg.init,
+        cfg.centres.as_deref(),
         rng,
         ctx,
         Some(&StageCounter::new(

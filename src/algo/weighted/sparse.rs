@@ -39,6 +39,7 @@ use super::common::{
     StageCounter, cluster_means, dispersions, kmeans_partition, lloyd_weighted, nstart_spec,
     total_ss,
 };
+use super::points::Points;
 use crate::error::{Error, Result};
 use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
 use crate::solver::lloyd::{mean_variance, weighted_lloyd_loop};
@@ -150,12 +151,13 @@ pub fn binding_bound(a: &[f64]) -> Option<f64> {
 
 /// BCSS per feature of a partition of `x`.
 /// BCSS per feature of a partition of `x`, rows weighted by `sw`.
-pub fn partition_bcss(
-    x: ArrayView2<f64>,
+pub fn partition_bcss<'a>(
+    x: impl Into<Points<'a>>,
     sw: Option<&[f64]>,
     labels: &[usize],
     k: usize,
 ) -> Vec<f64> {
+    let x = x.into();
     bcss(x, sw, &total_ss(x, sw), labels, k).0
 }
 
@@ -185,7 +187,7 @@ pub struct SparseFit {
 /// BCSS per feature of a partition, and its means (rows weighted by
 /// `sw`; `tss` weighted alike).
 fn bcss(
-    x: ArrayView2<f64>,
+    x: Points,
     sw: Option<&[f64]>,
     tss: &[f64],
     labels: &[usize],
@@ -205,8 +207,8 @@ fn bcss(
 /// weighted by the sample weights `sw` (None: all 1; `tss` from
 /// [`total_ss`] with the same weights).
 #[allow(clippy::too_many_arguments)]
-pub fn sparse_loop(
-    x: ArrayView2<f64>,
+pub fn sparse_loop<'x>(
+    x: impl Into<Points<'x>>,
     sw: Option<&[f64]>,
     tss: &[f64],
     labels: Vec<usize>,
@@ -221,6 +223,7 @@ pub fn sparse_loop(
             s.wbound
         )));
     }
+    let x = x.into();
     let p = x.ncols();
     let mut step = SparseStep {
         x,
@@ -257,8 +260,8 @@ pub fn sparse_loop(
 /// One sparcl iteration: the weights of the current partition's BCSS
 /// (soft threshold to the L1 bound); the next partition is k-means on the
 /// weighted data, warm-started from the current means.
-struct SparseStep<'a> {
-    x: ArrayView2<'a, f64>,
+struct SparseStep<'a, 'x> {
+    x: Points<'x>,
     sw: Option<&'a [f64]>,
     tss: &'a [f64],
     k: usize,
@@ -271,7 +274,7 @@ struct SparseStep<'a> {
     ctx: &'a Ctx,
 }
 
-impl Step for SparseStep<'_> {
+impl Step for SparseStep<'_, '_> {
     fn eval(&mut self, _it: Iteration) -> Result<Eval> {
         let (a, z) = bcss(self.x, self.sw, self.tss, &self.labels, self.k);
         let w_old = std::mem::replace(&mut self.w, update_weights(&a, self.wbound));
@@ -382,6 +385,7 @@ pub fn gap_statistic(
         k,
         nstart,
         Init::KmeansPP,
+        None,
         &mut stream(0),
         ctx,
         Some(&progress),
@@ -409,6 +413,7 @@ pub fn gap_statistic(
                     k,
                     nstart,
                     Init::KmeansPP,
+                    None,
                     &mut rng,
                     ctx,
                     Some(&progress),
@@ -479,10 +484,20 @@ pub const WBOUND_RULE: &str = "b/2, b the bound where the L1 constraint stops bi
 pub fn default_wbound(problem: &Problem, k: usize) -> Result<f64> {
     let key = format!("sparse-kmeans:binding:k={k}");
     let b = problem.cached(&key, || {
-        let x64 = problem.x.f64();
-        let x = x64.view();
         let mut rng = Rng::seed_from_u64(0);
         let sw = problem.sample_weights();
+        if let Some(x) = problem.csr() {
+            // CSR rows: the same few Lloyd steps, on the nonzeros.
+            let x = Points::Sparse(x);
+            let seeds = x.seeds(&problem.x_norms, sw, k, Init::KmeansPP, &mut rng)?;
+            let tol = 1e-4 * x.mean_variance();
+            let ones = vec![1.0; x.ncols()];
+            let c = x.select(&seeds);
+            let (labels, _) = lloyd_weighted(x, sw, &ones, c, tol, 10, &Ctx::new())?;
+            return Ok(binding_bound(&partition_bcss(x, sw, &labels, k)));
+        }
+        let x64 = problem.x.f64();
+        let x = x64.view();
         let seeds =
             init::weighted_euclidean_seeds(x, &problem.x_norms, sw, k, Init::KmeansPP, &mut rng)?;
         let c = x.select(ndarray::Axis(0), &seeds);
@@ -563,9 +578,16 @@ fn gap_key(run: &Common, p: &SparseParams) -> String {
 /// the gap would not be that of the repeated rows.
 pub const GAP_NO_WEIGHTS: &str = "sparse-kmeans --tune gap does not take sample weights: its permuted reference data would shuffle weighted rows, not the rows they stand for; set -P wbound (or drop --tune)";
 
+/// Why `--tune gap` refuses CSR rows: each permuted reference data set
+/// is a dense copy of the data, which sparse input exists to avoid.
+pub const GAP_NO_SPARSE: &str = "sparse-kmeans --tune gap does not take sparse rows: each of its permuted reference data sets is a dense copy of the data; set -P wbound (or drop --tune)";
+
 fn tuned(problem: &Problem, run: &Common, p: &SparseParams, ctx: &Ctx) -> Result<Option<Arc<Gap>>> {
     if p.tune != Tune::None && problem.sample_weights().is_some() {
         return Err(Error::Param(GAP_NO_WEIGHTS.into()));
+    }
+    if p.tune != Tune::None && problem.csr().is_some() {
+        return Err(Error::Param(GAP_NO_SPARSE.into()));
     }
     match p.tune {
         Tune::None => Ok(None),
@@ -594,6 +616,8 @@ impl Solver for SparseKMeans {
     fn caps(&self) -> crate::solver::Caps {
         crate::solver::Caps {
             sample_weights: true,
+            centres: true,
+            sparse: true,
             ..crate::solver::Caps::new(crate::solver::Family::Weighted, "SparseKMeans")
         }
     }
@@ -722,8 +746,7 @@ impl Solver for SparseKMeans {
                 g.best_wbound
             }
         });
-        let x64 = problem.x.f64();
-        let x = x64.view();
+        let x = Points::of(problem);
         let mut rng = start.rng();
         let sw = problem.sample_weights();
         let labels = kmeans_partition(
@@ -732,6 +755,7 @@ impl Solver for SparseKMeans {
             run.k,
             p.nstart,
             run.init,
+            run.centres.as_deref(),
             &mut rng,
             ctx,
             Some(&StageCounter::new(

@@ -13,12 +13,11 @@
 //! LW-k-means adds.
 
 use super::common::{Rule, beta_spec, check_beta, to_fit, weighted_loop};
+use super::points::Points;
 use crate::error::Result;
 use crate::solver::lloyd::assign;
 use crate::solver::specs::{max_iter_spec, tol_spec};
-use crate::solver::{
-    Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory, init,
-};
+use crate::solver::{Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory};
 
 pub struct WkMeans;
 
@@ -40,6 +39,7 @@ impl Solver for WkMeans {
         crate::solver::Caps {
             sample_weights: true,
             centres: true,
+            sparse: true,
             ..crate::solver::Caps::new(crate::solver::Family::Weighted, "WKMeans")
         }
     }
@@ -97,13 +97,13 @@ impl Solver for WkMeans {
         let mut rng = start.rng();
         // f32 rows (`--dtype f32`) are read as stored: the weighted
         // distances widen them a block at a time.
-        let (x, norms) = problem.rows();
+        let x = Points::of(problem);
+        let norms = &problem.x_norms;
         let sw = problem.sample_weights();
         let centres = match &run.centres {
             Some(c) => (**c).clone(),
             None => {
-                let seeds =
-                    init::weighted_euclidean_seeds(x, norms, sw, run.k, run.init, &mut rng)?;
+                let seeds = x.seeds(norms, sw, run.k, run.init, &mut rng)?;
                 x.select(&seeds)
             }
         };

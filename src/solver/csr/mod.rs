@@ -7,6 +7,7 @@ pub mod lloyd;
 pub mod power;
 pub mod problem;
 pub mod products;
+pub mod weighted;
 
 use crate::error::{Error, Result};
 use ndarray::Array2;
