@@ -1418,8 +1418,9 @@ class LWKMeans(_WeightedFit, _LloydParams, _CentroidMixin, _PredictingCluster):
         100000].
     n_init : int, default=1
         Restarts (seeds random_state, random_state + 1, ...); the fit with the lowest objective is kept.
-    init : {'k-means++', 'random'}, default='k-means++'
-        How the initial centres are chosen.
+    init : {'k-means++', 'random'}, callable or array of shape (n_clusters, n_features), default='k-means++'
+        How the initial centres are chosen, or the initial centres themselves (then one run: n_init is 1),
+        or a callable ``init(X, n_clusters, random_state=rs)`` returning them (one run per call).
     random_state : int, RandomState instance or None, default=None
         The seed (``--seed`` of ``meanscape run``); an int gives the CLI's result.
     verbose : int, default=0
@@ -1541,8 +1542,9 @@ class SparseKMeans(_WeightedFit, _LloydParams, _CentroidMixin, _PredictingCluste
         The ``--tune`` option of ``meanscape run`` (see ``meanscape run --help``).
     n_init : int, default=1
         Restarts (seeds random_state, random_state + 1, ...); the fit with the lowest objective is kept.
-    init : {'k-means++', 'random'}, default='k-means++'
-        How the initial centres are chosen.
+    init : {'k-means++', 'random'}, callable or array of shape (n_clusters, n_features), default='k-means++'
+        How the initial centres are chosen, or the initial centres themselves (then one run: n_init is 1),
+        or a callable ``init(X, n_clusters, random_state=rs)`` returning them (one run per call).
     random_state : int, RandomState instance or None, default=None
         The seed (``--seed`` of ``meanscape run``); an int gives the CLI's result.
     verbose : int, default=0

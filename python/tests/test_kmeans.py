@@ -147,7 +147,7 @@ def test_centres_are_refused_where_the_algorithm_has_none(blobs):
     with pytest.raises(ValueError, match="kernel-kmeans does not start from given centres; kmeans"):
         _meanscape.fit("kernel-kmeans", X, 3, [], [], 0, centres=means)
     with pytest.raises(ValueError, match="does not start from given centres"):
-        meanscape.LWKMeans(n_clusters=3, init=means).fit(X)
+        meanscape.KernelPowerKMeans(n_clusters=3, init=means).fit(X)
 
 
 @pytest.mark.parametrize("w", [[-1.0], [np.nan], [0.0]])

@@ -54,7 +54,7 @@ def test_given_centres_replace_the_initial_runs(cls, kw):
         b = est(n_clusters=3, init=centres, random_state=7, **kw).fit(X)
         # The seed no longer matters: every run starts from the centres.
         np.testing.assert_array_equal(a.labels_, b.labels_)
-    with pytest.raises(ValueError, match="3 × 5"):
+    with pytest.raises(ValueError, match=r"initial centers \(3, 5\)"):
         est(n_clusters=3, init=centres[:, :5], **kw).fit(dense)
 
 
