@@ -22,7 +22,7 @@ import xml.etree.ElementTree as ET
 
 HERE = pathlib.Path(__file__).resolve().parent.parent
 SUITE = HERE / "tests" / "test_sklearn_kmeans_suite.py"
-DEFAULT = ["KMeans", "PowerKMeans", "KHarmonicMeans", "WKMeans", "LWKMeans"]
+DEFAULT = ["KMeans", "PowerKMeans", "KHarmonicMeans", "WKMeans", "LWKMeans", "SparseKMeans"]
 
 
 def error_class(message):
