@@ -4,7 +4,6 @@ use super::centroid::{CentroidPayload, Metric, Standardize, WeightedPayload};
 use super::kernel::{self, KernelPayload};
 use super::payload::Payload;
 use super::rff::{self, RffPayload};
-use crate::algo::weighted::common::{Rule, Scaled, cluster_means, standardized};
 use crate::algo::{Algorithm, Ctx, Family, Fit, ModelKind, Problem, RunConfig, Weighs};
 use crate::error::{Error, Result};
 use crate::kernel::{GRAM_FAMILY, Gram};
@@ -68,7 +67,7 @@ pub fn payload(
                 metric: Metric::L1,
             }))
         }
-        Some(ModelKind::Weighted) => weighted(id, problem, cfg, fit),
+        Some(ModelKind::Weighted) => weighted(algo, problem, cfg, fit),
         _ => from_space(algo, problem, cfg, fit),
     }
 }
@@ -85,78 +84,25 @@ fn weights(id: &str, fit: &Fit) -> Result<Vec<f64>> {
         .ok_or_else(|| Error::Model(format!("{id}: the result has no feature weights")))
 }
 
-fn weighted(id: &str, problem: &Problem, cfg: &RunConfig, fit: &Fit) -> Result<Payload> {
+/// The feature-weighted family: each algorithm says how its fit places
+/// new rows ([`Algorithm::assign_rule`]).
+fn weighted(
+    algo: &dyn Algorithm,
+    problem: &Problem,
+    cfg: &RunConfig,
+    fit: &Fit,
+) -> Result<Payload> {
+    let id = algo.id();
     let w = weights(id, fit)?;
-    let v = &cfg.params;
-    let out = match id {
-        "wkmeans" => {
-            let beta = v.real("beta")?;
-            WeightedPayload {
-                centroids: centroids(id, fit)?,
-                multipliers: Rule::Huang { beta }.assign_weights(&w),
-                feature_weights: w,
-                standardize: None,
-            }
-        }
-        "lw" => {
-            let beta = v.real("beta")?;
-            let lambda = v.real("lambda")?;
-            let p = problem.p() as f64;
-            let rule = Rule::Lasso {
-                beta,
-                alpha: 0.0,
-                lam_p2: lambda / (p * p),
-                n: problem.n() as f64,
-                code_assign: v.flag("code_assign")?,
-            };
-            let multipliers = rule.assign_weights(&w);
-            if v.flag("zscore")? {
-                // lw iterates on the z-scored data: its centres there are
-                // the means of the final partition.
-                let st = standardized(problem)?;
-                let prev = fit.centroids.as_ref().map(|c| st.zscore_centres(c));
-                let z = match (&st.x, prev) {
-                    (Scaled::Dense(_), prev) => {
-                        cluster_means(
-                            st.points(),
-                            problem.sample_weights(),
-                            &fit.labels,
-                            cfg.k,
-                            prev.as_ref().map(|c| c.view()),
-                        )
-                        .0
-                    }
-                    // CSR rows are scaled, not centred: the means in the
-                    // z-scores are the fit's centres mapped there.
-                    (Scaled::Sparse(_), Some(z)) => z,
-                    (Scaled::Sparse(_), None) => centroids(id, fit)?,
-                };
-                WeightedPayload {
-                    centroids: z,
-                    multipliers,
-                    feature_weights: w,
-                    standardize: Some(Standardize {
-                        mean: st.mean.clone(),
-                        sd: st.sd.clone(),
-                    }),
-                }
-            } else {
-                WeightedPayload {
-                    centroids: centroids(id, fit)?,
-                    multipliers,
-                    feature_weights: w,
-                    standardize: None,
-                }
-            }
-        }
-        _ => WeightedPayload {
-            centroids: centroids(id, fit)?,
-            multipliers: w.clone(),
-            feature_weights: w,
-            standardize: None,
-        },
-    };
-    Ok(Payload::Weighted(out))
+    let r = algo
+        .assign_rule(problem, cfg, fit)?
+        .ok_or_else(|| Error::Model(format!("{id}: the result has no centres")))?;
+    Ok(Payload::Weighted(WeightedPayload {
+        centroids: r.centroids,
+        multipliers: r.multipliers,
+        feature_weights: w,
+        standardize: r.standardize.map(|(mean, sd)| Standardize { mean, sd }),
+    }))
 }
 
 /// The kernel and random-feature families: the weighted blocks of the

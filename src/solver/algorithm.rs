@@ -207,6 +207,20 @@ pub trait Solver: Send + Sync {
     fn model_kind(&self) -> Option<ModelKind> {
         None
     }
+    /// How its fit places new rows, for the feature-weighted family
+    /// (`ModelKind::Weighted`); None for the others.
+    ///
+    /// # Errors
+    /// What rebuilding the fit's space (z-scores) can fail with.
+    fn assign_rule(
+        &self,
+        _problem: &Problem,
+        _cfg: &RunConfig,
+        _p: &Self::Params,
+        _fit: &Fit,
+    ) -> Result<Option<super::fit::AssignRule>> {
+        Ok(None)
+    }
     /// The value of a parameter whose default is `Auto`, from the data.
     ///
     /// # Errors
@@ -406,6 +420,16 @@ pub trait Algorithm: Send + Sync {
     fn weighs(&self) -> Weighs;
     /// The model a fit of it saves ([`Solver::model_kind`]).
     fn model_kind(&self) -> Option<ModelKind>;
+    /// How its fit places new rows ([`Solver::assign_rule`]).
+    ///
+    /// # Errors
+    /// The parameters do not read back, or the rule cannot be rebuilt.
+    fn assign_rule(
+        &self,
+        problem: &Problem,
+        cfg: &RunConfig,
+        fit: &Fit,
+    ) -> Result<Option<super::fit::AssignRule>>;
     /// The value of a parameter whose default is `Auto`, from the data.
     ///
     /// # Errors
@@ -490,6 +514,15 @@ impl<S: Solver> Algorithm for S {
     }
     fn model_kind(&self) -> Option<ModelKind> {
         Solver::model_kind(self)
+    }
+    fn assign_rule(
+        &self,
+        problem: &Problem,
+        cfg: &RunConfig,
+        fit: &Fit,
+    ) -> Result<Option<super::fit::AssignRule>> {
+        let p = self.typed(problem, cfg)?;
+        Solver::assign_rule(self, problem, cfg, &p, fit)
     }
     fn auto_param(&self, name: &str, problem: &Problem, k: usize) -> Result<f64> {
         Solver::auto_param(self, name, problem, k)

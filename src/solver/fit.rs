@@ -65,3 +65,14 @@ pub struct RunResult {
     /// share of the batch's time.
     pub elapsed: Duration,
 }
+
+/// How a feature-weighted fit places new rows: the nearest centre by
+/// `Σ_l m_l (z_l − c_l)²`, z the row itself or, with `standardize`
+/// (means, deviations), the row z-scored as the fit's data was. Each
+/// algorithm of the family says its own (`Solver::assign_rule`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AssignRule {
+    pub centroids: ndarray::Array2<f64>,
+    pub multipliers: Vec<f64>,
+    pub standardize: Option<(Vec<f64>, Vec<f64>)>,
+}

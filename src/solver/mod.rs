@@ -39,7 +39,7 @@ pub use algorithm::{
 };
 pub use caps::{Caps, Family, PyClass};
 pub use extras::{Extras, Gap, KernelApprox, KernelInfo, KernelSet, MapInfo, Phases, Typicality};
-pub use fit::{Fit, RunResult, TracePoint, cluster_sizes};
+pub use fit::{AssignRule, Fit, RunResult, TracePoint, cluster_sizes};
 pub use init::Init;
 pub use matrix::{Matrix, Real};
 pub use params::{ParamError, ParamSpec, Params};

@@ -23,7 +23,7 @@ use crate::solver::lloyd::{assign, cluster_sums};
 use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::reduce::fold_blocks;
 use crate::solver::rows::Rows;
-use crate::solver::{Ctx, Fit, Init, Problem, Rng, TracePoint};
+use crate::solver::{AssignRule, Ctx, Fit, Init, Problem, Rng, TracePoint};
 use ndarray::{Array1, Array2, ArrayView2, Axis, Zip};
 use rand::{Rng as _, SeedableRng};
 use rayon::prelude::*;
@@ -875,6 +875,17 @@ pub fn check_beta(beta: f64) -> Result<()> {
             "beta = {beta} is out of range: must be greater than 1"
         )))
     }
+}
+
+/// The assignment rule of a fit in the input space: its centres, and
+/// the multipliers `rule` derives from its feature weights (None when the
+/// fit lacks either).
+pub fn fitted_rule(fit: &Fit, rule: impl Fn(&[f64]) -> Vec<f64>) -> Option<AssignRule> {
+    Some(AssignRule {
+        centroids: fit.centroids.clone()?,
+        multipliers: rule(fit.feature_weights.as_deref()?),
+        standardize: None,
+    })
 }
 
 /// Fills a [`Fit`] from a loop's outcome.

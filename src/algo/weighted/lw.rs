@@ -31,9 +31,9 @@
 //! initial partition and a warning.
 
 use super::common::{
-    Rule, StageCounter, Standardized, beta_spec, check_beta, cluster_means, dispersions,
-    kmeans_partition, lw_alpha, nstart_spec, standardized, to_fit, total_weight, weighted_loop,
-    zero_floor,
+    Rule, Scaled, StageCounter, Standardized, beta_spec, check_beta, cluster_means, dispersions,
+    fitted_rule, kmeans_partition, lw_alpha, nstart_spec, standardized, to_fit, total_weight,
+    weighted_loop, zero_floor,
 };
 use super::points::Points;
 use crate::error::{Error, Result};
@@ -358,6 +358,49 @@ impl Solver for Lw {
             lambda: cfg.params.real("lambda")?,
             settings: LwSettings::from_params(&cfg.params)?,
         })
+    }
+    /// With `zscore`, lw clustered the z-scores: the rule z-scores new rows
+    /// and holds the final partition's means there.
+    fn assign_rule(
+        &self,
+        problem: &Problem,
+        cfg: &RunConfig,
+        p: &LwParams,
+        fit: &Fit,
+    ) -> Result<Option<crate::solver::AssignRule>> {
+        let s = &p.settings;
+        let d = problem.p() as f64;
+        let rule = Rule::Lasso {
+            beta: s.beta,
+            alpha: 0.0,
+            lam_p2: p.lambda / (d * d),
+            n: problem.n() as f64,
+            code_assign: s.code_assign,
+        };
+        let Some(mut out) = fitted_rule(fit, |w| rule.assign_weights(w)) else {
+            return Ok(None);
+        };
+        if s.zscore {
+            let st = standardized(problem)?;
+            let prev = st.zscore_centres(&out.centroids);
+            out.centroids = match &st.x {
+                Scaled::Dense(_) => {
+                    cluster_means(
+                        st.points(),
+                        problem.sample_weights(),
+                        &fit.labels,
+                        cfg.k,
+                        Some(prev.view()),
+                    )
+                    .0
+                }
+                // CSR rows are scaled, not centred: the means in the
+                // z-scores are the fit's centres mapped there.
+                Scaled::Sparse(_) => prev,
+            };
+            out.standardize = Some((st.mean.clone(), st.sd.clone()));
+        }
+        Ok(Some(out))
     }
     fn start_memory(&self, problem: &Problem, run: &Common, _p: &LwParams) -> StartMemory {
         StartMemory::feature_weighted(problem, run)

@@ -717,6 +717,16 @@ impl Solver for SparseKMeans {
     fn prepare(&self, problem: &Problem, run: &Common, p: &SparseParams, ctx: &Ctx) -> Result<()> {
         tuned(problem, run, p, ctx).map(|_| ())
     }
+    /// The weights themselves multiply the squared differences.
+    fn assign_rule(
+        &self,
+        _problem: &Problem,
+        _cfg: &RunConfig,
+        _p: &SparseParams,
+        fit: &Fit,
+    ) -> Result<Option<crate::solver::AssignRule>> {
+        Ok(super::common::fitted_rule(fit, <[f64]>::to_vec))
+    }
     fn start_memory(&self, problem: &Problem, run: &Common, p: &SparseParams) -> StartMemory {
         let m = StartMemory::feature_weighted(problem, run);
         if p.tune != Tune::None {

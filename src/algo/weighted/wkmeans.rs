@@ -12,12 +12,14 @@
 //! increases. Never exactly zero a weight unless `D_l = 0`: that is what
 //! LW-k-means adds.
 
-use super::common::{Rule, beta_spec, check_beta, to_fit, weighted_loop};
+use super::common::{Rule, beta_spec, check_beta, fitted_rule, to_fit, weighted_loop};
 use super::points::Points;
 use crate::error::Result;
 use crate::solver::lloyd::assign;
 use crate::solver::specs::{max_iter_spec, tol_spec};
-use crate::solver::{Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory};
+use crate::solver::{
+    AssignRule, Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory,
+};
 
 pub struct WkMeans;
 
@@ -74,6 +76,17 @@ impl Solver for WkMeans {
             tol: v.real("tol")?,
             max_iter: v.count("max_iter")?,
         })
+    }
+    fn assign_rule(
+        &self,
+        _problem: &Problem,
+        _cfg: &RunConfig,
+        p: &WkParams,
+        fit: &Fit,
+    ) -> Result<Option<AssignRule>> {
+        Ok(fitted_rule(fit, |w| {
+            Rule::Huang { beta: p.beta }.assign_weights(w)
+        }))
     }
     fn start_memory(&self, problem: &Problem, run: &Common, _p: &WkParams) -> StartMemory {
         StartMemory::feature_weighted(problem, run)
