@@ -205,8 +205,7 @@ fn gap_tuning_refuses_sparse_rows_with_the_reason() {
     let e = match algo::configure(a.as_ref(), &sparse, req, "X") {
         Err(e) => e.to_string(),
         Ok(cfg) => algo::run(a.as_ref(), &sparse, &cfg, &Ctx::new())
-            .err()
-            .expect("refused")
+            .expect_err("refused")
             .to_string(),
     };
     assert!(e.contains("does not take sparse rows"), "{e}");
