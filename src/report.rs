@@ -54,9 +54,11 @@ pub struct RunMetrics {
     // never holds a null.
     #[serde(skip_serializing_if = "not_finite")]
     pub silhouette: f64,
-    /// Rows of the fixed-seed sample the silhouette was computed on;
-    /// absent when it was computed on every row (up to
-    /// [`crate::metrics::internal::SILHOUETTE_EXACT_MAX`] rows).
+    /// Rows of the fixed-seed sample the silhouette was computed on (with
+    /// sample weights: draws in proportion to the weights); absent when
+    /// it was computed on every row (up to
+    /// [`crate::metrics::internal::SILHOUETTE_EXACT_MAX`] rows, of
+    /// weight > 0 with sample weights).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub silhouette_sample: Option<usize>,
     #[serde(skip_serializing_if = "not_finite")]
@@ -71,6 +73,12 @@ pub struct RunMetrics {
     /// final kernel weights for several) or `rff` (the feature maps).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub space: Option<SpaceKind>,
+    /// True when the label-free scores weigh each row by its sample
+    /// weight (`--weights`), as that many copies of it: weighted means
+    /// and dispersions, n the weights' sum, rows of weight 0 left out
+    /// (absent without sample weights).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub weighted: bool,
 }
 
 fn not_finite(v: &f64) -> bool {
@@ -91,15 +99,12 @@ impl RunMetrics {
         RunMetrics {
             external: truth.map(|t| Scores::compute(t, labels)),
             silhouette: i.silhouette,
-            silhouette_sample: i
-                .silhouette
-                .is_finite()
-                .then(|| crate::metrics::internal::default_rows(labels.len()))
-                .filter(|&m| m < labels.len()),
+            silhouette_sample: i.silhouette_sample.filter(|_| i.silhouette.is_finite()),
             calinski_harabasz: i.calinski_harabasz,
             davies_bouldin: i.davies_bouldin,
             cost: i.cost,
             space: i.cost.is_finite().then_some(i.space),
+            weighted: i.weighted && i.cost.is_finite(),
         }
     }
 }
@@ -441,10 +446,13 @@ impl RunReport {
                 .iter()
                 .any(|v| v.is_finite())
         }) {
-            let sample = m
+            let mut sample = m
                 .silhouette_sample
                 .map(|r| format!(" (silhouette on a {r}-row sample)"))
                 .unwrap_or_default();
+            if m.weighted {
+                sample.push_str(" (weighted by the sample weights)");
+            }
             out.push_str(&format!(
                 "  silhouette {:.4}  Calinski-Harabasz {}  Davies-Bouldin {:.4}  cost {}{sample}\n",
                 m.silhouette,

@@ -92,6 +92,8 @@ fn cell(k: usize, clusters: usize, ps: f64, sil: f64) -> CellResult {
         davies_bouldin: 1.0,
         clusters,
         space: SpaceKind::Features,
+        weighted: false,
+        silhouette_sample: None,
     };
     let one = |v: f64| MeanSd { mean: v, sd: 0.0 };
     CellResult {

@@ -115,7 +115,7 @@ fn output(a: &RunArgs) -> Result<String> {
             &loaded.problem,
             &cfg,
             &result.best,
-            &crate::metrics::internal::default_base(loaded.problem.n()),
+            &crate::metrics::internal::base_for(&loaded.problem),
         )
     });
     let scores_ms = internal

@@ -111,14 +111,22 @@ impl Report<'_> {
     /// What the cost and the silhouette are computed on.
     pub fn notes(&self) -> Vec<String> {
         let r = self.result;
-        let sil = if r.silhouette_sampled {
-            format!(
+        let sil = match (r.silhouette_sampled, r.weighted) {
+            (true, false) => format!(
                 "silhouette on a fixed-seed sample of {} of {} rows (exact up to {SILHOUETTE_EXACT_MAX})",
                 r.silhouette_rows,
                 self.dataset.n()
-            )
-        } else {
-            format!("silhouette exact on all {} rows", r.silhouette_rows)
+            ),
+            (true, true) => format!(
+                "silhouette on a fixed-seed sample of {} draws from the {} rows in proportion to their sample weights (exact up to {SILHOUETTE_EXACT_MAX} rows of weight > 0)",
+                r.silhouette_rows,
+                self.dataset.n()
+            ),
+            (false, false) => format!("silhouette exact on all {} rows", r.silhouette_rows),
+            (false, true) => format!(
+                "silhouette exact on all {} rows of weight > 0",
+                r.silhouette_rows
+            ),
         };
         let space = self
             .result
@@ -140,9 +148,16 @@ impl Report<'_> {
                 "cost, silhouette, calinski_harabasz and davies_bouldin are computed {where_}, so cells with different parameters are judged in the same space as far as the space does not depend on them (a σ, D or kernel axis changes it)"
             ),
             sil,
-            "stability: mean pairwise ARI between the seeds' partitions".into(),
-            "the best cell is chosen among those whose every run kept k non-empty clusters (a collapsed partition is perfectly stable); such cells are marked \"collapsed\"".into(),
         ];
+        if r.weighted {
+            notes.push(
+                "the label-free scores weigh each row by its sample weight, as that many copies of it (weighted means and dispersions, n = the weights' sum; rows of weight 0 left out)".into(),
+            );
+        }
+        notes.extend([
+            "stability: mean pairwise ARI between the seeds' partitions".to_string(),
+            "the best cell is chosen among those whose every run kept k non-empty clusters (a collapsed partition is perfectly stable); such cells are marked \"collapsed\"".to_string(),
+        ]);
         let b = self.plan.resampling.count;
         if b > 0 {
             let n = self.dataset.n();

@@ -11,8 +11,25 @@
 //!
 //! A score that is undefined for the partition (fewer than 2 or more than
 //! n − 1 non-empty clusters) is NaN, which the JSON writes as `null`.
+//!
+//! With sample weights every score is that of the data with each row
+//! repeated by its weight (exactly so for integer weights; the same
+//! formulas for others): means and dispersions are weighted, n is Σw, a
+//! cluster whose rows all weigh 0 is no cluster, and in the silhouette a
+//! row's a(i) counts w_i − 1 copies of itself at distance 0, so
+//! a(i) = Σ_{j≠i in c} w_j d_ij / (W_c − 1), b(i) = min over the other
+//! clusters of Σ_j w_j d_ij / W_c', and the score is Σ w_i s(i) / Σ w_i
+//! (a row of a cluster of weight ≤ 1 scores 0, as a row alone does).
+//! Above [`SILHOUETTE_EXACT_MAX`] rows of weight > 0 the silhouette's
+//! sample is drawn in proportion to the weights (with replacement: a
+//! sample of the repeated rows), each row then counting as often as it
+//! was drawn.
+//!
+//! Sparse (CSR) rows are scored per nonzero ([`Space::sparse`]), never
+//! densified whole: they give the scores of the same matrix held dense,
+//! to rounding.
 
-use super::space::{Block, Sample, Space, SpaceKind, Stats, tiles};
+use super::space::{Block, Part, Sample, Space, SpaceKind, Stats, tiles};
 use ndarray::{Array2, ArrayView2};
 use rand::SeedableRng;
 use rayon::prelude::*;
@@ -44,10 +61,18 @@ pub struct Internal {
     pub silhouette: f64,
     pub calinski_harabasz: f64,
     pub davies_bouldin: f64,
-    /// Non-empty clusters.
+    /// Non-empty clusters (of weight > 0 with sample weights).
     pub clusters: usize,
     /// Where the scores were computed.
     pub space: SpaceKind,
+    /// Whether the rows were weighed by their sample weights (the outputs
+    /// say so in their own words, so it is not written per run).
+    #[serde(skip)]
+    pub weighted: bool,
+    /// How many rows (draws, with sample weights) the silhouette's
+    /// fixed-seed sample holds; None when it was computed on every row.
+    #[serde(skip)]
+    pub silhouette_sample: Option<usize>,
 }
 
 impl Internal {
@@ -60,6 +85,8 @@ impl Internal {
             davies_bouldin: f64::NAN,
             clusters: dense(labels).1,
             space: SpaceKind::Features,
+            weighted: false,
+            silhouette_sample: None,
         }
     }
 }
@@ -75,6 +102,10 @@ pub struct SilhouetteBase {
     pub rows: Vec<usize>,
     /// Whether `rows` is a sample.
     pub sampled: bool,
+    /// With sample weights, each of `rows`' weight in the sums: its sample
+    /// weight (the rows of weight > 0, all of them), or how many times it
+    /// was drawn (a sample drawn in proportion to the weights).
+    pub weights: Option<Vec<f64>>,
     /// Whether to keep each block's distances for the next run.
     keep: bool,
     memo: Mutex<Vec<Memo>>,
@@ -133,9 +164,77 @@ impl SilhouetteBase {
         SilhouetteBase {
             rows,
             sampled,
+            weights: None,
             keep: false,
             memo: Mutex::new(Vec::new()),
         }
+    }
+
+    /// As [`SilhouetteBase::sized`] for rows of sample weights `sw`
+    /// (None: [`SilhouetteBase::sized`] itself): every row of weight > 0
+    /// weighed by it while there are at most `max_exact` such rows (or
+    /// at most `sample`), else `sample` draws with replacement in
+    /// proportion to the weights with `seed` (a uniform sample of the
+    /// rows repeated by their weights), each drawn row weighed by its
+    /// number of draws.
+    pub fn sized_weighted(
+        n: usize,
+        sw: Option<&[f64]>,
+        max_exact: usize,
+        sample: usize,
+        seed: u64,
+    ) -> Self {
+        let Some(sw) = sw else {
+            return Self::sized(n, max_exact, sample, seed);
+        };
+        assert_eq!(sw.len(), n, "one sample weight per row");
+        let counted: Vec<usize> = (0..n).filter(|&i| sw[i] > 0.0).collect();
+        let (rows, weights, sampled) = if counted.len() <= max_exact || sample >= counted.len() {
+            let w = counted.iter().map(|&i| sw[i]).collect();
+            (counted, w, false)
+        } else {
+            let mut cum = Vec::with_capacity(n);
+            let mut acc = 0.0;
+            for &w in sw {
+                acc += w;
+                cum.push(acc);
+            }
+            let last = *counted.last().expect("a row of weight > 0");
+            let mut times = vec![0u32; n];
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            for _ in 0..sample {
+                let u = rand::Rng::random::<f64>(&mut rng) * acc;
+                // The first row whose cumulative weight passes u: never a
+                // row of weight 0 (its cumulative weight is its
+                // predecessor's).
+                let i = cum.partition_point(|&c| c <= u);
+                times[if i >= n { last } else { i }] += 1;
+            }
+            let rows: Vec<usize> = (0..n).filter(|&i| times[i] > 0).collect();
+            let w = rows.iter().map(|&i| f64::from(times[i])).collect();
+            (rows, w, true)
+        };
+        SilhouetteBase {
+            rows,
+            sampled,
+            weights: Some(weights),
+            keep: false,
+            memo: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// How many rows the silhouette is the mean over: the base's rows, or
+    /// the draws of a sample drawn in proportion to sample weights.
+    pub fn size(&self) -> usize {
+        match (&self.weights, self.sampled) {
+            (Some(w), true) => w.iter().sum::<f64>() as usize,
+            _ => self.rows.len(),
+        }
+    }
+
+    /// Whether the base weighs its rows (was made for sample weights).
+    pub fn weighted(&self) -> bool {
+        self.weights.is_some()
     }
 
     /// The same base keeping the distances of up to [`MEMO_BLOCKS`]
@@ -214,14 +313,23 @@ impl SilhouetteBase {
     /// The mean silhouette of the base's rows under `labels` (labels of
     /// every row of the data) in `space`. NaN unless 2 ≤ clusters ≤ m − 1
     /// among the rows; a row alone in its cluster scores 0, as in
-    /// scikit-learn. Tiles of rows in parallel, each row's sums in column
-    /// order and the rows' scores added in row order: the value does not
-    /// depend on the thread count.
+    /// scikit-learn. With weights (a base made for sample weights) as the
+    /// module says: m is the rows' weight, clusters those of weight > 0.
+    /// Tiles of rows in parallel, each row's sums in column order and the
+    /// rows' scores added in row order: the value does not depend on the
+    /// thread count.
     pub fn score_in(&self, space: &Space, labels: &[usize]) -> f64 {
         let sub: Vec<usize> = self.rows.iter().map(|&i| labels[i]).collect();
-        let (ids, k) = dense(&sub);
-        let m = ids.len();
-        if k < 2 || k + 1 > m || space.is_empty() {
+        let wts = self.weights.as_deref();
+        // × 1 without weights: the same bits as no weights at all.
+        let w = |j: usize| wts.map_or(1.0, |w| w[j]);
+        let (ids, k_all, k) = dense_weighted(&sub, wts);
+        let mut totals = vec![0.0; k_all];
+        for (j, &c) in ids.iter().enumerate() {
+            totals[c] += w(j);
+        }
+        let mass: f64 = totals.iter().sum();
+        if k < 2 || (k + 1) as f64 > mass || space.is_empty() {
             return f64::NAN;
         }
         let blocks: Vec<(Source, f64)> = space
@@ -229,36 +337,35 @@ impl SilhouetteBase {
             .iter()
             .map(|(b, w)| (self.source(b), *w))
             .collect();
-        let mut counts = vec![0usize; k];
-        for &c in &ids {
-            counts[c] += 1;
-        }
+        let m = ids.len();
         let per_tile: Vec<Vec<f64>> = tiles(m)
             .into_par_iter()
             .map(|at| {
                 let dist = Self::tile(&blocks, at.clone());
                 at.zip(dist.outer_iter())
                     .map(|(i, row)| {
-                        let mut sums = vec![0.0; k];
-                        for (j, &d) in row.iter().enumerate() {
-                            sums[ids[j]] += d;
-                        }
                         let own = ids[i];
-                        if counts[own] < 2 {
+                        // Alone: no other row (copy) in the cluster.
+                        if w(i) == 0.0 || own >= k || totals[own] <= 1.0 {
                             return 0.0;
                         }
-                        let a = sums[own] / (counts[own] - 1) as f64;
+                        let mut sums = vec![0.0; k_all];
+                        for (j, &d) in row.iter().enumerate() {
+                            sums[ids[j]] += w(j) * d;
+                        }
+                        // The row's own w_i − 1 other copies are at 0.
+                        let a = sums[own] / (totals[own] - 1.0);
                         let b = (0..k)
-                            .filter(|&c| c != own && counts[c] > 0)
-                            .map(|c| sums[c] / counts[c] as f64)
+                            .filter(|&c| c != own)
+                            .map(|c| sums[c] / totals[c])
                             .fold(f64::INFINITY, f64::min);
                         let s = (b - a) / a.max(b);
-                        if s.is_nan() { 0.0 } else { s }
+                        w(i) * if s.is_nan() { 0.0 } else { s }
                     })
                     .collect()
             })
             .collect();
-        per_tile.iter().flatten().sum::<f64>() / m as f64
+        per_tile.iter().flatten().sum::<f64>() / mass
     }
 }
 
@@ -273,34 +380,62 @@ pub fn internal(x: ArrayView2<f64>, labels: &[usize], base: &SilhouetteBase) -> 
 /// clustered in), the silhouette on `base`'s rows. An empty space gives
 /// NaN scores, which the outputs leave out.
 pub fn internal_in(space: &Space, labels: &[usize], base: &SilhouetteBase) -> Internal {
-    let (ids, k) = dense(labels);
+    internal_weighted(space, labels, None, base)
+}
+
+/// [`internal_in`] with each row weighed by its sample weight `sw` (as
+/// that many copies of it; None: every row once). `base` should be made
+/// for the same weights ([`SilhouetteBase::sized_weighted`],
+/// [`default_base_weighted`]): its weights are the silhouette's.
+pub fn internal_weighted(
+    space: &Space,
+    labels: &[usize],
+    sw: Option<&[f64]>,
+    base: &SilhouetteBase,
+) -> Internal {
     let n = labels.len();
-    let mut counts = vec![0usize; k];
-    for &c in &ids {
-        counts[c] += 1;
+    if let Some(w) = sw {
+        assert_eq!(w.len(), n, "one sample weight per row");
     }
+    let (ids, k_all, k) = dense_weighted(labels, sw);
+    let wt = |i: usize| sw.map_or(1.0, |w| w[i]);
+    let mut totals = vec![0.0; k_all];
+    for (i, &c) in ids.iter().enumerate() {
+        totals[c] += wt(i);
+    }
+    let total = sw.map_or(n as f64, |w| w.iter().sum());
     let nan = Internal {
         space: space.kind,
+        clusters: k,
+        weighted: sw.is_some(),
         ..Internal::none(labels)
     };
     if space.is_empty() || space.n() != n {
         return nan;
     }
-    let mut stats = Stats::zeros(n, k);
+    let part = Part {
+        ids: &ids,
+        totals: &totals,
+        sw,
+        total,
+    };
+    let mut stats = Stats::zeros(n, k_all);
     for (block, w) in &space.blocks {
-        stats.add(&block.stats(&ids, &counts), *w);
+        stats.add(&block.stats(&part), *w);
     }
     let g = Groups {
-        n,
-        ids: &ids,
-        counts: &counts,
+        n: total,
+        k,
+        part: &part,
         stats: &stats,
     };
+    let silhouette = base.score_in(space, labels);
     Internal {
         cost: g.wcss(),
-        silhouette: base.score_in(space, labels),
+        silhouette,
         calinski_harabasz: g.calinski_harabasz(),
         davies_bouldin: g.davies_bouldin(),
+        silhouette_sample: (base.sampled && silhouette.is_finite()).then(|| base.size()),
         ..nan
     }
 }
@@ -316,28 +451,49 @@ pub fn of_run(
     fit: &crate::solver::Fit,
     base: &SilhouetteBase,
 ) -> Internal {
-    // The scores read dense rows; a problem on sparse rows has none (its
-    // dense rows are n × 0), so they are left out rather than made up.
-    if problem.csr().is_some() {
-        return Internal::none(&fit.labels);
-    }
-    // f32 rows are read as stored (per block), never widened whole.
-    let x = problem.x.rows();
-    let space = match algo.space(problem, cfg, fit, &crate::solver::Ctx::new()) {
-        Ok(blocks) => Space::from_blocks(x, blocks),
-        Err(_) => Space::features(x),
+    let sw = problem.sample_weights();
+    // A base made for other weights (or none) would weigh the silhouette
+    // otherwise than the rest: make the problem's own.
+    let own;
+    let base = if base.weighted() == sw.is_some() {
+        base
+    } else {
+        own = base_for(problem);
+        &own
     };
-    internal_in(&space, &fit.labels, base)
+    // Sparse rows are read per nonzero (their dense rows are n × 0); f32
+    // rows as stored (per block), never widened whole.
+    let features = || match problem.csr() {
+        Some(x) => Space::sparse(x),
+        None => Space::features(problem.x.rows()),
+    };
+    let space = match algo.space(problem, cfg, fit, &crate::solver::Ctx::new()) {
+        Ok(blocks) => Space::from_blocks_or(features(), blocks),
+        Err(_) => features(),
+    };
+    internal_weighted(&space, &fit.labels, sw, base)
 }
 
 /// A base for `n` rows with the defaults every output uses.
 pub fn default_base(n: usize) -> SilhouetteBase {
-    SilhouetteBase::sized(
+    default_base_weighted(n, None)
+}
+
+/// A base for `n` rows of sample weights `sw` with the defaults every
+/// output uses ([`SilhouetteBase::sized_weighted`]).
+pub fn default_base_weighted(n: usize, sw: Option<&[f64]>) -> SilhouetteBase {
+    SilhouetteBase::sized_weighted(
         n,
+        sw,
         SILHOUETTE_EXACT_MAX,
         SILHOUETTE_SAMPLE_ROWS,
         SILHOUETTE_SAMPLE_SEED,
     )
+}
+
+/// The default base for a problem's rows and sample weights.
+pub fn base_for(problem: &crate::solver::Problem) -> SilhouetteBase {
+    default_base_weighted(problem.n(), problem.sample_weights())
 }
 
 /// The rows the default silhouette is computed on for `n` rows.
@@ -403,25 +559,61 @@ fn dense(labels: &[usize]) -> (Vec<usize>, usize) {
     (ids, map.len())
 }
 
-/// The non-empty clusters of a partition and the space's quantities.
+/// Dense ids as [`dense`], the clusters of the rows of weight > 0 first
+/// (0..k, in order of first appearance among those rows) and those of
+/// rows of weight 0 alone after: (ids, all clusters, k). Without weights
+/// [`dense`] itself.
+fn dense_weighted(labels: &[usize], sw: Option<&[f64]>) -> (Vec<usize>, usize, usize) {
+    let Some(w) = sw else {
+        let (ids, k) = dense(labels);
+        return (ids, k, k);
+    };
+    let (pos, zero): (Vec<usize>, Vec<usize>) = (0..labels.len()).partition(|&i| w[i] > 0.0);
+    let order: Vec<usize> = pos.iter().chain(&zero).map(|&i| labels[i]).collect();
+    let (in_order, k_all) = dense(&order);
+    let k = in_order[..pos.len()].iter().max().map_or(0, |&m| m + 1);
+    let mut ids = vec![0; labels.len()];
+    for (&i, &c) in pos.iter().chain(&zero).zip(&in_order) {
+        ids[i] = c;
+    }
+    (ids, k_all, k)
+}
+
+/// The clusters of a partition and the space's quantities: the first `k`
+/// clusters weigh > 0, those after (rows of weight 0 alone) are left out.
 struct Groups<'a> {
-    n: usize,
-    ids: &'a [usize],
-    counts: &'a [usize],
+    /// The rows' weight (n without sample weights).
+    n: f64,
+    k: usize,
+    part: &'a Part<'a>,
     stats: &'a Stats,
 }
 
 impl Groups<'_> {
+    fn w(&self, i: usize) -> f64 {
+        self.part.sw.map_or(1.0, |w| w[i])
+    }
+
     fn wcss(&self) -> f64 {
-        self.stats.own_sq.iter().sum()
+        match self.part.sw {
+            None => self.stats.own_sq.iter().sum(),
+            Some(w) => self
+                .stats
+                .own_sq
+                .iter()
+                .zip(w)
+                .filter(|&(_, &w)| w > 0.0)
+                .map(|(d, w)| w * d)
+                .sum(),
+        }
     }
 
     fn k(&self) -> usize {
-        self.counts.len()
+        self.k
     }
 
     fn defined(&self) -> bool {
-        self.k() >= 2 && self.k() < self.n
+        self.k() >= 2 && (self.k() as f64) < self.n
     }
 
     fn calinski_harabasz(&self) -> f64 {
@@ -429,14 +621,14 @@ impl Groups<'_> {
             return f64::NAN;
         }
         let between: f64 = (0..self.k())
-            .map(|c| self.counts[c] as f64 * self.stats.to_mean_sq[c])
+            .map(|c| self.part.totals[c] * self.stats.to_mean_sq[c])
             .sum();
         let k = self.k() as f64;
         let wcss = self.wcss();
         if wcss == 0.0 {
             return 1.0;
         }
-        between * (self.n as f64 - k) / (wcss * (k - 1.0))
+        between * (self.n - k) / (wcss * (k - 1.0))
     }
 
     fn davies_bouldin(&self) -> f64 {
@@ -444,11 +636,14 @@ impl Groups<'_> {
             return f64::NAN;
         }
         let k = self.k();
-        let mut spread = vec![0.0; k];
-        for (&c, &d2) in self.ids.iter().zip(&self.stats.own_sq) {
-            spread[c] += d2.sqrt();
+        let mut spread = vec![0.0; self.part.k()];
+        for (i, (&c, &d2)) in self.part.ids.iter().zip(&self.stats.own_sq).enumerate() {
+            let w = self.w(i);
+            if w > 0.0 {
+                spread[c] += w * d2.sqrt();
+            }
         }
-        let intra: Vec<f64> = (0..k).map(|c| spread[c] / self.counts[c] as f64).collect();
+        let intra: Vec<f64> = (0..k).map(|c| spread[c] / self.part.totals[c]).collect();
         let between = |a: usize, b: usize| -> f64 { self.stats.centre_sq[[a, b]].sqrt() };
         let close = |v: f64| v.abs() <= 1e-8;
         let all_centres_equal = (0..k).all(|a| (0..k).all(|b| close(between(a, b))));
@@ -593,6 +788,48 @@ mod tests {
         let big = usize::MAX - 1;
         assert_eq!(dense(&[big, 5, big, 9]), (vec![0, 1, 0, 2], 3));
         assert_eq!(dense(&[]), (vec![], 0));
+    }
+
+    /// The clusters of rows of weight > 0 come first, in order of first
+    /// appearance among those rows; without weights as [`dense`].
+    #[test]
+    fn weighted_ids_put_the_clusters_of_weight_first() {
+        let labels = [4, 9, 4, 7, 9, 2];
+        let w = [0.0, 0.0, 1.0, 2.0, 0.5, 0.0];
+        assert_eq!(
+            dense_weighted(&labels, Some(&w)),
+            (vec![0, 2, 0, 1, 2, 3], 4, 3)
+        );
+        let (ids, k) = dense(&labels);
+        assert_eq!(dense_weighted(&labels, None), (ids, k, k));
+    }
+
+    /// A weighted sample draws in proportion to the weights: a row of
+    /// weight 9 about nine times as often as one of weight 1, one of
+    /// weight 0 never; the draws add up to the sample.
+    #[test]
+    fn weighted_samples_draw_in_proportion() {
+        let n = 4000;
+        let w: Vec<f64> = (0..n).map(|i| [1.0, 0.0, 9.0, 0.0][i % 4]).collect();
+        let base = SilhouetteBase::sized_weighted(n, Some(&w), 100, 1000, 5);
+        assert!(base.sampled);
+        assert_eq!(base.size(), 1000);
+        let times = base.weights.as_ref().unwrap();
+        let (mut light, mut heavy) = (0.0, 0.0);
+        for (&i, &t) in base.rows.iter().zip(times) {
+            match i % 4 {
+                0 => light += t,
+                2 => heavy += t,
+                _ => panic!("row {i} of weight 0 drawn"),
+            }
+        }
+        assert!((light - 100.0).abs() < 40.0, "{light} {heavy}");
+        assert_eq!(light + heavy, 1000.0);
+        // Few enough rows of weight > 0: every one of them, by weight.
+        let exact = SilhouetteBase::sized_weighted(n, Some(&w), 2000, 1000, 5);
+        assert!(!exact.sampled);
+        assert_eq!(exact.rows.len(), 2000);
+        assert_eq!(exact.size(), 2000);
     }
 
     /// Up to [`SILHOUETTE_EXACT_MAX`] rows the default is every row.

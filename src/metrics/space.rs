@@ -9,10 +9,16 @@
 //! between the means, and of each mean to the overall mean. In a kernel's
 //! space they come from G = K·H (H the n×k matrix of 1/|c| indicators)
 //! and S = HᵀG, the inner products of the means, without forming them.
+//!
+//! Sample weights enter every sum: a row of weight w counts as w copies
+//! of it (cluster means are weighted means, H holds w_i/W_c). Sparse (CSR)
+//! rows are a block of their own, read per nonzero: the n × p matrix is
+//! never formed.
 
 use crate::kernel::{Gram, rff};
 use crate::linalg;
 use crate::solver::SpaceBlocks;
+use crate::solver::csr::Csr;
 use crate::solver::rows::Rows;
 use ndarray::{Array2, ArrayView2};
 use rayon::prelude::*;
@@ -48,6 +54,11 @@ pub enum Block<'a> {
     Rows(Rows<'a>),
     Map(Arc<rff::Features>),
     Gram(Arc<Gram>),
+    /// Sparse rows, read per nonzero, with their squared norms.
+    Sparse {
+        x: &'a Csr,
+        norms: Vec<f64>,
+    },
 }
 
 /// A space: weighted blocks, d²(i, j) = Σ_b w_b d_b²(i, j).
@@ -70,6 +81,24 @@ impl<'a> Space<'a> {
         }
     }
 
+    /// Sparse rows as they are (nothing n × p is formed).
+    pub fn sparse(x: &'a Csr) -> Self {
+        Space {
+            kind: SpaceKind::Features,
+            blocks: if x.ncols() == 0 {
+                Vec::new()
+            } else {
+                vec![(
+                    Block::Sparse {
+                        x,
+                        norms: x.sq_norms(),
+                    },
+                    1.0,
+                )]
+            },
+        }
+    }
+
     /// The space an algorithm reports ([`crate::solver::Solver::space`]):
     /// `x`'s features when it names no block. Blocks of weight 0 are left
     /// out; a block of a type this module does not know is a programming
@@ -78,6 +107,19 @@ impl<'a> Space<'a> {
         if blocks.is_empty() {
             return Space::features(x);
         }
+        Space::of_blocks(blocks)
+    }
+
+    /// As [`Space::from_blocks`], with `features` (dense or sparse rows)
+    /// the space when the algorithm names no block.
+    pub fn from_blocks_or(features: Space<'a>, blocks: SpaceBlocks) -> Self {
+        if blocks.is_empty() {
+            return features;
+        }
+        Space::of_blocks(blocks)
+    }
+
+    fn of_blocks(blocks: SpaceBlocks) -> Self {
         let mut kind = SpaceKind::Rff;
         let mut out = Vec::new();
         for (b, w) in blocks {
@@ -118,6 +160,7 @@ impl Block<'_> {
             Block::Rows(x) => x.nrows(),
             Block::Map(f) => f.norms.len(),
             Block::Gram(g) => g.n(),
+            Block::Sparse { x, .. } => x.nrows(),
         }
     }
 
@@ -129,13 +172,14 @@ impl Block<'_> {
             Block::Rows(Rows::F32(x)) => x.as_ptr() as usize,
             Block::Map(f) => Arc::as_ptr(f) as usize,
             Block::Gram(g) => Arc::as_ptr(g) as usize,
+            Block::Sparse { x, .. } => *x as *const Csr as usize,
         }
     }
 
     /// Keeps the block's data alive while a memo holds its key.
     pub(super) fn keep(&self) -> Option<Arc<dyn Any + Send + Sync>> {
         match self {
-            Block::Rows(_) => None,
+            Block::Rows(_) | Block::Sparse { .. } => None,
             Block::Map(f) => Some(f.clone()),
             Block::Gram(g) => Some(g.clone()),
         }
@@ -157,18 +201,16 @@ impl Block<'_> {
                 rff::Store::F32(a) => f32s(a.view()),
             },
             Block::Gram(_) => unreachable!("a Gram block has no rows"),
+            Block::Sparse { .. } => unreachable!("sparse rows are read per nonzero"),
         }
     }
 
-    /// The block's part of the three quantities, for a partition with
-    /// dense ids `ids` and cluster sizes `counts`.
-    pub(super) fn stats(&self, ids: &[usize], counts: &[usize]) -> Stats {
+    /// The block's part of the three quantities, for the partition `part`.
+    pub(super) fn stats(&self, part: &Part) -> Stats {
         match self {
-            Block::Gram(g) => gram_stats(g, ids, counts),
-            _ => self.with_rows(
-                |x| rows_stats(x, ids, counts),
-                |x| rows_stats(x, ids, counts),
-            ),
+            Block::Gram(g) => gram_stats(g, part),
+            Block::Sparse { x, norms } => sparse_stats(x, norms, part),
+            _ => self.with_rows(|x| rows_stats(x, part), |x| rows_stats(x, part)),
         }
     }
 
@@ -177,6 +219,7 @@ impl Block<'_> {
     pub(super) fn sample<'b>(&'b self, rows: &'b [usize]) -> Sample<'b> {
         match self {
             Block::Gram(g) => Sample::Gram { g, rows },
+            Block::Sparse { x, norms } => Sample::sparse(x, norms, rows),
             _ => {
                 let sub = self.with_rows(
                     |x| x.select(ndarray::Axis(0), rows),
@@ -191,8 +234,61 @@ impl Block<'_> {
 
 /// The rows of a silhouette sample in one block (see [`Block::sample`]).
 pub(super) enum Sample<'a> {
-    Rows { sub: Array2<f64>, norms: Vec<f64> },
-    Gram { g: &'a Gram, rows: &'a [usize] },
+    Rows {
+        sub: Array2<f64>,
+        norms: Vec<f64>,
+    },
+    Gram {
+        g: &'a Gram,
+        rows: &'a [usize],
+    },
+    /// Sparse rows: the sample's nonzeros by column (the sample's CSC
+    /// form, only the columns it uses), so a row's inner products with
+    /// the whole sample are one pass over its nonzeros' columns
+    /// (CSR·CSRᵀ, memory ∝ the sample's nonzeros).
+    Sparse {
+        x: &'a Csr,
+        rows: &'a [usize],
+        norms: Vec<f64>,
+        cols: Vec<u32>,
+        ptr: Vec<usize>,
+        entries: Vec<(u32, f64)>,
+    },
+}
+
+impl<'a> Sample<'a> {
+    fn sparse(x: &'a Csr, norms: &[f64], rows: &'a [usize]) -> Self {
+        let mut all: Vec<(u32, u32, f64)> = Vec::new();
+        for (b, &i) in rows.iter().enumerate() {
+            let (idx, val) = x.row(i);
+            all.extend(idx.iter().zip(val).map(|(&j, &v)| (j, b as u32, v)));
+        }
+        // By column, each column's rows in sample order (a stable sort).
+        all.sort_by_key(|&(j, _, _)| j);
+        let mut cols = Vec::new();
+        let mut ptr = vec![0];
+        let mut entries = Vec::with_capacity(all.len());
+        for (t, &(j, b, v)) in all.iter().enumerate() {
+            if t > 0 && all[t - 1].0 != j {
+                ptr.push(t);
+            }
+            if cols.last() != Some(&j) {
+                cols.push(j);
+            }
+            entries.push((b, v));
+        }
+        if !all.is_empty() {
+            ptr.push(all.len());
+        }
+        Sample::Sparse {
+            x,
+            rows,
+            norms: rows.iter().map(|&i| norms[i]).collect(),
+            cols,
+            ptr,
+            entries,
+        }
+    }
 }
 
 impl Sample<'_> {
@@ -200,6 +296,7 @@ impl Sample<'_> {
         match self {
             Sample::Rows { norms, .. } => norms.len(),
             Sample::Gram { rows, .. } => rows.len(),
+            Sample::Sparse { rows, .. } => rows.len(),
         }
     }
 
@@ -227,13 +324,72 @@ impl Sample<'_> {
                 let part = sub.slice(ndarray::s![at.clone(), ..]);
                 linalg::sq_dists_with(part, &norms[at.clone()], sub.view(), norms, false)
             }
+            Sample::Sparse {
+                x,
+                rows,
+                norms,
+                cols,
+                ptr,
+                entries,
+            } => {
+                let mut d = Array2::<f64>::zeros((at.len(), m));
+                let mut dot = vec![0.0; m];
+                for (a, mut out) in at.clone().zip(d.axis_iter_mut(ndarray::Axis(0))) {
+                    dot.fill(0.0);
+                    let (idx, val) = x.row(rows[a]);
+                    for (&j, &va) in idx.iter().zip(val) {
+                        // Every column of the row is among the sample's.
+                        let t = cols.binary_search(&j).expect("a sample row's column");
+                        for &(b, vb) in &entries[ptr[t]..ptr[t + 1]] {
+                            dot[b as usize] += va * vb;
+                        }
+                    }
+                    for (b, o) in out.iter_mut().enumerate() {
+                        *o = -2.0 * dot[b] + norms[a] + norms[b];
+                    }
+                }
+                d
+            }
         };
+        // The expansion ‖a‖² + ‖b‖² − 2a·b leaves rounding of the norms'
+        // size where two rows (nearly) coincide, which the silhouette's
+        // square root magnifies (a repeated row some 1e-8·‖x‖ away from
+        // its copy, not at 0): those few are summed again term by term.
+        self.refine_near(&mut d, at.clone());
         d.mapv_inplace(|v| v.max(0.0));
         // The expansion ‖a‖² + ‖b‖² − 2a·b leaves rounding on the diagonal.
         for (t, a) in at.enumerate() {
             d[[t, a]] = 0.0;
         }
         d
+    }
+
+    /// Recomputes as Σ (a_j − b_j)² the squared distances of the tile `d`
+    /// (rows `at`) within rounding of 0 (below [`NEAR`] times the two
+    /// rows' squared norms). A Gram matrix's are left as they are.
+    fn refine_near(&self, d: &mut Array2<f64>, at: std::ops::Range<usize>) {
+        let near = |v: f64, na: f64, nb: f64| v <= NEAR * (na + nb) && na + nb > 0.0;
+        match self {
+            Sample::Gram { .. } => {}
+            Sample::Rows { sub, norms } => {
+                for (t, a) in at.enumerate() {
+                    for (b, v) in d.row_mut(t).iter_mut().enumerate() {
+                        if near(*v, norms[a], norms[b]) {
+                            *v = sq(sub.row(a).iter().copied().zip(sub.row(b).iter().copied()));
+                        }
+                    }
+                }
+            }
+            Sample::Sparse { x, rows, norms, .. } => {
+                for (t, a) in at.enumerate() {
+                    for (b, v) in d.row_mut(t).iter_mut().enumerate() {
+                        if near(*v, norms[a], norms[b]) {
+                            *v = sparse_sq(x.row(rows[a]), x.row(rows[b]));
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Every squared distance between the sample rows (m×m): the tiles
@@ -249,6 +405,40 @@ impl Sample<'_> {
     }
 }
 
+/// Relative size below which a squared distance from the expansion is
+/// rounding (see [`Sample::refine_near`]): about 10⁷ times f64's epsilon,
+/// far above the expansion's error and far below any distance between
+/// rows that differ in more than their last digits.
+const NEAR: f64 = 1e-9;
+
+/// ‖a − b‖² of two sparse rows (sorted indices), term by term.
+fn sparse_sq((ia, va): (&[u32], &[f64]), (ib, vb): (&[u32], &[f64])) -> f64 {
+    let (mut s, mut p, mut q) = (0.0, 0, 0);
+    while p < ia.len() || q < ib.len() {
+        let d = match (ia.get(p), ib.get(q)) {
+            (Some(&j), Some(&l)) if j == l => {
+                p += 1;
+                q += 1;
+                va[p - 1] - vb[q - 1]
+            }
+            (Some(&j), Some(&l)) if j < l => {
+                p += 1;
+                va[p - 1]
+            }
+            (Some(_), None) => {
+                p += 1;
+                va[p - 1]
+            }
+            _ => {
+                q += 1;
+                vb[q - 1]
+            }
+        };
+        s += d * d;
+    }
+    s
+}
+
 /// Rows of one silhouette tile: a tile of 2500 columns is 1.3 MB.
 pub(super) const SAMPLE_TILE: usize = 64;
 
@@ -258,6 +448,39 @@ pub(super) fn tiles(m: usize) -> Vec<std::ops::Range<usize>> {
     (0..m.div_ceil(SAMPLE_TILE))
         .map(|t| t * SAMPLE_TILE..((t + 1) * SAMPLE_TILE).min(m))
         .collect()
+}
+
+/// A partition as the sums read it: dense cluster ids, each cluster's
+/// weight (its size without sample weights) and the rows' sample weights.
+/// Means are weighted means; a cluster of weight 0 has the mean 0 (it is
+/// no cluster of the weighted data: the scores leave it out).
+pub(super) struct Part<'a> {
+    pub ids: &'a [usize],
+    pub totals: &'a [f64],
+    pub sw: Option<&'a [f64]>,
+    /// The weight of every row together (n without sample weights).
+    pub total: f64,
+}
+
+impl Part<'_> {
+    fn w(&self, i: usize) -> f64 {
+        self.sw.map_or(1.0, |w| w[i])
+    }
+
+    pub(super) fn k(&self) -> usize {
+        self.totals.len()
+    }
+
+    /// Divides each cluster's sums (k × p, row-major) by its weight.
+    fn to_means(&self, sums: &mut [f64], p: usize) {
+        for (c, &t) in self.totals.iter().enumerate() {
+            if t > 0.0 {
+                for m in &mut sums[c * p..(c + 1) * p] {
+                    *m /= t;
+                }
+            }
+        }
+    }
 }
 
 /// Per partition: ‖φ_i − m_c(i)‖² per row, ‖m_a − m_b‖² and ‖m_c − m‖².
@@ -304,43 +527,38 @@ fn chunk_rows(n: usize, k: usize, p: usize) -> usize {
 /// in storage order (the means, then each row's distance to its mean),
 /// in parallel over fixed chunks added in order; up to 4096 rows the sums
 /// are those of one sequential pass.
-fn rows_stats<E: Copy + Into<f64> + Sync>(
-    x: ArrayView2<E>,
-    ids: &[usize],
-    counts: &[usize],
-) -> Stats {
+fn rows_stats<E: Copy + Into<f64> + Sync>(x: ArrayView2<E>, part: &Part) -> Stats {
     let (n, p) = x.dim();
     // Row-major rows as one slice (the usual case): plain slices add
     // several times faster than views for a few columns, in the same order.
     match x.as_slice() {
-        Some(f) => stats_by(n, p, |i| &f[i * p..(i + 1) * p], ids, counts),
-        None => stats_by(n, p, |i| x.row(i), ids, counts),
+        Some(f) => stats_by(n, p, |i| &f[i * p..(i + 1) * p], part),
+        None => stats_by(n, p, |i| x.row(i), part),
     }
 }
 
-fn stats_by<'a, E, R>(
-    n: usize,
-    p: usize,
-    row: impl Fn(usize) -> R + Sync,
-    ids: &[usize],
-    counts: &[usize],
-) -> Stats
+fn stats_by<'a, E, R>(n: usize, p: usize, row: impl Fn(usize) -> R + Sync, part: &Part) -> Stats
 where
     E: 'a + Copy + Into<f64> + Sync,
     R: IntoIterator<Item = &'a E>,
 {
-    let k = counts.len();
+    let (ids, k) = (part.ids, part.k());
     let chunk = chunk_rows(n, k, p);
-    // Per chunk: each cluster's column sums and every row's, in row order.
+    // Per chunk: each cluster's column sums and every row's, in row order,
+    // each row times its weight (× 1 without weights: the same bits).
     let parts: Vec<(Vec<f64>, Vec<f64>)> = (0..n.div_ceil(chunk))
         .into_par_iter()
         .map(|c| {
             let mut sums = vec![0.0; k * p];
             let mut all = vec![0.0; p];
             for i in c * chunk..((c + 1) * chunk).min(n) {
+                let w = part.w(i);
+                if w == 0.0 {
+                    continue;
+                }
                 let s = &mut sums[ids[i] * p..(ids[i] + 1) * p];
                 for ((m, a), &v) in s.iter_mut().zip(all.iter_mut()).zip(row(i)) {
-                    let v: f64 = v.into();
+                    let v: f64 = w * v.into();
                     *m += v;
                     *a += v;
                 }
@@ -358,16 +576,21 @@ where
             *o += a;
         }
     }
-    for c in 0..k {
-        for m in &mut flat[c * p..(c + 1) * p] {
-            *m /= counts[c] as f64;
+    part.to_means(&mut flat, p);
+    if part.total > 0.0 {
+        for o in &mut overall {
+            *o /= part.total;
         }
-    }
-    for o in &mut overall {
-        *o /= n.max(1) as f64;
     }
     let own_sq = own_sq_by(n, p, &row, ids, &flat);
     let means = Array2::from_shape_vec((k, p), flat).expect("k×p means");
+    between_means(means, &overall, own_sq)
+}
+
+/// The quantities of the means: ‖m_a − m_b‖² and ‖m_c − m‖² (`overall`
+/// the mean of every row), beside the rows' `own_sq`.
+fn between_means(means: Array2<f64>, overall: &[f64], own_sq: Vec<f64>) -> Stats {
+    let k = means.nrows();
     let centre_sq = Array2::from_shape_fn((k, k), |(a, b)| {
         sq(means
             .row(a)
@@ -442,12 +665,65 @@ where
     out
 }
 
-fn gram_stats(g: &Gram, ids: &[usize], counts: &[usize]) -> Stats {
+/// Sparse rows per nonzero: the weighted cluster sums
+/// ([`Csr::cluster_sums`], k × p), then each row's squared distance to its
+/// mean as Σ_{j∈nz(x)} (x_j − m_j)² + (‖m‖² − Σ_{j∈nz(x)} m_j²): the
+/// terms off the row's nonzeros are the mean's alone. Unlike
+/// ‖x‖² − 2x·m + ‖m‖² it gives 0, not rounding, for a row equal to its
+/// mean (a singleton cluster), which the Davies–Bouldin spreads' square
+/// roots would magnify.
+fn sparse_stats(x: &Csr, norms: &[f64], part: &Part) -> Stats {
+    let (n, p, k) = (x.nrows(), x.ncols(), part.k());
+    debug_assert_eq!(norms.len(), n);
+    let (sums, _) = x.cluster_sums(part.ids, k, part.sw);
+    let mut overall = vec![0.0; p];
+    for row in sums.outer_iter() {
+        for (o, &v) in overall.iter_mut().zip(row) {
+            *o += v;
+        }
+    }
+    if part.total > 0.0 {
+        for o in &mut overall {
+            *o /= part.total;
+        }
+    }
+    let mut flat = sums.into_raw_vec_and_offset().0;
+    part.to_means(&mut flat, p);
+    let mean_sq: Vec<f64> = (0..k)
+        .map(|c| flat[c * p..(c + 1) * p].iter().map(|v| v * v).sum())
+        .collect();
+    let mut own_sq = vec![0.0; n];
+    own_sq
+        .par_chunks_mut(OWN_TASK)
+        .enumerate()
+        .for_each(|(t, out)| {
+            for (q, o) in out.iter_mut().enumerate() {
+                let i = t * OWN_TASK + q;
+                let c = part.ids[i];
+                let m = &flat[c * p..(c + 1) * p];
+                let (idx, val) = x.row(i);
+                let (mut near, mut on) = (0.0, 0.0);
+                for (&j, &v) in idx.iter().zip(val) {
+                    let mj = m[j as usize];
+                    near += (v - mj) * (v - mj);
+                    on += mj * mj;
+                }
+                *o = near + (mean_sq[c] - on).max(0.0);
+            }
+        });
+    let means = Array2::from_shape_vec((k, p), flat).expect("k×p means");
+    between_means(means, &overall, own_sq)
+}
+
+fn gram_stats(g: &Gram, part: &Part) -> Stats {
+    let (ids, k) = (part.ids, part.k());
     let n = ids.len();
-    let k = counts.len();
     let mut h = Array2::<f64>::zeros((n, k));
     for (i, &c) in ids.iter().enumerate() {
-        h[[i, c]] = 1.0 / counts[c] as f64;
+        let t = part.totals[c];
+        if t > 0.0 {
+            h[[i, c]] = part.w(i) / t;
+        }
     }
     // G_ic = ⟨φ_i, m_c⟩, S_ab = ⟨m_a, m_b⟩.
     let gh = g.times(h.view());
@@ -462,8 +738,8 @@ fn gram_stats(g: &Gram, ids: &[usize], counts: &[usize]) -> Stats {
     let centre_sq = Array2::from_shape_fn((k, k), |(a, b)| {
         (s[[a, a]] + s[[b, b]] - 2.0 * s[[a, b]]).max(0.0)
     });
-    let share: Vec<f64> = counts.iter().map(|&c| c as f64 / n as f64).collect();
-    // ⟨m_c, m⟩ with m = Σ_b (|b|/n) m_b the mean of every row.
+    let share: Vec<f64> = part.totals.iter().map(|&c| c / part.total).collect();
+    // ⟨m_c, m⟩ with m = Σ_b (W_b/W) m_b the (weighted) mean of every row.
     let with_mean: Vec<f64> = (0..k)
         .map(|c| (0..k).map(|b| share[b] * s[[c, b]]).sum())
         .collect();
@@ -494,6 +770,22 @@ mod tests {
         (0..n).map(|i| (i * 5 % 7) % 3).collect()
     }
 
+    /// Unweighted cluster sizes of dense ids 0..k.
+    fn totals(ids: &[usize], k: usize) -> Vec<f64> {
+        (0..k)
+            .map(|c| ids.iter().filter(|&&i| i == c).count() as f64)
+            .collect()
+    }
+
+    fn part<'a>(ids: &'a [usize], totals: &'a [f64]) -> Part<'a> {
+        Part {
+            ids,
+            totals,
+            sw: None,
+            total: ids.len() as f64,
+        }
+    }
+
     /// f32 rows are summed in f64 element by element, exactly as their
     /// widened copy would be, without making that copy.
     #[test]
@@ -501,11 +793,9 @@ mod tests {
         let x = data(40, 6, 2).mapv(|v| (v / 3.0) as f32);
         let wide = x.mapv(f64::from);
         let ids = labels(40);
-        let counts = (0..3)
-            .map(|c| ids.iter().filter(|&&i| i == c).count())
-            .collect::<Vec<_>>();
-        let a = rows_stats(x.view(), &ids, &counts);
-        let b = rows_stats(wide.view(), &ids, &counts);
+        let t = totals(&ids, 3);
+        let a = rows_stats(x.view(), &part(&ids, &t));
+        let b = rows_stats(wide.view(), &part(&ids, &t));
         assert_eq!(a.own_sq, b.own_sq);
         assert_eq!(a.centre_sq, b.centre_sq);
         assert_eq!(a.to_mean_sq, b.to_mean_sq);
@@ -567,10 +857,8 @@ mod tests {
         assert!(chunk_rows(n, k, p) < n);
         let x = data(n, p, 4).mapv(|v| v / 100.0);
         let ids = labels(n);
-        let counts: Vec<usize> = (0..k)
-            .map(|c| ids.iter().filter(|&&i| i == c).count())
-            .collect();
-        let got = rows_stats(x.view(), &ids, &counts);
+        let t = totals(&ids, k);
+        let got = rows_stats(x.view(), &part(&ids, &t));
         let mut means = Array2::<f64>::zeros((k, p));
         for (i, &c) in ids.iter().enumerate() {
             let mut m = means.row_mut(c);
@@ -578,7 +866,7 @@ mod tests {
         }
         for c in 0..k {
             let mut m = means.row_mut(c);
-            m /= counts[c] as f64;
+            m /= t[c];
         }
         let overall = x.mean_axis(ndarray::Axis(0)).unwrap();
         let near = |a: f64, b: f64| (a - b).abs() <= 1e-10 * b.abs().max(1.0);
@@ -591,6 +879,82 @@ mod tests {
             assert!(near(got.to_mean_sq[c], d.dot(&d)), "cluster {c}");
         }
         assert!(got.to_mean_sq.iter().any(|&v| v > 1e-6));
+    }
+
+    /// Counts-like sparse data: about a third of the entries nonzero.
+    fn sparse_data(n: usize, p: usize) -> Array2<f64> {
+        Array2::from_shape_fn((n, p), |(i, j)| {
+            let h = (i * 31 + j * 17 + i * j) % 13;
+            if h < 4 { 1.0 + h as f64 } else { 0.0 }
+        })
+    }
+
+    /// Sparse rows' sums, per nonzero, are the dense rows' to rounding,
+    /// weighted or not; a row equal to its mean is at 0 exactly.
+    #[test]
+    fn sparse_stats_are_the_dense_ones() {
+        let d = sparse_data(50, 9);
+        let x = Csr::from_dense(d.view()).unwrap();
+        let mut ids = labels(50);
+        ids[10] = 3; // a singleton cluster
+        let sw: Vec<f64> = (0..50).map(|i| [1.0, 2.5, 0.0][i % 3]).collect();
+        for w in [None, Some(&sw[..])] {
+            let wt = |i: usize| w.map_or(1.0, |w| w[i]);
+            let mut t = vec![0.0; 4];
+            for (i, &c) in ids.iter().enumerate() {
+                t[c] += wt(i);
+            }
+            let part = Part {
+                ids: &ids,
+                totals: &t,
+                sw: w,
+                total: (0..50).map(wt).sum(),
+            };
+            let a = sparse_stats(&x, &x.sq_norms(), &part);
+            let b = rows_stats(d.view(), &part);
+            let near = |u: f64, v: f64| (u - v).abs() <= 1e-12 * v.abs().max(1.0);
+            for (u, v) in a.own_sq.iter().zip(&b.own_sq) {
+                assert!(near(*u, *v), "{u} vs {v}");
+            }
+            assert_eq!(a.own_sq[10], 0.0);
+            for (u, v) in a.centre_sq.iter().zip(&b.centre_sq) {
+                assert!(near(*u, *v), "{u} vs {v}");
+            }
+            for (u, v) in a.to_mean_sq.iter().zip(&b.to_mean_sq) {
+                assert!(near(*u, *v), "{u} vs {v}");
+            }
+        }
+    }
+
+    /// The sparse sample's distances (CSR·CSRᵀ by column) are the dense
+    /// sample's, with an all-zero row and columns the sample does not
+    /// use; a row's copy is at 0 on both.
+    #[test]
+    fn sparse_sample_distances_are_the_dense_ones() {
+        let mut d = sparse_data(70, 11).mapv(|v| v / 3.0);
+        d.row_mut(5).fill(0.0);
+        let copy = d.row(3).to_owned();
+        d.row_mut(8).assign(&copy);
+        let x = Csr::from_dense(d.view()).unwrap();
+        let rows: Vec<usize> = (0..70).filter(|i| i % 3 != 1).collect();
+        let sparse = Block::Sparse {
+            x: &x,
+            norms: x.sq_norms(),
+        };
+        let dense = Block::Rows(d.view().into());
+        let (a, b) = (sparse.sample(&rows).sq_all(), dense.sample(&rows).sq_all());
+        assert_eq!(a.dim(), (rows.len(), rows.len()));
+        for (u, v) in a.iter().zip(&b) {
+            assert!((u - v).abs() <= 1e-12 * v.max(1.0), "{u} vs {v}");
+        }
+        assert_eq!(a.row(2)[2], 0.0);
+        // A row and its copy (sample rows 2 and 5) are at 0 exactly, not
+        // at the expansion's rounding.
+        assert_eq!((rows[2], rows[5]), (3, 8));
+        assert_eq!(
+            (a[[2, 5]], b[[2, 5]], a[[5, 2]], b[[5, 2]]),
+            (0.0, 0.0, 0.0, 0.0)
+        );
     }
 
     fn close(a: &Internal, b: &Internal) {

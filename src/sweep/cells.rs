@@ -6,7 +6,7 @@ use super::resample;
 use super::scores::{self, MeanSd, RunSummary, Truth};
 use super::{Plan, describe};
 use crate::error::{Error, Result};
-use crate::metrics::internal::{MEMO_BLOCKS, SilhouetteBase, default_base, of_run};
+use crate::metrics::internal::{MEMO_BLOCKS, SilhouetteBase, base_for, of_run};
 use crate::metrics::{Space, SpaceKind};
 use crate::solver::{Algorithm, BATCH, Ctx, Problem, RunConfig};
 use rayon::prelude::*;
@@ -77,9 +77,13 @@ pub struct SweepResult {
     /// Items built into the problem's cache during the sweep (Gram
     /// matrices, feature maps, data-derived defaults).
     pub builds: usize,
-    /// Rows the silhouette is computed on, and whether they are a sample.
+    /// Rows the silhouette is computed on (draws of a sample in
+    /// proportion to sample weights), and whether they are a sample.
     pub silhouette_rows: usize,
     pub silhouette_sampled: bool,
+    /// Whether the label-free scores weigh the rows by their sample
+    /// weights.
+    pub weighted: bool,
     pub elapsed: Duration,
 }
 
@@ -145,7 +149,8 @@ pub fn run(
     let t0 = Instant::now();
     let builds0 = problem.builds();
     let keep = problem.cache_keys();
-    let base = default_base(problem.n()).keeping();
+    // Weighted by the sample weights, as every score of the runs.
+    let base = base_for(problem).keeping();
     // The gap's reference box depends on the data only: once per sweep.
     let reference = resample::RefBox::for_sweep(problem, plan.resampling)?;
     let ctx = Ctx::new().with_cancel(cancel.clone());
@@ -303,8 +308,9 @@ pub fn run(
         cells: finished,
         total,
         builds: problem.builds() - builds0,
-        silhouette_rows: base.rows.len(),
+        silhouette_rows: base.size(),
         silhouette_sampled: base.sampled,
+        weighted: base.weighted(),
         elapsed: t0.elapsed(),
     })
 }

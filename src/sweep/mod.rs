@@ -123,7 +123,7 @@ impl Plan {
 /// [`MAX_RUNS`] runs, or a configuration the algorithm refuses;
 /// [`Error::Resource`] for a sweep above the memory budget.
 pub fn plan(algo: &dyn Algorithm, problem: &Problem, req: Request) -> Result<Plan> {
-    // Resampling and the scores of the cells read dense rows.
+    // Resampling (and the gap's reference box) reads dense rows.
     if problem.csr().is_some() {
         return Err(Error::Param(
             "a sweep does not take sparse rows yet; run them one at a time (meanscape run)".into(),

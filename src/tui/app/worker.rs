@@ -111,7 +111,7 @@ pub fn start_run(algo: Box<dyn Algorithm>, problem: Arc<algo::Problem>, cfg: Run
             // Scored where it clustered, before the Gram matrices and maps
             // it used are released.
             if let Ok(res) = &r {
-                let base = crate::metrics::internal::default_base(problem.n());
+                let base = crate::metrics::internal::base_for(&problem);
                 let i = crate::metrics::internal::of_run(
                     algo.as_ref(),
                     &problem,
