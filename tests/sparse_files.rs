@@ -598,7 +598,7 @@ fn the_cli_runs_sparse_files_and_refuses_what_needs_dense_rows() {
     assert_eq!(v["data"]["scale"], "none", "{v}");
     let takes_sparse = algo::takers(|a| a.caps().sparse);
     for (args, want) in [
-        (vec!["--algo", "wkmeans"], takes_sparse.as_str()),
+        (vec!["--algo", "spectral"], takes_sparse.as_str()),
         (vec!["--save-model", "m.json"], "sparse"),
     ] {
         let out = bin()
