@@ -134,13 +134,23 @@ fn every_other_algorithm_refuses_sparse_input_in_one_line() {
             .to_string();
         assert!(
             e.contains(&format!("{} needs dense rows", a.id()))
-                && e.contains("sparse input runs with kmeans, khm or power (or densify")
+                && e.contains("sparse input runs with kmeans, khm, power, rff-power, rff-mkpower or ip-rff-mkpower (or densify")
                 && !e.contains('\n'),
             "{}: {e}",
             a.id()
         );
     }
-    assert_eq!(takes, ["kmeans", "khm", "power"]);
+    assert_eq!(
+        takes,
+        [
+            "kmeans",
+            "khm",
+            "power",
+            "rff-power",
+            "rff-mkpower",
+            "ip-rff-mkpower"
+        ]
+    );
 }
 
 #[test]

@@ -316,13 +316,20 @@ pub fn of_run(
     fit: &crate::solver::Fit,
     base: &SilhouetteBase,
 ) -> Internal {
-    // The scores read dense rows; a problem on sparse rows has none (its
-    // dense rows are n × 0), so they are left out rather than made up.
-    if problem.csr().is_some() {
-        return Internal::none(&fit.labels);
-    }
     // f32 rows are read as stored (per block), never widened whole.
     let x = problem.x.rows();
+    if problem.csr().is_some() {
+        // The input-space scores read dense rows, which a problem on
+        // sparse rows does not have (they are n × 0): left out rather than
+        // made up. A run in a space of its own (the RFF maps, dense n × 2D)
+        // is scored there, as on dense rows.
+        return match algo.space(problem, cfg, fit, &crate::solver::Ctx::new()) {
+            Ok(blocks) if !blocks.is_empty() => {
+                internal_in(&Space::from_blocks(x, blocks), &fit.labels, base)
+            }
+            _ => Internal::none(&fit.labels),
+        };
+    }
     let space = match algo.space(problem, cfg, fit, &crate::solver::Ctx::new()) {
         Ok(blocks) => Space::from_blocks(x, blocks),
         Err(_) => Space::features(x),
