@@ -291,11 +291,16 @@ class _PredictingCluster(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _Mea
         n_clusters), in the space the algorithm clustered in (the kernel's
         feature space for kernel methods)."""
         X = self._new_rows(X)
-        if sp.issparse(X):
-            # Sparse input is read by the centroid family only: distances to
-            # the centres as ‖x‖² − 2x·c + ‖c‖², with no dense copy of X.
+        if sp.issparse(X) and hasattr(self, "cluster_centers_"):
+            # Centres in the input space: ‖x‖² − 2x·c + ‖c‖², with no dense
+            # copy of X.
             return np.sqrt(_sq_dists_to(X, self.cluster_centers_)).astype(X.dtype, copy=False)
-        d = self.model_.distances(X)
+        if sp.issparse(X):
+            # A space of its own (the random feature maps): the model's
+            # distances, the rows densified a block at a time in the engine.
+            d = _meanscape.distances_csr(self.model_, X.indptr, X.indices, X.data, X.shape)
+        else:
+            d = self.model_.distances(X)
         # Distances of input-space methods in X's units; kernel and
         # feature-map distances are in their own space.
         scale = 2.0 ** -self._rescale_exp if hasattr(self, "cluster_centers_") else 1.0

@@ -65,7 +65,7 @@ def test_unsorted_indices_and_duplicates_are_read_as_scipy_does():
 def test_bad_input_is_refused_in_one_line():
     X = csr()
     cases = [
-        (("wkmeans", X.indptr, X.indices, X.data, X.shape), ValueError, "wkmeans needs dense rows; sparse input runs with kmeans, khm or power"),
+        (("wkmeans", X.indptr, X.indices, X.data, X.shape), ValueError, "wkmeans needs dense rows; sparse input runs with kmeans, khm, power, rff-power, rff-mkpower or ip-rff-mkpower"),
         (("kmeans", X.indptr[:-1], X.indices, X.data, X.shape), ValueError, "indptr has 300 entries"),
         (("kmeans", X.indptr, X.indices, X.data, (300, 5)), ValueError, "out of range for 5 columns"),
         (("kmeans", X.indptr, -X.indices - 1, X.data, X.shape), ValueError, "negative"),
