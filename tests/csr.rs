@@ -141,7 +141,17 @@ fn every_other_algorithm_refuses_sparse_input_in_one_line() {
             a.id()
         );
     }
-    for id in ["kmeans", "khm", "power", "wkmeans", "lw", "sparse-kmeans"] {
+    for id in [
+        "kmeans",
+        "khm",
+        "power",
+        "rff-power",
+        "rff-mkpower",
+        "ip-rff-mkpower",
+        "wkmeans",
+        "lw",
+        "sparse-kmeans",
+    ] {
         assert!(takes.contains(&id), "{id} takes sparse rows: {takes:?}");
     }
 }

@@ -26,9 +26,6 @@ _SPARSE = (
 # input space: sparse X is transformed without a dense copy.
 _EUCLIDEAN = {a["id"] for a in json.loads(_meanscape.algorithms()) if a.get("family") == "centroid"}
 
-# Rows densified at once when a model needs dense rows (about 32 MB).
-_DENSE_BLOCK_VALUES = 1 << 22
-
 _DTYPES = [np.float64, np.float32]
 
 
@@ -303,10 +300,9 @@ class _PredictingCluster(ClassNamePrefixFeaturesOutMixin, TransformerMixin, _Mea
             # copy of X.
             return np.sqrt(_sq_dists_to(X, self.cluster_centers_)).astype(X.dtype, copy=False)
         if sp.issparse(X):
-            # Weighted or feature-map distances: the model reads dense rows,
-            # a bounded block at a time.
-            rows = max(1, _DENSE_BLOCK_VALUES // max(1, X.shape[1]))
-            d = np.vstack([self.model_.distances(X[lo : lo + rows].toarray()) for lo in range(0, X.shape[0], rows)])
+            # Weighted or feature-map distances: the model's own, the rows
+            # densified a block at a time in the engine.
+            d = _meanscape.distances_csr(self.model_, X.indptr, X.indices, X.data, X.shape)
         else:
             d = self.model_.distances(X)
         # Distances of input-space methods in X's units; kernel and

@@ -216,6 +216,7 @@ fn _meanscape(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(sparse::fit_csr, m)?)?;
     m.add_function(wrap_pyfunction!(sparse::predict_csr, m)?)?;
+    m.add_function(wrap_pyfunction!(sparse::distances_csr, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::sweep, m)?)?;
     m.add_function(wrap_pyfunction!(convert::load, m)?)?;
     m.add_class::<model::Model>()?;

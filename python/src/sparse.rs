@@ -1,7 +1,8 @@
 //! Sparse input from Python: the three arrays of a scipy.sparse CSR matrix
 //! (`X.indptr`, `X.indices`, `X.data`) and its shape, fitted without ever
-//! densifying (the engine runs `kmeans` on the nonzeros; the other
-//! algorithms refuse sparse input with a ValueError naming it).
+//! densifying (the algorithms that take sparse rows run on the nonzeros:
+//! the centroid family and the RFF family's feature map; the others refuse
+//! sparse input with a ValueError naming those).
 
 use crate::convert::error;
 use crate::{model, parse_init};
@@ -147,11 +148,38 @@ pub fn fit_csr<'py>(
 /// Dense values this many at most per block of [`predict_csr`] (32 MB).
 const PREDICT_BLOCK_VALUES: usize = 1 << 22;
 
+/// `each` on the rows of a CSR matrix given by its arrays, densified a
+/// block at a time (at most 2²² values, 32 MB), the values scaled as the
+/// model's training rows were (not by their own range); memory ∝ nnz plus
+/// one block. The GIL is released meanwhile.
+fn by_dense_blocks<T: Send>(
+    py: Python<'_>,
+    model: &model::Model,
+    arrays: (&Bound<'_, PyAny>, &Bound<'_, PyAny>, &Bound<'_, PyAny>),
+    shape: (usize, usize),
+    each: impl Fn(&meanscape::model::Model, ndarray::ArrayView2<f64>) -> meanscape::Result<T> + Sync,
+) -> PyResult<Vec<T>> {
+    let (m, e) = model.parts();
+    let (x, _) = csr_of(arrays.0, arrays.1, arrays.2, shape, Some(e))?;
+    let (rows, p) = (x.nrows(), x.ncols());
+    let block = (PREDICT_BLOCK_VALUES / p.max(1)).max(1);
+    py.detach(|| {
+        let mut out = Vec::new();
+        let mut lo = 0;
+        while lo < rows {
+            let hi = (lo + block).min(rows);
+            out.push(each(m, x.dense_block(lo..hi, 0..p).view())?);
+            lo = hi;
+        }
+        Ok(out)
+    })
+    .map_err(error)
+}
+
 /// The cluster of every row of a CSR matrix given by its arrays, by a
-/// fitted model (`fit`'s or `fit_csr`'s): the rows are densified a block
-/// at a time (at most 2²² values, 32 MB) and assigned by the model's own
-/// rule, so its checks and robust comparisons hold; memory ∝ nnz plus one
-/// block.
+/// fitted model (`fit`'s or `fit_csr`'s), block by block
+/// ([`by_dense_blocks`]) by the model's own rule, so its checks and robust
+/// comparisons hold.
 #[pyfunction]
 pub fn predict_csr<'py>(
     py: Python<'py>,
@@ -162,30 +190,37 @@ pub fn predict_csr<'py>(
     shape: (usize, usize),
 ) -> PyResult<Bound<'py, numpy::PyArray1<i64>>> {
     use numpy::IntoPyArray;
-    let (m, e) = model.parts();
-    // The values scaled as the training rows were (not by their own range).
-    let (x, _) = csr_of(indptr, indices, data, shape, Some(e))?;
-    let rows = x.nrows();
-    let block = (PREDICT_BLOCK_VALUES / x.ncols().max(1)).max(1);
-    let labels = py
-        .detach(|| {
-            let mut out = Vec::with_capacity(rows);
-            let mut lo = 0;
-            while lo < rows {
-                let hi = (lo + block).min(rows);
-                let mut d = ndarray::Array2::<f64>::zeros((hi - lo, x.ncols()));
-                for (r, i) in (lo..hi).enumerate() {
-                    let (idx, val) = x.row(i);
-                    for (&j, &v) in idx.iter().zip(val) {
-                        d[[r, j as usize]] = v;
-                    }
-                }
-                out.extend(m.predict(d.view())?);
-                lo = hi;
-            }
-            Ok(out)
-        })
-        .map_err(error)?;
-    let labels: Vec<i64> = labels.into_iter().map(|l| l as i64).collect();
+    let parts = by_dense_blocks(py, model, (indptr, indices, data), shape, |m, d| {
+        m.predict(d)
+    })?;
+    let labels: Vec<i64> = parts.into_iter().flatten().map(|l| l as i64).collect();
     Ok(labels.into_pyarray(py))
+}
+
+/// The model's squared distances (n × k, in the space the algorithm
+/// clustered in) of the rows of a CSR matrix given by its arrays, block by
+/// block as [`predict_csr`]: `transform` of sparse X for the models whose
+/// distances are not the input space's (random feature maps).
+#[pyfunction]
+pub fn distances_csr<'py>(
+    py: Python<'py>,
+    model: &model::Model,
+    indptr: &Bound<'py, PyAny>,
+    indices: &Bound<'py, PyAny>,
+    data: &Bound<'py, PyAny>,
+    shape: (usize, usize),
+) -> PyResult<Bound<'py, numpy::PyArray2<f64>>> {
+    use numpy::IntoPyArray;
+    let parts = by_dense_blocks(py, model, (indptr, indices, data), shape, |m, d| {
+        m.distances(d)
+    })?;
+    let k = model.parts().0.k();
+    let views: Vec<_> = parts.iter().map(|a| a.view()).collect();
+    let d = if views.is_empty() {
+        ndarray::Array2::zeros((0, k))
+    } else {
+        ndarray::concatenate(ndarray::Axis(0), &views)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?
+    };
+    Ok(d.into_pyarray(py))
 }

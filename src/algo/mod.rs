@@ -143,7 +143,10 @@ mod tests {
                 && e.ends_with(&want),
             "{e}"
         );
-        assert_eq!(takers(|a| a.caps().sparse), "kmeans, khm or power");
+        assert_eq!(
+            takers(|a| a.caps().sparse),
+            "kmeans, khm, power, rff-power, rff-mkpower or ip-rff-mkpower"
+        );
     }
 
     fn config(problem: &Problem, id: &str) -> RunConfig {

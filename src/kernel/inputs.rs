@@ -431,8 +431,14 @@ pub fn view_sigma_rule(problem: &Problem, cols: &Range<usize>) -> f64 {
     let key = format!("kernel:sigma_rule|{}..{}", cols.start, cols.end);
     problem
         .cached(&key, || {
-            let x = problem.x.rows().cols(cols.clone()).f64_owned();
-            let s = bandwidth::sigma_rule(x.view());
+            let s = match problem.csr() {
+                // Sparse rows: the same statistic per nonzero.
+                Some(x) => bandwidth::sigma_rule_csr(x, cols.clone()),
+                None => {
+                    let x = problem.x.rows().cols(cols.clone()).f64_owned();
+                    bandwidth::sigma_rule(x.view())
+                }
+            };
             Ok(if s > 0.0 { s } else { 1.0 })
         })
         .map_or(1.0, |v| *v)

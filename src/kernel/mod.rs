@@ -13,6 +13,7 @@ pub(crate) mod gram;
 pub mod inputs;
 pub mod knn;
 pub mod rff;
+pub mod rff_csr;
 pub mod rff_dim;
 pub mod spec;
 pub mod stack;
@@ -54,7 +55,10 @@ pub fn sigma_spec() -> ParamSpec {
 pub fn auto_sigma(problem: &Problem) -> f64 {
     problem
         .cached("kernel:sigma_rule|", || {
-            let s = bandwidth::sigma_rule(problem.x.f64().view());
+            let s = match problem.csr() {
+                Some(x) => bandwidth::sigma_rule_csr(x, 0..x.ncols()),
+                None => bandwidth::sigma_rule(problem.x.f64().view()),
+            };
             Ok(if s > 0.0 { s } else { 1.0 })
         })
         .map_or(1.0, |v| *v)

@@ -209,6 +209,11 @@ impl Features {
         } else {
             Store::F64(map_rows(x, omega.view(), ctx, label)?)
         };
+        Ok(Features::finish(spec, store, t0))
+    }
+
+    /// The built matrix with its row norms and build time.
+    pub(super) fn finish(spec: &MapSpec, store: Store, t0: std::time::Instant) -> Features {
         let mut f = Features {
             spec: spec.clone(),
             store,
@@ -217,7 +222,7 @@ impl Features {
         };
         f.norms = f.rows().sq_norms();
         f.build_secs = t0.elapsed().as_secs_f64();
-        Ok(f)
+        f
     }
 
     /// The rows, as the solvers read them.
@@ -274,9 +279,26 @@ pub fn map_rows<'x, T: Element>(
     // f32 rows (`--dtype f32`) are widened per block: the products and
     // the sines stay f64, only the stored features take the map's type.
     let x: Rows = x.into();
-    let n = x.nrows();
-    let dim = omega.ncols();
     assert_eq!(x.ncols(), omega.nrows(), "frequencies and data differ in d");
+    map_blocks(x.nrows(), omega.ncols(), ctx, label, |r0, r1, z| {
+        let mut xbuf = Vec::new();
+        let xb = x.block_in(r0, r1, &mut xbuf);
+        linalg::gemm_seq(z.view_mut(), xb, omega, 1.0, false);
+    })
+}
+
+/// The frame of every feature map: n × 2D features built in fixed blocks
+/// of [`BLOCK_ROWS`] rows in parallel, `products(r0, r1, z)` writing the
+/// block's arguments XΩ into the zeroed rows × D `z`, then sin/cos in
+/// place; cancellation checked and progress reported as stage `label` per
+/// block. Dense and sparse rows share it, so their maps have one layout.
+pub(super) fn map_blocks<T: Element>(
+    n: usize,
+    dim: usize,
+    ctx: &Ctx,
+    label: &str,
+    products: impl Fn(usize, usize, &mut Array2<f64>) + Sync,
+) -> Result<Array2<T>> {
     let width = 2 * dim;
     let mut phi = Array2::from_elem((n, width), T::from_f64(0.0));
     if n == 0 || dim == 0 {
@@ -296,11 +318,8 @@ pub fn map_rows<'x, T: Element>(
             }
             let r0 = b * BLOCK_ROWS;
             let r1 = (r0 + BLOCK_ROWS).min(n);
-            let rows = r1 - r0;
-            let mut z = Array2::<f64>::zeros((rows, dim));
-            let mut xbuf = Vec::new();
-            let xb = x.block_in(r0, r1, &mut xbuf);
-            linalg::gemm_seq(z.view_mut(), xb, omega, 1.0, false);
+            let mut z = Array2::<f64>::zeros((r1 - r0, dim));
+            products(r0, r1, &mut z);
             let mut buf = vec![0.0; width];
             for (ii, zr) in z.outer_iter().enumerate() {
                 let (sin, cos) = buf.split_at_mut(dim);
@@ -414,8 +433,9 @@ pub fn feature_bytes(n: usize, specs: &[MapSpec]) -> f64 {
         .sum()
 }
 
-/// The memory guard of the RFF algorithms: the feature matrices of `specs`
-/// plus `work` bytes of working memory (n×k arrays) against `--max-memory`
+/// The memory guard of the RFF algorithms: the feature matrices of `specs`,
+/// the largest map's frequencies and `work` bytes of working memory (n×k
+/// arrays) against `--max-memory`
 /// (default half the RAM). Refuses in one line, before anything is built.
 pub fn guard(
     algo: &str,
@@ -442,12 +462,20 @@ pub fn guard(
             ""
         }
     );
+    // The frequencies Ω (d × D) of the map being built: small beside the
+    // features on dense data, but d is a vocabulary on sparse rows. The
+    // maps are built one at a time, so the largest counts.
+    let omega = specs
+        .iter()
+        .map(|s| s.cols.len() as f64 * s.dim as f64 * 8.0)
+        .fold(0.0, f64::max);
     memory::check(
         algo,
-        feats + work,
+        feats + work + omega,
         &format!(
-            "{what} and working arrays (n = {n} rows × {cols} feature columns × {bytes} bytes = {})",
-            memory::fmt_bytes(feats)
+            "{what}, frequencies and working arrays (n = {n} rows × {cols} feature columns × {bytes} bytes = {}; frequencies {})",
+            memory::fmt_bytes(feats),
+            memory::fmt_bytes(omega)
         ),
         &fix,
         max_memory,
@@ -482,8 +510,10 @@ pub fn features(problem: &Problem, specs: &[MapSpec], ctx: &Ctx) -> Result<Vec<A
                 2 * spec.dim
             )
         };
-        let f = problem.cached(key, || {
-            Features::build(problem.x.rows().cols(spec.cols.clone()), spec, ctx, &label)
+        let f = problem.cached(key, || match problem.csr() {
+            // Sparse rows: per nonzero, never densified.
+            Some(x) => Features::build_csr(x, spec, ctx, &label),
+            None => Features::build(problem.x.rows().cols(spec.cols.clone()), spec, ctx, &label),
         })?;
         out.push(f);
     }

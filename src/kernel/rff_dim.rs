@@ -23,8 +23,10 @@
 //! cap the rule takes the cap, whatever the error (reported).
 
 use super::rff::MapSpec;
+use super::rff_csr;
 use crate::solver::Problem;
-use ndarray::{Array2, ArrayView2, Axis};
+use crate::solver::csr::Csr;
+use ndarray::{Array2, ArrayView2};
 use rand::SeedableRng;
 use rand::seq::index::sample;
 use std::ops::Range;
@@ -86,17 +88,32 @@ pub fn ladder_cap(n: usize, budget: u64) -> usize {
 /// ‖ΦΦᵀ − K‖_F / ‖K‖_F of the map `spec` on the rows `x` (the sample,
 /// the map's columns only): K the exact Gaussian kernel at `spec.sigma`.
 pub fn approx_error(x: ArrayView2<f64>, spec: &MapSpec) -> f64 {
-    let m = x.nrows();
-    if m == 0 || spec.dim == 0 {
+    if x.nrows() == 0 || spec.dim == 0 {
         return 0.0;
     }
     let omega = spec.frequencies();
-    let z = x.dot(&omega);
+    error_of(x.dot(&omega), x.dot(&x.t()), spec)
+}
+
+/// [`approx_error`] on a sample of CSR rows (all the matrix's columns;
+/// the map reads `spec.cols`): the same products per nonzero, never the
+/// sample's dense rows.
+pub fn approx_error_csr(x: &Csr, spec: &MapSpec) -> f64 {
+    if x.nrows() == 0 || spec.dim == 0 {
+        return 0.0;
+    }
+    let omega = spec.frequencies();
+    let z = rff_csr::sample_args(x, &spec.cols, omega.view());
+    error_of(z, rff_csr::sample_gram(x, &spec.cols), spec)
+}
+
+/// The error from the sample's arguments z = XΩ and Gram matrix XXᵀ.
+fn error_of(z: Array2<f64>, gram: Array2<f64>, spec: &MapSpec) -> f64 {
+    let m = z.nrows();
     let scale = 1.0 / (spec.dim as f64).sqrt();
     let (s, c) = (z.mapv(|t| t.sin() * scale), z.mapv(|t| t.cos() * scale));
     let approx = s.dot(&s.t()) + c.dot(&c.t());
-    let norms: Vec<f64> = x.axis_iter(Axis(0)).map(|r| r.dot(&r)).collect();
-    let gram = x.dot(&x.t());
+    let norms: Vec<f64> = gram.diag().to_vec();
     let g = 1.0 / (2.0 * spec.sigma * spec.sigma);
     let (mut num, mut den) = (0.0, 0.0);
     for i in 0..m {
@@ -117,6 +134,16 @@ pub fn approx_error(x: ArrayView2<f64>, spec: &MapSpec) -> f64 {
 /// come from fixed seeds. A tighter `tol` never gives a smaller D (the
 /// rungs' errors do not depend on it).
 pub fn choose_dim(x: ArrayView2<f64>, base: &MapSpec, tol: f64, cap: usize) -> DimChoice {
+    choose_dim_by(base, tol, cap, |spec| approx_error(x, spec))
+}
+
+/// [`choose_dim`] with the error of a map given by `error`.
+fn choose_dim_by(
+    base: &MapSpec,
+    tol: f64,
+    cap: usize,
+    error: impl Fn(&MapSpec) -> f64,
+) -> DimChoice {
     let mut tried = Vec::new();
     let mut dim = LADDER_MIN;
     loop {
@@ -124,7 +151,7 @@ pub fn choose_dim(x: ArrayView2<f64>, base: &MapSpec, tol: f64, cap: usize) -> D
             dim,
             ..base.clone()
         };
-        let error = approx_error(x, &spec);
+        let error = error(&spec);
         tried.push((dim, error));
         if error <= tol || dim * 2 > cap {
             return DimChoice {
@@ -140,10 +167,44 @@ pub fn choose_dim(x: ArrayView2<f64>, base: &MapSpec, tol: f64, cap: usize) -> D
     }
 }
 
-/// The sample's rows of the problem's (scaled) columns `cols`.
-fn sample_of(problem: &Problem, cols: &Range<usize>) -> Array2<f64> {
-    let rows = sample_rows(problem.n());
-    problem.x.rows().cols(cols.clone()).select(&rows)
+/// The sample of the problem's rows, as they are held.
+enum Sample {
+    Dense(Array2<f64>),
+    Sparse(Csr),
+}
+
+impl Sample {
+    /// The sample's rows of the problem's (scaled) columns `cols`; sparse
+    /// rows stay sparse (all their columns: the map picks its own).
+    fn of(problem: &Problem, cols: &Range<usize>) -> Sample {
+        let rows = sample_rows(problem.n());
+        match problem.csr() {
+            Some(x) => Sample::Sparse(x.select_csr(&rows)),
+            None => Sample::Dense(problem.x.rows().cols(cols.clone()).select(&rows)),
+        }
+    }
+
+    /// The error of the map `spec` (its columns the sample's, when dense).
+    fn error(&self, spec: &MapSpec) -> f64 {
+        match self {
+            Sample::Dense(x) => approx_error(x.view(), spec),
+            Sample::Sparse(x) => approx_error_csr(x, spec),
+        }
+    }
+}
+
+/// The largest rung whose frequencies Ω (d × D values) take at most an
+/// eighth of `budget` bytes (at least [`LADDER_MIN`]): d can be large on
+/// sparse rows (a vocabulary), where Ω, not the n × 2D features, would
+/// outgrow the memory.
+pub fn omega_cap(d: usize, budget: u64) -> usize {
+    let mut cap = LADDER_MIN;
+    while cap * 2 <= LADDER_MAX
+        && (d as f64) * (cap * 2) as f64 * 8.0 <= budget as f64 * BUDGET_SHARE
+    {
+        cap *= 2;
+    }
+    cap
 }
 
 /// The automatic D of a map on the columns `cols` at bandwidth `sigma`
@@ -151,7 +212,7 @@ fn sample_of(problem: &Problem, cols: &Range<usize>) -> Array2<f64> {
 /// the default memory budget; cached on the problem.
 pub fn auto_dim(problem: &Problem, cols: Range<usize>, sigma: f64) -> DimChoice {
     let budget = crate::memory::Budget::from_limit(None).limit;
-    let cap = ladder_cap(problem.n(), budget);
+    let cap = ladder_cap(problem.n(), budget).min(omega_cap(cols.len(), budget));
     let key = format!(
         "dimrule|auto|sigma={:016x}|cols={}..{}|tol={}|cap={cap}",
         sigma.to_bits(),
@@ -167,19 +228,13 @@ pub fn auto_dim(problem: &Problem, cols: Range<usize>, sigma: f64) -> DimChoice 
         stream: 0,
         f32: false,
     };
+    let choose = || {
+        let sample = Sample::of(problem, &cols);
+        choose_dim_by(&base, DIM_TOL, cap, |spec| sample.error(spec))
+    };
     problem
-        .cached(&key, || {
-            Ok(choose_dim(
-                sample_of(problem, &cols).view(),
-                &base,
-                DIM_TOL,
-                cap,
-            ))
-        })
-        .map_or_else(
-            |_| choose_dim(sample_of(problem, &cols).view(), &base, DIM_TOL, cap),
-            |c| (*c).clone(),
-        )
+        .cached(&key, || Ok(choose()))
+        .map_or_else(|_| choose(), |c| (*c).clone())
 }
 
 /// The error of the map `spec` on the problem's sample (cached, under a
@@ -188,9 +243,7 @@ pub fn auto_dim(problem: &Problem, cols: Range<usize>, sigma: f64) -> DimChoice 
 pub fn map_error(problem: &Problem, spec: &MapSpec) -> f64 {
     let key = format!("dimrule|err|{}", spec.key());
     problem
-        .cached(&key, || {
-            Ok(approx_error(sample_of(problem, &spec.cols).view(), spec))
-        })
+        .cached(&key, || Ok(Sample::of(problem, &spec.cols).error(spec)))
         .map_or(f64::NAN, |e| *e)
 }
 

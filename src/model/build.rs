@@ -7,6 +7,7 @@ use super::rff::{self, RffPayload};
 use crate::algo::{Algorithm, Ctx, Family, Fit, ModelKind, Problem, RunConfig, Weighs};
 use crate::error::{Error, Result};
 use crate::kernel::{GRAM_FAMILY, Gram};
+use ndarray::{Array2, ArrayView2};
 use std::any::Any;
 use std::ops::Range;
 use std::sync::Arc;
@@ -133,7 +134,10 @@ fn from_space(
                 grams.push(kernel::block(&g, x, cols, w, &fit.labels, sw, cfg.k)?);
             }
             Err(b) => match b.downcast::<crate::kernel::rff::Features>() {
-                Ok(f) => maps.push(rff::map(&f, x, w, &fit.labels, sw, cfg.k)?),
+                Ok(f) => {
+                    let head = map_head(problem, x, f.spec.cols.clone());
+                    maps.push(rff::map(&f, head.view(), w, &fit.labels, sw, cfg.k)?);
+                }
                 Err(_) => {
                     return Err(Error::Model(format!(
                         "{id}: its space has a block this version cannot save"
@@ -153,6 +157,17 @@ fn from_space(
         _ => Err(Error::Model(format!(
             "{id}: a space of both kernels and feature maps cannot be saved"
         ))),
+    }
+}
+
+/// The first rows of the columns `cols` a map's regeneration check reads:
+/// from the dense rows `x`, or densified from the sparse ones (a few rows
+/// of one view, never n × p).
+fn map_head(problem: &Problem, x: ArrayView2<f64>, cols: Range<usize>) -> Array2<f64> {
+    let rows = problem.n().min(rff::CHECK_ROWS);
+    match problem.csr() {
+        Some(c) => c.dense_block(0..rows, cols),
+        None => x.slice(ndarray::s![..rows, cols]).to_owned(),
     }
 }
 

@@ -144,11 +144,17 @@ impl RffPayload {
     }
 }
 
+/// Training rows the regeneration check of [`map`] maps again.
+pub const CHECK_ROWS: usize = 16;
+
 /// One map of a finished run: the cluster means of its training rows,
-/// after checking that the map regenerates from its seed.
+/// after checking that the map regenerates from its seed. `head`: the
+/// first rows (at most [`CHECK_ROWS`]) of the training data's columns
+/// the map reads, dense (densified from sparse rows: the model predicts
+/// dense rows, so the check is that the dense map gives the features).
 pub fn map(
     f: &Features,
-    x: ArrayView2<f64>,
+    head: ArrayView2<f64>,
     weight: f64,
     labels: &[usize],
     sw: Option<&[f64]>,
@@ -176,11 +182,8 @@ pub fn map(
         centres,
     };
     // The map must regenerate: the first rows mapped again agree.
-    let check = x.nrows().min(16);
-    let again = phi(
-        x.slice(s![..check, m.columns[0]..m.columns[1]]),
-        m.spec().frequencies().view(),
-    );
+    let check = head.nrows().min(CHECK_ROWS).min(rows.nrows());
+    let again = phi(head.slice(s![..check, ..]), m.spec().frequencies().view());
     let tol = if f.spec.f32 { 1e-6 } else { 1e-12 };
     let worst = again
         .iter()

@@ -1134,6 +1134,8 @@ impl Solver for RffMkPower {
     fn caps(&self) -> crate::solver::Caps {
         crate::solver::Caps {
             sample_weights: true,
+            // Only the feature map reads X, per nonzero (kernel::rff_csr).
+            sparse: true,
             ..crate::solver::Caps::new(crate::solver::Family::Rff, "RFFMultiViewPowerKMeans")
         }
     }

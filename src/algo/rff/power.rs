@@ -100,6 +100,8 @@ impl Solver for RffPower {
     fn caps(&self) -> crate::solver::Caps {
         crate::solver::Caps {
             sample_weights: true,
+            // Only the feature map reads X, per nonzero (kernel::rff_csr).
+            sparse: true,
             ..crate::solver::Caps::new(crate::solver::Family::Rff, "RFFPowerKMeans")
         }
     }

@@ -173,6 +173,53 @@ impl Csr {
         (&self.indices[r.clone()], &self.data[r])
     }
 
+    /// Row i's nonzeros within the columns `cols` (the row's indices are
+    /// sorted, so two binary searches find them): a view's part of a row.
+    pub fn row_in(&self, i: usize, cols: &std::ops::Range<usize>) -> (&[u32], &[f64]) {
+        let (idx, val) = self.row(i);
+        let lo = idx.partition_point(|&j| (j as usize) < cols.start);
+        let hi = lo + idx[lo..].partition_point(|&j| (j as usize) < cols.end);
+        (&idx[lo..hi], &val[lo..hi])
+    }
+
+    /// Rows `rows` of the columns `cols`, dense (a block at a time for
+    /// code that reads dense rows: memory ∝ the block, never n × p).
+    pub fn dense_block(
+        &self,
+        rows: std::ops::Range<usize>,
+        cols: std::ops::Range<usize>,
+    ) -> Array2<f64> {
+        let mut out = Array2::zeros((rows.len(), cols.len()));
+        for (r, i) in rows.enumerate() {
+            let (idx, val) = self.row_in(i, &cols);
+            for (&j, &v) in idx.iter().zip(val) {
+                out[[r, j as usize - cols.start]] = v;
+            }
+        }
+        out
+    }
+
+    /// The given rows as a CSR matrix of their own (a sample: memory ∝
+    /// their nonzeros).
+    pub fn select_csr(&self, rows: &[usize]) -> Csr {
+        let mut indptr = Vec::with_capacity(rows.len() + 1);
+        indptr.push(0);
+        let (mut indices, mut data) = (Vec::new(), Vec::new());
+        for &i in rows {
+            let (idx, val) = self.row(i);
+            indices.extend_from_slice(idx);
+            data.extend_from_slice(val);
+            indptr.push(data.len());
+        }
+        Csr {
+            n: rows.len(),
+            p: self.p,
+            indptr,
+            indices,
+            data,
+        }
+    }
+
     /// The value at row i, column j (0 where none is stored).
     pub fn get(&self, i: usize, j: usize) -> f64 {
         let (idx, val) = self.row(i);
@@ -310,6 +357,9 @@ mod tests {
         assert_eq!(x.sq_norms(), crate::linalg::row_sq_norms(d.view()));
         let want = crate::linalg::mean_variance(d.view());
         assert!((x.mean_variance() - want).abs() < 1e-15 * want, "{want}");
+        assert_eq!(x.dense_block(1..4, 1..4), d.slice(ndarray::s![1..4, 1..4]));
+        assert_eq!(x.row_in(3, &(1..3)), (&[1u32][..], &[0.5][..]));
+        assert_eq!(x.select_csr(&[3, 1]).to_dense(), x.select(&[3, 1]));
         assert_eq!(
             x.select(&[3, 0]),
             array![[4.0, 0.5, 0.0, 3.0], [0.0, 1.5, 0.0, 0.0]]
