@@ -145,7 +145,7 @@ mod tests {
         );
         assert_eq!(
             takers(|a| a.caps().sparse),
-            "kmeans, khm, power, rff-power, rff-mkpower or ip-rff-mkpower"
+            "kmeans, khm, power, rff-power, rff-mkpower, ip-rff-mkpower, wkmeans, lw or sparse-kmeans"
         );
     }
 
