@@ -200,7 +200,8 @@ pub fn predict_csr<'py>(
 /// The model's squared distances (n × k, in the space the algorithm
 /// clustered in) of the rows of a CSR matrix given by its arrays, block by
 /// block as [`predict_csr`]: `transform` of sparse X for the models whose
-/// distances are not the input space's (random feature maps).
+/// distances are not plain Euclidean ones in the input space (feature
+/// weights, random feature maps).
 #[pyfunction]
 pub fn distances_csr<'py>(
     py: Python<'py>,

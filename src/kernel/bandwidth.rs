@@ -28,12 +28,7 @@ pub fn sigma_rule(x: ArrayView2<f64>) -> f64 {
             ss += d * d;
         }
     }
-    let s2 = 2.0 * ss / (n as f64 - 1.0);
-    if s2.is_finite() && s2 > 0.0 {
-        s2.sqrt()
-    } else {
-        0.0
-    }
+    sigma_of_ss(ss, n)
 }
 
 /// [`sigma_rule`] on the columns `cols` of CSR rows, in O(nnz + p) and
@@ -67,6 +62,13 @@ pub fn sigma_rule_csr(x: &Csr, cols: Range<usize>) -> f64 {
             ss += d * d;
         }
     }
+    sigma_of_ss(ss, n)
+}
+
+/// √(2·Σ‖xᵢ−x̄‖²/(n − 1)) from the sum of squares `ss` of n rows, the
+/// dense and the sparse rule alike; 0 when that is not a positive finite
+/// number.
+fn sigma_of_ss(ss: f64, n: usize) -> f64 {
     let s2 = 2.0 * ss / (n as f64 - 1.0);
     if s2.is_finite() && s2 > 0.0 {
         s2.sqrt()
