@@ -58,6 +58,10 @@ pub mod algo;
 pub mod cli;
 pub mod data;
 mod error;
+/// Output files written safely (atomically, never over an input) and the
+/// interrupt that removes a half-written one: used by both faces.
+#[cfg(feature = "cli")]
+mod files;
 mod kernel;
 mod linalg;
 mod memory;
@@ -77,7 +81,7 @@ mod text;
 pub mod tui;
 
 pub use error::{Error, Result};
-pub use session::{Loaded, load, prepare, resolve_scaling};
+pub use session::{Loaded, StartOptions, UiOptions, load, prepare, resolve_scaling};
 
 /// Building blocks below the public surface — the iteration loops from a
 /// given start, Gram matrices, feature maps, matrix products — for the

@@ -189,18 +189,6 @@ pub fn insert_scale(params: &mut Map<String, Value>, scale: Scaling, is_default:
     params.insert("scale_default".into(), is_default.into());
 }
 
-/// The command line that reproduces a run.
-/// A shell word for `s`: as it is when it is plain, else single-quoted.
-pub fn quote_arg(s: &str) -> String {
-    if s.chars()
-        .all(|c| c.is_ascii_alphanumeric() || "-_./:,=+".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
-}
-
 /// How the data was read, where it differs from the defaults, as
 /// `meanscape run` flags (name, value; an empty value for a switch).
 pub fn load_flags(opts: &crate::data::LoadOptions) -> Vec<(String, String)> {
@@ -244,7 +232,7 @@ pub fn command_line(
     cfg: &RunConfig,
     load: &crate::data::LoadOptions,
 ) -> String {
-    let quote = quote_arg;
+    let quote = crate::text::quote_arg;
     let mut parts = vec![
         "meanscape run".to_string(),
         format!("--data {}", quote(data_spec)),

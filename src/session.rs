@@ -2,9 +2,10 @@
 //! [`Problem`] whose caches outlive individual runs. Shared by the CLI and
 //! the terminal UI.
 
-use crate::data::{self, DataSource, Dataset, LoadOptions, Scaling};
+use crate::data::{self, DataSource, Dataset, LoadOptions, Scaling, bundled};
 use crate::error::{Error, Result};
-use crate::solver::Problem;
+use crate::solver::{Init, Problem};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -157,5 +158,49 @@ fn prepare_sparse(source: DataSource, mut dataset: Dataset, scale: Scaling, t0: 
         rescale_exp,
         scaling: None,
         load_ms: t0.elapsed().as_secs_f64() * 1e3,
+    }
+}
+
+/// What the terminal UI starts with: the command line builds it (`meanscape
+/// [tui] …`), so neither face depends on the other.
+pub struct UiOptions {
+    pub start: StartOptions,
+    /// Draw with ASCII only.
+    pub ascii: bool,
+}
+
+/// The data, algorithm and settings the UI opens with.
+pub struct StartOptions {
+    pub data: String,
+    pub load_opts: LoadOptions,
+    /// None: the chosen algorithm's default, following later choices.
+    pub scale: Option<Scaling>,
+    pub algo: String,
+    pub k: Option<usize>,
+    pub seed: u64,
+    pub restarts: usize,
+    pub init: Init,
+    pub given: Vec<(String, f64)>,
+    pub options: Vec<(String, String)>,
+    /// `--session FILE`: history and settings restored from it and saved
+    /// to it.
+    pub session: Option<PathBuf>,
+}
+
+impl std::default::Default for StartOptions {
+    fn default() -> Self {
+        StartOptions {
+            data: bundled::DEFAULT.into(),
+            load_opts: LoadOptions::default(),
+            scale: None,
+            algo: "power".into(),
+            k: None,
+            seed: 0,
+            restarts: 1,
+            init: Init::KmeansPP,
+            given: Vec::new(),
+            options: Vec::new(),
+            session: None,
+        }
     }
 }

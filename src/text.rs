@@ -39,6 +39,17 @@ pub fn clipped(text: &str, max: usize) -> Cow<'_, str> {
     }
 }
 
+/// A shell word for `s`: as it is when it is plain, else single-quoted.
+pub fn quote_arg(s: &str) -> String {
+    if s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-_./:,=+".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{clipped, is_unsafe, printable};

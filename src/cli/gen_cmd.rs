@@ -1,8 +1,8 @@
 //! `meanscape gen`.
 
-use super::files;
 use crate::data::generate;
 use crate::error::Error;
+use crate::files;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -54,7 +54,7 @@ pub fn run(a: &GenArgs) -> anyhow::Result<()> {
         files::check_target(out, &[], a.force)?;
     }
     let ds = generate::generate_within(&a.name, &params, a.max_memory)?;
-    if super::interrupt::requested() {
+    if crate::files::interrupt::requested() {
         return Err(Error::Cancelled.into());
     }
     let is_npy = a

@@ -1,10 +1,8 @@
 //! The command-line interface: `run`, `predict`, `path`, `sweep`, `gen`, `datasets`, `algorithms`.
 
 pub mod args;
-pub mod files;
 mod gen_cmd;
 mod info;
-pub mod interrupt;
 mod output;
 mod path;
 mod path_svg;
@@ -17,6 +15,7 @@ mod sweep_multi;
 mod sweep_out;
 
 use crate::error::Error;
+use crate::session::{StartOptions, UiOptions};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 const ABOUT: &str = "Center-based clustering with annealing, kernels and feature selection: power k-means and its relatives, headless or in a terminal UI.";
@@ -86,10 +85,36 @@ pub struct TuiArgs {
 
 /// What `meanscape` without a command (or `meanscape tui`) starts: the
 /// terminal UI when the program has one (see `main.rs`).
-pub type Ui = fn(&TuiArgs) -> crate::Result<()>;
+pub type Ui = fn(UiOptions) -> crate::Result<()>;
+
+/// What the UI opens with, from its options on the command line.
+fn ui_options(a: &TuiArgs) -> crate::Result<UiOptions> {
+    Ok(UiOptions {
+        start: StartOptions {
+            data: a.data.data.clone(),
+            load_opts: a.data.load_options(),
+            // None: the scaling follows the algorithm chosen in the UI.
+            scale: a.data.scale,
+            algo: a.algo.algo.clone(),
+            k: a.algo.k,
+            seed: a.algo.seed,
+            restarts: a.algo.restarts,
+            init: a.algo.init,
+            given: a.algo.given()?,
+            options: a
+                .algo
+                .options()
+                .into_iter()
+                .chain(a.data.memory_option())
+                .collect(),
+            session: a.session.clone(),
+        },
+        ascii: a.ascii,
+    })
+}
 
 /// The `Ui` of a program built without the terminal UI.
-pub fn no_ui(_a: &TuiArgs) -> crate::Result<()> {
+pub fn no_ui(_opts: UiOptions) -> crate::Result<()> {
     Err(Error::Param(
         "this meanscape was built without the terminal UI (Cargo feature tui); use `meanscape run` (see --help)".into(),
     ))
@@ -117,7 +142,7 @@ pub fn main(ui: Ui) -> i32 {
                 | Command::Gen(_)
         )
     ) {
-        interrupt::install();
+        crate::files::interrupt::install();
     }
     output::exit_code(execute(cli, ui))
 }
@@ -127,8 +152,8 @@ pub fn main(ui: Ui) -> i32 {
 /// its context here.
 fn execute(cli: Cli, ui: Ui) -> anyhow::Result<()> {
     match cli.command {
-        None => ui(&cli.tui)?,
-        Some(Command::Tui(a)) => ui(&a)?,
+        None => ui(ui_options(&cli.tui)?)?,
+        Some(Command::Tui(a)) => ui(ui_options(&a)?)?,
         Some(Command::Run(a)) => run::run(&a)?,
         Some(Command::Predict(a)) => predict::run(&a)?,
         Some(Command::Path(a)) => path::run(&a)?,

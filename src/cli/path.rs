@@ -3,11 +3,12 @@
 //! `--out`, with an SVG plot (`--plot`).
 
 use super::args::{AlgoArgs, DataArgs};
-use super::{files, path_svg};
+use super::path_svg;
 use crate::algo::params::fmt_num;
 use crate::algo::path::{DEFAULT_POINTS, Grid, PathAlgo, PathResult, run_path};
 use crate::algo::{self, Ctx, Event, RunConfig};
 use crate::error::{Error, Result};
+use crate::files;
 use crate::report::{fmt_sig, insert_scale, params_map};
 use crate::session;
 use clap::Args;
@@ -308,11 +309,11 @@ fn solve(
     grid: &Grid,
     show: bool,
 ) -> Result<PathResult> {
-    if super::interrupt::requested() {
+    if crate::files::interrupt::requested() {
         return Err(Error::Cancelled);
     }
-    let _watch = super::interrupt::Watch::start();
-    let ctx = Ctx::new().with_cancel(super::interrupt::flag());
+    let _watch = crate::files::interrupt::Watch::start();
+    let ctx = Ctx::new().with_cancel(crate::files::interrupt::flag());
     if !show {
         return run_path(kind, problem, cfg, grid, &ctx);
     }

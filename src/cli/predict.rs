@@ -1,9 +1,9 @@
 //! `meanscape predict`: a saved model's clusters for new data.
 
 use super::args::ReadArgs;
-use super::files;
 use crate::data::{self, DataSource};
 use crate::error::{Error, Result};
+use crate::files;
 use crate::metrics::Scores;
 use crate::model::Model;
 use clap::Args;

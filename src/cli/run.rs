@@ -1,9 +1,9 @@
 //! `meanscape run`.
 
 use super::args::{AlgoArgs, DataArgs};
-use super::{files, interrupt};
 use crate::algo::{self, Ctx, Event, RunConfig, RunResult};
 use crate::error::{Error, Result};
+use crate::files::{self, interrupt};
 use crate::report::{ReportInput, RunReport, fmt_sig};
 use crate::session;
 use clap::Args;

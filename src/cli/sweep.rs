@@ -1,11 +1,12 @@
 //! `meanscape sweep`: a grid over declared parameters, R seeds per cell,
 //! scores per cell as a table, JSON or CSV, and an SVG plot.
 
+use super::svg;
 pub use super::sweep_args::SweepArgs;
 use super::sweep_out::{self, Report};
-use super::{files, interrupt, svg};
 use crate::algo;
 use crate::error::{Error, Result};
+use crate::files::{self, interrupt};
 use crate::session;
 use crate::sweep::{self, Axis, Truth};
 use std::io::IsTerminal;

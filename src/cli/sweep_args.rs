@@ -2,9 +2,9 @@
 //! (`sweep.rs`) and the sweep over several algorithms (`sweep_multi.rs`).
 
 use super::args::{AlgoArgs, DataArgs};
-use super::files;
 use super::sweep_out::Format;
 use crate::error::Result;
+use crate::files;
 use crate::sweep;
 use clap::Args;
 use std::path::{Path, PathBuf};

@@ -10,9 +10,9 @@
 
 use super::sweep_args::SweepArgs;
 use super::sweep_out::{self, Format, Report};
-use super::{files, interrupt};
 use crate::algo::{self, Algorithm};
 use crate::error::{Error, Result};
+use crate::files::{self, interrupt};
 use crate::session;
 use crate::sweep::recommend::{Across, across};
 use crate::sweep::{self, Axis, Plan, SweepResult, Truth};

@@ -668,7 +668,7 @@ mod imp {
                     let how = if opts.label == LabelChoice::Auto || label.is_none() {
                         format!(
                             ", make it the label with --label {}",
-                            crate::report::quote_arg(first)
+                            crate::text::quote_arg(first)
                         )
                     } else {
                         String::new()

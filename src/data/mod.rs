@@ -3,6 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::kernel::stack::KernelStack;
+pub use crate::solver::Dtype;
 use crate::solver::Matrix;
 use crate::solver::csr::Csr;
 use ndarray::Array2;
@@ -99,7 +100,7 @@ pub struct Dataset {
     /// f32 run stays f32). Shared with the [`Problem`] built from it, so
     /// the matrix is held once; change it with `Arc::make_mut`.
     ///
-    /// [`Problem`]: crate::algo::Problem
+    /// [`Problem`]: crate::solver::Problem
     pub x: Matrix,
     /// One name per feature (`f1..fp` when the source has none).
     pub feature_names: Vec<String>,
@@ -287,27 +288,6 @@ pub(crate) fn left_out_note(name: &str) -> String {
         "--label none: column '{name}' left out of the features (no ground truth); \
          --keep-label-column clusters on it"
     )
-}
-
-/// The float type the solvers read the rows in: f32 halves the bytes an
-/// iteration reads and doubles the rate of its products (every sum that
-/// decides convergence, and the objective, stay f64).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-#[serde(rename_all = "lowercase")]
-pub enum Dtype {
-    #[default]
-    F64,
-    F32,
-}
-
-impl std::fmt::Display for Dtype {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Dtype::F64 => "f64",
-            Dtype::F32 => "f32",
-        })
-    }
 }
 
 /// How to read a source: which labels, which `.mat` variable, and what to

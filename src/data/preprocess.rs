@@ -3,6 +3,7 @@
 use super::Dataset;
 use crate::error::{Error, Result};
 use crate::solver::Real;
+pub use crate::solver::Scaling;
 use ndarray::parallel::prelude::*;
 use ndarray::{Array2, Axis};
 use std::sync::Arc;
@@ -17,30 +18,6 @@ pub enum Missing {
     ImputeMean,
     /// Drop every row that has a bad cell.
     DropIncomplete,
-}
-
-/// Feature scaling applied before clustering.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-#[serde(rename_all = "lowercase")]
-pub enum Scaling {
-    /// Centre each column and divide by its sample standard deviation.
-    #[default]
-    Standard,
-    /// Map each column onto [0, 1].
-    Minmax,
-    /// Use the values as they are.
-    None,
-}
-
-impl std::fmt::Display for Scaling {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Scaling::Standard => "standard",
-            Scaling::Minmax => "minmax",
-            Scaling::None => "none",
-        })
-    }
 }
 
 /// Resolves the non-finite cells a loader left as NaN, by `policy`.

@@ -186,8 +186,8 @@ pub trait Solver: Send + Sync {
     fn params(&self) -> Vec<ParamSpec>;
     /// The feature scaling applied before this algorithm when the user does
     /// not choose one (`--scale` overrides it): the one its paper used.
-    fn default_scaling(&self) -> crate::data::Scaling {
-        crate::data::Scaling::Standard
+    fn default_scaling(&self) -> super::Scaling {
+        super::Scaling::Standard
     }
     /// What it takes besides dense features (kernels, sample weights,
     /// given centres, sparse rows), its family and its Python class: the
@@ -411,7 +411,7 @@ pub trait Algorithm: Send + Sync {
     /// The declared parameters, with defaults and ranges.
     fn params(&self) -> Vec<ParamSpec>;
     /// The scaling used when the user does not choose one.
-    fn default_scaling(&self) -> crate::data::Scaling;
+    fn default_scaling(&self) -> super::Scaling;
     /// What it takes and its family ([`Solver::caps`]).
     fn caps(&self) -> Caps;
     /// Why it does not take sample weights ([`Solver::why_no_sample_weights`]).
@@ -500,7 +500,7 @@ impl<S: Solver> Algorithm for S {
     fn params(&self) -> Vec<ParamSpec> {
         Solver::params(self)
     }
-    fn default_scaling(&self) -> crate::data::Scaling {
+    fn default_scaling(&self) -> super::Scaling {
         Solver::default_scaling(self)
     }
     fn caps(&self) -> Caps {

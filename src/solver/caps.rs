@@ -9,6 +9,31 @@
 
 use std::sync::OnceLock;
 
+/// Feature scaling applied before clustering: an algorithm declares its
+/// default ([`super::Solver::default_scaling`]); the data layer applies it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+#[serde(rename_all = "lowercase")]
+pub enum Scaling {
+    /// Centre each column and divide by its sample standard deviation.
+    #[default]
+    Standard,
+    /// Map each column onto [0, 1].
+    Minmax,
+    /// Use the values as they are.
+    None,
+}
+
+impl std::fmt::Display for Scaling {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Scaling::Standard => "standard",
+            Scaling::Minmax => "minmax",
+            Scaling::None => "none",
+        })
+    }
+}
+
 /// The family an algorithm belongs to: what its fit holds and the kind of
 /// Python estimator it gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -37,11 +37,11 @@ pub use algorithm::{
     Start, StartMemory, Weighs, check_config, check_memory, configure, in_batches, resolve_options,
     resolve_params, run,
 };
-pub use caps::{Caps, Family, PyClass};
+pub use caps::{Caps, Family, PyClass, Scaling};
 pub use extras::{Extras, Gap, KernelApprox, KernelInfo, KernelSet, MapInfo, Phases, Typicality};
 pub use fit::{AssignRule, Fit, RunResult, TracePoint, cluster_sizes};
 pub use init::Init;
-pub use matrix::{Matrix, Real};
+pub use matrix::{Dtype, Matrix, Real};
 pub use params::{ParamError, ParamSpec, Params};
 pub use problem::{Features, Problem};
 pub use progress::{Ctx, Event, Progress};

@@ -110,10 +110,10 @@ impl Features {
         self.view.ncols()
     }
 
-    pub fn dtype(&self) -> crate::data::Dtype {
+    pub fn dtype(&self) -> super::Dtype {
         match self.view {
-            super::rows::Rows::F64(_) => crate::data::Dtype::F64,
-            super::rows::Rows::F32(_) => crate::data::Dtype::F32,
+            super::rows::Rows::F64(_) => super::Dtype::F64,
+            super::rows::Rows::F32(_) => super::Dtype::F32,
         }
     }
 
@@ -204,7 +204,7 @@ impl Problem {
     }
 
     /// The float type the rows are stored and read in.
-    pub fn dtype(&self) -> crate::data::Dtype {
+    pub fn dtype(&self) -> super::Dtype {
         self.x.dtype()
     }
 

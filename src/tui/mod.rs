@@ -14,9 +14,9 @@ pub mod ui;
 pub use app::{export, projection, prompt, worker};
 pub use panes::theme;
 
-use crate::cli::TuiArgs;
 use crate::error::Error;
-use app::{App, StartOptions};
+use crate::session::UiOptions;
+use app::App;
 use crossterm::event::{self, Event as TermEvent};
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -27,18 +27,13 @@ pub use keys::{key_action, mouse_action};
 /// Frames per second while something moves; idle frames are cheaper.
 const FRAME: Duration = Duration::from_millis(33);
 
-pub struct UiOptions {
-    pub start: StartOptions,
-    pub ascii: bool,
-}
-
-/// The UI with the options of the command line (`meanscape [tui] …`): the
-/// CLI hands it over, so that the CLI does not depend on the UI.
+/// The UI with the options the command line built (`meanscape [tui] …`):
+/// the CLI hands them over, so that the CLI does not depend on the UI.
 ///
 /// # Errors
 /// [`Error::Param`] when stdout is not a terminal, and what [`run`] fails
 /// with.
-pub fn from_args(a: &TuiArgs) -> crate::Result<()> {
+pub fn start(opts: UiOptions) -> crate::Result<()> {
     use std::io::IsTerminal;
     if !std::io::stdout().is_terminal() {
         return Err(Error::Param(
@@ -54,28 +49,7 @@ pub fn from_args(a: &TuiArgs) -> crate::Result<()> {
         let _ = std::io::stdout().flush();
         std::process::exit(code);
     }
-    run(UiOptions {
-        start: StartOptions {
-            data: a.data.data.clone(),
-            load_opts: a.data.load_options(),
-            // None: the scaling follows the algorithm chosen in the UI.
-            scale: a.data.scale,
-            algo: a.algo.algo.clone(),
-            k: a.algo.k,
-            seed: a.algo.seed,
-            restarts: a.algo.restarts,
-            init: a.algo.init,
-            given: a.algo.given()?,
-            options: a
-                .algo
-                .options()
-                .into_iter()
-                .chain(a.data.memory_option())
-                .collect(),
-            session: a.session.clone(),
-        },
-        ascii: a.ascii,
-    })
+    run(opts)
 }
 
 /// Runs the UI until the user quits. The terminal is restored on every

@@ -2,8 +2,8 @@
 //! the input, and only over existing files once the user said yes.
 
 use super::App;
-use crate::cli::files;
 use crate::error::{Error, Result};
+use crate::files;
 use crate::report::{ReportInput, RunReport};
 use std::path::{Path, PathBuf};
 

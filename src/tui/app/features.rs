@@ -5,7 +5,7 @@
 //! `panes/inspector.rs`, `panes/path.rs` and `panes/confusion.rs`.
 
 use super::{Action, App, Pane, Prompt, PromptKind, prompt};
-use crate::cli::files;
+use crate::files;
 use crate::tui::keys::RIGHT_PANES;
 use std::cell::Cell;
 use std::path::{Path, PathBuf};

@@ -457,7 +457,7 @@ fn write_history(app: &App, base: &Path, confirmed: bool) -> Result<Written> {
         inputs.push(sf.path.as_path());
     }
     for t in [&csv, &json] {
-        crate::cli::files::check_target(t, &inputs, true)?;
+        crate::files::check_target(t, &inputs, true)?;
     }
     let existing: Vec<String> = [&csv, &json]
         .iter()
@@ -470,8 +470,8 @@ fn write_history(app: &App, base: &Path, confirmed: bool) -> Result<Written> {
     if app.history.entries.is_empty() {
         return Err(Error::Param("the History is empty".into()));
     }
-    crate::cli::files::write_atomic(&csv, history::to_csv(&app.history).as_bytes())?;
-    crate::cli::files::write_atomic(&json, history::to_json(&app.history).as_bytes())?;
+    crate::files::write_atomic(&csv, history::to_csv(&app.history).as_bytes())?;
+    crate::files::write_atomic(&json, history::to_json(&app.history).as_bytes())?;
     let full = |p: &Path| {
         std::path::absolute(p)
             .unwrap_or_else(|_| p.to_path_buf())

@@ -20,6 +20,7 @@ mod sweep_restore;
 pub mod sweep_view;
 pub mod worker;
 
+pub use crate::session::StartOptions;
 pub use crate::tui::keys::{Action, Pane};
 pub use confusion::{Confusion, Profiles, confusion};
 pub use features::{FeatureRow, FeatureView, Wide};
@@ -245,41 +246,6 @@ pub struct App {
     /// loaded (its "loaded …" note would hide it); true: it stays until a
     /// key.
     start_note: Option<(String, bool)>,
-}
-
-pub struct StartOptions {
-    pub data: String,
-    pub load_opts: LoadOptions,
-    /// None: the chosen algorithm's default, following later choices.
-    pub scale: Option<Scaling>,
-    pub algo: String,
-    pub k: Option<usize>,
-    pub seed: u64,
-    pub restarts: usize,
-    pub init: Init,
-    pub given: Vec<(String, f64)>,
-    pub options: Vec<(String, String)>,
-    /// `--session FILE`: history and settings restored from it and saved
-    /// to it.
-    pub session: Option<PathBuf>,
-}
-
-impl std::default::Default for StartOptions {
-    fn default() -> Self {
-        StartOptions {
-            data: bundled::DEFAULT.into(),
-            load_opts: LoadOptions::default(),
-            scale: None,
-            algo: "power".into(),
-            k: None,
-            seed: 0,
-            restarts: 1,
-            init: Init::KmeansPP,
-            given: Vec::new(),
-            options: Vec::new(),
-            session: None,
-        }
-    }
 }
 
 impl App {

@@ -15,9 +15,9 @@
 //! first, and the user is told; anything that is not JSON is left alone.
 
 use super::history::History;
-use crate::cli::files;
 use crate::data::input;
 use crate::error::{Error, Result};
+use crate::files;
 use crate::memory::fmt_bytes;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -4,8 +4,10 @@
 //! regular file, never over an existing file unless asked, and never
 //! leaving the temporary behind (errors drop it; an interrupt removes it).
 
-use super::interrupt::{self, in_flight};
+pub mod interrupt;
+
 use crate::error::{Error, Result};
+use interrupt::in_flight;
 use std::fs::{self, Metadata};
 use std::io::Write;
 use std::path::Path;
