@@ -119,7 +119,13 @@ def _broadcast(value):
 
 
 def _block_w(w):
-    return None if w is None else np.ascontiguousarray(w, dtype=np.float64)
+    return _aligned(w, np.float64)
+
+
+def _aligned(a, dtype):
+    """`a` as the engine reads arrays in place: C-contiguous and aligned
+    (a buffer unpickled from a worker's frames may be neither)."""
+    return None if a is None else np.require(a, dtype=dtype, requirements=["C", "A"])
 
 
 def _lloyd_part(x, centres, prev_labels, w, offset, keep, labels):
@@ -332,7 +338,7 @@ class _DaskCluster(ClusterMixin, BaseEstimator):
             delattr(self, attr)
 
     def _new_rows(self, X):
-        if not hasattr(self, "labels_"):
+        if not hasattr(self, "n_iter_"):
             from sklearn.exceptions import NotFittedError
 
             raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet.")
@@ -691,7 +697,11 @@ class RFFPowerKMeans(_DaskCluster):
 
 def _weighted_part(x, centres, v, labels, w):
     return _meanscape.weighted_block(
-        np.ascontiguousarray(x), centres, multipliers=v, labels=labels, sample_weight=_block_w(w)
+        np.ascontiguousarray(x),
+        _aligned(centres, np.float64),
+        multipliers=_aligned(v, np.float64),
+        labels=_aligned(labels, np.int64),
+        sample_weight=_block_w(w),
     )
 
 
@@ -700,7 +710,10 @@ def _weighted_merge(parts):
 
 
 def _dispersion_part(x, part, centres, w):
-    return _meanscape.dispersion_block(np.ascontiguousarray(x), part["labels"], centres, sample_weight=_block_w(w))
+    labels = _aligned(part["labels"], np.int64)
+    return _meanscape.dispersion_block(
+        np.ascontiguousarray(x), labels, _aligned(centres, np.float64), sample_weight=_block_w(w)
+    )
 
 
 def _sum_in_order(parts):

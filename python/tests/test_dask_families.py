@@ -111,13 +111,14 @@ def test_wkmeans_refuses_a_bad_beta_before_reading_the_data():
 def test_lw_equals_in_memory(chunks):
     X = blobs(seed=4)
     c0 = start(X, 4)
-    kw = dict(lam=0.05, tol=1e-12)
+    # λ below λ_max (which drops every feature) by a margin: some go.
+    lmax = meanscape.LWKMeans(4, init=c0).fit(X).extras_["lambda_max"]
+    kw = dict(lam=0.5 * lmax, tol=1e-12)
     ref = meanscape.LWKMeans(4, init=c0, **kw).fit(X)
     got = mdask.LWKMeans(4, init=c0, **kw).fit(da.from_array(X, chunks=(CHUNKINGS[chunks], 5)))
     same_fit(got, ref)
     close(got.feature_weights_, ref.feature_weights_)
     np.testing.assert_array_equal(got.selected_features_, ref.selected_features_)
-    # λ = 0.05 drops some features but not all.
     assert 0 < len(ref.selected_features_) < 5
     close(got.extras_["alpha"], ref.extras_["alpha"])
     close(got.extras_["lambda_max"], ref.extras_["lambda_max"])
@@ -190,3 +191,45 @@ def test_rff_power_weights_f32_auto_dim_and_a_dataframe():
     got = mdask.RFFPowerKMeans(3, **kw).fit(df)
     assert got.params_["rff_dim"] == ref.params_["rff_dim"]
     same_fit(got, ref, centres=False)
+
+
+# ---------------------------------------------------------------- a cluster
+
+
+def _fit_on_local_cluster(out):
+    from distributed import Client, LocalCluster
+
+    X = blobs(n=1500, seed=9)
+    c0 = start(X, 4)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with Client(cluster):
+            Xd = da.from_array(X, chunks=(400, 5))
+            lw = mdask.LWKMeans(4, init=c0, lam=0.01, max_iter=30).fit(Xd)
+            out["lw"] = (lw.cluster_centers_, lw.feature_weights_, lw.labels_.compute(), lw.n_iter_)
+            rff = mdask.RFFPowerKMeans(4, rff_dim=32, init_iter=3, max_iter=20, random_state=0).fit(Xd)
+            out["rff"] = (rff.objective_trace_, rff.labels_.compute(), rff.n_iter_)
+
+
+def test_local_cluster_two_processes():
+    """LW-k-means (labels persisted on the workers between passes, the
+    z-scores) and rff-power (the map in the workers) on a two-process
+    LocalCluster: the in-memory results, within a bounded time."""
+    threading = pytest.importorskip("threading")
+    pytest.importorskip("distributed")
+    out = {}
+    t = threading.Thread(target=_fit_on_local_cluster, args=(out,), daemon=True)
+    t.start()
+    t.join(timeout=240)
+    assert not t.is_alive(), "the LocalCluster fits did not finish within 240 s"
+    X = blobs(n=1500, seed=9)
+    ref = meanscape.LWKMeans(4, init=start(X, 4), lam=0.01, max_iter=30).fit(X)
+    centres, weights, labels, n_iter = out["lw"]
+    assert n_iter == ref.n_iter_
+    close(centres, ref.cluster_centers_)
+    close(weights, ref.feature_weights_)
+    np.testing.assert_array_equal(labels, ref.labels_)
+    ref = meanscape.RFFPowerKMeans(4, rff_dim=32, init_iter=3, max_iter=20, random_state=0).fit(X)
+    trace, labels, n_iter = out["rff"]
+    assert n_iter == ref.n_iter_
+    close(trace, ref.objective_trace_)
+    np.testing.assert_array_equal(labels, ref.labels_)
