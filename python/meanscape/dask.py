@@ -1,10 +1,12 @@
-"""``meanscape.dask``: k-means, power k-means and k-harmonic means on Dask
-collections larger than one machine's memory.
+"""``meanscape.dask``: k-means, power k-means, k-harmonic means, RFF kernel
+power k-means, WK-means and LW-k-means on Dask collections larger than one
+machine's memory.
 
 Every iteration is a map-reduce over the row chunks: per chunk the engine's
-block step (``_meanscape.lloyd_block`` / ``power_block``, the same code the
-in-memory solvers run, GIL released) gives k × p sufficient statistics; a
-tree of engine merges (fan-in ``_FAN_IN``, row order kept) reduces them;
+block step (``_meanscape.lloyd_block`` / ``power_block`` /
+``weighted_block``: the steps the in-memory solvers run, GIL released)
+gives k × p sufficient statistics; a tree of engine merges (fan-in
+``_FAN_IN``, row order kept) reduces them;
 the update and the stopping/annealing rule (``_meanscape.Annealer``, the
 engine's own loop) run on the client. Only the centres go out (scattered
 once per iteration to every worker on a ``distributed`` cluster) and only
@@ -695,18 +697,16 @@ class RFFPowerKMeans(_DaskCluster):
 # ---------------------------------------------------------------- wkmeans, lw
 
 
-def _weighted_part(x, centres, v, labels, w):
+def _weighted_part(x, centres, v, labels, w, offset, keep):
     return _meanscape.weighted_block(
         np.ascontiguousarray(x),
         _aligned(centres, np.float64),
         multipliers=_aligned(v, np.float64),
         labels=_aligned(labels, np.int64),
         sample_weight=_block_w(w),
+        offset=offset,
+        keep=keep,
     )
-
-
-def _weighted_merge(parts):
-    return _meanscape.weighted_merge(list(parts))
 
 
 def _dispersion_part(x, part, centres, w):
@@ -728,21 +728,8 @@ def _same_labels(part, before):
 
 
 def _label_sums(x, part, w, k):
-    """A block's rows summed per cluster of its labels in `part`, as the
-    statistics ``weighted_merge`` reads."""
-    x = np.asarray(x, dtype=np.float64)
-    labels = part["labels"]
-    w = np.ones(len(x)) if w is None else np.asarray(w, dtype=np.float64)
-    sums = np.zeros((k, x.shape[1]))
-    np.add.at(sums, labels, x * w[:, None])
-    return {
-        "sums": sums,
-        "totals": np.bincount(labels, weights=w, minlength=k).astype(np.float64),
-        "counts": np.bincount(labels, minlength=k).astype(np.int64),
-        "inertia": 0.0,
-        "changed": 0,
-        "rows": len(x),
-    }
+    labels = _aligned(part["labels"], np.int64)
+    return _meanscape.label_sums(np.ascontiguousarray(x), labels, k, sample_weight=_block_w(w))
 
 
 def _zscore(x, mean, sd):
@@ -778,20 +765,23 @@ class _FeatureWeighted(_DaskCluster):
     objective's relative change ≤ tol, no label change, or ``max_iter``)
     run on the client."""
 
-    def _assign(self, blocks, centres, v, prev):
+    def _assign(self, blocks, centres, v, prev, keep=0):
         """Every chunk assigned at `centres` by the distance with
         multipliers `v` (None: plain), keeping the labels of `prev` (the
-        parts of the previous pass) on ties: merged statistics, parts."""
+        parts of the previous pass) on ties: merged statistics (with the
+        `keep` farthest rows), parts."""
         dask, _ = _dask()
         c = _broadcast(centres)
         vv = None if v is None else _broadcast(np.ascontiguousarray(v, dtype=np.float64))
         prev = prev or [None] * len(blocks)
         parts = [
-            dask.delayed(_weighted_part)(b, c, vv, None if pp is None else dask.delayed(_labels_of)(pp), wb)
-            for b, wb, pp in zip(blocks, self._wblocks, prev)
+            dask.delayed(_weighted_part)(
+                b, c, vv, None if pp is None else dask.delayed(_labels_of)(pp), wb, off, keep
+            )
+            for b, wb, pp, off in zip(blocks, self._wblocks, prev, self._offsets)
         ]
         parts = list(dask.persist(*parts))
-        stats = self._compute(_tree([dask.delayed(_stats_only)(pp) for pp in parts], _weighted_merge))
+        stats = self._compute(_tree([dask.delayed(_stats_only)(pp) for pp in parts], _lloyd_merge, keep))
         return stats, parts
 
     def _dispersions(self, blocks, parts, centres):
@@ -908,9 +898,7 @@ class LWKMeans(_FeatureWeighted):
     Not offered here: ``nstart`` > 1 (the in-memory default, 50, keeps the
     best of that many k-means runs from k-means++ seeds: 50 distributed
     k-means runs before LW starts; run them with ``meanscape.dask.KMeans``
-    and pass the best centres as ``init``); an initial k-means that leaves
-    a cluster empty (the engine then moves it to the farthest row, which
-    needs a pass of its own: an error says so, give other centres).
+    and pass the best centres as ``init``).
     """
 
     def __init__(
@@ -945,22 +933,20 @@ class LWKMeans(_FeatureWeighted):
     def _initial_partition(self, centres, tol_abs, max_iter=300):
         """The engine's k-means for lw's start (``lloyd_weighted`` with unit
         multipliers): the parts holding its labels."""
-        ones = np.ones(centres.shape[1])
+        k, ones = centres.shape[0], np.ones(centres.shape[1])
         before, parts = None, None
         for m in range(1, max_iter + 1):
-            stats, parts = self._assign(self._blocks, centres, ones, None)
+            stats, parts = self._assign(self._blocks, centres, ones, None, keep=k)
             inertia = stats["inertia"]
             if before is not None and self._same(parts, before):
                 break
             if m == max_iter:
                 break
-            empty = np.flatnonzero(stats["totals"] == 0)
-            if len(empty):
-                raise ValueError(
-                    f"meanscape.dask.LWKMeans: the initial k-means left cluster(s) {empty.tolist()} empty "
-                    "(in memory they move to the farthest rows, not offered here): give other init centres"
-                )
             following = _meanscape.weighted_centres(stats, None)
+            # An empty cluster moves to the next of the farthest rows (its
+            # old cluster keeps its sum), as the engine's lloyd_weighted.
+            for j, row in zip(np.flatnonzero(stats["totals"] == 0), stats["far_rows"]):
+                following[j] = row
             shift = float(np.sum((following - centres) ** 2))
             centres, before = following, parts
             if shift <= tol_abs:
@@ -1007,7 +993,7 @@ class LWKMeans(_FeatureWeighted):
             self._zscores = (mean, sd)
             blocks = [dask.delayed(_zscore)(b, mean, sd) for b in self._blocks]
         sums = [dask.delayed(_label_sums)(b, pp, wb, k) for b, pp, wb in zip(blocks, parts, self._wblocks)]
-        stats = self._compute(_tree(sums, _weighted_merge))
+        stats = self._compute(_tree(sums, _lloyd_merge, 0))
         d0 = self._dispersions(blocks, parts, _meanscape.weighted_centres(stats, None))
         limits = _meanscape.lw_alpha(d0, beta)
         if limits is None:

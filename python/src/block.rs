@@ -12,7 +12,7 @@ use meanscape::algo::Rows;
 use meanscape::algo::block::{
     self, Driver, Far, LloydStats, PowerStats, Previous, Schedule, Stop, SweepArgs,
 };
-use meanscape::algo::weighted_block::{self as wblock, WeightedStats};
+use meanscape::algo::weighted_block as wblock;
 use meanscape::internals::LwStart;
 use meanscape::internals::feature_weights::{Rule, lw_alpha as engine_lw_alpha};
 use meanscape::internals::kernel::{bandwidth, rff};
@@ -466,36 +466,6 @@ pub fn nearest<'py>(
 
 // ---------------------------------------------------------------- feature weights
 
-fn weighted_dict<'py>(py: Python<'py>, s: WeightedStats) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("sums", s.sums.into_pyarray(py))?;
-    d.set_item("totals", PyArray1::from_vec(py, s.totals))?;
-    d.set_item("counts", counts_out(py, &s.counts))?;
-    d.set_item("inertia", s.inertia)?;
-    d.set_item("changed", s.changed)?;
-    d.set_item("rows", s.rows)?;
-    Ok(d)
-}
-
-fn weighted_stats<'py>(d: &Bound<'py, PyDict>) -> PyResult<WeightedStats> {
-    let sums = arr2(d, "sums")?.as_array().to_owned();
-    let k = sums.nrows();
-    let s = WeightedStats {
-        sums,
-        totals: vec_of(d, "totals")?,
-        counts: counts_of(d)?,
-        inertia: num(d, "inertia")?,
-        changed: count(d, "changed")? as u64,
-        rows: count(d, "rows")?,
-    };
-    if s.totals.len() != k || s.counts.len() != k {
-        return Err(PyValueError::new_err(
-            "block statistics of different cluster counts",
-        ));
-    }
-    Ok(s)
-}
-
 /// The labels of a block (int64, one in 0..k per row) as the engine's.
 fn block_labels(l: &PyReadonlyArray1<i64>, n: usize, k: usize) -> PyResult<Vec<usize>> {
     let l = l.as_array();
@@ -512,10 +482,12 @@ fn block_labels(l: &PyReadonlyArray1<i64>, n: usize, k: usize) -> PyResult<Vec<u
 /// distance Σ_l v_l (x_l − z_l)² (`multipliers` v; None: the plain squared
 /// distance), keeping `labels` (the block's previous ones) on ties or,
 /// without them, the nearest centre; then summed per cluster. Returns
-/// `sums`, `totals`, `counts`, `inertia`, `changed`, `rows` and the new
-/// `labels` (int64).
+/// Lloyd's statistics (as `lloyd_block`, merged by `lloyd_merge`; `keep`
+/// farthest rows, `offset` the global index of the block's first row)
+/// and the new `labels` (int64).
 #[pyfunction]
-#[pyo3(signature = (x, centres, multipliers=None, labels=None, sample_weight=None))]
+#[pyo3(signature = (x, centres, multipliers=None, labels=None, sample_weight=None, offset=0, keep=0))]
+#[allow(clippy::too_many_arguments)]
 pub fn weighted_block<'py>(
     py: Python<'py>,
     x: &Bound<'py, PyAny>,
@@ -523,6 +495,8 @@ pub fn weighted_block<'py>(
     multipliers: Option<PyReadonlyArray1<'py, f64>>,
     labels: Option<PyReadonlyArray1<'py, i64>>,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    offset: usize,
+    keep: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
     let x = Block::read(x)?;
     let c = centres.as_array();
@@ -543,33 +517,37 @@ pub fn weighted_block<'py>(
         .transpose()?;
     let w = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
     let rows = x.rows();
-    let (stats, labels) = py.detach(|| wblock::assign_block(rows, w, c, v, cur.as_deref()));
-    let d = weighted_dict(py, stats)?;
+    let (stats, labels) =
+        py.detach(|| wblock::assign_block(rows, w, c, v, cur.as_deref(), offset, keep));
+    let d = lloyd_dict(py, stats)?;
     let labels: Vec<i64> = labels.into_iter().map(|l| l as i64).collect();
     d.set_item("labels", PyArray1::from_vec(py, labels))?;
     Ok(d)
 }
 
-/// The merge of `weighted_block` statistics (added in list order).
+/// A block's rows summed per cluster of its `labels` (int64, k
+/// clusters), as Lloyd's statistics with nothing else.
 #[pyfunction]
-pub fn weighted_merge<'py>(
+#[pyo3(signature = (x, labels, k, sample_weight=None))]
+pub fn label_sums<'py>(
     py: Python<'py>,
-    parts: &Bound<'py, PyList>,
+    x: &Bound<'py, PyAny>,
+    labels: PyReadonlyArray1<'py, i64>,
+    k: usize,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let parts: Vec<WeightedStats> = parts
-        .iter()
-        .map(|p| weighted_stats(p.cast::<PyDict>()?))
-        .collect::<PyResult<_>>()?;
-    let Some(first) = parts.first() else {
-        return Err(PyValueError::new_err("nothing to merge"));
-    };
-    let dim = first.sums.dim();
-    if parts.iter().any(|s| s.sums.dim() != dim) {
+    let x = Block::read(x)?;
+    let [n, _] = x.shape();
+    let labels = block_labels(&labels, n, k)?;
+    let w = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
+    if w.is_some_and(|w| w.len() != n) {
         return Err(PyValueError::new_err(
-            "block statistics of different shapes",
+            "sample_weight: one weight per row of the block is required",
         ));
     }
-    weighted_dict(py, WeightedStats::merge(parts))
+    let rows = x.rows();
+    let stats = py.detach(|| wblock::label_sums(rows, w, &labels, k));
+    lloyd_dict(py, stats)
 }
 
 /// The cluster means of merged statistics; an empty cluster keeps its
@@ -581,7 +559,7 @@ pub fn weighted_centres<'py>(
     stats: &Bound<'py, PyDict>,
     prev: Option<PyReadonlyArray2<'py, f64>>,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let st = weighted_stats(stats)?;
+    let st = lloyd_stats(stats)?;
     let prev = prev.as_ref().map(|p| p.as_array());
     if let Some(p) = prev
         && p.dim() != st.sums.dim()
@@ -590,7 +568,7 @@ pub fn weighted_centres<'py>(
             "prev and the statistics differ in shape",
         ));
     }
-    Ok(st.centres(prev).into_pyarray(py))
+    Ok(wblock::cluster_means(&st, prev).into_pyarray(py))
 }
 
 /// The block's per-feature dispersions Σ_i s_i (x_il − z_{c(i),l})² about

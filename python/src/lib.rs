@@ -230,7 +230,7 @@ fn _meanscape(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(block::nearest, m)?)?;
     for f in [
         wrap_pyfunction!(block::weighted_block, m)?,
-        wrap_pyfunction!(block::weighted_merge, m)?,
+        wrap_pyfunction!(block::label_sums, m)?,
         wrap_pyfunction!(block::weighted_centres, m)?,
         wrap_pyfunction!(block::dispersion_block, m)?,
         wrap_pyfunction!(block::feature_rule, m)?,

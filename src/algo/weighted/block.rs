@@ -7,8 +7,8 @@
 //! rows, because the dispersions are taken about the centres of the whole
 //! partition: pass 1 reassigns every row at the previous centres and
 //! weights ([`assign_block`], the block's labels stay with the block) and
-//! sums the rows per cluster ([`WeightedStats`], merged by
-//! [`WeightedStats::merge`]; [`WeightedStats::centres`] gives the means);
+//! sums the rows per cluster (Lloyd's statistics, [`LloydStats`], merged
+//! by [`LloydStats::merge`]; [`cluster_means`] gives the means);
 //! pass 2 adds up the per-feature dispersions about those means
 //! ([`dispersion_block`], a plain sum over blocks). Each step is the one
 //! the in-memory loop runs (the same distances, tie rule and sums), so
@@ -16,81 +16,45 @@
 
 use super::common::{assign_keep, dispersions, weighted_sq_dists};
 use super::points::Points;
+use crate::solver::block::{LloydStats, far_rows};
 use crate::solver::lloyd::assign;
 use crate::solver::rows::Rows;
 use ndarray::{Array2, ArrayView2};
 
-/// A block's share of one iteration: the rows summed per cluster of
-/// their new labels.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WeightedStats {
-    /// k × p: per cluster, Σ (sample weight ×) row.
-    pub sums: Array2<f64>,
-    /// Per cluster, Σ sample weight (the row count without weights).
-    pub totals: Vec<f64>,
-    /// Rows per cluster.
-    pub counts: Vec<u64>,
-    /// Σ (sample weight ×) the distance of each row to its new centre,
-    /// in the distance the rows were assigned by.
-    pub inertia: f64,
-    /// Rows whose label differs from the one they had (all rows when
-    /// they had none).
-    pub changed: u64,
-    pub rows: usize,
+/// The cluster means of merged statistics; a cluster with no weight keeps
+/// its row of `prev` or, without one, sits at the origin (as
+/// [`super::common::cluster_means`]).
+pub fn cluster_means(stats: &LloydStats, prev: Option<ArrayView2<f64>>) -> Array2<f64> {
+    let mut z = stats.sums.clone();
+    for (j, &c) in stats.totals.iter().enumerate() {
+        if c > 0.0 {
+            z.row_mut(j).mapv_inplace(|v| v / c);
+        } else if let Some(p) = prev {
+            z.row_mut(j).assign(&p.row(j));
+        }
+    }
+    z
 }
 
-impl WeightedStats {
-    /// The statistics of consecutive blocks, added in the order given.
-    /// `parts` must be non-empty and share k and p.
-    pub fn merge(parts: Vec<WeightedStats>) -> WeightedStats {
-        let mut it = parts.into_iter();
-        let mut out = it.next().expect("at least one block");
-        for part in it {
-            out.sums += &part.sums;
-            for (a, b) in out.totals.iter_mut().zip(&part.totals) {
-                *a += b;
-            }
-            for (a, b) in out.counts.iter_mut().zip(&part.counts) {
-                *a += b;
-            }
-            out.inertia += part.inertia;
-            out.changed += part.changed;
-            out.rows += part.rows;
-        }
-        out
-    }
-
-    /// The cluster means; a cluster with no weight keeps its row of
-    /// `prev` or, without one, sits at the origin (as
-    /// [`super::common::cluster_means`]).
-    pub fn centres(&self, prev: Option<ArrayView2<f64>>) -> Array2<f64> {
-        let mut z = self.sums.clone();
-        for (j, &c) in self.totals.iter().enumerate() {
-            if c > 0.0 {
-                z.row_mut(j).mapv_inplace(|v| v / c);
-            } else if let Some(p) = prev {
-                z.row_mut(j).assign(&p.row(j));
-            }
-        }
-        z
-    }
-}
-
-/// Assigns the rows of a block to `centres` and sums them per cluster.
+/// Assigns the rows of a block to `centres` and sums them per cluster
+/// (Lloyd's statistics: the same merge serves both families).
 /// `multipliers`: the per-feature factors `v_l` of the weighted distance
 /// `Σ_l v_l (x_l − z_l)²` (None: the plain squared distance, the loop's
 /// first assignment). `current`: the block's labels so far, kept on ties
 /// (`assign_keep`); None takes the nearest centre, lowest index on ties
-/// (`assign`). `sw`: the block's sample weights. Returns the statistics
-/// and the new labels.
+/// (`assign`). `sw`: the block's sample weights. The `keep` rows farthest
+/// from their new centre come along (`offset`: the global index of the
+/// block's first row), for lw's initial k-means, which moves an empty
+/// cluster there. Returns the statistics and the new labels.
 pub fn assign_block(
     x: Rows,
     sw: Option<&[f64]>,
     centres: ArrayView2<f64>,
     multipliers: Option<&[f64]>,
     current: Option<&[usize]>,
-) -> (WeightedStats, Vec<usize>) {
-    let k = centres.nrows();
+    offset: usize,
+    keep: usize,
+) -> (LloydStats, Vec<usize>) {
     let d = match multipliers {
         Some(v) => weighted_sq_dists(x, v, centres),
         None => x.sq_dists(&x.sq_norms(), centres),
@@ -99,27 +63,35 @@ pub fn assign_block(
         Some(cur) => assign_keep(d.view(), cur),
         None => (assign(d.view()).0, x.nrows()),
     };
-    let mut inertia = 0.0;
+    let dists: Vec<f64> = labels.iter().enumerate().map(|(i, &l)| d[[i, l]]).collect();
+    let inertia = match sw {
+        None => dists.iter().sum(),
+        Some(w) => dists.iter().zip(w).map(|(d, w)| w * d).sum(),
+    };
+    let mut stats = label_sums(x, sw, &labels, centres.nrows());
+    stats.inertia = inertia;
+    stats.changed = changed as u64;
+    stats.far = far_rows(x, sw, &dists, &labels, offset, keep);
+    (stats, labels)
+}
+
+/// The rows of a block summed per cluster of the given `labels` (k
+/// clusters): sums, totals and counts; nothing else.
+pub fn label_sums(x: Rows, sw: Option<&[f64]>, labels: &[usize], k: usize) -> LloydStats {
     let mut counts = vec![0u64; k];
-    for (i, &l) in labels.iter().enumerate() {
+    for &l in labels {
         counts[l] += 1;
-        let s = crate::solver::lloyd::weight(sw, i);
-        inertia += if sw.is_some() {
-            s * d[[i, l]]
-        } else {
-            d[[i, l]]
-        };
     }
-    let (sums, totals) = Points::Dense(x).cluster_sums(sw, &labels, k);
-    let stats = WeightedStats {
+    let (sums, totals) = Points::Dense(x).cluster_sums(sw, labels, k);
+    LloydStats {
         sums,
         totals,
+        inertia: 0.0,
         counts,
-        inertia,
-        changed: changed as u64,
+        changed: 0,
         rows: x.nrows(),
-    };
-    (stats, labels)
+        far: Vec::new(),
+    }
 }
 
 /// The block's per-feature dispersions about its clusters' centres:
@@ -160,7 +132,7 @@ mod tests {
             (None, None, None),
             (Some(&v[..]), Some(&w[..]), Some(&cur[..])),
         ] {
-            let (whole, lab) = assign_block(x.view().into(), sw, c.view(), mult, keep);
+            let (whole, lab) = assign_block(x.view().into(), sw, c.view(), mult, keep, 0, 3);
             let cut = 120;
             let (a, la) = assign_block(
                 x.slice(s![..cut, ..]).into(),
@@ -168,6 +140,8 @@ mod tests {
                 c.view(),
                 mult,
                 keep.map(|l| &l[..cut]),
+                0,
+                3,
             );
             let (b, lb) = assign_block(
                 x.slice(s![cut.., ..]).into(),
@@ -175,9 +149,13 @@ mod tests {
                 c.view(),
                 mult,
                 keep.map(|l| &l[cut..]),
+                cut,
+                3,
             );
             assert_eq!([la, lb].concat(), lab);
-            let m = WeightedStats::merge(vec![a, b]);
+            let m = LloydStats::merge(vec![a, b], 3);
+            assert_eq!(m.far, whole.far);
+            assert_eq!(m.far.len(), 3);
             assert_eq!(m.counts, whole.counts);
             assert_eq!(m.changed, whole.changed);
             assert_eq!(m.rows, 301);
@@ -190,7 +168,9 @@ mod tests {
                 assert!(close(*p, *q));
             }
             // The dispersions about the merged means add up the same way.
-            let z = m.centres(None);
+            let z = cluster_means(&m, None);
+            let by_labels = label_sums(x.view().into(), sw, &lab, 3);
+            assert_eq!(by_labels.counts, m.counts);
             let d = dispersion_block(x.view().into(), sw, &lab, z.view());
             let da = dispersion_block(
                 x.slice(s![..cut, ..]).into(),
@@ -221,10 +201,10 @@ mod tests {
         let x = data(20, 2);
         let mut c = x.slice(s![0..2, ..]).to_owned();
         c.row_mut(1).fill(1e6);
-        let (st, labels) = assign_block(x.view().into(), None, c.view(), None, None);
+        let (st, labels) = assign_block(x.view().into(), None, c.view(), None, None, 0, 0);
         assert!(labels.iter().all(|&l| l == 0));
         assert_eq!(st.counts, vec![20, 0]);
-        let z = st.centres(Some(c.view()));
+        let z = cluster_means(&st, Some(c.view()));
         assert_eq!(z.row(1), c.row(1));
         let mean = x.sum_axis(ndarray::Axis(0)) / 20.0;
         for (a, b) in z.row(0).iter().zip(&mean) {
