@@ -185,6 +185,14 @@ def _nearest(x, centres):
     return _meanscape.nearest(np.ascontiguousarray(x), centres)
 
 
+def _store_params(estimator, params):
+    """scikit-learn's rule for ``__init__``: every parameter stored as
+    given, under its own name (`params`: the ``__init__``'s locals())."""
+    for name, value in params.items():
+        if name != "self":
+            setattr(estimator, name, value)
+
+
 class _DaskCluster(ClusterMixin, BaseEstimator):
     """What the Dask estimators share: input, initialisation, the map-reduce
     of one iteration, lazy labels."""
@@ -610,22 +618,7 @@ class RFFPowerKMeans(_DaskCluster):
         random_state=None,
         init_size=None,
     ):
-        self.n_clusters = n_clusters
-        self.sigma = sigma
-        self.rff_dim = rff_dim
-        self.rff_seed = rff_seed
-        self.rff_f32 = rff_f32
-        self.init_iter = init_iter
-        self.s0 = s0
-        self.eta = eta
-        self.period = period
-        self.s_min = s_min
-        self.tol = tol
-        self.max_iter = max_iter
-        self.n_init = n_init
-        self.init = init
-        self.random_state = random_state
-        self.init_size = init_size
+        _store_params(self, locals())
 
     def _auto_dim(self, X, w, sigma):
         """The engine's automatic D on the seeded sample (a fit of one
@@ -859,14 +852,7 @@ class WKMeans(_FeatureWeighted):
     kept on the workers)."""
 
     def __init__(self, n_clusters=8, *, beta=4.0, tol=1e-08, max_iter=100, n_init=1, init="k-means++", random_state=None, init_size=None):
-        self.n_clusters = n_clusters
-        self.beta = beta
-        self.tol = tol
-        self.max_iter = max_iter
-        self.n_init = n_init
-        self.init = init
-        self.random_state = random_state
-        self.init_size = init_size
+        _store_params(self, locals())
 
     def fit(self, X, y=None, sample_weight=None):
         self._check_beta()
@@ -917,18 +903,7 @@ class LWKMeans(_FeatureWeighted):
         random_state=None,
         init_size=None,
     ):
-        self.n_clusters = n_clusters
-        self.lam = lam
-        self.beta = beta
-        self.nstart = nstart
-        self.zscore = zscore
-        self.code_assign = code_assign
-        self.tol = tol
-        self.max_iter = max_iter
-        self.n_init = n_init
-        self.init = init
-        self.random_state = random_state
-        self.init_size = init_size
+        _store_params(self, locals())
 
     def _initial_partition(self, centres, tol_abs, max_iter=300):
         """The engine's k-means for lw's start (``lloyd_weighted`` with unit

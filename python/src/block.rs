@@ -373,18 +373,10 @@ pub fn lloyd_block<'py>(
         return Err(PyValueError::new_err("prev and centres differ in shape"));
     }
     let k = c.nrows();
-    let labels: Option<Vec<usize>> = match &prev_labels {
-        Some(l) => {
-            let l = l.as_array();
-            if l.len() != x.shape()[0] || l.iter().any(|&v| v < 0 || v as usize >= k) {
-                return Err(PyValueError::new_err(
-                    "prev_labels: one label in 0..k per row of the block is required",
-                ));
-            }
-            Some(l.iter().map(|&v| v as usize).collect())
-        }
-        None => None,
-    };
+    let labels = prev_labels
+        .as_ref()
+        .map(|l| block_labels(l, x.shape()[0], k))
+        .transpose()?;
     let w = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
     let keep = keep.unwrap_or(k);
     let rows = x.rows();
