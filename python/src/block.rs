@@ -375,7 +375,7 @@ pub fn lloyd_block<'py>(
     let k = c.nrows();
     let labels = prev_labels
         .as_ref()
-        .map(|l| block_labels(l, x.shape()[0], k))
+        .map(|l| block_labels(l, x.shape()[0], k, "prev_labels"))
         .transpose()?;
     let w = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
     let keep = keep.unwrap_or(k);
@@ -458,13 +458,14 @@ pub fn nearest<'py>(
 
 // ---------------------------------------------------------------- feature weights
 
-/// The labels of a block (int64, one in 0..k per row) as the engine's.
-fn block_labels(l: &PyReadonlyArray1<i64>, n: usize, k: usize) -> PyResult<Vec<usize>> {
+/// The labels of a block (int64, one in 0..k per row) as the engine's;
+/// `name` the argument, for the error.
+fn block_labels(l: &PyReadonlyArray1<i64>, n: usize, k: usize, name: &str) -> PyResult<Vec<usize>> {
     let l = l.as_array();
     if l.len() != n || l.iter().any(|&v| v < 0 || v as usize >= k) {
-        return Err(PyValueError::new_err(
-            "labels: one label in 0..k per row of the block is required",
-        ));
+        return Err(PyValueError::new_err(format!(
+            "{name}: one label in 0..k per row of the block is required"
+        )));
     }
     Ok(l.iter().map(|&v| v as usize).collect())
 }
@@ -505,7 +506,7 @@ pub fn weighted_block<'py>(
     }
     let cur = labels
         .as_ref()
-        .map(|l| block_labels(l, n, c.nrows()))
+        .map(|l| block_labels(l, n, c.nrows(), "labels"))
         .transpose()?;
     let w = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
     let rows = x.rows();
@@ -530,7 +531,7 @@ pub fn label_sums<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let x = Block::read(x)?;
     let [n, _] = x.shape();
-    let labels = block_labels(&labels, n, k)?;
+    let labels = block_labels(&labels, n, k, "labels")?;
     let w = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
     if w.is_some_and(|w| w.len() != n) {
         return Err(PyValueError::new_err(
@@ -577,7 +578,7 @@ pub fn dispersion_block<'py>(
     let x = Block::read(x)?;
     let c = centres.as_array();
     check_shapes(&x, c, sample_weight.as_ref())?;
-    let labels = block_labels(&labels, x.shape()[0], c.nrows())?;
+    let labels = block_labels(&labels, x.shape()[0], c.nrows(), "labels")?;
     let w = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
     let rows = x.rows();
     let d = py.detach(|| wblock::dispersion_block(rows, w, &labels, c));

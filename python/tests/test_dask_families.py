@@ -231,3 +231,26 @@ def test_local_cluster_two_processes(bounded):
     assert n_iter == ref.n_iter_
     close(trace, ref.objective_trace_)
     np.testing.assert_array_equal(labels, ref.labels_)
+
+
+def test_the_block_steps_refuse_misuse():
+    from meanscape import _meanscape
+
+    x, c = np.zeros((3, 2)), np.zeros((2, 2))
+    with pytest.raises(ValueError, match="multipliers"):
+        _meanscape.weighted_block(x, c, multipliers=np.ones(3))
+    with pytest.raises(ValueError, match="labels"):
+        _meanscape.weighted_block(x, c, labels=np.array([0, 2, 0]))
+    with pytest.raises(ValueError, match="labels"):
+        _meanscape.dispersion_block(x, np.zeros(2, dtype=np.int64), c)
+    with pytest.raises(ValueError, match="positive bandwidth"):
+        _meanscape.rff_frequencies(2, 0.0, 8, 0)
+    with pytest.raises(ValueError, match="frequencies"):
+        _meanscape.rff_map(x, np.zeros((3, 8)))
+    with pytest.raises(ValueError, match="must be negative"):
+        _meanscape.power_block(x, c, float("nan"))
+    # s = −∞ (rff-power's k-means start) is the hard limit: one-hot weights.
+    st = _meanscape.power_block(np.eye(2), np.eye(2), -np.inf)
+    assert st["counts"].tolist() == [1, 1] and st["softness"] == 0.0
+    assert _meanscape.rff_sigma(0.0, 10) == 1.0 and _meanscape.rff_sigma(5.0, 1) == 1.0
+    assert _meanscape.lw_alpha([0.0, 0.0], 4.0) is None
