@@ -3,14 +3,23 @@
 //! sufficient statistics as a dict of NumPy arrays and floats (picklable,
 //! so a scheduler can move them), the engine's merge of such dicts, the
 //! update from merged statistics, and [`Annealer`], the engine's stopping
-//! and annealing rule. The GIL is released while a block is computed.
+//! and annealing rule; the same for the feature-weighted family
+//! (`weighted_block`, `dispersion_block`, `feature_rule`) and the random
+//! Fourier feature map of `rff-power` (`rff_frequencies`, `rff_map`). The
+//! GIL is released while a block is computed.
 
 use meanscape::algo::Rows;
 use meanscape::algo::block::{
     self, Driver, Far, LloydStats, PowerStats, Previous, Schedule, Stop, SweepArgs,
 };
+use meanscape::algo::weighted_block as wblock;
+use meanscape::internals::LwStart;
+use meanscape::internals::feature_weights::{Rule, lw_alpha as engine_lw_alpha};
+use meanscape::internals::kernel::{bandwidth, rff};
 use ndarray::{Array1, Array2, ArrayView2};
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{
+    IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods,
+};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -181,8 +190,12 @@ pub fn power_block<'py>(
     let x = Block::read(x)?;
     let c = centres.as_array();
     check_shapes(&x, c, sample_weight.as_ref())?;
-    if !s.is_finite() || s >= 0.0 {
-        return Err(PyValueError::new_err(format!("s = {s} must be negative")));
+    // −∞ is the hard limit (Lloyd's iteration), which rff-power's k-means
+    // start Θ₀ runs.
+    if s.is_nan() || s >= 0.0 {
+        return Err(PyValueError::new_err(format!(
+            "s = {s} must be negative (−inf: the hard limit)"
+        )));
     }
     let w = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
     let rows = x.rows();
@@ -360,18 +373,10 @@ pub fn lloyd_block<'py>(
         return Err(PyValueError::new_err("prev and centres differ in shape"));
     }
     let k = c.nrows();
-    let labels: Option<Vec<usize>> = match &prev_labels {
-        Some(l) => {
-            let l = l.as_array();
-            if l.len() != x.shape()[0] || l.iter().any(|&v| v < 0 || v as usize >= k) {
-                return Err(PyValueError::new_err(
-                    "prev_labels: one label in 0..k per row of the block is required",
-                ));
-            }
-            Some(l.iter().map(|&v| v as usize).collect())
-        }
-        None => None,
-    };
+    let labels = prev_labels
+        .as_ref()
+        .map(|l| block_labels(l, x.shape()[0], k, "prev_labels"))
+        .transpose()?;
     let w = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
     let keep = keep.unwrap_or(k);
     let rows = x.rows();
@@ -449,6 +454,274 @@ pub fn nearest<'py>(
         py,
         labels.into_iter().map(|l| l as i64).collect(),
     ))
+}
+
+// ---------------------------------------------------------------- feature weights
+
+/// The labels of a block (int64, one in 0..k per row) as the engine's;
+/// `name` the argument, for the error.
+fn block_labels(l: &PyReadonlyArray1<i64>, n: usize, k: usize, name: &str) -> PyResult<Vec<usize>> {
+    let l = l.as_array();
+    if l.len() != n || l.iter().any(|&v| v < 0 || v as usize >= k) {
+        return Err(PyValueError::new_err(format!(
+            "{name}: one label in 0..k per row of the block is required"
+        )));
+    }
+    Ok(l.iter().map(|&v| v as usize).collect())
+}
+
+/// One block's share of a WK-means / LW-k-means iteration (or of the
+/// plain Lloyd of lw's start): the rows assigned to `centres` by the
+/// distance Σ_l v_l (x_l − z_l)² (`multipliers` v; None: the plain squared
+/// distance), keeping `labels` (the block's previous ones) on ties or,
+/// without them, the nearest centre; then summed per cluster. Returns
+/// Lloyd's statistics (as `lloyd_block`, merged by `lloyd_merge`; `keep`
+/// farthest rows, `offset` the global index of the block's first row)
+/// and the new `labels` (int64).
+#[pyfunction]
+#[pyo3(signature = (x, centres, multipliers=None, labels=None, sample_weight=None, offset=0, keep=0))]
+#[allow(clippy::too_many_arguments)]
+pub fn weighted_block<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    centres: PyReadonlyArray2<'py, f64>,
+    multipliers: Option<PyReadonlyArray1<'py, f64>>,
+    labels: Option<PyReadonlyArray1<'py, i64>>,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    offset: usize,
+    keep: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let x = Block::read(x)?;
+    let c = centres.as_array();
+    check_shapes(&x, c, sample_weight.as_ref())?;
+    let [n, p] = x.shape();
+    let v = multipliers.as_ref().map(|v| v.as_slice()).transpose()?;
+    if let Some(v) = v
+        && v.len() != p
+    {
+        return Err(PyValueError::new_err(format!(
+            "multipliers: {} for {p} features",
+            v.len()
+        )));
+    }
+    let cur = labels
+        .as_ref()
+        .map(|l| block_labels(l, n, c.nrows(), "labels"))
+        .transpose()?;
+    let w = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
+    let rows = x.rows();
+    let (stats, labels) =
+        py.detach(|| wblock::assign_block(rows, w, c, v, cur.as_deref(), offset, keep));
+    let d = lloyd_dict(py, stats)?;
+    let labels: Vec<i64> = labels.into_iter().map(|l| l as i64).collect();
+    d.set_item("labels", PyArray1::from_vec(py, labels))?;
+    Ok(d)
+}
+
+/// A block's rows summed per cluster of its `labels` (int64, k
+/// clusters), as Lloyd's statistics with nothing else.
+#[pyfunction]
+#[pyo3(signature = (x, labels, k, sample_weight=None))]
+pub fn label_sums<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    labels: PyReadonlyArray1<'py, i64>,
+    k: usize,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let x = Block::read(x)?;
+    let [n, _] = x.shape();
+    let labels = block_labels(&labels, n, k, "labels")?;
+    let w = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
+    if w.is_some_and(|w| w.len() != n) {
+        return Err(PyValueError::new_err(
+            "sample_weight: one weight per row of the block is required",
+        ));
+    }
+    let rows = x.rows();
+    let stats = py.detach(|| wblock::label_sums(rows, w, &labels, k));
+    lloyd_dict(py, stats)
+}
+
+/// The cluster means of merged statistics; an empty cluster keeps its
+/// row of `prev` (or sits at the origin without one).
+#[pyfunction]
+#[pyo3(signature = (stats, prev=None))]
+pub fn weighted_centres<'py>(
+    py: Python<'py>,
+    stats: &Bound<'py, PyDict>,
+    prev: Option<PyReadonlyArray2<'py, f64>>,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let st = lloyd_stats(stats)?;
+    let prev = prev.as_ref().map(|p| p.as_array());
+    if let Some(p) = prev
+        && p.dim() != st.sums.dim()
+    {
+        return Err(PyValueError::new_err(
+            "prev and the statistics differ in shape",
+        ));
+    }
+    Ok(wblock::cluster_means(&st, prev).into_pyarray(py))
+}
+
+/// The block's per-feature dispersions Σ_i s_i (x_il − z_{c(i),l})² about
+/// `centres` (`labels`: the block's, int64).
+#[pyfunction]
+#[pyo3(signature = (x, labels, centres, sample_weight=None))]
+pub fn dispersion_block<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    labels: PyReadonlyArray1<'py, i64>,
+    centres: PyReadonlyArray2<'py, f64>,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let x = Block::read(x)?;
+    let c = centres.as_array();
+    check_shapes(&x, c, sample_weight.as_ref())?;
+    let labels = block_labels(&labels, x.shape()[0], c.nrows(), "labels")?;
+    let w = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
+    let rows = x.rows();
+    let d = py.detach(|| wblock::dispersion_block(rows, w, &labels, c));
+    Ok(PyArray1::from_vec(py, d))
+}
+
+/// The weight step of the feature-weighted loop from the dispersions `d`:
+/// Huang's WK-means weights (`alpha` None), or LW-k-means' lasso weights
+/// in the reference code's units (`alpha` α_c, `lam_p2` λ/p², `n` the
+/// rows or their total weight). Returns `weights`, `objective`, `scale`
+/// (the size of its terms, for the stopping rule) and `multipliers` (the
+/// assignment's v_l).
+#[pyfunction]
+#[pyo3(signature = (d, beta, alpha=None, lam_p2=0.0, n=1.0, code_assign=false))]
+pub fn feature_rule<'py>(
+    py: Python<'py>,
+    d: Vec<f64>,
+    beta: f64,
+    alpha: Option<f64>,
+    lam_p2: f64,
+    n: f64,
+    code_assign: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    if !(beta.is_finite() && beta > 1.0) {
+        return Err(PyValueError::new_err(format!(
+            "beta = {beta} must be greater than 1"
+        )));
+    }
+    let rule = match alpha {
+        None => Rule::Huang { beta },
+        Some(alpha) => Rule::Lasso {
+            beta,
+            alpha,
+            lam_p2,
+            n,
+            code_assign,
+        },
+    };
+    let w = rule.weights(&d);
+    let (objective, scale) = rule.objective(&d, &w);
+    let out = PyDict::new(py);
+    out.set_item(
+        "multipliers",
+        PyArray1::from_vec(py, rule.assign_weights(&w)),
+    )?;
+    out.set_item("weights", PyArray1::from_vec(py, w))?;
+    out.set_item("objective", objective)?;
+    out.set_item("scale", scale)?;
+    Ok(out)
+}
+
+/// LW-k-means' α (code units) and λ_max from the dispersions `d0` at the
+/// initial partition: (α, λ_max), or None when every dispersion is zero.
+#[pyfunction]
+pub fn lw_alpha(d0: Vec<f64>, beta: f64) -> PyResult<Option<(f64, f64)>> {
+    let Some(alpha) = engine_lw_alpha(&d0, beta) else {
+        return Ok(None);
+    };
+    let start = LwStart {
+        std: None,
+        labels: Vec::new(),
+        alpha,
+        d0,
+        mass: None,
+    };
+    Ok(Some((alpha, start.lambda_max())))
+}
+
+// ---------------------------------------------------------------- rff
+
+/// The KPK bandwidth rule from the sum of squares `ss` of `n` rows about
+/// their mean (σ² = 2·ss/(n − 1)), with the engine's fallback of 1 when
+/// that is not positive.
+#[pyfunction]
+pub fn rff_sigma(ss: f64, n: usize) -> f64 {
+    let s = if n < 2 {
+        0.0
+    } else {
+        bandwidth::sigma_of_ss(ss, n)
+    };
+    if s > 0.0 { s } else { 1.0 }
+}
+
+/// The frequencies Ω (p × D) of `rff-power`'s map: entries N(0, 1/σ²)
+/// from ChaCha8 (seed, stream 0), the in-memory estimator's.
+#[pyfunction]
+pub fn rff_frequencies<'py>(
+    py: Python<'py>,
+    p: usize,
+    sigma: f64,
+    dim: usize,
+    seed: u64,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    if !(sigma.is_finite() && sigma > 0.0) || dim == 0 {
+        return Err(PyValueError::new_err(format!(
+            "sigma = {sigma}, rff_dim = {dim}: a positive bandwidth and at least one frequency are required"
+        )));
+    }
+    let spec = rff::MapSpec {
+        cols: 0..p,
+        sigma,
+        dim,
+        seed,
+        stream: 0,
+        f32: false,
+    };
+    Ok(spec.frequencies().into_pyarray(py))
+}
+
+/// The random Fourier features [sin(XΩ), cos(XΩ)]/√D of a block (n × 2D),
+/// stored in float32 with `f32` (the sums stay float64), as the in-memory
+/// map builds them.
+#[pyfunction]
+#[pyo3(signature = (x, omega, f32=false))]
+pub fn rff_map<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    omega: PyReadonlyArray2<'py, f64>,
+    f32: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let x = Block::read(x)?;
+    let om = omega.as_array();
+    if om.nrows() != x.shape()[1] {
+        return Err(PyValueError::new_err(format!(
+            "frequencies of shape {:?} do not fit a block of {} features",
+            om.dim(),
+            x.shape()[1]
+        )));
+    }
+    let rows = x.rows();
+    let ctx = meanscape::algo::Ctx::new();
+    let err = |e: meanscape::Error| PyRuntimeError::new_err(e.to_string());
+    Ok(if f32 {
+        let z = py
+            .detach(|| rff::map_rows::<f32>(rows, om, &ctx, "rff"))
+            .map_err(err)?;
+        z.into_pyarray(py).into_any()
+    } else {
+        let z = py
+            .detach(|| rff::map_rows::<f64>(rows, om, &ctx, "rff"))
+            .map_err(err)?;
+        z.into_pyarray(py).into_any()
+    })
 }
 
 // ---------------------------------------------------------------- the rule

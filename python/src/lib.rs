@@ -228,6 +228,19 @@ fn _meanscape(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(block::lloyd_merge, m)?)?;
     m.add_function(wrap_pyfunction!(block::lloyd_next, m)?)?;
     m.add_function(wrap_pyfunction!(block::nearest, m)?)?;
+    for f in [
+        wrap_pyfunction!(block::weighted_block, m)?,
+        wrap_pyfunction!(block::label_sums, m)?,
+        wrap_pyfunction!(block::weighted_centres, m)?,
+        wrap_pyfunction!(block::dispersion_block, m)?,
+        wrap_pyfunction!(block::feature_rule, m)?,
+        wrap_pyfunction!(block::lw_alpha, m)?,
+        wrap_pyfunction!(block::rff_sigma, m)?,
+        wrap_pyfunction!(block::rff_frequencies, m)?,
+        wrap_pyfunction!(block::rff_map, m)?,
+    ] {
+        m.add_function(f)?;
+    }
     m.add_class::<block::Annealer>()?;
     Ok(())
 }

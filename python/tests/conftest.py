@@ -1,6 +1,7 @@
 import os
 import pathlib
 import shutil
+import threading
 
 import numpy as np
 import pytest
@@ -19,6 +20,32 @@ def cli():
         if candidate and pathlib.Path(candidate).is_file():
             return str(candidate)
     pytest.fail("the meanscape program is not built: run `cargo build --release` at the repository root or set MEANSCAPE_BIN")
+
+
+@pytest.fixture
+def bounded():
+    """`run(fn, *args, seconds=…, what=…)`: fn(out, *args) in a daemon
+    thread, the test failing (not hanging) when it takes over `seconds`,
+    and raising what fn raised; returns the dict `out` fn filled in."""
+
+    def run(fn, *args, seconds, what):
+        out, error = {}, []
+
+        def body():
+            try:
+                fn(out, *args)
+            except BaseException as e:  # re-raised in the test's thread
+                error.append(e)
+
+        t = threading.Thread(target=body, daemon=True)
+        t.start()
+        t.join(timeout=seconds)
+        assert not t.is_alive(), f"{what} did not finish within {seconds} s"
+        if error:
+            raise error[0]
+        return out
+
+    return run
 
 
 @pytest.fixture(scope="session")

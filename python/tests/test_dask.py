@@ -3,8 +3,6 @@ centres, objective, n_iter_ and labels to 1e-9 relative, for uneven,
 single-row and smaller-than-k chunks, float32, dataframes, sample
 weights, and a two-process LocalCluster (bounded in time)."""
 
-import threading
-
 import numpy as np
 import pytest
 
@@ -235,13 +233,9 @@ def _fit_on_local_cluster(out):
             out["n_iter"] = got.n_iter_
 
 
-def test_local_cluster_two_processes():
+def test_local_cluster_two_processes(bounded):
     pytest.importorskip("distributed")
-    out = {}
-    t = threading.Thread(target=_fit_on_local_cluster, args=(out,), daemon=True)
-    t.start()
-    t.join(timeout=180)
-    assert not t.is_alive(), "the LocalCluster fit did not finish within 180 s"
+    out = bounded(_fit_on_local_cluster, seconds=180, what="the LocalCluster fit")
     X = blobs(n=2000, seed=9)
     ref = meanscape.PowerKMeans(4, init=start(X, 4), max_iter=40).fit(X)
     assert out["n_iter"] == ref.n_iter_
@@ -282,14 +276,10 @@ def _fit_losing_a_worker(out, flag):
             out["n_iter"] = got.n_iter_
 
 
-def test_a_killed_worker_is_survived(tmp_path):
+def test_a_killed_worker_is_survived(tmp_path, bounded):
     pytest.importorskip("distributed")
-    out = {}
     flag = tmp_path / "killed"
-    t = threading.Thread(target=_fit_losing_a_worker, args=(out, flag), daemon=True)
-    t.start()
-    t.join(timeout=240)
-    assert not t.is_alive(), "the fit that lost a worker did not end within 240 s"
+    out = bounded(_fit_losing_a_worker, flag, seconds=240, what="the fit that lost a worker")
     assert flag.exists(), "no worker was killed"
     X = blobs(n=2000, seed=12)
     ref = meanscape.KMeans(4, init=start(X, 4), n_init=1).fit(X)

@@ -27,6 +27,7 @@ pub use crate::solver::{
     StartMemory, TracePoint, Typicality, Weighs, check_config, check_memory, cluster_sizes,
     configure, resolve_options, resolve_params, rows::Rows, run,
 };
+pub use weighted::block as weighted_block;
 pub use weighted::path;
 
 use crate::error::{Error, Result};

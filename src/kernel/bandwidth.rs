@@ -67,8 +67,9 @@ pub fn sigma_rule_csr(x: &Csr, cols: Range<usize>) -> f64 {
 
 /// √(2·Σ‖xᵢ−x̄‖²/(n − 1)) from the sum of squares `ss` of n rows, the
 /// dense and the sparse rule alike; 0 when that is not a positive finite
-/// number.
-fn sigma_of_ss(ss: f64, n: usize) -> f64 {
+/// number. Public for distributed drivers, which add `ss` up over their
+/// blocks (`meanscape.dask.RFFPowerKMeans`).
+pub fn sigma_of_ss(ss: f64, n: usize) -> f64 {
     let s2 = 2.0 * ss / (n as f64 - 1.0);
     if s2.is_finite() && s2 > 0.0 {
         s2.sqrt()

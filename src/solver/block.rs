@@ -508,12 +508,37 @@ pub fn lloyd_block(
         Previous::Labels(l) if l.len() == x.nrows() => differ(l),
         _ => x.nrows() as u64,
     };
+    let far = far_rows(x, w, &pass.dists, &pass.labels, offset, keep);
+    let stats = LloydStats {
+        inertia: weighted_sum(&pass.dists, w),
+        sums: pass.sums,
+        totals: pass.totals,
+        counts,
+        changed,
+        rows: x.nrows(),
+        far,
+    };
+    (stats, pass.labels)
+}
+
+/// The `keep` rows of a block farthest from their centre (`dists`, to
+/// the centre of `labels`), among the rows of weight > 0, farthest first
+/// (ties: the lower index), with their values; `offset` is the global
+/// index of the block's first row.
+pub fn far_rows(
+    x: Rows,
+    w: Option<&[f64]>,
+    dists: &[f64],
+    labels: &[usize],
+    offset: usize,
+    keep: usize,
+) -> Vec<Far> {
     let weight = |i: usize| w.map_or(1.0, |w| w[i]);
     let mut idx: Vec<usize> = (0..x.nrows()).filter(|&i| weight(i) > 0.0).collect();
     let far_of = |i: usize| Far {
-        dist: pass.dists[i],
+        dist: dists[i],
         index: offset + i,
-        label: pass.labels[i],
+        label: labels[i],
         weight: weight(i),
         row: Vec::new(),
     };
@@ -526,23 +551,12 @@ pub fn lloyd_block(
         idx.truncate(keep);
     }
     idx.sort_by(order);
-    let far = idx
-        .into_iter()
+    idx.into_iter()
         .map(|i| Far {
             row: x.select(&[i]).row(0).to_vec(),
             ..far_of(i)
         })
-        .collect();
-    let stats = LloydStats {
-        inertia: weighted_sum(&pass.dists, w),
-        sums: pass.sums,
-        totals: pass.totals,
-        counts,
-        changed,
-        rows: x.nrows(),
-        far,
-    };
-    (stats, pass.labels)
+        .collect()
 }
 
 /// The nearest centre of every row of a block, as Lloyd's pass assigns
