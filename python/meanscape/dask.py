@@ -130,16 +130,27 @@ def _aligned(a, dtype):
     return None if a is None else np.require(a, dtype=dtype, requirements=["C", "A"])
 
 
+def _label_dtype(k):
+    """The smallest integer type that holds labels 0..k−1: the labels kept
+    on the workers between iterations (one per row) are the one thing a
+    fit holds in proportion to n, so on data larger than the cluster's
+    memory they take 2 bytes a row, not 8."""
+    return np.int16 if k <= np.iinfo(np.int16).max else np.int32
+
+
 def _lloyd_part(x, centres, prev_labels, w, offset, keep, labels):
-    return _meanscape.lloyd_block(
+    part = _meanscape.lloyd_block(
         np.ascontiguousarray(x),
         centres,
         sample_weight=_block_w(w),
         offset=offset,
         keep=keep,
-        prev_labels=prev_labels,
+        prev_labels=None if prev_labels is None else prev_labels.astype(np.int64),
         return_labels=labels,
     )
+    if labels:
+        part["labels"] = part["labels"].astype(_label_dtype(len(centres)))
+    return part
 
 
 def _stats_only(part):

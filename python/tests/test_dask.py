@@ -144,6 +144,22 @@ def test_the_engine_rule_refuses_misuse():
         _meanscape.power_block(np.zeros((3, 2), dtype=np.int64), np.zeros((2, 2)), -1.0)
 
 
+def test_labels_kept_between_iterations_take_two_bytes_a_row():
+    # The one thing a Lloyd fit keeps in proportion to n (for data larger
+    # than the cluster's memory): each chunk's labels, held on its worker
+    # until the next iteration counts the rows that changed.
+    from meanscape.dask import _lloyd_part
+
+    X = blobs(seed=5)[:50]
+    c = np.ascontiguousarray(X[:3])
+    first = _lloyd_part(X, c, None, None, 0, 3, True)
+    assert first["labels"].dtype == np.int16
+    again = _lloyd_part(X, c, first["labels"], None, 0, 3, True)
+    assert again["changed"] == 0 and np.array_equal(again["labels"], first["labels"])
+    moved = _lloyd_part(X, c[::-1].copy(), first["labels"], None, 0, 3, False)
+    assert moved["changed"] > 0 and "labels" not in moved
+
+
 def test_khm_equals_in_memory():
     X = blobs(seed=4)
     c0 = start(X, 4)
