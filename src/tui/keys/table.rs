@@ -245,7 +245,7 @@ pub const KEYS: &[Binding] = &[
         Panes,
         &[(Char('K'), Act(KScan))],
         "k-scan",
-        "scan k: edit k=FROM:TO (default 2 to max(12, k + 3)), resamples=N (default 20; 0: none) and seeds=N, Enter starts; label-free scores (prediction strength, resampled stability, PAC, gap, silhouette, CH, DB, cost elbow, stability) and the k they recommend",
+        "scan k: edit k=FROM:TO (default 2 to max(12, k + 3)), resamples=N (default 20; 0: none), seeds=N and algos=kmeans,spectral (several algorithms, one family of cells each), Enter starts; label-free scores (prediction strength, resampled stability, PAC, gap, silhouette, CH, DB, cost elbow, stability) and the k they recommend",
     ),
     row(
         Panes,
@@ -266,7 +266,7 @@ pub const KEYS: &[Binding] = &[
             (Char('l'), fine(1)),
         ],
         "cell",
-        "move the cursor over the cells (a heatmap: ↑↓ rows, ←→ columns; one axis or a k-scan: any arrow along it)",
+        "move the cursor over the cells (a heatmap: ↑↓ rows, ←→ columns; one axis or a k-scan: any arrow along it; a k-scan over several algorithms: ←→ k, ↑↓ the algorithm)",
     ),
     row(
         Sweep,
@@ -294,9 +294,21 @@ pub const KEYS: &[Binding] = &[
     ),
     row(
         Sweep,
+        &[(Char('c'), Act(SweepConsensus))],
+        "consensus",
+        "k-scan: the consensus CDF of each k (Monti et al.: the share of pairs of rows the resampled clusterings put together at most x of the time; PAC is its rise from 0.1 to 0.9, marked) ↔ the scores; needs resamples",
+    ),
+    row(
+        Sweep,
+        &[(Char('w'), Act(SweepSilhouette))],
+        "silhouette",
+        "k-scan: the silhouette of each cluster (mean, rows, share below 0, a bar each; the overall value) of the cursor's k, the recommended one when it opens, in the cell's lowest-objective run ↔ the scores",
+    ),
+    row(
+        Sweep,
         &[(Char('a'), Act(AdoptK))],
         "adopt",
-        "run the recommended setting (the k-scan's k; a sweep's with resamples=N) with the sweep's settings",
+        "run the recommended setting (the k-scan's k, and its algorithm when it compares several; a sweep's with resamples=N) with the sweep's settings",
     ),
     row(
         Sweep,
