@@ -294,18 +294,6 @@ pub const KEYS: &[Binding] = &[
     ),
     row(
         Sweep,
-        &[(Char('c'), Act(SweepConsensus))],
-        "consensus",
-        "k-scan: the consensus CDF of each k (Monti et al.: the share of pairs of rows the resampled clusterings put together at most x of the time; PAC is its rise from 0.1 to 0.9, marked) ↔ the scores; needs resamples",
-    ),
-    row(
-        Sweep,
-        &[(Char('w'), Act(SweepSilhouette))],
-        "silhouette",
-        "k-scan: the silhouette of each cluster (mean, rows, share below 0, a bar each; the overall value) of the cursor's k, the recommended one when it opens, in the cell's lowest-objective run ↔ the scores",
-    ),
-    row(
-        Sweep,
         &[(Char('a'), Act(AdoptK))],
         "adopt",
         "run the recommended setting (the k-scan's k, and its algorithm when it compares several; a sweep's with resamples=N) with the sweep's settings",
@@ -332,6 +320,20 @@ pub const KEYS: &[Binding] = &[
         ],
         "help",
         "help / quit",
+    ),
+    // The k-scan's panels after help and quit: at 80 columns the hint
+    // bar keeps ? help, and shows them where there is room.
+    row(
+        Sweep,
+        &[(Char('c'), Act(SweepConsensus))],
+        "consensus",
+        "k-scan: the consensus CDF of each k (Monti et al.: the share of pairs of rows the resampled clusterings put together at most x of the time; PAC is its rise from 0.1 to 0.9, marked) ↔ the scores; needs resamples",
+    ),
+    row(
+        Sweep,
+        &[(Char('w'), Act(SweepSilhouette))],
+        "silhouette",
+        "k-scan: the silhouette of each cluster (mean, rows, share below 0, a bar each; the overall value) of the cursor's k, the recommended one when it opens, in the cell's lowest-objective run ↔ the scores",
     ),
     row(
         Controls,
