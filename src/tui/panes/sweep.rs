@@ -282,14 +282,17 @@ fn sliders_text(sv: &SweepView) -> Option<String> {
     })
 }
 
+/// `text` as the theme draws it, wrapped to `w`, one line per row.
+fn wrapped_lines(theme: &Theme, text: &str, w: usize) -> Vec<Line<'static>> {
+    wrap(&theme.text(text), w)
+        .into_iter()
+        .map(Line::from)
+        .collect()
+}
+
 /// The legend under the picture, wrapped to `w`.
 fn legend(sv: &SweepView, theme: &Theme, w: usize) -> Vec<Line<'static>> {
-    let wrapped = |text: String| -> Vec<Line<'static>> {
-        wrap(&theme.text(&text), w)
-            .into_iter()
-            .map(Line::from)
-            .collect()
-    };
+    let wrapped = |text: String| wrapped_lines(theme, &text, w);
     let name = sv.score_name();
     let range = sv.range().map_or(String::new(), |(lo, hi)| {
         format!(" {} to {}", fmt_sig4(lo), fmt_sig4(hi))
@@ -1018,12 +1021,7 @@ fn cursor_k(sv: &SweepView) -> Option<usize> {
 
 /// The legend of the consensus and silhouette panels.
 fn panel_legend(sv: &SweepView, theme: &Theme, w: usize) -> Vec<Line<'static>> {
-    let lines = |text: String| -> Vec<Line<'static>> {
-        wrap(&theme.text(&text), w)
-            .into_iter()
-            .map(Line::from)
-            .collect()
-    };
+    let lines = |text: String| wrapped_lines(theme, &text, w);
     if sv.panel == Panel::Consensus {
         let a = &sv.plan.axes[0];
         // The curves' keys, on as many rows as they take.
