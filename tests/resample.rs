@@ -70,6 +70,31 @@ fn four_separated_blobs_are_recommended_as_four() {
     assert!(at4.score("resample_stability").unwrap().mean > 0.95);
     // Every pair is co-clustered in (almost) every half's clustering.
     assert!(at4.score("pac").unwrap().mean < 0.05);
+    // The consensus CDF PAC is read from: flat between 0.1 and 0.9 at
+    // k = 4 (pairs always or never together), and PAC no more than its
+    // rise there (a consensus of exactly 0.9 is on the CDF, not in PAC).
+    let steps = sweep::resample::CDF_STEPS;
+    let at = |c: &CellResult, x: f64| c.consensus_cdf[(x * steps as f64).round() as usize];
+    for c in &r.cells {
+        assert_eq!(c.consensus_cdf.len(), steps + 1, "k = {}", c.k);
+        assert!(c.consensus_cdf.windows(2).all(|w| w[0] <= w[1]));
+        assert_eq!(c.consensus_cdf[steps], 1.0);
+        let pac = c.score("pac").unwrap().mean;
+        assert!(pac <= at(c, 0.9) - at(c, 0.1) + 1e-12, "k = {}", c.k);
+    }
+    assert!(at(at4, 0.9) - at(at4, 0.1) < 0.05);
+    // Splitting the four blobs in five leaves pairs ambiguous.
+    let at5 = r.cells.iter().find(|c| c.k == 5).unwrap();
+    assert!(at(at5, 0.9) - at(at5, 0.1) > at(at4, 0.9) - at(at4, 0.1));
+    // Each run keeps its clusters' silhouettes, which give its own back.
+    for run in &at4.runs {
+        let cl = &run.silhouette_clusters;
+        assert_eq!(cl.len(), 4);
+        let mass: f64 = cl.iter().map(|c| c.size).sum();
+        assert_eq!(mass, 240.0);
+        let back = cl.iter().map(|c| c.size * c.mean).sum::<f64>() / mass;
+        assert!((back - run.internal.silhouette).abs() < 1e-12);
+    }
     // Splitting a blob is unstable: k = 5 is judged worse.
     let at5 = r.cells.iter().find(|c| c.k == 5).unwrap();
     assert!(
@@ -117,7 +142,9 @@ fn cell(k: usize, clusters: usize, ps: f64, sil: f64) -> CellResult {
             mcc: None,
             silhouette_input: None,
             labels: Vec::new(),
+            silhouette_clusters: Vec::new(),
         }],
+        consensus_cdf: Vec::new(),
     }
 }
 
@@ -328,6 +355,13 @@ fn the_cli_writes_the_recommendation_and_each_scores_pick() {
     }
     // Without labels the table's default score is the recommendation's.
     assert_eq!(v["score"], "prediction_strength");
+    // Each cell's consensus CDF at the points declared once.
+    let xs = v["consensus_cdf_at"].as_array().unwrap();
+    assert_eq!(xs.len(), sweep::resample::CDF_STEPS + 1);
+    assert_eq!(xs[2].as_f64(), Some(0.1));
+    let cdf = v["cells"][2]["consensus_cdf"].as_array().unwrap();
+    assert_eq!(cdf.len(), xs.len());
+    assert_eq!(cdf.last().unwrap().as_f64(), Some(1.0));
     // --resamples 0 leaves the resampled scores out.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_meanscape"))
         .args(["sweep", "-d", csv.to_str().unwrap(), "-a", "kmeans"])
@@ -337,6 +371,8 @@ fn the_cli_writes_the_recommendation_and_each_scores_pick() {
         .unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(v["cells"][0]["scores"].get("prediction_strength").is_none());
+    assert!(v.get("consensus_cdf_at").is_none());
+    assert!(v["cells"][0].get("consensus_cdf").is_none());
     assert!(
         v["recommended"]["by"]
             .as_str()

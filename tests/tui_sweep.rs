@@ -295,6 +295,174 @@ fn a_k_scan_recommends_k_and_a_adopts_it() {
     assert_eq!(app.current_k(), 4);
 }
 
+/// c shows the consensus CDF of every k, w the silhouette per cluster of
+/// the recommended k (the cursor's after), each toggled back by its key;
+/// neither where it has nothing to show.
+#[test]
+fn a_k_scan_shows_the_consensus_cdf_and_the_silhouette_per_cluster() {
+    use meanscape::tui::app::sweep_view::Panel;
+    let mut app = start("gen:blobs,n=400,k=4,p=2,sep=12", "kmeans");
+    settle(&mut app, finished);
+    kscan(&mut app, Some("k=2:7 resamples=10 seeds=2"));
+    app.update(Action::SweepConsensus);
+    let sv = app.sweep.as_ref().unwrap();
+    assert_eq!(sv.panel, Panel::Consensus);
+    // The cursor on k = 4: its PAC and the CDF's values it is read from.
+    app.update(Action::Move(2));
+    let sv = app.sweep.as_ref().unwrap();
+    let c4 = sv.cell(2, 0).unwrap().clone();
+    assert_eq!(c4.k, 4);
+    let cdf = &c4.consensus_cdf;
+    let frame = screen(&mut app, 120, 40, ASCII);
+    let text = view_text(&frame, " k-scan");
+    assert!(text.contains("consensus CDF: the share of pairs"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "k=4: PAC {} (CDF {} at 0.9 - {} at 0.1)",
+            meanscape::tui::panes::sweep::fit_num(c4.score("pac").unwrap().mean, 6),
+            meanscape::tui::panes::sweep::fit_num(cdf[18], 6),
+            meanscape::tui::panes::sweep::fit_num(cdf[2], 6)
+        )),
+        "{text}"
+    );
+    for k in 2..=7 {
+        assert!(text.contains(&format!("k={k} ")), "k={k} in {text}");
+    }
+    insta::assert_snapshot!("kscan_consensus_120x40_ascii", frame);
+    insta::assert_snapshot!("kscan_consensus_80x24", screen(&mut app, 80, 24, COLOR));
+    app.update(Action::SweepConsensus);
+    assert_eq!(app.sweep.as_ref().unwrap().panel, Panel::Scores);
+
+    // w: the recommended k's clusters, whatever the cursor was on.
+    app.update(Action::Move(-2));
+    app.update(Action::SweepSilhouette);
+    let sv = app.sweep.as_ref().unwrap();
+    assert_eq!(sv.panel, Panel::Silhouette);
+    assert_eq!(sv.suggested_k(), Some(4));
+    assert_eq!(sv.cell(sv.cursor.0, 0).unwrap().k, 4);
+    let run = sv.cell(sv.cursor.0, 0).unwrap().best_run().unwrap().clone();
+    let cl = &run.silhouette_clusters;
+    assert_eq!(cl.len(), 4);
+    assert_eq!(cl.iter().map(|c| c.size).sum::<f64>(), 400.0);
+    // Separated blobs: every cluster well above 0, none of its rows below.
+    assert!(
+        cl.iter().all(|c| c.mean > 0.5 && c.negative == 0.0),
+        "{cl:?}"
+    );
+    let frame = screen(&mut app, 120, 40, ASCII);
+    let text = view_text(&frame, " k-scan");
+    assert!(
+        text.contains(&format!(
+            "k = 4 (recommended) . silhouette {} on 400 rows in the input features",
+            meanscape::tui::panes::sweep::fit_num(run.internal.silhouette, 6)
+        )),
+        "{text}"
+    );
+    assert!(text.contains("cluster rows mean <0"), "{text}");
+    insta::assert_snapshot!("kscan_silhouette_120x40_ascii", frame);
+    insta::assert_snapshot!("kscan_silhouette_80x24", screen(&mut app, 80, 24, COLOR));
+    // Another k under the cursor: its clusters, not recommended.
+    app.update(Action::Move(1));
+    let text = view_text(&screen(&mut app, 120, 40, ASCII), " k-scan");
+    assert!(text.contains("k = 5 . silhouette"), "{text}");
+    app.update(Action::SweepSilhouette);
+    assert_eq!(app.sweep.as_ref().unwrap().panel, Panel::Scores);
+
+    // Without resamples there is no consensus to show.
+    kscan(&mut app, Some("k=2:4 resamples=0 seeds=1"));
+    app.update(Action::SweepConsensus);
+    assert_eq!(app.sweep.as_ref().unwrap().panel, Panel::Scores);
+    let said = app.message.clone().unwrap_or_default();
+    assert!(said.contains("resamples=0"), "{said}");
+    // A grid has neither.
+    let mut app = small_sweep();
+    app.update(Action::SweepSilhouette);
+    assert_eq!(app.sweep.as_ref().unwrap().panel, Panel::Scores);
+}
+
+/// `algos=kmeans,spectral` in K's prompt: one family of cells per
+/// algorithm, the CLI's two-family rule through the same function, a
+/// curve each, and `a` runs the recommended algorithm at its k.
+#[test]
+fn a_k_scan_over_two_algorithms_recommends_as_the_cli_and_a_adopts_both() {
+    use meanscape::sweep::recommend::{ACROSS_RULE, across};
+    use meanscape::tui::app::sweep_view::parse_text;
+    let mut app = start("gen:blobs,n=300,k=3,p=2,sep=12", "kmeans");
+    settle(&mut app, finished);
+    kscan(
+        &mut app,
+        Some("k=2:5 resamples=6 seeds=2 algos=kmeans,spectral"),
+    );
+    let sv = app.sweep.as_ref().unwrap();
+    assert!(sv.error.is_none() && !sv.cancelled, "{:?}", sv.error);
+    assert_eq!(sv.families(), 2);
+    assert_eq!(sv.family_context(1).algo, "spectral");
+    assert_eq!(sv.shape(), (4, 2));
+    assert_eq!(sv.done, 8);
+    let family = |c: usize| -> Vec<sweep::CellResult> {
+        (0..4).map(|r| sv.cell(r, c).unwrap().clone()).collect()
+    };
+    let (km, sp) = (family(0), family(1));
+    // Each column is its algorithm's: spectral's objective is not k-means'.
+    assert_ne!(km[1].runs[0].objective, sp[1].runs[0].objective);
+    assert!(
+        km.iter()
+            .chain(&sp)
+            .all(|c| c.score("prediction_strength").is_some())
+    );
+    // The gap only where the CLI computes it (not for a kernel method).
+    assert!(km[0].score("gap").is_some() && sp[0].score("gap").is_none());
+    let want = across(&[&km[..], &sp[..]], true).unwrap();
+    let ((r, c), by) = sv.across().unwrap();
+    assert_eq!((c, r), (want.family, want.cell));
+    assert_eq!(by, ACROSS_RULE);
+    assert_eq!(sv.recommended_at(), Some((r, c)));
+    let k = sv.cell(r, c).unwrap().k;
+    let algo = sv.family_context(c).algo.clone();
+    let frame = screen(&mut app, 120, 40, ASCII);
+    let text = view_text(&frame, " k-scan");
+    assert!(
+        text.contains(&format!(
+            "recommended {algo} k = {k} (prediction strength: the largest k within two standard errors"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("- kmeans") && text.contains(" spectral"),
+        "{text}"
+    );
+    insta::assert_snapshot!("kscan_two_120x40_ascii", frame);
+    // ↑↓ the algorithm, ←→ k.
+    app.update(Action::Move(1));
+    app.update(Action::Step {
+        steps: 2,
+        coarse: false,
+    });
+    assert_eq!(app.sweep.as_ref().unwrap().cursor, (2, 1));
+    let text = view_text(&screen(&mut app, 120, 40, ASCII), " k-scan");
+    assert!(text.contains("spectral: k=4:"), "{text}");
+    // a: the recommended algorithm and k.
+    app.update(Action::AdoptK);
+    assert_eq!(app.algo().id(), algo);
+    assert_eq!(app.k, Some(k));
+    settle(&mut app, finished);
+    assert_eq!(app.current_k(), k);
+
+    // The prompt refuses what it cannot run.
+    for (bad, why) in [
+        ("k=2:4 algos=kmeans,nope", "nope"),
+        ("k=2:4 algos=kmeans,kmeans", "named twice"),
+        ("eta=1:2:3 algos=kmeans,power", "k-scan"),
+    ] {
+        let e = parse_text(bad).unwrap_err();
+        assert!(e.contains(why), "{bad}: {e}");
+    }
+    assert_eq!(
+        parse_text("k=2:4 algos=kmeans,spectral").unwrap().algos,
+        ["kmeans", "spectral"]
+    );
+}
+
 /// K's prompt sets the range of k (`k=FROM:TO`), the resamples and seeds.
 #[test]
 fn the_k_scan_prompt_sets_the_range_and_the_resamples() {

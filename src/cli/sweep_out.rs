@@ -228,6 +228,9 @@ impl Report<'_> {
                 if c.collapsed() {
                     cell["collapsed"] = true.into();
                 }
+                if !c.consensus_cdf.is_empty() {
+                    cell["consensus_cdf"] = c.consensus_cdf.iter().map(|&v| num(v)).collect();
+                }
                 cell
             })
             .collect();
@@ -251,6 +254,15 @@ impl Report<'_> {
         });
         if let Some(r) = self.recommended() {
             out["recommended"] = r;
+        }
+        // The x of every cell's consensus_cdf, once.
+        if self
+            .result
+            .cells
+            .iter()
+            .any(|c| !c.consensus_cdf.is_empty())
+        {
+            out["consensus_cdf_at"] = crate::sweep::resample::cdf_points().into();
         }
         if let Some(c) = &self.dataset.label_left_out {
             out["label_left_out"] = c.clone().into();

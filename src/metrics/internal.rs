@@ -319,6 +319,18 @@ impl SilhouetteBase {
     /// rows' scores added in row order: the value does not depend on the
     /// thread count.
     pub fn score_in(&self, space: &Space, labels: &[usize]) -> f64 {
+        self.by_cluster_in(space, labels).overall
+    }
+
+    /// The silhouette of [`SilhouetteBase::score_in`] and, from the same
+    /// rows' values, each cluster's (the classic silhouette plot, one bar
+    /// per cluster): its rows' weighted mean, their weight and the share
+    /// below 0. No clusters when the overall value is NaN.
+    pub fn by_cluster_in(&self, space: &Space, labels: &[usize]) -> Silhouettes {
+        let undefined = Silhouettes {
+            overall: f64::NAN,
+            clusters: Vec::new(),
+        };
         let sub: Vec<usize> = self.rows.iter().map(|&i| labels[i]).collect();
         let wts = self.weights.as_deref();
         // × 1 without weights: the same bits as no weights at all.
@@ -330,7 +342,7 @@ impl SilhouetteBase {
         }
         let mass: f64 = totals.iter().sum();
         if k < 2 || (k + 1) as f64 > mass || space.is_empty() {
-            return f64::NAN;
+            return undefined;
         }
         let blocks: Vec<(Source, f64)> = space
             .blocks
@@ -360,13 +372,67 @@ impl SilhouetteBase {
                             .map(|c| sums[c] / totals[c])
                             .fold(f64::INFINITY, f64::min);
                         let s = (b - a) / a.max(b);
-                        w(i) * if s.is_nan() { 0.0 } else { s }
+                        if s.is_nan() { 0.0 } else { s }
                     })
                     .collect()
             })
             .collect();
-        per_tile.iter().flatten().sum::<f64>() / mass
+        // Summed in row order: the value does not depend on the tiles.
+        let mut sum = 0.0;
+        let mut clusters: Vec<ClusterSilhouette> = (0..k)
+            .map(|_| ClusterSilhouette {
+                label: 0,
+                size: 0.0,
+                mean: 0.0,
+                negative: 0.0,
+            })
+            .collect();
+        for (j, &s) in per_tile.iter().flatten().enumerate() {
+            sum += w(j) * s;
+            if let Some(c) = clusters.get_mut(ids[j]) {
+                c.label = sub[j];
+                c.size += w(j);
+                c.mean += w(j) * s;
+                if s < 0.0 {
+                    c.negative += w(j);
+                }
+            }
+        }
+        for c in &mut clusters {
+            // Every cluster below k weighs > 0 (dense_weighted).
+            c.mean /= c.size;
+            c.negative /= c.size;
+        }
+        clusters.sort_by_key(|c| c.label);
+        Silhouettes {
+            overall: sum / mass,
+            clusters,
+        }
     }
+}
+
+/// One cluster's silhouette among a base's rows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ClusterSilhouette {
+    /// The cluster's label in the partition scored.
+    pub label: usize,
+    /// Its rows among the base's (their weight with sample weights, the
+    /// draws of a weighted sample).
+    pub size: f64,
+    /// Its rows' mean silhouette (weighted as the overall one).
+    pub mean: f64,
+    /// The share of its rows (by weight) whose silhouette is below 0:
+    /// nearer on average to another cluster than to their own.
+    pub negative: f64,
+}
+
+/// The silhouette of a partition and of each of its clusters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Silhouettes {
+    /// The mean over the rows (the `silhouette` score); NaN when undefined.
+    pub overall: f64,
+    /// By cluster label, the clusters of weight > 0 among the rows.
+    pub clusters: Vec<ClusterSilhouette>,
 }
 
 /// Every label-free score of `labels` on the rows of `x`, the silhouette
@@ -393,6 +459,17 @@ pub fn internal_weighted(
     sw: Option<&[f64]>,
     base: &SilhouetteBase,
 ) -> Internal {
+    internal_by_cluster(space, labels, sw, base).0
+}
+
+/// [`internal_weighted`] and the silhouette of each cluster, from the
+/// same pass over the rows ([`SilhouetteBase::by_cluster_in`]).
+pub fn internal_by_cluster(
+    space: &Space,
+    labels: &[usize],
+    sw: Option<&[f64]>,
+    base: &SilhouetteBase,
+) -> (Internal, Vec<ClusterSilhouette>) {
     let n = labels.len();
     if let Some(w) = sw {
         assert_eq!(w.len(), n, "one sample weight per row");
@@ -411,7 +488,7 @@ pub fn internal_weighted(
         ..Internal::none(labels)
     };
     if space.is_empty() || space.n() != n {
-        return nan;
+        return (nan, Vec::new());
     }
     let part = Part {
         ids: &ids,
@@ -429,15 +506,19 @@ pub fn internal_weighted(
         part: &part,
         stats: &stats,
     };
-    let silhouette = base.score_in(space, labels);
-    Internal {
+    let Silhouettes {
+        overall: silhouette,
+        clusters,
+    } = base.by_cluster_in(space, labels);
+    let internal = Internal {
         cost: g.wcss(),
         silhouette,
         calinski_harabasz: g.calinski_harabasz(),
         davies_bouldin: g.davies_bouldin(),
         silhouette_sample: (base.sampled && silhouette.is_finite()).then(|| base.size()),
         ..nan
-    }
+    };
+    (internal, clusters)
 }
 
 /// The label-free scores of a finished run in the space it clustered in
@@ -451,6 +532,18 @@ pub fn of_run(
     fit: &crate::solver::Fit,
     base: &SilhouetteBase,
 ) -> Internal {
+    of_run_by_cluster(algo, problem, cfg, fit, base).0
+}
+
+/// [`of_run`] and the silhouette of each cluster in the same space, on
+/// the same rows ([`internal_by_cluster`]).
+pub fn of_run_by_cluster(
+    algo: &dyn crate::solver::Algorithm,
+    problem: &crate::solver::Problem,
+    cfg: &crate::solver::RunConfig,
+    fit: &crate::solver::Fit,
+    base: &SilhouetteBase,
+) -> (Internal, Vec<ClusterSilhouette>) {
     let sw = problem.sample_weights();
     // A base made for other weights (or none) would weigh the silhouette
     // otherwise than the rest: make the problem's own.
@@ -471,7 +564,7 @@ pub fn of_run(
         Ok(blocks) => Space::from_blocks_or(features(), blocks),
         Err(_) => features(),
     };
-    internal_weighted(&space, &fit.labels, sw, base)
+    internal_by_cluster(&space, &fit.labels, sw, base)
 }
 
 /// A base for `n` rows with the defaults every output uses.
@@ -842,5 +935,39 @@ mod tests {
         let got = default_base(500).score_in(&Space::features(x.view()), &lab);
         assert_eq!(got.to_bits(), silhouette(x.view(), &lab).to_bits());
         assert_eq!(default_rows(10_000), SILHOUETTE_SAMPLE_ROWS);
+    }
+
+    /// Each cluster's silhouette comes from the same rows' values as the
+    /// overall one: the clusters' means weighed by their sizes give it
+    /// back, on every row, on a sample and with sample weights; a cluster
+    /// merged from two blobs scores lower than a clean one.
+    #[test]
+    fn the_clusters_silhouettes_add_up_to_the_overall_one() {
+        let (x, lab) = blobs(600, 3, 3, 4.0, 11);
+        // Blobs 1 and 2 as one cluster (label 7): a worse cluster.
+        let merged: Vec<usize> = lab.iter().map(|&l| if l == 0 { 0 } else { 7 }).collect();
+        let space = Space::features(x.view());
+        let w: Vec<f64> = (0..600).map(|i| [1.0, 3.0, 0.0, 2.0][i % 4]).collect();
+        for base in [
+            default_base(600),
+            SilhouetteBase::new(600, 100, 2),
+            SilhouetteBase::sized_weighted(600, Some(&w), 2500, 1000, 0),
+        ] {
+            for l in [&lab, &merged] {
+                let s = base.by_cluster_in(&space, l);
+                assert_eq!(s.overall.to_bits(), base.score_in(&space, l).to_bits());
+                let mass: f64 = s.clusters.iter().map(|c| c.size).sum();
+                let back: f64 = s.clusters.iter().map(|c| c.size * c.mean).sum::<f64>() / mass;
+                assert!((back - s.overall).abs() < 1e-12, "{back} {}", s.overall);
+                assert!(s.clusters.iter().all(|c| (0.0..=1.0).contains(&c.negative)));
+            }
+            let s = base.by_cluster_in(&space, &merged);
+            let labels: Vec<usize> = s.clusters.iter().map(|c| c.label).collect();
+            assert_eq!(labels, [0, 7]);
+            assert!(s.clusters[0].mean > s.clusters[1].mean);
+        }
+        // Undefined (one cluster): NaN and no clusters.
+        let one = default_base(600).by_cluster_in(&space, &vec![0; 600]);
+        assert!(one.overall.is_nan() && one.clusters.is_empty());
     }
 }

@@ -6,7 +6,7 @@ use super::resample;
 use super::scores::{self, MeanSd, RunSummary, Truth};
 use super::{Plan, describe};
 use crate::error::{Error, Result};
-use crate::metrics::internal::{MEMO_BLOCKS, SilhouetteBase, base_for, of_run};
+use crate::metrics::internal::{MEMO_BLOCKS, SilhouetteBase, base_for, of_run_by_cluster};
 use crate::metrics::{Space, SpaceKind};
 use crate::solver::{Algorithm, BATCH, Ctx, Problem, RunConfig};
 use rayon::prelude::*;
@@ -27,6 +27,10 @@ pub struct CellResult {
     pub scores: Vec<(&'static str, MeanSd)>,
     /// One summary per seed, in seed order.
     pub runs: Vec<RunSummary>,
+    /// The empirical CDF of the consensus of the resampled clusterings
+    /// at [`resample::cdf_points`] (empty when not resampled): the curve
+    /// PAC is read from.
+    pub consensus_cdf: Vec<f64>,
 }
 
 impl CellResult {
@@ -42,6 +46,12 @@ impl CellResult {
             .iter()
             .find(|(n, _)| *n == name)
             .map(|(_, s)| *s)
+    }
+
+    /// The run of lowest objective (the one the gap statistic scores),
+    /// whose partition stands for the cell in per-cluster views.
+    pub fn best_run(&self) -> Option<&RunSummary> {
+        scores::lowest_objective(&self.runs)
     }
 }
 
@@ -240,8 +250,10 @@ pub fn run(
                     .map(|(&(m, r), (cfg, result))| {
                         let result = result?;
                         let cell = &plan.cells[members[m]];
-                        let internal = of_run(algo, problem, &cfg, &result.best, &base);
+                        let (internal, by_cluster) =
+                            of_run_by_cluster(algo, problem, &cfg, &result.best, &base);
                         let mut summary = RunSummary::new(cfg.seed, result, internal, truth);
+                        summary.silhouette_clusters = by_cluster;
                         if internal.space != SpaceKind::Features && problem.p() > 0 {
                             let input = Space::features(problem.x.rows());
                             summary.silhouette_input = Some(base.score_in(&input, &summary.labels));
@@ -254,6 +266,7 @@ pub fn run(
                                     .flatten()
                                     .collect();
                             let mut scores = scores::cell_scores(&runs);
+                            let mut consensus_cdf = Vec::new();
                             if plan.resampling.count > 0 {
                                 let r = resample::of_cell(
                                     algo,
@@ -265,6 +278,7 @@ pub fn run(
                                     &ctx,
                                 )?;
                                 scores.extend(r.named());
+                                consensus_cdf = r.consensus_cdf;
                             }
                             for r in &mut runs {
                                 r.labels = Vec::new();
@@ -275,6 +289,7 @@ pub fn run(
                                 k: cell.cfg.k,
                                 scores,
                                 runs,
+                                consensus_cdf,
                             };
                             on_cell(done.fetch_add(1, Ordering::SeqCst) + 1, total, &result);
                             cells_done.lock().expect("sweep cells").push(result);

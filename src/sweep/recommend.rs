@@ -293,6 +293,7 @@ mod tests {
             k,
             scores: vec![("prediction_strength", MeanSd { mean: ps, sd: 0.01 })],
             runs: Vec::new(),
+            consensus_cdf: Vec::new(),
         }
     }
 

@@ -45,8 +45,12 @@ pub const SPLIT_ROWS: usize = 2000;
 /// Rows whose pairs the consensus is computed on (79 800 pairs).
 pub const CONSENSUS_ROWS: usize = 400;
 /// The consensus interval PAC counts as ambiguous (Șenbabaoğlu et al.).
-const PAC_LOW: f64 = 0.1;
-const PAC_HIGH: f64 = 0.9;
+pub const PAC_LOW: f64 = 0.1;
+pub const PAC_HIGH: f64 = 0.9;
+/// The consensus CDF is kept at x = i / CDF_STEPS for i = 0..=CDF_STEPS:
+/// 21 points, 0.1 and 0.9 (PAC's bounds) among them, enough to draw the
+/// curves Monti et al. read k from, and small enough for every cell.
+pub const CDF_STEPS: usize = 20;
 /// Above this many features the gap's reference box is the features' own
 /// (a p × p eigendecomposition would dominate the sweep).
 const PCA_MAX_P: usize = 500;
@@ -78,11 +82,13 @@ impl Resampling {
 }
 
 /// The resampled scores of one cell.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Resampled {
     pub prediction_strength: MeanSd,
     pub stability: MeanSd,
     pub pac: f64,
+    /// The consensus CDF at [`cdf_points`] (empty without a consensus).
+    pub consensus_cdf: Vec<f64>,
     /// The gap statistic and its standard error (a sweep over k only).
     pub gap: Option<(f64, f64)>,
 }
@@ -243,31 +249,69 @@ pub fn strength(own: &[usize], assigned: &[usize], k: usize) -> f64 {
     worst
 }
 
-/// The share of pairs of rows whose consensus over `labellings` (each a
-/// labelling of the same rows) lies strictly inside (0.1, 0.9).
-pub fn pac(labellings: &[Vec<usize>]) -> f64 {
+/// PAC and the consensus CDF at [`cdf_points`] ([`consensus`]).
+pub type Consensus = (f64, Vec<f64>);
+
+/// The x of the consensus CDF's points: i / [`CDF_STEPS`].
+pub fn cdf_points() -> Vec<f64> {
+    (0..=CDF_STEPS)
+        .map(|i| i as f64 / CDF_STEPS as f64)
+        .collect()
+}
+
+/// The consensus of the pairs of rows over `labellings` (each a labelling
+/// of the same rows), summarised: PAC, the share of pairs whose consensus
+/// lies strictly inside (0.1, 0.9), and the empirical CDF of the pairs'
+/// consensus (the share ≤ x) at [`cdf_points`]. Both NaN / empty without
+/// a pair.
+pub fn consensus(labellings: &[Vec<usize>]) -> Consensus {
     let Some(first) = labellings.first() else {
-        return f64::NAN;
+        return (f64::NAN, Vec::new());
     };
     let m = first.len();
-    let total = labellings.len() as f64;
-    let mut ambiguous = 0u64;
-    let mut pairs = 0u64;
+    let total = labellings.len();
+    // Pairs by how many labellings put them together (0..=total): the
+    // PAC and every point of the CDF are read from it exactly.
+    let mut by_count = vec![0u64; total + 1];
     for i in 0..m {
         for j in i + 1..m {
-            let together = labellings.iter().filter(|l| l[i] == l[j]).count() as f64;
-            let c = together / total;
-            if c > PAC_LOW && c < PAC_HIGH {
-                ambiguous += 1;
-            }
-            pairs += 1;
+            by_count[labellings.iter().filter(|l| l[i] == l[j]).count()] += 1;
         }
     }
+    let pairs: u64 = by_count.iter().sum();
     if pairs == 0 {
-        f64::NAN
-    } else {
-        ambiguous as f64 / pairs as f64
+        return (f64::NAN, Vec::new());
     }
+    let share = |keep: &dyn Fn(f64) -> bool| {
+        let hits: u64 = by_count
+            .iter()
+            .enumerate()
+            .filter(|&(t, _)| keep(t as f64 / total as f64))
+            .map(|(_, &c)| c)
+            .sum();
+        hits as f64 / pairs as f64
+    };
+    let pac = share(&|c| c > PAC_LOW && c < PAC_HIGH);
+    // Compared as integers (t · STEPS ≤ i · total), so a consensus of
+    // exactly 0.1 or 0.9 falls on the side the definition puts it.
+    let cdf = (0..=CDF_STEPS)
+        .map(|i| {
+            let hits: u64 = by_count
+                .iter()
+                .enumerate()
+                .filter(|&(t, _)| t * CDF_STEPS <= i * total)
+                .map(|(_, &c)| c)
+                .sum();
+            hits as f64 / pairs as f64
+        })
+        .collect();
+    (pac, cdf)
+}
+
+/// The share of pairs of rows whose consensus over `labellings` lies
+/// strictly inside (0.1, 0.9) ([`consensus`]).
+pub fn pac(labellings: &[Vec<usize>]) -> f64 {
+    consensus(labellings).0
 }
 
 /// The box reference sets are drawn in: the data's mean, its principal
@@ -356,16 +400,18 @@ pub fn of_cell(
         prediction_strength: nan,
         stability: nan,
         pac: f64::NAN,
+        consensus_cdf: Vec::new(),
         gap: None,
     };
     let n = problem.n();
     if res.count == 0 || problem.kernels_only() || n < 4 * cfg.k {
         return Ok(out);
     }
-    let (ps, st, pac_v) = splits(algo, problem, cfg, res, ctx)?;
+    let (ps, st, (pac, cdf)) = splits(algo, problem, cfg, res, ctx)?;
     out.prediction_strength = standard_error(ps);
     out.stability = standard_error(st);
-    out.pac = pac_v;
+    out.pac = pac;
+    out.consensus_cdf = cdf;
     if let Some(refbox) = reference {
         out.gap = Some(gap(algo, problem, cfg, runs, res, refbox, ctx)?);
     }
@@ -387,14 +433,15 @@ fn standard_error(v: Vec<f64>) -> MeanSd {
     }
 }
 
-/// Prediction strength and stability per split, and the PAC over them.
+/// Prediction strength and stability per split, and the consensus over
+/// them ([`consensus`]).
 fn splits(
     algo: &dyn Algorithm,
     problem: &Problem,
     cfg: &RunConfig,
     res: Resampling,
     ctx: &Ctx,
-) -> Result<(Vec<f64>, Vec<f64>, f64)> {
+) -> Result<(Vec<f64>, Vec<f64>, Consensus)> {
     let x = problem.x.rows();
     let mut working: Vec<usize> = (0..problem.n()).collect();
     if working.len() > SPLIT_ROWS {
@@ -454,7 +501,7 @@ fn splits(
         labellings.push(c0);
         labellings.push(c1);
     }
-    Ok((ps, st, pac(&labellings)))
+    Ok((ps, st, consensus(&labellings)))
 }
 
 /// The gap statistic of the cell and its standard error: log W of its
@@ -468,11 +515,7 @@ fn gap(
     refbox: &RefBox,
     ctx: &Ctx,
 ) -> Result<(f64, f64)> {
-    let Some(best) = runs
-        .iter()
-        .filter(|r| r.objective.is_finite())
-        .min_by(|a, b| a.objective.total_cmp(&b.objective))
-    else {
+    let Some(best) = super::scores::lowest_objective(runs) else {
         return Ok((f64::NAN, f64::NAN));
     };
     let log_w = wcss(problem.x.f64().view(), &best.labels).ln();
@@ -529,5 +572,26 @@ mod tests {
         let l = vec![vec![0, 0, 0], vec![0, 0, 1], vec![1, 1, 1], vec![1, 1, 0]];
         // Pairs (0,1): 1.0; (0,2): 0.5; (1,2): 0.5.
         assert!((pac(&l) - 2.0 / 3.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_consensus_cdf_is_the_share_of_pairs_at_or_below_each_point() {
+        let l = vec![vec![0, 0, 0], vec![0, 0, 1], vec![1, 1, 1], vec![1, 1, 0]];
+        let (p, cdf) = consensus(&l);
+        assert_eq!(cdf.len(), CDF_STEPS + 1);
+        assert_eq!(cdf_points().len(), cdf.len());
+        // Consensus 0.5, 0.5 and 1: none below 0.5, two thirds up to 1.
+        assert_eq!(cdf[0], 0.0);
+        assert_eq!(cdf[9], 0.0);
+        assert!((cdf[10] - 2.0 / 3.0).abs() < 1e-12);
+        assert!((cdf[19] - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!(cdf[CDF_STEPS], 1.0);
+        // No consensus at exactly 0.1 or 0.9: PAC is the CDF's rise
+        // between them, as Monti et al. read it.
+        assert!((p - (cdf[18] - cdf[2])).abs() < 1e-12);
+        // Never decreasing.
+        assert!(cdf.windows(2).all(|w| w[0] <= w[1]));
+        let (none, empty) = consensus(&[]);
+        assert!(none.is_nan() && empty.is_empty());
     }
 }

@@ -1,5 +1,6 @@
 //! The scores of one run and of one cell (mean and sd over its seeds).
 
+use crate::metrics::internal::ClusterSilhouette;
 use crate::metrics::{Internal, Scores};
 use crate::solver::{Fit, RunResult};
 use serde::Serialize;
@@ -36,6 +37,10 @@ pub struct RunSummary {
     /// Kept until the cell's stability is computed, then dropped.
     #[serde(skip)]
     pub labels: Vec<usize>,
+    /// The silhouette of each cluster, on the rows and in the space of
+    /// `silhouette` (the k-scan's per-cluster view); k values, kept.
+    #[serde(skip)]
+    pub silhouette_clusters: Vec<ClusterSilhouette>,
 }
 
 impl RunSummary {
@@ -68,6 +73,7 @@ impl RunSummary {
             mcc,
             silhouette_input: None,
             labels: fit.labels,
+            silhouette_clusters: Vec::new(),
         }
     }
 }
@@ -150,6 +156,13 @@ fn per_seed(runs: &[RunSummary], name: &str) -> Option<Vec<f64>> {
         "silhouette_input" => pick(&|r| r.silhouette_input)?,
         _ => return None,
     })
+}
+
+/// The run of lowest objective among `runs` (finite objectives only).
+pub fn lowest_objective(runs: &[RunSummary]) -> Option<&RunSummary> {
+    runs.iter()
+        .filter(|r| r.objective.is_finite())
+        .min_by(|a, b| a.objective.total_cmp(&b.objective))
 }
 
 /// Stability: the ARI of every pair of seeds' partitions, as mean and sd

@@ -314,9 +314,16 @@ fn render_hints(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut used = 0usize;
     let context = app.context();
     let mut all = match (context, app.sweep.as_ref()) {
-        // `a` only where there is a recommendation to adopt.
+        // `a` only where there is a recommendation to adopt; the k-scan's
+        // panels only on a k-scan (the consensus where it resampled).
         (Context::Sweep, Some(sv)) => keys::hints_where(context, |a| {
-            *a != keys::Action::AdoptK || sv.recommended_at().is_some()
+            let kscan = sv.kind == crate::tui::app::sweep_view::SweepKind::KScan;
+            match a {
+                keys::Action::AdoptK => sv.recommended_at().is_some(),
+                keys::Action::SweepConsensus => kscan && sv.plan.resampling.count > 0,
+                keys::Action::SweepSilhouette => kscan,
+                _ => true,
+            }
         }),
         _ => keys::hints(context),
     };

@@ -83,7 +83,12 @@ impl App {
     /// The options a run of the chosen algorithm takes from those set:
     /// the others stay for when their algorithm comes back.
     pub fn run_options(&self) -> Vec<(String, String)> {
-        let takes = self.algo().options();
+        self.options_for(self.algo())
+    }
+
+    /// The options set that algorithm `algo` takes (and the memory limit).
+    pub fn options_for(&self, algo: &dyn crate::solver::Algorithm) -> Vec<(String, String)> {
+        let takes = algo.options();
         self.options
             .iter()
             .filter(|(n, _)| n == "max_memory" || takes.iter().any(|(t, _)| t == n))

@@ -294,7 +294,7 @@ impl App {
                 Msg::Event(Event::RestartDone { .. }) => self.view.restarts_done += 1,
                 Msg::RunDone(r) => done = Some(r),
                 Msg::Internal(i) => self.view.internal = Some(i),
-                Msg::Loaded(_) | Msg::PathDone(_) | Msg::SweepCell(_) | Msg::SweepDone(_) => {}
+                Msg::Loaded(_) | Msg::PathDone(_) | Msg::SweepCell(..) | Msg::SweepDone(_) => {}
             }
         }
         if let Some(l) = latest_labels {

@@ -578,7 +578,12 @@ impl App {
             }
             Action::KScan => self.open_kscan_prompt(),
             Action::ToggleSweep => self.show_last_sweep(),
-            Action::SweepScore | Action::SweepNumbers | Action::AdoptK | Action::SweepBest => {}
+            Action::SweepScore
+            | Action::SweepNumbers
+            | Action::AdoptK
+            | Action::SweepBest
+            | Action::SweepConsensus
+            | Action::SweepSilhouette => {}
             Action::HistorySort
             | Action::HistoryReverse
             | Action::Mark

@@ -8,8 +8,18 @@ use super::sweep_context::SweepContext;
 impl App {
     /// The settings a sweep over `axes` started now would run with.
     pub fn sweep_context(&self, axes: &[String]) -> Option<SweepContext> {
+        self.sweep_context_for(self.algo(), axes)
+    }
+
+    /// [`App::sweep_context`] of algorithm `of` (a k-scan over several
+    /// algorithms has one per family): its parameters and options.
+    pub fn sweep_context_for(
+        &self,
+        of: &dyn crate::solver::Algorithm,
+        axes: &[String],
+    ) -> Option<SweepContext> {
         let l = self.loaded()?;
-        let algo = self.algo().id().to_string();
+        let algo = of.id().to_string();
         let on_axis = |n: &str| axes.iter().any(|a| a == n);
         let mut given: Vec<(String, f64)> = self
             .overrides
@@ -19,7 +29,7 @@ impl App {
             .collect();
         given.sort_by(|a, b| a.0.cmp(&b.0));
         let mut options: Vec<(String, String)> = self
-            .run_options()
+            .options_for(of)
             .into_iter()
             .filter(|(n, _)| n != "max_memory" && !on_axis(n))
             .collect();

@@ -7,7 +7,7 @@ use super::sweep_context::SweepContext;
 use super::worker::Job;
 use super::{App, Prompt, PromptKind};
 use crate::algo::params::{Scale, fmt_num, round_sig};
-use crate::sweep::recommend::{Recommendation, recommend};
+use crate::sweep::recommend::{Recommendation, across, recommend};
 use crate::sweep::{self, Axis, CellResult, MeanSd, Plan};
 use std::time::{Duration, Instant};
 
@@ -25,6 +25,17 @@ pub enum SweepKind {
     KScan,
 }
 
+/// What the k-scan draws above its legend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Panel {
+    /// The scores over k (or a grid's heatmap or curve).
+    Scores,
+    /// The consensus CDF of every k (`c`).
+    Consensus,
+    /// The silhouette per cluster of the cursor's k (`w`).
+    Silhouette,
+}
+
 /// A sweep started from the UI and what it has produced so far.
 pub struct SweepView {
     pub kind: SweepKind,
@@ -33,6 +44,10 @@ pub struct SweepView {
     /// Every setting it ran with besides its axes (data, scaling, k,
     /// seed, fixed parameters): Enter restores them, the view names them.
     pub context: SweepContext,
+    /// A k-scan over several algorithms (`algos=`): the settings of the
+    /// families after the first, whose algorithm is `algo`. Their cells
+    /// are the grid's columns.
+    pub others: Vec<SweepContext>,
     /// The text it was started from (the prompt shows it again).
     pub text: String,
     pub plan: Plan,
@@ -51,6 +66,9 @@ pub struct SweepView {
     pub cursor: (usize, usize),
     /// Show each cell's value instead of only its shade.
     pub numbers: bool,
+    /// The k-scan's picture: the scores, the consensus CDFs or the
+    /// silhouette per cluster.
+    pub panel: Panel,
     /// The sliders' values when it started, one per axis (the marker).
     pub current: Vec<f64>,
     pub(super) job: Option<Job>,
@@ -108,10 +126,28 @@ impl SweepView {
             .unwrap_or("stability")
     }
 
-    /// Rows and columns of the grid (one column for one axis).
+    /// Rows and columns of the grid (one column for one axis, one per
+    /// algorithm for a k-scan over several).
     pub fn shape(&self) -> (usize, usize) {
         let a = &self.plan.axes;
-        (a[0].values.len(), a.get(1).map_or(1, |b| b.values.len()))
+        (
+            a[0].values.len(),
+            a.get(1).map_or(self.families(), |b| b.values.len()),
+        )
+    }
+
+    /// The algorithms swept, each a family of cells (one but for a k-scan
+    /// with `algos=`).
+    pub fn families(&self) -> usize {
+        1 + self.others.len()
+    }
+
+    /// The settings family `f` ran with.
+    pub fn family_context(&self, f: usize) -> &SweepContext {
+        match f.checked_sub(1) {
+            Some(i) => self.others.get(i).unwrap_or(&self.context),
+            None => &self.context,
+        }
     }
 
     pub fn cell(&self, row: usize, col: usize) -> Option<&CellResult> {
@@ -143,7 +179,11 @@ impl SweepView {
     pub fn best(&self) -> Option<(usize, usize)> {
         let (_, cols) = self.shape();
         let cell = sweep::best(self.cells.iter().flatten(), self.score_name())?;
-        let pos = self.plan.cells.iter().position(|p| p.index == cell.index)?;
+        // Its slot, not its grid index, which the families share.
+        let pos = self
+            .cells
+            .iter()
+            .position(|c| c.as_ref().is_some_and(|c| std::ptr::eq(c, cell)))?;
         Some((pos / cols, pos % cols))
     }
 
@@ -218,10 +258,31 @@ impl SweepView {
         self.kind == SweepKind::KScan || self.plan.resampling.count > 0
     }
 
+    /// The recommendation of a k-scan over several algorithms: the same
+    /// rule as `meanscape sweep -a a,b` ([`across`]), as (row, column)
+    /// and the rule's words.
+    pub fn across(&self) -> Option<((usize, usize), &'static str)> {
+        let (rows, cols) = self.shape();
+        let families: Vec<(Vec<&CellResult>, Vec<usize>)> = (0..cols)
+            .map(|c| {
+                (0..rows)
+                    .filter_map(|r| self.cell(r, c).map(|cell| (cell, r)))
+                    .unzip()
+            })
+            .collect();
+        let slices: Vec<&[&CellResult]> = families.iter().map(|(c, _)| c.as_slice()).collect();
+        let a = across(&slices, true)?;
+        let row = *families.get(a.family)?.1.get(a.cell)?;
+        Some(((row, a.family), a.by))
+    }
+
     /// The recommended cell as (row, column), where the view shows one.
     pub fn recommended_at(&self) -> Option<(usize, usize)> {
         if !self.recommends() {
             return None;
+        }
+        if self.families() > 1 {
+            return self.across().map(|(at, _)| at);
         }
         let (_, cols) = self.shape();
         self.recommendation()
@@ -238,6 +299,32 @@ impl SweepView {
         self.cell(r, c).map(|c| c.k)
     }
 
+    /// Shows `panel` (the scores again when it is shown already). The
+    /// silhouette opens on the recommended k, the cell it is asked for.
+    ///
+    /// # Errors
+    /// Why it is not there, for the status line: a grid, or a k-scan
+    /// without resamples for the consensus.
+    pub fn toggle_panel(&mut self, panel: Panel) -> Result<(), &'static str> {
+        if self.kind != SweepKind::KScan {
+            return Err("the consensus CDF and the silhouette per cluster are the k-scan's (K)");
+        }
+        if panel == Panel::Consensus && self.plan.resampling.count == 0 {
+            return Err("no consensus: this k-scan ran with resamples=0");
+        }
+        if self.panel == panel {
+            self.panel = Panel::Scores;
+            return Ok(());
+        }
+        if panel == Panel::Silhouette
+            && let Some(at) = self.recommended_at()
+        {
+            self.cursor = at;
+        }
+        self.panel = panel;
+        Ok(())
+    }
+
     /// The k-scan's values of k whose finished cell meets `pred`, as
     /// "9, 10" (empty when none).
     pub fn ks_where(&self, pred: impl Fn(&CellResult) -> bool) -> String {
@@ -245,7 +332,7 @@ impl SweepView {
             .values
             .iter()
             .enumerate()
-            .filter(|&(i, _)| self.cell(i, 0).is_some_and(&pred))
+            .filter(|&(i, _)| (0..self.families()).any(|f| self.cell(i, f).is_some_and(&pred)))
             .map(|(_, &k)| format!("{k}"))
             .collect();
         ks.join(", ")
@@ -307,6 +394,9 @@ pub struct SweepText {
     pub seeds: usize,
     /// `resamples=N` when typed (else the kind's default).
     pub resamples: Option<usize>,
+    /// `algos=kmeans,spectral`: the algorithms a k-scan compares, one
+    /// family of cells each (empty: the current algorithm alone).
+    pub algos: Vec<String>,
 }
 
 /// The most resamples the prompt takes: each costs about three runs per
@@ -322,8 +412,11 @@ pub fn parse_text(text: &str) -> Result<SweepText, String> {
     let mut axes = Vec::new();
     let mut seeds = DEFAULT_SEEDS;
     let mut resamples = None;
+    let mut algos = Vec::new();
     for tok in text.split_whitespace() {
-        if let Some(n) = tok.strip_prefix("seeds=") {
+        if let Some(list) = tok.strip_prefix("algos=") {
+            algos = parse_algos(list)?;
+        } else if let Some(n) = tok.strip_prefix("seeds=") {
             seeds = n
                 .parse()
                 .ok()
@@ -350,11 +443,38 @@ pub fn parse_text(text: &str) -> Result<SweepText, String> {
             axes.len()
         ));
     }
+    let scan_of_k = axes.len() == 1 && axes[0].name == "k";
+    if !(algos.is_empty() || scan_of_k) {
+        return Err("algos= compares algorithms on a k-scan (k=FROM:TO) only".into());
+    }
     Ok(SweepText {
         axes,
         seeds,
         resamples,
+        algos,
     })
+}
+
+/// The most algorithms a k-scan compares (each a family of cells).
+pub const MAX_FAMILIES: usize = 4;
+
+/// `kmeans,spectral` as registered ids, each once, at most
+/// [`MAX_FAMILIES`].
+fn parse_algos(list: &str) -> Result<Vec<String>, String> {
+    let mut out: Vec<String> = Vec::new();
+    for id in list.split(',').map(str::trim) {
+        let algo = crate::algo::find(id).map_err(|e| format!("algos={list}: {e}"))?;
+        if out.iter().any(|o| o == algo.id()) {
+            return Err(format!("algos={list}: {id} is named twice"));
+        }
+        out.push(algo.id().to_string());
+    }
+    if out.len() > MAX_FAMILIES {
+        return Err(format!(
+            "algos={list}: at most {MAX_FAMILIES} algorithms in one k-scan"
+        ));
+    }
+    Ok(out)
 }
 
 /// `k=FROM:TO` as `k=FROM:TO:COUNT` with every whole k between; any other
@@ -466,7 +586,7 @@ impl App {
                 "k=2:{top} resamples={} seeds={DEFAULT_SEEDS}",
                 sweep::resample::DEFAULT_RESAMPLES
             ),
-            hint: "k=FROM:TO, resamples=N (0: none; prediction strength, gap, …), seeds=N; Enter starts"
+            hint: "k=FROM:TO, resamples=N (0: none; prediction strength, gap, …), seeds=N, algos=kmeans,spectral to compare algorithms; Enter starts"
                 .into(),
         });
     }
@@ -498,45 +618,71 @@ impl App {
             axes,
             seeds,
             resamples,
+            algos,
         } = parse_text(text)?;
-        let algo = crate::algo::find(self.algo().id()).expect("registered");
-        let on_axis = |n: &str| axes.iter().any(|a| a.name == n);
-        let given: Vec<(String, f64)> = self
-            .overrides
-            .iter()
-            .filter(|((a, n), _)| a == algo.id() && !on_axis(n))
-            .map(|((_, n), v)| (n.clone(), *v))
-            .collect();
-        let options: Vec<(String, String)> = self
-            .run_options()
-            .iter()
-            .filter(|(n, _)| !on_axis(n))
-            .cloned()
-            .collect();
-        let req = sweep::Request {
-            k: self.current_k(),
-            seed: self.seed,
-            seeds,
-            init: self.init,
-            given,
-            options,
-            axes,
-            // The view shows the cells as they come and Esc stops it.
-            time_limit: None,
-            // A k-scan resamples unless told not to (prediction strength
-            // and the gap choose k); a grid only when asked, as each
-            // resample costs about three runs per cell.
-            resamples: resamples.unwrap_or(match kind {
-                SweepKind::KScan => sweep::resample::DEFAULT_RESAMPLES,
-                SweepKind::Grid => 0,
-            }),
+        let ids = if algos.is_empty() {
+            vec![self.algo().id().to_string()]
+        } else {
+            algos
         };
-        let plan = sweep::plan(algo.as_ref(), &loaded.problem, req).map_err(|e| e.to_string())?;
-        let names: Vec<String> = plan.axes.iter().map(|a| a.name.clone()).collect();
-        let context = self
-            .sweep_context(&names)
-            .ok_or_else(|| "no data loaded yet".to_string())?;
+        let names: Vec<String> = axes.iter().map(|a| a.name.clone()).collect();
+        let several = ids.len() > 1;
+        // Every family is planned (and so checked) before any runs.
+        let mut families = Vec::with_capacity(ids.len());
+        let mut contexts = Vec::with_capacity(ids.len());
+        for id in &ids {
+            let algo = crate::algo::find(id).map_err(|e| e.to_string())?;
+            let on_axis = |n: &str| axes.iter().any(|a| a.name == n);
+            let given: Vec<(String, f64)> = self
+                .overrides
+                .iter()
+                .filter(|((a, n), _)| a == algo.id() && !on_axis(n))
+                .map(|((_, n), v)| (n.clone(), *v))
+                .collect();
+            let options: Vec<(String, String)> = self
+                .options_for(algo.as_ref())
+                .into_iter()
+                .filter(|(n, _)| !on_axis(n))
+                .collect();
+            let req = sweep::Request {
+                k: self.current_k(),
+                seed: self.seed,
+                seeds,
+                init: self.init,
+                given,
+                options,
+                axes: axes.clone(),
+                // The view shows the cells as they come and Esc stops it.
+                time_limit: None,
+                // A k-scan resamples unless told not to (prediction strength
+                // and the gap choose k); a grid only when asked, as each
+                // resample costs about three runs per cell.
+                resamples: resamples.unwrap_or(match kind {
+                    SweepKind::KScan => sweep::resample::DEFAULT_RESAMPLES,
+                    SweepKind::Grid => 0,
+                }),
+            };
+            let mut plan = sweep::plan(algo.as_ref(), &loaded.problem, req).map_err(|e| {
+                if several {
+                    format!("{id}: {e}")
+                } else {
+                    e.to_string()
+                }
+            })?;
+            // As `meanscape sweep -a a,b`: the gap's reference sets are
+            // full-size data sets, a graph or Gram matrix each for a
+            // kernel method.
+            if several {
+                plan.resampling.gap &= !algo.caps().kernels;
+            }
+            contexts.push(
+                self.sweep_context_for(algo.as_ref(), &names)
+                    .ok_or_else(|| "no data loaded yet".to_string())?,
+            );
+            families.push((algo, plan));
+        }
         let sliders = self.sliders();
+        let plan = families[0].1.clone();
         let current = plan
             .axes
             .iter()
@@ -547,13 +693,15 @@ impl App {
                     .map_or(f64::NAN, |s| s.value)
             })
             .collect();
+        let context = contexts.remove(0);
+        let total = plan.cells.len() * families.len();
         // A new sweep replaces the last one (its job is cancelled on drop).
-        let job = super::worker::start_sweep(algo, loaded, plan.clone());
-        let total = plan.cells.len();
+        let job = super::worker::start_sweep(loaded, families);
         self.sweep = Some(SweepView {
             kind,
-            algo: self.algo().id().to_string(),
+            algo: context.algo.clone(),
             context,
+            others: contexts,
             text: text.to_string(),
             plan,
             cells: vec![None; total],
@@ -566,6 +714,7 @@ impl App {
             score: 0,
             cursor: (0, 0),
             numbers: false,
+            panel: Panel::Scores,
             current,
             job: Some(job),
         });
@@ -582,9 +731,11 @@ impl App {
         let (msgs, closed) = job.drain();
         for m in msgs {
             match m {
-                super::worker::Msg::SweepCell(c) => {
+                super::worker::Msg::SweepCell(family, c) => {
+                    // Family f's cell at grid position p is column f of row p.
+                    let families = 1 + sv.others.len();
                     let pos = sv.plan.cells.iter().position(|p| p.index == c.index);
-                    if let Some(slot) = pos.and_then(|p| sv.cells.get_mut(p)) {
+                    if let Some(slot) = pos.and_then(|p| sv.cells.get_mut(p * families + family)) {
                         *slot = Some(*c);
                         sv.done += 1;
                     }
@@ -619,7 +770,14 @@ impl App {
         };
         let (rows, cols) = sv.shape();
         let along = |at: usize, by: i32, n: usize| (at as i32 + by).clamp(0, n as i32 - 1) as usize;
+        // A k-scan over several algorithms: k along ←→ as on its chart,
+        // the algorithm along ↑↓.
+        let across_families = sv.kind == SweepKind::KScan && sv.families() > 1;
         match action {
+            Action::Move(d) if across_families => sv.cursor.1 = along(sv.cursor.1, d, cols),
+            Action::Step { steps, .. } if across_families => {
+                sv.cursor.0 = along(sv.cursor.0, steps, rows)
+            }
             Action::Move(d) => sv.cursor.0 = along(sv.cursor.0, d, rows),
             // One axis (and the k-scan) is drawn across: ←/→ move along it
             // as ↑/↓ do.
@@ -632,6 +790,16 @@ impl App {
                 sv.score = (sv.score + 1) % n;
             }
             Action::SweepNumbers => sv.numbers = !sv.numbers,
+            Action::SweepConsensus => {
+                if let Err(why) = sv.toggle_panel(Panel::Consensus) {
+                    self.note(why);
+                }
+            }
+            Action::SweepSilhouette => {
+                if let Err(why) = sv.toggle_panel(Panel::Silhouette) {
+                    self.note(why);
+                }
+            }
             Action::SweepBest => match sv.best() {
                 Some(at) => sv.cursor = at,
                 None => self.note("no finished cell yet"),
@@ -702,7 +870,7 @@ impl App {
             self.note("no data loaded yet");
             return;
         };
-        let ctx = sv.context.clone();
+        let ctx = sv.family_context(c).clone();
         if !ctx.same_data(&now) {
             self.tell(format!(
                 "the {what} ran on {} (scale {}) and the data differ now ({}): open that dataset (and scaling) again to apply its cells, or {} to run one here",

@@ -22,8 +22,9 @@ pub enum Msg {
     Internal(crate::metrics::Internal),
     Loaded(Result<Box<(Loaded, Projection)>>),
     PathDone(Result<PathResult>),
-    /// A sweep's cell, as soon as its seeds are done.
-    SweepCell(Box<crate::sweep::CellResult>),
+    /// A sweep's cell, as soon as its seeds are done, with its family
+    /// (the algorithm's place in a k-scan over several; 0 otherwise).
+    SweepCell(usize, Box<crate::sweep::CellResult>),
     SweepDone(Result<crate::sweep::SweepResult>),
 }
 
@@ -202,7 +203,13 @@ pub fn start_path(algo: PathAlgo, problem: Arc<algo::Problem>, mut cfg: RunConfi
 /// Runs a planned sweep in the background, sending every finished cell.
 /// Its runs share the rayon pool with nothing else the UI does: drawing
 /// stays on the UI's thread.
-pub fn start_sweep(algo: Box<dyn Algorithm>, loaded: Arc<Loaded>, plan: crate::sweep::Plan) -> Job {
+///
+/// Several families (a k-scan over several algorithms) run one after the
+/// other on the same data; the first that fails or is cancelled ends it.
+pub fn start_sweep(
+    loaded: Arc<Loaded>,
+    families: Vec<(Box<dyn Algorithm>, crate::sweep::Plan)>,
+) -> Job {
     let cancel = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel();
     let flag = cancel.clone();
@@ -215,23 +222,29 @@ pub fn start_sweep(algo: Box<dyn Algorithm>, loaded: Arc<Loaded>, plan: crate::s
                 relevance: ds.relevance.as_deref(),
             };
             let cell_tx = std::sync::Mutex::new(tx.clone());
-            let r = contained(|| {
-                crate::sweep::run(
-                    algo.as_ref(),
-                    &loaded.problem,
-                    &plan,
-                    truth,
-                    flag,
-                    &|_, _, cell| {
-                        let _ = cell_tx
-                            .lock()
-                            .expect("sweep channel")
-                            .send(Msg::SweepCell(Box::new(cell.clone())));
-                    },
-                )
-            })
-            .unwrap_or_else(|_| Err(crate::Error::Resource("the sweep failed".into())));
-            let _ = tx.send(Msg::SweepDone(r));
+            let mut last = Err(crate::Error::Resource("nothing to sweep".into()));
+            for (f, (algo, plan)) in families.iter().enumerate() {
+                last = contained(|| {
+                    crate::sweep::run(
+                        algo.as_ref(),
+                        &loaded.problem,
+                        plan,
+                        truth,
+                        flag.clone(),
+                        &|_, _, cell| {
+                            let _ = cell_tx
+                                .lock()
+                                .expect("sweep channel")
+                                .send(Msg::SweepCell(f, Box::new(cell.clone())));
+                        },
+                    )
+                })
+                .unwrap_or_else(|_| Err(crate::Error::Resource("the sweep failed".into())));
+                if !last.as_ref().is_ok_and(|r| r.complete) {
+                    break;
+                }
+            }
+            let _ = tx.send(Msg::SweepDone(last));
         })
         .expect("spawn sweep thread");
     Job::new(cancel, rx)

@@ -109,6 +109,11 @@ pub enum Action {
     AdoptK,
     /// Sweep view: the cursor to the best cell.
     SweepBest,
+    /// k-scan: the consensus CDF per k, or the scores again.
+    SweepConsensus,
+    /// k-scan: the silhouette per cluster of the cursor's k, or the
+    /// scores again.
+    SweepSilhouette,
     /// Open (or close) the list of non-numeric settings.
     OpenControls,
     /// History: sort by the next column.

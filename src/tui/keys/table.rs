@@ -245,7 +245,7 @@ pub const KEYS: &[Binding] = &[
         Panes,
         &[(Char('K'), Act(KScan))],
         "k-scan",
-        "scan k: edit k=FROM:TO (default 2 to max(12, k + 3)), resamples=N (default 20; 0: none) and seeds=N, Enter starts; label-free scores (prediction strength, resampled stability, PAC, gap, silhouette, CH, DB, cost elbow, stability) and the k they recommend",
+        "scan k: edit k=FROM:TO (default 2 to max(12, k + 3)), resamples=N (default 20; 0: none), seeds=N and algos=kmeans,spectral (several algorithms, one family of cells each), Enter starts; label-free scores (prediction strength, resampled stability, PAC, gap, silhouette, CH, DB, cost elbow, stability) and the k they recommend",
     ),
     row(
         Panes,
@@ -266,7 +266,7 @@ pub const KEYS: &[Binding] = &[
             (Char('l'), fine(1)),
         ],
         "cell",
-        "move the cursor over the cells (a heatmap: ↑↓ rows, ←→ columns; one axis or a k-scan: any arrow along it)",
+        "move the cursor over the cells (a heatmap: ↑↓ rows, ←→ columns; one axis or a k-scan: any arrow along it; a k-scan over several algorithms: ←→ k, ↑↓ the algorithm)",
     ),
     row(
         Sweep,
@@ -296,7 +296,7 @@ pub const KEYS: &[Binding] = &[
         Sweep,
         &[(Char('a'), Act(AdoptK))],
         "adopt",
-        "run the recommended setting (the k-scan's k; a sweep's with resamples=N) with the sweep's settings",
+        "run the recommended setting (the k-scan's k, and its algorithm when it compares several; a sweep's with resamples=N) with the sweep's settings",
     ),
     row(
         Sweep,
@@ -320,6 +320,20 @@ pub const KEYS: &[Binding] = &[
         ],
         "help",
         "help / quit",
+    ),
+    // The k-scan's panels after help and quit: at 80 columns the hint
+    // bar keeps ? help, and shows them where there is room.
+    row(
+        Sweep,
+        &[(Char('c'), Act(SweepConsensus))],
+        "consensus",
+        "k-scan: the consensus CDF of each k (Monti et al.: the share of pairs of rows the resampled clusterings put together at most x of the time; PAC is its rise from 0.1 to 0.9, marked) ↔ the scores; needs resamples",
+    ),
+    row(
+        Sweep,
+        &[(Char('w'), Act(SweepSilhouette))],
+        "silhouette",
+        "k-scan: the silhouette of each cluster (mean, rows, share below 0, a bar each; the overall value) of the cursor's k, the recommended one when it opens, in the cell's lowest-objective run ↔ the scores",
     ),
     row(
         Controls,

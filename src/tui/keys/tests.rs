@@ -129,6 +129,8 @@ fn key_cases() -> Vec<(Context, KeyEvent, Option<Action>)> {
         (Sweep, ch('n'), Some(SweepNumbers)),
         (Sweep, ch('b'), Some(SweepBest)),
         (Sweep, ch('a'), Some(AdoptK)),
+        (Sweep, ch('c'), Some(SweepConsensus)),
+        (Sweep, ch('w'), Some(SweepSilhouette)),
         (Sweep, key(Esc), Some(Cancel)),
         (Sweep, ch('v'), Some(ToggleSweep)),
         (Sweep, ch('S'), Some(OpenSweep)),

@@ -7,10 +7,11 @@ use super::theme::Theme;
 use super::{clip, fit_parts, wrap};
 use crate::algo::params::fmt_sig4;
 use crate::sweep::recommend::{PS_CUTOFF, Recommendation};
+use crate::sweep::resample::{CDF_STEPS, PAC_HIGH, PAC_LOW, cdf_points};
 use crate::sweep::scores::higher_is_better;
 use crate::sweep::{Axis as SweepAxis, Spacing};
 use crate::tui::app::App;
-use crate::tui::app::sweep_view::{SweepKind, SweepView, cell_line};
+use crate::tui::app::sweep_view::{Panel, SweepKind, SweepView, cell_line};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Style};
@@ -111,7 +112,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let (r, c) = sv.cursor;
     let text = match (sv.cell(r, c), &sv.error) {
         (_, Some(e)) => format!("error: {e}"),
-        (Some(cell), _) => cell_line(sv, cell),
+        (Some(cell), _) => format!("{}{}", family_prefix(sv), cell_line(sv, cell)),
         (None, _) => format!("{}: not done yet", sweep_at(sv, r, c)),
     };
     for l in wrap(&theme.text(&text), w) {
@@ -122,6 +123,10 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let [top, bottom] =
         Layout::vertical([Constraint::Min(2), Constraint::Length(below.len() as u16)]).areas(inner);
     match (sv.kind, sv.plan.axes.len()) {
+        (SweepKind::KScan, _) if sv.panel == Panel::Consensus => consensus_chart(f, top, sv, theme),
+        (SweepKind::KScan, _) if sv.panel == Panel::Silhouette => {
+            silhouette_bars(f, top, sv, theme)
+        }
         (_, 2) => heatmap(f, top, sv, theme),
         (_, _) if sv.numbers => table(f, top, sv, theme),
         (SweepKind::KScan, _) if !on_own_scale(sv) => kscan_chart(f, top, sv, theme),
@@ -163,7 +168,7 @@ fn title(sv: &SweepView) -> Vec<String> {
     // (from the end): the resamples and seed count before the state.
     let mut parts = vec![
         what,
-        format!("{}{k}", sv.algo),
+        format!("{}{k}", algos_text(sv)),
         state,
         format!("{} seeds", sv.plan.seeds),
     ];
@@ -171,6 +176,46 @@ fn title(sv: &SweepView) -> Vec<String> {
         parts.push(format!("{} resamples", sv.plan.resampling.count));
     }
     parts
+}
+
+/// The marker and style of the curve of family `fam` (> 0) of a k-scan
+/// that compares algorithms; the first is drawn as a single sweep's.
+fn family_style(theme: &Theme, fam: usize) -> (Marker, Style) {
+    (theme.series_marker(fam), theme.cluster(fam))
+}
+
+/// The legend's key of every family's curve ("- kmeans x spectral").
+fn family_keys(sv: &SweepView, theme: &Theme) -> Line<'static> {
+    let first = if theme.ascii { "-" } else { "⠤" };
+    let spans: Vec<Span<'static>> = (0..sv.families())
+        .map(|fam| {
+            let (key, style) = if fam == 0 {
+                (first.to_string(), theme.accent())
+            } else {
+                (theme.series_key(fam), family_style(theme, fam).1)
+            };
+            Span::styled(format!("{key} {} ", sv.family_context(fam).algo), style)
+        })
+        .collect();
+    Line::from(spans)
+}
+
+/// The algorithm swept, or those a k-scan compares ("kmeans vs spectral").
+fn algos_text(sv: &SweepView) -> String {
+    (0..sv.families())
+        .map(|f| sv.family_context(f).algo.clone())
+        .collect::<Vec<_>>()
+        .join(" vs ")
+}
+
+/// The algorithm of the cursor's column, before a cell's text, when a
+/// k-scan compares several ("spectral: ").
+fn family_prefix(sv: &SweepView) -> String {
+    if sv.families() > 1 {
+        format!("{}: ", sv.family_context(sv.cursor.1).algo)
+    } else {
+        String::new()
+    }
 }
 
 /// The title's parts that fit `room` whole (a part that does not fit is
@@ -237,19 +282,25 @@ fn sliders_text(sv: &SweepView) -> Option<String> {
     })
 }
 
+/// `text` as the theme draws it, wrapped to `w`, one line per row.
+fn wrapped_lines(theme: &Theme, text: &str, w: usize) -> Vec<Line<'static>> {
+    wrap(&theme.text(text), w)
+        .into_iter()
+        .map(Line::from)
+        .collect()
+}
+
 /// The legend under the picture, wrapped to `w`.
 fn legend(sv: &SweepView, theme: &Theme, w: usize) -> Vec<Line<'static>> {
-    let wrapped = |text: String| -> Vec<Line<'static>> {
-        wrap(&theme.text(&text), w)
-            .into_iter()
-            .map(Line::from)
-            .collect()
-    };
+    let wrapped = |text: String| wrapped_lines(theme, &text, w);
     let name = sv.score_name();
     let range = sv.range().map_or(String::new(), |(lo, hi)| {
         format!(" {} to {}", fmt_sig4(lo), fmt_sig4(hi))
     });
     let marks = format!("{BEST} best {name} · {CURSOR} cursor");
+    if sv.kind == SweepKind::KScan && sv.panel != Panel::Scores {
+        return panel_legend(sv, theme, w);
+    }
     // The scores on their own scale are the resampled ones, whose sd is
     // a standard error (over the splits, the gap's over its references).
     if sv.kind == SweepKind::KScan && on_own_scale(sv) && !sv.numbers {
@@ -263,9 +314,15 @@ fn legend(sv: &SweepView, theme: &Theme, w: usize) -> Vec<Line<'static>> {
         } else {
             String::new()
         };
-        return wrapped(format!(
+        let text = format!(
             "{name}{range} · {line} mean · {dots} ±SE{cut} · {RECOMMENDED} recommended · {BEST} best · {CURSOR} cursor"
-        ));
+        );
+        if sv.families() > 1 {
+            let mut out = vec![family_keys(sv, theme)];
+            out.extend(wrapped(format!("{text} · ↑↓ algorithm")));
+            return out;
+        }
+        return wrapped(text);
     }
     if sv.kind == SweepKind::KScan {
         let mut spans = Vec::new();
@@ -288,7 +345,15 @@ fn legend(sv: &SweepView, theme: &Theme, w: usize) -> Vec<Line<'static>> {
         } else {
             vec![Line::from(spans), Line::from(suggested)]
         };
-        out.extend(wrapped(format!("{marks} (on the {name} curve)")));
+        let of = if sv.families() > 1 {
+            format!(
+                " · {}'s curves, ↑↓ another algorithm",
+                sv.family_context(sv.cursor.1).algo
+            )
+        } else {
+            String::new()
+        };
+        out.extend(wrapped(format!("{marks} (on the {name} curve){of}")));
         return out;
     }
     if sv.plan.axes.len() == 1 {
@@ -616,6 +681,30 @@ fn render_with_ticks(
     f.render_widget(Paragraph::new(Span::styled(text, theme.dim())), row);
 }
 
+/// A chart of `sets` in bounds (x, y), its x labels left to
+/// [`render_with_ticks`], no legend (the view writes its own).
+fn framed<'a>(
+    sets: Vec<Dataset<'a>>,
+    (xb, yb): ([f64; 2], [f64; 2]),
+    ylabels: Vec<Line<'a>>,
+    theme: &Theme,
+) -> Chart<'a> {
+    Chart::new(sets)
+        .x_axis(
+            Axis::default()
+                .bounds(xb)
+                .labels(blank_labels())
+                .style(theme.dim()),
+        )
+        .y_axis(
+            Axis::default()
+                .bounds(yb)
+                .labels(ylabels)
+                .style(theme.dim()),
+        )
+        .legend_position(None)
+}
+
 /// Empty labels that make the chart keep a row for [`tick_row`].
 fn blank_labels<'a>() -> Vec<Line<'a>> {
     vec![Line::from(""), Line::from("")]
@@ -623,30 +712,34 @@ fn blank_labels<'a>() -> Vec<Line<'a>> {
 
 fn line_chart(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
     let a = &sv.plan.axes[0];
-    let mut mean = Vec::new();
+    // One curve per algorithm of a k-scan that compares several.
+    let families = sv.families();
+    let mut means: Vec<Vec<(f64, f64)>> = vec![Vec::new(); families];
     let mut band = Vec::new();
-    for (i, &v) in a.values.iter().enumerate() {
-        if let Some(s) = sv.value(i, 0) {
-            let x = x_of(a, v);
-            mean.push((x, s.mean));
-            let sd = if s.sd.is_finite() { s.sd } else { 0.0 };
-            band.push((x, s.mean + sd));
-            band.push((x, s.mean - sd));
+    for (fam, mean) in means.iter_mut().enumerate() {
+        for (i, &v) in a.values.iter().enumerate() {
+            if let Some(s) = sv.value(i, fam) {
+                let x = x_of(a, v);
+                mean.push((x, s.mean));
+                let sd = if s.sd.is_finite() { s.sd } else { 0.0 };
+                band.push((x, s.mean + sd));
+                band.push((x, s.mean - sd));
+            }
         }
     }
-    let at = |r: usize| {
-        sv.value(r, 0)
+    let at = |(r, c): (usize, usize)| {
+        sv.value(r, c)
             .map(|s| vec![(x_of(a, a.values[r]), s.mean)])
             .unwrap_or_default()
     };
-    let cursor = at(sv.cursor.0);
-    let best = sv.best().map(|(r, _)| at(r)).unwrap_or_default();
+    let cursor = at(sv.cursor);
+    let best = sv.best().map(at).unwrap_or_default();
     let kscan = sv.kind == SweepKind::KScan;
     // k is no slider: a k-scan marks its recommendation instead.
     let sliders = if kscan {
         Vec::new()
     } else {
-        sv.current_at().map(|(r, _)| at(r)).unwrap_or_default()
+        sv.current_at().map(at).unwrap_or_default()
     };
     let (line, dots) = if theme.ascii {
         (Marker::Custom('-'), Marker::Custom('.'))
@@ -660,7 +753,12 @@ fn line_chart(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
     } else {
         Vec::new()
     };
-    let yb = bounds(band.iter().chain(&mean).chain(&cutoff).map(|p| p.1));
+    let yb = bounds(
+        band.iter()
+            .chain(means.concat().iter())
+            .chain(&cutoff)
+            .map(|p| p.1),
+    );
     let rec: Vec<(f64, f64)> = match sv.recommended_at().filter(|_| kscan) {
         Some((r, _)) => {
             let x = x_of(a, a.values[r]);
@@ -670,7 +768,7 @@ fn line_chart(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
         }
         None => Vec::new(),
     };
-    let sets = vec![
+    let mut sets = vec![
         Dataset::default()
             .name("cutoff")
             .marker(Marker::Custom(cutoff_glyph(theme)))
@@ -694,7 +792,20 @@ fn line_chart(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
             .marker(line)
             .graph_type(GraphType::Line)
             .style(theme.accent())
-            .data(&mean),
+            .data(&means[0]),
+    ];
+    for (fam, mean) in means.iter().enumerate().skip(1) {
+        let (mark, style) = family_style(theme, fam);
+        sets.push(
+            Dataset::default()
+                .name(sv.family_context(fam).algo.clone())
+                .marker(mark)
+                .graph_type(GraphType::Line)
+                .style(style)
+                .data(mean),
+        );
+    }
+    sets.extend([
         Dataset::default()
             .name("sliders")
             .marker(Marker::Custom(SLIDERS))
@@ -713,23 +824,11 @@ fn line_chart(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
             .graph_type(GraphType::Scatter)
             .style(theme.warn())
             .data(&cursor),
-    ];
+    ]);
     let ylabels = vec![fmt_sig4(yb[0]), fmt_sig4(yb[1])];
     let yw = ylabels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as u16;
-    let chart = Chart::new(sets)
-        .x_axis(
-            Axis::default()
-                .bounds(xb)
-                .labels(blank_labels())
-                .style(theme.dim()),
-        )
-        .y_axis(
-            Axis::default()
-                .bounds(yb)
-                .labels(ylabels.into_iter().map(Line::from).collect::<Vec<_>>())
-                .style(theme.dim()),
-        )
-        .legend_position(None);
+    let ylabels = ylabels.into_iter().map(Line::from).collect();
+    let chart = framed(sets, (xb, yb), ylabels, theme);
     let ticks: Vec<(f64, String)> = a.values.iter().map(|&v| (x_of(a, v), tick(a, v))).collect();
     let log = if a.spacing == Spacing::Log {
         " log"
@@ -794,14 +893,14 @@ fn table(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
     for r in first..(first + fit).min(rows) {
         let mark = if best == Some(r) { BEST } else { ' ' };
         let mut text = format!("{mark} {:>vw$}", tick(a, a.values[r]));
-        let cell = sv.cell(r, 0);
+        let cell = sv.cell(r, sv.cursor.1);
         for (name, _) in &cols {
             let v = cell.and_then(|c| c.score(name)).map(|s| s.mean);
             let t = v.map_or("…".to_string(), |v| fit_num(v, nw));
             text.push_str(&format!(" {t:>nw$}"));
         }
         if sv.kind == SweepKind::Grid {
-            let sd = sv.value(r, 0).map(|s| s.sd);
+            let sd = sv.value(r, sv.cursor.1).map(|s| s.sd);
             let t = sd.map_or(String::new(), |v| fit_num(v, nw));
             text.push_str(&format!(" {t:>nw$}"));
         }
@@ -838,7 +937,7 @@ fn kscan_chart(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
                 .iter()
                 .enumerate()
                 .filter_map(|(i, &k)| {
-                    sv.cell(i, 0)
+                    sv.cell(i, sv.cursor.1)
                         .and_then(|c| c.score(name))
                         .map(|s| (k, s.mean))
                         .filter(|p| p.1.is_finite())
@@ -882,7 +981,7 @@ fn kscan_chart(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
     // The best k and the cursor, on the curve of the score shown (scaled
     // as the curves are).
     let shown: Vec<Option<f64>> = (0..a.values.len())
-        .map(|i| sv.value(i, 0).map(|s| s.mean))
+        .map(|i| sv.value(i, sv.cursor.1).map(|s| s.mean))
         .collect();
     let [lo, hi] = bounds(shown.iter().flatten().copied());
     let at = |r: usize| -> Vec<(f64, f64)> {
@@ -909,22 +1008,254 @@ fn kscan_chart(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
         );
     }
     let xb = bounds(a.values.iter().copied());
-    let chart = Chart::new(sets)
-        .x_axis(
-            Axis::default()
-                .bounds(xb)
-                .labels(blank_labels())
-                .style(theme.dim()),
-        )
-        .y_axis(
-            Axis::default()
-                .bounds([0.0, 1.0])
-                .labels(vec![Line::from("min"), Line::from("max")])
-                .style(theme.dim()),
-        )
-        .legend_position(None);
+    let ylabels = vec![Line::from("min"), Line::from("max")];
+    let chart = framed(sets, (xb, [0.0, 1.0]), ylabels, theme);
     let ticks: Vec<(f64, String)> = a.values.iter().map(|&k| (k, a.show(k))).collect();
     render_with_ticks(f, area, chart, (3, xb), (&ticks, "k"), theme);
+}
+
+/// The k whose curve or bars the k-scan's panels show: the cursor's.
+fn cursor_k(sv: &SweepView) -> Option<usize> {
+    sv.cell(sv.cursor.0, sv.cursor.1).map(|c| c.k)
+}
+
+/// The legend of the consensus and silhouette panels.
+fn panel_legend(sv: &SweepView, theme: &Theme, w: usize) -> Vec<Line<'static>> {
+    let lines = |text: String| wrapped_lines(theme, &text, w);
+    if sv.panel == Panel::Consensus {
+        let a = &sv.plan.axes[0];
+        // The curves' keys, on as many rows as they take.
+        let mut out = Vec::new();
+        let mut spans: Vec<Span<'static>> = Vec::new();
+        let mut used = 0;
+        for (j, &k) in a.values.iter().enumerate() {
+            if sv
+                .cell(j, sv.cursor.1)
+                .is_some_and(|c| !c.consensus_cdf.is_empty())
+            {
+                let key = format!("{} k={} ", theme.series_key(j), a.show(k));
+                let len = key.chars().count();
+                if used + len > w && !spans.is_empty() {
+                    out.push(Line::from(std::mem::take(&mut spans)));
+                    used = 0;
+                }
+                used += len;
+                spans.push(Span::styled(key, theme.cluster(j)));
+            }
+        }
+        out.push(Line::from(spans));
+        let mut text = format!(
+            "consensus CDF: the share of pairs of rows put together at most x of the time · {CONSENSUS_MARK} 0.1 and 0.9 · a stable k is flat between them"
+        );
+        if let Some(c) = sv
+            .cell(sv.cursor.0, sv.cursor.1)
+            .filter(|c| c.consensus_cdf.len() == CDF_STEPS + 1)
+        {
+            let at = |x: f64| c.consensus_cdf[(x * CDF_STEPS as f64).round() as usize];
+            text.push_str(&format!(
+                " · k={}: PAC {} (CDF {} at 0.9 − {} at 0.1)",
+                c.k,
+                fit_num(c.score("pac").map_or(f64::NAN, |s| s.mean), 6),
+                fit_num(at(PAC_HIGH), 6),
+                fit_num(at(PAC_LOW), 6),
+            ));
+        }
+        text.push_str(" · ←→ k · c scores");
+        out.extend(lines(text));
+        return out;
+    }
+    lines(
+        "silhouette per cluster of the lowest-objective run, on the rows and in the space of the silhouette score · bars from 0, red below · ←→ k · w scores"
+            .to_string(),
+    )
+}
+
+/// The vertical marks at 0.1 and 0.9 on the consensus chart.
+const CONSENSUS_MARK: char = ':';
+
+/// One curve per finished k: the consensus CDF, x the consensus, y the
+/// share of pairs at or below it; the cursor's k drawn last (on top).
+fn consensus_chart(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
+    let a = &sv.plan.axes[0];
+    let xs = cdf_points();
+    let curves: Vec<(usize, Vec<(f64, f64)>)> = (0..a.values.len())
+        .filter_map(|j| {
+            let c = sv.cell(j, sv.cursor.1)?;
+            let pts: Vec<(f64, f64)> = xs
+                .iter()
+                .zip(&c.consensus_cdf)
+                .map(|(&x, &y)| (x, y))
+                .filter(|p| p.1.is_finite())
+                .collect();
+            (!pts.is_empty()).then_some((j, pts))
+        })
+        .collect();
+    if curves.is_empty() {
+        let text = if sv.running {
+            "the consensus CDFs appear as the cells finish"
+        } else {
+            "no consensus: no cell had enough rows for its resamples"
+        };
+        f.render_widget(Paragraph::new(Span::styled(text, theme.dim())), area);
+        return;
+    }
+    let marks: Vec<(f64, f64)> = [PAC_LOW, PAC_HIGH]
+        .iter()
+        .flat_map(|&x| (0..=10).map(move |i| (x, i as f64 / 10.0)))
+        .collect();
+    let mut sets = vec![
+        Dataset::default()
+            .name("0.1, 0.9")
+            .marker(Marker::Custom(CONSENSUS_MARK))
+            .graph_type(GraphType::Scatter)
+            .style(theme.dim())
+            .data(&marks),
+    ];
+    let on_top = sv.cursor.0;
+    let mut order: Vec<&(usize, Vec<(f64, f64)>)> = curves.iter().collect();
+    order.sort_by_key(|(j, _)| *j == on_top);
+    for (j, pts) in order {
+        sets.push(
+            Dataset::default()
+                .name(a.show(a.values[*j]))
+                .marker(theme.series_marker(*j))
+                .graph_type(GraphType::Line)
+                .style(theme.cluster(*j))
+                .data(pts),
+        );
+    }
+    let ylabels = vec![Line::from("0"), Line::from("1")];
+    let chart = framed(sets, ([0.0, 1.0], [0.0, 1.0]), ylabels, theme);
+    let ticks: Vec<(f64, String)> = [0.0, PAC_LOW, 0.5, PAC_HIGH, 1.0]
+        .iter()
+        .map(|&x| (x, fmt_sig4(x)))
+        .collect();
+    render_with_ticks(f, area, chart, (1, [0.0, 1.0]), (&ticks, "x"), theme);
+}
+
+/// The silhouette of each cluster of the cursor's k (its cell's
+/// lowest-objective run): a row per cluster with its rows, mean, share
+/// below 0 and a bar from 0 (left for a negative mean), then the overall
+/// value, as the classic silhouette plot summarised per cluster.
+fn silhouette_bars(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
+    let w = area.width as usize;
+    let k = cursor_k(sv);
+    let recommended = sv.suggested_k().is_some_and(|r| Some(r) == k);
+    let run = sv.cell(sv.cursor.0, sv.cursor.1).and_then(|c| c.best_run());
+    let mut lines = Vec::new();
+    let Some((k, run)) = k.zip(run) else {
+        let text = format!("{}: not done yet", sweep_at(sv, sv.cursor.0, 0));
+        f.render_widget(Paragraph::new(Span::styled(text, theme.dim())), area);
+        return;
+    };
+    let overall = run.internal.silhouette;
+    let clusters = &run.silhouette_clusters;
+    let rows_scored: f64 = clusters.iter().map(|c| c.size).sum();
+    let head = format!(
+        "{}k = {k}{} · silhouette {} on {} {}rows in the {} · run of seed {} (lowest objective)",
+        family_prefix(sv),
+        if recommended { " (recommended)" } else { "" },
+        fit_num(overall, 6),
+        fit_num(rows_scored, 8),
+        if run.internal.silhouette_sample.is_some() {
+            "sampled "
+        } else {
+            ""
+        },
+        match run.internal.space {
+            crate::metrics::SpaceKind::Features => "input features",
+            crate::metrics::SpaceKind::Kernel => "kernel's space",
+            crate::metrics::SpaceKind::Rff => "RFF map's space",
+        },
+        run.seed,
+    );
+    for l in wrap(&theme.text(&head), w) {
+        lines.push(Line::from(Span::styled(l, theme.accent())));
+    }
+    if clusters.is_empty() {
+        lines.push(Line::from(Span::styled(
+            "no silhouette: the partition has fewer than two clusters among the rows scored",
+            theme.dim(),
+        )));
+        f.render_widget(Paragraph::new(lines), area);
+        return;
+    }
+    let (full, _) = theme.bar_chars();
+    let fixed = "cluster   rows    mean   <0  ".chars().count();
+    let bar_w = w.saturating_sub(fixed).max(4);
+    // A quarter of the bar's room is left of 0: a silhouette below 0 is
+    // rarely far below it.
+    let zero = bar_w / 4;
+    let bar = |v: f64| -> (String, String) {
+        let v = v.clamp(-1.0, 1.0);
+        if v >= 0.0 {
+            let n = (v * (bar_w - zero) as f64).round() as usize;
+            (" ".repeat(zero), full.to_string().repeat(n))
+        } else {
+            let n = ((-v) * zero as f64).round().max(1.0) as usize;
+            (
+                " ".repeat(zero - n.min(zero)),
+                full.to_string().repeat(n.min(zero)),
+            )
+        }
+    };
+    lines.push(Line::from(Span::styled(
+        clip(
+            &format!(
+                "{:>7} {:>6} {:>7} {:>4}  silhouette from 0",
+                "cluster", "rows", "mean", "<0"
+            ),
+            w,
+        ),
+        theme.dim(),
+    )));
+    let room = (area.height as usize).saturating_sub(lines.len() + 1);
+    let shown = if clusters.len() > room {
+        room.saturating_sub(1)
+    } else {
+        clusters.len()
+    };
+    let row = |name: String, size: f64, mean: f64, neg: Option<f64>, style: Style| {
+        let (pad, b) = bar(mean);
+        let neg = neg.map_or(String::new(), |v| format!("{:.0}%", v * 100.0));
+        let text = format!(
+            "{name:>7} {:>6} {:>7} {neg:>4}  ",
+            fit_num(size, 6),
+            fit_num(mean, 7)
+        );
+        let style = if mean < 0.0 { theme.bad() } else { style };
+        Line::from(vec![
+            Span::raw(text),
+            Span::raw(pad),
+            Span::styled(b, style),
+        ])
+    };
+    for c in clusters.iter().take(shown) {
+        lines.push(row(
+            c.label.to_string(),
+            c.size,
+            c.mean,
+            Some(c.negative),
+            theme.cluster(c.label),
+        ));
+    }
+    if shown < clusters.len() {
+        lines.push(Line::from(Span::styled(
+            format!(
+                "… {} more clusters (a taller terminal shows them)",
+                clusters.len() - shown
+            ),
+            theme.dim(),
+        )));
+    }
+    lines.push(row(
+        "overall".into(),
+        rows_scored,
+        overall,
+        None,
+        theme.accent(),
+    ));
+    f.render_widget(Paragraph::new(lines), area);
 }
 
 /// A score's name in the recommendation line.
@@ -957,7 +1288,32 @@ fn advice_line(sv: &SweepView, w: usize, rows: usize) -> String {
             SweepKind::Grid => sweep_at(sv, pos / cols, pos % cols),
         }
     };
-    let mut line = match sv.recommendation() {
+    let so_far = if sv.running { "so far " } else { "" };
+    let recommendation = if sv.families() > 1 {
+        None
+    } else {
+        sv.recommendation()
+    };
+    let mut line = match recommendation {
+        _ if sv.families() > 1 => match sv.across() {
+            Some(((r, c), by)) => {
+                let what = format!(
+                    "{so_far}recommended {} k = {}",
+                    sv.family_context(c).algo,
+                    sv.cell(r, c).map_or(0, |c| c.k)
+                );
+                let (score, rule) = by.split_once(": ").unwrap_or((by, ""));
+                [
+                    format!("{what} ({}: {rule}; a adopts both)", score_label(score)),
+                    format!("{what} (by {}; a adopts both)", score_label(score)),
+                ]
+                .into_iter()
+                .find(|t| wrap(t, w).len() <= rows)
+                .unwrap_or_else(|| format!("{what}; a adopts both"))
+            }
+            None if sv.running => "no recommendation yet".into(),
+            None => "no recommendation: no cell kept its clusters".into(),
+        },
         // Over the cells done: another may change it.
         Some(r) if sv.running => {
             format!(
