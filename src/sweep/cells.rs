@@ -6,7 +6,7 @@ use super::resample;
 use super::scores::{self, MeanSd, RunSummary, Truth};
 use super::{Plan, describe};
 use crate::error::{Error, Result};
-use crate::metrics::internal::{MEMO_BLOCKS, SilhouetteBase, base_for, of_run};
+use crate::metrics::internal::{MEMO_BLOCKS, SilhouetteBase, base_for, of_run, on_selected};
 use crate::metrics::{Space, SpaceKind};
 use crate::solver::{Algorithm, BATCH, Ctx, Problem, RunConfig};
 use rayon::prelude::*;
@@ -241,7 +241,13 @@ pub fn run(
                         let result = result?;
                         let cell = &plan.cells[members[m]];
                         let internal = of_run(algo, problem, &cfg, &result.best, &base);
+                        let on_selected = result
+                            .best
+                            .feature_weights
+                            .as_deref()
+                            .and_then(|w| on_selected(problem, w, &result.best.labels));
                         let mut summary = RunSummary::new(cfg.seed, result, internal, truth);
+                        summary.on_selected = on_selected;
                         if internal.space != SpaceKind::Features && problem.p() > 0 {
                             let input = Space::features(problem.x.rows());
                             summary.silhouette_input = Some(base.score_in(&input, &summary.labels));
