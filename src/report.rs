@@ -106,10 +106,13 @@ pub struct RunResampled {
     #[serde(skip_serializing_if = "not_finite")]
     pub pac: f64,
     pub resamples: usize,
+    /// Time of the resampled scores (2B half-size runs), after the
+    /// solver's `elapsed_ms` and the other scores' `scores_ms`.
+    pub resamples_ms: f64,
 }
 
 impl RunResampled {
-    pub fn from(r: &crate::sweep::resample::Resampled, resamples: usize) -> Self {
+    pub fn from(r: &crate::sweep::resample::Resampled, resamples: usize, ms: f64) -> Self {
         RunResampled {
             prediction_strength: r.prediction_strength.mean,
             prediction_strength_se: r.prediction_strength.sd,
@@ -117,6 +120,7 @@ impl RunResampled {
             resample_stability_se: r.stability.sd,
             pac: r.pac,
             resamples,
+            resamples_ms: ms,
         }
     }
 }

@@ -30,26 +30,12 @@ pub fn sweep<'py>(
     resamples: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
     let algo = algo::find(algorithm).map_err(error)?;
-    let axes: Vec<Axis> = axes
-        .iter()
-        .map(|a| Axis::parse(a))
-        .collect::<meanscape::Result<_>>()
-        .map_err(error)?;
+    let req = request(
+        n_clusters, axes, seeds, seed, params, options, init, resamples,
+    )?;
     let input = input_rows(x, None)?;
     let problem = Problem::from_rows(input.rows()?);
     let truth = truth_of(y, problem.n())?;
-    let req = engine::Request {
-        k: n_clusters,
-        seed,
-        seeds,
-        init: parse_init(init)?,
-        given: params,
-        options,
-        axes,
-        // A script's own call: Ctrl-C (KeyboardInterrupt) stops it.
-        time_limit: None,
-        resamples,
-    };
     let (plan, result) = run_cancellable(py, |_ctx, cancel| {
         let plan = engine::plan(algo.as_ref(), &problem, req)?;
         let t = Truth {
@@ -121,25 +107,12 @@ pub fn sweep_many<'py>(
             .chain(params.iter().map(|(n, _)| n)),
     )
     .map_err(error)?;
-    let axes: Vec<Axis> = axes
-        .iter()
-        .map(|a| Axis::parse(a))
-        .collect::<meanscape::Result<_>>()
-        .map_err(error)?;
+    let req = request(
+        n_clusters, axes, seeds, seed, params, options, init, resamples,
+    )?;
     let input = input_rows(x, None)?;
     let problem = Problem::from_rows(input.rows()?);
     let truth = truth_of(y, problem.n())?;
-    let req = engine::Request {
-        k: n_clusters,
-        seed,
-        seeds,
-        init: parse_init(init)?,
-        given: params,
-        options,
-        axes,
-        time_limit: None,
-        resamples,
-    };
     let families = run_cancellable(py, |_ctx, cancel| {
         // Every family is planned (and so checked) before any runs.
         let plans = refs
@@ -168,7 +141,7 @@ pub fn sweep_many<'py>(
         for c in &result.cells {
             let cell = PyDict::new(py);
             cell.set_item("algorithm", id)?;
-            cell.set_item("at", at_dict(py, plan, &c.at, None)?)?;
+            cell.set_item("at", at_dict(py, plan, &c.at, Some(id))?)?;
             cell.set_item("k", c.k)?;
             cell.set_item("collapsed", c.collapsed())?;
             let scores = PyDict::new(py);
@@ -232,11 +205,46 @@ fn at_dict<'py>(
     for (a, v) in plan.axes.iter().zip(at) {
         if a.is_option() {
             d.set_item(&a.name, a.show(*v))?;
+        } else if v.fract() == 0.0 && v.abs() < 9e15 {
+            // Whole values as integers, as the CLI's JSON writes them (k).
+            d.set_item(&a.name, *v as i64)?;
         } else {
             d.set_item(&a.name, *v)?;
         }
     }
     Ok(d)
+}
+
+/// The request of both sweeps: the axes parsed from their `--grid`
+/// texts, no time limit (a script's own call: Ctrl-C, KeyboardInterrupt,
+/// stops it).
+#[allow(clippy::too_many_arguments)]
+fn request(
+    k: usize,
+    axes: Vec<String>,
+    seeds: usize,
+    seed: u64,
+    given: Vec<(String, f64)>,
+    options: Vec<(String, String)>,
+    init: &str,
+    resamples: usize,
+) -> PyResult<engine::Request> {
+    let axes: Vec<Axis> = axes
+        .iter()
+        .map(|a| Axis::parse(a))
+        .collect::<meanscape::Result<_>>()
+        .map_err(error)?;
+    Ok(engine::Request {
+        k,
+        seed,
+        seeds,
+        init: parse_init(init)?,
+        given,
+        options,
+        axes,
+        time_limit: None,
+        resamples,
+    })
 }
 
 /// The true classes `y` checked against `n` rows.

@@ -131,11 +131,11 @@ fn output(a: &RunArgs) -> Result<String> {
             crate::metrics::internal::on_selected(&loaded.problem, w, &result.best.labels)
         })
         .flatten();
-    let resampled =
-        resampled(a.resamples, algo.as_ref(), &loaded.problem, &cfg).map_err(|e| e.about(&data))?;
     let scores_ms = internal
         .is_some()
         .then(|| t_scores.elapsed().as_secs_f64() * 1e3);
+    let resampled =
+        resampled(a.resamples, algo.as_ref(), &loaded.problem, &cfg).map_err(|e| e.about(&data))?;
     let mut report = RunReport::build(ReportInput {
         algo: algo.as_ref(),
         cfg: &cfg,
@@ -192,8 +192,10 @@ fn resampled(
     };
     let _watch = interrupt::Watch::start();
     let ctx = Ctx::new().with_cancel(interrupt::flag());
+    let t0 = Instant::now();
     let r = crate::sweep::resample::of_cell(algo, problem, cfg, &[], res, None, &ctx)?;
-    Ok(Some(crate::report::RunResampled::from(&r, count)))
+    let ms = t0.elapsed().as_secs_f64() * 1e3;
+    Ok(Some(crate::report::RunResampled::from(&r, count, ms)))
 }
 
 /// Runs the solver, drawing a status line on stderr while it works.

@@ -290,11 +290,16 @@ impl Report<'_> {
             .collect()
     }
 
+    /// The label-free recommendation ([`crate::sweep::recommend`]).
+    pub(super) fn recommendation(&self) -> Option<crate::sweep::recommend::Recommendation> {
+        recommend(&self.result.cells, &self.plan.axes)
+    }
+
     /// The label-free recommendation and what each score picked
     /// ([`crate::sweep::recommend`]).
     fn recommended(&self) -> Option<Value> {
         let cells = &self.result.cells;
-        let r = recommend(cells, &self.plan.axes)?;
+        let r = self.recommendation()?;
         let mut per_score = Map::new();
         for p in &r.picks {
             per_score.insert(
@@ -321,7 +326,7 @@ impl Report<'_> {
     /// The recommendation as text: the setting, its rule, the agreement.
     fn recommended_text(&self) -> Option<String> {
         let cells = &self.result.cells;
-        let r = recommend(cells, &self.plan.axes)?;
+        let r = self.recommendation()?;
         let at = |c: usize| crate::sweep::describe(&self.plan.axes, &cells[c].at);
         let agree: Vec<&str> = r
             .picks

@@ -15,6 +15,11 @@ fn meanscape(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// The words of a command line (no argument here holds a space).
+fn words(line: &str) -> Vec<&str> {
+    line.split_whitespace().collect()
+}
+
 fn json_of(args: &[&str]) -> Value {
     let out = meanscape(args);
     assert!(
@@ -169,49 +174,17 @@ fn run_resamples_gives_the_resampled_scores_with_their_errors() {
 
 #[test]
 fn gap_without_a_k_axis_is_refused_saying_why() {
-    let err = refusal(&[
-        "sweep",
-        "-d",
-        "gen:blobs,n=120,k=3,seed=1",
-        "--label",
-        "none",
-        "-a",
-        "power",
-        "-k",
-        "3",
-        "--grid",
-        "s0=-3,-1",
-        "--seeds",
-        "1",
-        "--resamples",
-        "2",
-        "--score",
-        "gap",
-    ]);
+    let err = refusal(&words(
+        "sweep -d gen:blobs,n=120,k=3,seed=1 --label none -a power -k 3 --grid s0=-3,-1 --seeds 1 --resamples 2 --score gap",
+    ));
     assert!(err.contains("--score gap"), "{err}");
     assert!(err.contains("needs a k axis"), "{err}");
     // Not offered among the scores of this sweep either.
     assert!(!err.contains(", gap"), "{err}");
     // With a k axis it is a score.
-    let v = json_of(&[
-        "sweep",
-        "-d",
-        "gen:blobs,n=120,k=3,seed=1",
-        "--label",
-        "none",
-        "-a",
-        "kmeans",
-        "--grid",
-        "k=2:3:2",
-        "--seeds",
-        "1",
-        "--resamples",
-        "2",
-        "--score",
-        "gap",
-        "--json",
-        "-q",
-    ]);
+    let v = json_of(&words(
+        "sweep -d gen:blobs,n=120,k=3,seed=1 --label none -a kmeans --grid k=2:3:2 --seeds 1 --resamples 2 --score gap --json -q",
+    ));
     assert!(v["cells"][0]["scores"]["gap"]["mean"].is_f64());
 }
 
@@ -234,4 +207,86 @@ fn resampled_scores_without_resampling_name_the_flag() {
         assert!(err.contains(&format!("--score {name}")), "{err}");
         assert!(err.contains("--resamples B"), "{err}");
     }
+}
+
+/// The attribute `name` of the first element of `svg` that has class
+/// `recommended` and starts with `tag`.
+fn recommended_attr(svg: &str, tag: &str, name: &str) -> Option<f64> {
+    let line = svg
+        .lines()
+        .find(|l| l.starts_with(tag) && l.contains(r#"class="recommended""#))?;
+    let rest = &line[line.find(&format!(" {name}=\""))? + name.len() + 3..];
+    rest[..rest.find('"')?].parse().ok()
+}
+
+#[test]
+fn the_sweep_plot_marks_the_recommended_cell() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = dir.path().join("k.svg");
+    let data = "gen:blobs,n=240,k=4,sep=12,seed=3";
+    json_of(&[
+        "sweep",
+        "-d",
+        data,
+        "--label",
+        "none",
+        "-a",
+        "kmeans",
+        "--grid",
+        "k=2:6:5",
+        "--seeds",
+        "2",
+        "--resamples",
+        "4",
+        "--score",
+        "silhouette",
+        "--json",
+        "-q",
+        "--plot",
+        line.to_str().unwrap(),
+    ]);
+    let svg = std::fs::read_to_string(&line).unwrap();
+    assert!(
+        svg.contains("recommended without labels (dashed): k=4 (by prediction_strength)"),
+        "{svg}"
+    );
+    // The dashed line stands at k = 4's tick.
+    let x = recommended_attr(&svg, "<line", "x1").expect("a recommended line");
+    let tick = svg
+        .lines()
+        .find(|l| l.starts_with("<text x=") && l.ends_with(">4</text>"))
+        .unwrap();
+    let tick_x: f64 = tick[9..tick[9..].find('"').unwrap() + 9].parse().unwrap();
+    assert!((x - tick_x).abs() < 0.05, "{x} vs {tick_x}");
+    // A heatmap outlines the recommended cell, once.
+    let map = dir.path().join("map.svg");
+    let v = json_of(&[
+        "sweep",
+        "-d",
+        data,
+        "--label",
+        "none",
+        "-a",
+        "power",
+        "--grid",
+        "k=3:5:3",
+        "--grid",
+        "s0=-2,-1",
+        "--seeds",
+        "1",
+        "--resamples",
+        "4",
+        "--json",
+        "-q",
+        "--plot",
+        map.to_str().unwrap(),
+    ]);
+    let svg = std::fs::read_to_string(&map).unwrap();
+    assert_eq!(svg.matches(r#"<rect class="recommended""#).count(), 1);
+    let at = &v["recommended"]["at"];
+    let named = format!(
+        "recommended without labels (dashed): k={}, s0={}",
+        at["k"], at["s0"]
+    );
+    assert!(svg.contains(&named), "{named} in {svg}");
 }
