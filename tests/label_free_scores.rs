@@ -290,3 +290,19 @@ fn the_sweep_plot_marks_the_recommended_cell() {
     );
     assert!(svg.contains(&named), "{named} in {svg}");
 }
+
+#[test]
+fn the_path_gives_each_point_its_selected_scores() {
+    let v = json_of(&words(
+        "path -d gen:sparse,n=200,p=20,q=4,k=3,seed=1 -a lw --points 4 --json -q",
+    ));
+    let path = v["path"].as_array().unwrap();
+    let sil = |i: usize| path[i]["metrics"]["silhouette_selected"].as_f64();
+    // λ_max selects nothing: no clustering, no score (null, as the NMI).
+    assert_eq!(path[0]["selected"], 0);
+    assert!(path[0]["metrics"]["silhouette_selected"].is_null());
+    // The 4 informative features against all 20.
+    assert_eq!(path[1]["selected"], 4);
+    assert_eq!(path[3]["selected"], 20);
+    assert!(sil(1).unwrap() > sil(3).unwrap() + 0.3, "{path:?}");
+}

@@ -108,8 +108,9 @@ def sweep(algorithm, X, n_clusters, grid, *, seeds=10, random_state=0, params=No
 
     With several algorithms, the structure of ``meanscape sweep -a
     kmeans,spectral --json``: ``algorithms``; ``cells``, a list of dicts
-    (``algorithm``, ``at``, ``k``, ``collapsed``, ``scores`` with each
-    score's ``mean`` and ``sd``), every algorithm's cells in turn;
+    (``algorithm``, ``at`` naming the algorithm and the axis values, ``k``,
+    ``collapsed``, ``scores`` with each score's ``mean`` and ``sd``), every
+    algorithm's cells in turn;
     ``families``, each algorithm's own dict as above; ``recommended``
     (``at`` naming the ``algorithm`` and the axis values, ``cell`` its
     position in ``cells``, ``by`` the rule); ``seeds``, ``complete``,

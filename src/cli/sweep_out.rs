@@ -192,10 +192,9 @@ impl Report<'_> {
                 "prediction_strength, resample_stability and pac: {b} splits of {rows} into halves, each half clustered with the cell's settings and carried to the other half by its clusters (the nearest row for algorithms without an out-of-sample rule); pac over the {} half clusterings of {CONSENSUS_ROWS} rows",
                 2 * b
             ));
-            // A sweep over several algorithms turns the gap off for those
-            // with a kernel on a k axis (`sweep_multi`); elsewhere as before.
-            let on_k = self.plan.axes.iter().any(|a| a.name == "k");
-            if self.plan.resampling.gap || !on_k {
+            // Only where it was computed: on a k axis, and in a sweep over
+            // several algorithms not for those with a kernel.
+            if self.plan.resampling.gap {
                 notes.push(format!(
                 "gap: log W of {b} uniform reference sets in the box of the data's principal axes minus log W of the cell's lowest-objective run, W the within-cluster sum of squares in the input features; its sd is the standard error"
             ));
