@@ -67,23 +67,9 @@ const SPARSE: &str = "gen:sparse,n=300,p=60,q=6,k=3,sep=3,seed=7";
 #[test]
 fn the_selected_silhouette_follows_lambda() {
     // λ = 0 keeps every feature; λ = 3/p drops the noise features.
-    let v = json_of(&[
-        "sweep",
-        "-d",
-        SPARSE,
-        "-a",
-        "lw",
-        "--grid",
-        "lambda=0,0.05",
-        "--seeds",
-        "2",
-        "--resamples",
-        "0",
-        "--score",
-        "silhouette_selected",
-        "--json",
-        "-q",
-    ]);
+    let v = json_of(&words(&format!(
+        "sweep -d {SPARSE} -a lw --grid lambda=0,0.05 --seeds 2 --resamples 0 --score silhouette_selected --json -q"
+    )));
     assert_eq!(v["score"], "silhouette_selected");
     let cells = v["cells"].as_array().unwrap();
     let mean = |c: &Value, n: &str| c["scores"][n]["mean"].as_f64().unwrap();
@@ -150,19 +136,9 @@ fn run_resamples_gives_the_resampled_scores_with_their_errors() {
         assert_eq!(again["metrics"][n], m[n], "{n}");
     }
     // Too many clusters for the data: the halves split them differently.
-    let k6 = json_of(&[
-        "run",
-        "-d",
-        data,
-        "-a",
-        "kmeans",
-        "-k",
-        "6",
-        "--resamples",
-        "8",
-        "--json",
-        "-q",
-    ]);
+    let k6 = json_of(&words(&format!(
+        "run -d {data} -a kmeans -k 6 --resamples 8 --json -q"
+    )));
     let m6 = &k6["metrics"];
     assert!(m6["prediction_strength"].as_f64().unwrap() < ps - 0.2);
     assert!(m6["pac"].as_f64().unwrap() > pac);
@@ -191,19 +167,9 @@ fn gap_without_a_k_axis_is_refused_saying_why() {
 #[test]
 fn resampled_scores_without_resampling_name_the_flag() {
     for name in ["prediction_strength", "resample_stability", "pac"] {
-        let err = refusal(&[
-            "sweep",
-            "-d",
-            "gen:blobs,n=120,k=3,seed=1",
-            "-a",
-            "kmeans",
-            "--grid",
-            "k=2:3:2",
-            "--seeds",
-            "1",
-            "--score",
-            name,
-        ]);
+        let err = refusal(&words(&format!(
+            "sweep -d gen:blobs,n=120,k=3,seed=1 -a kmeans --grid k=2:3:2 --seeds 1 --score {name}"
+        )));
         assert!(err.contains(&format!("--score {name}")), "{err}");
         assert!(err.contains("--resamples B"), "{err}");
     }
@@ -224,27 +190,10 @@ fn the_sweep_plot_marks_the_recommended_cell() {
     let dir = tempfile::tempdir().unwrap();
     let line = dir.path().join("k.svg");
     let data = "gen:blobs,n=240,k=4,sep=12,seed=3";
-    json_of(&[
-        "sweep",
-        "-d",
-        data,
-        "--label",
-        "none",
-        "-a",
-        "kmeans",
-        "--grid",
-        "k=2:6:5",
-        "--seeds",
-        "2",
-        "--resamples",
-        "4",
-        "--score",
-        "silhouette",
-        "--json",
-        "-q",
-        "--plot",
-        line.to_str().unwrap(),
-    ]);
+    json_of(&words(&format!(
+        "sweep -d {data} --label none -a kmeans --grid k=2:6:5 --seeds 2 --resamples 4 --score silhouette --json -q --plot {}",
+        line.to_str().unwrap()
+    )));
     let svg = std::fs::read_to_string(&line).unwrap();
     assert!(
         svg.contains("recommended without labels (dashed): k=4 (by prediction_strength)"),
@@ -260,27 +209,10 @@ fn the_sweep_plot_marks_the_recommended_cell() {
     assert!((x - tick_x).abs() < 0.05, "{x} vs {tick_x}");
     // A heatmap outlines the recommended cell, once.
     let map = dir.path().join("map.svg");
-    let v = json_of(&[
-        "sweep",
-        "-d",
-        data,
-        "--label",
-        "none",
-        "-a",
-        "power",
-        "--grid",
-        "k=3:5:3",
-        "--grid",
-        "s0=-2,-1",
-        "--seeds",
-        "1",
-        "--resamples",
-        "4",
-        "--json",
-        "-q",
-        "--plot",
-        map.to_str().unwrap(),
-    ]);
+    let v = json_of(&words(&format!(
+        "sweep -d {data} --label none -a power --grid k=3:5:3 --grid s0=-2,-1 --seeds 1 --resamples 4 --json -q --plot {}",
+        map.to_str().unwrap()
+    )));
     let svg = std::fs::read_to_string(&map).unwrap();
     assert_eq!(svg.matches(r#"<rect class="recommended""#).count(), 1);
     let at = &v["recommended"]["at"];
