@@ -79,6 +79,50 @@ pub struct RunMetrics {
     /// (absent without sample weights).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub weighted: bool,
+    /// The label-free scores on the selected features (weight > 0), for
+    /// the feature-weighted algorithms: `cost_selected`,
+    /// `silhouette_selected`, `calinski_harabasz_selected`,
+    /// `davies_bouldin_selected`.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub on_selected: Option<crate::metrics::internal::OnSelected>,
+    /// The resampled scores (`run --resamples B`).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub resampled: Option<RunResampled>,
+}
+
+/// A run's resampled label-free scores ([`crate::sweep::resample`]), each
+/// with its standard error over the splits; `resamples` is B. A score no
+/// split could give is left out.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct RunResampled {
+    #[serde(skip_serializing_if = "not_finite")]
+    pub prediction_strength: f64,
+    #[serde(skip_serializing_if = "not_finite")]
+    pub prediction_strength_se: f64,
+    #[serde(skip_serializing_if = "not_finite")]
+    pub resample_stability: f64,
+    #[serde(skip_serializing_if = "not_finite")]
+    pub resample_stability_se: f64,
+    #[serde(skip_serializing_if = "not_finite")]
+    pub pac: f64,
+    pub resamples: usize,
+    /// Time of the resampled scores (2B half-size runs), after the
+    /// solver's `elapsed_ms` and the other scores' `scores_ms`.
+    pub resamples_ms: f64,
+}
+
+impl RunResampled {
+    pub fn from(r: &crate::sweep::resample::Resampled, resamples: usize, ms: f64) -> Self {
+        RunResampled {
+            prediction_strength: r.prediction_strength.mean,
+            prediction_strength_se: r.prediction_strength.sd,
+            resample_stability: r.stability.mean,
+            resample_stability_se: r.stability.sd,
+            pac: r.pac,
+            resamples,
+            resamples_ms: ms,
+        }
+    }
 }
 
 fn not_finite(v: &f64) -> bool {
@@ -105,6 +149,8 @@ impl RunMetrics {
             cost: i.cost,
             space: i.cost.is_finite().then_some(i.space),
             weighted: i.weighted && i.cost.is_finite(),
+            on_selected: None,
+            resampled: None,
         }
     }
 }

@@ -249,13 +249,15 @@ fn cli_path_csv_shape() {
         ["lambda", "selected", "objective", "iterations", "converged"]
     );
     assert!(header.contains(&"mcc") && header.contains(&"cer"));
-    assert_eq!(header.len(), 5 + 6 + 60);
-    assert_eq!(header[11], "w_f1");
+    // Six scores against the truth, four on the selected features.
+    assert!(header.contains(&"silhouette_selected"));
+    assert_eq!(header.len(), 5 + 6 + 4 + 60);
+    assert_eq!(header[15], "w_f1");
     for l in &lines[1..] {
         let f: Vec<&str> = l.split(',').collect();
         assert_eq!(f.len(), header.len());
         let sel: usize = f[1].parse().unwrap();
-        let nz = f[11..]
+        let nz = f[15..]
             .iter()
             .filter(|x| x.parse::<f64>().unwrap() > 0.0)
             .count();

@@ -141,6 +141,7 @@ fn cell(k: usize, clusters: usize, ps: f64, sil: f64) -> CellResult {
             selected: None,
             mcc: None,
             silhouette_input: None,
+            on_selected: None,
             labels: Vec::new(),
             silhouette_clusters: Vec::new(),
         }],

@@ -72,8 +72,11 @@ def sweep(algorithm, X, n_clusters, grid, *, seeds=10, random_state=0, params=No
 
     Parameters
     ----------
-    algorithm : str
-        An algorithm id (``"power"``, ``"kpower"``, ...; see ``algorithms()``).
+    algorithm : str or list of str
+        An algorithm id (``"power"``, ``"kpower"``, ...; see ``algorithms()``),
+        or several (``["kmeans", "spectral"]``, or ``"kmeans,spectral"`` as
+        the CLI's ``-a``): the same grid for each, every algorithm taking
+        the ``params`` and ``options`` it declares.
     X : array-like of shape (n_samples, n_features)
     n_clusters : int
         k, unless the grid varies ``k``.
@@ -102,6 +105,16 @@ def sweep(algorithm, X, n_clusters, grid, *, seeds=10, random_state=0, params=No
     recommendation: ``cell``, ``by`` the rule, ``agreement`` the share of
     the scores' own picks that agree, ``per_score`` each score's pick),
     ``axes``, ``seeds``, ``complete``, ``elapsed_ms``.
+
+    With several algorithms, the structure of ``meanscape sweep -a
+    kmeans,spectral --json``: ``algorithms``; ``cells``, a list of dicts
+    (``algorithm``, ``at`` naming the algorithm and the axis values, ``k``,
+    ``collapsed``, ``scores`` with each score's ``mean`` and ``sd``), every
+    algorithm's cells in turn;
+    ``families``, each algorithm's own dict as above; ``recommended``
+    (``at`` naming the ``algorithm`` and the axis values, ``cell`` its
+    position in ``cells``, ``by`` the rule); ``seeds``, ``complete``,
+    ``elapsed_ms``.
     """
     X = check_array(X, dtype=[np.float64, np.float32])
     if isinstance(grid, dict):
@@ -116,7 +129,13 @@ def sweep(algorithm, X, n_clusters, grid, *, seeds=10, random_state=0, params=No
         axes = list(grid)
     if y is not None:
         y = [int(v) for v in np.asarray(y).ravel()]
-    return _meanscape.sweep(
+    if isinstance(algorithm, str) and "," in algorithm:
+        algorithm = [a.strip() for a in algorithm.split(",")]
+    run = _meanscape.sweep
+    if not isinstance(algorithm, str):
+        algorithm = [str(a) for a in algorithm]
+        run = _meanscape.sweep_many
+    return run(
         algorithm,
         X,
         int(n_clusters),

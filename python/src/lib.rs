@@ -218,6 +218,7 @@ fn _meanscape(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sparse::predict_csr, m)?)?;
     m.add_function(wrap_pyfunction!(sparse::distances_csr, m)?)?;
     m.add_function(wrap_pyfunction!(sweep::sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep::sweep_many, m)?)?;
     m.add_function(wrap_pyfunction!(convert::load, m)?)?;
     m.add_class::<model::Model>()?;
     m.add_function(wrap_pyfunction!(block::power_block, m)?)?;

@@ -99,6 +99,23 @@ def test_sweep_best_cells_equal_the_clis(cli, iris, iris_csv):
         assert v["best"][name]["cell"] == r["best"][name], name
 
 
+def test_sweep_over_several_algorithms_recommends_as_the_cli(cli, iris, iris_csv):
+    X, _ = iris
+    out = subprocess.run([cli, "sweep", "--data", iris_csv, "--label", "none", "--scale", "none",
+                          "-a", "kmeans,power", "--grid", "k=2:4:3", "--seeds", "2",
+                          "--resamples", "4", "--json", "-q"],
+                         check=True, capture_output=True, text=True)
+    v = json.loads(out.stdout)
+    r = meanscape.sweep(["kmeans", "power"], X, 3, ["k=2:4:3"], seeds=2, resamples=4)
+    assert r["algorithms"] == v["algorithms"]
+    assert [c["at"] for c in r["cells"]] == [c["at"] for c in v["cells"]]
+    assert r["recommended"]["at"] == v["recommended"]["at"]
+    assert r["recommended"]["cell"] == v["recommended"]["cell"]
+    for mine, cli_cell in zip(r["cells"], v["cells"]):
+        assert mine["scores"]["prediction_strength"]["mean"] == pytest.approx(
+            cli_cell["scores"]["prediction_strength"]["mean"], abs=1e-12)
+
+
 @pytest.mark.parametrize("name,algo", [("PowerKMeans", "power"), ("WKMeans", "wkmeans"), ("RFFPowerKMeans", "rff-power")])
 def test_float32_runs_as_the_clis_f32_run(cli, iris, tmp_path, name, algo):
     """float32 in: the engine runs f32 end to end, as `--dtype f32` on a

@@ -202,6 +202,31 @@ def test_sweep_recommends_k_without_labels():
     assert out["recommended"]["by"].startswith("silhouette")
 
 
+def test_sweep_over_several_algorithms_is_the_clis_structure():
+    rng = np.random.default_rng(0)
+    centres = np.array([[0, 0], [10, 0], [0, 10], [10, 10]], dtype=float)
+    X = np.repeat(centres, 30, axis=0) + rng.uniform(-1, 1, size=(120, 2))
+    out = meanscape.sweep(["kmeans", "spectral"], X, 2, {"k": [3, 4, 5]}, seeds=2, resamples=4,
+                          options={"kernel": "knn"})
+    assert out["algorithms"] == ["kmeans", "spectral"]
+    assert [c["algorithm"] for c in out["cells"]] == ["kmeans"] * 3 + ["spectral"] * 3
+    assert [c["at"]["k"] for c in out["cells"]] == [3, 4, 5, 3, 4, 5]
+    rec = out["recommended"]
+    assert rec["at"]["k"] == 4 and rec["at"]["algorithm"] in ("kmeans", "spectral")
+    assert out["cells"][rec["cell"]]["algorithm"] == rec["at"]["algorithm"]
+    assert rec["by"].startswith("prediction_strength")
+    ps = out["cells"][1]["scores"]["prediction_strength"]
+    assert 0.9 < ps["mean"] <= 1 and ps["sd"] >= 0
+    # Each family is the one-algorithm sweep, and kernel was spectral's only.
+    one = meanscape.sweep("kmeans", X, 2, {"k": [3, 4, 5]}, seeds=2, resamples=4)
+    np.testing.assert_allclose(out["families"]["kmeans"]["scores"]["prediction_strength"],
+                               one["scores"]["prediction_strength"])
+    # The CLI's spelling works too.
+    assert meanscape.sweep("kmeans,power", X, 2, {"k": [3, 4]}, seeds=1)["algorithms"] == ["kmeans", "power"]
+    with pytest.raises(ValueError, match="none of kmeans, power takes it"):
+        meanscape.sweep(["kmeans", "power"], X, 2, {"k": [3, 4]}, seeds=1, params={"lambda": 0.1})
+
+
 def test_the_declared_tables_are_the_signatures():
     for algo in meanscape.algorithms():
         if not algo["python_generated"]:

@@ -160,7 +160,7 @@ fn output(a: &PathArgs) -> Result<Option<String>> {
                     "selected": pt.selected,
                     "feature_weights": pt.feature_weights,
                     "objective": pt.objective,
-                    "metrics": Value::Object(pt.metrics(truth, relevance)),
+                    "metrics": Value::Object(point_metrics(pt, &loaded.problem, truth, relevance)),
                     "iterations": pt.iterations,
                     "converged": pt.converged,
                 })
@@ -205,7 +205,13 @@ fn output(a: &PathArgs) -> Result<Option<String>> {
         out.insert("load_ms".into(), loaded.load_ms.into());
         serde_json::to_string(&Value::Object(out)).expect("path serialises") + "\n"
     } else {
-        csv_text(&result, &ds.feature_names, truth, relevance)?
+        csv_text(
+            &result,
+            &loaded.problem,
+            &ds.feature_names,
+            truth,
+            relevance,
+        )?
     };
     if let Some(p) = &a.plot {
         let title = format!("{} on {}: regularisation path, k={k}", kind.id(), data);
@@ -252,6 +258,7 @@ fn grid_in_range(spec: &str, algo: &dyn algo::Algorithm, kind: PathAlgo) -> Resu
 /// (`w_NAME`).
 fn csv_text(
     r: &PathResult,
+    problem: &algo::Problem,
     names: &[String],
     truth: Option<&[usize]>,
     relevance: Option<&[bool]>,
@@ -260,7 +267,12 @@ fn csv_text(
     let metric_names: Vec<String> = r
         .points
         .first()
-        .map(|p| p.metrics(truth, relevance).keys().cloned().collect())
+        .map(|p| {
+            point_metrics(p, problem, truth, relevance)
+                .keys()
+                .cloned()
+                .collect()
+        })
         .unwrap_or_default();
     let mut header = vec![
         r.algo.parameter().to_string(),
@@ -274,7 +286,7 @@ fn csv_text(
     let err = |e: csv::Error| Error::Param(format!("writing the path CSV: {e}"));
     w.write_record(&header).map_err(err)?;
     for p in &r.points {
-        let m = p.metrics(truth, relevance);
+        let m = point_metrics(p, problem, truth, relevance);
         let mut row = vec![
             format!("{}", p.lambda),
             p.selected.to_string(),
@@ -299,6 +311,29 @@ fn csv_text(
         .into_inner()
         .map_err(|e| Error::Param(format!("writing the path CSV: {e}")))?;
     Ok(String::from_utf8(bytes).expect("CSV of UTF-8 strings"))
+}
+
+/// A point's scores ([`crate::algo::path::PathPoint::metrics`]) and its
+/// label-free scores on its selected features
+/// ([`crate::metrics::internal::on_selected`]), `null` where no feature is
+/// selected (no clustering) or the rows are sparse, so every point has the
+/// same fields.
+fn point_metrics(
+    p: &crate::algo::path::PathPoint,
+    problem: &algo::Problem,
+    truth: Option<&[usize]>,
+    relevance: Option<&[bool]>,
+) -> Map<String, Value> {
+    let mut m = p.metrics(truth, relevance);
+    let scores = p.clustering().and_then(|labels| {
+        crate::metrics::internal::on_selected(problem, &p.feature_weights, labels)
+    });
+    let values = scores.map(|s| serde_json::to_value(s).expect("scores serialise"));
+    for name in crate::sweep::scores::SELECTED {
+        let v = values.as_ref().and_then(|v| v.get(name)).cloned();
+        m.insert(name.into(), v.unwrap_or(Value::Null));
+    }
+    m
 }
 
 /// Runs the path, drawing a status line on stderr while it works.

@@ -40,6 +40,13 @@ pub struct RunArgs {
     /// Davies-Bouldin, cost): the run's output leaves them out.
     #[arg(long)]
     pub no_scores: bool,
+    /// Splits for the resampled label-free scores (prediction strength,
+    /// resample stability, PAC; not the gap statistic, which compares
+    /// values of k: `meanscape sweep --grid k=…`). Each split clusters
+    /// two halves of the rows (of at most 2000 rows) with one restart.
+    /// 0: none.
+    #[arg(long, value_name = "B", default_value_t = 0)]
+    pub resamples: usize,
 }
 
 pub fn run(a: &RunArgs) -> anyhow::Result<()> {
@@ -118,9 +125,17 @@ fn output(a: &RunArgs) -> Result<String> {
             &crate::metrics::internal::base_for(&loaded.problem),
         )
     });
+    let on_selected = (!a.no_scores)
+        .then(|| {
+            let w = result.best.feature_weights.as_deref()?;
+            crate::metrics::internal::on_selected(&loaded.problem, w, &result.best.labels)
+        })
+        .flatten();
     let scores_ms = internal
         .is_some()
         .then(|| t_scores.elapsed().as_secs_f64() * 1e3);
+    let resampled =
+        resampled(a.resamples, algo.as_ref(), &loaded.problem, &cfg).map_err(|e| e.about(&data))?;
     let mut report = RunReport::build(ReportInput {
         algo: algo.as_ref(),
         cfg: &cfg,
@@ -133,6 +148,10 @@ fn output(a: &RunArgs) -> Result<String> {
         internal,
     });
     report.scores_ms = scores_ms;
+    if let Some(m) = report.metrics.as_mut() {
+        m.on_selected = on_selected;
+        m.resampled = resampled;
+    }
     report.data.rescale_exp = (loaded.rescale_exp != 0).then_some(loaded.rescale_exp);
     if let Some(m) = &a.save_model {
         let model = crate::model::Model::from_run(algo.as_ref(), &loaded.problem, &cfg, &result)?
@@ -147,6 +166,36 @@ fn output(a: &RunArgs) -> Result<String> {
     } else {
         report.human()
     })
+}
+
+/// The resampled scores of the run's configuration over `count` splits
+/// (the sweep's, [`crate::sweep::resample::of_cell`], without the gap);
+/// None for 0.
+fn resampled(
+    count: usize,
+    algo: &dyn algo::Algorithm,
+    problem: &algo::Problem,
+    cfg: &RunConfig,
+) -> Result<Option<crate::report::RunResampled>> {
+    if count == 0 {
+        return Ok(None);
+    }
+    if problem.csr().is_some() {
+        return Err(Error::Param(format!(
+            "--resamples {count}: the resampled scores read dense rows; sparse input has none yet"
+        )));
+    }
+    let res = crate::sweep::resample::Resampling {
+        count,
+        seed: cfg.seed,
+        gap: false,
+    };
+    let _watch = interrupt::Watch::start();
+    let ctx = Ctx::new().with_cancel(interrupt::flag());
+    let t0 = Instant::now();
+    let r = crate::sweep::resample::of_cell(algo, problem, cfg, &[], res, None, &ctx)?;
+    let ms = t0.elapsed().as_secs_f64() * 1e3;
+    Ok(Some(crate::report::RunResampled::from(&r, count, ms)))
 }
 
 /// Runs the solver, drawing a status line on stderr while it works.

@@ -13,6 +13,8 @@ const LEFT: f64 = 90.0;
 const RIGHT: f64 = 110.0;
 const TOP: f64 = 50.0;
 const BOTTOM: f64 = 70.0;
+/// The colour of the recommended cell's mark (the best cell's is red).
+const REC: &str = "#7b3294";
 
 pub(super) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -102,6 +104,23 @@ pub fn plot(r: &Report<'_>) -> String {
     );
     text(&mut out, W / 2.0, 28.0, "middle", 15, &title);
     let axes = &r.plan.axes;
+    // The label-free recommendation, whatever score is drawn: marked on
+    // its cell and named under the plot.
+    let rec = r.recommendation().map(|x| &r.result.cells[x.cell]);
+    if let Some((c, by)) = rec.zip(r.recommendation().map(|x| x.by)) {
+        let rule = by.split(':').next().unwrap_or_default();
+        let _ = writeln!(
+            out,
+            r#"<text class="recommended" x="{:.1}" y="{:.1}" text-anchor="middle" font-size="11" font-family="sans-serif" fill="{REC}">{}</text>"#,
+            W / 2.0,
+            H - 6.0,
+            esc(&format!(
+                "recommended without labels (dashed): {} (by {rule})",
+                crate::sweep::describe(axes, &c.at)
+            ))
+        );
+    }
+    let rec = rec.map(|c| c.index);
     let cell = |idx: usize| r.result.cells.iter().find(|c| c.index == idx);
     let score = |c: &CellResult| c.score(r.score);
     let (pw, ph) = (W - LEFT - RIGHT, H - TOP - BOTTOM);
@@ -152,6 +171,16 @@ pub fn plot(r: &Report<'_>) -> String {
                         x + cw / 2.0,
                         y + ch / 2.0 + 3.5,
                         fmt_sig4(v)
+                    );
+                }
+                if c.is_some_and(|c| Some(c.index) == rec) {
+                    let _ = writeln!(
+                        out,
+                        r#"<rect class="recommended" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="none" stroke="{REC}" stroke-width="2" stroke-dasharray="6 3"/>"#,
+                        x + 5.0,
+                        y + 5.0,
+                        cw - 10.0,
+                        ch - 10.0
                     );
                 }
                 if c.is_some_and(|c| Some(c.index) == best) {
@@ -257,6 +286,14 @@ pub fn plot(r: &Report<'_>) -> String {
                     py(p.1)
                 );
             }
+        }
+        if let Some(i) = rec {
+            let x = px(position(a, i));
+            let _ = writeln!(
+                out,
+                r#"<line class="recommended" x1="{x:.1}" y1="{TOP:.1}" x2="{x:.1}" y2="{:.1}" stroke="{REC}" stroke-width="1.5" stroke-dasharray="6 3"/>"#,
+                TOP + ph
+            );
         }
         for i in ticks(a) {
             text(

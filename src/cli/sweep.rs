@@ -89,12 +89,7 @@ fn output(a: &SweepArgs) -> Result<(Option<String>, bool)> {
         labels: loaded.dataset.labels.as_ref().map(|l| l.ids.as_slice()),
         relevance: loaded.dataset.relevance.as_deref(),
     };
-    let score = sweep_out::choose_score(
-        a.score.as_deref(),
-        algo.as_ref(),
-        truth,
-        plan.resampling.count > 0,
-    )?;
+    let score = sweep_out::choose_score(a.score.as_deref(), algo.as_ref(), truth, &plan)?;
     if interrupt::requested() {
         return Err(Error::Cancelled);
     }

@@ -74,22 +74,14 @@ pub fn output(a: &SweepArgs, ids: &[&str]) -> Result<(Option<String>, bool)> {
         .collect::<Result<Vec<_>>>()?;
     let given = a.algo.given()?;
     let mut options = a.algo.options();
-    let names = options
-        .iter()
-        .map(|(n, _)| n)
-        .chain(given.iter().map(|(n, _)| n));
-    for name in names {
-        let takes = |x: &dyn Algorithm| {
-            x.options().iter().any(|(o, _)| o == name) || x.params().iter().any(|p| p.name == name)
-        };
-        if !algos.iter().any(|x| takes(x.as_ref())) {
-            return Err(Error::Param(format!(
-                "--{}: none of {} takes it",
-                name.replace('_', "-"),
-                ids.join(", ")
-            )));
-        }
-    }
+    let refs: Vec<&dyn Algorithm> = algos.iter().map(|x| x.as_ref()).collect();
+    sweep::check_taken(
+        &refs,
+        options
+            .iter()
+            .map(|(n, _)| n)
+            .chain(given.iter().map(|(n, _)| n)),
+    )?;
     options.extend(a.data.memory_option());
     let loaded = session::load(&a.data.data, &a.data.load_options(), scale)?;
     let inputs: Vec<&Path> = loaded.dataset.inputs.iter().map(|p| p.as_path()).collect();
@@ -119,26 +111,20 @@ pub fn output(a: &SweepArgs, ids: &[&str]) -> Result<(Option<String>, bool)> {
     // Every family is planned (and so checked) before any runs.
     let mut plans = Vec::with_capacity(algos.len());
     for x in &algos {
-        let own = |name: &str| {
-            x.options().iter().any(|(o, _)| *o == name)
-                || name == crate::solver::algorithm::MAX_MEMORY
-        };
-        let declared = |name: &str| x.params().iter().any(|p| p.name == name);
         let req = sweep::Request {
             k,
             seed: a.algo.seed,
             seeds: a.seeds,
             init: a.algo.init,
-            given: given.iter().filter(|(n, _)| declared(n)).cloned().collect(),
-            options: options.iter().filter(|(n, _)| own(n)).cloned().collect(),
+            given: given.clone(),
+            options: options.clone(),
             axes: axes.clone(),
             time_limit: (!a.yes).then_some(a.max_time),
             resamples,
         };
-        let mut plan = sweep::plan(x.as_ref(), &loaded.problem, req)
+        let plan = sweep::plan_family(x.as_ref(), &loaded.problem, req)
             .map_err(|e| e.about(&format!("{data} ({})", x.id())))?;
-        plan.resampling.gap &= !x.caps().kernels;
-        let score = sweep_out::choose_score(a.score.as_deref(), x.as_ref(), truth, resamples > 0)?;
+        let score = sweep_out::choose_score(a.score.as_deref(), x.as_ref(), truth, &plan)?;
         plans.push((plan, score));
     }
     if interrupt::requested() {

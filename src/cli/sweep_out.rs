@@ -10,7 +10,7 @@ use crate::solver::params::fmt_num;
 pub use crate::solver::params::fmt_sig4;
 use crate::sweep::recommend::recommend;
 use crate::sweep::resample::{CONSENSUS_ROWS, SPLIT_ROWS};
-use crate::sweep::scores::{LABEL_FREE, WITH_LABELS, higher_is_better};
+use crate::sweep::scores::{LABEL_FREE, SELECTED, WITH_LABELS, higher_is_better};
 use crate::sweep::{CellResult, Plan, SweepResult, Truth};
 use serde_json::{Map, Value, json};
 
@@ -32,11 +32,16 @@ pub struct Report<'a> {
     pub score: &'static str,
 }
 
-/// The score names that apply to this sweep.
-fn available(algo: &dyn Algorithm, truth: Truth<'_>, resampled: bool) -> Vec<&'static str> {
+/// The score names that apply to this sweep of `algo` planned as `plan`.
+fn available(algo: &dyn Algorithm, truth: Truth<'_>, plan: &Plan) -> Vec<&'static str> {
     let mut v: Vec<&'static str> = LABEL_FREE.to_vec();
-    if resampled {
-        v.extend(crate::sweep::resample::NAMES);
+    if plan.resampling.count > 0 {
+        // The gap's reference sets judge k only: listed on a k axis.
+        v.extend(
+            crate::sweep::resample::NAMES
+                .into_iter()
+                .filter(|n| *n != "gap" || plan.resampling.gap),
+        );
     }
     // The kernel and random-feature methods score in their own space
     // (spectral's embedding is not one: it scores on the features).
@@ -51,6 +56,7 @@ fn available(algo: &dyn Algorithm, truth: Truth<'_>, resampled: bool) -> Vec<&'s
     let weighted = algo.weighs() == crate::algo::Weighs::Features;
     if weighted {
         v.push("selected");
+        v.extend(SELECTED);
         if truth.relevance.is_some() {
             v.push("mcc");
         }
@@ -58,35 +64,51 @@ fn available(algo: &dyn Algorithm, truth: Truth<'_>, resampled: bool) -> Vec<&'s
     v
 }
 
+/// Why `name` is not a score of this sweep, when there is a reason beyond
+/// the name being unknown.
+fn why_not(name: &str, plan: &Plan) -> &'static str {
+    let on_k = plan.axes.iter().any(|a| a.name == "k");
+    if WITH_LABELS.contains(&name) || name == "mcc" {
+        " (the data has no ground truth for it)"
+    } else if crate::sweep::resample::NAMES.contains(&name) && plan.resampling.count == 0 {
+        " (it is computed when the sweep resamples: --resamples B, e.g. --resamples 20)"
+    } else if name == "gap" && !on_k {
+        " (the gap statistic compares values of k: it needs a k axis, --grid k=FROM:TO:COUNT)"
+    } else if name == "gap" {
+        " (not computed for an algorithm with a kernel: its reference sets would need a graph or Gram matrix each)"
+    } else if SELECTED.contains(&name) {
+        " (it is computed for the feature-weighted algorithms: wkmeans, lw, sparse-kmeans)"
+    } else {
+        ""
+    }
+}
+
 /// The score `--score` names (checked before any work), or the default:
 /// NMI with labels, else prediction strength when the sweep resamples,
-/// else stability. `resampled`: the sweep computes the resampled scores.
+/// else stability.
 ///
 /// # Errors
-/// [`Error::Param`] for a name that is not a score of this sweep.
+/// [`Error::Param`] for a name that is not a score of this sweep, saying
+/// what would provide it.
 pub fn choose_score(
     given: Option<&str>,
     algo: &dyn Algorithm,
     truth: Truth<'_>,
-    resampled: bool,
+    plan: &Plan,
 ) -> Result<&'static str> {
-    let names = available(algo, truth, resampled);
+    let names = available(algo, truth, plan);
     match given {
         None => Ok(if truth.labels.is_some() {
             "nmi"
-        } else if resampled {
+        } else if plan.resampling.count > 0 {
             "prediction_strength"
         } else {
             "stability"
         }),
         Some(g) => names.iter().copied().find(|n| *n == g).ok_or_else(|| {
-            let why = if WITH_LABELS.contains(&g) || g == "mcc" {
-                " (the data has no ground truth for it)"
-            } else {
-                ""
-            };
             Error::Param(format!(
-                "--score {g}: not a score of this sweep{why}; choose one of {}",
+                "--score {g}: not a score of this sweep{}; choose one of {}",
+                why_not(g, plan),
                 names.join(", ")
             ))
         }),
@@ -170,10 +192,9 @@ impl Report<'_> {
                 "prediction_strength, resample_stability and pac: {b} splits of {rows} into halves, each half clustered with the cell's settings and carried to the other half by its clusters (the nearest row for algorithms without an out-of-sample rule); pac over the {} half clusterings of {CONSENSUS_ROWS} rows",
                 2 * b
             ));
-            // A sweep over several algorithms turns the gap off for those
-            // with a kernel on a k axis (`sweep_multi`); elsewhere as before.
-            let on_k = self.plan.axes.iter().any(|a| a.name == "k");
-            if self.plan.resampling.gap || !on_k {
+            // Only where it was computed: on a k axis, and in a sweep over
+            // several algorithms not for those with a kernel.
+            if self.plan.resampling.gap {
                 notes.push(format!(
                 "gap: log W of {b} uniform reference sets in the box of the data's principal axes minus log W of the cell's lowest-objective run, W the within-cluster sum of squares in the input features; its sd is the standard error"
             ));
@@ -280,11 +301,16 @@ impl Report<'_> {
             .collect()
     }
 
+    /// The label-free recommendation ([`crate::sweep::recommend`]).
+    pub(super) fn recommendation(&self) -> Option<crate::sweep::recommend::Recommendation> {
+        recommend(&self.result.cells, &self.plan.axes)
+    }
+
     /// The label-free recommendation and what each score picked
     /// ([`crate::sweep::recommend`]).
     fn recommended(&self) -> Option<Value> {
         let cells = &self.result.cells;
-        let r = recommend(cells, &self.plan.axes)?;
+        let r = self.recommendation()?;
         let mut per_score = Map::new();
         for p in &r.picks {
             per_score.insert(
@@ -311,7 +337,7 @@ impl Report<'_> {
     /// The recommendation as text: the setting, its rule, the agreement.
     fn recommended_text(&self) -> Option<String> {
         let cells = &self.result.cells;
-        let r = recommend(cells, &self.plan.axes)?;
+        let r = self.recommendation()?;
         let at = |c: usize| crate::sweep::describe(&self.plan.axes, &cells[c].at);
         let agree: Vec<&str> = r
             .picks

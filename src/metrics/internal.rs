@@ -971,3 +971,62 @@ mod tests {
         assert!(one.overall.is_nan() && one.clusters.is_empty());
     }
 }
+
+/// The label-free scores of a feature-weighted run on its selected
+/// features: the scaled input features of weight > 0, unweighted. On the
+/// input features a λ path's scores barely move, since the noise features
+/// a larger λ drops still count; on the selected ones they change with the
+/// selection. Unweighted, because each method weighs its distances its
+/// own way (w^β for WK-means, w^β + λw for LW-k-means, w for sparse
+/// k-means): the subset means the same for all three and for any β.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct OnSelected {
+    #[serde(skip_serializing_if = "not_finite")]
+    pub cost_selected: f64,
+    #[serde(skip_serializing_if = "not_finite")]
+    pub silhouette_selected: f64,
+    #[serde(skip_serializing_if = "not_finite")]
+    pub calinski_harabasz_selected: f64,
+    #[serde(skip_serializing_if = "not_finite")]
+    pub davies_bouldin_selected: f64,
+}
+
+fn not_finite(v: &f64) -> bool {
+    !v.is_finite()
+}
+
+/// [`OnSelected`] of `labels` on `problem`'s rows, the features those of
+/// `weights` > 0; sample weights as every other score. None for sparse
+/// rows (their columns are not cut out yet), weights of another length,
+/// or no feature selected. The silhouette's rows are the default ones,
+/// its distances streamed (the selected columns are a copy that lives for
+/// this call only, so no sweep may keep distances keyed by it).
+pub fn on_selected(
+    problem: &crate::solver::Problem,
+    weights: &[f64],
+    labels: &[usize],
+) -> Option<OnSelected> {
+    if problem.csr().is_some() || weights.len() != problem.p() {
+        return None;
+    }
+    let cols: Vec<usize> = (0..weights.len()).filter(|&j| weights[j] > 0.0).collect();
+    if cols.is_empty() {
+        return None;
+    }
+    let x = match problem.x.rows() {
+        crate::solver::rows::Rows::F64(x) => x.select(ndarray::Axis(1), &cols),
+        crate::solver::rows::Rows::F32(x) => x.select(ndarray::Axis(1), &cols).mapv(f64::from),
+    };
+    let i = internal_weighted(
+        &Space::features(x.view()),
+        labels,
+        problem.sample_weights(),
+        &base_for(problem),
+    );
+    Some(OnSelected {
+        cost_selected: i.cost,
+        silhouette_selected: i.silhouette,
+        calinski_harabasz_selected: i.calinski_harabasz,
+        davies_bouldin_selected: i.davies_bouldin,
+    })
+}

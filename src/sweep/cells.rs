@@ -6,7 +6,9 @@ use super::resample;
 use super::scores::{self, MeanSd, RunSummary, Truth};
 use super::{Plan, describe};
 use crate::error::{Error, Result};
-use crate::metrics::internal::{MEMO_BLOCKS, SilhouetteBase, base_for, of_run_by_cluster};
+use crate::metrics::internal::{
+    MEMO_BLOCKS, SilhouetteBase, base_for, of_run_by_cluster, on_selected,
+};
 use crate::metrics::{Space, SpaceKind};
 use crate::solver::{Algorithm, BATCH, Ctx, Problem, RunConfig};
 use rayon::prelude::*;
@@ -252,8 +254,14 @@ pub fn run(
                         let cell = &plan.cells[members[m]];
                         let (internal, by_cluster) =
                             of_run_by_cluster(algo, problem, &cfg, &result.best, &base);
+                        let on_selected = result
+                            .best
+                            .feature_weights
+                            .as_deref()
+                            .and_then(|w| on_selected(problem, w, &result.best.labels));
                         let mut summary = RunSummary::new(cfg.seed, result, internal, truth);
                         summary.silhouette_clusters = by_cluster;
+                        summary.on_selected = on_selected;
                         if internal.space != SpaceKind::Features && problem.p() > 0 {
                             let input = Space::features(problem.x.rows());
                             summary.silhouette_input = Some(base.score_in(&input, &summary.labels));

@@ -203,6 +203,53 @@ pub fn plan(algo: &dyn Algorithm, problem: &Problem, req: Request) -> Result<Pla
     Ok(plan)
 }
 
+/// The plan of one algorithm's family in a sweep over several (the CLI's
+/// `-a kmeans,spectral`, Python's `sweep([...])`): `req` holds the
+/// parameters and options given for all of them, and each algorithm takes
+/// those it declares (`max_memory` always). The gap statistic is left to
+/// the algorithms without a kernel: its reference sets are full-size data
+/// sets, one graph or Gram matrix each.
+///
+/// # Errors
+/// As [`plan`].
+pub fn plan_family(algo: &dyn Algorithm, problem: &Problem, mut req: Request) -> Result<Plan> {
+    let own = |name: &str| {
+        algo.options().iter().any(|(o, _)| *o == name)
+            || name == crate::solver::algorithm::MAX_MEMORY
+    };
+    let declared = |name: &str| algo.params().iter().any(|p| p.name == name);
+    req.given.retain(|(n, _)| declared(n));
+    req.options.retain(|(n, _)| own(n));
+    let mut plan = plan(algo, problem, req)?;
+    plan.resampling.gap &= !algo.caps().kernels;
+    Ok(plan)
+}
+
+/// Refuses a parameter or option (by name) that none of `algos` takes, in
+/// a sweep over several.
+///
+/// # Errors
+/// [`Error::Param`] naming it.
+pub fn check_taken<'n>(
+    algos: &[&dyn Algorithm],
+    names: impl IntoIterator<Item = &'n String>,
+) -> Result<()> {
+    for name in names {
+        let takes = |x: &dyn Algorithm| {
+            x.options().iter().any(|(o, _)| o == name) || x.params().iter().any(|p| p.name == name)
+        };
+        if !algos.iter().any(|x| takes(*x)) {
+            let ids: Vec<&str> = algos.iter().map(|x| x.id()).collect();
+            return Err(Error::Param(format!(
+                "--{}: none of {} takes it",
+                name.replace('_', "-"),
+                ids.join(", ")
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// A cell's place as `s0=-3, eta=1.04`.
 pub fn describe(axes: &[Axis], at: &[f64]) -> String {
     axes.iter()

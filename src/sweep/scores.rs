@@ -1,6 +1,6 @@
 //! The scores of one run and of one cell (mean and sd over its seeds).
 
-use crate::metrics::internal::ClusterSilhouette;
+use crate::metrics::internal::{ClusterSilhouette, OnSelected};
 use crate::metrics::{Internal, Scores};
 use crate::solver::{Fit, RunResult};
 use serde::Serialize;
@@ -34,6 +34,10 @@ pub struct RunSummary {
     /// changes, so those are not comparable across its cells).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub silhouette_input: Option<f64>,
+    /// The label-free scores on the selected features (feature-weighted
+    /// algorithms, [`crate::metrics::internal::on_selected`]).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub on_selected: Option<OnSelected>,
     /// Kept until the cell's stability is computed, then dropped.
     #[serde(skip)]
     pub labels: Vec<usize>,
@@ -72,6 +76,7 @@ impl RunSummary {
             selected,
             mcc,
             silhouette_input: None,
+            on_selected: None,
             labels: fit.labels,
             silhouette_clusters: Vec::new(),
         }
@@ -124,12 +129,26 @@ pub const LABEL_FREE: [&str; 9] = [
     "time_ms",
 ];
 pub const WITH_LABELS: [&str; 4] = ["nmi", "ari", "acc", "purity"];
+/// The label-free scores on the selected features, for the
+/// feature-weighted algorithms ([`OnSelected`]).
+pub const SELECTED: [&str; 4] = [
+    "cost_selected",
+    "silhouette_selected",
+    "calinski_harabasz_selected",
+    "davies_bouldin_selected",
+];
 
 /// Whether a higher value of the score is better (for the best cell).
 pub fn higher_is_better(name: &str) -> bool {
     !matches!(
         name,
-        "cost" | "davies_bouldin" | "pac" | "iterations" | "time_ms"
+        "cost"
+            | "davies_bouldin"
+            | "cost_selected"
+            | "davies_bouldin_selected"
+            | "pac"
+            | "iterations"
+            | "time_ms"
     )
 }
 
@@ -154,6 +173,12 @@ fn per_seed(runs: &[RunSummary], name: &str) -> Option<Vec<f64>> {
         "selected" => pick(&|r| r.selected.map(|v| v as f64))?,
         "mcc" => pick(&|r| r.mcc)?,
         "silhouette_input" => pick(&|r| r.silhouette_input)?,
+        "cost_selected" => pick(&|r| r.on_selected.map(|s| s.cost_selected))?,
+        "silhouette_selected" => pick(&|r| r.on_selected.map(|s| s.silhouette_selected))?,
+        "calinski_harabasz_selected" => {
+            pick(&|r| r.on_selected.map(|s| s.calinski_harabasz_selected))?
+        }
+        "davies_bouldin_selected" => pick(&|r| r.on_selected.map(|s| s.davies_bouldin_selected))?,
         _ => return None,
     })
 }
@@ -187,9 +212,13 @@ pub fn cell_scores(runs: &[RunSummary]) -> Vec<(&'static str, MeanSd)> {
         "acc",
         "purity",
         "selected",
-        "mcc",
     ];
-    for name in LABEL_FREE.iter().chain(&extra) {
+    for name in LABEL_FREE
+        .iter()
+        .chain(&extra)
+        .chain(&SELECTED)
+        .chain(&["mcc"])
+    {
         if *name == "stability" {
             out.push(("stability", stability(runs)));
         } else if let Some(v) = per_seed(runs, name) {
