@@ -429,3 +429,47 @@ fn kernel_cells_are_also_scored_on_the_input_features() {
     let kmeans = k_scan(&problem, "kmeans", "k=3:4:2", 0);
     assert!(kmeans.cells[0].score("silhouette_input").is_none());
 }
+
+/// Sample weights reach the resampled scores: a row of weight 0 is no row
+/// (the splits never draw it), and the halves are clustered with their
+/// rows' weights, so rows of weight 0 beside rows of weight 1 give the
+/// scores of the data without them. Before, the halves ignored the
+/// weights and these rows were split and clustered like the others.
+#[test]
+fn resampled_scores_leave_out_rows_of_weight_zero() {
+    let kept = blobs(&FOUR, 30, 3.0);
+    let noise = blobs(&[(5.0, 5.0)], 40, 6.0);
+    let mut all = kept.clone();
+    all.append(ndarray::Axis(0), noise.view()).unwrap();
+    let mut weighted = Problem::new(all);
+    let mut w = vec![1.0; 120];
+    w.extend([0.0; 40]);
+    weighted.set_sample_weights(w).unwrap();
+    let resampled = |r: &SweepResult| {
+        r.cells
+            .iter()
+            .flat_map(|c| {
+                ["prediction_strength", "resample_stability", "pac"].map(|name| {
+                    let s = c.scores.iter().find(|(n, _)| *n == name).unwrap().1;
+                    (name, c.k, s.mean.to_bits(), s.sd.to_bits())
+                })
+            })
+            .collect::<Vec<_>>()
+    };
+    let with_zeros = k_scan(&weighted, "kmeans", "k=2:5:4", 5);
+    let without = k_scan(&Problem::new(kept), "kmeans", "k=2:5:4", 5);
+    assert_eq!(resampled(&with_zeros), resampled(&without));
+    // The gap's reference sets have no weights: a weighted run has none.
+    let has_gap = |r: &SweepResult| {
+        r.cells
+            .iter()
+            .map(|c| {
+                c.scores
+                    .iter()
+                    .any(|(n, s)| *n == "gap" && s.mean.is_finite())
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(has_gap(&with_zeros), [false; 4]);
+    assert_eq!(has_gap(&without), [true; 4]);
+}

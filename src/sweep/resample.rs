@@ -192,9 +192,24 @@ fn stream(seed: u64, what: u64, b: usize) -> Rng {
     )
 }
 
-/// A problem on some of `problem`'s rows, in its float type.
-fn sub_problem(problem: &Problem, rows: &[usize]) -> Problem {
-    from_f64(problem, problem.x.rows().select(rows))
+/// A problem on some of `problem`'s rows, in its float type, with those
+/// rows' sample weights: each half is clustered as the whole run would
+/// cluster its rows.
+fn sub_problem(problem: &Problem, rows: &[usize]) -> Result<Problem> {
+    let mut sub = from_f64(problem, problem.x.rows().select(rows));
+    if let Some(w) = problem.sample_weights() {
+        sub.set_sample_weights(rows.iter().map(|&i| w[i]).collect())?;
+    }
+    Ok(sub)
+}
+
+/// The rows a split may draw: those of weight > 0 (a row of weight 0 is
+/// no row), every row without weights.
+fn weighted_rows(problem: &Problem) -> Vec<usize> {
+    match problem.sample_weights() {
+        Some(w) => (0..problem.n()).filter(|&i| w[i] > 0.0).collect(),
+        None => (0..problem.n()).collect(),
+    }
 }
 
 fn from_f64(like: &Problem, x: Array2<f64>) -> Problem {
@@ -403,7 +418,7 @@ pub fn of_cell(
         consensus_cdf: Vec::new(),
         gap: None,
     };
-    let n = problem.n();
+    let n = weighted_rows(problem).len();
     if res.count == 0 || problem.kernels_only() || n < 4 * cfg.k {
         return Ok(out);
     }
@@ -412,7 +427,9 @@ pub fn of_cell(
     out.stability = standard_error(st);
     out.pac = pac;
     out.consensus_cdf = cdf;
-    if let Some(refbox) = reference {
+    // The gap's uniform reference sets have no weights to match the
+    // data's, so a weighted run has no gap.
+    if let Some(refbox) = reference.filter(|_| problem.sample_weights().is_none()) {
         out.gap = Some(gap(algo, problem, cfg, runs, res, refbox, ctx)?);
     }
     Ok(out)
@@ -443,7 +460,7 @@ fn splits(
     ctx: &Ctx,
 ) -> Result<(Vec<f64>, Vec<f64>, Consensus)> {
     let x = problem.x.rows();
-    let mut working: Vec<usize> = (0..problem.n()).collect();
+    let mut working = weighted_rows(problem);
     if working.len() > SPLIT_ROWS {
         working.shuffle(&mut stream(res.seed, 4, 0));
         working.truncate(SPLIT_ROWS);
@@ -468,7 +485,7 @@ fn splits(
             let mut own = Vec::with_capacity(2);
             let mut models = Vec::with_capacity(2);
             for h in &halves {
-                let sub = sub_problem(problem, h);
+                let sub = sub_problem(problem, h)?;
                 // A half can hold fewer distinct rows than k: that split
                 // says nothing, the others still do.
                 let (c, r) = match run_on(algo, &sub, cfg, b, ctx) {
