@@ -146,6 +146,7 @@ fn cell(k: usize, clusters: usize, ps: f64, sil: f64) -> CellResult {
             silhouette_clusters: Vec::new(),
         }],
         consensus_cdf: Vec::new(),
+        consensus_area: f64::NAN,
     }
 }
 

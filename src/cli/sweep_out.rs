@@ -251,6 +251,7 @@ impl Report<'_> {
                 }
                 if !c.consensus_cdf.is_empty() {
                     cell["consensus_cdf"] = c.consensus_cdf.iter().map(|&v| num(v)).collect();
+                    cell["consensus_area"] = num(c.consensus_area);
                 }
                 cell
             })

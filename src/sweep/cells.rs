@@ -33,6 +33,8 @@ pub struct CellResult {
     /// at [`resample::cdf_points`] (empty when not resampled): the curve
     /// PAC is read from.
     pub consensus_cdf: Vec<f64>,
+    /// The area under that CDF (NaN when not resampled).
+    pub consensus_area: f64,
 }
 
 impl CellResult {
@@ -275,6 +277,7 @@ pub fn run(
                                     .collect();
                             let mut scores = scores::cell_scores(&runs);
                             let mut consensus_cdf = Vec::new();
+                            let mut consensus_area = f64::NAN;
                             if plan.resampling.count > 0 {
                                 let r = resample::of_cell(
                                     algo,
@@ -287,6 +290,7 @@ pub fn run(
                                 )?;
                                 scores.extend(r.named());
                                 consensus_cdf = r.consensus_cdf;
+                                consensus_area = r.consensus_area;
                             }
                             for r in &mut runs {
                                 r.labels = Vec::new();
@@ -298,6 +302,7 @@ pub fn run(
                                 scores,
                                 runs,
                                 consensus_cdf,
+                                consensus_area,
                             };
                             on_cell(done.fetch_add(1, Ordering::SeqCst) + 1, total, &result);
                             cells_done.lock().expect("sweep cells").push(result);

@@ -294,6 +294,7 @@ mod tests {
             scores: vec![("prediction_strength", MeanSd { mean: ps, sd: 0.01 })],
             runs: Vec::new(),
             consensus_cdf: Vec::new(),
+            consensus_area: f64::NAN,
         }
     }
 

@@ -89,6 +89,8 @@ pub struct Resampled {
     pub pac: f64,
     /// The consensus CDF at [`cdf_points`] (empty without a consensus).
     pub consensus_cdf: Vec<f64>,
+    /// The area under the consensus CDF (NaN without a consensus).
+    pub consensus_area: f64,
     /// The gap statistic and its standard error (a sweep over k only).
     pub gap: Option<(f64, f64)>,
 }
@@ -264,8 +266,18 @@ pub fn strength(own: &[usize], assigned: &[usize], k: usize) -> f64 {
     worst
 }
 
-/// PAC and the consensus CDF at [`cdf_points`] ([`consensus`]).
-pub type Consensus = (f64, Vec<f64>);
+/// The consensus of the resampled clusterings, summarised ([`consensus`]).
+#[derive(Debug, Clone)]
+pub struct Consensus {
+    /// The share of pairs whose consensus lies strictly inside (0.1, 0.9).
+    pub pac: f64,
+    /// The empirical CDF of the pairs' consensus at [`cdf_points`].
+    pub cdf: Vec<f64>,
+    /// The area under that CDF over [0, 1], exact (1 − the mean
+    /// consensus of the pairs): Monti et al.'s summary, which grows with k
+    /// until the clusters are no longer stable.
+    pub area: f64,
+}
 
 /// The x of the consensus CDF's points: i / [`CDF_STEPS`].
 pub fn cdf_points() -> Vec<f64> {
@@ -277,11 +289,16 @@ pub fn cdf_points() -> Vec<f64> {
 /// The consensus of the pairs of rows over `labellings` (each a labelling
 /// of the same rows), summarised: PAC, the share of pairs whose consensus
 /// lies strictly inside (0.1, 0.9), and the empirical CDF of the pairs'
-/// consensus (the share ≤ x) at [`cdf_points`]. Both NaN / empty without
-/// a pair.
+/// consensus (the share ≤ x) at [`cdf_points`], and the area under it.
+/// NaN / empty without a pair.
 pub fn consensus(labellings: &[Vec<usize>]) -> Consensus {
+    let none = Consensus {
+        pac: f64::NAN,
+        cdf: Vec::new(),
+        area: f64::NAN,
+    };
     let Some(first) = labellings.first() else {
-        return (f64::NAN, Vec::new());
+        return none;
     };
     let m = first.len();
     let total = labellings.len();
@@ -295,7 +312,7 @@ pub fn consensus(labellings: &[Vec<usize>]) -> Consensus {
     }
     let pairs: u64 = by_count.iter().sum();
     if pairs == 0 {
-        return (f64::NAN, Vec::new());
+        return none;
     }
     let share = |keep: &dyn Fn(f64) -> bool| {
         let hits: u64 = by_count
@@ -320,13 +337,20 @@ pub fn consensus(labellings: &[Vec<usize>]) -> Consensus {
             hits as f64 / pairs as f64
         })
         .collect();
-    (pac, cdf)
+    // ∫₀¹ F(x) dx = 1 − E[consensus] for a consensus in [0, 1].
+    let together: u64 = by_count
+        .iter()
+        .enumerate()
+        .map(|(t, &c)| t as u64 * c)
+        .sum();
+    let area = 1.0 - together as f64 / (pairs as f64 * total as f64);
+    Consensus { pac, cdf, area }
 }
 
 /// The share of pairs of rows whose consensus over `labellings` lies
 /// strictly inside (0.1, 0.9) ([`consensus`]).
 pub fn pac(labellings: &[Vec<usize>]) -> f64 {
-    consensus(labellings).0
+    consensus(labellings).pac
 }
 
 /// The box reference sets are drawn in: the data's mean, its principal
@@ -416,17 +440,19 @@ pub fn of_cell(
         stability: nan,
         pac: f64::NAN,
         consensus_cdf: Vec::new(),
+        consensus_area: f64::NAN,
         gap: None,
     };
     let n = weighted_rows(problem).len();
     if res.count == 0 || problem.kernels_only() || n < 4 * cfg.k {
         return Ok(out);
     }
-    let (ps, st, (pac, cdf)) = splits(algo, problem, cfg, res, ctx)?;
+    let (ps, st, cons) = splits(algo, problem, cfg, res, ctx)?;
     out.prediction_strength = standard_error(ps);
     out.stability = standard_error(st);
-    out.pac = pac;
-    out.consensus_cdf = cdf;
+    out.pac = cons.pac;
+    out.consensus_cdf = cons.cdf;
+    out.consensus_area = cons.area;
     // The gap's uniform reference sets have no weights to match the
     // data's, so a weighted run has no gap.
     if let Some(refbox) = reference.filter(|_| problem.sample_weights().is_none()) {
@@ -594,7 +620,7 @@ mod tests {
     #[test]
     fn the_consensus_cdf_is_the_share_of_pairs_at_or_below_each_point() {
         let l = vec![vec![0, 0, 0], vec![0, 0, 1], vec![1, 1, 1], vec![1, 1, 0]];
-        let (p, cdf) = consensus(&l);
+        let Consensus { pac: p, cdf, area } = consensus(&l);
         assert_eq!(cdf.len(), CDF_STEPS + 1);
         assert_eq!(cdf_points().len(), cdf.len());
         // Consensus 0.5, 0.5 and 1: none below 0.5, two thirds up to 1.
@@ -608,7 +634,20 @@ mod tests {
         assert!((p - (cdf[18] - cdf[2])).abs() < 1e-12);
         // Never decreasing.
         assert!(cdf.windows(2).all(|w| w[0] <= w[1]));
-        let (none, empty) = consensus(&[]);
-        assert!(none.is_nan() && empty.is_empty());
+        // The area under the CDF is 1 − the mean consensus: (1 − (0.5 +
+        // 0.5 + 1) / 3).
+        assert!((area - 1.0 / 3.0).abs() < 1e-12);
+        let none = consensus(&[]);
+        assert!(none.pac.is_nan() && none.cdf.is_empty() && none.area.is_nan());
+    }
+
+    #[test]
+    fn the_consensus_area_is_zero_when_stable_and_grows_with_ambiguity() {
+        let same = vec![vec![0, 0, 1, 1]; 4];
+        assert_eq!(consensus(&same).area, 1.0 - 2.0 / 6.0);
+        let together = vec![vec![0, 0, 0, 0]; 3];
+        assert_eq!(consensus(&together).area, 0.0);
+        let split = vec![vec![0, 1, 2, 3]; 3];
+        assert_eq!(consensus(&split).area, 1.0);
     }
 }

@@ -1053,11 +1053,12 @@ fn panel_legend(sv: &SweepView, theme: &Theme, w: usize) -> Vec<Line<'static>> {
         {
             let at = |x: f64| c.consensus_cdf[(x * CDF_STEPS as f64).round() as usize];
             text.push_str(&format!(
-                " · k={}: PAC {} (CDF {} at 0.9 − {} at 0.1)",
+                " · k={}: PAC {} (CDF {} at 0.9 − {} at 0.1), area {}",
                 c.k,
                 fit_num(c.score("pac").map_or(f64::NAN, |s| s.mean), 6),
                 fit_num(at(PAC_HIGH), 6),
                 fit_num(at(PAC_LOW), 6),
+                fit_num(c.consensus_area, 6),
             ));
         }
         text.push_str(" · ←→ k · c scores");
