@@ -73,6 +73,11 @@ pub struct RunMetrics {
     /// final kernel weights for several) or `rff` (the feature maps).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub space: Option<SpaceKind>,
+    /// Kernel runs without sample weights: the centred alignment of the
+    /// kernel with the partition (comparable across σ, where the scores
+    /// in the kernel's own space are not).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel_alignment: Option<f64>,
     /// True when the label-free scores weigh each row by its sample
     /// weight (`--weights`), as that many copies of it: weighted means
     /// and dispersions, n the weights' sum, rows of weight 0 left out
@@ -148,6 +153,7 @@ impl RunMetrics {
             davies_bouldin: i.davies_bouldin,
             cost: i.cost,
             space: i.cost.is_finite().then_some(i.space),
+            kernel_alignment: i.kernel_alignment,
             weighted: i.weighted && i.cost.is_finite(),
             on_selected: None,
             resampled: None,

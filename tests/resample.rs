@@ -119,6 +119,7 @@ fn cell(k: usize, clusters: usize, ps: f64, sil: f64) -> CellResult {
         space: SpaceKind::Features,
         weighted: false,
         silhouette_sample: None,
+        kernel_alignment: None,
     };
     let one = |v: f64| MeanSd { mean: v, sd: 0.0 };
     CellResult {
@@ -426,9 +427,24 @@ fn kernel_cells_are_also_scored_on_the_input_features() {
     }
     let rec = recommend(&r.cells, &axes).unwrap();
     assert!(rec.by.starts_with("silhouette_input"), "{}", rec.by);
+    // The kernel's centred alignment with the partition, in every cell;
+    // on four separated blobs the kernel of a moderate σ follows them
+    // better than one so wide that every pair looks alike.
+    let align: Vec<f64> = r
+        .cells
+        .iter()
+        .map(|c| {
+            c.score("kernel_alignment")
+                .expect("kernel cells have it")
+                .mean
+        })
+        .collect();
+    assert!(align.iter().all(|a| (-1.0..=1.0).contains(a)), "{align:?}");
+    assert!(align[1] > align[2], "{align:?}");
     // Centroid methods score on the features already: no second value.
     let kmeans = k_scan(&problem, "kmeans", "k=3:4:2", 0);
     assert!(kmeans.cells[0].score("silhouette_input").is_none());
+    assert!(kmeans.cells[0].score("kernel_alignment").is_none());
 }
 
 /// Sample weights reach the resampled scores: a row of weight 0 is no row

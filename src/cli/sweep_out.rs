@@ -49,6 +49,9 @@ fn available(algo: &dyn Algorithm, truth: Truth<'_>, plan: &Plan) -> Vec<&'stati
     if own_space {
         v.push("silhouette_input");
     }
+    if algo.caps().family == crate::solver::Family::Kernel {
+        v.push("kernel_alignment");
+    }
     if truth.labels.is_some() {
         v.extend(WITH_LABELS);
     }

@@ -73,6 +73,11 @@ pub struct Internal {
     /// fixed-seed sample holds; None when it was computed on every row.
     #[serde(skip)]
     pub silhouette_sample: Option<usize>,
+    /// The centred alignment of the kernel the run clustered in with its
+    /// partition ([`Space::kernel_alignment`]): kernel runs without
+    /// sample weights only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kernel_alignment: Option<f64>,
 }
 
 impl Internal {
@@ -87,6 +92,7 @@ impl Internal {
             space: SpaceKind::Features,
             weighted: false,
             silhouette_sample: None,
+            kernel_alignment: None,
         }
     }
 }
@@ -516,6 +522,10 @@ pub fn internal_by_cluster(
         calinski_harabasz: g.calinski_harabasz(),
         davies_bouldin: g.davies_bouldin(),
         silhouette_sample: (base.sampled && silhouette.is_finite()).then(|| base.size()),
+        kernel_alignment: sw
+            .is_none()
+            .then(|| space.kernel_alignment(labels))
+            .flatten(),
         ..nan
     };
     (internal, clusters)
@@ -624,7 +634,7 @@ pub fn silhouette(x: ArrayView2<f64>, labels: &[usize]) -> f64 {
 
 /// Maps ids to dense 0..k in order of first appearance: through a table
 /// when the ids are small (a run's clusters 0..k), else a hash map.
-fn dense(labels: &[usize]) -> (Vec<usize>, usize) {
+pub(super) fn dense(labels: &[usize]) -> (Vec<usize>, usize) {
     let top = labels.iter().copied().max().unwrap_or(0);
     if top <= labels.len().max(1024) {
         let mut table = vec![usize::MAX; top + 1];

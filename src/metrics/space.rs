@@ -152,6 +152,83 @@ impl<'a> Space<'a> {
     pub fn n(&self) -> usize {
         self.blocks.first().map_or(0, |(b, _)| b.n())
     }
+
+    /// The centred kernel alignment (Cortes, Mohri & Rostamizadeh 2012) of
+    /// the space's kernel K = Σ_b w_b K_b with the partition's ideal kernel
+    /// L_ij = [c_i = c_j]: ⟨HKH, HLH⟩ / (‖HKH‖ ‖HLH‖), H = I − 11ᵀ/n. In
+    /// [−1, 1], higher when the kernel's similarities follow the clusters;
+    /// centring takes out what every pair shares, so a kernel too wide to
+    /// tell rows apart is not rewarded for it. None unless every block is
+    /// a Gram matrix, or with one cluster (L is then constant).
+    pub fn kernel_alignment(&self, labels: &[usize]) -> Option<f64> {
+        let grams: Vec<(&Gram, f64)> = self
+            .blocks
+            .iter()
+            .map(|(b, w)| match b {
+                Block::Gram(g) => Some((g.as_ref(), *w)),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        let n = self.n();
+        if grams.is_empty() || n != labels.len() || n == 0 {
+            return None;
+        }
+        let (ids, k) = super::internal::dense(labels);
+        // Per row: the row sum a_i, the sum of squares, and the sum over
+        // the row's own cluster s_i of the combined kernel; rows in
+        // blocks in parallel, added up in row order.
+        let ranges = grams[0].0.row_blocks();
+        let per_block: Vec<Vec<(f64, f64, f64)>> = ranges
+            .par_iter()
+            .enumerate()
+            .map(|(bi, rows)| {
+                let mut kb = grams[0].0.row_block(bi) * grams[0].1;
+                for (g, w) in &grams[1..] {
+                    kb.scaled_add(*w, &g.row_block(bi));
+                }
+                rows.clone()
+                    .zip(kb.rows())
+                    .map(|(i, row)| {
+                        let (mut a, mut q, mut own) = (0.0, 0.0, 0.0);
+                        for (j, &v) in row.iter().enumerate() {
+                            a += v;
+                            q += v * v;
+                            if ids[j] == ids[i] {
+                                own += v;
+                            }
+                        }
+                        (a, q, own)
+                    })
+                    .collect()
+            })
+            .collect();
+        let nf = n as f64;
+        let (mut total, mut sq, mut a_sq) = (0.0, 0.0, 0.0);
+        let mut in_cluster = vec![0.0; k];
+        let mut a_cluster = vec![0.0; k];
+        let mut size = vec![0.0; k];
+        for (i, (a, q, own)) in per_block.into_iter().flatten().enumerate() {
+            total += a;
+            sq += q;
+            a_sq += a * a;
+            in_cluster[ids[i]] += own;
+            a_cluster[ids[i]] += a;
+            size[ids[i]] += 1.0;
+        }
+        // ⟨HKH, L⟩ = Σ_c S_c − 2 n_c A_c / n + n_c² T / n².
+        let inner: f64 = (0..k)
+            .map(|c| {
+                in_cluster[c] - 2.0 * size[c] * a_cluster[c] / nf
+                    + size[c] * size[c] * total / (nf * nf)
+            })
+            .sum();
+        let kk = sq - 2.0 * a_sq / nf + total * total / (nf * nf);
+        let s2: f64 = size.iter().map(|m| m * m).sum();
+        let s3: f64 = size.iter().map(|m| m * m * m).sum();
+        let ll = s2 - 2.0 * s3 / nf + s2 * s2 / (nf * nf);
+        let norm = (kk.max(0.0) * ll.max(0.0)).sqrt();
+        (k > 1 && norm > 0.0 && norm.is_finite()).then(|| (inner / norm).clamp(-1.0, 1.0))
+    }
 }
 
 impl Block<'_> {
@@ -1021,5 +1098,67 @@ mod tests {
             internal_in(&Space::features(joined.view()), &lab, &sample),
         );
         close(&got, &want);
+    }
+
+    /// ⟨HKH, HLH⟩ / (‖HKH‖ ‖HLH‖) formed as matrices, for the test.
+    fn alignment_by_matrices(k: &Array2<f64>, lab: &[usize]) -> f64 {
+        let n = lab.len();
+        let h = Array2::from_shape_fn((n, n), |(i, j)| {
+            f64::from(u8::from(i == j)) - 1.0 / n as f64
+        });
+        let l = Array2::from_shape_fn((n, n), |(i, j)| f64::from(u8::from(lab[i] == lab[j])));
+        let (hkh, hlh) = (h.dot(k).dot(&h), h.dot(&l).dot(&h));
+        let dot = |a: &Array2<f64>, b: &Array2<f64>| (a * b).sum();
+        dot(&hkh, &hlh) / (dot(&hkh, &hkh) * dot(&hlh, &hlh)).sqrt()
+    }
+
+    fn gram(k: &Array2<f64>) -> Arc<Gram> {
+        Arc::new(Gram::from_dense(
+            k.view(),
+            &crate::kernel::stack::raw_spec(),
+        ))
+    }
+
+    #[test]
+    fn the_kernel_alignment_is_the_centred_alignment_of_the_matrices() {
+        // 300 rows: the Gram matrix spans several tiles.
+        let (x, y) = (data(300, 4, 0), data(300, 2, 5));
+        let lab = labels(300);
+        let (ka, kb) = (x.dot(&x.t()), y.dot(&y.t()).mapv(|v| (-v / 50.0).exp()));
+        let one = Space {
+            kind: SpaceKind::Kernel,
+            blocks: vec![(Block::Gram(gram(&ka)), 1.0)],
+        };
+        let got = one.kernel_alignment(&lab).unwrap();
+        assert!(
+            (got - alignment_by_matrices(&ka, &lab)).abs() < 1e-10,
+            "{got}"
+        );
+        // Two kernels: their weighted sum.
+        let two = Space {
+            kind: SpaceKind::Kernel,
+            blocks: vec![(Block::Gram(gram(&ka)), 0.3), (Block::Gram(gram(&kb)), 0.7)],
+        };
+        let combined = &ka * 0.3 + &kb * 0.7;
+        let got = two.kernel_alignment(&lab).unwrap();
+        assert!(
+            (got - alignment_by_matrices(&combined, &lab)).abs() < 1e-10,
+            "{got}"
+        );
+    }
+
+    #[test]
+    fn the_partitions_own_kernel_aligns_fully_and_features_have_none() {
+        let lab = labels(60);
+        let l = Array2::from_shape_fn((60, 60), |(i, j)| f64::from(u8::from(lab[i] == lab[j])));
+        let own = Space {
+            kind: SpaceKind::Kernel,
+            blocks: vec![(Block::Gram(gram(&l)), 1.0)],
+        };
+        assert!((own.kernel_alignment(&lab).unwrap() - 1.0).abs() < 1e-12);
+        // One cluster: L is constant, centred to nothing.
+        assert_eq!(own.kernel_alignment(&[0; 60]), None);
+        let x = data(60, 3, 1);
+        assert_eq!(Space::features(x.view()).kernel_alignment(&lab), None);
     }
 }

@@ -22,12 +22,13 @@ pub const PS_CUTOFF: f64 = 0.8;
 pub const PS_SE: f64 = 2.0;
 
 /// The label-free scores that vote, in output order.
-pub const VOTERS: [&str; 10] = [
+pub const VOTERS: [&str; 11] = [
     "prediction_strength",
     "resample_stability",
     "pac",
     "gap",
     "silhouette_input",
+    "kernel_alignment",
     "silhouette",
     "calinski_harabasz",
     "davies_bouldin",

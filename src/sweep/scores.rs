@@ -173,6 +173,7 @@ fn per_seed(runs: &[RunSummary], name: &str) -> Option<Vec<f64>> {
         "selected" => pick(&|r| r.selected.map(|v| v as f64))?,
         "mcc" => pick(&|r| r.mcc)?,
         "silhouette_input" => pick(&|r| r.silhouette_input)?,
+        "kernel_alignment" => pick(&|r| r.internal.kernel_alignment)?,
         "cost_selected" => pick(&|r| r.on_selected.map(|s| s.cost_selected))?,
         "silhouette_selected" => pick(&|r| r.on_selected.map(|s| s.silhouette_selected))?,
         "calinski_harabasz_selected" => {
@@ -207,6 +208,7 @@ pub fn cell_scores(runs: &[RunSummary]) -> Vec<(&'static str, MeanSd)> {
     let mut out = Vec::new();
     let extra = [
         "silhouette_input",
+        "kernel_alignment",
         "nmi",
         "ari",
         "acc",
