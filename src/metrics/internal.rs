@@ -524,7 +524,7 @@ pub fn internal_by_cluster(
         silhouette_sample: (base.sampled && silhouette.is_finite()).then(|| base.size()),
         kernel_alignment: sw
             .is_none()
-            .then(|| space.kernel_alignment(labels))
+            .then(|| space.kernel_alignment(&ids, k_all))
             .flatten(),
         ..nan
     };
@@ -634,7 +634,7 @@ pub fn silhouette(x: ArrayView2<f64>, labels: &[usize]) -> f64 {
 
 /// Maps ids to dense 0..k in order of first appearance: through a table
 /// when the ids are small (a run's clusters 0..k), else a hash map.
-pub(super) fn dense(labels: &[usize]) -> (Vec<usize>, usize) {
+fn dense(labels: &[usize]) -> (Vec<usize>, usize) {
     let top = labels.iter().copied().max().unwrap_or(0);
     if top <= labels.len().max(1024) {
         let mut table = vec![usize::MAX; top + 1];

@@ -159,8 +159,9 @@ impl<'a> Space<'a> {
     /// [−1, 1], higher when the kernel's similarities follow the clusters;
     /// centring takes out what every pair shares, so a kernel too wide to
     /// tell rows apart is not rewarded for it. None unless every block is
-    /// a Gram matrix, or with one cluster (L is then constant).
-    pub fn kernel_alignment(&self, labels: &[usize]) -> Option<f64> {
+    /// a Gram matrix, or with one cluster (L is then constant). `ids` are
+    /// the rows' clusters as dense ids below `k`.
+    pub fn kernel_alignment(&self, ids: &[usize], k: usize) -> Option<f64> {
         let grams: Vec<(&Gram, f64)> = self
             .blocks
             .iter()
@@ -170,10 +171,9 @@ impl<'a> Space<'a> {
             })
             .collect::<Option<_>>()?;
         let n = self.n();
-        if grams.is_empty() || n != labels.len() || n == 0 {
+        if grams.is_empty() || n != ids.len() || n == 0 {
             return None;
         }
-        let (ids, k) = super::internal::dense(labels);
         // Per row: the row sum a_i, the sum of squares, and the sum over
         // the row's own cluster s_i of the combined kernel; rows in
         // blocks in parallel, added up in row order.
@@ -227,7 +227,8 @@ impl<'a> Space<'a> {
         let s3: f64 = size.iter().map(|m| m * m * m).sum();
         let ll = s2 - 2.0 * s3 / nf + s2 * s2 / (nf * nf);
         let norm = (kk.max(0.0) * ll.max(0.0)).sqrt();
-        (k > 1 && norm > 0.0 && norm.is_finite()).then(|| (inner / norm).clamp(-1.0, 1.0))
+        let clusters = size.iter().filter(|&&m| m > 0.0).count();
+        (clusters > 1 && norm > 0.0 && norm.is_finite()).then(|| (inner / norm).clamp(-1.0, 1.0))
     }
 }
 
@@ -1129,7 +1130,7 @@ mod tests {
             kind: SpaceKind::Kernel,
             blocks: vec![(Block::Gram(gram(&ka)), 1.0)],
         };
-        let got = one.kernel_alignment(&lab).unwrap();
+        let got = one.kernel_alignment(&lab, 3).unwrap();
         assert!(
             (got - alignment_by_matrices(&ka, &lab)).abs() < 1e-10,
             "{got}"
@@ -1140,7 +1141,7 @@ mod tests {
             blocks: vec![(Block::Gram(gram(&ka)), 0.3), (Block::Gram(gram(&kb)), 0.7)],
         };
         let combined = &ka * 0.3 + &kb * 0.7;
-        let got = two.kernel_alignment(&lab).unwrap();
+        let got = two.kernel_alignment(&lab, 3).unwrap();
         assert!(
             (got - alignment_by_matrices(&combined, &lab)).abs() < 1e-10,
             "{got}"
@@ -1155,10 +1156,10 @@ mod tests {
             kind: SpaceKind::Kernel,
             blocks: vec![(Block::Gram(gram(&l)), 1.0)],
         };
-        assert!((own.kernel_alignment(&lab).unwrap() - 1.0).abs() < 1e-12);
+        assert!((own.kernel_alignment(&lab, 3).unwrap() - 1.0).abs() < 1e-12);
         // One cluster: L is constant, centred to nothing.
-        assert_eq!(own.kernel_alignment(&[0; 60]), None);
+        assert_eq!(own.kernel_alignment(&[0; 60], 1), None);
         let x = data(60, 3, 1);
-        assert_eq!(Space::features(x.view()).kernel_alignment(&lab), None);
+        assert_eq!(Space::features(x.view()).kernel_alignment(&lab, 3), None);
     }
 }
