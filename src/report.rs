@@ -130,6 +130,37 @@ impl RunResampled {
     }
 }
 
+/// The summary's lines for the scores beyond the four label-free ones:
+/// kernel alignment, those on the selected features, the resampled ones
+/// (each only when the run has it).
+fn extra_score_lines(m: &RunMetrics) -> String {
+    let mut out = String::new();
+    if let Some(a) = m.kernel_alignment {
+        out.push_str(&format!("  kernel alignment {a:.4}\n"));
+    }
+    if let Some(s) = m.on_selected.filter(|s| s.cost_selected.is_finite()) {
+        out.push_str(&format!(
+            "  on the selected features: silhouette {:.4}  Calinski-Harabasz {}  Davies-Bouldin {:.4}  cost {}\n",
+            s.silhouette_selected,
+            fmt_sig(s.calinski_harabasz_selected),
+            s.davies_bouldin_selected,
+            fmt_sig(s.cost_selected)
+        ));
+    }
+    if let Some(r) = &m.resampled {
+        out.push_str(&format!(
+            "  resampled ({} splits): prediction strength {:.4} ± {:.4}  stability {:.4} ± {:.4}  PAC {:.4}\n",
+            r.resamples,
+            r.prediction_strength,
+            r.prediction_strength_se,
+            r.resample_stability,
+            r.resample_stability_se,
+            r.pac
+        ));
+    }
+    out
+}
+
 fn not_finite(v: &f64) -> bool {
     !v.is_finite()
 }
@@ -500,6 +531,9 @@ impl RunReport {
                 m.davies_bouldin,
                 fmt_sig(m.cost)
             ));
+        }
+        if let Some(m) = &self.metrics {
+            out.push_str(&extra_score_lines(m));
         }
         if let (Some(sel), Some(w)) = (self.selected_features, &self.feature_weights) {
             out.push_str(&format!("  selected features: {sel} of {}\n", w.len()));

@@ -238,3 +238,72 @@ fn the_path_gives_each_point_its_selected_scores() {
     assert_eq!(path[3]["selected"], 20);
     assert!(sil(1).unwrap() > sil(3).unwrap() + 0.3, "{path:?}");
 }
+
+/// The text summary (no `--json`) prints the scores beyond the four
+/// label-free ones when the run has them, with the values the JSON has.
+#[test]
+fn the_text_summary_prints_the_resampled_selected_and_kernel_scores() {
+    let text = |args: &[&str]| String::from_utf8(meanscape(args).stdout).unwrap();
+    let blobs = [
+        "run",
+        "-d",
+        "gen:blobs,n=500,p=2,k=3,seed=1",
+        "-a",
+        "kmeans",
+        "-k",
+        "3",
+        "--resamples",
+        "10",
+    ];
+    let out = text(&blobs);
+    let json = json_of(&[&blobs[..], &["--json"]].concat());
+    let ps = json["metrics"]["prediction_strength"].as_f64().unwrap();
+    let line = out
+        .lines()
+        .find(|l| l.contains("resampled (10 splits)"))
+        .expect(&out);
+    assert!(
+        line.contains(&format!("prediction strength {ps:.4}")),
+        "{line}"
+    );
+    assert!(!out.contains("kernel alignment") && !out.contains("selected features:"));
+
+    let lw = [
+        "run",
+        "-d",
+        "gen:sparse,n=300,p=60,q=6,k=3,sep=3,seed=7",
+        "-a",
+        "lw",
+        "-k",
+        "3",
+        "-P",
+        "lambda=0.05",
+    ];
+    let out = text(&lw);
+    let sil = json_of(&[&lw[..], &["--json"]].concat())["metrics"]["silhouette_selected"]
+        .as_f64()
+        .unwrap();
+    let line = out
+        .lines()
+        .find(|l| l.contains("on the selected features"))
+        .expect(&out);
+    assert!(line.contains(&format!("silhouette {sil:.4}")), "{line}");
+    assert!(!out.contains("resampled ("));
+
+    let rings = [
+        "run",
+        "-d",
+        "gen:rings",
+        "-a",
+        "kpower",
+        "--label",
+        "none",
+        "-P",
+        "sigma=0.69",
+    ];
+    let out = text(&rings);
+    let a = json_of(&[&rings[..], &["--json"]].concat())["metrics"]["kernel_alignment"]
+        .as_f64()
+        .unwrap();
+    assert!(out.contains(&format!("kernel alignment {a:.4}")), "{out}");
+}
