@@ -347,12 +347,6 @@ pub fn consensus(labellings: &[Vec<usize>]) -> Consensus {
     Consensus { pac, cdf, area }
 }
 
-/// The share of pairs of rows whose consensus over `labellings` lies
-/// strictly inside (0.1, 0.9) ([`consensus`]).
-pub fn pac(labellings: &[Vec<usize>]) -> f64 {
-    consensus(labellings).pac
-}
-
 /// The box reference sets are drawn in: the data's mean, its principal
 /// axes (p × p, columns; the identity above [`PCA_MAX_P`] features) and
 /// the range of the data along each. It depends on the data only, so a
@@ -443,11 +437,11 @@ pub fn of_cell(
         consensus_area: f64::NAN,
         gap: None,
     };
-    let n = weighted_rows(problem).len();
-    if res.count == 0 || problem.kernels_only() || n < 4 * cfg.k {
+    let rows = weighted_rows(problem);
+    if res.count == 0 || problem.kernels_only() || rows.len() < 4 * cfg.k {
         return Ok(out);
     }
-    let (ps, st, cons) = splits(algo, problem, cfg, res, ctx)?;
+    let (ps, st, cons) = splits(algo, problem, rows, cfg, res, ctx)?;
     out.prediction_strength = standard_error(ps);
     out.stability = standard_error(st);
     out.pac = cons.pac;
@@ -478,15 +472,16 @@ fn standard_error(v: Vec<f64>) -> MeanSd {
 
 /// Prediction strength and stability per split, and the consensus over
 /// them ([`consensus`]).
+/// `working` are the rows a split may draw ([`weighted_rows`]).
 fn splits(
     algo: &dyn Algorithm,
     problem: &Problem,
+    mut working: Vec<usize>,
     cfg: &RunConfig,
     res: Resampling,
     ctx: &Ctx,
 ) -> Result<(Vec<f64>, Vec<f64>, Consensus)> {
     let x = problem.x.rows();
-    let mut working = weighted_rows(problem);
     if working.len() > SPLIT_ROWS {
         working.shuffle(&mut stream(res.seed, 4, 0));
         working.truncate(SPLIT_ROWS);
@@ -614,7 +609,7 @@ mod tests {
         // Rows 0 and 1 always together, row 2 with them half the time.
         let l = vec![vec![0, 0, 0], vec![0, 0, 1], vec![1, 1, 1], vec![1, 1, 0]];
         // Pairs (0,1): 1.0; (0,2): 0.5; (1,2): 0.5.
-        assert!((pac(&l) - 2.0 / 3.0).abs() < 1e-12);
+        assert!((consensus(&l).pac - 2.0 / 3.0).abs() < 1e-12);
     }
 
     #[test]
