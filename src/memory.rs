@@ -187,30 +187,17 @@ pub fn check(who: &str, need: f64, what: &str, fix: &str, max_memory: Option<u64
 }
 
 /// [`check`] for Gram matrices: `what` names the matrices ("its kernel
-/// matrix", "12 kernel matrices"), `detail` how the estimate is made;
-/// `can_halve` adds the hint that f32 storage halves it.
+/// matrix", "12 kernel matrices"), `detail` how the estimate is made, `fix`
+/// what to do instead (the kernels name the algorithms that need less).
 pub fn guard(
     algo: &str,
     what: &str,
     need: f64,
     detail: &str,
-    can_halve: bool,
+    fix: &str,
     max_memory: Option<u64>,
 ) -> Result<()> {
-    let halve = if can_halve {
-        ", or add gram=f32 to the kernel spec to halve it"
-    } else {
-        ""
-    };
-    check(
-        algo,
-        need,
-        &format!("{what} ({detail})"),
-        &format!(
-            "for data this large use a random-feature algorithm (rff-power, ip-rff-mkpower), which needs O(n·D) memory{halve}"
-        ),
-        max_memory,
-    )
+    check(algo, need, &format!("{what} ({detail})"), fix, max_memory)
 }
 
 #[cfg(test)]
@@ -254,7 +241,7 @@ mod tests {
             "its kernel matrix",
             need,
             "n = 300000",
-            true,
+            "use rff-power",
             Some(1 << 30),
         )
         .unwrap_err()
@@ -263,6 +250,6 @@ mod tests {
         assert!(e.contains("limit of 1.0 GiB (--max-memory)"), "{e}");
         assert!(e.ends_with("or raise --max-memory"), "{e}");
         assert!(!e.contains('\n'));
-        assert!(guard("kpower", "x", 1e6, "", true, Some(1 << 30)).is_ok());
+        assert!(guard("kpower", "x", 1e6, "", "", Some(1 << 30)).is_ok());
     }
 }

@@ -69,9 +69,9 @@ fn available(algo: &dyn Algorithm, truth: Truth<'_>, plan: &Plan) -> Vec<&'stati
 
 /// Why `name` is not a score of this sweep, when there is a reason beyond
 /// the name being unknown.
-fn why_not(name: &str, plan: &Plan) -> &'static str {
+fn why_not(name: &str, plan: &Plan) -> String {
     let on_k = plan.axes.iter().any(|a| a.name == "k");
-    if WITH_LABELS.contains(&name) || name == "mcc" {
+    let why = if WITH_LABELS.contains(&name) || name == "mcc" {
         " (the data has no ground truth for it)"
     } else if crate::sweep::resample::NAMES.contains(&name) && plan.resampling.count == 0 {
         " (it is computed when the sweep resamples: --resamples B, e.g. --resamples 20)"
@@ -80,10 +80,15 @@ fn why_not(name: &str, plan: &Plan) -> &'static str {
     } else if name == "gap" {
         " (not computed for an algorithm with a kernel: its reference sets would need a graph or Gram matrix each)"
     } else if SELECTED.contains(&name) {
-        " (it is computed for the feature-weighted algorithms: wkmeans, lw, sparse-kmeans)"
+        let weighing = crate::algo::ids(|a| a.weighs() == crate::algo::Weighs::Features);
+        return format!(
+            " (it is computed for the feature-weighted algorithms: {})",
+            weighing.join(", ")
+        );
     } else {
         ""
-    }
+    };
+    why.to_string()
 }
 
 /// The score `--score` names (checked before any work), or the default:

@@ -264,7 +264,7 @@ pub fn guard_source_with(
         &what,
         source.bytes(problem) + extra,
         &detail,
-        can_halve,
+        &super::too_large_fix(can_halve),
         max_memory,
     )
 }

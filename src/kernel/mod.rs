@@ -112,7 +112,29 @@ pub fn guard(
         ));
     }
     let can_halve = specs.iter().any(|s| s.precision == Precision::F64);
-    memory::guard(algo, &what, need, &detail, can_halve, max_memory)
+    memory::guard(
+        algo,
+        &what,
+        need,
+        &detail,
+        &too_large_fix(can_halve),
+        max_memory,
+    )
+}
+
+/// What to do when kernel matrices do not fit: the random-feature
+/// algorithms (as the registry lists them), and f32 storage when it would
+/// halve them.
+pub fn too_large_fix(can_halve: bool) -> String {
+    let rff = crate::solver::caps::takers(|c| c.family == crate::solver::Family::Rff);
+    let halve = if can_halve {
+        ", or add gram=f32 to the kernel spec to halve it"
+    } else {
+        ""
+    };
+    format!(
+        "for data this large use a random-feature algorithm ({rff}), which needs O(n·D) memory{halve}"
+    )
 }
 
 /// The kernel of a single-kernel algorithm: its `--kernel` option parsed,

@@ -256,11 +256,14 @@ impl<'a> Rows<'a> {
                 out.axis_chunks_iter_mut(Axis(0), DIST_BLOCK)
                     .into_par_iter()
                     .enumerate()
-                    .for_each(|(b, mut o)| {
+                    // One widening buffer per job, not per block: a fresh
+                    // 16 MB block per call was mapped and faulted in anew
+                    // (k-means++ on a 200000 × 512 f32 feature map spent
+                    // about a tenth of its time there).
+                    .for_each_init(Vec::new, |buf, (b, mut o)| {
                         let lo = b * DIST_BLOCK;
                         let hi = lo + o.nrows();
-                        let mut buf = Vec::new();
-                        let xb = self.block_in(lo, hi, &mut buf);
+                        let xb = self.block_in(lo, hi, buf);
                         let d = linalg::sq_dists_with(xb, &norms[lo..hi], c, &c_norms, false);
                         o.assign(&d);
                     });
