@@ -48,6 +48,7 @@ Java 17). The executors must import ``meanscape``: set ``PYSPARK_PYTHON``
 (or ``spark.pyspark.python`` with ``spark-submit``) to an interpreter that has it.
 """
 
+import itertools
 import math
 import numbers
 import pickle
@@ -193,10 +194,12 @@ def _block(batch, spec):
     return x, w
 
 
-def _pid():
-    from pyspark import TaskContext
-
-    return TaskContext.get().partitionId()
+def _cores(df):
+    """The cores the session's tasks run on (its default parallelism)."""
+    try:
+        return max(1, int(df.sparkSession.sparkContext.defaultParallelism))
+    except Exception:  # pragma: no cover - Spark Connect has no SparkContext
+        return max(1, int(df.sparkSession.conf.get("spark.default.parallelism", "200")))
 
 
 def _row(pid, value):
@@ -258,17 +261,23 @@ def _check_batch(b, spec):
 
 
 def _pack_task(spec, batches):
-    """Each Arrow batch of a partition as one packed row: its first row's
-    index in the partition, its rows, the contiguous block's bytes, the
-    weights' bytes and what the scan needs (rows, nulls, wrong lengths,
-    non-finite rows, column sums (f64), the largest squared row norm, the
-    weights' range). The blocks are cached, so the iterations read bytes,
-    not columns."""
-    pid, start = _pid(), 0
+    """Each Arrow batch of a partition as one packed row: the partition
+    (``spark_partition_id()`` of the input, the last column: the packed
+    blocks are coalesced into fewer partitions afterwards), its first
+    row's index in the partition, its rows, the contiguous block's bytes,
+    the weights' bytes and what the scan needs (rows, nulls, wrong
+    lengths, non-finite rows, column sums (f64), the largest squared row
+    norm, the weights' range). The blocks are cached, so the iterations
+    read bytes, not columns."""
+    import pyarrow as pa
+
+    start = 0
     for b in batches:
         n = b.num_rows
         if n == 0:
             continue
+        pid = b.column(b.num_columns - 1)[0].as_py()
+        b = pa.RecordBatch.from_arrays(b.columns[:-1], names=b.schema.names[:-1])
         nulls, bad = _check_batch(b, spec)
         scan = dict(rows=n, nulls=nulls, bad_len=bad, nonfinite=0, sums=None, max_sq=0.0, w_min=math.inf, w_sum=0.0)
         xb, wb = b"", None
@@ -306,12 +315,13 @@ def _packed_row(pid, start, n, xb, wb, scan):
 
 
 def _unpacked(batches, spec, labels=None):
-    """(first row's index in the partition, block, weights or None, labels
+    """(partition, first row's index in it, block, weights or None, labels
     or None) of every packed row, the block read in place from Arrow's
     buffer; `labels` the dtype of a ``labels`` column to read."""
     p, f32, _, weighted = spec
     dtype = np.float32 if f32 else np.float64
     for b in batches:
+        pids = b.column("pid").to_numpy(zero_copy_only=False)
         starts = b.column("start").to_numpy(zero_copy_only=False)
         rows = b.column("rows").to_numpy(zero_copy_only=False)
         xs, ws = b.column("x"), b.column("w")
@@ -321,7 +331,15 @@ def _unpacked(batches, spec, labels=None):
             x = _in_place(xs[i], dtype).reshape(n, p)
             w = _in_place(ws[i], np.float64) if weighted else None
             lab = _in_place(ls[i], labels) if ls is not None else None
-            yield int(starts[i]), x, w, lab
+            yield int(pids[i]), int(starts[i]), x, w, lab
+
+
+def _partitions(batches, spec, labels=None):
+    """The packed rows of a task grouped by the partition of the input
+    they come from (a task reads several: the blocks are coalesced), in
+    order: (partition, its (start, block, weights, labels))."""
+    for pid, group in itertools.groupby(_unpacked(batches, spec, labels), key=lambda r: r[0]):
+        yield pid, [r[1:] for r in group]
 
 
 def _in_place(value, dtype):
@@ -343,115 +361,113 @@ def _in_space(space, x):
 
 
 def _sums_task(spec, weighted, batches):
-    parts = [_col_sums(x, w if weighted else None) for _, x, w, _ in _unpacked(batches, spec)]
-    if parts:
-        yield _row(_pid(), _add_pairs(parts))
+    for pid, blocks in _partitions(batches, spec):
+        yield _row(pid, _add_pairs([_col_sums(x, w if weighted else None) for _, x, w, _ in blocks]))
 
 
 def _sq_task(spec, mean, weighted, batches):
-    parts = [_sq_about(x, mean, w if weighted else None) for _, x, w, _ in _unpacked(batches, spec)]
-    if parts:
-        yield _row(_pid(), _sum_in_order(parts))
+    for pid, blocks in _partitions(batches, spec):
+        yield _row(pid, _sum_in_order([_sq_about(x, mean, w if weighted else None) for _, x, w, _ in blocks]))
 
 
 def _max_sq_task(spec, space, batches):
-    norms = [_max_sq_norm(_in_space(space, x)) for _, x, _, _ in _unpacked(batches, spec)]
-    if norms:
-        yield _row(_pid(), max(norms))
+    for pid, blocks in _partitions(batches, spec):
+        yield _row(pid, max(_max_sq_norm(_in_space(space, x)) for _, x, _, _ in blocks))
 
 
 def _sample_task(spec, picks, batches):
-    """The rows of this partition whose local indices are in `picks`."""
-    want = picks.get(_pid())
-    if want is None:
-        return
-    xs, ws = [], []
-    for start, x, w, _ in _unpacked(batches, spec):
-        local = want[(want >= start) & (want < start + len(x))] - start
-        if len(local):
-            xs.append(x[local])
-            ws.append(None if w is None else w[local])
-    if xs:
-        yield _row(_pid(), (np.concatenate(xs), None if ws[0] is None else np.concatenate(ws)))
+    """The rows of each partition whose local indices are in `picks`."""
+    for pid, blocks in _partitions(batches, spec):
+        want = picks.get(pid)
+        if want is None:
+            continue
+        xs, ws = [], []
+        for start, x, w, _ in blocks:
+            local = want[(want >= start) & (want < start + len(x))] - start
+            if len(local):
+                xs.append(x[local])
+                ws.append(None if w is None else w[local])
+        if xs:
+            yield _row(pid, (np.concatenate(xs), None if ws[0] is None else np.concatenate(ws)))
 
 
 def _lloyd_task(spec, centres, offsets, prev, batches):
-    pid = _pid()
     k = centres.shape[0]
-    off = int(offsets[pid])
-    parts = [
-        _meanscape.lloyd_block(x, centres, sample_weight=w, prev=prev, offset=off + start, keep=k)
-        for start, x, w, _ in _unpacked(batches, spec)
-    ]
-    if parts:
+    for pid, blocks in _partitions(batches, spec):
+        off = int(offsets[pid])
+        parts = [
+            _meanscape.lloyd_block(x, centres, sample_weight=w, prev=prev, offset=off + start, keep=k)
+            for start, x, w, _ in blocks
+        ]
         yield _row(pid, _tree(parts, partial(_lloyd_merge, keep=k)))
 
 
 def _power_task(spec, space, centres, s, s_ref, zero_tol, batches):
-    parts = [
-        _power_part(_in_space(space, x), centres, s, s_ref, w, zero_tol) for _, x, w, _ in _unpacked(batches, spec)
-    ]
-    if parts:
-        yield _row(_pid(), _tree(parts, _power_merge))
+    for pid, blocks in _partitions(batches, spec):
+        parts = [_power_part(_in_space(space, x), centres, s, s_ref, w, zero_tol) for _, x, w, _ in blocks]
+        yield _row(pid, _tree(parts, _power_merge))
 
 
 # The packed blocks with one assignment's labels (int16/int32 bytes) and,
-# on the partition's last block, the partition's merged statistics.
+# on each partition's last block, the partition's merged statistics.
 _STATE_SCHEMA = "pid int, start long, rows int, x binary, w binary, labels binary, stats binary"
 
 
 def _assign_task(spec, space, centres, v, offsets, keep, ties, batches):
-    """``_weighted_part`` on every block of a partition (labels of the
-    input, if it has them, kept on ties with `ties`, else compared): the
-    blocks again, each with its new labels, so the labels stay with the
-    rows; the merged statistics on the last one. The block bytes are
-    passed on as Arrow holds them (no copy in Python)."""
+    """``_weighted_part`` on every block (labels of the input, if it has
+    them, kept on ties with `ties`, else compared): the blocks again, each
+    with its new labels, so the labels stay with the rows; each
+    partition's merged statistics on its last block. The block bytes are
+    passed on as Arrow holds them (no copy in Python); a batch is held
+    back only until the statistics of the partition it ends in are known."""
     import pyarrow as pa
 
-    pid, k = _pid(), len(centres)
-    off, ldt = int(offsets[pid]), _label_dtype(k)
-    parts, held = [], None
+    k = len(centres)
+    ldt = _label_dtype(k)
+    merge = partial(_lloyd_merge, keep=keep)
+    pending, cur, parts, last = [], None, [], None
     for b in batches:
         has_prev = "labels" in b.schema.names
-        labels = []
-        for start, x, w, prev in _unpacked([b], spec, ldt if has_prev else None):
-            part = _weighted_part(_in_space(space, x), centres, v, prev, w, off + start, keep, ties)
+        labels, stats = [], [None] * b.num_rows
+        for i, (pid, start, x, w, prev) in enumerate(_unpacked([b], spec, ldt if has_prev else None)):
+            if pid != cur:
+                if cur is not None:
+                    last[0][last[1]] = pickle.dumps(_tree(parts, merge), protocol=5)
+                yield from (_state_batch(*held) for held in pending)
+                pending, cur, parts = [], pid, []
+            part = _weighted_part(_in_space(space, x), centres, v, prev, w, int(offsets[pid]) + start, keep, ties)
             labels.append(part.pop("labels").tobytes())
             parts.append(part)
-        if held is not None:
-            yield _state_batch(*held, None)
-        held = (b, pa.array(labels, pa.binary()))
-    if held is not None:
-        yield _state_batch(*held, pickle.dumps(_tree(parts, partial(_lloyd_merge, keep=keep)), protocol=5))
+            last = (stats, i)
+        pending.append((b, pa.array(labels, pa.binary()), stats))
+    if cur is not None:
+        last[0][last[1]] = pickle.dumps(_tree(parts, merge), protocol=5)
+    yield from (_state_batch(*held) for held in pending)
 
 
 def _state_batch(b, labels, stats):
     import pyarrow as pa
 
-    n = b.num_rows
-    st = pa.array([None] * (n - 1) + [stats], pa.binary())
     cols = [b.column(name) for name in ("pid", "start", "rows", "x", "w")]
-    return pa.RecordBatch.from_arrays(cols + [labels, st], names=["pid", "start", "rows", "x", "w", "labels", "stats"])
+    return pa.RecordBatch.from_arrays(
+        cols + [labels, pa.array(stats, pa.binary())], names=["pid", "start", "rows", "x", "w", "labels", "stats"]
+    )
 
 
 def _dispersion_task(spec, space, centres, batches):
-    ldt = _label_dtype(len(centres))
-    ds = [_dispersion_part(_in_space(space, x), lab, centres, w) for _, x, w, lab in _unpacked(batches, spec, ldt)]
-    if ds:
-        yield _row(_pid(), _sum_in_order(ds))
+    for pid, blocks in _partitions(batches, spec, _label_dtype(len(centres))):
+        yield _row(pid, _sum_in_order([_dispersion_part(_in_space(space, x), lab, centres, w) for _, x, w, lab in blocks]))
 
 
 def _label_sums_task(spec, space, k, batches):
-    parts = [_label_sums(_in_space(space, x), lab, w, k) for _, x, w, lab in _unpacked(batches, spec, _label_dtype(k))]
-    if parts:
-        yield _row(_pid(), _tree(parts, partial(_lloyd_merge, keep=0)))
+    for pid, blocks in _partitions(batches, spec, _label_dtype(k)):
+        parts = [_label_sums(_in_space(space, x), lab, w, k) for _, x, w, lab in blocks]
+        yield _row(pid, _tree(parts, partial(_lloyd_merge, keep=0)))
 
 
 def _cost_task(spec, centres, batches):
-    ldt = _label_dtype(len(centres))
-    costs = [_cost(x, lab, centres, w) for _, x, w, lab in _unpacked(batches, spec, ldt)]
-    if costs:
-        yield _row(_pid(), _sum_in_order(costs))
+    for pid, blocks in _partitions(batches, spec, _label_dtype(len(centres))):
+        yield _row(pid, _sum_in_order([_cost(x, lab, centres, w) for _, x, w, lab in blocks]))
 
 
 # ------------------------------------------------------------- estimators
@@ -468,7 +484,7 @@ class _SparkCluster(_Driver, BaseEstimator):
         """One job: `task` on every partition of the packed blocks (or of
         `source`, packed blocks with labels); the partitions' values in
         partition order and the bytes they sent."""
-        cols = ["start", "rows", "x", "w"] + ([] if source is None else ["labels"])
+        cols = ["pid", "start", "rows", "x", "w"] + ([] if source is None else ["labels"])
         blocks = (self._packed if source is None else source).select(*cols)
         rows = blocks.mapInArrow(task, _STATS_SCHEMA).collect()
         return self._sorted(rows)
@@ -494,7 +510,17 @@ class _SparkCluster(_Driver, BaseEstimator):
         self._spec = spec
         self._states = []
         # The data as packed blocks, cached for the fit (persist=True).
-        packed = sel.mapInArrow(partial(_pack_task, spec), _PACKED_SCHEMA)
+        _, F, _ = _spark()
+        packed = df.select(*exprs, F.spark_partition_id().alias("_pid")).mapInArrow(
+            partial(_pack_task, spec), _PACKED_SCHEMA
+        )
+        # Every pass is one task per partition of the cached blocks, and a
+        # task has a fixed cost (a Python worker fed, its closure read, a
+        # stream opened) that dominates a pass over small partitions: the
+        # blocks are coalesced (no shuffle) to one partition per core; each
+        # keeps the partition it came from, so the statistics are merged
+        # per input partition, in order, as before.
+        packed = packed.coalesce(_cores(df))
         self._persisted = bool(self.persist)
         self._packed = packed.persist() if self._persisted else packed
         pids, scans = _merge_scans(self._packed.select("pid", "scan").collect())
@@ -1080,7 +1106,7 @@ class ClusterModel:
         if predict is None:
             if getattr(self, "cluster_centers_", None) is None:
                 raise NotFittedError("This ClusterModel has no centres.")
-            predict = partial(_nearest, np.ascontiguousarray(self.cluster_centers_, dtype=np.float64))
+            predict = partial(_nearest, centres=np.ascontiguousarray(self.cluster_centers_, dtype=np.float64))
         _, F, _ = _spark()
         import pandas as pd
 
