@@ -353,11 +353,15 @@ class _FeatureWeighted(_Driver):
         # The engine's check and message, before any pass over the data.
         _meanscape.feature_rule([1.0], float(self.beta))
 
-    def _block_loop(self, space, parts, stats, prev, rule):
-        """The engine's loop from the partition in `parts` (`stats` its
-        sums; `prev` the centres an empty cluster keeps, or None): returns
-        the loop's trace, the last partition's centres, weight step,
-        parts and statistics."""
+    def _block_loop(self, space, start, prev, rule):
+        """The engine's loop from a partition, `start` = [its statistics,
+        its parts] (`prev`: the centres an empty cluster keeps, or None):
+        returns the loop's trace, the last partition's centres, weight
+        step, parts and statistics. `start` is emptied: the caller keeps
+        no reference to the parts, so each is released (its labels
+        uncached on Spark) as soon as the loop moves past it."""
+        stats, parts = start
+        start.clear()
         cap = max(1, int(self.max_iter))
         ann = _meanscape.Annealer.lloyd(cap, int(self.n_clusters))
         z = _meanscape.weighted_centres(stats, prev)
@@ -403,8 +407,8 @@ class _FeatureWeighted(_Driver):
         raw = self._raw()
         centres = self._initial_centres()
         # Uniform weights: the first assignment is the plain nearest centre.
-        stats, parts = self._assign(raw, centres, None, None)
-        res, z, r, parts, stats = self._block_loop(raw, parts, stats, centres, lambda d: _meanscape.feature_rule(d, beta))
+        start = list(self._assign(raw, centres, None, None))
+        res, z, r, parts, stats = self._block_loop(raw, start, centres, lambda d: _meanscape.feature_rule(d, beta))
         params = {"beta": beta, "tol": float(self.tol), "max_iter": float(self.max_iter)}
         return self._weighted_fit(res, z, r, parts, stats, params), z, r["multipliers"], parts, stats
 
@@ -476,7 +480,9 @@ class _FeatureWeighted(_Driver):
         def rule(d):
             return _meanscape.feature_rule(d, beta, alpha, lam / (p * p), mass, code)
 
-        res, z, r, parts, stats = self._block_loop(space, parts, stats, None, rule)
+        start = [stats, parts]
+        del parts
+        res, z, r, parts, stats = self._block_loop(space, start, None, rule)
         centres_in = zscores[0] + z * zscores[1] if zscores is not None else z
         params = {
             "lambda": lam,

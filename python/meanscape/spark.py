@@ -1,5 +1,5 @@
-"""``meanscape.spark``: k-means, power k-means and k-harmonic means on
-PySpark DataFrames.
+"""``meanscape.spark``: k-means, power k-means, k-harmonic means, RFF
+kernel power k-means, WK-means and LW-k-means on PySpark DataFrames.
 
 ``est = PowerKMeans(n_clusters=…, featuresCol=…)``, ``model = est.fit(df)``,
 ``model.transform(df)`` (a prediction column, computed lazily by Spark).
@@ -10,16 +10,26 @@ of floats) stay float32, any other numeric type is read as float64.
 The data is read once: a first ``mapInArrow`` pass turns each Arrow batch
 of the selected columns into one packed row (the contiguous float64/float32
 block's bytes, its weights, its place in the partition, and what the input
-checks need), and these rows are cached. Every iteration is then one Spark
-job: ``mapInArrow`` over the cached blocks runs, per partition, the engine's
-block step (``_meanscape.lloyd_block`` / ``power_block``, the same code the
-in-memory solvers run, GIL released) on each block read in place from
-Arrow's buffer, merges the blocks with the engine's merge, and yields one
-row: the partition's k × p statistics, pickled. The driver collects those
-rows and reduces them in a tree of engine merges (fan-in 8, partition
-order); the update and the stopping/annealing rule
-(``_meanscape.Annealer``) run on the driver, exactly as in
-``meanscape.dask``. The rows never move.
+checks need), and these rows are cached, coalesced (no shuffle) to one
+partition per core of the session: a task's fixed cost, not the bytes,
+dominated a pass over many small partitions. Every iteration is then one
+Spark job: ``mapInArrow`` over the cached blocks runs the engine's block
+step (``_meanscape.lloyd_block`` / ``power_block`` / ``weighted_block``,
+the same code the in-memory solvers run, GIL released) on each block read
+in place from Arrow's buffer, merges the blocks of each input partition
+with the engine's merge, and yields one row per input partition: its
+k × p statistics, pickled. The driver collects those rows and reduces them
+in a tree of engine merges (fan-in 8, partition order); the update and the
+stopping/annealing rule (``_meanscape.Annealer``) run on the driver, with
+the loops ``meanscape.dask`` runs (``meanscape._distributed``). The rows
+never move.
+
+WK-means and LW-k-means need each row's label from one pass to the next:
+an assignment's job yields the cached blocks again (their bytes passed on
+as Arrow holds them) with a column of labels, and that output is cached in
+turn, so the labels stay with the rows and never reach the driver; the
+previous one is uncached once no pass needs it. rff-power maps the rows in
+every task (the features are never stored).
 
 The centres travel in the task's closure, not in a ``Broadcast``: they are
 k × p float64 (80 KB for k = 10, p = 1000), smaller than the closure
@@ -261,9 +271,9 @@ def _check_batch(b, spec):
 
 
 def _pack_task(spec, batches):
-    """Each Arrow batch of a partition as one packed row: the partition
-    (``spark_partition_id()`` of the input, the last column: the packed
-    blocks are coalesced into fewer partitions afterwards), its first
+    """Each Arrow batch of a partition (cut to ``_BLOCK_BYTES``) as one
+    packed row: the partition (``spark_partition_id()`` of the input, the
+    last column: the packed blocks are coalesced afterwards), its first
     row's index in the partition, its rows, the contiguous block's bytes,
     the weights' bytes and what the scan needs (rows, nulls, wrong
     lengths, non-finite rows, column sums (f64), the largest squared row
@@ -272,10 +282,8 @@ def _pack_task(spec, batches):
     import pyarrow as pa
 
     start = 0
-    for b in batches:
+    for b in _slices(batches, spec):
         n = b.num_rows
-        if n == 0:
-            continue
         pid = b.column(b.num_columns - 1)[0].as_py()
         b = pa.RecordBatch.from_arrays(b.columns[:-1], names=b.schema.names[:-1])
         nulls, bad = _check_batch(b, spec)
@@ -296,6 +304,25 @@ def _pack_task(spec, batches):
                 xb, wb = x.tobytes(), None if w is None else w.tobytes()
         yield _packed_row(pid, start, n, xb, wb, scan)
         start += n
+
+
+# The largest packed block, in bytes. Every pass hands the cached blocks
+# from the JVM to Python: a block over half a G1 heap region (1 MB regions
+# for a 1-2 GB heap) is a "humongous" allocation there, each one slow and
+# a trigger of collections; 256 KB blocks stay clear of that on any heap,
+# and handing them over took about a quarter less time than 10000-row
+# (1.6 MB at p = 20) blocks (local[2], 10^6 x 20).
+_BLOCK_BYTES = 1 << 18
+
+
+def _slices(batches, spec):
+    """The non-empty Arrow batches, cut into slices of at most
+    ``_BLOCK_BYTES`` of features (zero-copy)."""
+    p, f32 = spec[0], spec[1]
+    step = max(1, _BLOCK_BYTES // (p * (4 if f32 else 8)))
+    for b in batches:
+        for i in range(0, b.num_rows, step):
+            yield b.slice(i, step)
 
 
 def _packed_row(pid, start, n, xb, wb, scan):
@@ -560,8 +587,8 @@ class _SparkCluster(_Driver, BaseEstimator):
             )
 
     def _release(self):
-        for state in getattr(self, "_states", []):
-            state.release()
+        for release in getattr(self, "_states", []):
+            release()
         if getattr(self, "_persisted", False):
             self._packed.unpersist()
         for attr in ("_packed", "_spec", "_rows", "_offsets", "_sums", "_max_sq", "_persisted", "_states"):
@@ -940,7 +967,9 @@ class _SparkWeighted(_FeatureWeighted, _SparkCluster):
         vv = None if v is None else np.ascontiguousarray(v, dtype=np.float64)
         task = partial(_assign_task, self._spec, space, centres, vv, self._offsets, keep, ties)
         state = _State(src.select(*cols).mapInArrow(task, _STATE_SCHEMA).persist())
-        self._states.append(state)
+        # Only its release is kept: the state itself lives as long as the
+        # loop holds it.
+        self._states.append(state.release)
 
         def pass_():
             # The first action builds the whole cache (labels and all);

@@ -62,13 +62,24 @@ def fit_and_predict(est, df):
     return bounded(run)
 
 
-def test_wkmeans_equals_in_memory(spark):
+def test_wkmeans_equals_in_memory(spark, monkeypatch):
     X = blobs()
     c0 = start(X, 4)
     df, cols = frame(spark, X, UNEVEN)
     ref = meanscape.WKMeans(4, init=c0, tol=1e-12).fit(X)
+    # The cached RDDs after every assignment: the packed blocks and at
+    # most two assignments' blocks with labels (the older ones released).
+    cached, assign = [], mspark._SparkWeighted._assign
+
+    def counted(self, *args, **kw):
+        out = assign(self, *args, **kw)
+        cached.append(spark.sparkContext._jsc.getPersistentRDDs().size())
+        return out
+
+    monkeypatch.setattr(mspark._SparkWeighted, "_assign", counted)
     got, lab = fit_and_predict(mspark.WKMeans(4, featuresCol=cols, init=c0, tol=1e-12), df)
     assert ref.n_iter_ > 1
+    assert len(cached) >= ref.n_iter_ and max(cached) <= 3
     same_fit(got, ref)
     close(got.feature_weights_, ref.feature_weights_)
     np.testing.assert_array_equal(got.selected_features_, ref.selected_features_)
