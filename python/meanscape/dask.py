@@ -30,12 +30,37 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.exceptions import ConvergenceWarning
 
 from . import _meanscape
-from ._base import _seed
+from ._distributed import (
+    _FAN_IN,
+    _Driver,
+    _FeatureWeighted,
+    _KhmRules,
+    _PowerRules,
+    _RFFPower,
+    _add_pairs,
+    _block_w,
+    _col_sums,
+    _cost,
+    _dispersion_part,
+    _label_dtype,
+    _label_sums,
+    _lloyd_merge,
+    _max_sq_norm,
+    _nearest,
+    _power_merge,
+    _power_part,
+    _rff_nearest,
+    _rff_part,
+    _sq_about,
+    _store_params,
+    _sum_in_order,
+    _weighted_nearest,
+    _weighted_part,
+    _zscore,
+)
 
 __all__ = ["KMeans", "PowerKMeans", "KHarmonicMeans", "RFFPowerKMeans", "WKMeans", "LWKMeans"]
 
-# Statistics merged per task of the reduction tree.
-_FAN_IN = 8
 
 
 def _dask():
@@ -120,24 +145,6 @@ def _broadcast(value):
     return dask.delayed(value)
 
 
-def _block_w(w):
-    return _aligned(w, np.float64)
-
-
-def _aligned(a, dtype):
-    """`a` as the engine reads arrays in place: C-contiguous and aligned
-    (a buffer unpickled from a worker's frames may be neither)."""
-    return None if a is None else np.require(a, dtype=dtype, requirements=["C", "A"])
-
-
-def _label_dtype(k):
-    """The smallest integer type that holds labels 0..k−1: the labels kept
-    on the workers between iterations (one per row) are the one thing a
-    fit holds in proportion to n, so on data larger than the cluster's
-    memory they take 2 bytes a row, not 8."""
-    return np.int16 if k <= np.iinfo(np.int16).max else np.int32
-
-
 def _lloyd_part(x, centres, prev_labels, w, offset, keep, labels):
     part = _meanscape.lloyd_block(
         np.ascontiguousarray(x),
@@ -161,52 +168,13 @@ def _labels_of(part):
     return part["labels"]
 
 
-def _power_part(x, centres, s, s_ref, w, zero_tol):
-    return _meanscape.power_block(
-        np.ascontiguousarray(x), centres, s, s_ref=s_ref, sample_weight=_block_w(w), zero_tol=zero_tol
-    )
 
+class _DaskCluster(_Driver, ClusterMixin, BaseEstimator):
+    """What the Dask estimators share: input, the passes over the chunks
+    the shared drivers call (``_distributed``), lazy labels. A space is a
+    list of delayed blocks (the chunks, or the chunks mapped)."""
 
-def _max_sq_norm(x):
-    x = np.asarray(x, dtype=np.float64)
-    return float(np.einsum("ij,ij->i", x, x).max()) if len(x) else 0.0
-
-
-def _col_sums(x, w=None):
-    x = np.asarray(x, dtype=np.float64)
-    if w is None:
-        return x.sum(axis=0), len(x)
-    w = np.asarray(w, dtype=np.float64)
-    return w @ x, float(w.sum())
-
-
-def _add_pairs(parts):
-    total = sum(p[0] for p in parts)
-    return total, sum(p[1] for p in parts)
-
-
-def _sq_about(x, mean, w=None):
-    d = np.asarray(x, dtype=np.float64) - mean
-    if w is None:
-        return np.einsum("ij,ij->j", d, d)
-    return np.einsum("i,ij,ij->j", np.asarray(w, dtype=np.float64), d, d)
-
-
-def _nearest(x, centres):
-    return _meanscape.nearest(np.ascontiguousarray(x), centres)
-
-
-def _store_params(estimator, params):
-    """scikit-learn's rule for ``__init__``: every parameter stored as
-    given, under its own name (`params`: the ``__init__``'s locals())."""
-    for name, value in params.items():
-        if name != "self":
-            setattr(estimator, name, value)
-
-
-class _DaskCluster(ClusterMixin, BaseEstimator):
-    """What the Dask estimators share: input, initialisation, the map-reduce
-    of one iteration, lazy labels."""
+    _ENGINE = ("dask", "Dask")
 
     def _setup(self, X, sample_weight):
         X, names = _as_rows(X)
@@ -222,50 +190,22 @@ class _DaskCluster(ClusterMixin, BaseEstimator):
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         w = _weights(sample_weight, X)
+        self._X, self._w = X, w
+        self._n, self._p, self._dtype, self._weighted = n, p, X.dtype, w is not None
         self._blocks = list(X.to_delayed().ravel())
         self._wblocks = list(w.to_delayed().ravel()) if w is not None else [None] * len(self._blocks)
         self._offsets = np.concatenate([[0], np.cumsum(X.chunks[0])[:-1]]).astype(int).tolist()
         return X, w
 
-    def _sample(self, X, w):
-        """``init_size`` rows (default ``min(n, max(10000, 20·k))``) drawn
-        uniformly without replacement, in row order, with
-        ``numpy.random.default_rng(random_state)``; their weights; the seed."""
-        k, n = self.n_clusters, X.shape[0]
-        size = self.init_size if self.init_size is not None else min(n, max(10_000, 20 * k))
-        size = int(min(max(size, k), n))
-        seed = _seed(self.random_state)
-        idx = np.sort(np.random.default_rng(seed).choice(n, size=size, replace=False))
+    def _sample(self):
+        """The seeded sample's rows (in row order), their weights, the seed."""
+        idx, seed = self._sample_rows()
         dask, _ = _dask()
-        sample, ws = dask.compute(X[idx], None if w is None else w[idx])
+        sample, ws = dask.compute(self._X[idx], None if self._w is None else self._w[idx])
         return np.ascontiguousarray(sample), ws, seed
 
-    def _initial_centres(self, X, w, space=None):
-        """The initial centres (float64): given, or the engine's k-means++
-        on a seeded sample; `space` maps rows (given centres and the
-        sample) to the space the algorithm clusters in."""
-        space = space or (lambda rows: rows)
-        k, (n, p) = self.n_clusters, X.shape
-        init = self.init
-        if self.n_init not in (1, "auto"):
-            warnings.warn(
-                f"meanscape.dask runs one start: n_init={self.n_init!r} is taken as 1.", RuntimeWarning, stacklevel=3
-            )
-        if not isinstance(init, str):
-            c = np.array(init, dtype=X.dtype, copy=True)
-            if c.shape != (k, p):
-                raise ValueError(f"The shape of the initial centers {c.shape} does not match ({k}, {p}).")
-            return np.ascontiguousarray(space(np.ascontiguousarray(c)), dtype=np.float64)
-        if init not in ("k-means++", "kmeans++"):
-            raise ValueError(f"init = {init!r}: meanscape.dask takes 'k-means++' or an array of centres")
-        sample, ws, seed = self._sample(X, w)
-        sample = np.ascontiguousarray(space(sample))
-        extra = {} if ws is None else {"sample_weight": np.ascontiguousarray(ws, dtype=np.float64)}
-        # One assignment at the seeds: the engine's k-means++ centres.
-        r = _meanscape.fit(
-            "kmeans", sample, int(k), [("max_iter", 1.0), ("tol", 0.0)], [], seed, 1, "kmeans++", **extra
-        )
-        return np.ascontiguousarray(r["centroids"], dtype=np.float64)
+    def _raw(self):
+        return self._blocks
 
     def _moments(self, weighted=False):
         """Per feature: the mean, the sum of squares about it, and the
@@ -281,12 +221,6 @@ class _DaskCluster(ClusterMixin, BaseEstimator):
         sq = [dask.delayed(_sq_about)(b, mean, wb) for b, wb in zip(self._blocks, ws)]
         ss = self._compute(dask.delayed(sum)(sq))
         return mean, ss, n
-
-    def _mean_variance(self, weighted=False):
-        """The mean over the features of their population variance
-        (weighted: as if each row were repeated by its weight)."""
-        _, ss, n = self._moments(weighted)
-        return float(np.mean(ss / (n if n > 0 else 1)))
 
     def _compute(self, root):
         dask, _ = _dask()
@@ -319,26 +253,12 @@ class _DaskCluster(ClusterMixin, BaseEstimator):
         parts = [dask.delayed(_power_part)(b, c, s, s_ref, wb, zero_tol) for b, wb in zip(blocks, self._wblocks)]
         return self._compute(_tree(parts, _power_merge))
 
-    def _power_loop(self, blocks, ann, centres, zero_tol):
-        """The engine's power-mean iteration over `blocks` from `centres`,
-        driven by the Annealer `ann` until it stops: the centres evaluated
-        last, their update (`fin`), the merged statistics and the trace."""
-        fin, stats = None, None
-        while (it := ann.iteration()) is not None:
-            _, s, s_ref = it
-            stats = self._power_stats(blocks, centres, s, s_ref, zero_tol)
-            fin = _meanscape.power_finish(stats, centres, s_ref is not None)
-            stop = ann.record(fin["objective"], fin["objective_ref"], stats["counts"].tolist(), fin["softness"], False)
-            if stop is not None:
-                break
-            centres = fin["centres"]
-        return centres, fin, stats, ann.result()
-
     def _zero_tol(self, blocks):
         """The engine's zero-distance threshold for the rows of `blocks`."""
         dask, _ = _dask()
         max_norm = self._compute(dask.delayed(max)([dask.delayed(_max_sq_norm)(b) for b in blocks]))
         return _meanscape.zero_tolerance(float(max_norm))
+
 
     def _finish_fit(self, X, centres, counts, labels=None):
         """The fitted centres (None: they live in another space, which
@@ -355,7 +275,7 @@ class _DaskCluster(ClusterMixin, BaseEstimator):
                 ConvergenceWarning,
                 stacklevel=3,
             )
-        for attr in ("_blocks", "_wblocks", "_offsets"):
+        for attr in ("_blocks", "_wblocks", "_offsets", "_X", "_w"):
             delattr(self, attr)
 
     def _new_rows(self, X):
@@ -377,13 +297,6 @@ class _DaskCluster(ClusterMixin, BaseEstimator):
     def fit_predict(self, X, y=None, sample_weight=None):
         return self.fit(X, sample_weight=sample_weight).labels_
 
-
-def _lloyd_merge(parts, keep):
-    return _meanscape.lloyd_merge(list(parts), keep)
-
-
-def _power_merge(parts):
-    return _meanscape.power_merge(list(parts))
 
 
 class KMeans(_DaskCluster):
@@ -426,7 +339,7 @@ class KMeans(_DaskCluster):
         if self.algorithm not in ("lloyd", "elkan"):
             raise ValueError(f"algorithm = {self.algorithm!r} must be 'lloyd' or 'elkan'")
         X, w = self._setup(X, sample_weight)
-        centres = self._initial_centres(X, w)
+        centres = self._initial_centres()
         # scikit-learn's absolute tolerance: the unweighted mean variance.
         tol_abs = float(self.tol) * self._mean_variance()
         k = self.n_clusters
@@ -459,43 +372,6 @@ class KMeans(_DaskCluster):
         self._finish_fit(X, centres, stats["counts"])
         return self
 
-
-class _PowerRules:
-    """The engine parameters and annealer of a distributed ``PowerKMeans``,
-    shared by ``meanscape.dask`` and ``meanscape.spark`` (``_ENGINE``: the
-    module's name and the engine's, for the refusal)."""
-
-    _ENGINE = ("dask", "Dask")
-
-    def _params(self):
-        names = ("s0", "eta", "period", "s_min", "tol", "max_iter", "soft_tol", "finish", "sample")
-        return {n: float(getattr(self, n)) for n in names}
-
-    def _annealer(self):
-        if self.finish or self.sample:
-            module, engine = self._ENGINE
-            raise ValueError(f"meanscape.{module}.PowerKMeans: finish and sample must be 0 (not offered on {engine})")
-        return _meanscape.Annealer.power(
-            float(self.s0),
-            float(self.eta),
-            int(self.period),
-            float(self.s_min),
-            float(self.tol),
-            float(self.soft_tol),
-            int(self.max_iter),
-            int(self.n_clusters),
-        )
-
-
-class _KhmRules:
-    """The same for ``KHarmonicMeans``: the engine's khm schedule."""
-
-    def _params(self):
-        return {"tol": float(self.tol), "max_iter": float(self.max_iter)}
-
-    def _annealer(self):
-        # The engine's khm: s0 = s_min = −1, η = 1, T = 1, no hardness test.
-        return _meanscape.Annealer.power(-1.0, 1.0, 1, -1.0, float(self.tol), 1.0, int(self.max_iter), int(self.n_clusters))
 
 
 class PowerKMeans(_PowerRules, _DaskCluster):
@@ -540,7 +416,7 @@ class PowerKMeans(_PowerRules, _DaskCluster):
     def fit(self, X, y=None, sample_weight=None):
         X, w = self._setup(X, sample_weight)
         ann = self._annealer()
-        centres = self._initial_centres(X, w)
+        centres = self._initial_centres()
         zero_tol = self._zero_tol(self._blocks)
         centres, fin, stats, r = self._power_loop(self._blocks, ann, centres, zero_tol)
         self.n_iter_ = int(r["n_iter"])
@@ -573,20 +449,8 @@ class KHarmonicMeans(_KhmRules, PowerKMeans):
 
 # ---------------------------------------------------------------- rff-power
 
-# rff-power's k-means start Θ₀ stops once the inertia changes by less than
-# this (relative): the engine's INIT_TOL (src/algo/rff/common.rs).
-_RFF_INIT_TOL = 1e-4
 
-
-def _rff_part(x, omega, f32):
-    return _meanscape.rff_map(np.ascontiguousarray(x), omega, f32)
-
-
-def _rff_nearest(x, omega, centres, f32):
-    return _meanscape.nearest(_rff_part(x, omega, f32), centres)
-
-
-class RFFPowerKMeans(_DaskCluster):
+class RFFPowerKMeans(_RFFPower, _DaskCluster):
     """``meanscape.RFFPowerKMeans`` (RFF kernel power k-means) on a dask
     array or dataframe. The random Fourier feature map is row-wise, so
     every chunk maps its own rows (the engine's map, the same frequencies
@@ -631,64 +495,17 @@ class RFFPowerKMeans(_DaskCluster):
     ):
         _store_params(self, locals())
 
-    def _auto_dim(self, X, w, sigma):
-        """The engine's automatic D on the seeded sample (a fit of one
-        iteration there reports the D it resolved)."""
-        sample, ws, seed = self._sample(X, w)
-        extra = {} if ws is None else {"sample_weight": np.ascontiguousarray(ws, dtype=np.float64)}
-        params = [("sigma", sigma), ("init_iter", 0.0), ("max_iter", 1.0)]
-        r = _meanscape.fit("rff-power", sample, int(self.n_clusters), params, [], seed, 1, "kmeans++", **extra)
-        return int(dict(r["params"])["rff_dim"])
+    def _mapped(self, omega, f32):
+        om = _broadcast(omega)
+        dask, _ = _dask()
+        return [dask.delayed(_rff_part)(b, om, f32) for b in self._blocks]
 
     def fit(self, X, y=None, sample_weight=None):
-        X, w = self._setup(X, sample_weight)
-        dask, _ = _dask()
-        k, p = self.n_clusters, X.shape[1]
-        if self.sigma is None:
-            _, ss, n = self._moments()
-            sigma = _meanscape.rff_sigma(float(np.sum(ss)), int(n))
-        else:
-            sigma = float(self.sigma)
-        f32 = X.dtype == np.float32 if self.rff_f32 is None else bool(self.rff_f32)
-        dim = self._auto_dim(X, w, sigma) if self.rff_dim is None else int(self.rff_dim)
-        seed = int(self.rff_seed)
-        omega = _meanscape.rff_frequencies(p, sigma, dim, seed)
-        om = _broadcast(omega)
-        features = [dask.delayed(_rff_part)(b, om, f32) for b in self._blocks]
-        centres = self._initial_centres(X, w, lambda rows: _meanscape.rff_map(rows, omega, f32))
-        zero_tol = self._zero_tol(features)
-        init_iters = 0
-        if int(self.init_iter) > 0:
-            inf = -math.inf
-            hard = _meanscape.Annealer.power(inf, 1.0, 1, inf, _RFF_INIT_TOL, 1.0, int(self.init_iter), int(k))
-            centres, _, _, r0 = self._power_loop(features, hard, centres, zero_tol)
-            init_iters = int(r0["n_iter"])
-        # The in-memory rff-power runs the power loop without the
-        # hardness condition (soft_tol 1).
-        ann = _meanscape.Annealer.power(
-            float(self.s0),
-            float(self.eta),
-            int(self.period),
-            float(self.s_min),
-            float(self.tol),
-            1.0,
-            int(self.max_iter),
-            int(k),
-        )
-        centres, fin, stats, r = self._power_loop(features, ann, centres, zero_tol)
-        self.n_iter_ = int(r["n_iter"])
-        self.objective_ = float(fin["objective"])
-        self.objective_trace_ = r["objective_trace"]
-        self.s_trace_ = r["s_trace"]
-        self.converged_ = bool(r["converged"])
-        self.kernel_weights_ = None
-        names = ("init_iter", "s0", "eta", "period", "s_min", "tol", "max_iter")
-        self.params_ = {"sigma": sigma, "rff_dim": float(dim), "rff_seed": float(seed), "rff_f32": float(f32)}
-        self.params_.update({n: float(getattr(self, n)) for n in names})
-        self.extras_ = {"init_iterations": init_iters}
-        self.feature_centers_ = centres
-        self._omega, self._f32 = omega, f32
-        self._finish_fit(X, None, stats["counts"])
+        X, _ = self._setup(X, sample_weight)
+        attrs, counts, (self._omega, self._f32) = self._fit_rff()
+        for name, value in attrs.items():
+            setattr(self, name, value)
+        self._finish_fit(X, None, counts)
         return self
 
     def predict(self, X):
@@ -698,81 +515,28 @@ class RFFPowerKMeans(_DaskCluster):
         return X.map_blocks(_rff_nearest, self._omega, self.feature_centers_, self._f32, dtype=np.int64, drop_axis=1)
 
 
+
+
 # ---------------------------------------------------------------- wkmeans, lw
 
 
-def _weighted_part(x, centres, v, labels, w, offset, keep):
-    return _meanscape.weighted_block(
-        np.ascontiguousarray(x),
-        _aligned(centres, np.float64),
-        multipliers=_aligned(v, np.float64),
-        labels=_aligned(labels, np.int64),
-        sample_weight=_block_w(w),
-        offset=offset,
-        keep=keep,
-    )
+def _labels64(part):
+    return part["labels"].astype(np.int64)
 
 
-def _dispersion_part(x, part, centres, w):
-    labels = _aligned(part["labels"], np.int64)
-    return _meanscape.dispersion_block(
-        np.ascontiguousarray(x), labels, _aligned(centres, np.float64), sample_weight=_block_w(w)
-    )
+class _DaskWeighted(_FeatureWeighted, _DaskCluster):
+    """The feature-weighted loop's passes on Dask: each chunk's labels
+    stay on its worker (persisted parts) from one pass to the next."""
 
+    def _zscored(self, mean, sd):
+        dask, _ = _dask()
+        return [dask.delayed(_zscore)(b, mean, sd) for b in self._blocks]
 
-def _sum_in_order(parts):
-    total = parts[0]
-    for part in parts[1:]:
-        total = total + part
-    return total
-
-
-def _same_labels(part, before):
-    return bool(np.array_equal(part["labels"], before["labels"]))
-
-
-def _label_sums(x, part, w, k):
-    labels = _aligned(part["labels"], np.int64)
-    return _meanscape.label_sums(np.ascontiguousarray(x), labels, k, sample_weight=_block_w(w))
-
-
-def _zscore(x, mean, sd):
-    """(x − mean)/sd per column (0 for a constant column), as the engine's
-    z-scores compute it."""
-    x = np.asarray(x, dtype=np.float64)
-    return np.where(sd > 0, (x - mean) / np.where(sd > 0, sd, 1.0), 0.0)
-
-
-def _cost(x, part, centres, w):
-    """Σ wᵢ ‖xᵢ − c_{labelᵢ}‖² over a block, as ‖x‖² − 2x·c + ‖c‖² clamped
-    at 0 (the in-memory estimators' inertia_)."""
-    x = np.asarray(x, dtype=np.float64)
-    c = centres[part["labels"]]
-    d = np.maximum(np.einsum("ij,ij->i", x, x) - 2.0 * np.einsum("ij,ij->i", x, c) + np.einsum("ij,ij->i", c, c), 0.0)
-    return float(d.sum() if w is None else d @ np.asarray(w, dtype=np.float64))
-
-
-def _weighted_nearest(x, centres, v, mean, sd):
-    if mean is not None:
-        x = _zscore(x, mean, sd)
-    return _meanscape.weighted_block(np.ascontiguousarray(x), centres, multipliers=v)["labels"]
-
-
-class _FeatureWeighted(_DaskCluster):
-    """The block-coordinate loop WK-means and LW-k-means share
-    (``weighted_loop`` in the engine), two passes over the rows per
-    iteration: the reassignment at the previous centres and weights with
-    the sums per cluster (``weighted_block``; each chunk's labels stay on
-    its worker, persisted, for the next pass), then the per-feature
-    dispersions about the new means (``dispersion_block``). The weights,
-    the objective and the stopping rule (the engine's ``Annealer``: the
-    objective's relative change ≤ tol, no label change, or ``max_iter``)
-    run on the client."""
-
-    def _assign(self, blocks, centres, v, prev, keep=0):
+    def _assign(self, blocks, centres, v, prev, keep=0, ties=True):
         """Every chunk assigned at `centres` by the distance with
         multipliers `v` (None: plain), keeping the labels of `prev` (the
-        parts of the previous pass) on ties: merged statistics (with the
+        parts of the previous pass) on ties (with `ties`; else only
+        counting the rows that changed): merged statistics (with the
         `keep` farthest rows), parts."""
         dask, _ = _dask()
         c = _broadcast(centres)
@@ -780,7 +544,7 @@ class _FeatureWeighted(_DaskCluster):
         prev = prev or [None] * len(blocks)
         parts = [
             dask.delayed(_weighted_part)(
-                b, c, vv, None if pp is None else dask.delayed(_labels_of)(pp), wb, off, keep
+                b, c, vv, None if pp is None else dask.delayed(_labels_of)(pp), wb, off, keep, ties
             )
             for b, wb, pp, off in zip(blocks, self._wblocks, prev, self._offsets)
         ]
@@ -791,55 +555,40 @@ class _FeatureWeighted(_DaskCluster):
     def _dispersions(self, blocks, parts, centres):
         dask, _ = _dask()
         c = _broadcast(centres)
-        ds = [dask.delayed(_dispersion_part)(b, pp, c, wb) for b, pp, wb in zip(blocks, parts, self._wblocks)]
+        ds = [
+            dask.delayed(_dispersion_part)(b, dask.delayed(_labels_of)(pp), c, wb)
+            for b, pp, wb in zip(blocks, parts, self._wblocks)
+        ]
         return np.asarray(self._compute(_tree(ds, _sum_in_order)), dtype=np.float64)
 
-    def _block_loop(self, blocks, parts, stats, prev, rule):
-        """The engine's loop from the partition in `parts` (`stats` its
-        sums; `prev` the centres an empty cluster keeps, or None): returns
-        the loop's trace, the last partition's centres, weight step,
-        parts and statistics."""
-        cap = max(1, int(self.max_iter))
-        ann = _meanscape.Annealer.lloyd(cap, int(self.n_clusters))
-        z = _meanscape.weighted_centres(stats, prev)
-        prev_obj = None
-        while (it := ann.iteration()) is not None:
-            r = rule(self._dispersions(blocks, parts, z))
-            obj = r["objective"]
-            converged = prev_obj is not None and abs(prev_obj - obj) <= float(self.tol) * r["scale"]
-            prev_obj = obj
-            following = None
-            if not converged and it[0] < cap:
-                following = self._assign(blocks, z, r["multipliers"], parts)
-                converged = following[0]["changed"] == 0
-            if ann.record(obj, None, stats["counts"].tolist(), 0.0, converged) is not None:
-                break
-            stats, parts = following
-            z = _meanscape.weighted_centres(stats, z)
-        return ann.result(), z, r, parts, stats
+    def _label_stats(self, blocks, parts):
+        dask, _ = _dask()
+        k = self.n_clusters
+        sums = [
+            dask.delayed(_label_sums)(b, dask.delayed(_labels_of)(pp), wb, k)
+            for b, pp, wb in zip(blocks, parts, self._wblocks)
+        ]
+        return self._compute(_tree(sums, _lloyd_merge, 0))
 
-    def _set_weighted(self, X, res, centres, r, parts, stats):
+    def _inertia(self, parts, centres):
+        dask, _ = _dask()
+        c = _broadcast(centres)
+        costs = [
+            dask.delayed(_cost)(b, dask.delayed(_labels_of)(pp), c, wb)
+            for b, pp, wb in zip(self._blocks, parts, self._wblocks)
+        ]
+        return float(self._compute(_tree(costs, _sum_in_order)))
+
+    def _set_weighted(self, X, attrs, centres, space_centres, multipliers, parts, stats):
+        """The fitted attributes; ``labels_`` the fit's own, lazy."""
         dask, da = _dask()
-        self.n_iter_ = int(res["n_iter"])
-        self.objective_ = float(r["objective"])
-        self.objective_trace_ = res["objective_trace"]
-        self.s_trace_ = None
-        self.kernel_weights_ = None
-        self.converged_ = bool(res["converged"])
-        self.feature_weights_ = r["weights"]
-        self.selected_features_ = np.flatnonzero(self.feature_weights_ > 0)
-        self._multipliers = r["multipliers"]
-        c = _broadcast(np.ascontiguousarray(centres.astype(X.dtype).astype(np.float64)))
-        costs = [dask.delayed(_cost)(b, pp, c, wb) for b, pp, wb in zip(self._blocks, parts, self._wblocks)]
-        self.inertia_ = float(self._compute(_tree(costs, _sum_in_order)))
+        for name, value in attrs.items():
+            setattr(self, name, value)
+        self._space_centres, self._multipliers = space_centres, multipliers
         pieces = [
-            da.from_delayed(dask.delayed(_labels_of)(pp), shape=(m,), dtype=np.int64) for pp, m in zip(parts, X.chunks[0])
+            da.from_delayed(dask.delayed(_labels64)(pp), shape=(m,), dtype=np.int64) for pp, m in zip(parts, X.chunks[0])
         ]
         self._finish_fit(X, centres, stats["counts"], labels=da.concatenate(pieces))
-
-    def _check_beta(self):
-        # The engine's check and message, before any pass over the data.
-        _meanscape.feature_rule([1.0], float(self.beta))
 
     _zscores = None
 
@@ -853,7 +602,7 @@ class _FeatureWeighted(_DaskCluster):
         )
 
 
-class WKMeans(_FeatureWeighted):
+class WKMeans(_DaskWeighted):
     """``meanscape.WKMeans`` (Huang et al.'s WK-means) on a dask array or
     dataframe: from the initial centres (given, or k-means++ on a seeded
     sample), the plain nearest-centre partition, then the engine's loop
@@ -867,21 +616,13 @@ class WKMeans(_FeatureWeighted):
 
     def fit(self, X, y=None, sample_weight=None):
         self._check_beta()
-        X, w = self._setup(X, sample_weight)
-        beta = float(self.beta)
-        centres = self._initial_centres(X, w)
-        # Uniform weights: the first assignment is the plain nearest centre.
-        stats, parts = self._assign(self._blocks, centres, None, None)
-        res, z, r, parts, stats = self._block_loop(
-            self._blocks, parts, stats, centres, lambda d: _meanscape.feature_rule(d, beta)
-        )
-        self.params_ = {"beta": beta, "tol": float(self.tol), "max_iter": float(self.max_iter)}
-        self._space_centres = z
-        self._set_weighted(X, res, z, r, parts, stats)
+        X, _ = self._setup(X, sample_weight)
+        attrs, z, v, parts, stats = self._fit_wk()
+        self._set_weighted(X, attrs, z, z, v, parts, stats)
         return self
 
 
-class LWKMeans(_FeatureWeighted):
+class LWKMeans(_DaskWeighted):
     """``meanscape.LWKMeans`` (LW-k-means, λ in the authors' code units) on
     a dask array or dataframe: the initial partition is one k-means run
     (the engine's, as ``lw`` runs it from given centres: Lloyd to a 1e-4 ×
@@ -916,37 +657,6 @@ class LWKMeans(_FeatureWeighted):
     ):
         _store_params(self, locals())
 
-    def _initial_partition(self, centres, tol_abs, max_iter=300):
-        """The engine's k-means for lw's start (``lloyd_weighted`` with unit
-        multipliers): the parts holding its labels."""
-        k, ones = centres.shape[0], np.ones(centres.shape[1])
-        before, parts = None, None
-        for m in range(1, max_iter + 1):
-            stats, parts = self._assign(self._blocks, centres, ones, None, keep=k)
-            inertia = stats["inertia"]
-            if before is not None and self._same(parts, before):
-                break
-            if m == max_iter:
-                break
-            following = _meanscape.weighted_centres(stats, None)
-            # An empty cluster moves to the next of the farthest rows (its
-            # old cluster keeps its sum), as the engine's lloyd_weighted.
-            for j, row in zip(np.flatnonzero(stats["totals"] == 0), stats["far_rows"]):
-                following[j] = row
-            shift = float(np.sum((following - centres) ** 2))
-            centres, before = following, parts
-            if shift <= tol_abs:
-                # The centres moved too little to matter: one last assignment.
-                last, last_parts = self._assign(self._blocks, centres, ones, None)
-                if last["inertia"] <= inertia:
-                    parts = last_parts
-                break
-        return parts
-
-    def _same(self, parts, before):
-        dask, _ = _dask()
-        return all(self._compute([dask.delayed(_same_labels)(a, b) for a, b in zip(parts, before)]))
-
     def fit(self, X, y=None, sample_weight=None):
         self._check_beta()
         if isinstance(self.init, str) and self.nstart not in (1, None):
@@ -955,64 +665,9 @@ class LWKMeans(_FeatureWeighted):
                 RuntimeWarning,
                 stacklevel=2,
             )
-        X, w = self._setup(X, sample_weight)
-        dask, _ = _dask()
-        k, (n, p) = self.n_clusters, X.shape
+        X, _ = self._setup(X, sample_weight)
         self._zscores = None
-        beta = float(self.beta)
-        lam = 1.0 / p if self.lam is None else float(self.lam)
-        if not (math.isfinite(lam) and lam >= 0):
-            raise ValueError(f"lambda = {lam} is out of range: must be a finite number ≥ 0")
-        weighted = w is not None
-        centres = self._initial_centres(X, w)
-        tol_abs = 1e-4 * self._mean_variance(weighted)
-        parts = self._initial_partition(centres, tol_abs)
-        blocks = self._blocks
-        if self.zscore:
-            mean, ss, total = self._moments(weighted)
-            # The engine's deviation: denominator n − 1 (Σ s − 1 weighted,
-            # 1 if that is not above 1); a column constant up to rounding
-            # has none.
-            denom = (total - 1.0 if total > 1.0 else 1.0) if weighted else float(max(n - 1, 1))
-            sd = np.sqrt(ss / denom)
-            sd = np.where(sd > 1e-12 * np.maximum(np.abs(mean), np.finfo(float).tiny), sd, 0.0)
-            self._zscores = (mean, sd)
-            blocks = [dask.delayed(_zscore)(b, mean, sd) for b in self._blocks]
-        sums = [dask.delayed(_label_sums)(b, pp, wb, k) for b, pp, wb in zip(blocks, parts, self._wblocks)]
-        stats = self._compute(_tree(sums, _lloyd_merge, 0))
-        d0 = self._dispersions(blocks, parts, _meanscape.weighted_centres(stats, None))
-        limits = _meanscape.lw_alpha(d0, beta)
-        if limits is None:
-            raise ValueError(
-                "lw: every feature is constant within every cluster of the initial partition, so α is undefined "
-                "(is k close to the number of distinct points?)"
-            )
-        alpha, lambda_max = limits
-        mass = float(stats["totals"].sum()) if weighted else float(n)
-        code = bool(self.code_assign)
-
-        def rule(d):
-            return _meanscape.feature_rule(d, beta, alpha, lam / (p * p), mass, code)
-
-        res, z, r, parts, stats = self._block_loop(blocks, parts, stats, None, rule)
-        self._space_centres = z
-        centres_in = self._zscores[0] + z * self._zscores[1] if self.zscore else z
-        self.params_ = {
-            "lambda": lam,
-            "beta": beta,
-            "nstart": 1.0,
-            "zscore": float(bool(self.zscore)),
-            "code_assign": float(code),
-            "tol": float(self.tol),
-            "max_iter": float(self.max_iter),
-        }
-        self.extras_ = {"alpha": alpha, "lambda_max": lambda_max}
-        self._set_weighted(X, res, centres_in, r, parts, stats)
-        if not len(self.selected_features_):
-            warnings.warn(
-                f"no feature selected: lambda = {lam} is at or above lambda_max = {lambda_max:.6e} for this partition "
-                "(every weight is 0, so the labels are those of the initial k-means)",
-                RuntimeWarning,
-                stacklevel=2,
-            )
+        attrs, centres, z, v, zscores, parts, stats = self._fit_lw()
+        self._zscores = zscores
+        self._set_weighted(X, attrs, centres, z, v, parts, stats)
         return self

@@ -1,5 +1,5 @@
-"""``meanscape.spark``: k-means, power k-means and k-harmonic means on
-PySpark DataFrames.
+"""``meanscape.spark``: k-means, power k-means, k-harmonic means, RFF
+kernel power k-means, WK-means and LW-k-means on PySpark DataFrames.
 
 ``est = PowerKMeans(n_clusters=…, featuresCol=…)``, ``model = est.fit(df)``,
 ``model.transform(df)`` (a prediction column, computed lazily by Spark).
@@ -10,16 +10,26 @@ of floats) stay float32, any other numeric type is read as float64.
 The data is read once: a first ``mapInArrow`` pass turns each Arrow batch
 of the selected columns into one packed row (the contiguous float64/float32
 block's bytes, its weights, its place in the partition, and what the input
-checks need), and these rows are cached. Every iteration is then one Spark
-job: ``mapInArrow`` over the cached blocks runs, per partition, the engine's
-block step (``_meanscape.lloyd_block`` / ``power_block``, the same code the
-in-memory solvers run, GIL released) on each block read in place from
-Arrow's buffer, merges the blocks with the engine's merge, and yields one
-row: the partition's k × p statistics, pickled. The driver collects those
-rows and reduces them in a tree of engine merges (fan-in 8, partition
-order); the update and the stopping/annealing rule
-(``_meanscape.Annealer``) run on the driver, exactly as in
-``meanscape.dask``. The rows never move.
+checks need), and these rows are cached, coalesced (no shuffle) to one
+partition per core of the session: a task's fixed cost, not the bytes,
+dominated a pass over many small partitions. Every iteration is then one
+Spark job: ``mapInArrow`` over the cached blocks runs the engine's block
+step (``_meanscape.lloyd_block`` / ``power_block`` / ``weighted_block``,
+the same code the in-memory solvers run, GIL released) on each block read
+in place from Arrow's buffer, merges the blocks of each input partition
+with the engine's merge, and yields one row per input partition: its
+k × p statistics, pickled. The driver collects those rows and reduces them
+in a tree of engine merges (fan-in 8, partition order); the update and the
+stopping/annealing rule (``_meanscape.Annealer``) run on the driver, with
+the loops ``meanscape.dask`` runs (``meanscape._distributed``). The rows
+never move.
+
+WK-means and LW-k-means need each row's label from one pass to the next:
+an assignment's job yields the cached blocks again (their bytes passed on
+as Arrow holds them) with a column of labels, and that output is cached in
+turn, so the labels stay with the rows and never reach the driver; the
+previous one is uncached once no pass needs it. rff-power maps the rows in
+every task (the features are never stored).
 
 The centres travel in the task's closure, not in a ``Broadcast``: they are
 k × p float64 (80 KB for k = 10, p = 1000), smaller than the closure
@@ -48,11 +58,13 @@ Java 17). The executors must import ``meanscape``: set ``PYSPARK_PYTHON``
 (or ``spark.pyspark.python`` with ``spark-submit``) to an interpreter that has it.
 """
 
+import itertools
 import math
 import numbers
 import pickle
 import time
 import warnings
+import weakref
 from functools import partial
 
 import numpy as np
@@ -60,10 +72,35 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 
 from . import _meanscape
-from ._base import _seed
-from .dask import _FAN_IN, _KhmRules, _PowerRules, _lloyd_merge, _power_merge
+from ._distributed import (
+    _FAN_IN,
+    _add_pairs,
+    _col_sums,
+    _cost,
+    _dispersion_part,
+    _Driver,
+    _FeatureWeighted,
+    _KhmRules,
+    _label_dtype,
+    _label_sums,
+    _lloyd_merge,
+    _max_sq_norm,
+    _nearest,
+    _power_merge,
+    _power_part,
+    _PowerRules,
+    _RFFPower,
+    _rff_nearest,
+    _rff_part,
+    _sq_about,
+    _store_params,
+    _sum_in_order,
+    _weighted_nearest,
+    _weighted_part,
+    _zscore,
+)
 
-__all__ = ["KMeans", "PowerKMeans", "KHarmonicMeans", "ClusterModel"]
+__all__ = ["KMeans", "PowerKMeans", "KHarmonicMeans", "RFFPowerKMeans", "WKMeans", "LWKMeans", "ClusterModel"]
 
 _STATS_SCHEMA = "pid int, stats binary"
 
@@ -167,10 +204,12 @@ def _block(batch, spec):
     return x, w
 
 
-def _pid():
-    from pyspark import TaskContext
-
-    return TaskContext.get().partitionId()
+def _cores(df):
+    """The cores the session's tasks run on (its default parallelism)."""
+    try:
+        return max(1, int(df.sparkSession.sparkContext.defaultParallelism))
+    except Exception:  # pragma: no cover - Spark Connect has no SparkContext
+        return max(1, int(df.sparkSession.conf.get("spark.default.parallelism", "200")))
 
 
 def _row(pid, value):
@@ -232,17 +271,21 @@ def _check_batch(b, spec):
 
 
 def _pack_task(spec, batches):
-    """Each Arrow batch of a partition as one packed row: its first row's
-    index in the partition, its rows, the contiguous block's bytes, the
-    weights' bytes and what the scan needs (rows, nulls, wrong lengths,
-    non-finite rows, column sums (f64), the largest squared row norm, the
-    weights' range). The blocks are cached, so the iterations read bytes,
-    not columns."""
-    pid, start = _pid(), 0
-    for b in batches:
+    """Each Arrow batch of a partition (cut to ``_BLOCK_BYTES``) as one
+    packed row: the partition (``spark_partition_id()`` of the input, the
+    last column: the packed blocks are coalesced afterwards), its first
+    row's index in the partition, its rows, the contiguous block's bytes,
+    the weights' bytes and what the scan needs (rows, nulls, wrong
+    lengths, non-finite rows, column sums (f64), the largest squared row
+    norm, the weights' range). The blocks are cached, so the iterations
+    read bytes, not columns."""
+    import pyarrow as pa
+
+    start = 0
+    for b in _slices(batches, spec):
         n = b.num_rows
-        if n == 0:
-            continue
+        pid = b.column(b.num_columns - 1)[0].as_py()
+        b = pa.RecordBatch.from_arrays(b.columns[:-1], names=b.schema.names[:-1])
         nulls, bad = _check_batch(b, spec)
         scan = dict(rows=n, nulls=nulls, bad_len=bad, nonfinite=0, sums=None, max_sq=0.0, w_min=math.inf, w_sum=0.0)
         xb, wb = b"", None
@@ -263,6 +306,25 @@ def _pack_task(spec, batches):
         start += n
 
 
+# The largest packed block, in bytes. Every pass hands the cached blocks
+# from the JVM to Python: a block over half a G1 heap region (1 MB regions
+# for a 1-2 GB heap) is a "humongous" allocation there, each one slow and
+# a trigger of collections; 256 KB blocks stay clear of that on any heap,
+# and handing them over took about a quarter less time than 10000-row
+# (1.6 MB at p = 20) blocks (local[2], 10^6 x 20).
+_BLOCK_BYTES = 1 << 18
+
+
+def _slices(batches, spec):
+    """The non-empty Arrow batches, cut into slices of at most
+    ``_BLOCK_BYTES`` of features (zero-copy)."""
+    p, f32 = spec[0], spec[1]
+    step = max(1, _BLOCK_BYTES // (p * (4 if f32 else 8)))
+    for b in batches:
+        for i in range(0, b.num_rows, step):
+            yield b.slice(i, step)
+
+
 def _packed_row(pid, start, n, xb, wb, scan):
     import pyarrow as pa
 
@@ -279,82 +341,183 @@ def _packed_row(pid, start, n, xb, wb, scan):
     )
 
 
-def _unpacked(batches, spec):
-    """(first row's index in the partition, block, weights or None) of
-    every packed row, the block read in place from Arrow's buffer."""
+def _unpacked(batches, spec, labels=None):
+    """(partition, first row's index in it, block, weights or None, labels
+    or None) of every packed row, the block read in place from Arrow's
+    buffer; `labels` the dtype of a ``labels`` column to read."""
     p, f32, _, weighted = spec
     dtype = np.float32 if f32 else np.float64
     for b in batches:
-        starts = b.column(0).to_numpy(zero_copy_only=False)
-        rows = b.column(1).to_numpy(zero_copy_only=False)
-        xs, ws = b.column(2), b.column(3)
+        pids = b.column("pid").to_numpy(zero_copy_only=False)
+        starts = b.column("start").to_numpy(zero_copy_only=False)
+        rows = b.column("rows").to_numpy(zero_copy_only=False)
+        xs, ws = b.column("x"), b.column("w")
+        ls = b.column("labels") if labels is not None else None
         for i in range(b.num_rows):
             n = int(rows[i])
-            x = np.frombuffer(xs[i].as_buffer(), dtype=dtype).reshape(n, p)
-            if not x.flags.aligned:
-                x = x.copy()
-            w = np.frombuffer(ws[i].as_buffer(), dtype=np.float64) if weighted else None
-            if w is not None and not w.flags.aligned:
-                w = w.copy()
-            yield int(starts[i]), x, w
+            x = _in_place(xs[i], dtype).reshape(n, p)
+            w = _in_place(ws[i], np.float64) if weighted else None
+            lab = _in_place(ls[i], labels) if ls is not None else None
+            yield int(pids[i]), int(starts[i]), x, w, lab
 
 
-def _sq_task(spec, mean, batches):
-    ss = np.zeros(len(mean))
-    for _, x, _ in _unpacked(batches, spec):
-        d = np.asarray(x, dtype=np.float64) - mean
-        ss += np.einsum("ij,ij->j", d, d)
-    yield _row(_pid(), ss)
+def _partitions(batches, spec, labels=None):
+    """The packed rows of a task grouped by the partition of the input
+    they come from (a task reads several: the blocks are coalesced), in
+    order: (partition, its (start, block, weights, labels))."""
+    for pid, group in itertools.groupby(_unpacked(batches, spec, labels), key=lambda r: r[0]):
+        yield pid, [r[1:] for r in group]
+
+
+def _in_place(value, dtype):
+    """An Arrow binary value as a NumPy array over its buffer (a copy only
+    if the buffer is not aligned for `dtype`)."""
+    a = np.frombuffer(value.as_buffer(), dtype=dtype)
+    return a if a.flags.aligned else a.copy()
+
+
+def _in_space(space, x):
+    """A block in the space a family clusters in: the rows (None), their
+    z-scores ``("z", mean, sd)`` or their random Fourier features
+    ``("rff", Ω, f32)``, computed in the task, never stored."""
+    if space is None:
+        return x
+    if space[0] == "z":
+        return _zscore(x, space[1], space[2])
+    return _rff_part(x, space[1], space[2])
+
+
+def _sums_task(spec, weighted, batches):
+    for pid, blocks in _partitions(batches, spec):
+        yield _row(pid, _add_pairs([_col_sums(x, w if weighted else None) for _, x, w, _ in blocks]))
+
+
+def _sq_task(spec, mean, weighted, batches):
+    for pid, blocks in _partitions(batches, spec):
+        yield _row(pid, _sum_in_order([_sq_about(x, mean, w if weighted else None) for _, x, w, _ in blocks]))
+
+
+def _max_sq_task(spec, space, batches):
+    for pid, blocks in _partitions(batches, spec):
+        yield _row(pid, max(_max_sq_norm(_in_space(space, x)) for _, x, _, _ in blocks))
 
 
 def _sample_task(spec, picks, batches):
-    """The rows of this partition whose local indices are in `picks`."""
-    want = picks.get(_pid())
-    if want is None:
-        return
-    xs, ws = [], []
-    for start, x, w in _unpacked(batches, spec):
-        local = want[(want >= start) & (want < start + len(x))] - start
-        if len(local):
-            xs.append(x[local])
-            ws.append(None if w is None else w[local])
-    if xs:
-        yield _row(_pid(), (np.concatenate(xs), None if ws[0] is None else np.concatenate(ws)))
+    """The rows of each partition whose local indices are in `picks`."""
+    for pid, blocks in _partitions(batches, spec):
+        want = picks.get(pid)
+        if want is None:
+            continue
+        xs, ws = [], []
+        for start, x, w, _ in blocks:
+            local = want[(want >= start) & (want < start + len(x))] - start
+            if len(local):
+                xs.append(x[local])
+                ws.append(None if w is None else w[local])
+        if xs:
+            yield _row(pid, (np.concatenate(xs), None if ws[0] is None else np.concatenate(ws)))
 
 
 def _lloyd_task(spec, centres, offsets, prev, batches):
-    pid = _pid()
     k = centres.shape[0]
-    off = int(offsets[pid])
-    parts = [
-        _meanscape.lloyd_block(x, centres, sample_weight=w, prev=prev, offset=off + start, keep=k)
-        for start, x, w in _unpacked(batches, spec)
-    ]
-    if parts:
+    for pid, blocks in _partitions(batches, spec):
+        off = int(offsets[pid])
+        parts = [
+            _meanscape.lloyd_block(x, centres, sample_weight=w, prev=prev, offset=off + start, keep=k)
+            for start, x, w, _ in blocks
+        ]
         yield _row(pid, _tree(parts, partial(_lloyd_merge, keep=k)))
 
 
-def _power_task(spec, centres, s, s_ref, zero_tol, batches):
-    parts = [
-        _meanscape.power_block(x, centres, s, s_ref=s_ref, sample_weight=w, zero_tol=zero_tol)
-        for _, x, w in _unpacked(batches, spec)
-    ]
-    if parts:
-        yield _row(_pid(), _tree(parts, _power_merge))
+def _power_task(spec, space, centres, s, s_ref, zero_tol, batches):
+    for pid, blocks in _partitions(batches, spec):
+        parts = [_power_part(_in_space(space, x), centres, s, s_ref, w, zero_tol) for _, x, w, _ in blocks]
+        yield _row(pid, _tree(parts, _power_merge))
+
+
+# The packed blocks with one assignment's labels (int16/int32 bytes) and,
+# on each partition's last block, the partition's merged statistics.
+_STATE_SCHEMA = "pid int, start long, rows int, x binary, w binary, labels binary, stats binary"
+
+
+def _assign_task(spec, space, centres, v, offsets, keep, ties, batches):
+    """``_weighted_part`` on every block (labels of the input, if it has
+    them, kept on ties with `ties`, else compared): the blocks again, each
+    with its new labels, so the labels stay with the rows; each
+    partition's merged statistics on its last block. The block bytes are
+    passed on as Arrow holds them (no copy in Python); a batch is held
+    back only until the statistics of the partition it ends in are known."""
+    import pyarrow as pa
+
+    k = len(centres)
+    ldt = _label_dtype(k)
+    merge = partial(_lloyd_merge, keep=keep)
+    pending, cur, parts, last = [], None, [], None
+    for b in batches:
+        has_prev = "labels" in b.schema.names
+        labels, stats = [], [None] * b.num_rows
+        for i, (pid, start, x, w, prev) in enumerate(_unpacked([b], spec, ldt if has_prev else None)):
+            if pid != cur:
+                if cur is not None:
+                    last[0][last[1]] = pickle.dumps(_tree(parts, merge), protocol=5)
+                yield from (_state_batch(*held) for held in pending)
+                pending, cur, parts = [], pid, []
+            part = _weighted_part(_in_space(space, x), centres, v, prev, w, int(offsets[pid]) + start, keep, ties)
+            labels.append(part.pop("labels").tobytes())
+            parts.append(part)
+            last = (stats, i)
+        pending.append((b, pa.array(labels, pa.binary()), stats))
+    if cur is not None:
+        last[0][last[1]] = pickle.dumps(_tree(parts, merge), protocol=5)
+    yield from (_state_batch(*held) for held in pending)
+
+
+def _state_batch(b, labels, stats):
+    import pyarrow as pa
+
+    cols = [b.column(name) for name in ("pid", "start", "rows", "x", "w")]
+    return pa.RecordBatch.from_arrays(
+        cols + [labels, pa.array(stats, pa.binary())], names=["pid", "start", "rows", "x", "w", "labels", "stats"]
+    )
+
+
+def _dispersion_task(spec, space, centres, batches):
+    for pid, blocks in _partitions(batches, spec, _label_dtype(len(centres))):
+        yield _row(pid, _sum_in_order([_dispersion_part(_in_space(space, x), lab, centres, w) for _, x, w, lab in blocks]))
+
+
+def _label_sums_task(spec, space, k, batches):
+    for pid, blocks in _partitions(batches, spec, _label_dtype(k)):
+        parts = [_label_sums(_in_space(space, x), lab, w, k) for _, x, w, lab in blocks]
+        yield _row(pid, _tree(parts, partial(_lloyd_merge, keep=0)))
+
+
+def _cost_task(spec, centres, batches):
+    for pid, blocks in _partitions(batches, spec, _label_dtype(len(centres))):
+        yield _row(pid, _sum_in_order([_cost(x, lab, centres, w) for _, x, w, lab in blocks]))
 
 
 # ------------------------------------------------------------- estimators
 
 
-class _SparkCluster(BaseEstimator):
-    """What the Spark estimators share: input, the passes, initialisation."""
+class _SparkCluster(_Driver, BaseEstimator):
+    """What the Spark estimators share: input, the passes the shared
+    drivers call (``_distributed``), initialisation. A space is None (the
+    rows) or a spec every task applies to its blocks (``_in_space``)."""
 
-    def _collect(self, task):
-        """One job: `task` on every partition; the partitions' values in
+    _ENGINE = ("spark", "Spark")
+
+    def _collect(self, task, source=None):
+        """One job: `task` on every partition of the packed blocks (or of
+        `source`, packed blocks with labels); the partitions' values in
         partition order and the bytes they sent."""
-        blocks = self._packed.select("start", "rows", "x", "w")
+        cols = ["pid", "start", "rows", "x", "w"] + ([] if source is None else ["labels"])
+        blocks = (self._packed if source is None else source).select(*cols)
         rows = blocks.mapInArrow(task, _STATS_SCHEMA).collect()
-        rows.sort(key=lambda r: r.pid)
+        return self._sorted(rows)
+
+    def _sorted(self, rows):
+        rows = sorted(rows, key=lambda r: r.pid)
         self._last_bytes = sum(len(r.stats) for r in rows)
         return [r.pid for r in rows], [pickle.loads(r.stats) for r in rows]
 
@@ -372,8 +535,19 @@ class _SparkCluster(BaseEstimator):
                 raise ValueError(f"featuresCol = {self.featuresCol!r}: the first row has no features")
             spec = (len(first[0]),) + spec[1:]
         self._spec = spec
+        self._states = []
         # The data as packed blocks, cached for the fit (persist=True).
-        packed = sel.mapInArrow(partial(_pack_task, spec), _PACKED_SCHEMA)
+        _, F, _ = _spark()
+        packed = df.select(*exprs, F.spark_partition_id().alias("_pid")).mapInArrow(
+            partial(_pack_task, spec), _PACKED_SCHEMA
+        )
+        # Every pass is one task per partition of the cached blocks, and a
+        # task has a fixed cost (a Python worker fed, its closure read, a
+        # stream opened) that dominates a pass over small partitions: the
+        # blocks are coalesced (no shuffle) to one partition per core; each
+        # keeps the partition it came from, so the statistics are merged
+        # per input partition, in order, as before.
+        packed = packed.coalesce(_cores(df))
         self._persisted = bool(self.persist)
         self._packed = packed.persist() if self._persisted else packed
         pids, scans = _merge_scans(self._packed.select("pid", "scan").collect())
@@ -397,6 +571,7 @@ class _SparkCluster(BaseEstimator):
         self._rows = counts
         self._offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
         self._n, self._p = n, spec[0]
+        self._dtype, self._weighted = np.dtype(np.float32 if spec[1] else np.float64), spec[3]
         self._sums = sum(s["sums"] for s in scans if s["sums"] is not None)
         self._max_sq = max(s["max_sq"] for s in scans)
         self._bytes = []
@@ -412,60 +587,81 @@ class _SparkCluster(BaseEstimator):
             )
 
     def _release(self):
+        for release in getattr(self, "_states", []):
+            release()
         if getattr(self, "_persisted", False):
             self._packed.unpersist()
-        for attr in ("_packed", "_spec", "_rows", "_offsets", "_sums", "_max_sq", "_persisted"):
+        for attr in ("_packed", "_spec", "_rows", "_offsets", "_sums", "_max_sq", "_persisted", "_states"):
             if hasattr(self, attr):
                 delattr(self, attr)
 
-    def _initial_centres(self):
-        k, n, p = self.n_clusters, self._n, self._p
-        init = self.init
-        if self.n_init not in (1, "auto"):
-            warnings.warn(
-                f"meanscape.spark runs one start: n_init={self.n_init!r} is taken as 1.", RuntimeWarning, stacklevel=3
-            )
-        if not isinstance(init, str):
-            c = np.array(init, dtype=np.float32 if self._spec[1] else np.float64, copy=True)
-            if c.shape != (k, p):
-                raise ValueError(f"The shape of the initial centers {c.shape} does not match ({k}, {p}).")
-            return np.ascontiguousarray(c, dtype=np.float64)
-        if init not in ("k-means++", "kmeans++"):
-            raise ValueError(f"init = {init!r}: meanscape.spark takes 'k-means++' or an array of centres")
-        size = self.init_size if self.init_size is not None else min(n, max(10_000, 20 * k))
-        size = int(min(max(size, k), n))
-        seed = _seed(self.random_state)
-        idx = np.sort(np.random.default_rng(seed).choice(n, size=size, replace=False))
+    def _sample(self):
+        """The seeded sample's rows (in partition order), their weights,
+        the seed: the rows ``meanscape.dask`` draws from the same data."""
+        idx, seed = self._sample_rows()
         part = np.searchsorted(self._offsets, idx, side="right") - 1
         picks = {int(q): idx[part == q] - self._offsets[q] for q in np.unique(part)}
         _, got = self._collect(partial(_sample_task, self._spec, picks))
         sample = np.ascontiguousarray(np.concatenate([x for x, _ in got]))
-        extra = {} if got[0][1] is None else {"sample_weight": np.concatenate([w for _, w in got])}
-        # One assignment at the seeds: the engine's k-means++ centres.
-        r = _meanscape.fit(
-            "kmeans", sample, int(k), [("max_iter", 1.0), ("tol", 0.0)], [], seed, 1, "kmeans++", **extra
-        )
-        return np.ascontiguousarray(r["centroids"], dtype=np.float64)
+        ws = None if got[0][1] is None else np.concatenate([w for _, w in got])
+        return sample, ws, seed
+
+    def _raw(self):
+        return None
+
+    def _zscored(self, mean, sd):
+        return ("z", mean, sd)
+
+    def _mapped(self, omega, f32):
+        return ("rff", omega, f32)
+
+    def _moments(self, weighted=False):
+        """Per feature: the mean, the sum of squares about it, and the
+        rows' total (count, or total weight with `weighted`); the
+        unweighted sums come from the scan, so one pass, else two."""
+        if weighted:
+            _, parts = self._collect(partial(_sums_task, self._spec, True))
+            total, n = _add_pairs(parts)
+        else:
+            total, n = self._sums, self._n
+        mean = total / (n if n > 0 else 1)
+        _, ss = self._collect(partial(_sq_task, self._spec, mean, weighted))
+        return mean, _sum_in_order(ss), n
+
+    def _zero_tol(self, space):
+        """The engine's zero-distance threshold for the rows in `space`
+        (the scan's largest norm for the rows themselves)."""
+        if space is None:
+            return _meanscape.zero_tolerance(float(self._max_sq))
+        _, norms = self._collect(partial(_max_sq_task, self._spec, space))
+        return _meanscape.zero_tolerance(float(max(norms)))
+
+    def _timed(self, pass_):
+        """A statistics pass, its bytes and wall time recorded."""
+        t = time.perf_counter()
+        stats = pass_()
+        self._bytes.append(self._last_bytes)
+        self._times.append(time.perf_counter() - t)
+        return stats
 
     def _lloyd_stats(self, centres, prev=None):
-        t = time.perf_counter()
-        pids, parts = self._collect(partial(_lloyd_task, self._spec, centres, self._offsets, prev))
-        self._check_rows(pids, parts)
-        stats = _tree(parts, partial(_lloyd_merge, keep=centres.shape[0]))
-        self._bytes.append(self._last_bytes)
-        self._times.append(time.perf_counter() - t)
-        return stats
+        def pass_():
+            pids, parts = self._collect(partial(_lloyd_task, self._spec, centres, self._offsets, prev))
+            self._check_rows(pids, parts)
+            return _tree(parts, partial(_lloyd_merge, keep=centres.shape[0]))
 
-    def _power_stats(self, centres, s, s_ref, zero_tol):
-        t = time.perf_counter()
-        pids, parts = self._collect(partial(_power_task, self._spec, centres, s, s_ref, zero_tol))
-        self._check_rows(pids, parts)
-        stats = _tree(parts, _power_merge)
-        self._bytes.append(self._last_bytes)
-        self._times.append(time.perf_counter() - t)
-        return stats
+        return self._timed(pass_)
 
-    def _model(self, centres, counts, **attrs):
+    def _power_stats(self, space, centres, s, s_ref, zero_tol):
+        def pass_():
+            pids, parts = self._collect(partial(_power_task, self._spec, space, centres, s, s_ref, zero_tol))
+            self._check_rows(pids, parts)
+            return _tree(parts, _power_merge)
+
+        return self._timed(pass_)
+
+    def _model(self, counts, predict, centres=None, **attrs):
+        """The fitted model: `predict` maps a block of rows to labels."""
         distinct = int(np.count_nonzero(counts))
         if distinct < self.n_clusters:
             warnings.warn(
@@ -474,9 +670,10 @@ class _SparkCluster(BaseEstimator):
                 stacklevel=3,
             )
         model = ClusterModel(
-            centres.astype(np.float32 if self._spec[1] else np.float64),
+            None if centres is None else centres.astype(self._dtype),
             featuresCol=self.featuresCol,
             predictionCol=self.predictionCol,
+            predict=predict,
         )
         model.n_features_in_ = self._p
         model.bytes_per_iteration_ = int(np.mean(self._bytes)) if self._bytes else 0
@@ -485,8 +682,12 @@ class _SparkCluster(BaseEstimator):
             setattr(model, name, value)
         return model
 
+    def _check(self):
+        """Parameter checks before any Spark job."""
+
     def fit(self, df):
         """Fit on the DataFrame `df`; returns a :class:`ClusterModel`."""
+        self._check()
         try:
             self._scan(df)
             return self._fit()
@@ -537,11 +738,6 @@ class KMeans(_SparkCluster):
         self.init_size = init_size
         self.persist = persist
 
-    def _mean_variance(self):
-        mean = self._sums / self._n
-        _, ss = self._collect(partial(_sq_task, self._spec, mean))
-        return float(np.mean(sum(ss) / self._n))
-
     def _fit(self):
         if self.algorithm not in ("lloyd", "elkan"):
             raise ValueError(f"algorithm = {self.algorithm!r} must be 'lloyd' or 'elkan'")
@@ -573,8 +769,9 @@ class KMeans(_SparkCluster):
             for i, v in enumerate(r["objective_trace"][:n_iter_]):
                 print(f"Iteration {i}, inertia {v}.")
         return self._model(
-            centres,
             stats["counts"],
+            None,
+            centres,
             n_iter_=n_iter_,
             inertia_=float(stats["inertia"]),
             objective_trace_=r["objective_trace"],
@@ -593,8 +790,6 @@ class PowerKMeans(_PowerRules, _SparkCluster):
     partition, its log-sum-exp merge, and its annealing and stopping rule
     (schedule, period check, hardness condition). ``finish`` and ``sample``
     are not offered here (0)."""
-
-    _ENGINE = ("spark", "Spark")
 
     def __init__(
         self,
@@ -637,30 +832,19 @@ class PowerKMeans(_PowerRules, _SparkCluster):
         self.init_size = init_size
         self.persist = persist
 
-    def fit(self, df):
-        """Fit on the DataFrame `df`; returns a :class:`ClusterModel`."""
-        self._annealer()  # refuse bad parameters before any Spark job
-        return super().fit(df)
+    def _check(self):
+        self._annealer()
 
     def _fit(self):
         ann = self._annealer()
         centres = self._initial_centres()
-        zero_tol = _meanscape.zero_tolerance(float(self._max_sq))
-        fin, stats = None, None
-        while (it := ann.iteration()) is not None:
-            _, s, s_ref = it
-            stats = self._power_stats(centres, s, s_ref, zero_tol)
-            fin = _meanscape.power_finish(stats, centres, s_ref is not None)
-            stop = ann.record(fin["objective"], fin["objective_ref"], stats["counts"].tolist(), fin["softness"], False)
-            if stop is not None:
-                break
-            centres = fin["centres"]
-        r = ann.result()
+        centres, fin, stats, r = self._power_loop(self._raw(), ann, centres, self._zero_tol(self._raw()))
         # The k-means cost at the final centres: one more pass.
         cost = self._lloyd_stats(centres)
         return self._model(
-            centres,
             stats["counts"],
+            None,
+            centres,
             n_iter_=int(r["n_iter"]),
             objective_=float(fin["objective"]),
             objective_trace_=r["objective_trace"],
@@ -703,11 +887,207 @@ class KHarmonicMeans(_KhmRules, PowerKMeans):
         self.persist = persist
 
 
+# ---------------------------------------------------------------- rff-power
+
+
+class RFFPowerKMeans(_RFFPower, _SparkCluster):
+    """``meanscape.RFFPowerKMeans`` (RFF kernel power k-means) on a Spark
+    DataFrame, as ``meanscape.dask.RFFPowerKMeans``: every task maps its
+    own blocks (the engine's map, Ω from ``rff_seed`` and σ) before their
+    power statistics, so the n × 2D features are never stored; then the
+    engine's k-means start Θ₀ (``init_iter`` iterations at s = −∞) and
+    power k-means on the features. ``sigma`` (None): the KPK rule over
+    all rows (one more pass); ``rff_dim`` (None): the engine's rule on the
+    seeded sample of ``init_size`` rows. The model has no
+    ``cluster_centers_``: ``feature_centers_``, and ``transform`` maps
+    the rows and takes the nearest of them."""
+
+    def __init__(
+        self,
+        n_clusters=8,
+        *,
+        featuresCol="features",
+        predictionCol="prediction",
+        weightCol=None,
+        sigma=None,
+        rff_dim=None,
+        rff_seed=0,
+        rff_f32=None,
+        init_iter=100,
+        s0=-15.0,
+        eta=1.04,
+        period=3,
+        s_min=-1000.0,
+        tol=1e-06,
+        max_iter=500,
+        n_init=1,
+        init="k-means++",
+        random_state=None,
+        init_size=None,
+        persist=True,
+    ):
+        _store_params(self, locals())
+
+    def _fit(self):
+        attrs, counts, (omega, f32) = self._fit_rff()
+        return self._model(counts, partial(_rff_nearest, omega=omega, centres=attrs["feature_centers_"], f32=f32), **attrs)
+
+
+# ---------------------------------------------------------------- wkmeans, lw
+
+
+class _State:
+    """One assignment's blocks with their labels (``_assign_task``),
+    cached: the labels stay with the rows from one pass to the next and
+    never reach the driver. Uncached as soon as the driver drops it (as
+    Dask releases a persisted collection), or at the end of the fit; a
+    pass that read it has already been materialised by then."""
+
+    def __init__(self, df):
+        self.df = df
+        self.release = weakref.finalize(self, df.unpersist)
+
+
+class _SparkWeighted(_FeatureWeighted, _SparkCluster):
+    """The feature-weighted loop's passes on Spark. An assignment is one
+    job whose output, the blocks with their new labels, is cached (the
+    blocks pass through Python as Arrow buffers, not copied there): a
+    second copy of the data in Spark's cache while it lives, the previous
+    one uncached once no pass needs it (at most two assignments are alive
+    at a time, three copies of the data with the packed blocks)."""
+
+    def _assign(self, space, centres, v, prev, keep=0, ties=True):
+        """Every block assigned at `centres` by the distance with
+        multipliers `v` (None: plain), keeping the labels of `prev` (a
+        ``_State``) on ties (with `ties`; else only counting the rows that
+        changed): merged statistics (with the `keep` farthest rows), the
+        new ``_State``."""
+        src = self._packed if prev is None else prev.df
+        cols = ["pid", "start", "rows", "x", "w"] + ([] if prev is None else ["labels"])
+        vv = None if v is None else np.ascontiguousarray(v, dtype=np.float64)
+        task = partial(_assign_task, self._spec, space, centres, vv, self._offsets, keep, ties)
+        state = _State(src.select(*cols).mapInArrow(task, _STATE_SCHEMA).persist())
+        # Only its release is kept: the state itself lives as long as the
+        # loop holds it.
+        self._states.append(state.release)
+
+        def pass_():
+            # The first action builds the whole cache (labels and all);
+            # only the statistics come back.
+            rows = state.df.select("pid", "stats").where("stats IS NOT NULL").collect()
+            pids, parts = self._sorted(rows)
+            self._check_rows(pids, parts)
+            return _tree(parts, partial(_lloyd_merge, keep=keep))
+
+        return self._timed(pass_), state
+
+    def _dispersions(self, space, parts, centres):
+        def pass_():
+            _, ds = self._collect(partial(_dispersion_task, self._spec, space, centres), parts.df)
+            return np.asarray(_tree(ds, _sum_in_order), dtype=np.float64)
+
+        return self._timed(pass_)
+
+    def _label_stats(self, space, parts):
+        _, sums = self._collect(partial(_label_sums_task, self._spec, space, self.n_clusters), parts.df)
+        return _tree(sums, partial(_lloyd_merge, keep=0))
+
+    def _inertia(self, parts, centres):
+        _, costs = self._collect(partial(_cost_task, self._spec, centres), parts.df)
+        return float(_tree(costs, _sum_in_order))
+
+    def _check(self):
+        self._check_beta()
+
+
+class WKMeans(_SparkWeighted):
+    """``meanscape.WKMeans`` (Huang et al.'s WK-means) on a Spark
+    DataFrame, as ``meanscape.dask.WKMeans``: the plain nearest-centre
+    partition from the initial centres, then the engine's loop (means,
+    dispersions, Huang's weights, the reassignment by Σ w^β (x−z)²
+    keeping labels on ties), the labels kept with the cached blocks.
+    ``transform``: the nearest centre by the fitted weighted distance."""
+
+    def __init__(
+        self,
+        n_clusters=8,
+        *,
+        featuresCol="features",
+        predictionCol="prediction",
+        weightCol=None,
+        beta=4.0,
+        tol=1e-08,
+        max_iter=100,
+        n_init=1,
+        init="k-means++",
+        random_state=None,
+        init_size=None,
+        persist=True,
+    ):
+        _store_params(self, locals())
+
+    def _fit(self):
+        attrs, z, v, _, stats = self._fit_wk()
+        return self._model(stats["counts"], partial(_weighted_nearest, centres=z, v=v, mean=None, sd=None), z, **attrs)
+
+
+class LWKMeans(_SparkWeighted):
+    """``meanscape.LWKMeans`` (LW-k-means, λ in the authors' code units) on
+    a Spark DataFrame, as ``meanscape.dask.LWKMeans``: one initial k-means
+    (the engine's, as ``lw`` runs it from given centres) from ``init``,
+    the z-scores (two passes), α and λ_max from the dispersions at that
+    partition, and the engine's loop with the lasso weights on the
+    z-scores (computed in every task, not stored). ``transform``: the
+    nearest centre by the fitted weighted distance after the fitted
+    z-scores.
+
+    ``nstart`` must be 1 with ``init='k-means++'`` (the in-memory default,
+    50, keeps the best of that many k-means runs: run them with
+    ``meanscape.spark.KMeans`` and pass the best centres as ``init``).
+    """
+
+    def __init__(
+        self,
+        n_clusters=8,
+        *,
+        featuresCol="features",
+        predictionCol="prediction",
+        weightCol=None,
+        lam=None,
+        beta=4.0,
+        nstart=1,
+        zscore=1,
+        code_assign=0,
+        tol=1e-08,
+        max_iter=100,
+        n_init=1,
+        init="k-means++",
+        random_state=None,
+        init_size=None,
+        persist=True,
+    ):
+        _store_params(self, locals())
+
+    def _check(self):
+        self._check_beta()
+        if isinstance(self.init, str) and self.nstart not in (1, None):
+            raise ValueError(
+                f"meanscape.spark.LWKMeans runs one initial k-means: nstart={self.nstart!r} is not offered "
+                "(give nstart=1, or the best of your own k-means runs as init)"
+            )
+
+    def _fit(self):
+        attrs, centres, z, v, zscores, _, stats = self._fit_lw()
+        mean, sd = zscores or (None, None)
+        predict = partial(_weighted_nearest, centres=z, v=v, mean=mean, sd=sd)
+        return self._model(stats["counts"], predict, centres, **attrs)
+
+
 # ------------------------------------------------------------------ model
 
 
-def _nearest_of(spec, centres, *cols):
-    """The nearest centre of every row of a batch of pandas Series."""
+def _predicted(spec, predict, *cols):
+    """`predict` (a block of rows → labels) on a batch of pandas Series."""
     p, f32, kind, _ = spec
     dtype = np.float32 if f32 else np.float64
     if kind == "array":
@@ -721,42 +1101,50 @@ def _nearest_of(spec, centres, *cols):
         x = np.empty((len(cols[0]), p), dtype=dtype)
         for j, c in enumerate(cols):
             x[:, j] = c.to_numpy(dtype=dtype)
-    return _meanscape.nearest(np.ascontiguousarray(x), centres).astype(np.int32)
+    return np.asarray(predict(np.ascontiguousarray(x))).astype(np.int32)
 
 
 class ClusterModel:
-    """A fitted meanscape.spark estimator: ``cluster_centers_``,
-    ``n_iter_``, the objective and its trace (as the in-memory estimator
-    has them), ``bytes_per_iteration_`` (the statistics all partitions
-    sent per pass, on average) and ``iteration_seconds_`` (the wall time
-    of every statistics pass: the iterations, ``KMeans``' label checks,
-    ``PowerKMeans``' closing k-means cost); ``transform(df)`` adds
-    the nearest centre of every row as an int column ``predictionCol``
+    """A fitted meanscape.spark estimator: ``cluster_centers_`` (None for
+    ``RFFPowerKMeans``, whose centres live in the feature space:
+    ``feature_centers_``), ``n_iter_``, the objective and its trace and
+    the other fitted attributes of the in-memory estimator (the feature
+    weights of ``WKMeans`` and ``LWKMeans``, …), ``bytes_per_iteration_``
+    (the statistics all partitions sent per pass, on average) and
+    ``iteration_seconds_`` (the wall time of every statistics pass: the
+    iterations, ``KMeans``' label checks, ``PowerKMeans``' closing
+    k-means cost); ``transform(df)`` adds every row's cluster (the
+    estimator's ``predict``: the nearest centre, by the fitted distance
+    or in the fitted feature space) as an int column ``predictionCol``
     (computed lazily by Spark)."""
 
-    def __init__(self, cluster_centers, *, featuresCol="features", predictionCol="prediction"):
+    def __init__(self, cluster_centers, *, featuresCol="features", predictionCol="prediction", predict=None):
         self.cluster_centers_ = cluster_centers
         self.featuresCol = featuresCol
         self.predictionCol = predictionCol
+        # A block of rows → their clusters; by default the nearest centre.
+        self._predict = predict
 
     def clusterCenters(self):
         """The centres as a list of arrays (as MLlib's ``KMeansModel``)."""
         return list(np.asarray(self.cluster_centers_, dtype=np.float64))
 
     def transform(self, df):
-        """`df` with the column ``predictionCol``: each row's nearest centre."""
-        if getattr(self, "cluster_centers_", None) is None:
-            raise NotFittedError("This ClusterModel has no centres.")
+        """`df` with the column ``predictionCol``: each row's cluster."""
+        predict = self._predict
+        if predict is None:
+            if getattr(self, "cluster_centers_", None) is None:
+                raise NotFittedError("This ClusterModel has no centres.")
+            predict = partial(_nearest, centres=np.ascontiguousarray(self.cluster_centers_, dtype=np.float64))
         _, F, _ = _spark()
         import pandas as pd
 
         exprs, spec = _features(df, self.featuresCol)
-        p = self.cluster_centers_.shape[1]
+        p = getattr(self, "n_features_in_", None) or self.cluster_centers_.shape[1]
         if spec[0] is not None and spec[0] != p:
             raise ValueError(f"featuresCol has {spec[0]} features; the model was fitted on {p}.")
         spec = (p,) + spec[1:]
-        centres = np.ascontiguousarray(self.cluster_centers_, dtype=np.float64)
-        body = partial(_nearest_of, spec, centres)
+        body = partial(_predicted, spec, predict)
 
         def nearest(*cols: pd.Series) -> pd.Series:
             return pd.Series(body(*cols))
