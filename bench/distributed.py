@@ -4,11 +4,15 @@ MLlib ``KMeans`` on the same data, with the in-memory engine beside them.
 
     python bench/distributed.py [--n 1000000] [--p 20] [--k 10] [--parts 8] \
         [--iters 12] [--out bench/out/distributed.md]
+    python bench/distributed.py --data fashion --copies 6 --parts 16 \
+        --out bench/out/distributed_fashion.md
 
 Needs the dask and spark extras, dask-ml and Java 17 (the venv the tests
 use: pip install "./python[dask,spark]" dask-ml). Data: n × p float64
 blobs (k centres drawn N(0, 1.5²) per coordinate, unit noise: overlapping,
-so Lloyd does not settle in a few iterations), written once to Parquet;
+so Lloyd does not settle in a few iterations), or with `--data fashion`
+Fashion-MNIST's 60000 × 784 training pixels stacked `--copies` times
+(6: 360000 rows, 2.1 GiB), written once to Parquet;
 Spark reads it in `--parts` partitions (meanscape: the numeric columns;
 MLlib: the same assembled into a vector column, as it requires; both
 cached before timing), Dask in `--parts` row chunks (the threaded
@@ -49,6 +53,20 @@ def blobs(n, p, k, seed=0):
     return X
 
 
+def fashion(copies):
+    """Fashion-MNIST's 60000 training images (784 pixels, float64) stacked
+    `copies` times: 376 MB each, so 6 copies are about 2.3 GB. Read from
+    Debian's dataset-fashion-mnist (apt-get install dataset-fashion-mnist)."""
+    import gzip
+
+    path = Path("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")
+    if not path.exists():
+        sys.exit(f"{path} is missing: apt-get install dataset-fashion-mnist")
+    raw = gzip.open(path).read()
+    one = np.frombuffer(raw, dtype=np.uint8, offset=16).reshape(60000, 784).astype(np.float64)
+    return np.tile(one, (copies, 1))
+
+
 def timed(fit):
     t = time.perf_counter()
     model = fit()
@@ -72,6 +90,9 @@ def main():
     ap.add_argument("--k", type=int, default=10)
     ap.add_argument("--parts", type=int, default=8)
     ap.add_argument("--iters", type=int, default=12)
+    ap.add_argument("--data", choices=["blobs", "fashion"], default="blobs",
+                    help="blobs (--n × --p) or Fashion-MNIST's training images stacked --copies times")
+    ap.add_argument("--copies", type=int, default=6, help="copies of Fashion-MNIST (--data fashion)")
     ap.add_argument("--only", default="", help="a semicolon-separated subset of the rows to run")
     ap.add_argument("--out", default=str(ROOT / "bench" / "out" / "distributed.md"))
     a = ap.parse_args()
@@ -83,7 +104,11 @@ def main():
     import meanscape
     from meanscape import _meanscape
 
-    X = blobs(a.n, a.p, a.k)
+    if a.data == "fashion":
+        X = fashion(a.copies)
+        a.n, a.p = X.shape
+    else:
+        X = blobs(a.n, a.p, a.k)
     c0 = np.ascontiguousarray(X[: a.k])
     load0 = os.getloadavg()
     rows = []
@@ -194,10 +219,12 @@ def main():
     spark.stop()
     load1 = os.getloadavg()
 
+    what = f"Fashion-MNIST (×{a.copies}, {X.nbytes / 2**30:.1f} GiB)" if a.data == "fashion" else "blobs"
+    args = f"--data fashion --copies {a.copies}" if a.data == "fashion" else f"--n {a.n} --p {a.p}"
     lines = [
-        f"# Distributed k-means: {a.n} × {a.p} blobs, k = {a.k}, {a.parts} partitions / chunks",
+        f"# Distributed k-means: {a.n} × {a.p} {what}, k = {a.k}, {a.parts} partitions / chunks",
         "",
-        f"`python bench/distributed.py --n {a.n} --p {a.p} --k {a.k} --parts {a.parts} --iters {a.iters}`",
+        f"`python bench/distributed.py {args} --k {a.k} --parts {a.parts} --iters {a.iters}`",
         f"on {platform.node()} ({os.cpu_count()} cores), load average {load0[0]:.1f} before and {load1[0]:.1f} after "
         "(shared machine). Per iteration: (T(cap) − T(1)) / (n_iter(cap) − n_iter(1)).",
         "",
