@@ -25,6 +25,7 @@ pub use crate::tui::keys::{Action, Pane};
 pub use confusion::{Confusion, Profiles, confusion};
 pub use features::{FeatureRow, FeatureView, Wide};
 pub use path_cursor::{PathSeries, path_series};
+pub use prompt::{Prompt, PromptKind};
 pub use slider::Slider;
 
 use crate::algo::params::{Default as PDefault, fmt_num};
@@ -33,6 +34,9 @@ use crate::data::{LoadOptions, Scaling, bundled};
 use crate::error::Error;
 use crate::metrics::Scores;
 use crate::session::Loaded;
+use crate::tui::components::controls::{ControlsCtx, ControlsView};
+use crate::tui::components::help::HelpView;
+use crate::tui::components::{Component, Outcome, Request};
 use crate::tui::keys::{Context, RIGHT_PANES};
 use projection::Projection;
 use std::collections::HashMap;
@@ -116,40 +120,6 @@ pub struct RunView {
     pub given_options: Vec<(String, String)>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum PromptKind {
-    /// Type an exact value for the parameter at this slider index.
-    Value(usize),
-    OpenFile,
-    Export,
-    /// Confirm replacing these files, then export to the base path.
-    ConfirmExport(PathBuf),
-    /// Feature inspector: the filter, applied as it is typed.
-    Search,
-    /// Feature inspector: the file for the selected names.
-    ExportNames,
-    /// Confirm replacing this file with the selected names.
-    ConfirmNames(PathBuf),
-    /// The axes and seeds of a sweep.
-    Sweep,
-    /// The range of k, resamples and seeds of a k-scan.
-    KScan,
-    /// A value for the control of this name (kernel, init, label, …).
-    Control(&'static str),
-    /// A base name for the History's CSV and JSON.
-    HistoryExport,
-    /// Confirm replacing these files, then export the History there.
-    ConfirmHistoryExport(PathBuf),
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Prompt {
-    pub kind: PromptKind,
-    pub text: String,
-    /// Completion candidates or the reason the last entry was refused.
-    pub hint: String,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ScatterMode {
     Pca,
@@ -208,9 +178,7 @@ pub struct App {
     pub view: RunView,
     pub job: Option<Job>,
     pub prompt: Option<Prompt>,
-    pub help: bool,
-    /// First line of the help overlay shown (it scrolls when it does not fit).
-    pub help_scroll: u16,
+    pub help: HelpView,
     pub message: Option<String>,
     /// When the message goes by itself; None: at the next key.
     pub message_until: Option<Instant>,
@@ -224,9 +192,8 @@ pub struct App {
     /// The last sweep (or k-scan) and whether its view is shown.
     pub sweep: Option<sweep_view::SweepView>,
     pub show_sweep: bool,
-    /// The list of non-numeric settings (O) is open, and its cursor.
-    pub controls_open: bool,
-    pub controls_cursor: usize,
+    /// The list of non-numeric settings (O).
+    pub controls_view: ControlsView,
     pub quit: bool,
     /// Latency probe: when the last key was handled.
     pub last_input: Option<Instant>,
@@ -320,8 +287,7 @@ impl App {
             view: RunView::default(),
             job: None,
             prompt: None,
-            help: false,
-            help_scroll: 0,
+            help: HelpView::default(),
             message: None,
             message_until: None,
             scatter: ScatterMode::Pca,
@@ -331,8 +297,7 @@ impl App {
             sweep_marks: HashMap::new(),
             sweep: None,
             show_sweep: false,
-            controls_open: false,
-            controls_cursor: 0,
+            controls_view: ControlsView::default(),
             quit: false,
             last_input: None,
             auto_cache: Default::default(),
@@ -358,9 +323,9 @@ impl App {
     pub fn context(&self) -> Context {
         if self.prompt.is_some() {
             Context::Prompt
-        } else if self.help {
+        } else if self.help.open {
             Context::Help
-        } else if self.controls_open {
+        } else if self.controls_view.open {
             Context::Controls
         } else if self.show_sweep && self.sweep.is_some() {
             Context::Sweep
@@ -397,40 +362,61 @@ impl App {
         }
     }
 
+    /// The open prompt takes the keys first, then the open view (help,
+    /// controls, sweep), then the panes.
     fn apply(&mut self, action: Action) {
-        if self.prompt.is_some() {
-            self.update_prompt(action);
-            return;
-        }
-        if self.help {
-            match action {
-                Action::ToggleHelp | Action::Cancel | Action::Quit => self.help = false,
-                Action::Move(d) => {
-                    // The help is at most about two lines a row of the key
-                    // map, plus its note.
-                    let max = 2 * super::keys::KEYS.len() as i32 + 6;
-                    self.help_scroll = (self.help_scroll as i32 + d).clamp(0, max) as u16
-                }
-                _ => {}
-            }
-            return;
-        }
-        match self.context() {
+        let outcome = match self.context() {
+            Context::Prompt => return self.update_prompt(action),
             Context::Sweep => return self.update_sweep(action),
-            Context::Controls => return self.update_controls(action),
+            Context::Panes => return self.apply_panes(action),
+            Context::Help => self.help.handle(&action, ()),
+            Context::Controls => {
+                let controls = self.controls();
+                let algo = self.algo().id().to_string();
+                let ctx = ControlsCtx {
+                    controls: &controls,
+                    algo: &algo,
+                };
+                self.controls_view.handle(&action, ctx)
+            }
+        };
+        match outcome {
+            Outcome::Handled => {}
+            Outcome::Ignored => self.shared_key(&action),
+            Outcome::Request(r) => self.carry_out(r),
+        }
+    }
+
+    /// The keys every view gives the same meaning.
+    fn shared_key(&mut self, action: &Action) {
+        match action {
+            Action::Quit => self.quit = true,
+            Action::ToggleHelp => self.help.show(),
             _ => {}
         }
+    }
+
+    /// Does what a component asked for.
+    fn carry_out(&mut self, request: Request) {
+        match request {
+            Request::Prompt(p) => self.prompt = Some(p),
+            Request::SetControl(name, value) => {
+                if let Err(e) = self.set_control(name, &value) {
+                    self.tell(e);
+                }
+            }
+        }
+    }
+
+    /// Keys of the panes (no prompt or view open).
+    fn apply_panes(&mut self, action: Action) {
         // The inspector, path cursor and confusion view take the keys
         // they give a meaning to while they are shown.
         if self.feature_action(&action) {
             return;
         }
         match action {
-            Action::Quit => self.quit = true,
-            Action::ToggleHelp => {
-                self.help = true;
-                self.help_scroll = 0;
-            }
+            Action::Quit | Action::ToggleHelp => self.shared_key(&action),
             Action::NextPane | Action::PrevPane => {
                 let i = Pane::ALL.iter().position(|p| *p == self.focus).unwrap_or(0);
                 let n = Pane::ALL.len();
@@ -572,10 +558,7 @@ impl App {
                 self.show_last_sweep()
             }
             Action::OpenSweep => self.open_sweep_prompt(),
-            Action::OpenControls => {
-                self.controls_open = true;
-                self.controls_cursor = 0;
-            }
+            Action::OpenControls => self.controls_view.show(),
             Action::KScan => self.open_kscan_prompt(),
             Action::ToggleSweep => self.show_last_sweep(),
             Action::SweepScore

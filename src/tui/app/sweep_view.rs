@@ -819,11 +819,7 @@ impl App {
             Action::AdoptK => self.adopt_k(),
             Action::OpenSweep => self.open_sweep_prompt(),
             Action::KScan => self.open_kscan_prompt(),
-            Action::Quit => self.quit = true,
-            Action::ToggleHelp => {
-                self.help = true;
-                self.help_scroll = 0;
-            }
+            Action::Quit | Action::ToggleHelp => self.shared_key(&action),
             _ => {}
         }
     }

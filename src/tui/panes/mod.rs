@@ -3,7 +3,6 @@
 pub mod algorithm;
 pub mod compare;
 pub mod confusion;
-pub mod controls;
 pub mod data;
 pub mod history;
 pub mod inspector;
@@ -18,7 +17,7 @@ pub mod theme;
 pub mod weights;
 pub mod wide;
 
-use super::app::Pane;
+use super::keys::Pane;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders};
