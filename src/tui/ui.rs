@@ -6,6 +6,7 @@ pub use super::keys::{HitMap, RIGHT_PANES};
 use super::app::{App, Pane, PromptKind, RunStatus};
 use super::components::Component;
 use super::components::controls::ControlsCtx;
+use super::components::sweep::SweepNow;
 use super::keys::{self, Context};
 use super::panes::theme::{Theme, asciify};
 use super::panes::{self, clip, wrap};
@@ -87,7 +88,7 @@ pub fn render(f: &mut Frame, app: &App, theme: &Theme) -> HitMap {
     .areas(area);
     // In a small terminal the focused History takes the whole width: its
     // table needs the columns.
-    if compact && app.focus == Pane::History && !(app.show_sweep && app.sweep.is_some()) {
+    if compact && app.focus == Pane::History && !app.sweep.is_open() {
         panes::history::render(f, main, app, theme);
         hits.panes.push((Pane::History, main));
         render_status(f, status_area, &status, app, theme, compact);
@@ -126,8 +127,8 @@ pub fn render(f: &mut Frame, app: &App, theme: &Theme) -> HitMap {
         (Pane::Algorithm, algo),
         (Pane::Parameters, params),
     ]);
-    if app.show_sweep && app.sweep.is_some() {
-        panes::sweep::render(f, right, app, theme);
+    if app.sweep.is_open() {
+        draw_sweep(f, right, app, theme);
     } else if compact {
         let shown = if RIGHT_PANES.contains(&app.focus) || app.focus == Pane::History {
             app.focus
@@ -210,6 +211,21 @@ fn draw_controls(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         };
         app.controls_view.draw(f, area, ctx, theme);
     }
+}
+
+/// The sweep view, with how the settings now stand against the sweep's.
+fn draw_sweep(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let stale = app.sweep_stale();
+    let same_data = !stale.is_empty() && app.sweep_same_data();
+    app.sweep.draw(
+        f,
+        area,
+        SweepNow {
+            stale: &stale,
+            same_data,
+        },
+        theme,
+    );
 }
 
 /// The help and the prompt, drawn over everything.
@@ -323,7 +339,7 @@ fn render_hints(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut spans = Vec::new();
     let mut used = 0usize;
     let context = app.context();
-    let mut all = match (context, app.sweep.as_ref()) {
+    let mut all = match (context, app.sweep.last.as_ref()) {
         // `a` only where there is a recommendation to adopt; the k-scan's
         // panels only on a k-scan (the consensus where it resampled).
         (Context::Sweep, Some(sv)) => keys::hints_where(context, |a| {

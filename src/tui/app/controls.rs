@@ -6,9 +6,9 @@
 //! refused with the reason.
 
 use super::App;
-pub use crate::tui::components::controls::{Control, Scope};
 use crate::algo::{self, Init};
 use crate::data::{LabelChoice, Missing};
+pub use crate::tui::components::controls::{Control, Scope};
 
 fn presets(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()

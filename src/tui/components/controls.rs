@@ -59,7 +59,8 @@ pub struct ControlsCtx<'a> {
 }
 
 impl Component for ControlsView {
-    type Ctx<'a> = ControlsCtx<'a>;
+    type DrawCtx<'a> = ControlsCtx<'a>;
+    type KeyCtx<'a> = ControlsCtx<'a>;
     const CONTEXT: Context = Context::Controls;
 
     fn handle(&mut self, action: &Action, ctx: ControlsCtx<'_>) -> Outcome {

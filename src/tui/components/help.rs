@@ -81,7 +81,8 @@ pub fn help_lines(w: usize, theme: &Theme) -> Vec<Line<'static>> {
 }
 
 impl Component for HelpView {
-    type Ctx<'a> = ();
+    type DrawCtx<'a> = ();
+    type KeyCtx<'a> = ();
     const CONTEXT: Context = Context::Help;
 
     fn handle(&mut self, action: &Action, _: ()) -> Outcome {
@@ -99,7 +100,6 @@ impl Component for HelpView {
     }
 
     fn draw(&self, f: &mut Frame, area: Rect, _: (), theme: &Theme) {
-
         let w = (area.width.saturating_sub(4)).min(100);
         let lines = help_lines(w.saturating_sub(2) as usize, theme);
         let h = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));

@@ -4,11 +4,12 @@
 //! table (`keys::KEYS`), never written again here.
 //!
 //! A component does not reach into `App`: what it needs from the rest of
-//! the UI comes in as its `Ctx`, and what only `App` can do (open a
+//! the UI comes in as its context, and what only `App` can do (open a
 //! prompt, change a setting) goes back as a [`Request`].
 
 pub mod controls;
 pub mod help;
+pub mod sweep;
 
 use crate::tui::app::prompt::Prompt;
 use crate::tui::keys::{self, Action, Context};
@@ -35,19 +36,26 @@ pub enum Request {
     /// Set the control of this name to this value (refused with a reason
     /// on the status line).
     SetControl(&'static str, String),
+    /// Say this on the status line for a few seconds.
+    Note(&'static str),
+    /// Run the sweep's cursor cell as the sweep ran it.
+    ApplyCell,
+    /// Take the k the k-scan suggests.
+    AdoptK,
 }
 
 pub trait Component {
-    /// What the component reads from the rest of the UI to draw itself and
-    /// take its keys.
-    type Ctx<'a>;
+    /// What the component reads from the rest of the UI to draw itself.
+    type DrawCtx<'a>;
+    /// What it reads to take its keys.
+    type KeyCtx<'a>;
 
     /// The key context it takes while it is open.
     const CONTEXT: Context;
 
-    fn draw(&self, f: &mut Frame, area: Rect, ctx: Self::Ctx<'_>, theme: &Theme);
+    fn draw(&self, f: &mut Frame, area: Rect, ctx: Self::DrawCtx<'_>, theme: &Theme);
 
-    fn handle(&mut self, action: &Action, ctx: Self::Ctx<'_>) -> Outcome;
+    fn handle(&mut self, action: &Action, ctx: Self::KeyCtx<'_>) -> Outcome;
 
     /// Its keys and what they do, as the help lists them: the key table's
     /// rows of its context.
