@@ -89,7 +89,7 @@ pub fn render(f: &mut Frame, app: &App, theme: &Theme) -> HitMap {
     // In a small terminal the focused History takes the whole width: its
     // table needs the columns.
     if compact && app.focus == Pane::History && !app.sweep.is_open() {
-        panes::history::render(f, main, app, theme);
+        app.history.draw(f, main, app.focus == Pane::History, theme);
         hits.panes.push((Pane::History, main));
         render_status(f, status_area, &status, app, theme, compact);
         render_hints(f, hints, app, theme);
@@ -166,7 +166,8 @@ pub fn render(f: &mut Frame, app: &App, theme: &Theme) -> HitMap {
         hits.panes.push((shown, body));
     } else if app.shown_right == Pane::History {
         // The History in place of the right-hand panes (4-8 bring them back).
-        panes::history::render(f, right, app, theme);
+        app.history
+            .draw(f, right, app.focus == Pane::History, theme);
         hits.panes.push((Pane::History, right));
     } else if let Some(p) = panes::wide::render(f, right, app, theme) {
         // The inspector, the path or the confusion view.
@@ -287,7 +288,7 @@ fn render_right(f: &mut Frame, p: Pane, r: Rect, app: &App, theme: &Theme) {
         Pane::Sizes => panes::sizes::render(f, r, app, theme),
         Pane::Weights => panes::weights::render(f, r, app, theme),
         Pane::Metrics => panes::metrics::render(f, r, app, theme),
-        Pane::History => panes::history::render(f, r, app, theme),
+        Pane::History => app.history.draw(f, r, app.focus == Pane::History, theme),
         _ => {}
     }
 }

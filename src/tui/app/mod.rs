@@ -381,9 +381,14 @@ impl App {
                 self.controls_view.handle(&action, ctx)
             }
         };
+        self.follow(&action, outcome);
+    }
+
+    /// Carries out what a component made of `action`.
+    fn follow(&mut self, action: &Action, outcome: Outcome) {
         match outcome {
             Outcome::Handled => {}
-            Outcome::Ignored => self.shared_key(&action),
+            Outcome::Ignored => self.shared_key(action),
             Outcome::Request(r) => self.carry_out(r),
         }
     }
@@ -410,6 +415,8 @@ impl App {
                 }
             }
             Request::Note(text) => self.note(text),
+            Request::Tell(text) => self.tell(text),
+            Request::Restore => self.restore_selected(),
             Request::ApplyCell => self.apply_cell(),
             Request::AdoptK => self.adopt_k(),
         }

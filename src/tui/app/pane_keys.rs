@@ -61,7 +61,7 @@ impl App {
             | Action::HistoryReverse
             | Action::Mark
             | Action::HistoryCompare
-            | Action::HistoryExportPrompt => self.history_action(&action),
+            | Action::HistoryExportPrompt => self.history_key(&action),
             // Taken by `feature_action` above.
             Action::ToggleInspector | Action::SearchPrompt | Action::ToggleConfusion => {}
             Action::Input(_)
@@ -96,7 +96,7 @@ impl App {
                 let n = self.sliders().len() as i32;
                 self.param_cursor = (self.param_cursor as i32 + d).clamp(0, n - 1) as usize;
             }
-            Pane::History => self.history.move_cursor(d),
+            Pane::History => self.history_key(&Action::Move(d)),
             _ => {}
         }
     }
@@ -113,7 +113,7 @@ impl App {
                     hint: format!("{} {}", s.spec.name, s.spec.range_text()),
                 });
             }
-            Pane::History => self.restore_selected(),
+            Pane::History => self.history_key(&Action::Activate),
             _ => {}
         }
     }

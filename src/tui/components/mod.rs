@@ -9,6 +9,7 @@
 
 pub mod controls;
 pub mod help;
+pub mod history;
 pub mod sweep;
 
 use crate::tui::app::prompt::Prompt;
@@ -37,11 +38,15 @@ pub enum Request {
     /// on the status line).
     SetControl(&'static str, String),
     /// Say this on the status line for a few seconds.
-    Note(&'static str),
+    Note(String),
+    /// Say this on the status line until the next key.
+    Tell(String),
     /// Run the sweep's cursor cell as the sweep ran it.
     ApplyCell,
     /// Take the k the k-scan suggests.
     AdoptK,
+    /// Restore the History's highlighted run.
+    Restore,
 }
 
 pub trait Component {

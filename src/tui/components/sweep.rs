@@ -39,8 +39,8 @@ pub struct SweepNow<'a> {
     pub same_data: bool,
 }
 
-fn note(text: &'static str) -> Outcome {
-    Outcome::Request(Request::Note(text))
+fn note(text: &str) -> Outcome {
+    Outcome::Request(Request::Note(text.into()))
 }
 
 impl Component for SweepPane {
