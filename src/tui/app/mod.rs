@@ -42,6 +42,7 @@ use crate::metrics::Scores;
 use crate::session::Loaded;
 use crate::tui::components::controls::{ControlsCtx, ControlsView};
 use crate::tui::components::help::HelpView;
+use crate::tui::components::inspector::Inspector;
 use crate::tui::components::sweep::SweepPane;
 use crate::tui::components::{Component, Outcome, Request};
 use crate::tui::keys::{Context, RIGHT_PANES};
@@ -191,7 +192,9 @@ pub struct App {
     pub scatter: ScatterMode,
     pub show_path: bool,
     pub path: PathView,
-    /// The feature inspector, the path's cursor, the confusion view.
+    /// The feature inspector.
+    pub inspector: Inspector,
+    /// The path's cursor, the confusion view.
     pub features: FeatureView,
     /// The last sweep (or k-scan), its view and the marked axes.
     pub sweep: SweepPane,
@@ -296,6 +299,7 @@ impl App {
             scatter: ScatterMode::Pca,
             show_path: false,
             path: PathView::default(),
+            inspector: Inspector::default(),
             features: FeatureView::default(),
             sweep: SweepPane::default(),
             controls_view: ControlsView::default(),

@@ -10,6 +10,7 @@
 pub mod controls;
 pub mod help;
 pub mod history;
+pub mod inspector;
 pub mod sweep;
 
 use crate::tui::app::prompt::Prompt;

@@ -5,7 +5,6 @@ pub mod compare;
 pub mod confusion;
 pub mod data;
 pub mod history;
-pub mod inspector;
 pub mod metrics;
 pub mod objective;
 pub mod parameters;
@@ -14,6 +13,7 @@ pub mod scatter;
 pub mod sizes;
 pub mod sweep;
 pub mod theme;
+pub mod weight_fmt;
 pub mod weights;
 pub mod wide;
 
