@@ -509,7 +509,9 @@ fn svg_heatmap_rows_run_as_the_uis() {
     app.update(Action::OpenSweep);
     type_text(&mut app, "s0=-4:-1:4 eta=1.01,1.04,1.3 seeds=2");
     app.update(Action::Activate);
-    settle(&mut app, |a| a.sweep.as_ref().is_some_and(|s| !s.running));
+    settle(&mut app, |a| {
+        a.sweep.last.as_ref().is_some_and(|s| !s.running)
+    });
     let frame = screen(&mut app, 120, 40, ASCII);
     // The sweep pane is the right one: what follows the two borders.
     let right: Vec<&str> = frame

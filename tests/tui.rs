@@ -113,12 +113,12 @@ fn escape_cancels_and_help_toggles() {
     app.update(Action::Cancel);
     assert_eq!(app.status, RunStatus::Cancelled);
     app.update(Action::ToggleHelp);
-    assert!(app.help);
+    assert!(app.help.open);
     // Keys go to the overlay while it is open.
     app.update(Action::Reseed);
     assert_eq!(app.seed, 1);
     app.update(Action::Cancel);
-    assert!(!app.help);
+    assert!(!app.help.open);
     app.update(Action::Quit);
     assert!(app.quit);
 }
@@ -778,16 +778,16 @@ fn keys_follow_the_context_they_are_pressed_in() {
     };
     let mut app = start("iris", "kmeans");
     press(&mut app, KeyCode::Char('?'));
-    assert!(app.help);
+    assert!(app.help.open);
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Char('j'));
     press(&mut app, KeyCode::Char('k'));
-    assert_eq!(app.help_scroll, 1);
+    assert_eq!(app.help.scroll, 1);
     // Keys of the panes do nothing under the help; q closes it.
     press(&mut app, KeyCode::Char('r'));
     assert_eq!(app.seed, 0);
     press(&mut app, KeyCode::Char('q'));
-    assert!(!app.help && !app.quit);
+    assert!(!app.help.open && !app.quit);
     // In a prompt q is text.
     press(&mut app, KeyCode::Char('o'));
     press(&mut app, KeyCode::Char('q'));

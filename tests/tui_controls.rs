@@ -94,7 +94,7 @@ fn init_label_and_missing_controls() {
         .iter()
         .position(|c| c.name == "label")
         .unwrap();
-    app.controls_cursor = i;
+    app.controls_view.cursor = i;
     app.update(Action::Activate);
     type_text(&mut app, "none");
     app.update(Action::Activate);
@@ -109,7 +109,7 @@ fn init_label_and_missing_controls() {
         .position(|c| c.name == "missing")
         .unwrap();
     app.update(Action::OpenControls);
-    app.controls_cursor = i;
+    app.controls_view.cursor = i;
     app.update(Action::Activate);
     type_text(&mut app, "sometimes");
     app.update(Action::Activate);

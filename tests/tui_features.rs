@@ -41,7 +41,7 @@ fn inspector_app() -> App {
 #[test]
 fn inspector_lists_every_feature_by_weight_and_scrolls() {
     let mut app = inspector_app();
-    assert!(app.features.inspector);
+    assert!(app.inspector.open);
     assert_eq!(app.wide_view(), Some(Wide::Inspector));
     let w = app.view.feature_weights.clone().unwrap();
     let rows = app.feature_rows();
@@ -55,20 +55,20 @@ fn inspector_lists_every_feature_by_weight_and_scrolls() {
     assert!(rows.windows(2).all(|p| p[0].weight >= p[1].weight));
     // A frame tells the inspector its page size.
     let s = screen(&mut app, 120, 40, COLOR);
-    let page = app.features.page.get();
+    let page = app.inspector.page.get();
     assert!(page >= 20, "{page}\n{s}");
     app.update(Action::Move(3));
-    assert_eq!(app.features.cursor, 3);
+    assert_eq!(app.inspector.cursor, 3);
     // PgDn (a coarse step down) moves a page; the cursor stays in view.
     app.update(Action::Step {
         steps: -1,
         coarse: true,
     });
-    assert_eq!(app.features.cursor, (3 + page).min(29));
-    assert!(app.features.top <= app.features.cursor);
-    assert!(app.features.cursor < app.features.top + page);
+    assert_eq!(app.inspector.cursor, (3 + page).min(29));
+    assert!(app.inspector.top <= app.inspector.cursor);
+    assert!(app.inspector.cursor < app.inspector.top + page);
     app.update(Action::Move(100));
-    assert_eq!(app.features.cursor, 29);
+    assert_eq!(app.inspector.cursor, 29);
     // The last feature's name is on the screen once scrolled to it.
     let s = screen(&mut app, 120, 40, COLOR);
     assert!(s.contains(rows[29].name.as_str()), "{s}");
@@ -94,7 +94,7 @@ fn inspector_search_filters_by_name_and_esc_clears_then_closes() {
     assert_eq!(app.feature_rows().len(), want);
     app.update(Action::Activate);
     assert!(app.prompt.is_none());
-    assert_eq!(app.features.filter, "WORST");
+    assert_eq!(app.inspector.filter, "WORST");
     let rows = app.feature_rows();
     assert_eq!(rows.len(), want);
     assert!(rows.iter().all(|r| r.name.contains("worst")));
@@ -103,11 +103,11 @@ fn inspector_search_filters_by_name_and_esc_clears_then_closes() {
     let s = screen(&mut app, 120, 40, COLOR);
     assert!(s.contains("filter \"WORST\": 10 of 30"), "{s}");
     app.update(Action::Cancel);
-    assert!(app.features.filter.is_empty());
-    assert!(app.features.inspector);
+    assert!(app.inspector.filter.is_empty());
+    assert!(app.inspector.open);
     assert_eq!(app.feature_rows().len(), 30);
     app.update(Action::Cancel);
-    assert!(!app.features.inspector);
+    assert!(!app.inspector.open);
     assert_eq!(app.wide_view(), None);
 }
 
@@ -154,7 +154,7 @@ fn inspector_exports_exactly_the_selected_names() {
     let mut plain = start("iris", "kmeans");
     settle(&mut plain, finished);
     plain.update(Action::ToggleInspector);
-    assert!(!plain.features.inspector);
+    assert!(!plain.inspector.open);
     assert!(
         plain
             .message
@@ -503,14 +503,14 @@ fn wide_views_render_at_every_size_without_nan() {
         |a| {
             a.update(Action::Focus(Pane::Weights));
             a.show_path = true;
-            a.features.inspector = false;
+            a.inspector.open = false;
         },
         |a| {
             a.update(Action::Focus(Pane::Weights));
             a.update(Action::ToggleInspector);
         },
         |a| {
-            a.features.inspector = false;
+            a.inspector.open = false;
             a.update(Action::ToggleConfusion);
         },
     ];

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use tui_support::{ASCII, COLOR, finished, screen, settle, start, type_text};
 
 fn sweep_done(app: &App) -> bool {
-    app.sweep.as_ref().is_some_and(|s| !s.running)
+    app.sweep.last.as_ref().is_some_and(|s| !s.running)
 }
 
 /// The sweep view's text (inside its border, found by its `title`), its
@@ -90,7 +90,7 @@ fn small_sweep() -> App {
 #[test]
 fn marked_sliders_sweep_and_the_cells_are_the_engines() {
     let app = small_sweep();
-    let sv = app.sweep.as_ref().unwrap();
+    let sv = app.sweep.last.as_ref().unwrap();
     assert!(!sv.cancelled && sv.error.is_none());
     assert_eq!(sv.shape(), (4, 3));
     assert_eq!(sv.done, 12);
@@ -151,16 +151,16 @@ fn enter_on_a_cell_sets_the_sliders_and_runs_it() {
         steps: 2,
         coarse: false,
     });
-    assert_eq!(app.sweep.as_ref().unwrap().cursor, (2, 2));
+    assert_eq!(app.sweep.last.as_ref().unwrap().cursor, (2, 2));
     app.update(Action::SweepScore);
-    assert_eq!(app.sweep.as_ref().unwrap().score_name(), "ari");
+    assert_eq!(app.sweep.last.as_ref().unwrap().score_name(), "ari");
     // b jumps to the best cell, and back to (2, 2) by hand.
     app.update(Action::SweepBest);
-    let sv = app.sweep.as_ref().unwrap();
+    let sv = app.sweep.last.as_ref().unwrap();
     assert_eq!(Some(sv.cursor), sv.best());
-    app.sweep.as_mut().unwrap().cursor = (2, 2);
+    app.sweep.last.as_mut().unwrap().cursor = (2, 2);
     app.update(Action::Activate);
-    assert!(!app.show_sweep);
+    assert!(!app.sweep.shown);
     assert_eq!(app.context(), Context::Panes);
     assert!(matches!(app.status, RunStatus::Pending(_)));
     let value = |app: &App, n: &str| {
@@ -174,7 +174,7 @@ fn enter_on_a_cell_sets_the_sliders_and_runs_it() {
     assert_eq!(value(&app, "eta"), 1.3);
     settle(&mut app, finished);
     // The run is the cell's first seed.
-    let cell = app.sweep.as_ref().unwrap().cell(2, 2).unwrap().clone();
+    let cell = app.sweep.last.as_ref().unwrap().cell(2, 2).unwrap().clone();
     let nmi = app.view.scores.unwrap().nmi;
     assert_eq!(Some(nmi), cell.runs[0].external.map(|e| e.nmi));
     // v shows the sweep again; Esc (not running) closes it.
@@ -218,7 +218,7 @@ fn a_bad_grid_is_refused_in_the_prompt_with_the_reason() {
         app.update(Action::Activate);
         let p = app.prompt.as_ref().expect("the prompt stays open");
         assert!(p.hint.contains(why), "{text}: {}", p.hint);
-        assert!(app.sweep.is_none());
+        assert!(app.sweep.last.is_none());
     }
     app.update(Action::Cancel);
     assert!(app.prompt.is_none());
@@ -233,10 +233,10 @@ fn esc_cancels_a_running_sweep_and_keeps_the_cells_done() {
     app.update(Action::OpenSweep);
     type_text(&mut app, "s0=-10:-0.1:30:log seeds=4");
     app.update(Action::Activate);
-    settle(&mut app, |a| a.sweep.as_ref().unwrap().done >= 2);
+    settle(&mut app, |a| a.sweep.last.as_ref().unwrap().done >= 2);
     app.update(Action::Cancel);
     settle(&mut app, sweep_done);
-    let sv = app.sweep.as_ref().unwrap();
+    let sv = app.sweep.last.as_ref().unwrap();
     assert!(sv.cancelled, "cancelled");
     assert!(sv.done >= 2 && sv.done < 30, "{} cells", sv.done);
     assert_eq!(sv.cells.iter().flatten().count(), sv.done);
@@ -253,7 +253,7 @@ fn a_k_scan_recommends_k_and_a_adopts_it() {
     let mut app = start("gen:blobs,n=400,k=4,p=2,sep=12", "kmeans");
     settle(&mut app, finished);
     kscan(&mut app, None);
-    let sv = app.sweep.as_ref().unwrap();
+    let sv = app.sweep.last.as_ref().unwrap();
     assert_eq!(sv.kind, SweepKind::KScan);
     assert_eq!(sv.plan.axes[0].values.first(), Some(&2.0));
     assert_eq!(sv.plan.axes[0].values.last(), Some(&12.0));
@@ -282,10 +282,10 @@ fn a_k_scan_recommends_k_and_a_adopts_it() {
         "{text}"
     );
     // While cells are still to come it is only the cells' so far.
-    app.sweep.as_mut().unwrap().running = true;
+    app.sweep.last.as_mut().unwrap().running = true;
     let text = view_text(&screen(&mut app, 160, 40, ASCII), " k-scan");
     assert!(text.contains("so far recommended k = 4 ("), "{text}");
-    app.sweep.as_mut().unwrap().running = false;
+    app.sweep.last.as_mut().unwrap().running = false;
     // Another k in the view's cursor, then a: the recommended one runs.
     app.update(Action::Move(5));
     app.update(Action::AdoptK);
@@ -305,11 +305,11 @@ fn a_k_scan_shows_the_consensus_cdf_and_the_silhouette_per_cluster() {
     settle(&mut app, finished);
     kscan(&mut app, Some("k=2:7 resamples=10 seeds=2"));
     app.update(Action::SweepConsensus);
-    let sv = app.sweep.as_ref().unwrap();
+    let sv = app.sweep.last.as_ref().unwrap();
     assert_eq!(sv.panel, Panel::Consensus);
     // The cursor on k = 4: its PAC and the CDF's values it is read from.
     app.update(Action::Move(2));
-    let sv = app.sweep.as_ref().unwrap();
+    let sv = app.sweep.last.as_ref().unwrap();
     let c4 = sv.cell(2, 0).unwrap().clone();
     assert_eq!(c4.k, 4);
     let cdf = &c4.consensus_cdf;
@@ -331,12 +331,12 @@ fn a_k_scan_shows_the_consensus_cdf_and_the_silhouette_per_cluster() {
     insta::assert_snapshot!("kscan_consensus_120x40_ascii", frame);
     insta::assert_snapshot!("kscan_consensus_80x24", screen(&mut app, 80, 24, COLOR));
     app.update(Action::SweepConsensus);
-    assert_eq!(app.sweep.as_ref().unwrap().panel, Panel::Scores);
+    assert_eq!(app.sweep.last.as_ref().unwrap().panel, Panel::Scores);
 
     // w: the recommended k's clusters, whatever the cursor was on.
     app.update(Action::Move(-2));
     app.update(Action::SweepSilhouette);
-    let sv = app.sweep.as_ref().unwrap();
+    let sv = app.sweep.last.as_ref().unwrap();
     assert_eq!(sv.panel, Panel::Silhouette);
     assert_eq!(sv.suggested_k(), Some(4));
     assert_eq!(sv.cell(sv.cursor.0, 0).unwrap().k, 4);
@@ -366,18 +366,18 @@ fn a_k_scan_shows_the_consensus_cdf_and_the_silhouette_per_cluster() {
     let text = view_text(&screen(&mut app, 120, 40, ASCII), " k-scan");
     assert!(text.contains("k = 5 . silhouette"), "{text}");
     app.update(Action::SweepSilhouette);
-    assert_eq!(app.sweep.as_ref().unwrap().panel, Panel::Scores);
+    assert_eq!(app.sweep.last.as_ref().unwrap().panel, Panel::Scores);
 
     // Without resamples there is no consensus to show.
     kscan(&mut app, Some("k=2:4 resamples=0 seeds=1"));
     app.update(Action::SweepConsensus);
-    assert_eq!(app.sweep.as_ref().unwrap().panel, Panel::Scores);
+    assert_eq!(app.sweep.last.as_ref().unwrap().panel, Panel::Scores);
     let said = app.message.clone().unwrap_or_default();
     assert!(said.contains("resamples=0"), "{said}");
     // A grid has neither.
     let mut app = small_sweep();
     app.update(Action::SweepSilhouette);
-    assert_eq!(app.sweep.as_ref().unwrap().panel, Panel::Scores);
+    assert_eq!(app.sweep.last.as_ref().unwrap().panel, Panel::Scores);
 }
 
 /// `algos=kmeans,spectral` in K's prompt: one family of cells per
@@ -393,7 +393,7 @@ fn a_k_scan_over_two_algorithms_recommends_as_the_cli_and_a_adopts_both() {
         &mut app,
         Some("k=2:5 resamples=6 seeds=2 algos=kmeans,spectral"),
     );
-    let sv = app.sweep.as_ref().unwrap();
+    let sv = app.sweep.last.as_ref().unwrap();
     assert!(sv.error.is_none() && !sv.cancelled, "{:?}", sv.error);
     assert_eq!(sv.families(), 2);
     assert_eq!(sv.family_context(1).algo, "spectral");
@@ -438,7 +438,7 @@ fn a_k_scan_over_two_algorithms_recommends_as_the_cli_and_a_adopts_both() {
         steps: 2,
         coarse: false,
     });
-    assert_eq!(app.sweep.as_ref().unwrap().cursor, (2, 1));
+    assert_eq!(app.sweep.last.as_ref().unwrap().cursor, (2, 1));
     let text = view_text(&screen(&mut app, 120, 40, ASCII), " k-scan");
     assert!(text.contains("spectral: k=4:"), "{text}");
     // a: the recommended algorithm and k.
@@ -475,7 +475,7 @@ fn the_k_scan_prompt_sets_the_range_and_the_resamples() {
     );
     app.update(Action::Cancel);
     kscan(&mut app, Some("k=3:6 resamples=4 seeds=2"));
-    let sv = app.sweep.as_ref().unwrap();
+    let sv = app.sweep.last.as_ref().unwrap();
     assert_eq!(sv.kind, SweepKind::KScan);
     assert_eq!(sv.plan.axes[0].values, vec![3.0, 4.0, 5.0, 6.0]);
     assert_eq!(sv.plan.resampling.count, 4);
@@ -484,7 +484,7 @@ fn the_k_scan_prompt_sets_the_range_and_the_resamples() {
     // resamples=0: no resampled scores, silhouette first, and the
     // recommendation falls back on it.
     kscan(&mut app, Some("k=2:5 resamples=0 seeds=2"));
-    let sv = app.sweep.as_ref().unwrap();
+    let sv = app.sweep.last.as_ref().unwrap();
     assert_eq!(sv.plan.resampling.count, 0);
     assert_eq!(sv.score_name(), "silhouette");
     assert!(!sv.score_names().contains(&"gap"));
@@ -521,7 +521,7 @@ fn a_bad_resamples_value_gives_an_error_line() {
         let p = app.prompt.as_ref().expect("the prompt stays open");
         assert_eq!(p.kind, PromptKind::KScan);
         assert!(p.hint.contains(why), "{text}: {}", p.hint);
-        assert!(app.sweep.is_none());
+        assert!(app.sweep.last.is_none());
     }
     // The reason is on the screen, under the text.
     let frame = screen(&mut app, 120, 40, ASCII);
@@ -539,7 +539,7 @@ fn a_bad_resamples_value_gives_an_error_line() {
         "{}",
         p.hint
     );
-    assert!(app.sweep.is_none());
+    assert!(app.sweep.last.is_none());
 }
 
 /// A grid sweep recommends a cell only with `resamples=N`; `a` runs it.
@@ -551,7 +551,7 @@ fn a_grid_with_resamples_recommends_a_cell_and_a_runs_it() {
     type_text(&mut app, "eta=1.01,1.04,1.3 seeds=2");
     app.update(Action::Activate);
     settle(&mut app, sweep_done);
-    let sv = app.sweep.as_ref().unwrap();
+    let sv = app.sweep.last.as_ref().unwrap();
     assert_eq!(sv.plan.resampling.count, 0);
     assert_eq!(sv.recommended_at(), None);
     let frame = screen(&mut app, 120, 40, ASCII);
@@ -563,7 +563,7 @@ fn a_grid_with_resamples_recommends_a_cell_and_a_runs_it() {
     type_text(&mut app, "eta=1.01,1.04,1.3 seeds=2 resamples=3");
     app.update(Action::Activate);
     settle(&mut app, sweep_done);
-    let sv = app.sweep.as_ref().unwrap();
+    let sv = app.sweep.last.as_ref().unwrap();
     assert_eq!(sv.kind, SweepKind::Grid);
     assert_eq!(sv.plan.resampling.count, 3);
     // With labels NMI is still shown first; the resampled scores follow.
@@ -600,7 +600,7 @@ fn the_k_scan_range_follows_k_and_a_k_sweep_is_a_k_scan() {
     );
     app.update(Action::Cancel);
     kscan(&mut app, None);
-    let sv = app.sweep.as_ref().unwrap();
+    let sv = app.sweep.last.as_ref().unwrap();
     assert_eq!(sv.plan.axes[0].values.last(), Some(&17.0));
     app.update(Action::Cancel);
     app.update(Action::OpenSweep);
@@ -608,7 +608,7 @@ fn the_k_scan_range_follows_k_and_a_k_sweep_is_a_k_scan() {
     type_text(&mut app, "k=3:6:4 seeds=2");
     app.update(Action::Activate);
     settle(&mut app, sweep_done);
-    let sv = app.sweep.as_ref().unwrap();
+    let sv = app.sweep.last.as_ref().unwrap();
     assert_eq!(sv.kind, SweepKind::KScan);
     assert_eq!(sv.plan.axes[0].values, vec![3.0, 4.0, 5.0, 6.0]);
     assert_eq!(sv.suggested_k(), Some(4));
@@ -622,7 +622,7 @@ fn a_k_scan_never_suggests_a_collapsed_k() {
     let mut app = start("gen:blobs,n=400,k=4,p=2,sep=12", "kmeans");
     settle(&mut app, finished);
     kscan(&mut app, Some("k=2:12 resamples=0 seeds=3"));
-    let sv = app.sweep.as_mut().unwrap();
+    let sv = app.sweep.last.as_mut().unwrap();
     let row = sv.plan.axes[0]
         .values
         .iter()
@@ -702,10 +702,10 @@ fn sweep_view_frames() {
     for _ in 0..3 {
         app.update(Action::SweepScore);
     }
-    assert_eq!(app.sweep.as_ref().unwrap().score_name(), "gap");
+    assert_eq!(app.sweep.last.as_ref().unwrap().score_name(), "gap");
     insta::assert_snapshot!("kscan_gap_120x40_ascii", screen(&mut app, 120, 40, ASCII));
     app.update(Action::SweepScore);
-    assert_eq!(app.sweep.as_ref().unwrap().score_name(), "silhouette");
+    assert_eq!(app.sweep.last.as_ref().unwrap().score_name(), "silhouette");
     insta::assert_snapshot!(
         "kscan_curves_120x40_ascii",
         screen(&mut app, 120, 40, ASCII)
@@ -772,7 +772,7 @@ fn enter_runs_the_cell_with_the_sweeps_settings_after_k_changed() {
     );
     assert!(frame.contains("differs now: k 3 (now 4)"), "{frame}");
     app.update(Action::SweepBest);
-    let at = app.sweep.as_ref().unwrap().cursor;
+    let at = app.sweep.last.as_ref().unwrap().cursor;
     app.update(Action::Activate);
     let msg = app.message.clone().unwrap_or_default();
     assert!(msg.contains("k 3 (was 4)"), "{msg}");
@@ -783,6 +783,7 @@ fn enter_runs_the_cell_with_the_sweeps_settings_after_k_changed() {
     settle(&mut app, finished);
     let cell = app
         .sweep
+        .last
         .as_ref()
         .unwrap()
         .cell(at.0, at.1)
@@ -815,7 +816,7 @@ fn enter_restores_the_algorithm_seed_and_fixed_parameters() {
     let msg = app.message.clone().unwrap_or_default();
     assert!(msg.contains("algorithm power (was kmeans)"), "{msg}");
     settle(&mut app, finished);
-    let cell = app.sweep.as_ref().unwrap().cell(0, 0).unwrap().clone();
+    let cell = app.sweep.last.as_ref().unwrap().cell(0, 0).unwrap().clone();
     let nmi = app.view.scores.unwrap().nmi;
     assert_eq!(Some(nmi), cell.runs[0].external.map(|e| e.nmi));
 }
@@ -862,7 +863,7 @@ fn a_k_scan_cell_runs_with_the_k_scans_settings() {
     app.update(Action::ToggleSweep);
     assert_eq!(app.sweep_stale(), ["seed 0 (now 1)"]);
     app.update(Action::AdoptK);
-    let k = app.sweep.as_ref().unwrap().suggested_k().unwrap();
+    let k = app.sweep.last.as_ref().unwrap().suggested_k().unwrap();
     assert_eq!(app.current_k(), k);
     assert_eq!(app.seed, 0);
 }
@@ -871,7 +872,7 @@ fn a_k_scan_cell_runs_with_the_k_scans_settings() {
 fn the_sliders_marker_says_when_it_is_only_the_nearest_cell() {
     // Issue 27, item 3: η = 1.04 is not on the grid.
     let mut app = iris_sweep("s0=-4,-1 eta=1.01,1.3 seeds=1");
-    let sv = app.sweep.as_ref().unwrap();
+    let sv = app.sweep.last.as_ref().unwrap();
     assert_eq!(sv.current_at(), Some((1, 0)));
     assert!(!sv.current_exact());
     let frame = screen(&mut app, 160, 40, ASCII).replace("\"\n\"", " ");
@@ -881,7 +882,7 @@ fn the_sliders_marker_says_when_it_is_only_the_nearest_cell() {
     );
     // On the grid: the sliders' own values.
     let mut app = small_sweep();
-    assert!(app.sweep.as_ref().unwrap().current_exact());
+    assert!(app.sweep.last.as_ref().unwrap().current_exact());
     let frame = screen(&mut app, 160, 40, ASCII).replace("\"\n\"", " ");
     assert!(frame.contains("o sliders (s0=-1, eta=1.04)"), "{frame}");
 }
@@ -892,7 +893,7 @@ fn one_axis_marks_the_cell_nearest_the_sliders() {
     // nearest value (1.05) is marked o and the legend says it is the
     // nearest. (On iris every cell scores alike, so the best is the first.)
     let mut app = iris_sweep("eta=1.3,1.05,1.6 seeds=1");
-    let sv = app.sweep.as_ref().unwrap();
+    let sv = app.sweep.last.as_ref().unwrap();
     assert_eq!(sv.current_at(), Some((1, 0)));
     assert!(!sv.current_exact());
     // Move the cursor and the best marker elsewhere so o shows.
@@ -928,16 +929,16 @@ fn arrows_and_numbers_work_along_one_axis_and_in_a_k_scan() {
         })
     };
     right_step(&mut app, 1);
-    assert_eq!(app.sweep.as_ref().unwrap().cursor, (1, 0));
+    assert_eq!(app.sweep.last.as_ref().unwrap().cursor, (1, 0));
     right_step(&mut app, 2);
-    assert_eq!(app.sweep.as_ref().unwrap().cursor, (3, 0));
+    assert_eq!(app.sweep.last.as_ref().unwrap().cursor, (3, 0));
     right_step(&mut app, -1);
     app.update(Action::Move(-1));
-    assert_eq!(app.sweep.as_ref().unwrap().cursor, (1, 0));
+    assert_eq!(app.sweep.last.as_ref().unwrap().cursor, (1, 0));
     // Every value is labelled under the curve (80 columns), the best is
     // marked.
     let tick = |v: f64| fmt_num(round_sig(v, 3));
-    let labels: Vec<String> = app.sweep.as_ref().unwrap().plan.axes[0]
+    let labels: Vec<String> = app.sweep.last.as_ref().unwrap().plan.axes[0]
         .values
         .iter()
         .map(|v| tick(*v))
@@ -955,7 +956,7 @@ fn arrows_and_numbers_work_along_one_axis_and_in_a_k_scan() {
     // n: a table of the values.
     app.update(Action::SweepNumbers);
     let frame = screen(&mut app, 80, 24, ASCII);
-    let sv = app.sweep.as_ref().unwrap();
+    let sv = app.sweep.last.as_ref().unwrap();
     let (best, _) = sv.best().unwrap();
     let row = right(&frame, 32)
         .into_iter()
@@ -973,7 +974,7 @@ fn arrows_and_numbers_work_along_one_axis_and_in_a_k_scan() {
     settle(&mut app, finished);
     kscan(&mut app, None);
     right_step(&mut app, 2);
-    assert_eq!(app.sweep.as_ref().unwrap().cursor, (2, 0));
+    assert_eq!(app.sweep.last.as_ref().unwrap().cursor, (2, 0));
     let frame = screen(&mut app, 80, 24, ASCII);
     let ticks = right(&frame, 32)
         .into_iter()
@@ -1004,7 +1005,7 @@ fn adopt_k_is_offered_only_where_there_is_a_suggestion() {
 
 #[test]
 fn the_help_lists_the_sweep_keys() {
-    let text: String = meanscape::tui::ui::help_lines(100, &ASCII)
+    let text: String = meanscape::tui::components::help::help_lines(100, &ASCII)
         .iter()
         .map(|l| l.to_string() + "\n")
         .collect();
@@ -1034,7 +1035,7 @@ fn numbers_fit_their_cells_at_80x24() {
     for l in &rows {
         assert!(!l.contains('~'), "{l:?} in\n{frame}");
     }
-    let sv = app.sweep.as_ref().unwrap();
+    let sv = app.sweep.last.as_ref().unwrap();
     let v = sv.value(0, 0).unwrap().mean;
     let shown = meanscape::tui::panes::sweep::fit_num(v, 5);
     assert!(rows[1].contains(&shown), "{shown} in {:?}", rows[1]);
@@ -1088,7 +1089,7 @@ fn column_labels_that_do_not_fit_every_cell_label_every_other() {
     let labels: Vec<&str> = head.trim_matches('|').split_whitespace().skip(1).collect();
     assert!(labels.len() >= 4, "{head:?}");
     assert_eq!(labels[0], "1", "{head:?}");
-    let axis = &app.sweep.as_ref().unwrap().plan.axes[1];
+    let axis = &app.sweep.last.as_ref().unwrap().plan.axes[1];
     for l in &labels {
         let v: f64 = l.parse().unwrap();
         assert!(

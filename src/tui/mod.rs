@@ -3,6 +3,7 @@
 //! module owns the terminal and the event loop.
 
 pub mod app;
+pub mod components;
 pub mod keys;
 pub mod latency;
 pub mod panes;

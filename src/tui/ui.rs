@@ -4,6 +4,9 @@
 pub use super::keys::{HitMap, RIGHT_PANES};
 
 use super::app::{App, Pane, PromptKind, RunStatus};
+use super::components::Component;
+use super::components::controls::ControlsCtx;
+use super::components::sweep::SweepNow;
 use super::keys::{self, Context};
 use super::panes::theme::{Theme, asciify};
 use super::panes::{self, clip, wrap};
@@ -85,14 +88,12 @@ pub fn render(f: &mut Frame, app: &App, theme: &Theme) -> HitMap {
     .areas(area);
     // In a small terminal the focused History takes the whole width: its
     // table needs the columns.
-    if compact && app.focus == Pane::History && !(app.show_sweep && app.sweep.is_some()) {
-        panes::history::render(f, main, app, theme);
+    if compact && app.focus == Pane::History && !app.sweep.is_open() {
+        app.history.draw(f, main, app.focus == Pane::History, theme);
         hits.panes.push((Pane::History, main));
         render_status(f, status_area, &status, app, theme, compact);
         render_hints(f, hints, app, theme);
-        if app.controls_open {
-            panes::controls::render(f, main, app, theme);
-        }
+        draw_controls(f, main, app, theme);
         overlays(f, area, app, theme);
         finish(f, theme);
         return hits;
@@ -126,8 +127,8 @@ pub fn render(f: &mut Frame, app: &App, theme: &Theme) -> HitMap {
         (Pane::Algorithm, algo),
         (Pane::Parameters, params),
     ]);
-    if app.show_sweep && app.sweep.is_some() {
-        panes::sweep::render(f, right, app, theme);
+    if app.sweep.is_open() {
+        draw_sweep(f, right, app, theme);
     } else if compact {
         let shown = if RIGHT_PANES.contains(&app.focus) || app.focus == Pane::History {
             app.focus
@@ -165,7 +166,8 @@ pub fn render(f: &mut Frame, app: &App, theme: &Theme) -> HitMap {
         hits.panes.push((shown, body));
     } else if app.shown_right == Pane::History {
         // The History in place of the right-hand panes (4-8 bring them back).
-        panes::history::render(f, right, app, theme);
+        app.history
+            .draw(f, right, app.focus == Pane::History, theme);
         hits.panes.push((Pane::History, right));
     } else if let Some(p) = panes::wide::render(f, right, app, theme) {
         // The inspector, the path or the confusion view.
@@ -194,18 +196,43 @@ pub fn render(f: &mut Frame, app: &App, theme: &Theme) -> HitMap {
     }
     render_status(f, status_area, &status, app, theme, compact);
     render_hints(f, hints, app, theme);
-    if app.controls_open {
-        panes::controls::render(f, main, app, theme);
-    }
+    draw_controls(f, main, app, theme);
     overlays(f, area, app, theme);
     finish(f, theme);
     hits
 }
 
+/// The list of controls (O) over the panes, when open.
+fn draw_controls(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    if app.controls_view.open {
+        let controls = app.controls();
+        let ctx = ControlsCtx {
+            controls: &controls,
+            algo: app.algo().id(),
+        };
+        app.controls_view.draw(f, area, ctx, theme);
+    }
+}
+
+/// The sweep view, with how the settings now stand against the sweep's.
+fn draw_sweep(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let stale = app.sweep_stale();
+    let same_data = !stale.is_empty() && app.sweep_same_data();
+    app.sweep.draw(
+        f,
+        area,
+        SweepNow {
+            stale: &stale,
+            same_data,
+        },
+        theme,
+    );
+}
+
 /// The help and the prompt, drawn over everything.
 fn overlays(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    if app.help {
-        render_help(f, area, app, theme);
+    if app.help.open {
+        app.help.draw(f, area, (), theme);
     }
     if let Some(p) = &app.prompt {
         render_prompt(f, area, p, app, theme);
@@ -261,7 +288,7 @@ fn render_right(f: &mut Frame, p: Pane, r: Rect, app: &App, theme: &Theme) {
         Pane::Sizes => panes::sizes::render(f, r, app, theme),
         Pane::Weights => panes::weights::render(f, r, app, theme),
         Pane::Metrics => panes::metrics::render(f, r, app, theme),
-        Pane::History => panes::history::render(f, r, app, theme),
+        Pane::History => app.history.draw(f, r, app.focus == Pane::History, theme),
         _ => {}
     }
 }
@@ -313,7 +340,7 @@ fn render_hints(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut spans = Vec::new();
     let mut used = 0usize;
     let context = app.context();
-    let mut all = match (context, app.sweep.as_ref()) {
+    let mut all = match (context, app.sweep.last.as_ref()) {
         // `a` only where there is a recommendation to adopt; the k-scan's
         // panels only on a k-scan (the consensus where it resampled).
         (Context::Sweep, Some(sv)) => keys::hints_where(context, |a| {
@@ -343,104 +370,6 @@ fn render_hints(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         used += len;
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
-}
-
-/// The closing note of the help overlay.
-const HELP_NOTE: &str = "Any change cancels the run in flight and starts a new one; kernels and feature maps are reused. Sliders marked * differ from their default; on a bar, │ marks the default and a log-scale bar spans three decades either side of it.";
-
-/// The help overlay's lines at inner width `w`: the keys of the panes,
-/// then those of the sweep view and of a prompt, in a column, their text
-/// wrapped beside them.
-/// The help's own keys are in its title and the hint bar.
-pub fn help_lines(w: usize, theme: &Theme) -> Vec<Line<'static>> {
-    let key_w = if w >= 70 { 22 } else { 12 };
-    let text_w = w.saturating_sub(key_w).max(10);
-    let mut lines = Vec::new();
-    let mut rows = keys::help_rows(Context::Panes);
-    // Each section after the panes' keys starts at a row, with a heading.
-    let mut sections = Vec::new();
-    for (context, heading) in [
-        (
-            Context::Sweep,
-            "In a sweep or k-scan (S, K; v shows the last one)",
-        ),
-        (Context::Prompt, "In a prompt"),
-    ] {
-        sections.push((rows.len(), heading));
-        rows.extend(keys::help_rows(context));
-    }
-    for (i, (k, v)) in rows.iter().enumerate() {
-        if let Some((_, heading)) = sections.iter().find(|(at, _)| *at == i) {
-            lines.push(Line::from(""));
-            lines.push(Line::from(Span::styled(*heading, theme.title())));
-        }
-        let key = theme.text(k).into_owned();
-        let parts = wrap(&theme.text(v), text_w);
-        // A key longer than its column gets a line of its own.
-        let own_line = key.chars().count() >= key_w;
-        if own_line {
-            lines.push(Line::from(Span::styled(key.clone(), theme.accent())));
-        }
-        for (i, part) in parts.into_iter().enumerate() {
-            let k = if i == 0 && !own_line {
-                key.clone()
-            } else {
-                String::new()
-            };
-            lines.push(Line::from(vec![
-                Span::styled(format!("{k:<key_w$}"), theme.accent()),
-                Span::raw(part),
-            ]));
-        }
-    }
-    lines.push(Line::from(""));
-    for l in wrap(&theme.text(HELP_NOTE), w) {
-        lines.push(Line::from(Span::styled(l, theme.dim())));
-    }
-    lines
-}
-
-fn render_help(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let w = (area.width.saturating_sub(4)).min(100);
-    let lines = help_lines(w.saturating_sub(2) as usize, theme);
-    let h = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
-    let r = Rect {
-        x: area.x + (area.width - w) / 2,
-        y: area.y + (area.height - h) / 2,
-        width: w,
-        height: h,
-    };
-    let rows = h.saturating_sub(2) as usize;
-    let hidden = lines.len().saturating_sub(rows);
-    let first = (app.help_scroll as usize).min(hidden);
-    // The first hint (closing) always; scrolling once there is something to
-    // scroll.
-    let mut title = String::from(" Help");
-    let hints = keys::hints(Context::Help);
-    let shown = if hidden > 0 { hints.len() } else { 1 };
-    for (k, what) in hints.iter().take(shown) {
-        title.push_str(&format!(" · {k} {what}"));
-    }
-    if hidden > 0 {
-        title.push_str(&format!(
-            " ({}–{} of {})",
-            first + 1,
-            first + rows,
-            lines.len()
-        ));
-    }
-    title.push(' ');
-    let shown: Vec<Line> = lines.into_iter().skip(first).take(rows).collect();
-    f.render_widget(Clear, r);
-    f.render_widget(
-        Paragraph::new(shown).block(
-            Block::default()
-                .borders(Borders::ALL)
-                .border_style(theme.focused_border())
-                .title(theme.text(&title).into_owned()),
-        ),
-        r,
-    );
 }
 
 fn render_prompt(f: &mut Frame, area: Rect, p: &super::app::Prompt, app: &App, theme: &Theme) {

@@ -55,7 +55,7 @@ pub fn finished(app: &App) -> bool {
 /// A deterministic frame: no wall-clock text.
 pub fn screen(app: &mut App, w: u16, h: u16, theme: Theme) -> String {
     app.view.elapsed = Duration::from_millis(250);
-    if let Some(s) = app.sweep.as_mut() {
+    if let Some(s) = app.sweep.last.as_mut() {
         s.elapsed = Duration::from_millis(1500);
     }
     for e in app.history.entries.iter_mut() {

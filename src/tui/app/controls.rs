@@ -5,33 +5,10 @@
 //! is checked (for an algorithm option, by configuring a run with it) and
 //! refused with the reason.
 
-use super::{App, Prompt, PromptKind};
+use super::App;
 use crate::algo::{self, Init};
 use crate::data::{LabelChoice, Missing};
-
-/// Where a control's value lives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
-    /// An option of the chosen algorithm (`--kernel`, `--kernels`, …).
-    Algorithm,
-    /// The seeding of every run.
-    Run,
-    /// How the data is read (changing it reloads the file).
-    Data,
-}
-
-/// One row of the controls list.
-#[derive(Debug, Clone)]
-pub struct Control {
-    /// The option's name (`kernel`, `init`, `label`, …), as on the
-    /// command line.
-    pub name: &'static str,
-    pub value: String,
-    /// Values ←/→ step through.
-    pub presets: Vec<String>,
-    pub scope: Scope,
-    pub help: &'static str,
-}
+pub use crate::tui::components::controls::{Control, Scope};
 
 fn presets(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| s.to_string()).collect()
@@ -157,51 +134,6 @@ impl App {
             help: MISSING_HELP,
         });
         out
-    }
-
-    /// Moves the controls' cursor, steps a preset, types or closes.
-    pub(super) fn update_controls(&mut self, action: crate::tui::keys::Action) {
-        use crate::tui::keys::Action;
-        let n = self.controls().len();
-        match action {
-            Action::Move(d) => {
-                self.controls_cursor =
-                    (self.controls_cursor as i32 + d).clamp(0, n as i32 - 1) as usize;
-            }
-            Action::Step { steps, .. } => {
-                let Some(c) = self.controls().into_iter().nth(self.controls_cursor) else {
-                    return;
-                };
-                let at = c.presets.iter().position(|p| *p == c.value);
-                let len = c.presets.len() as i32;
-                let next = match at {
-                    Some(i) => (i as i32 + steps).rem_euclid(len) as usize,
-                    None if steps > 0 => 0,
-                    None => (len - 1) as usize,
-                };
-                let v = c.presets[next].clone();
-                if let Err(e) = self.set_control(c.name, &v) {
-                    self.tell(e);
-                }
-            }
-            Action::Activate => {
-                let Some(c) = self.controls().into_iter().nth(self.controls_cursor) else {
-                    return;
-                };
-                self.prompt = Some(Prompt {
-                    kind: PromptKind::Control(c.name),
-                    text: c.value.clone(),
-                    hint: c.help.to_string(),
-                });
-            }
-            Action::Cancel | Action::OpenControls => self.controls_open = false,
-            Action::Quit => self.quit = true,
-            Action::ToggleHelp => {
-                self.help = true;
-                self.help_scroll = 0;
-            }
-            _ => {}
-        }
     }
 
     /// Sets control `name` to `text`, or says why not (nothing changes).

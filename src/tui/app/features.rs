@@ -6,21 +6,16 @@
 
 use super::{Action, App, Pane, Prompt, PromptKind, prompt};
 use crate::files;
+pub use crate::tui::components::inspector::FeatureRow;
+use crate::tui::components::inspector::InspectorKeys;
+use crate::tui::components::{Component, Outcome};
 use crate::tui::keys::RIGHT_PANES;
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
-/// State of the inspector, the path cursor and the confusion view.
+/// State of the path cursor and the confusion view.
 #[derive(Debug, Default)]
 pub struct FeatureView {
-    pub inspector: bool,
-    /// Highlighted row of the (filtered) inspector list.
-    pub cursor: usize,
-    /// First row shown.
-    pub top: usize,
-    pub filter: String,
-    /// Rows the inspector showed at the last frame: a page for PgUp/PgDn.
-    pub page: Cell<usize>,
     /// Chosen point of the path (None: the one nearest the slider).
     pub path_cursor: Option<usize>,
     /// What the shown path was computed from, its own parameter left out:
@@ -40,35 +35,6 @@ pub enum Wide {
     Confusion,
 }
 
-/// One feature as the inspector lists it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct FeatureRow {
-    /// Column of the feature in the data.
-    pub index: usize,
-    /// 1 for the largest weight.
-    pub rank: usize,
-    pub name: String,
-    pub weight: f64,
-    pub selected: bool,
-}
-
-/// Moves `cursor` by `d` within `n` rows and keeps it inside the `page`
-/// rows shown from `top`.
-fn scroll(cursor: &mut usize, top: &mut usize, d: i32, n: usize, page: usize) {
-    if n == 0 {
-        *cursor = 0;
-        *top = 0;
-        return;
-    }
-    *cursor = (*cursor as i64 + d as i64).clamp(0, n as i64 - 1) as usize;
-    let page = page.max(1);
-    if *cursor < *top {
-        *top = *cursor;
-    } else if *cursor >= *top + page {
-        *top = *cursor + 1 - page;
-    }
-}
-
 impl App {
     /// The right-hand pane the user is looking at: the focused one, or the
     /// one last focused while a left-hand pane has the keys.
@@ -83,7 +49,7 @@ impl App {
     /// The wide view drawn in place of the right-hand panes, if any.
     pub fn wide_view(&self) -> Option<Wide> {
         match self.right_owner() {
-            Pane::Weights if self.features.inspector => Some(Wide::Inspector),
+            Pane::Weights if self.inspector.open => Some(Wide::Inspector),
             Pane::Weights if self.show_path => Some(Wide::Path),
             Pane::Metrics if self.features.confusion => Some(Wide::Confusion),
             _ => None,
@@ -94,7 +60,7 @@ impl App {
     pub fn feature_filter(&self) -> &str {
         match &self.prompt {
             Some(p) if p.kind == PromptKind::Search => &p.text,
-            _ => &self.features.filter,
+            _ => &self.inspector.filter,
         }
     }
 
@@ -152,13 +118,13 @@ impl App {
                 return true;
             }
             Action::SearchPrompt => {
-                if !self.features.inspector {
+                if !self.inspector.open {
                     self.toggle_inspector();
                 }
-                if self.features.inspector {
+                if self.inspector.open {
                     self.prompt = Some(Prompt {
                         kind: PromptKind::Search,
-                        text: self.features.filter.clone(),
+                        text: self.inspector.filter.clone(),
                         hint: "part of a feature name (any case); Enter keeps it, Esc leaves the filter as it was".into(),
                     });
                 }
@@ -173,7 +139,7 @@ impl App {
                 return true;
             }
             // The path and the inspector share the Weights pane.
-            Action::TogglePath => self.features.inspector = false,
+            Action::TogglePath => self.inspector.open = false,
             _ => {}
         }
         match self.wide_view() {
@@ -185,8 +151,8 @@ impl App {
     }
 
     fn toggle_inspector(&mut self) {
-        if self.features.inspector {
-            self.features.inspector = false;
+        if self.inspector.open {
+            self.inspector.open = false;
             return;
         }
         if self.view.feature_weights.is_none() {
@@ -197,50 +163,33 @@ impl App {
             ));
             return;
         }
-        self.features.inspector = true;
+        self.inspector.open = true;
         self.show_path = false;
         self.focus = Pane::Weights;
     }
 
+    /// A key for the inspector: false when it gives the key no meaning.
     fn inspector_key(&mut self, action: &Action) -> bool {
-        let n = self.feature_rows().len();
-        // Before the first frame the page is not known: about ten rows.
-        let page = match self.features.page.get() {
-            0 => 10,
-            n => n,
+        let rows = self.feature_rows().len();
+        let selected = self.selected_names().len();
+        let base = format!(
+            "{}-{}",
+            self.loaded()
+                .map_or("data".into(), |l| l.dataset.name.clone()),
+            self.algo().id()
+        );
+        let ctx = InspectorKeys {
+            rows,
+            selected,
+            base: &base,
         };
-        let f = &mut self.features;
-        match action {
-            Action::Move(d) => scroll(&mut f.cursor, &mut f.top, *d, n, page),
-            // PgUp is a coarse step up (+1).
-            Action::Step {
-                steps,
-                coarse: true,
-            } => scroll(&mut f.cursor, &mut f.top, -steps * page as i32, n, page),
-            Action::Step { .. } => {}
-            Action::Cancel if !f.filter.is_empty() => {
-                f.filter.clear();
-                f.cursor = 0;
-                f.top = 0;
+        match self.inspector.handle(action, ctx) {
+            Outcome::Ignored => false,
+            outcome => {
+                self.follow(action, outcome);
+                true
             }
-            Action::Cancel => f.inspector = false,
-            Action::ExportPrompt => {
-                let count = self.selected_names().len();
-                let name = format!(
-                    "{}-{}-selected.txt",
-                    self.loaded()
-                        .map_or("data".into(), |l| l.dataset.name.clone()),
-                    self.algo().id()
-                );
-                self.prompt = Some(Prompt {
-                    kind: PromptKind::ExportNames,
-                    text: name,
-                    hint: format!("file for the {count} selected names, one a line"),
-                });
-            }
-            _ => return false,
         }
-        true
     }
 
     /// Keys of the search and export prompts; false for other prompts.
@@ -250,16 +199,14 @@ impl App {
         };
         match (&p.kind, action) {
             (PromptKind::Search, Action::Activate) => {
-                self.features.filter = p.text.trim().to_string();
+                self.inspector.filter = p.text.trim().to_string();
                 self.prompt = None;
-                self.features.cursor = 0;
-                self.features.top = 0;
+                self.inspector.to_top();
             }
             (PromptKind::Search, Action::Cancel) => self.prompt = None,
             (PromptKind::Search, Action::Input(_) | Action::Backspace | Action::ClearInput) => {
                 // The list follows the text: start again from its top.
-                self.features.cursor = 0;
-                self.features.top = 0;
+                self.inspector.to_top();
                 return false;
             }
             (PromptKind::ExportNames, Action::Activate) => {
@@ -347,21 +294,5 @@ impl App {
         }
         f.confusion_top = top;
         true
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn scrolling_keeps_the_cursor_in_view() {
-        let (mut c, mut t) = (0, 0);
-        super::scroll(&mut c, &mut t, 5, 20, 4);
-        assert_eq!((c, t), (5, 2));
-        super::scroll(&mut c, &mut t, -4, 20, 4);
-        assert_eq!((c, t), (1, 1));
-        super::scroll(&mut c, &mut t, 100, 20, 4);
-        assert_eq!((c, t), (19, 16));
-        super::scroll(&mut c, &mut t, 1, 0, 4);
-        assert_eq!((c, t), (0, 0));
     }
 }

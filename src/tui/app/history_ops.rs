@@ -9,6 +9,7 @@ use crate::algo::params::Default as PDefault;
 use crate::algo::{self, Init};
 use crate::data::Scaling;
 use crate::error::{Error, Result};
+use crate::tui::components::Component;
 use crate::tui::keys::Pane;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -280,42 +281,11 @@ impl App {
         false
     }
 
-    pub(super) fn history_action(&mut self, action: &crate::tui::keys::Action) {
-        use crate::tui::keys::Action::*;
-        if !self.history_shown() {
-            return;
-        }
-        match action {
-            HistorySort => self.history.next_sort(),
-            HistoryReverse => self.history.reverse(),
-            Mark => {
-                let m = self.history.toggle_pin();
-                self.note(m);
-            }
-            HistoryCompare => {
-                if self.history.comparing {
-                    self.history.comparing = false;
-                } else if self.history.pinned_pair().is_some() {
-                    self.history.comparing = true;
-                } else {
-                    self.note(format!(
-                        "pin two runs to compare them (m pins the highlighted run; {} pinned)",
-                        self.history.pinned.len()
-                    ));
-                }
-            }
-            HistoryExportPrompt => {
-                if self.history.entries.is_empty() {
-                    self.tell("the History is empty: nothing to export yet");
-                } else {
-                    self.prompt = Some(Prompt {
-                        kind: PromptKind::HistoryExport,
-                        text: "meanscape-history".into(),
-                        hint: "base name: writes NAME.csv and NAME.json".into(),
-                    });
-                }
-            }
-            _ => {}
+    /// A key for the History, when it is shown.
+    pub(super) fn history_key(&mut self, action: &crate::tui::keys::Action) {
+        if self.history_shown() {
+            let outcome = self.history.handle(action, ());
+            self.follow(action, outcome);
         }
     }
 

@@ -1,6 +1,9 @@
 //! The UI's state and every change to it, apart from drawing: `update`
-//! takes an [`Action`] and is tested without a terminal. Sliders live in
-//! `sliders.rs`, background jobs (loading, runs, paths) in `jobs.rs`.
+//! takes an [`Action`] and is tested without a terminal. `apply` hands it
+//! to the open prompt (`prompt_keys.rs`), the open view (a component of
+//! `tui/components`, which owns its state) or the panes (`pane_keys.rs`).
+//! Sliders live in `sliders.rs`, background jobs (loading, runs, paths) in
+//! `jobs.rs`.
 
 mod confusion;
 pub mod controls;
@@ -9,13 +12,16 @@ mod features;
 pub mod history;
 mod history_ops;
 mod jobs;
+mod pane_keys;
 mod path_cursor;
 pub mod projection;
 pub mod prompt;
+mod prompt_keys;
 pub mod session_file;
 mod slider;
 mod sliders;
 pub mod sweep_context;
+mod sweep_ops;
 mod sweep_restore;
 pub mod sweep_view;
 pub mod worker;
@@ -25,18 +31,23 @@ pub use crate::tui::keys::{Action, Pane};
 pub use confusion::{Confusion, Profiles, confusion};
 pub use features::{FeatureRow, FeatureView, Wide};
 pub use path_cursor::{PathSeries, path_series};
+pub use prompt::{Prompt, PromptKind};
 pub use slider::Slider;
 
 use crate::algo::params::{Default as PDefault, fmt_num};
 use crate::algo::{self, Algorithm, Init, RunConfig, RunResult};
-use crate::data::{LoadOptions, Scaling, bundled};
+use crate::data::{LoadOptions, Scaling};
 use crate::error::Error;
 use crate::metrics::Scores;
 use crate::session::Loaded;
+use crate::tui::components::controls::{ControlsCtx, ControlsView};
+use crate::tui::components::help::HelpView;
+use crate::tui::components::inspector::Inspector;
+use crate::tui::components::sweep::SweepPane;
+use crate::tui::components::{Component, Outcome, Request};
 use crate::tui::keys::{Context, RIGHT_PANES};
 use projection::Projection;
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use worker::Job;
@@ -116,40 +127,6 @@ pub struct RunView {
     pub given_options: Vec<(String, String)>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum PromptKind {
-    /// Type an exact value for the parameter at this slider index.
-    Value(usize),
-    OpenFile,
-    Export,
-    /// Confirm replacing these files, then export to the base path.
-    ConfirmExport(PathBuf),
-    /// Feature inspector: the filter, applied as it is typed.
-    Search,
-    /// Feature inspector: the file for the selected names.
-    ExportNames,
-    /// Confirm replacing this file with the selected names.
-    ConfirmNames(PathBuf),
-    /// The axes and seeds of a sweep.
-    Sweep,
-    /// The range of k, resamples and seeds of a k-scan.
-    KScan,
-    /// A value for the control of this name (kernel, init, label, …).
-    Control(&'static str),
-    /// A base name for the History's CSV and JSON.
-    HistoryExport,
-    /// Confirm replacing these files, then export the History there.
-    ConfirmHistoryExport(PathBuf),
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct Prompt {
-    pub kind: PromptKind,
-    pub text: String,
-    /// Completion candidates or the reason the last entry was refused.
-    pub hint: String,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ScatterMode {
     Pca,
@@ -208,25 +185,21 @@ pub struct App {
     pub view: RunView,
     pub job: Option<Job>,
     pub prompt: Option<Prompt>,
-    pub help: bool,
-    /// First line of the help overlay shown (it scrolls when it does not fit).
-    pub help_scroll: u16,
+    pub help: HelpView,
     pub message: Option<String>,
     /// When the message goes by itself; None: at the next key.
     pub message_until: Option<Instant>,
     pub scatter: ScatterMode,
     pub show_path: bool,
     pub path: PathView,
-    /// The feature inspector, the path's cursor, the confusion view.
+    /// The feature inspector.
+    pub inspector: Inspector,
+    /// The path's cursor, the confusion view.
     pub features: FeatureView,
-    /// Sliders marked as sweep axes, per algorithm.
-    pub sweep_marks: HashMap<String, Vec<String>>,
-    /// The last sweep (or k-scan) and whether its view is shown.
-    pub sweep: Option<sweep_view::SweepView>,
-    pub show_sweep: bool,
-    /// The list of non-numeric settings (O) is open, and its cursor.
-    pub controls_open: bool,
-    pub controls_cursor: usize,
+    /// The last sweep (or k-scan), its view and the marked axes.
+    pub sweep: SweepPane,
+    /// The list of non-numeric settings (O).
+    pub controls_view: ControlsView,
     pub quit: bool,
     /// Latency probe: when the last key was handled.
     pub last_input: Option<Instant>,
@@ -320,19 +293,16 @@ impl App {
             view: RunView::default(),
             job: None,
             prompt: None,
-            help: false,
-            help_scroll: 0,
+            help: HelpView::default(),
             message: None,
             message_until: None,
             scatter: ScatterMode::Pca,
             show_path: false,
             path: PathView::default(),
+            inspector: Inspector::default(),
             features: FeatureView::default(),
-            sweep_marks: HashMap::new(),
-            sweep: None,
-            show_sweep: false,
-            controls_open: false,
-            controls_cursor: 0,
+            sweep: SweepPane::default(),
+            controls_view: ControlsView::default(),
             quit: false,
             last_input: None,
             auto_cache: Default::default(),
@@ -358,11 +328,11 @@ impl App {
     pub fn context(&self) -> Context {
         if self.prompt.is_some() {
             Context::Prompt
-        } else if self.help {
+        } else if self.help.open {
             Context::Help
-        } else if self.controls_open {
+        } else if self.controls_view.open {
             Context::Controls
-        } else if self.show_sweep && self.sweep.is_some() {
+        } else if self.sweep.is_open() {
             Context::Sweep
         } else {
             Context::Panes
@@ -397,304 +367,62 @@ impl App {
         }
     }
 
+    /// The open prompt takes the keys first, then the open view (help,
+    /// controls, sweep), then the panes.
     fn apply(&mut self, action: Action) {
-        if self.prompt.is_some() {
-            self.update_prompt(action);
-            return;
-        }
-        if self.help {
-            match action {
-                Action::ToggleHelp | Action::Cancel | Action::Quit => self.help = false,
-                Action::Move(d) => {
-                    // The help is at most about two lines a row of the key
-                    // map, plus its note.
-                    let max = 2 * super::keys::KEYS.len() as i32 + 6;
-                    self.help_scroll = (self.help_scroll as i32 + d).clamp(0, max) as u16
-                }
-                _ => {}
-            }
-            return;
-        }
-        match self.context() {
-            Context::Sweep => return self.update_sweep(action),
-            Context::Controls => return self.update_controls(action),
-            _ => {}
-        }
-        // The inspector, path cursor and confusion view take the keys
-        // they give a meaning to while they are shown.
-        if self.feature_action(&action) {
-            return;
-        }
-        match action {
-            Action::Quit => self.quit = true,
-            Action::ToggleHelp => {
-                self.help = true;
-                self.help_scroll = 0;
-            }
-            Action::NextPane | Action::PrevPane => {
-                let i = Pane::ALL.iter().position(|p| *p == self.focus).unwrap_or(0);
-                let n = Pane::ALL.len();
-                let j = if action == Action::NextPane {
-                    (i + 1) % n
-                } else {
-                    (i + n - 1) % n
+        let outcome = match self.context() {
+            Context::Prompt => return self.update_prompt(action),
+            Context::Panes => return self.apply_panes(action),
+            Context::Help => self.help.handle(&action, ()),
+            Context::Sweep => self.sweep.handle(&action, ()),
+            Context::Controls => {
+                let controls = self.controls();
+                let algo = self.algo().id().to_string();
+                let ctx = ControlsCtx {
+                    controls: &controls,
+                    algo: &algo,
                 };
-                self.focus = Pane::ALL[j];
+                self.controls_view.handle(&action, ctx)
             }
-            Action::Focus(p) => self.focus = p,
-            Action::Move(d) => match self.focus {
-                Pane::Algorithm => {
-                    let n = self.algos.len() as i32;
-                    self.algo_cursor = (self.algo_cursor as i32 + d).rem_euclid(n) as usize;
-                    self.choose_algorithm(self.algo_cursor);
-                }
-                Pane::Parameters => {
-                    let n = self.sliders().len() as i32;
-                    self.param_cursor = (self.param_cursor as i32 + d).clamp(0, n - 1) as usize;
-                }
-                Pane::History => self.history.move_cursor(d),
-                _ => {}
-            },
-            Action::Step { steps, coarse } => {
-                if self.focus == Pane::Parameters {
-                    self.step_param(self.param_cursor, steps, coarse);
-                }
-            }
-            Action::StepParam { index, steps } => {
-                self.focus = Pane::Parameters;
-                self.param_cursor = index;
-                self.step_param(index, steps, false);
-            }
-            Action::Activate => match self.focus {
-                Pane::Algorithm => self.choose_algorithm(self.algo_cursor),
-                Pane::Parameters => {
-                    let s = &self.sliders()[self.param_cursor];
-                    self.prompt = Some(Prompt {
-                        kind: PromptKind::Value(self.param_cursor),
-                        text: String::new(),
-                        hint: format!("{} {}", s.spec.name, s.spec.range_text()),
-                    });
-                }
-                Pane::History => self.restore_selected(),
-                _ => {}
-            },
-            Action::Reseed => {
-                self.seed = self.seed.wrapping_add(1);
-                self.schedule_run();
-            }
-            Action::Cancel => {
-                if let Some(job) = &self.job {
-                    // The user stopped it: what it built for itself (a
-                    // feature map of gigabytes) goes too.
-                    job.abandon();
-                    self.job = None;
-                    self.status = RunStatus::Cancelled;
-                    self.view.elapsed = self.view.started.map_or(Duration::ZERO, |t| t.elapsed());
-                } else if matches!(self.status, RunStatus::Pending(_)) {
-                    self.status = RunStatus::Cancelled;
-                }
-            }
-            Action::OpenFilePrompt => {
-                self.prompt = Some(Prompt {
-                    kind: PromptKind::OpenFile,
-                    text: String::new(),
-                    hint: "path to a .csv/.tsv/.txt, .npy or .mat file; Tab completes".into(),
-                });
-            }
-            Action::CycleScaling => {
-                let next = match (self.scale_chosen, self.scale) {
-                    (false, _) => Some(Scaling::Standard),
-                    (true, Scaling::Standard) => Some(Scaling::Minmax),
-                    (true, Scaling::Minmax) => Some(Scaling::None),
-                    (true, Scaling::None) => None,
-                };
-                self.set_scaling(next);
-            }
-            Action::ResetAll => self.reset_all(),
-            Action::NextBundled => {
-                let i = bundled::BUNDLED
-                    .iter()
-                    .position(|b| b.name == self.data_spec)
-                    .map_or(0, |i| (i + 1) % bundled::BUNDLED.len());
-                self.open_data(bundled::BUNDLED[i].name.to_string());
-            }
-            Action::ExportPrompt => {
-                if self.view.result.is_none() {
-                    self.tell("nothing to export yet: wait for a run to finish");
-                } else {
-                    self.prompt = Some(Prompt {
-                        kind: PromptKind::Export,
-                        text: format!(
-                            "{}-{}",
-                            self.loaded()
-                                .map_or("data".into(), |l| l.dataset.name.clone()),
-                            self.algo().id()
-                        ),
-                        hint: "base name: writes NAME.labels.csv and NAME.json".into(),
-                    });
-                }
-            }
-            Action::ToggleScatterMode => {
-                let p = self.loaded().map_or(1, |l| l.dataset.p());
-                if p == 0 {
-                    self.note("kernel data have no features to plot; the scatter shows kernel PCA");
-                    return;
-                }
-                self.scatter = match self.scatter {
-                    ScatterMode::Pca => ScatterMode::Features(0, 1.min(p - 1)),
-                    ScatterMode::Features(..) => ScatterMode::Pca,
-                };
-            }
-            Action::ScatterFeature(axis) => {
-                let p = self.loaded().map_or(1, |l| l.dataset.p());
-                if p == 0 {
-                    return;
-                }
-                let (mut fx, mut fy) = match self.scatter {
-                    ScatterMode::Features(a, b) => (a, b),
-                    ScatterMode::Pca => (0, 1.min(p - 1)),
-                };
-                if axis == 0 {
-                    fx = (fx + 1) % p
-                } else {
-                    fy = (fy + 1) % p
-                }
-                self.scatter = ScatterMode::Features(fx, fy);
-            }
-            Action::TogglePath => self.toggle_path(),
-            Action::Mark if self.focus == Pane::Parameters => self.toggle_mark(),
-            Action::Mark if self.focus != Pane::History && self.shown_right != Pane::History => {
-                self.note("m pins a run in the History (9) or marks the focused slider of Parameters (3) as a sweep axis")
-            }
-            Action::HistoryCompare
-                if self.focus != Pane::History && self.shown_right != Pane::History =>
-            {
-                self.show_last_sweep()
-            }
-            Action::OpenSweep => self.open_sweep_prompt(),
-            Action::OpenControls => {
-                self.controls_open = true;
-                self.controls_cursor = 0;
-            }
-            Action::KScan => self.open_kscan_prompt(),
-            Action::ToggleSweep => self.show_last_sweep(),
-            Action::SweepScore
-            | Action::SweepNumbers
-            | Action::AdoptK
-            | Action::SweepBest
-            | Action::SweepConsensus
-            | Action::SweepSilhouette => {}
-            Action::HistorySort
-            | Action::HistoryReverse
-            | Action::Mark
-            | Action::HistoryCompare
-            | Action::HistoryExportPrompt => self.history_action(&action),
-            // Taken by `feature_action` above.
-            Action::ToggleInspector | Action::SearchPrompt | Action::ToggleConfusion => {}
-            Action::Input(_)
-            | Action::Backspace
-            | Action::ClearInput
-            | Action::DeleteWord
-            | Action::Complete => {}
+        };
+        self.follow(&action, outcome);
+    }
+
+    /// Carries out what a component made of `action`.
+    fn follow(&mut self, action: &Action, outcome: Outcome) {
+        match outcome {
+            Outcome::Handled => {}
+            Outcome::Ignored => self.shared_key(action),
+            Outcome::Request(r) => self.carry_out(r),
         }
     }
 
-    fn update_prompt(&mut self, action: Action) {
-        if self.feature_prompt(&action) {
-            return;
-        }
-        let Some(prompt) = self.prompt.as_mut() else {
-            return;
-        };
+    /// Keys that mean the same in the panes and in the views that pass
+    /// them on.
+    fn shared_key(&mut self, action: &Action) {
         match action {
-            Action::Cancel => self.prompt = None,
             Action::Quit => self.quit = true,
-            Action::Input(c) => {
-                if let PromptKind::ConfirmExport(base) | PromptKind::ConfirmHistoryExport(base) =
-                    &prompt.kind
-                {
-                    let history = matches!(prompt.kind, PromptKind::ConfirmHistoryExport(_));
-                    let base = base.clone();
-                    self.prompt = None;
-                    match (c == 'y' || c == 'Y', history) {
-                        (true, false) => self.export(&base, true),
-                        (true, true) => self.export_history(&base, true),
-                        (false, _) => self.tell("export cancelled; nothing written"),
-                    }
-                    return;
-                }
-                prompt.text.push(c);
-            }
-            Action::Backspace => {
-                prompt.text.pop();
-            }
-            Action::ClearInput => prompt.text.clear(),
-            Action::DeleteWord => {
-                let t = prompt.text.trim_end_matches(['/', ' ']);
-                let cut = t.rfind(['/', ' ']).map_or(0, |i| i + 1);
-                prompt.text.truncate(cut);
-            }
-            Action::Complete if prompt.kind == PromptKind::OpenFile => {
-                let (text, hint) = prompt::complete_path(&prompt.text);
-                prompt.text = text;
-                prompt.hint = hint;
-            }
-            Action::Activate => {
-                let text = prompt.text.trim().to_string();
-                match prompt.kind.clone() {
-                    PromptKind::Value(index) => self.commit_value(index, &text),
-                    PromptKind::OpenFile => {
-                        if text.is_empty() {
-                            return;
-                        }
-                        self.prompt = None;
-                        self.open_data(prompt::expand_home(&text));
-                    }
-                    PromptKind::Export => {
-                        if text.is_empty() {
-                            return;
-                        }
-                        self.prompt = None;
-                        self.export(&PathBuf::from(prompt::expand_home(&text)), false);
-                    }
-                    PromptKind::Control(name) => match self.set_control(name, &text) {
-                        Ok(()) => self.prompt = None,
-                        Err(e) => {
-                            if let Some(p) = self.prompt.as_mut() {
-                                p.hint = e;
-                            }
-                        }
-                    },
-                    kind @ (PromptKind::Sweep | PromptKind::KScan) => {
-                        let started = if kind == PromptKind::KScan {
-                            self.start_kscan(&text)
-                        } else {
-                            self.start_sweep(&text, sweep_view::kind_of(&text))
-                        };
-                        match started {
-                            Ok(()) => self.prompt = None,
-                            Err(e) => {
-                                if let Some(p) = self.prompt.as_mut() {
-                                    p.hint = e;
-                                }
-                            }
-                        }
-                    }
-                    PromptKind::HistoryExport => {
-                        if text.is_empty() {
-                            return;
-                        }
-                        self.prompt = None;
-                        self.export_history(&PathBuf::from(prompt::expand_home(&text)), false);
-                    }
-                    PromptKind::ConfirmExport(_)
-                    | PromptKind::ConfirmHistoryExport(_)
-                    | PromptKind::Search
-                    | PromptKind::ExportNames
-                    | PromptKind::ConfirmNames(_) => {}
-                }
-            }
+            Action::ToggleHelp => self.help.show(),
+            Action::OpenSweep => self.open_sweep_prompt(),
+            Action::KScan => self.open_kscan_prompt(),
             _ => {}
+        }
+    }
+
+    /// Does what a component asked for.
+    fn carry_out(&mut self, request: Request) {
+        match request {
+            Request::Prompt(p) => self.prompt = Some(p),
+            Request::SetControl(name, value) => {
+                if let Err(e) = self.set_control(name, &value) {
+                    self.tell(e);
+                }
+            }
+            Request::Note(text) => self.note(text),
+            Request::Tell(text) => self.tell(text),
+            Request::Restore => self.restore_selected(),
+            Request::ApplyCell => self.apply_cell(),
+            Request::AdoptK => self.adopt_k(),
         }
     }
 

@@ -1,6 +1,41 @@
-//! Path entry helpers: `~` expansion and shell-style tab completion.
+//! The one-line prompt: what it asks for, and the path entry helpers
+//! (`~` expansion and shell-style tab completion).
 
 use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum PromptKind {
+    /// Type an exact value for the parameter at this slider index.
+    Value(usize),
+    OpenFile,
+    Export,
+    /// Confirm replacing these files, then export to the base path.
+    ConfirmExport(PathBuf),
+    /// Feature inspector: the filter, applied as it is typed.
+    Search,
+    /// Feature inspector: the file for the selected names.
+    ExportNames,
+    /// Confirm replacing this file with the selected names.
+    ConfirmNames(PathBuf),
+    /// The axes and seeds of a sweep.
+    Sweep,
+    /// The range of k, resamples and seeds of a k-scan.
+    KScan,
+    /// A value for the control of this name (kernel, init, label, …).
+    Control(&'static str),
+    /// A base name for the History's CSV and JSON.
+    HistoryExport,
+    /// Confirm replacing these files, then export the History there.
+    ConfirmHistoryExport(PathBuf),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prompt {
+    pub kind: PromptKind,
+    pub text: String,
+    /// Completion candidates or the reason the last entry was refused.
+    pub hint: String,
+}
 
 pub fn expand_home(text: &str) -> String {
     if let Some(rest) = text.strip_prefix("~/")

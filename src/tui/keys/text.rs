@@ -93,7 +93,7 @@ fn rows(context: Context) -> impl Iterator<Item = &'static Binding> {
 }
 
 /// Rows that act on the History only: their help starts so.
-const HISTORY: &str = "History:";
+pub const HISTORY: &str = "History:";
 
 /// The hint bar in `context`: (key, word), most useful first. The
 /// History's own keys are left out ([`history_hints`] has them).

@@ -12,7 +12,7 @@ use crate::algo::params::fmt_num;
 use crate::numfmt::fit;
 use crate::report::fmt_sig;
 use crate::tui::app::history::{Diff, Entry, Score, diff};
-use crate::tui::app::{App, Pane};
+use crate::tui::keys::Pane;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::symbols::Marker;
@@ -349,8 +349,7 @@ fn sizes(f: &mut Frame, r: Rect, a: &Entry, b: &Entry, theme: &Theme) {
     f.render_widget(Paragraph::new(lines), r);
 }
 
-pub fn render(f: &mut Frame, area: Rect, app: &App, a: &Entry, b: &Entry, theme: &Theme) {
-    let focused = app.focus == Pane::History;
+pub fn render(f: &mut Frame, area: Rect, focused: bool, a: &Entry, b: &Entry, theme: &Theme) {
     let extra = format!("compare A #{} with B #{} · v: table", a.id, b.id);
     f.render_widget(
         block(

@@ -13,7 +13,7 @@ fn cost_text(c: f64) -> String {
     crate::numfmt::fit(round_sig(c, 4), 10)
 }
 use crate::tui::app::history::{Column, Entry, History};
-use crate::tui::app::{App, Pane};
+use crate::tui::keys::Pane;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -330,15 +330,14 @@ fn detail_lines(e: &Entry, w: usize, room: usize, most: usize, theme: &Theme) ->
     summary
 }
 
-pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let h = &app.history;
+/// The History `h`, its border bright when `focused`.
+pub fn render(f: &mut Frame, area: Rect, h: &History, focused: bool, theme: &Theme) {
     if h.comparing
         && let Some((a, b)) = h.pinned_pair()
     {
-        super::compare::render(f, area, app, a, b, theme);
+        super::compare::render(f, area, focused, a, b, theme);
         return;
     }
-    let focused = app.focus == Pane::History;
     let body = super::inner(area);
     let w = body.width as usize;
     let arrow = if h.descending { "↓" } else { "↑" };

@@ -3,10 +3,8 @@
 pub mod algorithm;
 pub mod compare;
 pub mod confusion;
-pub mod controls;
 pub mod data;
 pub mod history;
-pub mod inspector;
 pub mod metrics;
 pub mod objective;
 pub mod parameters;
@@ -15,10 +13,11 @@ pub mod scatter;
 pub mod sizes;
 pub mod sweep;
 pub mod theme;
+pub mod weight_fmt;
 pub mod weights;
 pub mod wide;
 
-use super::app::Pane;
+use super::keys::Pane;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders};

@@ -10,7 +10,6 @@ use crate::sweep::recommend::{PS_CUTOFF, Recommendation};
 use crate::sweep::resample::{CDF_STEPS, PAC_HIGH, PAC_LOW, cdf_points};
 use crate::sweep::scores::higher_is_better;
 use crate::sweep::{Axis as SweepAxis, Spacing};
-use crate::tui::app::App;
 use crate::tui::app::sweep_view::{Panel, SweepKind, SweepView, cell_line};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -55,8 +54,16 @@ fn cutoff_glyph(theme: &Theme) -> char {
     if theme.ascii { '=' } else { '─' }
 }
 
-pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let Some(sv) = &app.sweep else { return };
+/// The sweep `sv`; `stale` names the settings that differ now, and
+/// `same_data` says whether Enter can still restore a cell's.
+pub fn render(
+    f: &mut Frame,
+    area: Rect,
+    sv: &SweepView,
+    stale: &[String],
+    same_data: bool,
+    theme: &Theme,
+) {
     let block = Block::default()
         .borders(Borders::ALL)
         .border_type(BorderType::Thick)
@@ -81,18 +88,8 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     ) {
         below.push(Line::from(Span::styled(l, theme.dim())));
     }
-    let stale = app.sweep_stale();
     if !stale.is_empty() {
-        let same = app
-            .sweep_context(
-                &sv.plan
-                    .axes
-                    .iter()
-                    .map(|a| a.name.clone())
-                    .collect::<Vec<_>>(),
-            )
-            .is_some_and(|now| sv.context.same_data(&now));
-        let then = if same {
+        let then = if same_data {
             "Enter restores the sweep's"
         } else {
             "Enter is refused here"

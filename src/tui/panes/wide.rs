@@ -4,6 +4,8 @@
 
 use super::theme::Theme;
 use crate::tui::app::{App, Pane, Wide};
+use crate::tui::components::Component;
+use crate::tui::components::inspector::InspectorView;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
@@ -12,7 +14,23 @@ use ratatui::layout::Rect;
 pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Option<Pane> {
     match app.wide_view()? {
         Wide::Inspector => {
-            super::inspector::render(f, area, app, theme);
+            let all = app.ranked_features();
+            let rows = app.feature_rows();
+            let weights = app.view.feature_weights.clone().unwrap_or_default();
+            let empty = if all.is_empty() {
+                super::weights::no_weights(app)
+            } else {
+                String::new()
+            };
+            let ctx = InspectorView {
+                all: &all,
+                rows: &rows,
+                filter: app.feature_filter(),
+                weights: &weights,
+                empty: &empty,
+                focused: app.focus == Pane::Weights,
+            };
+            app.inspector.draw(f, area, ctx, theme);
             Some(Pane::Weights)
         }
         Wide::Path => {

@@ -1,0 +1,71 @@
+//! The UI's views as components, the way gitui splits its UI: each owns
+//! its state, draws itself, takes the actions of its key context and
+//! lists its commands for the help. The commands are read from the one key
+//! table (`keys::KEYS`), never written again here.
+//!
+//! A component does not reach into `App`: what it needs from the rest of
+//! the UI comes in as its context, and what only `App` can do (open a
+//! prompt, change a setting) goes back as a [`Request`].
+
+pub mod controls;
+pub mod help;
+pub mod history;
+pub mod inspector;
+pub mod sweep;
+
+use crate::tui::app::prompt::Prompt;
+use crate::tui::keys::{self, Action, Context};
+use crate::tui::panes::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+
+/// What a component made of an action.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// Taken: nothing more to do.
+    Handled,
+    /// Not the component's: the keys every view shares (quit, help) get it.
+    Ignored,
+    /// Taken, and `App` carries out the rest: it owns what that touches.
+    Request(Request),
+}
+
+/// Something a component asks of `App`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    /// Open this prompt.
+    Prompt(Prompt),
+    /// Set the control of this name to this value (refused with a reason
+    /// on the status line).
+    SetControl(&'static str, String),
+    /// Say this on the status line for a few seconds.
+    Note(String),
+    /// Say this on the status line until the next key.
+    Tell(String),
+    /// Run the sweep's cursor cell as the sweep ran it.
+    ApplyCell,
+    /// Take the k the k-scan suggests.
+    AdoptK,
+    /// Restore the History's highlighted run.
+    Restore,
+}
+
+pub trait Component {
+    /// What the component reads from the rest of the UI to draw itself.
+    type DrawCtx<'a>;
+    /// What it reads to take its keys.
+    type KeyCtx<'a>;
+
+    /// The key context it takes while it is open.
+    const CONTEXT: Context;
+
+    fn draw(&self, f: &mut Frame, area: Rect, ctx: Self::DrawCtx<'_>, theme: &Theme);
+
+    fn handle(&mut self, action: &Action, ctx: Self::KeyCtx<'_>) -> Outcome;
+
+    /// Its keys and what they do, as the help lists them: the key table's
+    /// rows of its context.
+    fn commands(&self) -> Vec<(String, &'static str)> {
+        keys::help_rows(Self::CONTEXT)
+    }
+}
