@@ -10,7 +10,7 @@
 
 use meanscape::algo::Rows;
 use meanscape::algo::block::{
-    self, Driver, Far, LloydStats, PowerStats, Previous, Schedule, Stop, SweepArgs,
+    self, Driver, Far, LloydStats, PowerStats, Previous, Schedule, Stop, PassArgs,
 };
 use meanscape::algo::weighted_block as wblock;
 use meanscape::internals::LwStart;
@@ -202,7 +202,7 @@ pub fn power_block<'py>(
     let stats = py.detach(|| {
         let mut st = block::power_block(
             rows,
-            &SweepArgs {
+            &PassArgs {
                 centres: c,
                 s,
                 s_ref,

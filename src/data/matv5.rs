@@ -13,7 +13,7 @@
 use super::input::{self, Budget};
 use super::npy::check_finite;
 use super::sizes::{NAME_BYTES, product};
-use super::{Dataset, LabelChoice, Labels, LoadOptions, kernels};
+use super::{Dataset, LabelChoice, Labels, LoadOptions, kernel_files};
 use crate::error::{Error, Result};
 use ndarray::{Array2, Axis};
 use std::io::{self, Read};
@@ -232,7 +232,7 @@ fn read_kernels(
     if n == 0 || v == 0 {
         return Err(data_err(format!("variable {:?} is empty", kh.name)));
     }
-    kernels::check_budget(origin, budget, n, v, bytes.len() as u64)?;
+    kernel_files::check_budget(origin, budget, n, v, bytes.len() as u64)?;
     let labels = match gnd {
         Some(g) => {
             g.check_usable().map_err(data_err)?;
@@ -256,7 +256,7 @@ fn read_kernels(
         None => None,
     };
     let (n, v) = (n as usize, v as usize);
-    let mut stack = kernels::StackBuilder::new(n, v);
+    let mut stack = kernel_files::StackBuilder::new(n, v);
     // Allocated at the first value, once the data's length is checked.
     let mut slice = ndarray::Array2::<f64>::zeros((0, 0));
     let nn = n * n;

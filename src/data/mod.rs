@@ -17,7 +17,7 @@ mod idx;
 mod idx_header;
 // Also what saved models and the UI's session file are read with.
 pub(crate) mod input;
-mod kernels;
+mod kernel_files;
 mod matv5;
 mod npy;
 #[cfg(feature = "parquet")]

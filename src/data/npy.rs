@@ -28,7 +28,7 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<Dataset> {
     if ds.kernels.is_some() {
         // A stack has no label column: labels come from a companion file,
         // named by --label or beside it as STEM.labels.{npy,txt,csv}.
-        let file = super::kernels::labels_file(
+        let file = super::kernel_files::labels_file(
             path,
             &shown,
             &opts.label,
@@ -36,7 +36,7 @@ pub fn read(path: &Path, opts: &LoadOptions) -> Result<Dataset> {
             "a kernel stack",
         )?;
         if let Some(f) = file {
-            let labels = super::kernels::read_labels(&f, ds.n(), &Budget::of(opts)).map_err(
+            let labels = super::kernel_files::read_labels(&f, ds.n(), &Budget::of(opts)).map_err(
                 |e| match e {
                     Error::Resource(m) => Error::Resource(format!("{shown}: labels: {m}")),
                     e => Error::Data(format!("{shown}: labels: {e}")),
@@ -438,9 +438,9 @@ fn kernel_stack<R: Read>(
             input::fmt_need(want)
         )));
     }
-    super::kernels::check_budget(origin, &Budget::of(opts), n, v, 0)?;
+    super::kernel_files::check_budget(origin, &Budget::of(opts), n, v, 0)?;
     let (n, v) = (n as usize, v as usize);
-    let mut stack = super::kernels::StackBuilder::new(n, v);
+    let mut stack = super::kernel_files::StackBuilder::new(n, v);
     let mut slice = Array2::<f64>::zeros((n, n));
     let size = size as usize;
     let mut buf = vec![0u8; n * size];

@@ -245,7 +245,7 @@ pub trait Solver: Send + Sync {
     /// Peak memory of one start beyond the data and what `prepare` caches
     /// (Gram matrices and feature maps guard themselves), checked against
     /// the budget before anything is allocated. The default is what the
-    /// Euclidean algorithms that sweep the rows in blocks hold: the seeding
+    /// Euclidean algorithms that pass over the rows in blocks hold: the seeding
     /// and the labels.
     fn start_memory(&self, problem: &Problem, run: &Common, _p: &Self::Params) -> StartMemory {
         StartMemory::seeding(problem.n(), run.k, run.init)

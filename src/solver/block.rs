@@ -1,7 +1,7 @@
 //! One block of rows → its sufficient statistics, their merge, and the
 //! step from merged statistics to the next centres: the map-reduce every
 //! Euclidean iteration is. The in-memory solvers are built from these
-//! (`sweep` merges its fixed tasks with [`PowerStats::merge`]; Lloyd's full
+//! (`power_pass` merges its fixed tasks with [`PowerStats::merge`]; Lloyd's full
 //! pass is [`lloyd_block`]'s), and a distributed driver (`meanscape.dask`)
 //! calls the same functions per chunk, so both compute the same thing by
 //! construction. Only k × p numbers per block travel; the rows never move.
@@ -24,7 +24,7 @@ use crate::linalg::{gemm_seq, sq_dists_with};
 use ndarray::{Array2, ArrayView2, Axis, s};
 
 /// One power iteration's result: what [`PowerStats::finish`] gives.
-pub struct Sweep {
+pub struct PowerPass {
     /// Σ_i M_s(d_i·) at the current centres.
     pub objective: f64,
     /// The same at `s_ref`, when asked for (the stopping rule).
@@ -38,9 +38,9 @@ pub struct Sweep {
 }
 
 /// One run of a batch: its centres and exponents. A batch is several runs
-/// over the same rows (`sweep::sweep_batch`).
+/// over the same rows (`power_pass::power_pass_batch`).
 #[derive(Clone, Copy)]
-pub struct SweepArgs<'c> {
+pub struct PassArgs<'c> {
     pub centres: ArrayView2<'c, f64>,
     pub s: f64,
     pub s_ref: Option<f64>,
@@ -75,7 +75,7 @@ pub struct PowerStats {
     pub objective_ref: f64,
     /// Σᵢ (sample weight ×) the share of row i's weight outside its cluster.
     pub softness: f64,
-    /// The block's labels, in row order (the in-memory sweep returns them;
+    /// The block's labels, in row order (the in-memory pass returns them;
     /// a distributed driver needs only `counts`).
     pub labels: Vec<usize>,
     /// Rows per label.
@@ -103,7 +103,7 @@ impl PowerStats {
 
     /// Adds one cache block of rows (`xb`, its first row being row `at` of
     /// `run.weights`).
-    fn add(&mut self, xb: Block, at: usize, x_norms: &[f64], run: &SweepArgs) {
+    fn add(&mut self, xb: Block, at: usize, x_norms: &[f64], run: &PassArgs) {
         let k = run.centres.nrows();
         let part = self;
         let d = match xb {
@@ -181,7 +181,7 @@ impl PowerStats {
 
     /// The statistics of consecutive blocks merged in the order given:
     /// every block is rescaled to the overall maxima once, then the sums
-    /// are added in order (the in-memory sweep's reduction of its tasks).
+    /// are added in order (the in-memory pass's reduction of its tasks).
     /// `parts` must be non-empty and share k and p.
     pub fn merge(parts: Vec<PowerStats>) -> PowerStats {
         let (k, p) = parts.first().map_or((0, 0), |s| s.acc.dim());
@@ -217,7 +217,7 @@ impl PowerStats {
     /// weights are all zero (or −∞) keep their place. `s_ref`: whether the
     /// objective at s_ref was asked for; `denominator`: what the softness
     /// sum is divided by (n, or Σ sample weights).
-    pub fn finish(self, centres: ArrayView2<f64>, s_ref: bool, denominator: f64) -> Sweep {
+    pub fn finish(self, centres: ArrayView2<f64>, s_ref: bool, denominator: f64) -> PowerPass {
         let mut next = centres.to_owned();
         for j in 0..centres.nrows() {
             if self.max[j] > f64::NEG_INFINITY && self.sums[j] > 0.0 {
@@ -225,7 +225,7 @@ impl PowerStats {
                 next.row_mut(j).assign(&self.acc.row(j).mapv(|v| v * inv));
             }
         }
-        Sweep {
+        PowerPass {
             objective: self.objective,
             objective_ref: s_ref.then_some(self.objective_ref),
             labels: self.labels,
@@ -283,7 +283,7 @@ enum RunCentres {
 const MERGED: f64 = 1e6;
 
 impl RunCentres {
-    fn new(run: &SweepArgs, x: &Rows) -> Self {
+    fn new(run: &PassArgs, x: &Rows) -> Self {
         let apart = || min_sq_separation(run.centres) >= MERGED * run.zero_tol;
         if matches!(x, Rows::F32(_)) && apart() {
             RunCentres::Centred(Centred::new(run.centres))
@@ -317,7 +317,7 @@ fn task(
     x: Rows,
     at: usize,
     x_norms: &[f64],
-    runs: &[SweepArgs],
+    runs: &[PassArgs],
     centres: &[RunCentres],
 ) -> Vec<PowerStats> {
     let p = x.ncols();
@@ -355,7 +355,7 @@ fn task(
 /// Every run's statistics over the rows of `x` (`x_norms` their squared
 /// norms, `run.weights` one per row of `x`): fixed tasks of
 /// [`TASK_ROWS`] rows in parallel, merged in task order.
-pub fn power_stats_batch(x: Rows, x_norms: &[f64], runs: &[SweepArgs]) -> Vec<PowerStats> {
+pub fn power_stats_batch(x: Rows, x_norms: &[f64], runs: &[PassArgs]) -> Vec<PowerStats> {
     let n = x.nrows();
     let centres: Vec<RunCentres> = runs.iter().map(|r| RunCentres::new(r, &x)).collect();
     let tasks: Vec<Vec<PowerStats>> = fold_blocks(
@@ -394,9 +394,9 @@ pub fn power_stats_batch(x: Rows, x_norms: &[f64], runs: &[SweepArgs]) -> Vec<Po
 }
 
 /// The power-mean statistics of one block of rows (its own sample
-/// weights in `run.weights`, or None), computed as the in-memory sweep
+/// weights in `run.weights`, or None), computed as the in-memory pass
 /// computes them.
-pub fn power_block(x: Rows, run: &SweepArgs) -> PowerStats {
+pub fn power_block(x: Rows, run: &PassArgs) -> PowerStats {
     let norms = x.sq_norms();
     power_stats_batch(x, &norms, std::slice::from_ref(run))
         .pop()
@@ -717,8 +717,8 @@ mod tests {
         (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0)
     }
 
-    /// One power sweep of `x` (as f64 and as f32) from `c`.
-    fn sweep_of(x: &Array2<f64>, c: &Array2<f64>, f32_rows: bool) -> Sweep {
+    /// One power pass of `x` (as f64 and as f32) from `c`.
+    fn pass_of(x: &Array2<f64>, c: &Array2<f64>, f32_rows: bool) -> PowerPass {
         let x32 = x.mapv(|v| v as f32);
         let rows = if f32_rows {
             Rows::F32(x32.view())
@@ -727,7 +727,7 @@ mod tests {
             Rows::F64(x.view())
         };
         let norms = rows.sq_norms();
-        let run = SweepArgs {
+        let run = PassArgs {
             centres: c.view(),
             s: -3.0,
             s_ref: None,
@@ -743,7 +743,7 @@ mod tests {
     fn f32_rows_take_f32_products_once_centres_are_apart() {
         let x = data(3000, 9).mapv(|v| f64::from((v + 100.0) as f32));
         let apart = x.slice(s![0..4, ..]).to_owned();
-        let (a, b) = (sweep_of(&x, &apart, true), sweep_of(&x, &apart, false));
+        let (a, b) = (pass_of(&x, &apart, true), pass_of(&x, &apart, false));
         assert_eq!(a.labels, b.labels);
         assert!(
             (a.objective - b.objective).abs() <= 1e-5 * b.objective,
@@ -762,7 +762,7 @@ mod tests {
         for j in 1..9 {
             merged[[1, j]] = merged[[0, j]];
         }
-        let (a, b) = (sweep_of(&x, &merged, true), sweep_of(&x, &merged, false));
+        let (a, b) = (pass_of(&x, &merged, true), pass_of(&x, &merged, false));
         assert_eq!(a.objective, b.objective);
         assert_eq!(a.next, b.next);
     }
@@ -773,7 +773,7 @@ mod tests {
         let c = x.slice(s![0..3, ..]).to_owned();
         let w: Vec<f64> = (0..2500).map(|i| 0.5 + (i % 4) as f64).collect();
         let zero_tol = 1e-12;
-        let args = |w: Option<&'static [f64]>| SweepArgs {
+        let args = |w: Option<&'static [f64]>| PassArgs {
             centres: c.view(),
             s: -3.0,
             s_ref: Some(-1.0),
@@ -808,7 +808,7 @@ mod tests {
     fn an_empty_block_changes_nothing() {
         let x = data(50, 3);
         let c = x.slice(s![0..2, ..]).to_owned();
-        let run = SweepArgs {
+        let run = PassArgs {
             centres: c.view(),
             s: -1.0,
             s_ref: None,

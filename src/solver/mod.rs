@@ -1,7 +1,7 @@
 //! The solver core every algorithm uses, and which imports no algorithm:
 //! the problem and its caches, declared parameters, progress and
 //! cancellation, seeding, the rows a solver reads, the fused power-mean
-//! sweep and its fast math, the stopping rules, the iteration engines
+//! pass and its fast math, the stopping rules, the iteration engines
 //! (power mean, Lloyd), and the run of parallel restarts.
 
 pub mod algorithm;
@@ -21,6 +21,7 @@ pub mod matrix;
 pub mod mix;
 pub mod params;
 pub mod power_mean;
+pub mod power_pass;
 pub mod problem;
 pub mod progress;
 pub mod reduce;
@@ -29,7 +30,6 @@ pub mod sample;
 pub mod simplex_qp;
 pub mod specs;
 pub mod stopping;
-pub mod sweep;
 pub mod weights;
 
 pub use algorithm::{

@@ -2,18 +2,18 @@
 //! docs/methods/power-kmeans.md#the-mm-step): the iteration every Euclidean member of
 //! the family runs — `power`, `khm`, `rff-power` and the hard (s = −∞)
 //! k-means start of the RFF algorithms. Each iteration is one fused pass
-//! over the rows (`sweep`): the n×k squared distances, the log-domain MM
+//! over the rows (`power_pass`): the n×k squared distances, the log-domain MM
 //! weights and the next centres ΩᵀX.
 
 use super::assign::{full_pass, weighted_cluster_sums};
 use super::fit::Fit;
 use super::iterate::{Eval, Finish, Iteration, Loop, LoopState, Rule, Step, Stop, iterate_until};
 use super::lloyd::weighted_lloyd_loop;
+use super::power_pass::{PassArgs, PowerPass, power_pass, power_pass_batch};
 use super::progress::Ctx;
 use super::rows::Centres;
 use super::rows::Rows;
 use super::stopping::{Schedule, zero_tolerance};
-use super::sweep::{Sweep, SweepArgs, sweep, sweep_batch};
 use crate::error::Result;
 use ndarray::Array2;
 
@@ -113,7 +113,7 @@ impl PowerRun {
 
 /// Several [`power_loop_hard`] runs over the same rows in lockstep: every
 /// iteration is one pass over the rows for all the runs still going
-/// ([`sweep_batch`]), so the rows are read once per iteration instead of
+/// ([`power_pass_batch`]), so the rows are read once per iteration instead of
 /// once per run. A run that stops (converged, its cap, cancelled) leaves
 /// the batch; each result is bit-identical to the run alone.
 pub fn power_batch<'a>(
@@ -151,11 +151,11 @@ pub fn power_batch<'a>(
                 false
             }
         });
-        let args: Vec<SweepArgs> = active
+        let args: Vec<PassArgs> = active
             .iter()
             .map(|&i| {
                 let it = states[i].iteration(m);
-                SweepArgs {
+                PassArgs {
                     centres: steps[i].centres.view(),
                     s: it.s.expect("the power-mean rule gives s"),
                     s_ref: it.s_ref,
@@ -164,7 +164,7 @@ pub fn power_batch<'a>(
                 }
             })
             .collect();
-        let swept = sweep_batch(x, x_norms, &args);
+        let swept = power_pass_batch(x, x_norms, &args);
         for (&i, sw) in active.iter().zip(swept) {
             steps[i].pending = Some(sw);
             let ev = steps[i].eval(states[i].iteration(m));
@@ -231,7 +231,7 @@ fn lloyd_finish(
     })
 }
 
-/// One iteration: a fused sweep over the rows at the current centres.
+/// One iteration: a fused pass over the rows at the current centres.
 struct PowerStep<'x, 'n> {
     x: Rows<'x>,
     x_norms: &'n [f64],
@@ -239,10 +239,10 @@ struct PowerStep<'x, 'n> {
     w: Option<&'n [f64]>,
     zero_tol: f64,
     centres: Array2<f64>,
-    /// The last sweep (its next centres and softness).
-    swept: Option<Sweep>,
-    /// This iteration's sweep when a batch computed it.
-    pending: Option<Sweep>,
+    /// The last pass (its next centres and softness).
+    swept: Option<PowerPass>,
+    /// This iteration's pass when a batch computed it.
+    pending: Option<PowerPass>,
 }
 
 impl<'x, 'n> PowerStep<'x, 'n> {
@@ -270,7 +270,7 @@ impl Step for PowerStep<'_, '_> {
         let s = it.s.expect("the power-mean rule gives s");
         let mut sw = match self.pending.take() {
             Some(sw) => sw,
-            None => sweep(
+            None => power_pass(
                 self.x,
                 self.x_norms,
                 self.centres.view(),

@@ -112,7 +112,7 @@ pub fn weighted_power_step(
     step
 }
 
-/// The weights of one block of rows, in the form the one-pass sweep wants:
+/// The weights of one block of rows, in the form the one-pass iteration wants:
 /// besides `log w`, the factors `w_ij = exp(c_i)·u_ij` with
 /// `u_ij = r_ij^{s−1}`, which give the weights with one exponential per
 /// entry instead of two.

@@ -337,7 +337,7 @@ pub fn auto_s0(
 }
 
 /// Rows per parallel task and per cache block of the distance pass: the
-/// values of the engine's fused sweep (`sweep.rs`), so that one view gives
+/// values of the engine's fused pass (`power_pass.rs`), so that one view gives
 /// `rff-power`'s distances bit for bit.
 const TASK_ROWS: usize = 4096;
 const BLOCK_ROWS: usize = 256;

@@ -74,7 +74,7 @@ fn companion_labels(
     budget: &Budget,
     ds: &mut Dataset,
 ) -> Result<()> {
-    let file = super::kernels::labels_file(
+    let file = super::kernel_files::labels_file(
         path,
         shown,
         &opts.label,
@@ -83,11 +83,12 @@ fn companion_labels(
     )?;
     if let Some(f) = file {
         let rows = format!("the matrix has {} rows", ds.n());
-        let labels =
-            super::kernels::read_labels_of(&f, ds.n(), budget, &rows).map_err(|e| match e {
+        let labels = super::kernel_files::read_labels_of(&f, ds.n(), budget, &rows).map_err(
+            |e| match e {
                 Error::Resource(m) => Error::Resource(format!("{shown}: labels: {m}")),
                 e => Error::Data(format!("{shown}: labels: {e}")),
-            })?;
+            },
+        )?;
         ds.labels = Some(labels);
         ds.inputs.push(f);
     }

@@ -2,9 +2,9 @@
 //! with the semantics of [`crate::solver::power_mean`]: the same MM
 //! weights ([`block_weights`]), the same stopping rule and Lloyd finish.
 //!
-//! The dense sweep sums ΩᵀX per task of rows, each task rescaled to its
+//! The dense pass sums ΩᵀX per task of rows, each task rescaled to its
 //! own largest log weight, which needs a k × p array per task. On sparse
-//! rows that would not be ∝ nnz, so the sweep here keeps the n × k log
+//! rows that would not be ∝ nnz, so the pass here keeps the n × k log
 //! weights instead: the column maxima are taken over all rows first, then
 //! WᵀX is one product per cluster ([`Csr::weighted_sums`]). The results
 //! are the dense ones to rounding.
@@ -16,9 +16,9 @@ use crate::error::Result;
 use crate::solver::fit::Fit;
 use crate::solver::init::Init;
 use crate::solver::iterate::{Eval, Finish, Iteration, Loop, Rule, Step, Stop, iterate_until};
+use crate::solver::power_pass::PowerPass;
 use crate::solver::progress::Ctx;
 use crate::solver::stopping::{Schedule, zero_tolerance};
-use crate::solver::sweep::Sweep;
 use crate::solver::weights::block_weights;
 use ndarray::{Array2, ArrayView2, Axis, s};
 use rayon::prelude::*;
@@ -29,7 +29,7 @@ const ROWS: usize = 256;
 
 /// One power iteration on CSR rows: distances, MM weights, objective(s),
 /// labels, softness and the next centres.
-pub fn csr_sweep(
+pub fn csr_pass(
     x: &Csr,
     norms: &[f64],
     centres: ArrayView2<f64>,
@@ -37,7 +37,7 @@ pub fn csr_sweep(
     s_ref: Option<f64>,
     zero_tol: f64,
     weights: Option<&[f64]>,
-) -> Sweep {
+) -> PowerPass {
     let n = x.nrows();
     let k = centres.nrows();
     let c = CentresT::new(centres);
@@ -91,7 +91,7 @@ pub fn csr_sweep(
             next.row_mut(j).assign(&acc.row(j).mapv(|v| v * inv));
         }
     }
-    Sweep {
+    PowerPass {
         objective,
         objective_ref: s_ref.map(|_| objective_ref),
         labels,
@@ -206,13 +206,13 @@ struct CsrPower<'x> {
     w: Option<&'x [f64]>,
     zero_tol: f64,
     centres: Array2<f64>,
-    swept: Option<Sweep>,
+    swept: Option<PowerPass>,
 }
 
 impl Step for CsrPower<'_> {
     fn eval(&mut self, it: Iteration) -> Result<Eval> {
         let s = it.s.expect("the power-mean rule gives s");
-        let mut sw = csr_sweep(
+        let mut sw = csr_pass(
             self.x,
             self.norms,
             self.centres.view(),
@@ -271,7 +271,7 @@ impl Step for CsrPower<'_> {
 mod tests {
     use super::*;
     use crate::solver::power_mean::{power_loop, power_loop_hard};
-    use crate::solver::sweep::sweep;
+    use crate::solver::power_pass::power_pass;
     use rand::{Rng, SeedableRng};
 
     fn sparse_data(n: usize, p: usize, density: f64, seed: u64) -> Array2<f64> {
@@ -297,15 +297,15 @@ mod tests {
     }
 
     #[test]
-    fn one_sweep_is_the_dense_sweep() {
+    fn one_pass_is_the_dense_pass() {
         let d = sparse_data(3000, 30, 0.1, 4);
         let x = Csr::from_dense(d.view()).unwrap();
         let norms = x.sq_norms();
         let c = x.select(&[0, 5, 9, 2000]);
         let zt = zero_tolerance(&norms);
         for (s, s_ref) in [(-1.0, None), (-3.0, Some(-1.0)), (-40.0, Some(-20.0))] {
-            let a = csr_sweep(&x, &norms, c.view(), s, s_ref, zt, None);
-            let b = sweep(d.view().into(), &norms, c.view(), s, s_ref, zt, None);
+            let a = csr_pass(&x, &norms, c.view(), s, s_ref, zt, None);
+            let b = power_pass(d.view().into(), &norms, c.view(), s, s_ref, zt, None);
             assert_eq!(a.labels, b.labels, "s = {s}");
             assert!(close(a.objective, b.objective, 1e-12), "s = {s}");
             match (a.objective_ref, b.objective_ref) {
@@ -416,7 +416,7 @@ mod tests {
                 assert_eq!(a.iterations, b.iterations, "{what}");
                 assert!(close(a.objective, b.objective, 1e-10), "{what}");
                 // Late in a long annealing the MM map contracts slowly, so
-                // the rounding differences of each sweep (1e-16) add up in
+                // the rounding differences of each pass (1e-16) add up in
                 // the centres (4e-7 seen at 225 iterations).
                 let (ca, cb) = (a.centroids.unwrap(), b.centroids.unwrap());
                 let worst = ca

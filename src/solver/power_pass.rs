@@ -20,13 +20,13 @@
 //! except while two centres are merged, where each block is widened to f64
 //! and both products are f64 (see `block::RunCentres`).
 
+pub use super::block::{PassArgs, PowerPass};
 use super::block::{PowerStats, power_stats_batch};
-pub use super::block::{Sweep, SweepArgs};
 use super::rows::Rows;
 use ndarray::ArrayView2;
 
 /// Distances, weights, objective, labels and the next centres, in one pass.
-pub fn sweep(
+pub fn power_pass(
     x: Rows,
     x_norms: &[f64],
     centres: ArrayView2<f64>,
@@ -34,25 +34,25 @@ pub fn sweep(
     s_ref: Option<f64>,
     zero_tol: f64,
     weights: Option<&[f64]>,
-) -> Sweep {
-    let run = SweepArgs {
+) -> PowerPass {
+    let run = PassArgs {
         centres,
         s,
         s_ref,
         zero_tol,
         weights,
     };
-    sweep_batch(x, x_norms, &[run])
+    power_pass_batch(x, x_norms, &[run])
         .pop()
-        .expect("one sweep per run")
+        .expect("one pass per run")
 }
 
-/// [`sweep`] for several runs over the same rows in one pass: each run's
-/// result is bit-identical to its own [`sweep`] (same tasks, same blocks,
+/// [`power_pass`] for several runs over the same rows in one pass: each run's
+/// result is bit-identical to its own [`power_pass`] (same tasks, same blocks,
 /// same order of every sum), but the rows are read once for all of them.
 /// The per-block statistics, their merge and the update are
 /// [`super::block`]'s, which a distributed driver calls per chunk.
-pub fn sweep_batch(x: Rows, x_norms: &[f64], runs: &[SweepArgs]) -> Vec<Sweep> {
+pub fn power_pass_batch(x: Rows, x_norms: &[f64], runs: &[PassArgs]) -> Vec<PowerPass> {
     let n = x.nrows();
     power_stats_batch(x, x_norms, runs)
         .into_iter()
