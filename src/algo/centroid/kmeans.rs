@@ -82,8 +82,8 @@ impl Solver for KMeans {
             duplicates: cfg.params.flag("duplicates")?,
         };
         if problem.csr().is_some() && p.sample > 0 && p.sample < problem.n() {
-            return Err(crate::Error::Param(
-                "kmeans: sample does not apply to sparse input; set sample = 0".into(),
+            return Err(crate::Error::param(
+                "kmeans: sample does not apply to sparse input; set sample = 0",
             ));
         }
         Ok(p)

@@ -146,7 +146,7 @@ impl Solver for PowerKMeans {
     fn auto_param(&self, name: &str, problem: &Problem, k: usize) -> Result<f64> {
         match name {
             "sample" => Ok(auto_sample(problem, k)),
-            _ => Err(crate::Error::Param(format!(
+            _ => Err(crate::Error::param(format!(
                 "power declares no automatic default for {name}"
             ))),
         }
@@ -169,8 +169,8 @@ impl Solver for PowerKMeans {
             sample: v.count("sample")?,
         };
         if problem.csr().is_some() && p.sample > 0 && p.sample < problem.n() {
-            return Err(crate::Error::Param(
-                "power: sample does not apply to sparse input; set sample = 0".into(),
+            return Err(crate::Error::param(
+                "power: sample does not apply to sparse input; set sample = 0",
             ));
         }
         Ok(p)

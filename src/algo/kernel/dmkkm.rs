@@ -281,7 +281,7 @@ pub fn grams(
     )?;
     let named = kernel_grams(problem, source, sigma, max_memory, ctx, algo)?;
     if named.is_empty() {
-        return Err(Error::Param(format!("{algo}: no kernel to run on")));
+        return Err(Error::param(format!("{algo}: no kernel to run on")));
     }
     Ok(named)
 }
@@ -348,7 +348,7 @@ pub fn initial_labels<R: Rng>(
 ) -> Result<Vec<usize>> {
     let n = gs[0].n();
     if k == 0 || k > n {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "k = {k} is out of range: must be in [1, {n}] (the number of rows)"
         )));
     }

@@ -215,7 +215,7 @@ pub fn relax(gs: &[Arc<Gram>], k: usize, tol: f64, max_iter: usize, ctx: &Ctx) -
     let v = gs.len();
     let n = gs[0].n();
     if k == 0 || k > n {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "k = {k} is out of range: must be in [1, {n}] (the number of rows)"
         )));
     }

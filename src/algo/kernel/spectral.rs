@@ -225,8 +225,8 @@ pub fn graph_embedding(
     ctx: &Ctx,
 ) -> Result<Arc<Embedding>> {
     if problem.kernels_only() {
-        return Err(Error::Param(
-            "spectral --kernel knn builds its graph from the features; precomputed kernels have none (use the gaussian default)".into(),
+        return Err(Error::param(
+            "spectral --kernel knn builds its graph from the features; precomputed kernels have none (use the gaussian default)",
         ));
     }
     let n = problem.n();
@@ -251,7 +251,7 @@ pub fn graph_embedding(
 pub fn build_graph_embedding(graph: &knn::Graph, k: usize, ctx: &Ctx) -> Result<Embedding> {
     let n = graph.n();
     if k == 0 || k > n {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "k = {k} is out of range: must be in [1, {n}] (the number of rows)"
         )));
     }
@@ -338,7 +338,7 @@ pub fn embedding_for(
 pub fn build_embedding(gram: &Gram, k: usize, ctx: &Ctx) -> Result<Embedding> {
     let n = gram.n();
     if k == 0 || k > n {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "k = {k} is out of range: must be in [1, {n}] (the number of rows)"
         )));
     }

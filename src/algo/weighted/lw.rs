@@ -142,8 +142,8 @@ impl LwStart {
         let (z, _) = cluster_means(x, sw, &labels, k, None);
         let d0 = dispersions(x, sw, &labels, z.view());
         let alpha = lw_alpha(&d0, s.beta).ok_or_else(|| {
-            Error::Param(
-                "lw: every feature is constant within every cluster of the initial partition, so α is undefined (is k close to the number of distinct points?)".into(),
+            Error::param(
+                "lw: every feature is constant within every cluster of the initial partition, so α is undefined (is k close to the number of distinct points?)",
             )
         })?;
         Ok(LwStart {
@@ -221,7 +221,7 @@ pub fn lw_from(
     quiet: bool,
 ) -> Result<(Fit, ndarray::Array2<f64>)> {
     if !(lambda.is_finite() && lambda >= 0.0) {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "lambda = {lambda} is out of range: must be a finite number ≥ 0"
         )));
     }
@@ -348,7 +348,7 @@ impl Solver for Lw {
     fn auto_param(&self, name: &str, problem: &Problem, _k: usize) -> Result<f64> {
         match name {
             "lambda" => Ok(1.0 / problem.p() as f64),
-            _ => Err(Error::Param(format!(
+            _ => Err(Error::param(format!(
                 "lw declares no automatic default for {name}"
             ))),
         }

@@ -51,7 +51,7 @@ impl PathAlgo {
         match id {
             "lw" => Ok(PathAlgo::Lw),
             "sparse-kmeans" => Ok(PathAlgo::SparseKMeans),
-            other => Err(Error::Param(format!(
+            other => Err(Error::param(format!(
                 "algorithm '{other}' has no regularisation path; use --algo lw or --algo sparse-kmeans"
             ))),
         }
@@ -108,7 +108,7 @@ impl Grid {
     /// and a count from 1 to 10000.
     pub fn parse(spec: &str) -> Result<Grid> {
         let bad = |why: &str| {
-            Error::Param(format!(
+            Error::param(format!(
                 "--lambda {spec}: {why} (expected FROM:TO:COUNT, e.g. 0.002:0.0001:40)"
             ))
         };
@@ -238,21 +238,20 @@ pub fn run_path(
 ) -> Result<PathResult> {
     check_config(problem, cfg)?;
     if cfg.restarts != 1 {
-        return Err(Error::Param(
-            "--restarts does not apply to path: every point starts from the previous one and from the shared initial partition"
-                .into(),
+        return Err(Error::param(
+            "--restarts does not apply to path: every point starts from the previous one and from the shared initial partition",
         ));
     }
     if let Grid::Auto { count, ratio } = grid {
         if *count == 0 || *count > 10_000 {
-            return Err(Error::Param(format!(
+            return Err(Error::param(format!(
                 "path grid: {count} points is out of range: must be from 1 to 10000"
             )));
         }
         if let Some(r) = ratio
             && !(*r > 0.0 && *r < 1.0)
         {
-            return Err(Error::Param(format!(
+            return Err(Error::param(format!(
                 "path grid: ratio {r} is out of range: must be in (0, 1)"
             )));
         }
@@ -390,7 +389,7 @@ fn sparse_path(
         Grid::Auto { count, .. } => log_space(1.1, dense, *count),
     };
     if let Some(bad) = values.iter().find(|&&v| v < 1.0) {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "wbound = {bad} is out of range: the sparse k-means bound must be at least 1"
         )));
     }

@@ -218,7 +218,7 @@ pub fn sparse_loop<'x>(
     quiet: bool,
 ) -> Result<SparseFit> {
     if !(s.wbound.is_finite() && s.wbound >= 1.0) {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "wbound = {} is out of range: must be at least 1",
             s.wbound
         )));
@@ -309,7 +309,7 @@ impl Step for SparseStep<'_, '_> {
 pub fn gap_grid(p: usize, binding: f64, nvals: usize) -> Result<Vec<f64>> {
     let top = 0.9 * (p as f64).sqrt().min(binding);
     if top <= 1.2 {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "--tune gap: the L1 bound stops binding at s = {} on this data (p = {p}), so there is no range of bounds to choose from; set -P wbound instead",
             fmt_num(binding.min((p as f64).sqrt()))
         )));
@@ -432,8 +432,8 @@ pub fn gap_statistic(
         if v > 0.0 && v.is_finite() {
             Ok(v.ln())
         } else {
-            Err(Error::Param(
-                "--tune gap: the clustering criterion is 0 (no feature separates the clusters); the gap statistic is undefined".into(),
+            Err(Error::param(
+                "--tune gap: the clustering criterion is 0 (no feature separates the clusters); the gap statistic is undefined",
             ))
         }
     };
@@ -533,7 +533,7 @@ impl Tune {
             "none" => Ok(Tune::None),
             "gap" => Ok(Tune::Gap),
             "gap-1sd" => Ok(Tune::GapOneSd),
-            other => Err(Error::Param(format!(
+            other => Err(Error::param(format!(
                 "--tune {other} is not a tuning method (sparse-kmeans takes gap, gap-1sd or none)"
             ))),
         }
@@ -584,10 +584,10 @@ pub const GAP_NO_SPARSE: &str = "sparse-kmeans --tune gap does not take sparse r
 
 fn tuned(problem: &Problem, run: &Common, p: &SparseParams, ctx: &Ctx) -> Result<Option<Arc<Gap>>> {
     if p.tune != Tune::None && problem.sample_weights().is_some() {
-        return Err(Error::Param(GAP_NO_WEIGHTS.into()));
+        return Err(Error::param(GAP_NO_WEIGHTS));
     }
     if p.tune != Tune::None && problem.csr().is_some() {
-        return Err(Error::Param(GAP_NO_SPARSE.into()));
+        return Err(Error::param(GAP_NO_SPARSE));
     }
     match p.tune {
         Tune::None => Ok(None),
@@ -692,7 +692,7 @@ impl Solver for SparseKMeans {
     fn auto_param(&self, name: &str, problem: &Problem, k: usize) -> Result<f64> {
         match name {
             "wbound" => default_wbound(problem, k),
-            _ => Err(Error::Param(format!(
+            _ => Err(Error::param(format!(
                 "sparse-kmeans declares no automatic default for {name}"
             ))),
         }
