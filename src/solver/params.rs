@@ -247,6 +247,134 @@ impl Params {
     }
 }
 
+/// A field of a [`declare_params!`] struct: one declared value (`f64`,
+/// a count, a switch) or a group declared with the macro itself (the
+/// annealing schedule). `Spec` is what its declaration gives: one
+/// [`ParamSpec`] for a value, the group's specs for a group.
+pub trait Field: Sized {
+    type Spec;
+    /// The specs of the field named `name`, declared as `spec`.
+    fn declare(name: &'static str, spec: Self::Spec) -> Vec<ParamSpec>;
+    /// The field's value in resolved values.
+    ///
+    /// # Errors
+    /// [`ParamError::Missing`] or [`ParamError::Kind`].
+    fn take(v: &Params, name: &'static str) -> Result<Self, ParamError>;
+}
+
+/// One value under its field's name: the name is the field's, whatever
+/// the spec helper named it, so the table and the struct cannot differ.
+fn one(name: &'static str, spec: ParamSpec) -> Vec<ParamSpec> {
+    vec![ParamSpec { name, ..spec }]
+}
+
+impl Field for f64 {
+    type Spec = ParamSpec;
+    fn declare(name: &'static str, spec: ParamSpec) -> Vec<ParamSpec> {
+        one(name, spec)
+    }
+    fn take(v: &Params, name: &'static str) -> Result<Self, ParamError> {
+        v.real(name)
+    }
+}
+
+impl Field for usize {
+    type Spec = ParamSpec;
+    fn declare(name: &'static str, spec: ParamSpec) -> Vec<ParamSpec> {
+        one(name, spec)
+    }
+    fn take(v: &Params, name: &'static str) -> Result<Self, ParamError> {
+        v.count(name)
+    }
+}
+
+/// A seed: a count, widened.
+impl Field for u64 {
+    type Spec = ParamSpec;
+    fn declare(name: &'static str, spec: ParamSpec) -> Vec<ParamSpec> {
+        one(name, spec)
+    }
+    fn take(v: &Params, name: &'static str) -> Result<Self, ParamError> {
+        v.count(name).map(|c| c as u64)
+    }
+}
+
+impl Field for bool {
+    type Spec = ParamSpec;
+    fn declare(name: &'static str, spec: ParamSpec) -> Vec<ParamSpec> {
+        one(name, spec)
+    }
+    fn take(v: &Params, name: &'static str) -> Result<Self, ParamError> {
+        v.flag(name)
+    }
+}
+
+/// Declares an algorithm's parameters once, as a struct whose fields are
+/// the parameters: `NAME::specs()` is the table the command line, the
+/// JSON and the UI read (in field order), `NAME::read(&params)` the typed
+/// values. Each field is `name: Type = spec`, with `Type` a [`Field`]:
+/// `f64`, `usize`, `u64`, `bool` with a [`ParamSpec`], or a struct
+/// declared with this macro with its specs (`Schedule = schedule_specs()`).
+macro_rules! declare_params {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident {
+            $( $(#[$fmeta:meta])* $field:ident : $ty:ty = $spec:expr ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq)]
+        $vis struct $name {
+            $( $(#[$fmeta])* pub $field: $ty, )*
+        }
+
+        impl $name {
+            /// The declared parameters, in the order they are shown.
+            pub fn specs() -> Vec<$crate::solver::ParamSpec> {
+                let mut specs = Vec::new();
+                $( specs.extend(<$ty as $crate::solver::params::Field>::declare(
+                    stringify!($field),
+                    $spec,
+                )); )*
+                specs
+            }
+
+            /// The typed values of resolved parameters.
+            ///
+            /// # Errors
+            /// A `ParamError` when a value is missing or not of its
+            /// field's kind.
+            pub fn read(
+                v: &$crate::solver::Params,
+            ) -> ::std::result::Result<Self, $crate::solver::ParamError> {
+                Ok($name {
+                    $( $field: <$ty as $crate::solver::params::Field>::take(
+                        v,
+                        stringify!($field),
+                    )?, )*
+                })
+            }
+        }
+
+        impl $crate::solver::params::Field for $name {
+            type Spec = Vec<$crate::solver::ParamSpec>;
+            fn declare(
+                _name: &'static str,
+                spec: Vec<$crate::solver::ParamSpec>,
+            ) -> Vec<$crate::solver::ParamSpec> {
+                spec
+            }
+            fn take(
+                v: &$crate::solver::Params,
+                _name: &'static str,
+            ) -> ::std::result::Result<Self, $crate::solver::ParamError> {
+                Self::read(v)
+            }
+        }
+    };
+}
+pub(crate) use declare_params;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,9 +406,14 @@ mod tests {
 
     #[test]
     fn resolve_fills_defaults_and_refuses_bad_values() {
-        let specs = [s0()];
+        declare_params! {
+            struct Start {
+                s0: f64 = s0(),
+            }
+        }
+        let specs = Start::specs();
         let p = Params::resolve("power", &specs, &[], |_| unreachable!()).unwrap();
-        assert_eq!(p.real("s0"), Ok(-1.0));
+        assert_eq!(Start::read(&p), Ok(Start { s0: -1.0 }));
         let e = Params::resolve("power", &specs, &[("s0".into(), 1.0)], |_| unreachable!())
             .unwrap_err();
         assert_eq!(

@@ -359,7 +359,7 @@ fn sparse_path(
         x,
         sw,
         k,
-        sp.nstart,
+        sp.values.nstart,
         cfg.init,
         cfg.centres.as_deref(),
         rng,
@@ -367,7 +367,7 @@ fn sparse_path(
         Some(&StageCounter::new(
             ctx,
             "sparse-kmeans: initial k-means runs",
-            sp.nstart,
+            sp.values.nstart,
         )),
     )?;
     let tss = total_ss(x, sw);
@@ -400,8 +400,8 @@ fn sparse_path(
         let pctx = ctx.for_restart(i);
         let st = SparseSettings {
             wbound: b,
-            tol: sp.tol,
-            max_iter: sp.max_iter,
+            tol: sp.values.tol,
+            max_iter: sp.values.max_iter,
         };
         let mut f = sparse_loop(x, sw, &tss, labels.clone(), k, &st, &pctx, false)?;
         if i > 0 {
