@@ -314,7 +314,7 @@ impl Field for bool {
 /// JSON and the UI read (in field order), `NAME::read(&params)` the typed
 /// values. Each field is `name: Type = spec`, with `Type` a [`Field`]:
 /// `f64`, `usize`, `u64`, `bool` with a [`ParamSpec`], or a struct
-/// declared with this macro with its specs (`Schedule = schedule_specs()`).
+/// declared with this macro with its specs (`schedule: Schedule = Schedule::specs()`).
 macro_rules! declare_params {
     (
         $(#[$meta:meta])*
@@ -330,7 +330,7 @@ macro_rules! declare_params {
 
         impl $name {
             /// The declared parameters, in the order they are shown.
-            pub fn specs() -> Vec<$crate::solver::ParamSpec> {
+            pub fn specs() -> Vec<$crate::solver::params::ParamSpec> {
                 let mut specs = Vec::new();
                 $( specs.extend(<$ty as $crate::solver::params::Field>::declare(
                     stringify!($field),
@@ -345,8 +345,8 @@ macro_rules! declare_params {
             /// A `ParamError` when a value is missing or not of its
             /// field's kind.
             pub fn read(
-                v: &$crate::solver::Params,
-            ) -> ::std::result::Result<Self, $crate::solver::ParamError> {
+                v: &$crate::solver::params::Params,
+            ) -> ::std::result::Result<Self, $crate::error::ParamError> {
                 Ok($name {
                     $( $field: <$ty as $crate::solver::params::Field>::take(
                         v,
@@ -357,17 +357,17 @@ macro_rules! declare_params {
         }
 
         impl $crate::solver::params::Field for $name {
-            type Spec = Vec<$crate::solver::ParamSpec>;
+            type Spec = Vec<$crate::solver::params::ParamSpec>;
             fn declare(
                 _name: &'static str,
-                spec: Vec<$crate::solver::ParamSpec>,
-            ) -> Vec<$crate::solver::ParamSpec> {
+                spec: Vec<$crate::solver::params::ParamSpec>,
+            ) -> Vec<$crate::solver::params::ParamSpec> {
                 spec
             }
             fn take(
-                v: &$crate::solver::Params,
+                v: &$crate::solver::params::Params,
                 _name: &'static str,
-            ) -> ::std::result::Result<Self, $crate::solver::ParamError> {
+            ) -> ::std::result::Result<Self, $crate::error::ParamError> {
                 Self::read(v)
             }
         }

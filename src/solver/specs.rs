@@ -1,5 +1,6 @@
 //! Parameter declarations shared by several algorithms: the tolerance,
-//! the iteration cap, the annealing schedule and the hardness condition.
+//! the iteration cap, the annealing schedule (each of s₀, η, T and s_min,
+//! gathered by `stopping::Schedule`) and the hardness condition.
 
 use super::params::{Default, ParamSpec, Scale};
 
@@ -31,11 +32,6 @@ pub fn max_iter_spec(default: f64) -> ParamSpec {
         integer: true,
         help: "Iteration cap; the run stops there even if not converged.",
     }
-}
-
-/// s₀, η, T and s_min, as every annealed algorithm declares them.
-pub fn schedule_specs() -> Vec<ParamSpec> {
-    super::stopping::Schedule::specs()
 }
 
 pub fn s0_spec() -> ParamSpec {

@@ -13,7 +13,7 @@ use crate::solver::params::{Field, declare_params};
 use crate::solver::power_mean::{PowerRun, power_batch, power_loop_hard};
 use crate::solver::rows::Rows;
 use crate::solver::sample::{Sampled, auto_sample, auto_sample_spec};
-use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
+use crate::solver::specs::{max_iter_spec, soft_tol_spec, tol_spec};
 use crate::solver::stopping::Schedule;
 use crate::solver::{
     BatchStart, Common, Ctx, Fit, ParamSpec, Params, Problem, RunConfig, Solver, Start,
@@ -92,7 +92,7 @@ pub struct PowerKMeans;
 declare_params! {
     /// The parameters of `power`.
     pub struct PowerParams {
-        schedule: Schedule = schedule_specs(),
+        schedule: Schedule = Schedule::specs(),
         tol: f64 = tol_spec(
             1e-6,
             "Relative change of the objective over one period T below which the run stops.",

@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::kernel::{self, Gram, KernelChoice};
 use crate::solver::iterate::{Eval, Finish, Iteration, Loop, Rule, Step, iterate};
 use crate::solver::params::declare_params;
-use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
+use crate::solver::specs::{max_iter_spec, soft_tol_spec, tol_spec};
 use crate::solver::stopping::{Schedule, weighted_softness, zero_tolerance};
 use crate::solver::weights::{advance_omega, weighted_power_objective, weighted_power_step};
 use crate::solver::{Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory};
@@ -25,7 +25,7 @@ declare_params! {
     /// The declared parameters of `kpower`.
     pub struct KpowerValues {
         sigma: f64 = kernel::sigma_spec(),
-        schedule: Schedule = schedule_specs(),
+        schedule: Schedule = Schedule::specs(),
         tol: f64 = tol_spec(
             1e-6,
             "Relative change of the objective over one period T below which the run stops.",

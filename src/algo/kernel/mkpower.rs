@@ -27,7 +27,7 @@ use crate::solver::init;
 use crate::solver::iterate::{Eval, Finish, Iteration, Loop, Rule, Step, iterate};
 use crate::solver::mix::{alpha_step, choose_lambda, neg_entropy};
 use crate::solver::params::{Default, ParamSpec, Scale, declare_params};
-use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
+use crate::solver::specs::{max_iter_spec, soft_tol_spec, tol_spec};
 use crate::solver::stopping::{Schedule, weighted_softness, zero_tolerance};
 use crate::solver::weights::{advance_omega, weighted_power_objective, weighted_power_step};
 use crate::solver::{
@@ -64,7 +64,7 @@ declare_params! {
         },
         /// Bandwidth of the distance kernels whose spec gives none.
         sigma: f64 = kernel::sigma_spec(),
-        schedule: Schedule = schedule_specs(),
+        schedule: Schedule = Schedule::specs(),
         tol: f64 = tol_spec(
             1e-6,
             "Relative change of the objective over one period T below which the run stops.",
