@@ -355,7 +355,7 @@ fn on_views(
         ctx.check()?;
         let gram = problem.cached(&key, || {
             let x = problem.x.rows().cols(view.cols.clone()).f64_owned();
-            Gram::build(x.view(), &r, ctx)
+            Gram::build(x.view(), &r, ctx).map(|g| g.on_columns(view.cols.clone()))
         })?;
         let kind = if r.kind.has_sigma() {
             format!("{} σ={}", r.kind.name(), short(r.sigma.unwrap_or(f64::NAN)))
