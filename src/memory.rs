@@ -59,7 +59,7 @@ pub fn size_bytes(text: &str) -> std::result::Result<u64, String> {
 /// `K`, `M`, `G`, `T` (also `KB`, `KiB`, …; powers of 1024), or plain bytes.
 pub fn parse_size(text: &str) -> Result<u64> {
     size_bytes(text)
-        .map_err(|why| Error::Param(format!("--max-memory '{text}' is not a size: {why}")))
+        .map_err(|why| Error::param(format!("--max-memory '{text}' is not a size: {why}")))
 }
 
 /// Total RAM from /proc/meminfo, if it can be read.

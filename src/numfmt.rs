@@ -141,6 +141,41 @@ pub fn fit_words(parts: &[String], width: usize) -> String {
     }
 }
 
+/// `v` rounded to `digits` significant digits.
+pub fn round_sig(v: f64, digits: i32) -> f64 {
+    if v == 0.0 || !v.is_finite() {
+        return v;
+    }
+    let mag = v.abs().log10().floor() as i32;
+    let scale = 10f64.powi(digits - 1 - mag);
+    (v * scale).round() / scale
+}
+
+pub fn fmt_num(v: f64) -> String {
+    if v.is_infinite() {
+        return if v > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        let s = format!("{v}");
+        if s.len() <= 10 {
+            s
+        } else if (1e-4..1e9).contains(&v.abs()) {
+            // Six significant digits, trailing zeros dropped.
+            let r = round_sig(v, 6);
+            let t = format!("{r:.10}");
+            t.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            // Six significant digits, trailing zeros of the mantissa dropped.
+            let t = format!("{v:.5e}");
+            let (mantissa, exp) = t.split_once('e').unwrap_or((&t, "0"));
+            let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
+            format!("{mantissa}e{exp}")
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{duration, fit, fit_words};

@@ -39,7 +39,7 @@ impl Loaded {
     /// [`Error::Param`] when k is neither given nor known from labels.
     pub fn choose_k(&self, given: Option<usize>) -> Result<usize> {
         given.or(self.default_k()).ok_or_else(|| {
-            Error::Param(format!(
+            Error::param(format!(
                 "--k is required: {} has no ground-truth labels to take k from; give --k N",
                 self.source.spec()
             ))

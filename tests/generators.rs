@@ -20,7 +20,8 @@ fn gen_err(name: &str, params: &[(&str, &str)]) -> String {
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
     match generate(name, &params) {
-        Err(Error::Param(m)) => {
+        Err(Error::Param(e)) => {
+            let m = e.to_string();
             assert!(!m.contains('\n'), "multi-line message: {m}");
             m
         }
@@ -360,9 +361,10 @@ fn bad_parameters_are_param_errors_naming_the_key() {
     assert!(matches!(r, Err(Error::Resource(_))));
     // Unknown generator.
     match check_name("moons") {
-        Err(Error::Param(m)) => assert!(
-            m.contains("moons") && m.contains("blobs, rings, sphere, sparse"),
-            "{m}"
+        Err(Error::Param(e)) => assert!(
+            e.to_string().contains("moons")
+                && e.to_string().contains("blobs, rings, sphere, sparse"),
+            "{e}"
         ),
         other => panic!("{other:?}"),
     }

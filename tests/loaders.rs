@@ -817,7 +817,7 @@ fn keep_label_column_needs_label_none() {
     };
     let e = load_fixture("good/string_labels.csv", &o).unwrap_err();
     assert!(
-        matches!(&e, Error::Param(m) if m.contains("--keep-label-column applies with --label none")),
+        matches!(&e, Error::Param(m) if m.to_string().contains("--keep-label-column applies with --label none")),
         "{e}"
     );
 }

@@ -30,7 +30,7 @@ pub use crate::solver::{
 pub use weighted::block as weighted_block;
 pub use weighted::path;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// Every algorithm, in the order users see them: the one list of them.
 /// What each can do is declared on it ([`Solver::caps`]).
@@ -81,11 +81,11 @@ pub fn find(id: &str) -> Result<Box<dyn Algorithm>> {
     if let Some(a) = registry().into_iter().find(|a| a.id() == id) {
         return Ok(a);
     }
-    let known: Vec<&str> = registry().iter().map(|a| a.id()).collect();
-    Err(Error::Param(format!(
-        "'{id}' is not an algorithm; available: {}",
-        known.join(", ")
-    )))
+    Err(ParamError::UnknownAlgorithm {
+        id: id.to_string(),
+        known: registry().iter().map(|a| a.id()).collect(),
+    }
+    .into())
 }
 
 #[cfg(test)]

@@ -247,7 +247,7 @@ impl AlgoArgs {
         }
         for (i, (name, flag, _)) in v.iter().enumerate() {
             if let Some((_, first, _)) = v[..i].iter().find(|(n, _, _)| n == name) {
-                return Err(crate::Error::Param(format!(
+                return Err(crate::Error::param(format!(
                     "{name} is given twice ({first} and {flag}); give it once"
                 )));
             }

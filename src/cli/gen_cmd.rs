@@ -37,7 +37,7 @@ pub fn run(a: &GenArgs) -> anyhow::Result<()> {
     let mut params = Vec::new();
     for kv in &a.params {
         let (k, v) = kv.split_once('=').ok_or_else(|| {
-            Error::Param(format!(
+            Error::param(format!(
                 "'{kv}' must be KEY=VALUE, as in `meanscape gen blobs p=5 k=4`"
             ))
         })?;

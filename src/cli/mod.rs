@@ -115,8 +115,8 @@ fn ui_options(a: &TuiArgs) -> crate::Result<UiOptions> {
 
 /// The `Ui` of a program built without the terminal UI.
 pub fn no_ui(_opts: UiOptions) -> crate::Result<()> {
-    Err(Error::Param(
-        "this meanscape was built without the terminal UI (Cargo feature tui); use `meanscape run` (see --help)".into(),
+    Err(Error::param(
+        "this meanscape was built without the terminal UI (Cargo feature tui); use `meanscape run` (see --help)",
     ))
 }
 

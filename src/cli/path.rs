@@ -96,7 +96,7 @@ fn output(a: &PathArgs) -> Result<Option<String>> {
     a.check_targets(&inputs)?;
     let algo = algo::find(kind.id())?;
     if given.iter().any(|(n, _)| n == kind.parameter()) {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "-P {} is set by the path's grid; use --lambda FROM:TO:COUNT",
             kind.parameter()
         )));
@@ -104,7 +104,7 @@ fn output(a: &PathArgs) -> Result<Option<String>> {
     let mut options = a.algo.options();
     options.extend(a.data.memory_option());
     if let Some((name, _)) = options.iter().find(|(n, _)| n == "tune") {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "--{name} does not apply to path: the path runs the whole grid"
         )));
     }
@@ -126,7 +126,7 @@ fn output(a: &PathArgs) -> Result<Option<String>> {
             if let Some(r) = a.min_ratio
                 && !(r > 0.0 && r < 1.0)
             {
-                return Err(Error::Param(format!(
+                return Err(Error::param(format!(
                     "--min-ratio {} is out of range: must be in (0, 1)",
                     fmt_num(r)
                 )));
@@ -248,7 +248,7 @@ fn grid_in_range(spec: &str, algo: &dyn algo::Algorithm, kind: PathAlgo) -> Resu
         let v: f64 = end.trim().parse().unwrap_or(f64::NAN);
         param
             .check(v)
-            .map_err(|e| Error::Param(format!("--lambda: {e}")))?;
+            .map_err(|e| Error::param(format!("--lambda: {e}")))?;
     }
     Ok(grid)
 }
@@ -283,7 +283,7 @@ fn csv_text(
     ];
     header.extend(metric_names.iter().cloned());
     header.extend(names.iter().map(|n| format!("w_{n}")));
-    let err = |e: csv::Error| Error::Param(format!("writing the path CSV: {e}"));
+    let err = |e: csv::Error| Error::param(format!("writing the path CSV: {e}"));
     w.write_record(&header).map_err(err)?;
     for p in &r.points {
         let m = point_metrics(p, problem, truth, relevance);
@@ -309,7 +309,7 @@ fn csv_text(
     }
     let bytes = w
         .into_inner()
-        .map_err(|e| Error::Param(format!("writing the path CSV: {e}")))?;
+        .map_err(|e| Error::param(format!("writing the path CSV: {e}")))?;
     Ok(String::from_utf8(bytes).expect("CSV of UTF-8 strings"))
 }
 

@@ -62,7 +62,7 @@ fn output(a: &RunArgs) -> Result<String> {
     if let Some(m) = &a.save_model {
         files::check_target(m, &files::source_files(&a.data.data), a.force)?;
         if a.out.as_ref().is_some_and(|o| o == m) {
-            return Err(Error::Param(format!(
+            return Err(Error::param(format!(
                 "{}: --out and --save-model name the same file; give two names",
                 m.display()
             )));
@@ -181,7 +181,7 @@ fn resampled(
         return Ok(None);
     }
     if problem.csr().is_some() {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "--resamples {count}: the resampled scores read dense rows; sparse input has none yet"
         )));
     }

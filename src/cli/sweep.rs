@@ -29,7 +29,7 @@ fn output(a: &SweepArgs) -> Result<(Option<String>, bool)> {
     a.check_targets(&files::source_files(&a.data.data))?;
     if let Some(ids) = super::sweep_multi::algorithms(&a.algo.algo) {
         if a.algo.restarts != 1 {
-            return Err(Error::Param(format!(
+            return Err(Error::param(format!(
                 "--restarts {}: every run of a sweep has one restart; use --seeds R for R seeds per cell",
                 a.algo.restarts
             )));
@@ -37,7 +37,7 @@ fn output(a: &SweepArgs) -> Result<(Option<String>, bool)> {
         return super::sweep_multi::output(a, &ids);
     }
     if a.algo.restarts != 1 {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "--restarts {}: every run of a sweep has one restart; use --seeds R for R seeds per cell",
             a.algo.restarts
         )));
@@ -48,7 +48,7 @@ fn output(a: &SweepArgs) -> Result<(Option<String>, bool)> {
         .map(|g| Axis::parse(g))
         .collect::<Result<Vec<_>>>()?;
     if a.plot.is_some() && axes.len() > 2 {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "--plot draws a grid of 1 or 2 axes, not {}",
             axes.len()
         )));

@@ -38,17 +38,17 @@ struct Family {
 pub fn output(a: &SweepArgs, ids: &[&str]) -> Result<(Option<String>, bool)> {
     let flag = format!("-a {}", a.algo.algo);
     if a.csv || a.plot.is_some() {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "{flag}: --csv and --plot take one algorithm's sweep; use --json or the table, or run one -a at a time"
         )));
     }
     let mut algos: Vec<Box<dyn Algorithm>> = Vec::new();
     for id in ids {
         if id.is_empty() {
-            return Err(Error::Param(format!("{flag}: an empty algorithm id")));
+            return Err(Error::param(format!("{flag}: an empty algorithm id")));
         }
         if algos.iter().any(|x| x.id() == *id) {
-            return Err(Error::Param(format!("{flag}: {id} is named twice")));
+            return Err(Error::param(format!("{flag}: {id} is named twice")));
         }
         algos.push(algo::find(id)?);
     }
@@ -57,7 +57,7 @@ pub fn output(a: &SweepArgs, ids: &[&str]) -> Result<(Option<String>, bool)> {
         None => {
             let first = algos[0].default_scaling();
             if let Some(o) = algos.iter().find(|x| x.default_scaling() != first) {
-                return Err(Error::Param(format!(
+                return Err(Error::param(format!(
                     "{flag}: {} scales the data by {first} and {} by {}; give --scale for all",
                     algos[0].id(),
                     o.id(),

@@ -114,7 +114,7 @@ pub fn choose_score(
             "stability"
         }),
         Some(g) => names.iter().copied().find(|n| *n == g).ok_or_else(|| {
-            Error::Param(format!(
+            Error::param(format!(
                 "--score {g}: not a score of this sweep{}; choose one of {}",
                 why_not(g, plan),
                 names.join(", ")

@@ -140,7 +140,7 @@ fn find(name: &str) -> Result<GeneratorInfo> {
         .into_iter()
         .find(|g| g.name == name)
         .ok_or_else(|| {
-            Error::Param(format!(
+            Error::param(format!(
                 "unknown generator '{name}' (valid generators: {})",
                 names()
             ))
@@ -205,14 +205,14 @@ impl Args {
             let k = k.trim();
             if !info.params.iter().any(|p| p.key == k) {
                 let keys: Vec<&str> = info.params.iter().map(|p| p.key).collect();
-                return Err(Error::Param(format!(
+                return Err(Error::param(format!(
                     "gen:{}: unknown parameter '{k}' (valid keys: {})",
                     info.name,
                     keys.join(", ")
                 )));
             }
             if given.insert(k.to_string(), v.trim().to_string()).is_some() {
-                return Err(Error::Param(format!(
+                return Err(Error::param(format!(
                     "gen:{}: parameter '{k}' given more than once",
                     info.name
                 )));
@@ -242,7 +242,7 @@ impl Args {
     }
 
     fn bad(&self, key: &str, value: &str, why: &str) -> Error {
-        Error::Param(format!(
+        Error::param(format!(
             "gen:{}: {key}={value} {why} ({key}: {})",
             self.info.name,
             self.spec(key).help

@@ -34,13 +34,13 @@ impl DataSource {
             let mut params = Vec::new();
             for (i, part) in parts.enumerate() {
                 if part.trim().is_empty() {
-                    return Err(Error::Param(format!(
+                    return Err(Error::param(format!(
                         "{spec}: parameter {} is empty; give key=value pairs separated by single commas, as in gen:blobs,n=1000,k=5",
                         i + 1
                     )));
                 }
                 let (k, v) = part.split_once('=').ok_or_else(|| {
-                    Error::Param(format!(
+                    Error::param(format!(
                         "generator parameter '{part}' must be key=value, as in gen:blobs,n=1000,k=5"
                     ))
                 })?;
@@ -94,10 +94,9 @@ impl DataSource {
 /// memory budget.
 pub fn load(src: &DataSource, opts: &LoadOptions) -> Result<Dataset> {
     if opts.keep_label_column && opts.label != super::LabelChoice::None {
-        return Err(Error::Param(
+        return Err(Error::param(
             "--keep-label-column applies with --label none only (it makes the column named \
-             label, class, target, y or cluster a feature)"
-                .into(),
+             label, class, target, y or cluster a feature)",
         ));
     }
     let mut ds = match src {

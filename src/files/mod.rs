@@ -78,7 +78,7 @@ fn existing(out: &Path) -> Result<Option<Metadata>> {
     } else {
         "only regular files are replaced, even with --force; write the output elsewhere"
     };
-    Err(Error::Param(format!(
+    Err(Error::param(format!(
         "{}: is {what}; {hint}",
         out.display()
     )))
@@ -103,7 +103,7 @@ pub fn check_extension(out: &Path, cmd: &str, allowed: &[&str]) -> Result<()> {
         return Ok(());
     }
     let list: Vec<String> = allowed.iter().map(|e| format!(".{e}")).collect();
-    Err(Error::Param(format!(
+    Err(Error::param(format!(
         "{}: {cmd} writes {} files; give the file one of these extensions",
         out.display(),
         list.join(" or ")
@@ -128,7 +128,7 @@ impl Outputs<'_> {
         if let (Some(o), Some(p)) = (self.out, self.plot)
             && o == p
         {
-            return Err(Error::Param(format!(
+            return Err(Error::param(format!(
                 "{}: --out and --plot name the same file",
                 o.display()
             )));
@@ -153,7 +153,7 @@ impl Outputs<'_> {
 pub fn check_target(out: &Path, inputs: &[&Path], force: bool) -> Result<()> {
     let shown = out.display();
     if out.file_name().is_none() {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "{shown}: not a file name; give a path that ends in one"
         )));
     }
@@ -161,13 +161,13 @@ pub fn check_target(out: &Path, inputs: &[&Path], force: bool) -> Result<()> {
     match fs::metadata(dir) {
         Ok(m) if m.is_dir() => {}
         Ok(_) => {
-            return Err(Error::Param(format!(
+            return Err(Error::param(format!(
                 "{shown}: {} is not a folder",
                 dir.display()
             )));
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(Error::Param(format!(
+            return Err(Error::param(format!(
                 "{shown}: the folder {} does not exist; create it first",
                 dir.display()
             )));
@@ -179,13 +179,13 @@ pub fn check_target(out: &Path, inputs: &[&Path], force: bool) -> Result<()> {
             .iter()
             .find(|i| fs::metadata(i).is_ok_and(|m| same_file(&m, &meta)) || same_path(i, out));
         if let Some(i) = input {
-            return Err(Error::Param(format!(
+            return Err(Error::param(format!(
                 "{shown}: refusing to overwrite the input file {}, even with --force; write the output elsewhere",
                 i.display()
             )));
         }
         if !force {
-            return Err(Error::Param(format!(
+            return Err(Error::param(format!(
                 "{shown}: already exists; pass --force to replace it"
             )));
         }
@@ -195,7 +195,7 @@ pub fn check_target(out: &Path, inputs: &[&Path], force: bool) -> Result<()> {
         .prefix(".meanscape-probe.")
         .tempfile_in(dir)
         .map_err(|e| {
-            Error::Param(format!(
+            Error::param(format!(
                 "{shown}: cannot create files in {}: {e}",
                 dir.display()
             ))
@@ -209,7 +209,7 @@ pub fn check_target(out: &Path, inputs: &[&Path], force: bool) -> Result<()> {
 pub fn write_atomic(out: &Path, bytes: &[u8]) -> Result<()> {
     let name = out
         .file_name()
-        .ok_or_else(|| Error::Param(format!("{}: not a file name", out.display())))?;
+        .ok_or_else(|| Error::param(format!("{}: not a file name", out.display())))?;
     let io = |e: std::io::Error| Error::io(out.display(), e);
     let old = existing(out)?;
     let prefix = format!(".{}.", name.to_string_lossy());

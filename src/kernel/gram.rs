@@ -19,6 +19,7 @@ use crate::linalg;
 use crate::solver::progress::Ctx;
 use ndarray::{Array2, ArrayView2, ArrayViewMut2, s};
 use rayon::prelude::*;
+use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -89,6 +90,9 @@ pub struct Gram {
     build_secs: f64,
     /// Points whose diagonal was not positive when normalising.
     guarded: usize,
+    /// The feature columns it was built on, for a kernel on a view;
+    /// `None`: every column (or a precomputed kernel).
+    cols: Option<Range<usize>>,
 }
 
 trait Elem: Copy + Send + Sync + 'static {
@@ -171,6 +175,7 @@ impl Gram {
             spec: spec.clone(),
             build_secs: t0.elapsed().as_secs_f64(),
             guarded,
+            cols: None,
         })
     }
 
@@ -254,6 +259,7 @@ impl Gram {
             spec,
             build_secs,
             guarded,
+            cols: None,
         }
     }
 
@@ -275,6 +281,19 @@ impl Gram {
     /// they got a unit diagonal and no similarity to any other point.
     pub fn guarded(&self) -> usize {
         self.guarded
+    }
+
+    /// The Gram matrix as built on the view of columns `cols`.
+    pub fn on_columns(self, cols: Range<usize>) -> Gram {
+        Gram {
+            cols: Some(cols),
+            ..self
+        }
+    }
+
+    /// The feature columns it was built on; `None`: every column.
+    pub fn columns(&self) -> Option<Range<usize>> {
+        self.cols.clone()
     }
 
     /// Wall time of the build.

@@ -144,12 +144,12 @@ impl KernelSource {
             || (problem.kernels_only() && (text == default_kernels || text == "default"));
         if wants_stack {
             if problem.kernels.is_none() {
-                return Err(Error::Param(format!(
+                return Err(Error::param(format!(
                     "--kernels {text}: the data holds features, not kernels; load a kernel file (a .mat with KH, n×n×v, or a v×n×n .npy) or give kernel specs"
                 )));
             }
             if let Some(v) = views {
-                return Err(Error::Param(format!(
+                return Err(Error::param(format!(
                     "--views '{v}' does not apply to precomputed kernels (they are the views already)"
                 )));
             }
@@ -165,7 +165,7 @@ impl KernelSource {
             });
         }
         if problem.kernels_only() {
-            return Err(Error::Param(format!(
+            return Err(Error::param(format!(
                 "--kernels '{text}': this file holds precomputed kernels and no features to compute kernels from; use --kernels precomputed"
             )));
         }
@@ -174,8 +174,8 @@ impl KernelSource {
             .map(|s| s.with_default_post(default_post))
             .collect();
         if specs.is_empty() {
-            return Err(Error::Param(
-                "--kernels: no kernel given; use SPEC;SPEC… or 'default'".into(),
+            return Err(Error::param(
+                "--kernels: no kernel given; use SPEC;SPEC… or 'default'",
             ));
         }
         let views = views
@@ -355,7 +355,7 @@ fn on_views(
         ctx.check()?;
         let gram = problem.cached(&key, || {
             let x = problem.x.rows().cols(view.cols.clone()).f64_owned();
-            Gram::build(x.view(), &r, ctx)
+            Gram::build(x.view(), &r, ctx).map(|g| g.on_columns(view.cols.clone()))
         })?;
         let kind = if r.kind.has_sigma() {
             format!("{} σ={}", r.kind.name(), short(r.sigma.unwrap_or(f64::NAN)))
@@ -386,8 +386,8 @@ fn precomputed(
     ctx: &Ctx,
 ) -> Result<Vec<NamedGram>> {
     let Some(stack) = &problem.kernels else {
-        return Err(Error::Param(
-            "--kernels precomputed: the data holds no precomputed kernels".into(),
+        return Err(Error::param(
+            "--kernels precomputed: the data holds no precomputed kernels",
         ));
     };
     let raw = post == Post::default() && precision == Precision::F64;

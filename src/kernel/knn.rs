@@ -105,7 +105,7 @@ pub fn build_bytes(n: usize, nn: usize) -> f64 {
 pub fn graph(x: ArrayView2<f64>, nn: usize, ctx: &Ctx) -> Result<Graph> {
     let n = x.nrows();
     if nn == 0 || nn >= n {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "--kernel knn: nn = {nn} must be in [1, {}] (below the number of rows, {n})",
             n.saturating_sub(1)
         )));

@@ -246,7 +246,7 @@ pub fn seed_omega(n: usize, seeds: &[usize]) -> Array2<f64> {
 /// Refuses a spec the algorithm cannot use (e.g. `--kernels` syntax in
 /// `--kernel`).
 pub fn single_spec_error(text: &str) -> Error {
-    Error::Param(format!(
+    Error::param(format!(
         "--kernel '{text}' names more than one kernel; use --kernels with a multi-kernel algorithm (mkpower)"
     ))
 }

@@ -492,7 +492,7 @@ pub fn features(problem: &Problem, specs: &[MapSpec], ctx: &Ctx) -> Result<Vec<A
     for (v, (spec, key)) in specs.iter().zip(&wanted).enumerate() {
         ctx.check()?;
         if spec.cols.end > problem.p() || spec.cols.is_empty() {
-            return Err(Error::Param(format!(
+            return Err(Error::param(format!(
                 "view columns {}-{} are out of range: the data has {} columns",
                 spec.cols.start + 1,
                 spec.cols.end,

@@ -173,13 +173,13 @@ impl KernelSpec {
     /// (`--kernel`, `--kernels`).
     pub fn parse(text: &str, ctx_flag: &str) -> Result<Self> {
         let text = text.trim();
-        let bad = |why: String| Error::Param(format!("{ctx_flag} '{text}': {why}"));
+        let bad = |why: String| Error::param(format!("{ctx_flag} '{text}': {why}"));
         let (name, rest) = match text.split_once(':') {
             Some((n, r)) => (n.trim(), Some(r)),
             None => (text, None),
         };
         if name.is_empty() {
-            return Err(Error::Param(format!(
+            return Err(Error::param(format!(
                 "{ctx_flag}: empty kernel spec; expected e.g. gaussian:sigma=2.5, poly:a=1,b=2, linear, cosine, laplacian, geodesic:sigma=1"
             )));
         }
@@ -339,7 +339,7 @@ impl KernelSpec {
                 Width::T(t) => (t * dmax2()).sqrt(),
             };
             if !(s.is_finite() && s > 0.0) {
-                return Err(Error::Param(format!(
+                return Err(Error::param(format!(
                     "kernel {}: the bandwidth σ = {s} is not positive (the data has no spread?); give sigma= explicitly",
                     self.kind.name()
                 )));
@@ -445,7 +445,7 @@ pub fn parse_list(text: &str, ctx_flag: &str) -> Result<Vec<KernelSpec>> {
         let item = item.trim();
         if item.is_empty() {
             if text.trim().is_empty() {
-                return Err(Error::Param(format!(
+                return Err(Error::param(format!(
                     "{ctx_flag}: empty kernel list; give SPEC;SPEC… or 'default'"
                 )));
             }
@@ -485,7 +485,7 @@ pub fn parse_list(text: &str, ctx_flag: &str) -> Result<Vec<KernelSpec>> {
 /// The refusal of the knn graph where a positive semi-definite kernel is
 /// needed (every kernel algorithm but spectral).
 pub fn not_psd(ctx_flag: &str, text: &str) -> Error {
-    Error::Param(format!(
+    Error::param(format!(
         "{ctx_flag} '{text}': knn is a 0/1 neighbour graph, not a positive semi-definite kernel; only -a spectral takes it"
     ))
 }

@@ -34,7 +34,7 @@ pub struct View {
 /// [`Error::Param`] naming the item that does not parse or is out of range.
 pub fn parse_views(text: &str, p: usize) -> Result<Views> {
     let t = text.trim();
-    let bad = |why: String| Error::Param(format!("--views '{text}': {why}"));
+    let bad = |why: String| Error::param(format!("--views '{text}': {why}"));
     match t {
         "auto" | "default" | "" => return Ok(Views::Bandwidths(DEFAULT_FACTORS.to_vec())),
         "all" => return Ok(Views::Bandwidths(vec![1.0])),
@@ -70,7 +70,7 @@ pub fn parse_views(text: &str, p: usize) -> Result<Views> {
 pub fn parse_column_views(text: &str, p: usize) -> Result<Vec<View>> {
     let t = text.trim();
     if matches!(t, "auto" | "default" | "" | "all") || t.starts_with("sigmas=") {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "--views '{text}': the kernel algorithms take column groups (e.g. 1-76,77-292 or fou=1-76,fac=77-292), not bandwidth factors"
         )));
     }
@@ -78,7 +78,7 @@ pub fn parse_column_views(text: &str, p: usize) -> Result<Vec<View>> {
 }
 
 fn parse_groups(text: &str, p: usize) -> Result<Vec<View>> {
-    let bad = |why: String| Error::Param(format!("--views '{text}': {why}"));
+    let bad = |why: String| Error::param(format!("--views '{text}': {why}"));
     let mut out: Vec<View> = Vec::new();
     for item in text.trim().split(',') {
         let item = item.trim();

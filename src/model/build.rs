@@ -6,7 +6,7 @@ use super::payload::Payload;
 use super::rff::{self, RffPayload};
 use crate::algo::{Algorithm, Ctx, Family, Fit, ModelKind, Problem, RunConfig, Weighs};
 use crate::error::{Error, Result};
-use crate::kernel::{GRAM_FAMILY, Gram};
+use crate::kernel::Gram;
 use ndarray::{Array2, ArrayView2};
 use std::any::Any;
 use std::ops::Range;
@@ -130,7 +130,7 @@ fn from_space(
         let b: Arc<dyn Any + Send + Sync> = b;
         match b.downcast::<Gram>() {
             Ok(g) => {
-                let cols = gram_columns(problem, &g);
+                let cols = g.columns().unwrap_or(0..problem.p());
                 grams.push(kernel::block(&g, x, cols, w, &fit.labels, sw, cfg.k)?);
             }
             Err(b) => match b.downcast::<crate::kernel::rff::Features>() {
@@ -169,30 +169,4 @@ fn map_head(problem: &Problem, x: ArrayView2<f64>, cols: Range<usize>) -> Array2
         Some(c) => c.dense_block(0..rows, cols),
         None => x.slice(ndarray::s![..rows, cols]).to_owned(),
     }
-}
-
-/// The columns a cached Gram matrix was built on: a view's (its cache key
-/// ends in `@start..end|`), else every column.
-fn gram_columns(problem: &Problem, gram: &Arc<Gram>) -> Range<usize> {
-    for key in problem.cache_keys() {
-        let Some(rest) = key.strip_prefix(GRAM_FAMILY) else {
-            continue;
-        };
-        let Some((_, range)) = rest.rsplit_once('@') else {
-            continue;
-        };
-        let Ok(g) = problem.cached::<Gram>(&key, || Err(Error::Model(String::new()))) else {
-            continue;
-        };
-        if !Arc::ptr_eq(&g, gram) {
-            continue;
-        }
-        let range = range.trim_end_matches('|');
-        if let Some((a, b)) = range.split_once("..")
-            && let (Ok(a), Ok(b)) = (a.parse(), b.parse())
-        {
-            return a..b;
-        }
-    }
-    0..problem.p()
 }

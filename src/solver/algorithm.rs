@@ -226,7 +226,7 @@ pub trait Solver: Send + Sync {
     /// # Errors
     /// [`Error::Param`] for a name without an automatic default.
     fn auto_param(&self, name: &str, _problem: &Problem, _k: usize) -> Result<f64> {
-        Err(Error::Param(format!(
+        Err(Error::param(format!(
             "{} declares no automatic default for {name}",
             self.id()
         )))
@@ -712,7 +712,7 @@ pub fn resolve_options(
             } else {
                 format!("it takes {}", names.join(", "))
             };
-            return Err(Error::Param(format!(
+            return Err(Error::param(format!(
                 "--{} does not apply to algorithm {} ({list})",
                 name.replace('_', "-"),
                 algo.id()
@@ -857,7 +857,7 @@ fn inputs_check(
         let why = why_no_weights
             .map(|w| format!(" ({w})"))
             .unwrap_or_default();
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "{id} does not take sample weights{why}; {} do",
             takers(|c| c.sample_weights)
         )));
@@ -866,13 +866,13 @@ fn inputs_check(
         return Ok(());
     };
     if !caps.centres {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "{id} does not start from given centres; {} do",
             takers(|c| c.centres)
         )));
     }
     if c.dim() != (cfg.k, problem.p()) {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "the initial centres are {} × {}; they must be k × features = {} × {}",
             c.nrows(),
             c.ncols(),
@@ -881,8 +881,8 @@ fn inputs_check(
         )));
     }
     if c.iter().any(|v| !v.is_finite()) {
-        return Err(Error::Param(
-            "the initial centres hold a value that is not finite".into(),
+        return Err(Error::param(
+            "the initial centres hold a value that is not finite",
         ));
     }
     Ok(())
@@ -895,14 +895,14 @@ fn inputs_check(
 pub fn check_config(problem: &Problem, cfg: &RunConfig) -> Result<()> {
     let n = problem.n();
     if cfg.k == 0 || cfg.k > n {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "k = {} is out of range: must be in [1, {n}] (the number of rows)",
             cfg.k
         )));
     }
     if cfg.restarts == 0 {
-        return Err(Error::Param(
-            "restarts = 0 is out of range: must be at least 1".into(),
+        return Err(Error::param(
+            "restarts = 0 is out of range: must be at least 1",
         ));
     }
     Ok(())

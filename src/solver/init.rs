@@ -75,7 +75,7 @@ fn seeds<R: Rng>(
     dist: impl Fn(&[usize]) -> Array2<f64>,
 ) -> Result<Vec<usize>> {
     if k == 0 || k > n {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "k = {k} is out of range: must be in [1, {n}] (the number of rows)"
         )));
     }

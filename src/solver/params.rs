@@ -1,48 +1,10 @@
 //! Declared parameters: one description per tunable value, shared by the
 //! CLI's validation, the JSON output and the UI's sliders.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
+pub use crate::error::{Bounds, ParamError};
+pub use crate::numfmt::{fmt_num, round_sig};
 use std::collections::BTreeMap;
-
-/// Why a parameter value, or the set of them, cannot be used. Converts
-/// into [`Error::Param`] with the same one-line message.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ParamError {
-    /// A name the algorithm does not declare; `list` names those it does.
-    #[error("parameter {name} does not apply to algorithm {algo} ({list})")]
-    Unknown {
-        algo: String,
-        name: String,
-        list: String,
-    },
-    /// A value outside the declared range (or not whole where it must be).
-    #[error("{name} = {value} is out of range: must be {range}")]
-    OutOfRange {
-        name: String,
-        value: String,
-        range: String,
-    },
-    /// A value the typed parameters cannot hold: a count that is negative
-    /// or fractional, a switch that is neither 0 nor 1.
-    #[error("{name} = {value} must be {what}")]
-    Kind {
-        name: &'static str,
-        value: String,
-        what: &'static str,
-    },
-    /// An algorithm's typed parameters ask for a name its table does not
-    /// declare (or the values were not resolved from that table).
-    #[error(
-        "parameter {name} is missing: resolve the values from the algorithm's declared parameters"
-    )]
-    Missing { name: &'static str },
-}
-
-impl From<ParamError> for Error {
-    fn from(e: ParamError) -> Self {
-        Error::Param(e.to_string())
-    }
-}
 
 /// How a slider moves through a parameter's range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -110,9 +72,16 @@ impl ParamSpec {
         v.is_finite() && v >= self.min && v <= self.max && (!self.integer || v.fract() == 0.0)
     }
 
+    pub fn bounds(&self) -> Bounds {
+        Bounds {
+            min: self.min,
+            max: self.max,
+            integer: self.integer,
+        }
+    }
+
     pub fn range_text(&self) -> String {
-        let kind = if self.integer { "an integer " } else { "" };
-        format!("{kind}in [{}, {}]", fmt_num(self.min), fmt_num(self.max))
+        self.bounds().to_string()
     }
 
     /// Checks `v` and says why it is refused.
@@ -125,8 +94,8 @@ impl ParamSpec {
         } else {
             Err(ParamError::OutOfRange {
                 name: self.name.to_string(),
-                value: fmt_num(v),
-                range: self.range_text(),
+                value: v,
+                bounds: self.bounds(),
             })
         }
     }
@@ -147,41 +116,6 @@ impl ParamSpec {
             round_sig(next, 4)
         };
         next.clamp(self.min, self.max)
-    }
-}
-
-/// `v` rounded to `digits` significant digits.
-pub fn round_sig(v: f64, digits: i32) -> f64 {
-    if v == 0.0 || !v.is_finite() {
-        return v;
-    }
-    let mag = v.abs().log10().floor() as i32;
-    let scale = 10f64.powi(digits - 1 - mag);
-    (v * scale).round() / scale
-}
-
-pub fn fmt_num(v: f64) -> String {
-    if v.is_infinite() {
-        return if v > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        let s = format!("{v}");
-        if s.len() <= 10 {
-            s
-        } else if (1e-4..1e9).contains(&v.abs()) {
-            // Six significant digits, trailing zeros dropped.
-            let r = round_sig(v, 6);
-            let t = format!("{r:.10}");
-            t.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            // Six significant digits, trailing zeros of the mantissa dropped.
-            let t = format!("{v:.5e}");
-            let (mantissa, exp) = t.split_once('e').unwrap_or((&t, "0"));
-            let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
-            format!("{mantissa}e{exp}")
-        }
     }
 }
 
@@ -242,7 +176,7 @@ impl Params {
         } else {
             Err(ParamError::Kind {
                 name,
-                value: fmt_num(v),
+                value: v,
                 what: "a whole number ≥ 0",
             })
         }
@@ -259,7 +193,7 @@ impl Params {
             1.0 => Ok(true),
             v => Err(ParamError::Kind {
                 name,
-                value: fmt_num(v),
+                value: v,
                 what: "0 (off) or 1 (on)",
             }),
         }
@@ -286,18 +220,10 @@ impl Params {
         given: &[(String, f64)],
         mut auto: impl FnMut(&str) -> Result<f64>,
     ) -> Result<Params> {
-        let unknown = |name: &str| {
-            let names: Vec<&str> = specs.iter().map(|s| s.name).collect();
-            let list = if names.is_empty() {
-                "it has none".to_string()
-            } else {
-                format!("its parameters: {}", names.join(", "))
-            };
-            ParamError::Unknown {
-                algo: algo.to_string(),
-                name: name.to_string(),
-                list,
-            }
+        let unknown = |name: &str| ParamError::Unknown {
+            algo: algo.to_string(),
+            name: name.to_string(),
+            known: specs.iter().map(|s| s.name).collect(),
         };
         let mut out = Params::default();
         for (name, v) in given {
@@ -320,6 +246,134 @@ impl Params {
         Ok(out)
     }
 }
+
+/// A field of a [`declare_params!`] struct: one declared value (`f64`,
+/// a count, a switch) or a group declared with the macro itself (the
+/// annealing schedule). `Spec` is what its declaration gives: one
+/// [`ParamSpec`] for a value, the group's specs for a group.
+pub trait Field: Sized {
+    type Spec;
+    /// The specs of the field named `name`, declared as `spec`.
+    fn declare(name: &'static str, spec: Self::Spec) -> Vec<ParamSpec>;
+    /// The field's value in resolved values.
+    ///
+    /// # Errors
+    /// [`ParamError::Missing`] or [`ParamError::Kind`].
+    fn take(v: &Params, name: &'static str) -> Result<Self, ParamError>;
+}
+
+/// One value under its field's name: the name is the field's, whatever
+/// the spec helper named it, so the table and the struct cannot differ.
+fn one(name: &'static str, spec: ParamSpec) -> Vec<ParamSpec> {
+    vec![ParamSpec { name, ..spec }]
+}
+
+impl Field for f64 {
+    type Spec = ParamSpec;
+    fn declare(name: &'static str, spec: ParamSpec) -> Vec<ParamSpec> {
+        one(name, spec)
+    }
+    fn take(v: &Params, name: &'static str) -> Result<Self, ParamError> {
+        v.real(name)
+    }
+}
+
+impl Field for usize {
+    type Spec = ParamSpec;
+    fn declare(name: &'static str, spec: ParamSpec) -> Vec<ParamSpec> {
+        one(name, spec)
+    }
+    fn take(v: &Params, name: &'static str) -> Result<Self, ParamError> {
+        v.count(name)
+    }
+}
+
+/// A seed: a count, widened.
+impl Field for u64 {
+    type Spec = ParamSpec;
+    fn declare(name: &'static str, spec: ParamSpec) -> Vec<ParamSpec> {
+        one(name, spec)
+    }
+    fn take(v: &Params, name: &'static str) -> Result<Self, ParamError> {
+        v.count(name).map(|c| c as u64)
+    }
+}
+
+impl Field for bool {
+    type Spec = ParamSpec;
+    fn declare(name: &'static str, spec: ParamSpec) -> Vec<ParamSpec> {
+        one(name, spec)
+    }
+    fn take(v: &Params, name: &'static str) -> Result<Self, ParamError> {
+        v.flag(name)
+    }
+}
+
+/// Declares an algorithm's parameters once, as a struct whose fields are
+/// the parameters: `NAME::specs()` is the table the command line, the
+/// JSON and the UI read (in field order), `NAME::read(&params)` the typed
+/// values. Each field is `name: Type = spec`, with `Type` a [`Field`]:
+/// `f64`, `usize`, `u64`, `bool` with a [`ParamSpec`], or a struct
+/// declared with this macro with its specs (`schedule: Schedule = Schedule::specs()`).
+macro_rules! declare_params {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident {
+            $( $(#[$fmeta:meta])* $field:ident : $ty:ty = $spec:expr ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq)]
+        $vis struct $name {
+            $( $(#[$fmeta])* pub $field: $ty, )*
+        }
+
+        impl $name {
+            /// The declared parameters, in the order they are shown.
+            pub fn specs() -> Vec<$crate::solver::params::ParamSpec> {
+                let mut specs = Vec::new();
+                $( specs.extend(<$ty as $crate::solver::params::Field>::declare(
+                    stringify!($field),
+                    $spec,
+                )); )*
+                specs
+            }
+
+            /// The typed values of resolved parameters.
+            ///
+            /// # Errors
+            /// A `ParamError` when a value is missing or not of its
+            /// field's kind.
+            pub fn read(
+                v: &$crate::solver::params::Params,
+            ) -> ::std::result::Result<Self, $crate::error::ParamError> {
+                Ok($name {
+                    $( $field: <$ty as $crate::solver::params::Field>::take(
+                        v,
+                        stringify!($field),
+                    )?, )*
+                })
+            }
+        }
+
+        impl $crate::solver::params::Field for $name {
+            type Spec = Vec<$crate::solver::params::ParamSpec>;
+            fn declare(
+                _name: &'static str,
+                spec: Vec<$crate::solver::params::ParamSpec>,
+            ) -> Vec<$crate::solver::params::ParamSpec> {
+                spec
+            }
+            fn take(
+                v: &$crate::solver::params::Params,
+                _name: &'static str,
+            ) -> ::std::result::Result<Self, $crate::error::ParamError> {
+                Self::read(v)
+            }
+        }
+    };
+}
+pub(crate) use declare_params;
 
 #[cfg(test)]
 mod tests {
@@ -352,13 +406,24 @@ mod tests {
 
     #[test]
     fn resolve_fills_defaults_and_refuses_bad_values() {
-        let specs = [s0()];
+        declare_params! {
+            struct Start {
+                s0: f64 = s0(),
+            }
+        }
+        let specs = Start::specs();
         let p = Params::resolve("power", &specs, &[], |_| unreachable!()).unwrap();
-        assert_eq!(p.real("s0"), Ok(-1.0));
+        assert_eq!(Start::read(&p), Ok(Start { s0: -1.0 }));
         let e = Params::resolve("power", &specs, &[("s0".into(), 1.0)], |_| unreachable!())
-            .unwrap_err()
-            .to_string();
-        assert_eq!(e, "s0 = 1 is out of range: must be in [-1000, -0.01]");
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "s0 = 1 is out of range: must be in [-1000, -0.01]"
+        );
+        let crate::Error::Param(ParamError::OutOfRange { value, bounds, .. }) = e else {
+            panic!("{e:?}")
+        };
+        assert_eq!((value, bounds.min, bounds.max), (1.0, -1000.0, -0.01));
         let e = Params::resolve("power", &specs, &[("eta".into(), 1.0)], |_| unreachable!())
             .unwrap_err()
             .to_string();

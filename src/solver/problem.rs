@@ -257,7 +257,7 @@ impl Problem {
     /// [`Error::Param`], one line.
     pub fn require_features(&self, algo: &str, takes: &str) -> Result<()> {
         if self.kernels_only() {
-            return Err(Error::Param(format!(
+            return Err(Error::param(format!(
                 "{algo} needs features; this file holds precomputed kernels — use {takes}"
             )));
         }

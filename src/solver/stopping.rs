@@ -2,34 +2,21 @@
 //! family: the period check on the objective at a common s, and the
 //! hardness condition (no empty cluster, nearly hard memberships).
 
-use super::params::{ParamError, Params};
+use super::specs;
 use ndarray::Axis;
 
-/// The annealing schedule: s starts at `s0` and is multiplied by `eta`
-/// every `period` iterations until it reaches the floor `s_min`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Schedule {
-    pub s0: f64,
-    pub eta: f64,
-    pub period: usize,
-    pub s_min: f64,
+super::params::declare_params! {
+    /// The annealing schedule: s starts at `s0` and is multiplied by `eta`
+    /// every `period` iterations until it reaches the floor `s_min`.
+    pub struct Schedule {
+        s0: f64 = specs::s0_spec(),
+        eta: f64 = specs::eta_spec(),
+        period: usize = specs::period_spec(),
+        s_min: f64 = specs::s_min_spec(),
+    }
 }
 
 impl Schedule {
-    /// The schedule of the declared `s0`, `eta`, `period` and `s_min`
-    /// (`specs::schedule_specs`).
-    ///
-    /// # Errors
-    /// A [`ParamError`] when one is missing or `period` is not a count.
-    pub fn read(p: &Params) -> Result<Self, ParamError> {
-        Ok(Schedule {
-            s0: p.real("s0")?,
-            eta: p.real("eta")?,
-            period: p.count("period")?,
-            s_min: p.real("s_min")?,
-        })
-    }
-
     /// s after iteration `m` (1-based) has finished.
     pub fn next(&self, s: f64, m: usize) -> f64 {
         if m.is_multiple_of(self.period) {

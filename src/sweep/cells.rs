@@ -347,7 +347,10 @@ fn in_cell(e: Error, plan: &Plan, pos: usize) -> Error {
     let at = describe(&plan.axes, &plan.cells[pos].at);
     match e {
         Error::Data(m) => Error::Data(format!("cell {at}: {m}")),
-        Error::Param(m) => Error::Param(format!("cell {at}: {m}")),
+        Error::Param(e) => Error::Param(crate::error::ParamError::In {
+            place: format!("cell {at}"),
+            error: Box::new(e),
+        }),
         Error::Resource(m) => Error::Resource(format!("cell {at}: {m}")),
         e => e,
     }

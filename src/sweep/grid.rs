@@ -52,7 +52,7 @@ impl Axis {
     /// crosses 0.
     pub fn parse(text: &str) -> Result<Axis> {
         let shown = crate::text::clipped(text, 60);
-        let bad = |why: &str| Error::Param(format!("--grid {shown}: {why}"));
+        let bad = |why: &str| Error::param(format!("--grid {shown}: {why}"));
         let (name, spec) = text
             .split_once('=')
             .ok_or_else(|| bad("must be NAME=FROM:TO:COUNT[:log] or NAME=a,b,c"))?;
@@ -156,7 +156,7 @@ impl Axis {
             for v in &mut self.values {
                 snap_integer(v);
                 if v.fract() != 0.0 || *v < 1.0 || *v > n as f64 {
-                    return Err(Error::Param(format!(
+                    return Err(Error::param(format!(
                         "--grid k: k = {} is out of range: must be an integer in [1, {n}] (the number of rows)",
                         fmt_num(*v)
                     )));
@@ -167,7 +167,7 @@ impl Axis {
         let specs = algo.params();
         let Some(spec) = specs.iter().find(|s| s.name == self.name) else {
             let names: Vec<&str> = specs.iter().map(|s| s.name).collect();
-            return Err(Error::Param(format!(
+            return Err(Error::param(format!(
                 "--grid {}: parameter {} does not apply to algorithm {} (it takes k, {})",
                 self.name,
                 self.name,
@@ -209,7 +209,7 @@ impl Axis {
                 .map(|(n, _)| (*n).to_string())
                 .filter(|n| OPTION_AXES.contains(&n.as_str()))
                 .collect();
-            return Err(Error::Param(format!(
+            return Err(Error::param(format!(
                 "{flag}: option {} does not apply to algorithm {} ({})",
                 self.name,
                 algo.id(),
@@ -276,7 +276,7 @@ fn check_value(spec: &ParamSpec, v: &mut f64) -> Result<()> {
         snap_integer(v);
     }
     spec.check(*v)
-        .map_err(|e| Error::Param(format!("--grid {}: {e}", spec.name)))?;
+        .map_err(|e| Error::param(format!("--grid {}: {e}", spec.name)))?;
     Ok(())
 }
 
@@ -334,9 +334,7 @@ pub fn cells(axes: &[Axis]) -> Vec<Vec<usize>> {
 /// [`Error::Param`] with the count.
 pub fn check_size(axes: &[Axis], seeds: usize) -> Result<usize> {
     if seeds == 0 {
-        return Err(Error::Param(
-            "--seeds 0: give at least 1 seed per cell".into(),
-        ));
+        return Err(Error::param("--seeds 0: give at least 1 seed per cell"));
     }
     let sizes: Vec<String> = axes.iter().map(|a| a.values.len().to_string()).collect();
     let cells: usize = axes
@@ -346,7 +344,7 @@ pub fn check_size(axes: &[Axis], seeds: usize) -> Result<usize> {
         .unwrap_or(usize::MAX);
     let runs = cells.saturating_mul(seeds);
     if runs > MAX_RUNS {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "the grid has {} = {cells} cells × {seeds} seeds = {runs} runs, above the limit of {MAX_RUNS}; lower a COUNT or --seeds",
             sizes.join(" × ")
         )));

@@ -125,19 +125,19 @@ impl Plan {
 pub fn plan(algo: &dyn Algorithm, problem: &Problem, req: Request) -> Result<Plan> {
     // Resampling (and the gap's reference box) reads dense rows.
     if problem.csr().is_some() {
-        return Err(Error::Param(
-            "a sweep does not take sparse rows yet; run them one at a time (meanscape run)".into(),
+        return Err(Error::param(
+            "a sweep does not take sparse rows yet; run them one at a time (meanscape run)",
         ));
     }
     if req.axes.is_empty() {
-        return Err(Error::Param(
-            "a sweep needs at least one --grid NAME=FROM:TO:COUNT[:log]".into(),
+        return Err(Error::param(
+            "a sweep needs at least one --grid NAME=FROM:TO:COUNT[:log]",
         ));
     }
     let mut axes = req.axes;
     for (i, a) in axes.iter().enumerate() {
         if axes[..i].iter().any(|b| b.name == a.name) {
-            return Err(Error::Param(format!(
+            return Err(Error::param(format!(
                 "--grid {}: the parameter is on two axes",
                 a.name
             )));
@@ -145,7 +145,7 @@ pub fn plan(algo: &dyn Algorithm, problem: &Problem, req: Request) -> Result<Pla
         if req.given.iter().any(|(n, _)| *n == a.name)
             || req.options.iter().any(|(n, _)| *n == a.name)
         {
-            return Err(Error::Param(format!(
+            return Err(Error::param(format!(
                 "--grid {}: the parameter is also given a fixed value; drop one",
                 a.name
             )));
@@ -240,7 +240,7 @@ pub fn check_taken<'n>(
         };
         if !algos.iter().any(|x| takes(*x)) {
             let ids: Vec<&str> = algos.iter().map(|x| x.id()).collect();
-            return Err(Error::Param(format!(
+            return Err(Error::param(format!(
                 "--{}: none of {} takes it",
                 name.replace('_', "-"),
                 ids.join(", ")

@@ -37,8 +37,8 @@ const FRAME: Duration = Duration::from_millis(33);
 pub fn start(opts: UiOptions) -> crate::Result<()> {
     use std::io::IsTerminal;
     if !std::io::stdout().is_terminal() {
-        return Err(Error::Param(
-            "the terminal UI needs a terminal; use `meanscape run` for scripts (see --help)".into(),
+        return Err(Error::param(
+            "the terminal UI needs a terminal; use `meanscape run` for scripts (see --help)",
         ));
     }
     // The UI proper runs in a child process, which the supervisor (this

@@ -5,6 +5,7 @@ use super::initial_centres;
 use super::power::fit_power_batch;
 use crate::error::Result;
 use crate::solver::iterate::Finish;
+use crate::solver::params::declare_params;
 use crate::solver::power_mean::power_loop;
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::stopping::Schedule;
@@ -22,11 +23,15 @@ const SCHEDULE: Schedule = Schedule {
 
 pub struct Khm;
 
-/// The parameters of `khm`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct KhmParams {
-    pub tol: f64,
-    pub max_iter: usize,
+declare_params! {
+    /// The parameters of `khm`.
+    pub struct KhmParams {
+        tol: f64 = tol_spec(
+            1e-6,
+            "Relative change of the objective between iterations below which the run stops.",
+        ),
+        max_iter: usize = max_iter_spec(500.0),
+    }
 }
 
 impl Solver for Khm {
@@ -52,22 +57,13 @@ impl Solver for Khm {
         "Zhang, Hsu & Dayal (1999) with exponent 2: power k-means with s = −1 held fixed (the harmonic mean of the squared distances)."
     }
     fn params(&self) -> Vec<ParamSpec> {
-        vec![
-            tol_spec(
-                1e-6,
-                "Relative change of the objective between iterations below which the run stops.",
-            ),
-            max_iter_spec(500.0),
-        ]
+        KhmParams::specs()
     }
     fn start_memory(&self, problem: &Problem, run: &Common, _p: &KhmParams) -> StartMemory {
         super::power::sparse_memory(problem, run)
     }
     fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<KhmParams> {
-        Ok(KhmParams {
-            tol: cfg.params.real("tol")?,
-            max_iter: cfg.params.count("max_iter")?,
-        })
+        Ok(KhmParams::read(&cfg.params)?)
     }
     fn fit(
         &self,

@@ -6,26 +6,41 @@ use super::{centres_or_repeats, sample_alone};
 use crate::error::Result;
 use crate::solver::csr;
 use crate::solver::lloyd::{lloyd_loop, mean_variance, weighted_lloyd_loop};
+use crate::solver::params::declare_params;
 use crate::solver::sample::{Sampled, sample_spec};
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::{Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory};
 
 pub struct KMeans;
 
-/// The parameters of `kmeans`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct KMeansParams {
-    /// Relative to the mean feature variance.
-    pub tol: f64,
-    pub max_iter: usize,
-    /// Rows to run on before Lloyd refines on every row (0: all).
-    pub sample: usize,
-    /// Bounds that skip the rows whose nearest centre cannot have changed
-    /// (same result as without, bit for bit).
-    pub bounded: bool,
-    /// Seed data with fewer distinct points than k with repeated points
-    /// (scikit-learn) instead of refusing it.
-    pub duplicates: bool,
+declare_params! {
+    /// The parameters of `kmeans`.
+    pub struct KMeansParams {
+        /// Relative to the mean feature variance.
+        tol: f64 = tol_spec(
+            1e-4,
+            "Stop when the squared centre shift is below tol × mean feature variance (scikit-learn's rule), or no label changes.",
+        ),
+        max_iter: usize = max_iter_spec(300.0),
+        /// Rows to run on before Lloyd refines on every row (0: all).
+        sample: usize = sample_spec(),
+        /// Bounds that skip the rows whose nearest centre cannot have changed
+        /// (same result as without, bit for bit).
+        bounded: bool = ParamSpec::flag(
+            "bounded",
+            "bounded",
+            1.0,
+            "1 skips the rows whose nearest centre cannot have moved (distance bounds, as Elkan's and Hamerly's k-means); 0 computes every distance at every iteration (scikit-learn's algorithm='lloyd'). Same result either way, bit for bit.",
+        ),
+        /// Seed data with fewer distinct points than k with repeated points
+        /// (scikit-learn) instead of refusing it.
+        duplicates: bool = ParamSpec::flag(
+            "duplicates",
+            "dup",
+            0.0,
+            "1 seeds data with fewer distinct points than k with repeated points, as scikit-learn does (those clusters stay empty, with a warning); 0 refuses such data.",
+        ),
+    }
 }
 
 impl Solver for KMeans {
@@ -52,38 +67,13 @@ impl Solver for KMeans {
         "Lloyd's algorithm with scikit-learn's stopping rule and empty-cluster relocation: the baseline every other method is measured against."
     }
     fn params(&self) -> Vec<ParamSpec> {
-        vec![
-            tol_spec(
-                1e-4,
-                "Stop when the squared centre shift is below tol × mean feature variance (scikit-learn's rule), or no label changes.",
-            ),
-            max_iter_spec(300.0),
-            sample_spec(),
-            ParamSpec::flag(
-                "bounded",
-                "bounded",
-                1.0,
-                "1 skips the rows whose nearest centre cannot have moved (distance bounds, as Elkan's and Hamerly's k-means); 0 computes every distance at every iteration (scikit-learn's algorithm='lloyd'). Same result either way, bit for bit.",
-            ),
-            ParamSpec::flag(
-                "duplicates",
-                "dup",
-                0.0,
-                "1 seeds data with fewer distinct points than k with repeated points, as scikit-learn does (those clusters stay empty, with a warning); 0 refuses such data.",
-            ),
-        ]
+        KMeansParams::specs()
     }
     fn typed(&self, problem: &Problem, cfg: &RunConfig) -> Result<KMeansParams> {
-        let p = KMeansParams {
-            tol: cfg.params.real("tol")?,
-            max_iter: cfg.params.count("max_iter")?,
-            sample: cfg.params.count("sample")?,
-            bounded: cfg.params.flag("bounded")?,
-            duplicates: cfg.params.flag("duplicates")?,
-        };
+        let p = KMeansParams::read(&cfg.params)?;
         if problem.csr().is_some() && p.sample > 0 && p.sample < problem.n() {
-            return Err(crate::Error::Param(
-                "kmeans: sample does not apply to sparse input; set sample = 0".into(),
+            return Err(crate::Error::param(
+                "kmeans: sample does not apply to sparse input; set sample = 0",
             ));
         }
         Ok(p)

@@ -6,6 +6,7 @@
 use super::initial_centres;
 use crate::error::Result;
 use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
+use crate::solver::params::declare_params;
 use crate::solver::rows::Rows;
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::{
@@ -16,11 +17,15 @@ use ndarray::{Array2, ArrayView2};
 
 pub struct KMedians;
 
-/// The parameters of `kmedians`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct KMediansParams {
-    pub tol: f64,
-    pub max_iter: usize,
+declare_params! {
+    /// The parameters of `kmedians`.
+    pub struct KMediansParams {
+        tol: f64 = tol_spec(
+            1e-6,
+            "Stop when no label changes or the objective (the sum of L1 distances) falls by less than tol × its value.",
+        ),
+        max_iter: usize = max_iter_spec(300.0),
+    }
 }
 
 impl Solver for KMedians {
@@ -45,19 +50,10 @@ impl Solver for KMedians {
         "Lloyd's alternation with L1 distances and coordinate-wise medians as centres: robust to outliers that drag k-means' means."
     }
     fn params(&self) -> Vec<ParamSpec> {
-        vec![
-            tol_spec(
-                1e-6,
-                "Stop when no label changes or the objective (the sum of L1 distances) falls by less than tol × its value.",
-            ),
-            max_iter_spec(300.0),
-        ]
+        KMediansParams::specs()
     }
     fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<KMediansParams> {
-        Ok(KMediansParams {
-            tol: cfg.params.real("tol")?,
-            max_iter: cfg.params.count("max_iter")?,
-        })
+        Ok(KMediansParams::read(&cfg.params)?)
     }
     fn start_memory(&self, problem: &Problem, run: &Common, _p: &KMediansParams) -> StartMemory {
         let (n, p) = (problem.n(), problem.p());

@@ -45,9 +45,8 @@ pub(super) fn centres_or_repeats(
 /// run does not carry yet (given centres start the sampled run).
 pub(super) fn sample_alone(problem: &Problem) -> Result<()> {
     if problem.sample_weights().is_some() {
-        return Err(Error::Param(
-            "sample = N does not take sample weights yet; set sample = 0 or drop the weights"
-                .into(),
+        return Err(Error::param(
+            "sample = N does not take sample weights yet; set sample = 0 or drop the weights",
         ));
     }
     Ok(())

@@ -5,18 +5,19 @@
 //! column-normalised MM weights Ω (the engine's `power_mean`).
 
 use super::{initial_centres, sample_alone};
-use crate::error::Result;
+use crate::error::{ParamError, Result};
 use crate::solver::algorithm::fit_each;
 use crate::solver::csr::{self, power::PowerSettings};
 use crate::solver::iterate::Finish;
+use crate::solver::params::{Field, declare_params};
 use crate::solver::power_mean::{PowerRun, power_batch, power_loop_hard};
 use crate::solver::rows::Rows;
 use crate::solver::sample::{Sampled, auto_sample, auto_sample_spec};
-use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
+use crate::solver::specs::{max_iter_spec, soft_tol_spec, tol_spec};
 use crate::solver::stopping::Schedule;
 use crate::solver::{
-    BatchStart, Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory,
-    in_batches,
+    BatchStart, Common, Ctx, Fit, ParamSpec, Params, Problem, RunConfig, Solver, Start,
+    StartMemory, in_batches,
 };
 use ndarray::Array2;
 
@@ -88,17 +89,46 @@ pub(super) fn sparse_memory(problem: &Problem, run: &Common) -> StartMemory {
 
 pub struct PowerKMeans;
 
-/// The parameters of `power`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct PowerParams {
-    pub schedule: Schedule,
-    pub tol: f64,
-    pub max_iter: usize,
-    pub soft_tol: f64,
-    /// Whether, and when, the annealing ends early with Lloyd.
-    pub finish: Finish,
-    /// Rows to run on before Lloyd refines on every row (0: all).
-    pub sample: usize,
+declare_params! {
+    /// The parameters of `power`.
+    pub struct PowerParams {
+        schedule: Schedule = Schedule::specs(),
+        tol: f64 = tol_spec(
+            1e-6,
+            "Relative change of the objective over one period T below which the run stops.",
+        ),
+        max_iter: usize = max_iter_spec(500.0),
+        soft_tol: f64 = soft_tol_spec(),
+        /// Whether, and when, the annealing ends early with Lloyd.
+        finish: Finish = ParamSpec {
+            max: 2.0,
+            ..ParamSpec::flag(
+                "finish",
+                "finish",
+                0.0,
+                FINISH_HELP,
+            )
+        },
+        /// Rows to run on before Lloyd refines on every row (0: all).
+        sample: usize = auto_sample_spec(),
+    }
+}
+
+const FINISH_HELP: &str = "How the annealing may end before its schedule does, finishing with Lloyd's iteration (the s → −∞ limit): 0 never (the papers' protocol, the default); 1 once it has settled (a period without a label change, no empty cluster, labels that Lloyd's step keeps: on small data 3× fewer iterations, but it rarely comes on large data); 2 once the annealing no longer changes where Lloyd ends (the Lloyd limits of two checkpoints whose |s| differ by 1.5 agree on all but 0.01 % of rows; Fashion-MNIST: 282 iterations instead of 500, same cost). Both may end elsewhere than the full schedule (yeast, lung_discrete: another partition of similar cost).";
+
+/// `finish` is declared as a count: 0, 1 or 2.
+impl Field for Finish {
+    type Spec = ParamSpec;
+    fn declare(name: &'static str, spec: ParamSpec) -> Vec<ParamSpec> {
+        usize::declare(name, spec)
+    }
+    fn take(v: &Params, name: &'static str) -> Result<Self, ParamError> {
+        Ok(match usize::take(v, name)? {
+            0 => Finish::Off,
+            1 => Finish::Settled,
+            _ => Finish::Limit,
+        })
+    }
 }
 
 impl Solver for PowerKMeans {
@@ -124,29 +154,12 @@ impl Solver for PowerKMeans {
         "Xu & Lange (2019): minimises the sum of power means of the squared distances, annealing s → −∞ so the objective morphs into k-means and escapes its poor local minima."
     }
     fn params(&self) -> Vec<ParamSpec> {
-        let mut v = schedule_specs();
-        v.push(tol_spec(
-            1e-6,
-            "Relative change of the objective over one period T below which the run stops.",
-        ));
-        v.push(max_iter_spec(500.0));
-        v.push(soft_tol_spec());
-        v.push(ParamSpec {
-            max: 2.0,
-            ..ParamSpec::flag(
-                "finish",
-                "finish",
-                0.0,
-                "How the annealing may end before its schedule does, finishing with Lloyd's iteration (the s → −∞ limit): 0 never (the papers' protocol, the default); 1 once it has settled (a period without a label change, no empty cluster, labels that Lloyd's step keeps: on small data 3× fewer iterations, but it rarely comes on large data); 2 once the annealing no longer changes where Lloyd ends (the Lloyd limits of two checkpoints whose |s| differ by 1.5 agree on all but 0.01 % of rows; Fashion-MNIST: 282 iterations instead of 500, same cost). Both may end elsewhere than the full schedule (yeast, lung_discrete: another partition of similar cost).",
-            )
-        });
-        v.push(auto_sample_spec());
-        v
+        PowerParams::specs()
     }
     fn auto_param(&self, name: &str, problem: &Problem, k: usize) -> Result<f64> {
         match name {
             "sample" => Ok(auto_sample(problem, k)),
-            _ => Err(crate::Error::Param(format!(
+            _ => Err(crate::Error::param(format!(
                 "power declares no automatic default for {name}"
             ))),
         }
@@ -155,22 +168,10 @@ impl Solver for PowerKMeans {
         sparse_memory(problem, run)
     }
     fn typed(&self, problem: &Problem, cfg: &RunConfig) -> Result<PowerParams> {
-        let v = &cfg.params;
-        let p = PowerParams {
-            schedule: Schedule::read(v)?,
-            tol: v.real("tol")?,
-            max_iter: v.count("max_iter")?,
-            soft_tol: v.real("soft_tol")?,
-            finish: match v.count("finish")? {
-                0 => Finish::Off,
-                1 => Finish::Settled,
-                _ => Finish::Limit,
-            },
-            sample: v.count("sample")?,
-        };
+        let p = PowerParams::read(&cfg.params)?;
         if problem.csr().is_some() && p.sample > 0 && p.sample < problem.n() {
-            return Err(crate::Error::Param(
-                "power: sample does not apply to sparse input; set sample = 0".into(),
+            return Err(crate::Error::param(
+                "power: sample does not apply to sparse input; set sample = 0",
             ));
         }
         Ok(p)

@@ -48,6 +48,7 @@ use crate::kernel::inputs::{
 use crate::kernel::{self, Gram, Post};
 use crate::solver::init;
 use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
+use crate::solver::params::declare_params;
 use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::simplex_qp;
 use crate::solver::specs::{max_iter_spec, tol_spec};
@@ -70,6 +71,56 @@ pub const DEFAULT_POST: Post = Post {
     rescale: false,
 };
 
+declare_params! {
+    /// The declared parameters of `dmkkm`.
+    pub struct DmkkmValues {
+        sigma: f64 = kernel::sigma_spec(),
+        inner_tol: f64 = ParamSpec {
+            name: "inner_tol",
+            symbol: "tol_F",
+            default: Default::Fixed(1e-3),
+            min: 0.0,
+            max: 1.0,
+            scale: Scale::Log,
+            step: 2.0,
+            coarse: 10.0,
+            integer: false,
+            help: "F-step: stop the sweeps when one raises Σ_l A_l/n_l by less than this fraction (the paper's 1e-3; 0 sweeps until no point moves).",
+        },
+        max_sweeps: usize = ParamSpec {
+            name: "max_sweeps",
+            symbol: "sweeps",
+            default: Default::Fixed(50.0),
+            min: 1.0,
+            max: 10_000.0,
+            scale: Scale::Linear,
+            step: 1.0,
+            coarse: 10.0,
+            integer: true,
+            help: "F-step: at most this many passes over the points per outer iteration.",
+        },
+        tol: f64 = tol_spec(
+            1e-9,
+            "Stop when an outer iteration lowers the objective (Eq. 11) by less than this fraction.",
+        ),
+        max_iter: usize = max_iter_spec(50.0),
+        /// The authors' α-QP with the doubled linear term.
+        code_qp: bool = ParamSpec::flag(
+            "code_qp",
+            "QP×2",
+            0.0,
+            "1: the α-step minimises αᵀMα − 4dᵀα as the authors' MATLAB code does (quadprog(M, −2d)); 0: the paper's Eq. 29, αᵀMα − 2dᵀα, which never increases the objective.",
+        ),
+        /// The authors' random initial labels instead of seeding.
+        random_labels: bool = ParamSpec::flag(
+            "random_labels",
+            "rand F",
+            0.0,
+            "1: initial labels as the authors' code (each cluster once, the rest uniform, shuffled); 0: every point to its nearest --init seed in the uniform kernel mix.",
+        ),
+    }
+}
+
 /// The parameters of `dmkkm`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DmkkmParams {
@@ -79,15 +130,7 @@ pub struct DmkkmParams {
     pub kernels: KernelSource,
     /// Which kernel set the options gave, and why (reported).
     pub kernel_set: crate::solver::KernelSet,
-    pub sigma: f64,
-    pub inner_tol: f64,
-    pub max_sweeps: usize,
-    pub tol: f64,
-    pub max_iter: usize,
-    /// The authors' α-QP with the doubled linear term.
-    pub code_qp: bool,
-    /// The authors' random initial labels instead of seeding.
-    pub random_labels: bool,
+    pub values: DmkkmValues,
 }
 
 impl Solver for Dmkkm {
@@ -114,50 +157,7 @@ impl Solver for Dmkkm {
         "Wang, Lu, Lu, Nie & Li (IJCAI-21): hard partition F and kernel weights α on the simplex minimising ‖Σ α_p K_p − F(FᵀF)⁻¹Fᵀ‖²_F, no trade-off parameter. F-step: kernel k-means on K_α by exact single-point moves (a point moves only on a strict gain; a point alone in its cluster stays); α-step: the exact simplex QP min αᵀMα − 2dᵀα, M_pq = ⟨K_p,K_q⟩_F. Default kernels as mkpower (--kernels auto: 12 on all features, one Gaussian per view with --views), each centred then normalised to unit diagonal (the authors' kcenter+knorm). Paper-vs-code decisions: paper QP (code_qp=1: the code's doubled linear term, not monotone); paper inner stop 1e-3 (inner_tol), ≤ 50 sweeps; code outer stop 1e-9 (tol), ≤ 50 iterations (code: 10); singletons never move (code); objective includes +c and is traced after each F-step at the α it used (code); initial F from --init seeds in the uniform mix (random_labels=1: the code's random labels); α₀ uniform."
     }
     fn params(&self) -> Vec<ParamSpec> {
-        vec![
-            kernel::sigma_spec(),
-            ParamSpec {
-                name: "inner_tol",
-                symbol: "tol_F",
-                default: Default::Fixed(1e-3),
-                min: 0.0,
-                max: 1.0,
-                scale: Scale::Log,
-                step: 2.0,
-                coarse: 10.0,
-                integer: false,
-                help: "F-step: stop the sweeps when one raises Σ_l A_l/n_l by less than this fraction (the paper's 1e-3; 0 sweeps until no point moves).",
-            },
-            ParamSpec {
-                name: "max_sweeps",
-                symbol: "sweeps",
-                default: Default::Fixed(50.0),
-                min: 1.0,
-                max: 10_000.0,
-                scale: Scale::Linear,
-                step: 1.0,
-                coarse: 10.0,
-                integer: true,
-                help: "F-step: at most this many passes over the points per outer iteration.",
-            },
-            tol_spec(
-                1e-9,
-                "Stop when an outer iteration lowers the objective (Eq. 11) by less than this fraction.",
-            ),
-            max_iter_spec(50.0),
-            ParamSpec::flag(
-                "code_qp",
-                "QP×2",
-                0.0,
-                "1: the α-step minimises αᵀMα − 4dᵀα as the authors' MATLAB code does (quadprog(M, −2d)); 0: the paper's Eq. 29, αᵀMα − 2dᵀα, which never increases the objective.",
-            ),
-            ParamSpec::flag(
-                "random_labels",
-                "rand F",
-                0.0,
-                "1: initial labels as the authors' code (each cluster once, the rest uniform, shuffled); 0: every point to its nearest --init seed in the uniform kernel mix.",
-            ),
-        ]
+        DmkkmValues::specs()
     }
     fn auto_param(&self, _name: &str, problem: &Problem, _k: usize) -> Result<f64> {
         Ok(kernel::auto_sigma(problem))
@@ -169,21 +169,21 @@ impl Solver for Dmkkm {
         Some("its objective ‖K_α − P‖²_F is a sum over pairs of points, not over points")
     }
     fn typed(&self, problem: &Problem, cfg: &RunConfig) -> Result<DmkkmParams> {
-        let v = &cfg.params;
         Ok(DmkkmParams {
             kernels: kernel_source(problem, cfg)?,
             kernel_set: kernel_set_of(problem, cfg),
-            sigma: v.real("sigma")?,
-            inner_tol: v.real("inner_tol")?,
-            max_sweeps: v.count("max_sweeps")?,
-            tol: v.real("tol")?,
-            max_iter: v.count("max_iter")?,
-            code_qp: v.flag("code_qp")?,
-            random_labels: v.flag("random_labels")?,
+            values: DmkkmValues::read(&cfg.params)?,
         })
     }
     fn prepare(&self, problem: &Problem, run: &Common, p: &DmkkmParams, ctx: &Ctx) -> Result<()> {
-        let named = grams(problem, &p.kernels, p.sigma, run.max_memory, ctx, self.id())?;
+        let named = grams(
+            problem,
+            &p.kernels,
+            p.values.sigma,
+            run.max_memory,
+            ctx,
+            self.id(),
+        )?;
         gram_products(problem, &plain(&named), &identity(&named), ctx).map(|_| ())
     }
     fn start_memory(&self, problem: &Problem, run: &Common, _p: &DmkkmParams) -> StartMemory {
@@ -202,7 +202,14 @@ impl Solver for Dmkkm {
         fit: &Fit,
         ctx: &Ctx,
     ) -> Result<crate::solver::SpaceBlocks> {
-        let named = grams(problem, &p.kernels, p.sigma, run.max_memory, ctx, self.id())?;
+        let named = grams(
+            problem,
+            &p.kernels,
+            p.values.sigma,
+            run.max_memory,
+            ctx,
+            self.id(),
+        )?;
         let w = fit.kernel_weights.clone().unwrap_or_default();
         Ok(crate::kernel::inputs::weighted_blocks(&named, w))
     }
@@ -214,17 +221,24 @@ impl Solver for Dmkkm {
         start: Start,
         ctx: &Ctx,
     ) -> Result<Fit> {
-        let named = grams(problem, &p.kernels, p.sigma, run.max_memory, ctx, self.id())?;
+        let named = grams(
+            problem,
+            &p.kernels,
+            p.values.sigma,
+            run.max_memory,
+            ctx,
+            self.id(),
+        )?;
         let gs = plain(&named);
         let m = gram_products(problem, &gs, &identity(&named), ctx)?;
         let mut rng = start.rng();
-        let labels = initial_labels(&gs, run.k, run.init, p.random_labels, &mut rng)?;
+        let labels = initial_labels(&gs, run.k, run.init, p.values.random_labels, &mut rng)?;
         let settings = Settings {
-            inner_tol: p.inner_tol,
-            max_sweeps: p.max_sweeps,
-            tol: p.tol,
-            max_iter: p.max_iter,
-            code_qp: p.code_qp,
+            inner_tol: p.values.inner_tol,
+            max_sweeps: p.values.max_sweeps,
+            tol: p.values.tol,
+            max_iter: p.values.max_iter,
+            code_qp: p.values.code_qp,
         };
         let mut fit = dmkkm_loop(&gs, &m, labels, run.k, settings, ctx)?;
         fit.extra.kernels = Some(describe_all(&named));
@@ -281,7 +295,7 @@ pub fn grams(
     )?;
     let named = kernel_grams(problem, source, sigma, max_memory, ctx, algo)?;
     if named.is_empty() {
-        return Err(Error::Param(format!("{algo}: no kernel to run on")));
+        return Err(Error::param(format!("{algo}: no kernel to run on")));
     }
     Ok(named)
 }
@@ -348,7 +362,7 @@ pub fn initial_labels<R: Rng>(
 ) -> Result<Vec<usize>> {
     let n = gs[0].n();
     if k == 0 || k > n {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "k = {k} is out of range: must be in [1, {n}] (the number of rows)"
         )));
     }

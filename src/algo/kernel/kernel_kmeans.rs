@@ -13,17 +13,26 @@ use crate::error::Result;
 use crate::kernel::{self, Gram, KernelChoice};
 use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
 use crate::solver::lloyd::assign;
+use crate::solver::params::declare_params;
 use crate::solver::specs::max_iter_spec;
 use crate::solver::{Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory};
 use ndarray::Array2;
 
 pub struct KernelKMeans;
 
+declare_params! {
+    /// The declared parameters of `kernel-kmeans`.
+    pub struct KernelKMeansValues {
+        sigma: f64 = kernel::sigma_spec(),
+        max_iter: usize = max_iter_spec(300.0),
+    }
+}
+
 /// The parameters of `kernel-kmeans`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KernelKMeansParams {
     pub kernel: KernelChoice,
-    pub max_iter: usize,
+    pub values: KernelKMeansValues,
 }
 
 impl Solver for KernelKMeans {
@@ -48,7 +57,7 @@ impl Solver for KernelKMeans {
         "Lloyd's algorithm in a kernel's feature space (Girolami 2002), k-means++ seeding in feature space, empty clusters re-seeded at the farthest point; the s → −∞ limit of kpower."
     }
     fn params(&self) -> Vec<ParamSpec> {
-        vec![kernel::sigma_spec(), max_iter_spec(300.0)]
+        KernelKMeansValues::specs()
     }
     fn auto_param(&self, _name: &str, problem: &Problem, _k: usize) -> Result<f64> {
         Ok(kernel::auto_sigma(problem))
@@ -57,12 +66,10 @@ impl Solver for KernelKMeans {
         vec![("kernel", "gaussian")]
     }
     fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<KernelKMeansParams> {
+        let values = KernelKMeansValues::read(&cfg.params)?;
         Ok(KernelKMeansParams {
-            kernel: KernelChoice::parse_psd(
-                cfg.option("kernel", "gaussian"),
-                cfg.params.real("sigma")?,
-            )?,
-            max_iter: cfg.params.count("max_iter")?,
+            kernel: KernelChoice::parse_psd(cfg.option("kernel", "gaussian"), values.sigma)?,
+            values,
         })
     }
     fn prepare(
@@ -110,7 +117,7 @@ impl Solver for KernelKMeans {
         let mut rng = start.rng();
         let w = problem.sample_weights();
         let seeds = kernel::weighted_seeds(&gram, w, run.k, run.init, &mut rng)?;
-        let mut fit = weighted_kernel_lloyd(&gram, w, &seeds, p.max_iter, ctx)?;
+        let mut fit = weighted_kernel_lloyd(&gram, w, &seeds, p.values.max_iter, ctx)?;
         fit.extra.kernel = Some(kernel::describe(&gram));
         Ok(fit)
     }

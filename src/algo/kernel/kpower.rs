@@ -12,7 +12,8 @@
 use crate::error::Result;
 use crate::kernel::{self, Gram, KernelChoice};
 use crate::solver::iterate::{Eval, Finish, Iteration, Loop, Rule, Step, iterate};
-use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
+use crate::solver::params::declare_params;
+use crate::solver::specs::{max_iter_spec, soft_tol_spec, tol_spec};
 use crate::solver::stopping::{Schedule, weighted_softness, zero_tolerance};
 use crate::solver::weights::{advance_omega, weighted_power_objective, weighted_power_step};
 use crate::solver::{Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory};
@@ -20,14 +21,25 @@ use ndarray::Array2;
 
 pub struct KernelPower;
 
+declare_params! {
+    /// The declared parameters of `kpower`.
+    pub struct KpowerValues {
+        sigma: f64 = kernel::sigma_spec(),
+        schedule: Schedule = Schedule::specs(),
+        tol: f64 = tol_spec(
+            1e-6,
+            "Relative change of the objective over one period T below which the run stops.",
+        ),
+        soft_tol: f64 = soft_tol_spec(),
+        max_iter: usize = max_iter_spec(500.0),
+    }
+}
+
 /// The parameters of `kpower`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KpowerParams {
     pub kernel: KernelChoice,
-    pub schedule: Schedule,
-    pub tol: f64,
-    pub soft_tol: f64,
-    pub max_iter: usize,
+    pub values: KpowerValues,
 }
 
 impl Solver for KernelPower {
@@ -52,15 +64,7 @@ impl Solver for KernelPower {
         "Paul, Chakraborty, Das & Xu (Algorithm 1): power k-means in a kernel's feature space, annealing s → −∞ towards kernel k-means; one n×n×k matrix product per iteration on the cached Gram matrix."
     }
     fn params(&self) -> Vec<ParamSpec> {
-        let mut v = vec![kernel::sigma_spec()];
-        v.extend(schedule_specs());
-        v.push(tol_spec(
-            1e-6,
-            "Relative change of the objective over one period T below which the run stops.",
-        ));
-        v.push(soft_tol_spec());
-        v.push(max_iter_spec(500.0));
-        v
+        KpowerValues::specs()
     }
     fn auto_param(&self, name: &str, problem: &Problem, _k: usize) -> Result<f64> {
         debug_assert_eq!(name, "sigma");
@@ -70,13 +74,10 @@ impl Solver for KernelPower {
         vec![("kernel", "gaussian")]
     }
     fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<KpowerParams> {
-        let v = &cfg.params;
+        let values = KpowerValues::read(&cfg.params)?;
         Ok(KpowerParams {
-            kernel: KernelChoice::parse_psd(cfg.option("kernel", "gaussian"), v.real("sigma")?)?,
-            schedule: Schedule::read(v)?,
-            tol: v.real("tol")?,
-            soft_tol: v.real("soft_tol")?,
-            max_iter: v.count("max_iter")?,
+            kernel: KernelChoice::parse_psd(cfg.option("kernel", "gaussian"), values.sigma)?,
+            values,
         })
     }
     fn prepare(&self, problem: &Problem, run: &Common, p: &KpowerParams, ctx: &Ctx) -> Result<()> {
@@ -118,10 +119,10 @@ impl Solver for KernelPower {
             &gram,
             w,
             kernel::seed_omega(gram.n(), &seeds),
-            &p.schedule,
-            p.tol,
-            p.soft_tol,
-            p.max_iter,
+            &p.values.schedule,
+            p.values.tol,
+            p.values.soft_tol,
+            p.values.max_iter,
             ctx,
         )?;
         fit.extra.kernel = Some(kernel::describe(&gram));

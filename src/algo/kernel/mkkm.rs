@@ -25,6 +25,7 @@ use crate::kernel::{self, Gram};
 use crate::linalg;
 use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
 use crate::solver::lloyd::{lloyd_loop, mean_variance};
+use crate::solver::params::declare_params;
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::{
     Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory, TracePoint, init,
@@ -44,6 +45,18 @@ const LLOYD_MAX_ITER: usize = 300;
 
 pub struct Mkkm;
 
+declare_params! {
+    /// The declared parameters of `mkkm`.
+    pub struct MkkmValues {
+        sigma: f64 = kernel::sigma_spec(),
+        tol: f64 = tol_spec(
+            1e-4,
+            "Stop the γ iterations when the relaxed objective changes by less than this fraction (Liu's code: 1e-4).",
+        ),
+        max_iter: usize = max_iter_spec(50.0),
+    }
+}
+
 /// The parameters of `mkkm`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MkkmParams {
@@ -51,9 +64,7 @@ pub struct MkkmParams {
     pub kernels: KernelSource,
     /// Which kernel set the options gave, and why (reported).
     pub kernel_set: crate::solver::KernelSet,
-    pub sigma: f64,
-    pub tol: f64,
-    pub max_iter: usize,
+    pub values: MkkmValues,
 }
 
 /// The relaxed solution: the embedding and the weights.
@@ -90,14 +101,7 @@ impl Solver for Mkkm {
         "Huang, Chuang & Chen (2011), DMKKM's two-stage baseline: K_γ = Σ γ_p² K_p (squared weights on the simplex); alternately the k leading eigenvectors H of K_γ and the closed form γ_p ∝ 1/(Tr K_p − Tr HᵀK_pH); then k-means on the unit-norm rows of H. Same kernels and preprocessing as dmkkm (centred, unit diagonal). The objective reported is Eq. 6 at the discrete partition."
     }
     fn params(&self) -> Vec<ParamSpec> {
-        vec![
-            kernel::sigma_spec(),
-            tol_spec(
-                1e-4,
-                "Stop the γ iterations when the relaxed objective changes by less than this fraction (Liu's code: 1e-4).",
-            ),
-            max_iter_spec(50.0),
-        ]
+        MkkmValues::specs()
     }
     fn auto_param(&self, _name: &str, problem: &Problem, _k: usize) -> Result<f64> {
         Ok(kernel::auto_sigma(problem))
@@ -111,13 +115,10 @@ impl Solver for Mkkm {
         )
     }
     fn typed(&self, problem: &Problem, cfg: &RunConfig) -> Result<MkkmParams> {
-        let v = &cfg.params;
         Ok(MkkmParams {
             kernels: kernel_source(problem, cfg)?,
             kernel_set: kernel_set_of(problem, cfg),
-            sigma: v.real("sigma")?,
-            tol: v.real("tol")?,
-            max_iter: v.count("max_iter")?,
+            values: MkkmValues::read(&cfg.params)?,
         })
     }
     fn prepare(&self, problem: &Problem, run: &Common, p: &MkkmParams, ctx: &Ctx) -> Result<()> {
@@ -140,7 +141,14 @@ impl Solver for Mkkm {
         fit: &Fit,
         ctx: &Ctx,
     ) -> Result<crate::solver::SpaceBlocks> {
-        let named = grams(problem, &p.kernels, p.sigma, run.max_memory, ctx, "mkkm")?;
+        let named = grams(
+            problem,
+            &p.kernels,
+            p.values.sigma,
+            run.max_memory,
+            ctx,
+            "mkkm",
+        )?;
         let w = fit.kernel_weights.clone().unwrap_or_default();
         Ok(crate::kernel::inputs::weighted_blocks(
             &named,
@@ -184,16 +192,25 @@ type Prepared = (Arc<Relaxed>, Vec<Arc<Gram>>, Vec<NamedGram>);
 
 /// The kernels and the cached relaxed solution for `run.k`.
 fn relaxed(problem: &Problem, run: &Common, p: &MkkmParams, ctx: &Ctx) -> Result<Prepared> {
-    let named = grams(problem, &p.kernels, p.sigma, run.max_memory, ctx, "mkkm")?;
+    let named = grams(
+        problem,
+        &p.kernels,
+        p.values.sigma,
+        run.max_memory,
+        ctx,
+        "mkkm",
+    )?;
     let gs = plain(&named);
     let key = format!(
         "mkkm:{}|k={}|tol={}|max_iter={}",
         identity(&named),
         run.k,
-        p.tol,
-        p.max_iter
+        p.values.tol,
+        p.values.max_iter
     );
-    let rel = problem.cached(&key, || relax(&gs, run.k, p.tol, p.max_iter, ctx))?;
+    let rel = problem.cached(&key, || {
+        relax(&gs, run.k, p.values.tol, p.values.max_iter, ctx)
+    })?;
     Ok((rel, gs, named))
 }
 
@@ -215,7 +232,7 @@ pub fn relax(gs: &[Arc<Gram>], k: usize, tol: f64, max_iter: usize, ctx: &Ctx) -
     let v = gs.len();
     let n = gs[0].n();
     if k == 0 || k > n {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "k = {k} is out of range: must be in [1, {n}] (the number of rows)"
         )));
     }

@@ -26,8 +26,8 @@ use crate::kernel::{self, Gram, Post};
 use crate::solver::init;
 use crate::solver::iterate::{Eval, Finish, Iteration, Loop, Rule, Step, iterate};
 use crate::solver::mix::{alpha_step, choose_lambda, neg_entropy};
-use crate::solver::params::{Default, ParamSpec, Scale};
-use crate::solver::specs::{max_iter_spec, schedule_specs, soft_tol_spec, tol_spec};
+use crate::solver::params::{Default, ParamSpec, Scale, declare_params};
+use crate::solver::specs::{max_iter_spec, soft_tol_spec, tol_spec};
 use crate::solver::stopping::{Schedule, weighted_softness, zero_tolerance};
 use crate::solver::weights::{advance_omega, weighted_power_objective, weighted_power_step};
 use crate::solver::{
@@ -46,6 +46,34 @@ pub const DEFAULT_POST: Post = Post {
     rescale: true,
 };
 
+declare_params! {
+    /// The declared parameters of `mkpower`.
+    pub struct MkpowerValues {
+        /// λ relative to the median per-kernel scatter.
+        lambda: f64 = ParamSpec {
+            name: "lambda",
+            symbol: "λ",
+            default: Default::Fixed(1.0),
+            min: 1e-4,
+            max: 1e4,
+            scale: Scale::Log,
+            step: 1.25,
+            coarse: 10.0,
+            integer: false,
+            help: "Entropy penalty on α, relative: λ = lambda × median_l E_l (the per-kernel weighted scatter at the first iteration). Small: α concentrates on one kernel; large: α stays uniform.",
+        },
+        /// Bandwidth of the distance kernels whose spec gives none.
+        sigma: f64 = kernel::sigma_spec(),
+        schedule: Schedule = Schedule::specs(),
+        tol: f64 = tol_spec(
+            1e-6,
+            "Relative change of the objective over one period T below which the run stops.",
+        ),
+        soft_tol: f64 = soft_tol_spec(),
+        max_iter: usize = max_iter_spec(500.0),
+    }
+}
+
 /// The parameters of `mkpower`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MkpowerParams {
@@ -54,14 +82,7 @@ pub struct MkpowerParams {
     pub kernels: KernelSource,
     /// Which kernel set the options gave, and why (reported).
     pub kernel_set: crate::solver::KernelSet,
-    /// Bandwidth of the distance kernels whose spec gives none.
-    pub sigma: f64,
-    /// λ relative to the median per-kernel scatter.
-    pub lambda: f64,
-    pub schedule: Schedule,
-    pub tol: f64,
-    pub soft_tol: f64,
-    pub max_iter: usize,
+    pub values: MkpowerValues,
 }
 
 impl Solver for MultiKernelPower {
@@ -89,29 +110,7 @@ impl Solver for MultiKernelPower {
         "Paul, Chakraborty, Das & Xu (Algorithm 2): kernel power k-means on a learned convex combination of L kernels, weights α on the simplex by an entropy-penalised softmax; default (--kernels auto) 12 kernels (7 Gaussian, 4 polynomial, cosine) on all features, or one Gaussian per view with --views (its own σ rule); each normalised and rescaled to [0, 1]."
     }
     fn params(&self) -> Vec<ParamSpec> {
-        let mut v = vec![
-            ParamSpec {
-                name: "lambda",
-                symbol: "λ",
-                default: Default::Fixed(1.0),
-                min: 1e-4,
-                max: 1e4,
-                scale: Scale::Log,
-                step: 1.25,
-                coarse: 10.0,
-                integer: false,
-                help: "Entropy penalty on α, relative: λ = lambda × median_l E_l (the per-kernel weighted scatter at the first iteration). Small: α concentrates on one kernel; large: α stays uniform.",
-            },
-            kernel::sigma_spec(),
-        ];
-        v.extend(schedule_specs());
-        v.push(tol_spec(
-            1e-6,
-            "Relative change of the objective over one period T below which the run stops.",
-        ));
-        v.push(soft_tol_spec());
-        v.push(max_iter_spec(500.0));
-        v
+        MkpowerValues::specs()
     }
     fn auto_param(&self, _name: &str, problem: &Problem, _k: usize) -> Result<f64> {
         Ok(kernel::auto_sigma(problem))
@@ -127,7 +126,6 @@ impl Solver for MultiKernelPower {
             Some(cfg.option("views", "none")),
             DEFAULT_POST,
         )?;
-        let v = &cfg.params;
         Ok(MkpowerParams {
             kernels,
             kernel_set: kernel_set(
@@ -135,12 +133,7 @@ impl Solver for MultiKernelPower {
                 cfg.option("kernels", AUTO),
                 Some(cfg.option("views", "none")),
             ),
-            sigma: v.real("sigma")?,
-            lambda: v.real("lambda")?,
-            schedule: Schedule::read(v)?,
-            tol: v.real("tol")?,
-            soft_tol: v.real("soft_tol")?,
-            max_iter: v.count("max_iter")?,
+            values: MkpowerValues::read(&cfg.params)?,
         })
     }
     fn prepare(&self, problem: &Problem, run: &Common, p: &MkpowerParams, ctx: &Ctx) -> Result<()> {
@@ -185,11 +178,11 @@ impl Solver for MultiKernelPower {
             &refs,
             w,
             kernel::seed_omega(problem.n(), &seeds),
-            &p.schedule,
-            p.lambda,
-            p.tol,
-            p.soft_tol,
-            p.max_iter,
+            &p.values.schedule,
+            p.values.lambda,
+            p.values.tol,
+            p.values.soft_tol,
+            p.values.max_iter,
             ctx,
         )?;
         // One entry per kernel, in α's order: the spec as given (defaults
@@ -215,7 +208,14 @@ fn grams(
     max_memory: Option<u64>,
     ctx: &Ctx,
 ) -> Result<Vec<NamedGram>> {
-    kernel_grams(problem, &p.kernels, p.sigma, max_memory, ctx, "mkpower")
+    kernel_grams(
+        problem,
+        &p.kernels,
+        p.values.sigma,
+        max_memory,
+        ctx,
+        "mkpower",
+    )
 }
 
 /// Seeds in the feature space of the uniform combination Σ_l K_l / L,

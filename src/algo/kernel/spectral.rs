@@ -23,6 +23,7 @@ use crate::error::{Error, Result};
 use crate::kernel::{self, Gram, KernelChoice, knn};
 use crate::linalg;
 use crate::solver::lloyd::{lloyd_loop, mean_variance};
+use crate::solver::params::declare_params;
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::{
     Common, Ctx, Fit, KernelInfo, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory, init,
@@ -61,13 +62,24 @@ pub struct Embedding {
     pub isolated: usize,
 }
 
+declare_params! {
+    /// The declared parameters of `spectral`.
+    pub struct SpectralValues {
+        sigma: f64 = kernel::sigma_spec(),
+        /// Lloyd on the embedding: relative to its mean variance.
+        tol: f64 = tol_spec(
+            1e-4,
+            "Lloyd on the embedding: stop when the squared centre shift is below tol × mean variance of the embedding, or no label changes.",
+        ),
+        max_iter: usize = max_iter_spec(300.0),
+    }
+}
+
 /// The parameters of `spectral`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SpectralParams {
     pub kernel: KernelChoice,
-    /// Lloyd on the embedding: relative to its mean variance.
-    pub tol: f64,
-    pub max_iter: usize,
+    pub values: SpectralValues,
 }
 
 impl Solver for Spectral {
@@ -88,14 +100,7 @@ impl Solver for Spectral {
         "Ng, Jordan & Weiss (2002): the k leading eigenvectors of the normalised kernel affinity D^-1/2 A D^-1/2, rows normalised, clustered by k-means++/Lloyd. Dense eigendecomposition up to 2000 points, block Lanczos above."
     }
     fn params(&self) -> Vec<ParamSpec> {
-        vec![
-            kernel::sigma_spec(),
-            tol_spec(
-                1e-4,
-                "Lloyd on the embedding: stop when the squared centre shift is below tol × mean variance of the embedding, or no label changes.",
-            ),
-            max_iter_spec(300.0),
-        ]
+        SpectralValues::specs()
     }
     fn auto_param(&self, _name: &str, problem: &Problem, _k: usize) -> Result<f64> {
         Ok(kernel::auto_sigma(problem))
@@ -109,11 +114,10 @@ impl Solver for Spectral {
         vec![("kernel", "gaussian")]
     }
     fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<SpectralParams> {
-        let v = &cfg.params;
+        let values = SpectralValues::read(&cfg.params)?;
         Ok(SpectralParams {
-            kernel: KernelChoice::parse(cfg.option("kernel", "gaussian"), v.real("sigma")?)?,
-            tol: v.real("tol")?,
-            max_iter: v.count("max_iter")?,
+            kernel: KernelChoice::parse(cfg.option("kernel", "gaussian"), values.sigma)?,
+            values,
         })
     }
     fn prepare(
@@ -148,8 +152,8 @@ impl Solver for Spectral {
         let u = emb.u.view();
         let seeds = init::euclidean_seeds(u, &emb.norms, run.k, run.init, &mut rng)?;
         let centres = u.select(Axis(0), &seeds);
-        let tol = p.tol * mean_variance(u);
-        let mut fit = lloyd_loop(u, &emb.norms, centres, tol, p.max_iter, ctx)?;
+        let tol = p.values.tol * mean_variance(u);
+        let mut fit = lloyd_loop(u, &emb.norms, centres, tol, p.values.max_iter, ctx)?;
         // Centres live in the embedding, not in the input space.
         fit.centroids = None;
         fit.extra.kernel = Some(info);
@@ -225,8 +229,8 @@ pub fn graph_embedding(
     ctx: &Ctx,
 ) -> Result<Arc<Embedding>> {
     if problem.kernels_only() {
-        return Err(Error::Param(
-            "spectral --kernel knn builds its graph from the features; precomputed kernels have none (use the gaussian default)".into(),
+        return Err(Error::param(
+            "spectral --kernel knn builds its graph from the features; precomputed kernels have none (use the gaussian default)",
         ));
     }
     let n = problem.n();
@@ -251,7 +255,7 @@ pub fn graph_embedding(
 pub fn build_graph_embedding(graph: &knn::Graph, k: usize, ctx: &Ctx) -> Result<Embedding> {
     let n = graph.n();
     if k == 0 || k > n {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "k = {k} is out of range: must be in [1, {n}] (the number of rows)"
         )));
     }
@@ -338,7 +342,7 @@ pub fn embedding_for(
 pub fn build_embedding(gram: &Gram, k: usize, ctx: &Ctx) -> Result<Embedding> {
     let n = gram.n();
     if k == 0 || k > n {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "k = {k} is out of range: must be in [1, {n}] (the number of rows)"
         )));
     }

@@ -6,7 +6,6 @@ use crate::kernel::{self, rff, rff_dim};
 use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::power_mean::power_loop;
 use crate::solver::rows::Rows;
-use crate::solver::specs::schedule_specs;
 use crate::solver::stopping::Schedule;
 use crate::solver::{Ctx, Problem};
 use ndarray::Array2;
@@ -19,7 +18,7 @@ pub const RFF_S0: f64 = -15.0;
 
 /// The annealing parameters with the RFF defaults for s₀ and the period T.
 pub fn rff_schedule_specs(s0: f64, period: f64) -> Vec<ParamSpec> {
-    let mut v = schedule_specs();
+    let mut v = Schedule::specs();
     for p in &mut v {
         match p.name {
             "s0" => {

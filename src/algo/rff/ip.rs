@@ -28,13 +28,55 @@
 //! centre than its scale), with their rows and the lower quantiles.
 
 use super::common::rff_auto_param;
-use super::multiview::{MvParams, Possibilistic, mv_features, mv_fit, mv_params, mv_space};
+use super::multiview::{MvParams, MvValues, Possibilistic, mv_features, mv_fit, mv_space};
 use crate::error::Result;
-use crate::solver::params::{Default, ParamSpec, Scale};
+use crate::solver::params::{Default, ParamSpec, Scale, declare_params};
 use crate::solver::{Common, Ctx, Fit, Problem, RunConfig, Solver, Start};
 
 /// Default multiplier on η_{j,l}: 3 × Krishnapuram & Keller's scale.
 pub const IP_ETA_SCALE: f64 = 3.0;
+
+declare_params! {
+    /// The parameters `ip-rff-mkpower` declares besides [`MvValues`].
+    pub struct IpValues {
+        m: f64 = ParamSpec {
+            name: "m",
+            symbol: "m",
+            default: Default::Fixed(2.0),
+            min: 1.1,
+            max: 10.0,
+            scale: Scale::Linear,
+            step: 0.1,
+            coarse: 0.5,
+            integer: false,
+            help: "Fuzzifier of the typicalities: u = 1/(1 + (a/b)^{1/(m−1)}), centroid weights w·u^m (the paper: m ≥ 2).",
+        },
+        eta_scale: f64 = ParamSpec {
+            name: "eta_scale",
+            symbol: "c_η",
+            default: Default::Fixed(IP_ETA_SCALE),
+            min: 1e-3,
+            max: 1e12,
+            scale: Scale::Log,
+            step: 1.5,
+            coarse: 10.0,
+            integer: false,
+            help: "Multiplier on the possibilistic scales η_j,l = (1/n) Σᵢ ‖φ_l(xᵢ) − θ_j,l‖² (at the initial centroids; not the annealing factor eta). Smaller: more points look like outliers; very large: no typicality effect (→ rff-mkpower).",
+        },
+        possibilistic: bool = ParamSpec::flag(
+            "possibilistic",
+            "IP",
+            1.0,
+            "1: possibilistic typicalities on (IP-RFF-MKPKM); 0: off, u ≡ 1 (exactly rff-mkpower, the paper's ablation).",
+        ),
+        alpha_typ: bool = ParamSpec::flag(
+            "alpha_typ",
+            "α·u",
+            0.0,
+            "1: the view weights α from the possibilistic distances d̃ = u^m·d + (1−u)^m·η, the paper's α-step (an exact MM step: the objective never increases at fixed s). 0: from each view's own distances, as rff-mkpower; the typicalities still weight the centroids. With 1, a view of pure noise, where every point looks typical, sees its d̃ shrink by up to half and takes α from an informative view.",
+        ),
+    }
+}
 
 pub struct IpRffMkPower;
 
@@ -64,46 +106,7 @@ impl Solver for IpRffMkPower {
         "Chen et al. (IP-RFF-MKPKM, Algorithm 2): multi-view RFF kernel power k-means with possibilistic typicalities u^m, which bound each point's loss near the cluster scale η and make the centroids robust to outliers; reports how many points look like outliers."
     }
     fn params(&self) -> Vec<ParamSpec> {
-        let mut v = mv_params();
-        v.extend([
-            ParamSpec {
-                name: "m",
-                symbol: "m",
-                default: Default::Fixed(2.0),
-                min: 1.1,
-                max: 10.0,
-                scale: Scale::Linear,
-                step: 0.1,
-                coarse: 0.5,
-                integer: false,
-                help: "Fuzzifier of the typicalities: u = 1/(1 + (a/b)^{1/(m−1)}), centroid weights w·u^m (the paper: m ≥ 2).",
-            },
-            ParamSpec {
-                name: "eta_scale",
-                symbol: "c_η",
-                default: Default::Fixed(IP_ETA_SCALE),
-                min: 1e-3,
-                max: 1e12,
-                scale: Scale::Log,
-                step: 1.5,
-                coarse: 10.0,
-                integer: false,
-                help: "Multiplier on the possibilistic scales η_j,l = (1/n) Σᵢ ‖φ_l(xᵢ) − θ_j,l‖² (at the initial centroids; not the annealing factor eta). Smaller: more points look like outliers; very large: no typicality effect (→ rff-mkpower).",
-            },
-            ParamSpec::flag(
-                "possibilistic",
-                "IP",
-                1.0,
-                "1: possibilistic typicalities on (IP-RFF-MKPKM); 0: off, u ≡ 1 (exactly rff-mkpower, the paper's ablation).",
-            ),
-            ParamSpec::flag(
-                "alpha_typ",
-                "α·u",
-                0.0,
-                "1: the view weights α from the possibilistic distances d̃ = u^m·d + (1−u)^m·η, the paper's α-step (an exact MM step: the objective never increases at fixed s). 0: from each view's own distances, as rff-mkpower; the typicalities still weight the centroids. With 1, a view of pure noise, where every point looks typical, sees its d̃ shrink by up to half and takes α from an informative view.",
-            ),
-        ]);
-        v
+        [MvValues::specs(), IpValues::specs()].concat()
     }
     fn auto_param(&self, name: &str, problem: &Problem, k: usize) -> Result<f64> {
         rff_auto_param(name, problem, k)
@@ -115,16 +118,12 @@ impl Solver for IpRffMkPower {
     /// means and the typicality-weighted centroids weigh wᵢⱼ·uᵢⱼ^m by the
     /// row's sample weight (u itself is per point, no sum to weigh).
     fn typed(&self, problem: &Problem, cfg: &RunConfig) -> Result<MvParams> {
-        let v = &cfg.params;
-        let possibilistic = if v.flag("possibilistic")? {
-            Some(Possibilistic {
-                m: v.real("m")?,
-                eta_scale: v.real("eta_scale")?,
-                alpha_on_typicality: v.flag("alpha_typ")?,
-            })
-        } else {
-            None
-        };
+        let v = IpValues::read(&cfg.params)?;
+        let possibilistic = v.possibilistic.then_some(Possibilistic {
+            m: v.m,
+            eta_scale: v.eta_scale,
+            alpha_on_typicality: v.alpha_typ,
+        });
         MvParams::read(problem, cfg, possibilistic)
     }
     fn prepare(&self, problem: &Problem, run: &Common, p: &MvParams, ctx: &Ctx) -> Result<()> {

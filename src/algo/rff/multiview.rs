@@ -65,7 +65,7 @@ use crate::solver::iterate::{Eval, Finish, Iteration, Loop, Rule, Step, iterate}
 use crate::solver::lloyd::assign;
 use crate::solver::lloyd::weight;
 use crate::solver::mix::{alpha_step, choose_lambda, neg_entropy};
-use crate::solver::params::{Default, ParamSpec, Scale};
+use crate::solver::params::{Default, ParamSpec, Scale, declare_params};
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::stopping::{Schedule, weighted_softness, zero_tolerance};
 use crate::solver::weights::{
@@ -91,41 +91,83 @@ pub const VIEW_DIM_FACTOR: f64 = 2.0;
 pub const MV_PERIOD: f64 = 2.0;
 pub use crate::kernel::views::{Views, parse_views};
 
+declare_params! {
+    /// The declared parameters shared by the two multi-view algorithms.
+    pub struct MvValues {
+        /// λ relative to the median E_l of the initial state.
+        lambda: f64 = lambda_spec(),
+        /// Bandwidth σ (for column views: relative to the automatic value).
+        sigma: f64 = rff::sigma_spec(),
+        /// D, the number of frequencies per view.
+        rff_dim: usize = rff::dim_spec(),
+        /// Seed of the frequencies (view l uses stream l).
+        rff_seed: u64 = rff::seed_spec(),
+        /// Lloyd iterations of the k-means start Θ₀ (0: from the seeds).
+        init_iter: usize = init_iter_spec(),
+        /// Per-view D of column views: max(D, ⌈f·d_l⌉) frequencies, the rule's
+        /// part capped at [`VIEW_DIM_CAP`] (0: every view gets D).
+        view_dim: f64 = ParamSpec {
+            name: "view_dim",
+            symbol: "f_D",
+            default: Default::Fixed(VIEW_DIM_FACTOR),
+            min: 0.0,
+            max: 64.0,
+            scale: Scale::Linear,
+            step: 0.5,
+            coarse: 1.0,
+            integer: false,
+            help: "Per-view D of column views: view l gets max(D, min(⌈f·d_l⌉, 1024)) frequencies, d_l its number of columns (D: -P rff_dim or its automatic value from the kernel error). 0: every view gets D, the paper's setting.",
+        },
+        /// `sigma` is one absolute bandwidth for every view (the paper's
+        /// σ = 1000) instead of a factor on each view's own rule.
+        sigma_abs: bool = ParamSpec::flag(
+            "sigma_abs",
+            "σ abs",
+            0.0,
+            "0: with column views, sigma scales each view's own bandwidth rule (σ_l = σ/σ_auto × rule_l, so the default is each view's rule). 1: sigma is one absolute bandwidth for every view, the paper's setting (σ = 1000, on its unstated scaling).",
+        ),
+        /// Target softness of the start for s₀ (0: s₀ as given).
+        s0_soft: f64 = ParamSpec {
+            name: "s0_soft",
+            symbol: "ε₀",
+            default: Default::Fixed(S0_SOFTNESS),
+            min: 0.0,
+            max: 0.9,
+            scale: Scale::Linear,
+            step: 0.01,
+            coarse: 0.05,
+            integer: false,
+            help: "s₀ from the start: the s at which the mean share of a point's weight outside its nearest cluster (after the k-means start) is s0_soft; s0 is then the softest start allowed (the rule may only go harder). 0: s0 as given (the paper: −15).",
+        },
+        /// Divide each view's squared feature distances by its total scatter
+        /// (several views only).
+        view_norm: bool = ParamSpec::flag(
+            "view_norm",
+            "norm",
+            1.0,
+            "1: each view's squared feature distances are divided by that view's total scatter (1 − ‖mean φ_l‖²), so views are compared by the share of their scatter the clusters leave, not by their bandwidth. 0: raw distances, the paper's setting. No effect with one view.",
+        ),
+        schedule: Schedule = rff_schedule_specs(MV_S0, MV_PERIOD),
+        tol: f64 = tol_spec(
+            1e-6,
+            "Relative change of the objective over one period T below which the run stops.",
+        ),
+        max_iter: usize = max_iter_spec(500.0),
+    }
+}
+
 /// The parameters of `rff-mkpower` and `ip-rff-mkpower`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MvParams {
     /// `--views`, parsed against the data's columns.
     pub views: Views,
-    /// Bandwidth σ (for column views: relative to the automatic value).
-    pub sigma: f64,
-    /// D, the number of frequencies per view.
-    pub dim: usize,
-    /// Seed of the frequencies (view l uses stream l).
-    pub seed: u64,
-    /// Lloyd iterations of the k-means start Θ₀ (0: from the seeds).
-    pub init_iter: usize,
-    /// λ relative to the median E_l of the initial state.
-    pub lambda: f64,
-    /// Per-view D of column views: max(D, ⌈f·d_l⌉) frequencies, the rule's
-    /// part capped at [`VIEW_DIM_CAP`] (0: every view gets D).
-    pub view_dim: f64,
-    /// `sigma` is one absolute bandwidth for every view (the paper's
-    /// σ = 1000) instead of a factor on each view's own rule.
-    pub sigma_abs: bool,
-    /// Divide each view's squared feature distances by its total scatter
-    /// (several views only).
-    pub view_norm: bool,
-    /// Target softness of the start for s₀ (0: s₀ as given).
-    pub s0_soft: f64,
-    pub schedule: Schedule,
-    pub tol: f64,
-    pub max_iter: usize,
+    pub values: MvValues,
     /// `None`: RFF-MKPKM (u ≡ 1).
     pub possibilistic: Option<Possibilistic>,
 }
 
 impl MvParams {
-    /// The parameters shared by the two multi-view algorithms (`mv_params`),
+    /// The parameters shared by the two multi-view algorithms ([`MvValues`]),
     /// with the typicalities given.
     ///
     /// # Errors
@@ -137,21 +179,9 @@ impl MvParams {
         cfg: &RunConfig,
         possibilistic: Option<Possibilistic>,
     ) -> Result<Self> {
-        let v = &cfg.params;
         Ok(MvParams {
             views: parse_views(cfg.option("views", "auto"), problem.p())?,
-            sigma: v.real("sigma")?,
-            dim: v.count("rff_dim")?,
-            seed: v.count("rff_seed")? as u64,
-            init_iter: v.count("init_iter")?,
-            lambda: v.real("lambda")?,
-            view_dim: v.real("view_dim")?,
-            sigma_abs: v.flag("sigma_abs")?,
-            view_norm: v.flag("view_norm")?,
-            s0_soft: v.real("s0_soft")?,
-            schedule: Schedule::read(v)?,
-            tol: v.real("tol")?,
-            max_iter: v.count("max_iter")?,
+            values: MvValues::read(&cfg.params)?,
             possibilistic,
         })
     }
@@ -159,7 +189,7 @@ impl MvParams {
 
 /// The feature maps of the views.
 pub fn map_specs(problem: &Problem, p: &MvParams) -> Vec<rff::MapSpec> {
-    let (sigma, dim, seed) = (p.sigma, p.dim, p.seed);
+    let (sigma, dim, seed) = (p.values.sigma, p.values.rff_dim, p.values.rff_seed);
     match &p.views {
         Views::Bandwidths(f) => f
             .iter()
@@ -179,7 +209,7 @@ pub fn map_specs(problem: &Problem, p: &MvParams) -> Vec<rff::MapSpec> {
                 .iter()
                 .enumerate()
                 .map(|(l, cols)| {
-                    let sigma = if p.sigma_abs {
+                    let sigma = if p.values.sigma_abs {
                         sigma
                     } else {
                         ratio * kernel::inputs::view_sigma_rule(problem, cols)
@@ -187,7 +217,7 @@ pub fn map_specs(problem: &Problem, p: &MvParams) -> Vec<rff::MapSpec> {
                     rff::MapSpec {
                         cols: cols.clone(),
                         sigma,
-                        dim: view_dim(dim, p.view_dim, cols.len()),
+                        dim: view_dim(dim, p.values.view_dim, cols.len()),
                         seed,
                         stream: l as u64,
                         f32: false,
@@ -992,60 +1022,6 @@ pub fn lambda_spec() -> ParamSpec {
     }
 }
 
-/// Parameters shared by the two multi-view algorithms.
-pub fn mv_params() -> Vec<ParamSpec> {
-    let mut v = vec![
-        lambda_spec(),
-        rff::sigma_spec(),
-        rff::dim_spec(),
-        rff::seed_spec(),
-        init_iter_spec(),
-        ParamSpec {
-            name: "view_dim",
-            symbol: "f_D",
-            default: Default::Fixed(VIEW_DIM_FACTOR),
-            min: 0.0,
-            max: 64.0,
-            scale: Scale::Linear,
-            step: 0.5,
-            coarse: 1.0,
-            integer: false,
-            help: "Per-view D of column views: view l gets max(D, min(⌈f·d_l⌉, 1024)) frequencies, d_l its number of columns (D: -P rff_dim or its automatic value from the kernel error). 0: every view gets D, the paper's setting.",
-        },
-        ParamSpec::flag(
-            "sigma_abs",
-            "σ abs",
-            0.0,
-            "0: with column views, sigma scales each view's own bandwidth rule (σ_l = σ/σ_auto × rule_l, so the default is each view's rule). 1: sigma is one absolute bandwidth for every view, the paper's setting (σ = 1000, on its unstated scaling).",
-        ),
-        ParamSpec {
-            name: "s0_soft",
-            symbol: "ε₀",
-            default: Default::Fixed(S0_SOFTNESS),
-            min: 0.0,
-            max: 0.9,
-            scale: Scale::Linear,
-            step: 0.01,
-            coarse: 0.05,
-            integer: false,
-            help: "s₀ from the start: the s at which the mean share of a point's weight outside its nearest cluster (after the k-means start) is s0_soft; s0 is then the softest start allowed (the rule may only go harder). 0: s0 as given (the paper: −15).",
-        },
-        ParamSpec::flag(
-            "view_norm",
-            "norm",
-            1.0,
-            "1: each view's squared feature distances are divided by that view's total scatter (1 − ‖mean φ_l‖²), so views are compared by the share of their scatter the clusters leave, not by their bandwidth. 0: raw distances, the paper's setting. No effect with one view.",
-        ),
-    ];
-    v.extend(rff_schedule_specs(MV_S0, MV_PERIOD));
-    v.push(tol_spec(
-        1e-6,
-        "Relative change of the objective over one period T below which the run stops.",
-    ));
-    v.push(max_iter_spec(500.0));
-    v
-}
-
 /// Features of every view (memory-guarded, cached).
 pub fn mv_features(
     algo: &str,
@@ -1077,22 +1053,23 @@ pub fn mv_fit(
     let fs = mv_features(algo, problem, run, p, ctx)?;
     let views: Vec<&rff::Features> = fs.iter().map(|f| f.as_ref()).collect();
     let sw = problem.sample_weights();
-    let scales = view_scales(&views, sw, p.view_norm);
+    let scales = view_scales(&views, sw, p.values.view_norm);
     let mut rng = start.rng();
     let seeds = mv_seeds(&views, &scales, sw, run.k, run.init, &mut rng)?;
     let centres = views
         .iter()
         .map(|f| f.phi().select(Axis(0), &seeds))
         .collect();
-    let (centres, init_iters) = mv_kmeans_start(&views, &scales, sw, centres, p.init_iter, ctx)?;
+    let (centres, init_iters) =
+        mv_kmeans_start(&views, &scales, sw, centres, p.values.init_iter, ctx)?;
     let set = MvSettings {
-        sched: p.schedule,
-        lambda_rel: p.lambda,
+        sched: p.values.schedule,
+        lambda_rel: p.values.lambda,
         possibilistic: p.possibilistic,
-        tol: p.tol,
-        max_iter: p.max_iter,
+        tol: p.values.tol,
+        max_iter: p.values.max_iter,
         scales,
-        s0_softness: (p.s0_soft > 0.0).then_some(p.s0_soft),
+        s0_softness: (p.values.s0_soft > 0.0).then_some(p.values.s0_soft),
     };
     let mut fit = mv_loop(&views, sw, centres, &set, ctx)?;
     fit.extra.init_iterations = Some(init_iters);
@@ -1115,7 +1092,7 @@ pub fn mv_space(
 ) -> Result<crate::solver::SpaceBlocks> {
     let fs = mv_features(algo, problem, run, p, ctx)?;
     let views: Vec<&rff::Features> = fs.iter().map(|f| f.as_ref()).collect();
-    let scales = view_scales(&views, problem.sample_weights(), p.view_norm);
+    let scales = view_scales(&views, problem.sample_weights(), p.values.view_norm);
     let alpha = fit.kernel_weights.clone().unwrap_or_default();
     Ok(fs
         .iter()
@@ -1152,7 +1129,7 @@ impl Solver for RffMkPower {
         "Chen et al. (RFF-MKPKM, the ablation of Table 2): power k-means on several random Fourier feature maps (bandwidths or column-group views) with view weights α by an entropy-penalised softmax; O(n·D·L) memory."
     }
     fn params(&self) -> Vec<ParamSpec> {
-        mv_params()
+        MvValues::specs()
     }
     fn auto_param(&self, name: &str, problem: &Problem, k: usize) -> Result<f64> {
         rff_auto_param(name, problem, k)

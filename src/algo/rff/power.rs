@@ -23,6 +23,7 @@ use super::common::{
 };
 use crate::error::Result;
 use crate::kernel::rff;
+use crate::solver::params::declare_params;
 use crate::solver::power_mean::power_loop;
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::stopping::Schedule;
@@ -34,10 +35,10 @@ pub fn map_spec(problem: &Problem, p: &RffPowerParams) -> rff::MapSpec {
     rff::MapSpec {
         cols: 0..problem.p(),
         sigma: p.sigma,
-        dim: p.dim,
-        seed: p.seed,
+        dim: p.rff_dim,
+        seed: p.rff_seed,
         stream: 0,
-        f32: p.f32,
+        f32: p.rff_f32,
     }
 }
 
@@ -51,22 +52,26 @@ pub fn map_spec_of(problem: &Problem, cfg: &RunConfig) -> Result<rff::MapSpec> {
 
 pub struct RffPower;
 
-/// The parameters of `rff-power`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RffPowerParams {
-    /// Bandwidth σ of the Gaussian kernel the features approximate.
-    pub sigma: f64,
-    /// D, the number of frequencies.
-    pub dim: usize,
-    /// Seed of the frequencies.
-    pub seed: u64,
-    /// Store the feature matrix in f32.
-    pub f32: bool,
-    /// Lloyd iterations of the k-means start Θ₀ (0: from the seeds).
-    pub init_iter: usize,
-    pub schedule: Schedule,
-    pub tol: f64,
-    pub max_iter: usize,
+declare_params! {
+    /// The parameters of `rff-power`.
+    pub struct RffPowerParams {
+        /// Bandwidth σ of the Gaussian kernel the features approximate.
+        sigma: f64 = rff::sigma_spec(),
+        /// D, the number of frequencies.
+        rff_dim: usize = rff::dim_spec(),
+        /// Seed of the frequencies.
+        rff_seed: u64 = rff::seed_spec(),
+        /// Store the feature matrix in f32.
+        rff_f32: bool = rff::f32_spec(),
+        /// Lloyd iterations of the k-means start Θ₀ (0: from the seeds).
+        init_iter: usize = init_iter_spec(),
+        schedule: Schedule = rff_schedule_specs(RFF_S0, 3.0),
+        tol: f64 = tol_spec(
+            1e-6,
+            "Relative change of the objective over one period T below which the run stops.",
+        ),
+        max_iter: usize = max_iter_spec(500.0),
+    }
 }
 
 impl RffPower {
@@ -115,32 +120,13 @@ impl Solver for RffPower {
         "Chen et al. (RFF-KPKM, Algorithm 1): kernel power k-means on random Fourier features of the Gaussian kernel, i.e. power k-means on an n×2D feature matrix; O(n·D) memory and O(n·D·k) per iteration instead of kpower's n×n kernel."
     }
     fn params(&self) -> Vec<ParamSpec> {
-        let mut v = vec![rff::sigma_spec(), rff::dim_spec(), rff::seed_spec()];
-        v.push(rff::f32_spec());
-        v.push(init_iter_spec());
-        v.extend(rff_schedule_specs(RFF_S0, 3.0));
-        v.push(tol_spec(
-            1e-6,
-            "Relative change of the objective over one period T below which the run stops.",
-        ));
-        v.push(max_iter_spec(500.0));
-        v
+        RffPowerParams::specs()
     }
     fn auto_param(&self, name: &str, problem: &Problem, k: usize) -> Result<f64> {
         rff_auto_param(name, problem, k)
     }
     fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<RffPowerParams> {
-        let v = &cfg.params;
-        Ok(RffPowerParams {
-            sigma: v.real("sigma")?,
-            dim: v.count("rff_dim")?,
-            seed: v.count("rff_seed")? as u64,
-            f32: v.flag("rff_f32")?,
-            init_iter: v.count("init_iter")?,
-            schedule: Schedule::read(v)?,
-            tol: v.real("tol")?,
-            max_iter: v.count("max_iter")?,
-        })
+        Ok(RffPowerParams::read(&cfg.params)?)
     }
     fn prepare(
         &self,

@@ -871,7 +871,7 @@ pub fn check_beta(beta: f64) -> Result<()> {
     if beta.is_finite() && beta > 1.0 {
         Ok(())
     } else {
-        Err(Error::Param(format!(
+        Err(Error::param(format!(
             "beta = {beta} is out of range: must be greater than 1"
         )))
     }

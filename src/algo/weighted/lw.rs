@@ -37,22 +37,39 @@ use super::common::{
 };
 use super::points::Points;
 use crate::error::{Error, Result};
-use crate::solver::params::{Default, ParamSpec, Scale};
+use crate::solver::params::{Default, ParamSpec, Scale, declare_params};
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::{
     Common, Ctx, Fit, Init, Params, Problem, Rng, RunConfig, Solver, Start, StartMemory,
 };
 use std::sync::Arc;
 
-/// The settings of one LW run besides λ.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LwSettings {
-    pub beta: f64,
-    pub code_assign: bool,
-    pub tol: f64,
-    pub max_iter: usize,
-    pub nstart: usize,
-    pub zscore: bool,
+declare_params! {
+    /// The settings of one LW run besides λ.
+    pub struct LwSettings {
+        beta: f64 = beta_spec(),
+        nstart: usize = nstart_spec(
+            50.0,
+            "k-means runs (k-means++ seeds, best inertia) giving the initial partition and α. The reference code uses 10 MATLAB replicates; 10 of ours miss the lowest-inertia partition of raw Lymphoma in 6 of 20 seeds (seeds 0–19), 50 never do (and then reproduce the paper's Leukemia and Lymphoma numbers exactly).",
+        ),
+        zscore: bool = ParamSpec::flag(
+            "zscore",
+            "zscore",
+            1.0,
+            "1: z-score the data after the initial partition, as lwkmeans.m (with the default --scale none the initial k-means sees the raw values, as in the paper's experiments); 0: iterate on the data as scaled by --scale.",
+        ),
+        code_assign: bool = ParamSpec::flag(
+            "code_assign",
+            "code_assign",
+            0.0,
+            "1: assign with w^β + (λ/p²)w as lwkmeans.m; 0: with w^β + β(λ/p²)w, exact descent on the paper's objective (never increases). The weights are the same.",
+        ),
+        tol: f64 = tol_spec(
+            1e-8,
+            "Stop when the objective moves by at most tol × the sum of its terms' magnitudes (or no label changes).",
+        ),
+        max_iter: usize = max_iter_spec(100.0),
+    }
 }
 
 impl LwSettings {
@@ -61,14 +78,7 @@ impl LwSettings {
     /// # Errors
     /// [`Error::Param`] for β ≤ 1 or a missing value.
     pub fn from_params(p: &Params) -> Result<Self> {
-        let s = LwSettings {
-            beta: p.real("beta")?,
-            code_assign: p.flag("code_assign")?,
-            tol: p.real("tol")?,
-            max_iter: p.count("max_iter")?,
-            nstart: p.count("nstart")?,
-            zscore: p.flag("zscore")?,
-        };
+        let s = Self::read(p)?;
         check_beta(s.beta)?;
         Ok(s)
     }
@@ -142,8 +152,8 @@ impl LwStart {
         let (z, _) = cluster_means(x, sw, &labels, k, None);
         let d0 = dispersions(x, sw, &labels, z.view());
         let alpha = lw_alpha(&d0, s.beta).ok_or_else(|| {
-            Error::Param(
-                "lw: every feature is constant within every cluster of the initial partition, so α is undefined (is k close to the number of distinct points?)".into(),
+            Error::param(
+                "lw: every feature is constant within every cluster of the initial partition, so α is undefined (is k close to the number of distinct points?)",
             )
         })?;
         Ok(LwStart {
@@ -221,7 +231,7 @@ pub fn lw_from(
     quiet: bool,
 ) -> Result<(Fit, ndarray::Array2<f64>)> {
     if !(lambda.is_finite() && lambda >= 0.0) {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "lambda = {lambda} is out of range: must be a finite number ≥ 0"
         )));
     }
@@ -277,12 +287,13 @@ pub fn lambda_spec() -> ParamSpec {
     }
 }
 
-/// The parameters of `lw`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LwParams {
-    /// λ in the reference code's units.
-    pub lambda: f64,
-    pub settings: LwSettings,
+declare_params! {
+    /// The parameters of `lw`.
+    pub struct LwParams {
+        /// λ in the reference code's units.
+        lambda: f64 = lambda_spec(),
+        settings: LwSettings = LwSettings::specs(),
+    }
 }
 
 impl Solver for Lw {
@@ -311,35 +322,8 @@ impl Solver for Lw {
         "Chakraborty & Das (TPAMI 2020): k-means with feature weights w_l ≥ 0 and a lasso penalty, so the weights of high-dispersion features become exactly 0 (feature selection). λ in the authors' code units; by default (--scale none) the initial k-means sees the raw values and lw z-scores afterwards, as their code does."
     }
     fn params(&self) -> Vec<ParamSpec> {
-        vec![
-            lambda_spec(),
-            beta_spec(),
-            nstart_spec(
-                50.0,
-                "k-means runs (k-means++ seeds, best inertia) giving the initial partition and α. The reference code uses 10 MATLAB replicates; 10 of ours miss the lowest-inertia partition of raw Lymphoma in 6 of 20 seeds (seeds 0–19), 50 never do (and then reproduce the paper's Leukemia and Lymphoma numbers exactly).",
-            ),
-            ParamSpec::flag(
-                "zscore",
-                "zscore",
-                1.0,
-                "1: z-score the data after the initial partition, as lwkmeans.m (with the default --scale none the initial k-means sees the raw values, as in the paper's experiments); 0: iterate on the data as scaled by --scale.",
-            ),
-            ParamSpec::flag(
-                "code_assign",
-                "code_assign",
-                0.0,
-                "1: assign with w^β + (λ/p²)w as lwkmeans.m; 0: with w^β + β(λ/p²)w, exact descent on the paper's objective (never increases). The weights are the same.",
-            ),
-            tol_spec(
-                1e-8,
-                "Stop when the objective moves by at most tol × the sum of its terms' magnitudes (or no label changes).",
-            ),
-            max_iter_spec(100.0),
-        ]
+        LwParams::specs()
     }
-    /// The reference code runs its initial k-means on the raw values and
-    /// z-scores afterwards (`zscore`); standardising first loses the paper's
-    /// result (Leukemia: CER 0.29 instead of 0.03).
     fn default_scaling(&self) -> crate::data::Scaling {
         crate::data::Scaling::None
     }
@@ -348,16 +332,15 @@ impl Solver for Lw {
     fn auto_param(&self, name: &str, problem: &Problem, _k: usize) -> Result<f64> {
         match name {
             "lambda" => Ok(1.0 / problem.p() as f64),
-            _ => Err(Error::Param(format!(
+            _ => Err(Error::param(format!(
                 "lw declares no automatic default for {name}"
             ))),
         }
     }
     fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<LwParams> {
-        Ok(LwParams {
-            lambda: cfg.params.real("lambda")?,
-            settings: LwSettings::from_params(&cfg.params)?,
-        })
+        let p = LwParams::read(&cfg.params)?;
+        check_beta(p.settings.beta)?;
+        Ok(p)
     }
     /// With `zscore`, lw clustered the z-scores: the rule z-scores new rows
     /// and holds the final partition's means there.

@@ -51,7 +51,7 @@ impl PathAlgo {
         match id {
             "lw" => Ok(PathAlgo::Lw),
             "sparse-kmeans" => Ok(PathAlgo::SparseKMeans),
-            other => Err(Error::Param(format!(
+            other => Err(Error::param(format!(
                 "algorithm '{other}' has no regularisation path; use --algo lw or --algo sparse-kmeans"
             ))),
         }
@@ -108,7 +108,7 @@ impl Grid {
     /// and a count from 1 to 10000.
     pub fn parse(spec: &str) -> Result<Grid> {
         let bad = |why: &str| {
-            Error::Param(format!(
+            Error::param(format!(
                 "--lambda {spec}: {why} (expected FROM:TO:COUNT, e.g. 0.002:0.0001:40)"
             ))
         };
@@ -238,21 +238,20 @@ pub fn run_path(
 ) -> Result<PathResult> {
     check_config(problem, cfg)?;
     if cfg.restarts != 1 {
-        return Err(Error::Param(
-            "--restarts does not apply to path: every point starts from the previous one and from the shared initial partition"
-                .into(),
+        return Err(Error::param(
+            "--restarts does not apply to path: every point starts from the previous one and from the shared initial partition",
         ));
     }
     if let Grid::Auto { count, ratio } = grid {
         if *count == 0 || *count > 10_000 {
-            return Err(Error::Param(format!(
+            return Err(Error::param(format!(
                 "path grid: {count} points is out of range: must be from 1 to 10000"
             )));
         }
         if let Some(r) = ratio
             && !(*r > 0.0 && *r < 1.0)
         {
-            return Err(Error::Param(format!(
+            return Err(Error::param(format!(
                 "path grid: ratio {r} is out of range: must be in (0, 1)"
             )));
         }
@@ -360,7 +359,7 @@ fn sparse_path(
         x,
         sw,
         k,
-        sp.nstart,
+        sp.values.nstart,
         cfg.init,
         cfg.centres.as_deref(),
         rng,
@@ -368,7 +367,7 @@ fn sparse_path(
         Some(&StageCounter::new(
             ctx,
             "sparse-kmeans: initial k-means runs",
-            sp.nstart,
+            sp.values.nstart,
         )),
     )?;
     let tss = total_ss(x, sw);
@@ -390,7 +389,7 @@ fn sparse_path(
         Grid::Auto { count, .. } => log_space(1.1, dense, *count),
     };
     if let Some(bad) = values.iter().find(|&&v| v < 1.0) {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "wbound = {bad} is out of range: the sparse k-means bound must be at least 1"
         )));
     }
@@ -401,8 +400,8 @@ fn sparse_path(
         let pctx = ctx.for_restart(i);
         let st = SparseSettings {
             wbound: b,
-            tol: sp.tol,
-            max_iter: sp.max_iter,
+            tol: sp.values.tol,
+            max_iter: sp.values.max_iter,
         };
         let mut f = sparse_loop(x, sw, &tss, labels.clone(), k, &st, &pctx, false)?;
         if i > 0 {

@@ -43,7 +43,7 @@ use super::points::Points;
 use crate::error::{Error, Result};
 use crate::solver::iterate::{Eval, Iteration, Loop, Rule, Step, iterate};
 use crate::solver::lloyd::{mean_variance, weighted_lloyd_loop};
-use crate::solver::params::{Default, ParamSpec, Scale, fmt_num};
+use crate::solver::params::{Default, ParamSpec, Scale, declare_params, fmt_num};
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::{
     Common, Ctx, Fit, Gap, Init, Problem, Rng, RunConfig, Solver, Start, StartMemory, TracePoint,
@@ -218,7 +218,7 @@ pub fn sparse_loop<'x>(
     quiet: bool,
 ) -> Result<SparseFit> {
     if !(s.wbound.is_finite() && s.wbound >= 1.0) {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "wbound = {} is out of range: must be at least 1",
             s.wbound
         )));
@@ -309,7 +309,7 @@ impl Step for SparseStep<'_, '_> {
 pub fn gap_grid(p: usize, binding: f64, nvals: usize) -> Result<Vec<f64>> {
     let top = 0.9 * (p as f64).sqrt().min(binding);
     if top <= 1.2 {
-        return Err(Error::Param(format!(
+        return Err(Error::param(format!(
             "--tune gap: the L1 bound stops binding at s = {} on this data (p = {p}), so there is no range of bounds to choose from; set -P wbound instead",
             fmt_num(binding.min((p as f64).sqrt()))
         )));
@@ -432,8 +432,8 @@ pub fn gap_statistic(
         if v > 0.0 && v.is_finite() {
             Ok(v.ln())
         } else {
-            Err(Error::Param(
-                "--tune gap: the clustering criterion is 0 (no feature separates the clusters); the gap statistic is undefined".into(),
+            Err(Error::param(
+                "--tune gap: the clustering criterion is 0 (no feature separates the clusters); the gap statistic is undefined",
             ))
         }
     };
@@ -533,34 +533,80 @@ impl Tune {
             "none" => Ok(Tune::None),
             "gap" => Ok(Tune::Gap),
             "gap-1sd" => Ok(Tune::GapOneSd),
-            other => Err(Error::Param(format!(
+            other => Err(Error::param(format!(
                 "--tune {other} is not a tuning method (sparse-kmeans takes gap, gap-1sd or none)"
             ))),
         }
     }
 }
 
+declare_params! {
+    /// The declared parameters of `sparse-kmeans`.
+    pub struct SparseValues {
+        /// The L1 bound s (ignored when `tune` chooses it).
+        wbound: f64 = ParamSpec {
+            name: "wbound",
+            symbol: "s",
+            default: Default::Auto(WBOUND_RULE),
+            min: 1.0,
+            max: 1e4,
+            scale: Scale::Log,
+            step: 1.1,
+            coarse: 1.5,
+            integer: false,
+            help: "L1 bound s on the weights (‖w‖₁ ≤ s, ‖w‖₂ ≤ 1). It selects only below the binding bound b = ‖a‖₁/‖a‖₂ (a the per-feature between-cluster sums of squares; b ≤ √p, far below it on real data): at or above b every feature keeps a weight, and the run warns. When it binds, s² is the effective number of features (‖w‖₁/‖w‖₂)²; more weights are non-zero, most of them small. 1 keeps about one feature. Default b/2, b from a k-means partition of the data. Ignored with --tune gap or gap-1sd, which choose it.",
+        },
+        /// k-means runs giving the initial partition.
+        nstart: usize = nstart_spec(
+            20.0,
+            "k-means runs (best inertia) giving the initial partition, as sparcl's nstart = 20.",
+        ),
+        tol: f64 = tol_spec(
+            1e-4,
+            "Stop when Σ|w − w_old| / Σ|w_old| ≤ tol (sparcl: 1e-4).",
+        ),
+        max_iter: usize = max_iter_spec(6.0),
+        /// `--tune gap`: permuted data sets and bounds tried.
+        nperms: usize = ParamSpec {
+            name: "nperms",
+            symbol: "B",
+            default: Default::Fixed(25.0),
+            min: 1.0,
+            max: 1000.0,
+            scale: Scale::Linear,
+            step: 1.0,
+            coarse: 5.0,
+            integer: true,
+            help: "--tune gap: number of permuted data sets (sparcl: 25).",
+        },
+        nvals: usize = ParamSpec {
+            name: "nvals",
+            symbol: "nvals",
+            default: Default::Fixed(10.0),
+            min: 1.0,
+            max: 100.0,
+            scale: Scale::Linear,
+            step: 1.0,
+            coarse: 5.0,
+            integer: true,
+            help: "--tune gap: number of bounds tried, log-spaced from 1.2 to 0.9 × the binding bound of the data's partition (sparcl: 10, up to 0.9·√p).",
+        },
+    }
+}
+
 /// The parameters of `sparse-kmeans`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SparseParams {
-    /// The L1 bound s (ignored when `tune` chooses it).
-    pub wbound: f64,
     pub tune: Tune,
-    /// k-means runs giving the initial partition.
-    pub nstart: usize,
-    pub tol: f64,
-    pub max_iter: usize,
-    /// `--tune gap`: permuted data sets and bounds tried.
-    pub nperms: usize,
-    pub nvals: usize,
+    pub values: SparseValues,
 }
 
 impl SparseParams {
     fn settings(&self, wbound: f64) -> SparseSettings {
         SparseSettings {
             wbound,
-            tol: self.tol,
-            max_iter: self.max_iter,
+            tol: self.values.tol,
+            max_iter: self.values.max_iter,
         }
     }
 }
@@ -568,7 +614,13 @@ impl SparseParams {
 fn gap_key(run: &Common, p: &SparseParams) -> String {
     format!(
         "sparse-kmeans:gap:k={}:seed={}:nstart={}:tol={}:max_iter={}:nperms={}:nvals={}",
-        run.k, run.seed, p.nstart, p.tol, p.max_iter, p.nperms, p.nvals
+        run.k,
+        run.seed,
+        p.values.nstart,
+        p.values.tol,
+        p.values.max_iter,
+        p.values.nperms,
+        p.values.nvals
     )
 }
 
@@ -584,10 +636,10 @@ pub const GAP_NO_SPARSE: &str = "sparse-kmeans --tune gap does not take sparse r
 
 fn tuned(problem: &Problem, run: &Common, p: &SparseParams, ctx: &Ctx) -> Result<Option<Arc<Gap>>> {
     if p.tune != Tune::None && problem.sample_weights().is_some() {
-        return Err(Error::Param(GAP_NO_WEIGHTS.into()));
+        return Err(Error::param(GAP_NO_WEIGHTS));
     }
     if p.tune != Tune::None && problem.csr().is_some() {
-        return Err(Error::Param(GAP_NO_SPARSE.into()));
+        return Err(Error::param(GAP_NO_SPARSE));
     }
     match p.tune {
         Tune::None => Ok(None),
@@ -596,10 +648,10 @@ fn tuned(problem: &Problem, run: &Common, p: &SparseParams, ctx: &Ctx) -> Result
                 gap_statistic(
                     problem.x.f64().view(),
                     run.k,
-                    p.nstart,
+                    p.values.nstart,
                     &p.settings(1.0),
-                    p.nperms,
-                    p.nvals,
+                    p.values.nperms,
+                    p.values.nvals,
                     run.seed,
                     ctx,
                 )
@@ -634,65 +686,15 @@ impl Solver for SparseKMeans {
         "Witten & Tibshirani (2010), as R's sparcl: maximises Σ w_l·BCSS_l with ‖w‖₂ ≤ 1, ‖w‖₁ ≤ s, w ≥ 0 by soft-thresholding; --tune gap picks s by the permutation gap statistic. The objective reported is −Σ w·BCSS; --tune gap-1sd takes the smallest bound within one sd of the best gap."
     }
     fn params(&self) -> Vec<ParamSpec> {
-        vec![
-            ParamSpec {
-                name: "wbound",
-                symbol: "s",
-                default: Default::Auto(WBOUND_RULE),
-                min: 1.0,
-                max: 1e4,
-                scale: Scale::Log,
-                step: 1.1,
-                coarse: 1.5,
-                integer: false,
-                help: "L1 bound s on the weights (‖w‖₁ ≤ s, ‖w‖₂ ≤ 1). It selects only below the binding bound b = ‖a‖₁/‖a‖₂ (a the per-feature between-cluster sums of squares; b ≤ √p, far below it on real data): at or above b every feature keeps a weight, and the run warns. When it binds, s² is the effective number of features (‖w‖₁/‖w‖₂)²; more weights are non-zero, most of them small. 1 keeps about one feature. Default b/2, b from a k-means partition of the data. Ignored with --tune gap or gap-1sd, which choose it.",
-            },
-            nstart_spec(
-                20.0,
-                "k-means runs (best inertia) giving the initial partition, as sparcl's nstart = 20.",
-            ),
-            tol_spec(
-                1e-4,
-                "Stop when Σ|w − w_old| / Σ|w_old| ≤ tol (sparcl: 1e-4).",
-            ),
-            max_iter_spec(6.0),
-            ParamSpec {
-                name: "nperms",
-                symbol: "B",
-                default: Default::Fixed(25.0),
-                min: 1.0,
-                max: 1000.0,
-                scale: Scale::Linear,
-                step: 1.0,
-                coarse: 5.0,
-                integer: true,
-                help: "--tune gap: number of permuted data sets (sparcl: 25).",
-            },
-            ParamSpec {
-                name: "nvals",
-                symbol: "nvals",
-                default: Default::Fixed(10.0),
-                min: 1.0,
-                max: 100.0,
-                scale: Scale::Linear,
-                step: 1.0,
-                coarse: 5.0,
-                integer: true,
-                help: "--tune gap: number of bounds tried, log-spaced from 1.2 to 0.9 × the binding bound of the data's partition (sparcl: 10, up to 0.9·√p).",
-            },
-        ]
+        SparseValues::specs()
     }
-    /// Standardised, as the LW-k-means paper's protocol (and sparcl's
-    /// examples) prepare every data set: its sparse k-means numbers are
-    /// those of z-scored data (Leukemia CER 0.28; on the raw values the
-    /// high-variance genes alone give 0.03).
     fn default_scaling(&self) -> crate::data::Scaling {
         crate::data::Scaling::Standard
     }
     fn auto_param(&self, name: &str, problem: &Problem, k: usize) -> Result<f64> {
         match name {
             "wbound" => default_wbound(problem, k),
-            _ => Err(Error::Param(format!(
+            _ => Err(Error::param(format!(
                 "sparse-kmeans declares no automatic default for {name}"
             ))),
         }
@@ -703,15 +705,9 @@ impl Solver for SparseKMeans {
     /// Weighted BCSS, means and initial k-means (not `--tune gap`, which
     /// says why).
     fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<SparseParams> {
-        let v = &cfg.params;
         Ok(SparseParams {
-            wbound: v.real("wbound")?,
             tune: Tune::parse(cfg.option("tune", "none"))?,
-            nstart: v.count("nstart")?,
-            tol: v.real("tol")?,
-            max_iter: v.count("max_iter")?,
-            nperms: v.count("nperms")?,
-            nvals: v.count("nvals")?,
+            values: SparseValues::read(&cfg.params)?,
         })
     }
     fn prepare(&self, problem: &Problem, run: &Common, p: &SparseParams, ctx: &Ctx) -> Result<()> {
@@ -749,7 +745,7 @@ impl Solver for SparseKMeans {
         ctx: &Ctx,
     ) -> Result<Fit> {
         let gap = tuned(problem, run, p, ctx)?;
-        let wbound = gap.as_ref().map_or(p.wbound, |g| {
+        let wbound = gap.as_ref().map_or(p.values.wbound, |g| {
             if p.tune == Tune::GapOneSd {
                 g.one_sd_wbound
             } else {
@@ -763,7 +759,7 @@ impl Solver for SparseKMeans {
             x,
             sw,
             run.k,
-            p.nstart,
+            p.values.nstart,
             run.init,
             run.centres.as_deref(),
             &mut rng,
@@ -771,7 +767,7 @@ impl Solver for SparseKMeans {
             Some(&StageCounter::new(
                 ctx,
                 "sparse-kmeans: initial k-means runs",
-                p.nstart,
+                p.values.nstart,
             )),
         )?;
         let tss = total_ss(x, sw);

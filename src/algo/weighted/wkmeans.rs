@@ -16,6 +16,7 @@ use super::common::{Rule, beta_spec, check_beta, fitted_rule, to_fit, weighted_l
 use super::points::Points;
 use crate::error::Result;
 use crate::solver::lloyd::assign;
+use crate::solver::params::declare_params;
 use crate::solver::specs::{max_iter_spec, tol_spec};
 use crate::solver::{
     AssignRule, Common, Ctx, Fit, ParamSpec, Problem, RunConfig, Solver, Start, StartMemory,
@@ -23,13 +24,17 @@ use crate::solver::{
 
 pub struct WkMeans;
 
-/// The parameters of `wkmeans`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct WkParams {
-    /// The weight exponent β > 1.
-    pub beta: f64,
-    pub tol: f64,
-    pub max_iter: usize,
+declare_params! {
+    /// The parameters of `wkmeans`.
+    pub struct WkParams {
+        /// The weight exponent β > 1.
+        beta: f64 = beta_spec(),
+        tol: f64 = tol_spec(
+            1e-8,
+            "Stop when the relative change of the objective Σ w^β D is at most tol (or no label changes).",
+        ),
+        max_iter: usize = max_iter_spec(100.0),
+    }
 }
 
 impl Solver for WkMeans {
@@ -58,24 +63,12 @@ impl Solver for WkMeans {
         "Huang, Ng, Rong & Li (2005): k-means with feature weights that sum to 1, w_l ∝ D_l^(−1/(β−1)), so low-dispersion features count more; no weight is exactly zero unless the feature is constant within clusters."
     }
     fn params(&self) -> Vec<ParamSpec> {
-        vec![
-            beta_spec(),
-            tol_spec(
-                1e-8,
-                "Stop when the relative change of the objective Σ w^β D is at most tol (or no label changes).",
-            ),
-            max_iter_spec(100.0),
-        ]
+        WkParams::specs()
     }
     fn typed(&self, _problem: &Problem, cfg: &RunConfig) -> Result<WkParams> {
-        let v = &cfg.params;
-        let beta = v.real("beta")?;
-        check_beta(beta)?;
-        Ok(WkParams {
-            beta,
-            tol: v.real("tol")?,
-            max_iter: v.count("max_iter")?,
-        })
+        let p = WkParams::read(&cfg.params)?;
+        check_beta(p.beta)?;
+        Ok(p)
     }
     fn assign_rule(
         &self,

@@ -40,7 +40,7 @@ impl Problem {
     /// take sparse input.
     pub fn require_dense(&self, algo: &str, takes: &str) -> Result<()> {
         if self.sparse.is_some() {
-            return Err(Error::Param(format!(
+            return Err(Error::param(format!(
                 "{algo} needs dense rows; sparse input runs with {takes} (or densify it first)"
             )));
         }

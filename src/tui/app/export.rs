@@ -27,14 +27,12 @@ fn targets(base: &Path) -> [PathBuf; 2] {
 }
 
 pub fn export(app: &App, base: &Path, confirmed: bool) -> Result<Outcome> {
-    let loaded = app
-        .loaded()
-        .ok_or_else(|| Error::Param("no data loaded".into()))?;
+    let loaded = app.loaded().ok_or_else(|| Error::param("no data loaded"))?;
     let result = app
         .view
         .result
         .as_ref()
-        .ok_or_else(|| Error::Param("no finished run to export".into()))?;
+        .ok_or_else(|| Error::param("no finished run to export"))?;
     let [labels_path, json_path] = targets(base);
     // Every file the data came from, an IDX labels companion included.
     let inputs: Vec<&Path> = loaded.dataset.inputs.iter().map(|p| p.as_path()).collect();
@@ -53,7 +51,7 @@ pub fn export(app: &App, base: &Path, confirmed: bool) -> Result<Outcome> {
         .view
         .config
         .as_ref()
-        .ok_or_else(|| Error::Param("no finished run to export".into()))?;
+        .ok_or_else(|| Error::param("no finished run to export"))?;
     let algo = crate::algo::find(id)?;
     let algo = algo.as_ref();
     let spec = loaded.source.spec();

@@ -252,8 +252,8 @@ impl App {
     fn write_names(&self, path: &Path, confirmed: bool) -> crate::Result<Option<(usize, String)>> {
         let names = self.selected_names();
         if names.is_empty() {
-            return Err(crate::Error::Param(
-                "no feature is selected (every weight is 0)".into(),
+            return Err(crate::Error::param(
+                "no feature is selected (every weight is 0)",
             ));
         }
         let inputs: Vec<&Path> = self

@@ -438,7 +438,7 @@ fn write_history(app: &App, base: &Path, confirmed: bool) -> Result<Written> {
         return Ok(Written::NeedsConfirm(existing));
     }
     if app.history.entries.is_empty() {
-        return Err(Error::Param("the History is empty".into()));
+        return Err(Error::param("the History is empty"));
     }
     crate::files::write_atomic(&csv, history::to_csv(&app.history).as_bytes())?;
     crate::files::write_atomic(&json, history::to_json(&app.history).as_bytes())?;

@@ -258,7 +258,7 @@ impl App {
                 .into_iter()
                 .find(|s| s.name == name)
                 .ok_or_else(|| {
-                    Error::Param(format!(
+                    Error::param(format!(
                         "parameter {name} does not apply to algorithm {}",
                         opts.algo
                     ))

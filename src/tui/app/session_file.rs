@@ -274,7 +274,7 @@ impl SessionFile {
         let shown = input::shown(&self.path);
         if let Some(why) = self.changed() {
             self.disabled = true;
-            return Err(Error::Param(format!(
+            return Err(Error::param(format!(
                 "{shown} {why}; it is left as it is and this session is no longer saved \
                  (E in the History exports its runs)"
             )));
@@ -282,9 +282,9 @@ impl SessionFile {
         // One line: objective traces written one number a line would make
         // a long session a very long file.
         let json =
-            serde_json::to_string(saved).map_err(|e| Error::Param(format!("session: {e}")))? + "\n";
+            serde_json::to_string(saved).map_err(|e| Error::param(format!("session: {e}")))? + "\n";
         if json.len() as u64 > MAX_BYTES {
-            return Err(Error::Param(format!(
+            return Err(Error::param(format!(
                 "{shown}: the session has grown to {}, more than the {} a session file may hold; \
                  the file keeps the last save (E in the History exports the runs)",
                 fmt_bytes(json.len() as f64),
