@@ -62,6 +62,7 @@ mod error;
 /// interrupt that removes a half-written one: used by both faces.
 #[cfg(feature = "cli")]
 mod files;
+pub mod fit_scores;
 mod kernel;
 mod linalg;
 mod memory;

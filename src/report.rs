@@ -3,7 +3,8 @@
 //! reproduces it.
 
 use crate::data::{Dataset, Scaling};
-use crate::metrics::{Internal, Scores, SpaceKind};
+use crate::fit_scores::{Internal, SpaceKind};
+use crate::metrics::Scores;
 use crate::solver::params::fmt_num;
 pub use crate::solver::params::fmt_sig;
 use crate::solver::{Algorithm, Extras, RunConfig, RunResult, TracePoint};
@@ -43,7 +44,7 @@ pub struct NamedWeight {
 /// The scores of a run: against the ground truth when there is one, and
 /// the label-free ones always (computed on the scaled input features; the
 /// silhouette on a fixed-seed sample above
-/// [`crate::metrics::internal::SILHOUETTE_EXACT_MAX`] rows), so a run
+/// [`crate::fit_scores::internal::SILHOUETTE_EXACT_MAX`] rows), so a run
 /// without labels can still be judged.
 #[derive(Debug, Clone, Copy, Serialize)]
 pub struct RunMetrics {
@@ -57,7 +58,7 @@ pub struct RunMetrics {
     /// Rows of the fixed-seed sample the silhouette was computed on (with
     /// sample weights: draws in proportion to the weights); absent when
     /// it was computed on every row (up to
-    /// [`crate::metrics::internal::SILHOUETTE_EXACT_MAX`] rows, of
+    /// [`crate::fit_scores::internal::SILHOUETTE_EXACT_MAX`] rows, of
     /// weight > 0 with sample weights).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub silhouette_sample: Option<usize>,
@@ -89,7 +90,7 @@ pub struct RunMetrics {
     /// `silhouette_selected`, `calinski_harabasz_selected`,
     /// `davies_bouldin_selected`.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub on_selected: Option<crate::metrics::internal::OnSelected>,
+    pub on_selected: Option<crate::fit_scores::internal::OnSelected>,
     /// The resampled scores (`run --resamples B`).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub resampled: Option<RunResampled>,
@@ -169,8 +170,12 @@ impl RunMetrics {
     /// Every score of `labels` on the rows of `x` (`truth`: the ground
     /// truth, if any).
     pub fn compute(x: ndarray::ArrayView2<f64>, labels: &[usize], truth: Option<&[usize]>) -> Self {
-        let base = crate::metrics::internal::default_base(x.nrows());
-        Self::from(crate::metrics::label_free(x, labels, &base), labels, truth)
+        let base = crate::fit_scores::internal::default_base(x.nrows());
+        Self::from(
+            crate::fit_scores::label_free(x, labels, &base),
+            labels,
+            truth,
+        )
     }
 
     /// The label-free scores `i` (computed where the run clustered) and
@@ -370,7 +375,7 @@ pub struct ReportInput<'a> {
     /// How the data was read (its flags go into `command`).
     pub load: &'a crate::data::LoadOptions,
     /// The run's label-free scores, computed where it clustered
-    /// ([`crate::metrics::internal::of_run`]); none leaves them out.
+    /// ([`crate::fit_scores::internal::of_run`]); none leaves them out.
     pub internal: Option<Internal>,
 }
 

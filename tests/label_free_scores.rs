@@ -3,7 +3,7 @@
 //! of a single run, and the messages for scores a sweep cannot give.
 
 use meanscape::algo::Problem;
-use meanscape::metrics::internal::on_selected;
+use meanscape::fit_scores::internal::on_selected;
 use ndarray::array;
 use serde_json::Value;
 use std::process::Command;

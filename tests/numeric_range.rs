@@ -48,12 +48,12 @@ fn fit(a: &dyn Algorithm, l: &Loaded, k: usize, seed: u64) -> Fit {
         load_ms: l.load_ms,
         load: &meanscape::data::LoadOptions::default(),
         // As `run` computes them: in the space the algorithm clustered in.
-        internal: Some(meanscape::metrics::internal::of_run(
+        internal: Some(meanscape::fit_scores::internal::of_run(
             a,
             &l.problem,
             &cfg,
             &result.best,
-            &meanscape::metrics::internal::default_base(l.problem.n()),
+            &meanscape::fit_scores::internal::default_base(l.problem.n()),
         )),
     });
     let json = serde_json::to_string(&report).unwrap();

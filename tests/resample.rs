@@ -3,7 +3,7 @@
 //! cell, do not depend on the thread count, and the CLI writes them.
 
 use meanscape::algo::{self, Init, Problem};
-use meanscape::metrics::{Internal, SpaceKind};
+use meanscape::fit_scores::{Internal, SpaceKind};
 use meanscape::sweep::recommend::{PS_CUTOFF, recommend};
 use meanscape::sweep::resample::{first_se_max, strength};
 use meanscape::sweep::{self, Axis, CellResult, MeanSd, Request, RunSummary, SweepResult, Truth};
@@ -309,7 +309,7 @@ fn w_k_is_clusgaps() {
         (&[0, 0, 0, 1, 1, 1, 3, 2, 2, 2], 4.666_666_667),
     ];
     for (labels, w_r) in parts {
-        let w = meanscape::metrics::wcss(x.view(), labels);
+        let w = meanscape::fit_scores::wcss(x.view(), labels);
         assert!((w / 2.0 - w_r).abs() < 1e-8, "{w} vs R's {w_r}");
     }
 }

@@ -233,10 +233,10 @@ fn models_and_scores_of_a_csr_run_are_the_dense_runs() {
             "{id}"
         );
         // Label-free scores in the feature space, as on dense rows.
-        let base = meanscape::metrics::internal::default_base(500);
+        let base = meanscape::fit_scores::internal::default_base(500);
         let (is, id_) = (
-            meanscape::metrics::internal::of_run(a.as_ref(), &sparse, &cs, &rs.best, &base),
-            meanscape::metrics::internal::of_run(a.as_ref(), &dense, &cd, &rd.best, &base),
+            meanscape::fit_scores::internal::of_run(a.as_ref(), &sparse, &cs, &rs.best, &base),
+            meanscape::fit_scores::internal::of_run(a.as_ref(), &dense, &cd, &rd.best, &base),
         );
         for (u, v) in [
             (is.silhouette, id_.silhouette),

@@ -4,8 +4,8 @@
 
 use meanscape::algo::{self, Ctx, Init, Problem, RunConfig};
 use meanscape::data::{LoadOptions, Scaling};
-use meanscape::metrics;
 use meanscape::sweep::{self, Axis, Plan, Request, SweepResult, Truth};
+use meanscape::{fit_scores, metrics};
 use ndarray::Array2;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -56,15 +56,15 @@ fn silhouette_calinski_harabasz_davies_bouldin_match_scikit_learn() {
     ];
     for (labels, [sil, ch, db]) in cases {
         let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
-        let got = metrics::silhouette(x.view(), &labels);
+        let got = fit_scores::silhouette(x.view(), &labels);
         assert!(close(got, sil), "silhouette {got} vs {sil}");
-        let got = metrics::calinski_harabasz(x.view(), &labels);
+        let got = fit_scores::calinski_harabasz(x.view(), &labels);
         assert!(close(got, ch), "CH {got} vs {ch}");
-        let got = metrics::davies_bouldin(x.view(), &labels);
+        let got = fit_scores::davies_bouldin(x.view(), &labels);
         assert!(close(got, db), "DB {got} vs {db}");
     }
     // One cluster: undefined.
-    assert!(metrics::silhouette(x.view(), &[0; 30]).is_nan());
+    assert!(fit_scores::silhouette(x.view(), &[0; 30]).is_nan());
 }
 
 fn iris() -> meanscape::Loaded {
@@ -281,13 +281,13 @@ fn a_kernel_axis_runs_each_kernel_and_scores_in_its_space() {
             .unwrap();
             cfg.seed = s.seed;
             let one = kp.run(&l.problem, &cfg, &Ctx::new()).unwrap();
-            let base = metrics::internal::default_base(l.problem.n());
-            let i = metrics::internal::of_run(kp.as_ref(), &l.problem, &cfg, &one.best, &base);
+            let base = fit_scores::internal::default_base(l.problem.n());
+            let i = fit_scores::internal::of_run(kp.as_ref(), &l.problem, &cfg, &one.best, &base);
             assert_eq!(one.best.objective, s.objective, "{kernel}");
             assert_eq!(i, s.internal, "{kernel}");
-            assert_eq!(i.space, metrics::SpaceKind::Kernel);
+            assert_eq!(i.space, fit_scores::SpaceKind::Kernel);
             // In the kernel's space, not the features': another cost.
-            let on_x = metrics::wcss(l.problem.x.f64().view(), &one.best.labels);
+            let on_x = fit_scores::wcss(l.problem.x.f64().view(), &one.best.labels);
             assert!((i.cost - on_x).abs() > 1e-6 * on_x, "{kernel}: {}", i.cost);
             let truth = l.dataset.labels.as_ref().unwrap();
             nmi_by_kernel.push(metrics::nmi(&truth.ids, &one.best.labels));

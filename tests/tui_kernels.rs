@@ -84,7 +84,7 @@ fn kernel_data_in_the_ui() {
     assert!(s.contains("K1") && s.contains("K3"), "{s}");
     // Label-free scores on kernel data, in the kernels' space, and said so.
     let i = app.view.internal.expect("label-free scores of the run");
-    assert_eq!(i.space, meanscape::metrics::SpaceKind::Kernel);
+    assert_eq!(i.space, meanscape::fit_scores::SpaceKind::Kernel);
     assert!(i.silhouette.is_finite() && i.cost > 0.0, "{i:?}");
     assert!(
         s.contains("silh ") && s.contains("Metrics . kernel space"),

@@ -4,13 +4,13 @@
 //! dense; and `run` and `sweep` report the weighted scores as such.
 
 use meanscape::algo::{self, Csr, Ctx, Init, Problem, RunConfig};
-use meanscape::internals::kernel::{Gram, stack::raw_spec};
-use meanscape::metrics::internal::{
+use meanscape::fit_scores::internal::{
     Internal, SILHOUETTE_SAMPLE_ERROR, SILHOUETTE_SAMPLE_ROWS, SilhouetteBase, base_for,
     default_base, default_base_weighted, internal_in, internal_weighted, of_run,
 };
-use meanscape::metrics::space::Block;
-use meanscape::metrics::{Space, SpaceKind};
+use meanscape::fit_scores::space::Block;
+use meanscape::fit_scores::{Space, SpaceKind};
+use meanscape::internals::kernel::{Gram, stack::raw_spec};
 use ndarray::{Array2, Axis};
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};

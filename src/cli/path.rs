@@ -315,7 +315,7 @@ fn csv_text(
 
 /// A point's scores ([`crate::algo::path::PathPoint::metrics`]) and its
 /// label-free scores on its selected features
-/// ([`crate::metrics::internal::on_selected`]), `null` where no feature is
+/// ([`crate::fit_scores::internal::on_selected`]), `null` where no feature is
 /// selected (no clustering) or the rows are sparse, so every point has the
 /// same fields.
 fn point_metrics(
@@ -326,7 +326,7 @@ fn point_metrics(
 ) -> Map<String, Value> {
     let mut m = p.metrics(truth, relevance);
     let scores = p.clustering().and_then(|labels| {
-        crate::metrics::internal::on_selected(problem, &p.feature_weights, labels)
+        crate::fit_scores::internal::on_selected(problem, &p.feature_weights, labels)
     });
     let values = scores.map(|s| serde_json::to_value(s).expect("scores serialise"));
     for name in crate::sweep::scores::SELECTED {

@@ -117,18 +117,18 @@ fn output(a: &RunArgs) -> Result<String> {
     let spec = loaded.source.spec();
     let t_scores = Instant::now();
     let internal = (!a.no_scores).then(|| {
-        crate::metrics::internal::of_run(
+        crate::fit_scores::internal::of_run(
             algo.as_ref(),
             &loaded.problem,
             &cfg,
             &result.best,
-            &crate::metrics::internal::base_for(&loaded.problem),
+            &crate::fit_scores::internal::base_for(&loaded.problem),
         )
     });
     let on_selected = (!a.no_scores)
         .then(|| {
             let w = result.best.feature_weights.as_deref()?;
-            crate::metrics::internal::on_selected(&loaded.problem, w, &result.best.labels)
+            crate::fit_scores::internal::on_selected(&loaded.problem, w, &result.best.labels)
         })
         .flatten();
     let scores_ms = internal

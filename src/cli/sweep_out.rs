@@ -4,8 +4,8 @@
 use crate::algo::Algorithm;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
-use crate::metrics::SpaceKind;
-use crate::metrics::internal::SILHOUETTE_EXACT_MAX;
+use crate::fit_scores::SpaceKind;
+use crate::fit_scores::internal::SILHOUETTE_EXACT_MAX;
 use crate::solver::params::fmt_num;
 pub use crate::solver::params::fmt_sig4;
 use crate::sweep::recommend::recommend;

@@ -15,16 +15,6 @@
 //! On empty input every partition score is 1.0 (scikit-learn's convention for
 //! NMI and ARI: two empty labelings agree perfectly).
 
-// The label-free scores (silhouette, Calinski–Harabasz, Davies–Bouldin,
-// the k-means cost) live beside the external ones.
-pub mod internal;
-pub mod space;
-pub use internal::{
-    Internal, SilhouetteBase, calinski_harabasz, davies_bouldin, internal as label_free,
-    internal_in, silhouette, wcss,
-};
-pub use space::{Space, SpaceKind};
-
 use pathfinding::prelude::{Matrix, kuhn_munkres};
 use std::collections::HashMap;
 

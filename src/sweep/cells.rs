@@ -6,10 +6,10 @@ use super::resample;
 use super::scores::{self, MeanSd, RunSummary, Truth};
 use super::{Plan, describe};
 use crate::error::{Error, Result};
-use crate::metrics::internal::{
+use crate::fit_scores::internal::{
     MEMO_BLOCKS, SilhouetteBase, base_for, of_run_by_cluster, on_selected,
 };
-use crate::metrics::{Space, SpaceKind};
+use crate::fit_scores::{Space, SpaceKind};
 use crate::solver::{Algorithm, BATCH, Ctx, Problem, RunConfig};
 use rayon::prelude::*;
 use std::collections::HashMap;

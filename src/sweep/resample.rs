@@ -28,7 +28,8 @@
 
 use super::scores::{MeanSd, RunSummary};
 use crate::error::{Error, Result};
-use crate::metrics::{ari, internal::wcss};
+use crate::fit_scores::internal::wcss;
+use crate::metrics::ari;
 use crate::model::Model;
 use crate::solver::{Algorithm, Ctx, Problem, Rng, RunConfig};
 use ndarray::{Array1, Array2, ArrayView2, Axis};

@@ -1,7 +1,8 @@
 //! The scores of one run and of one cell (mean and sd over its seeds).
 
-use crate::metrics::internal::{ClusterSilhouette, OnSelected};
-use crate::metrics::{Internal, Scores};
+use crate::fit_scores::Internal;
+use crate::fit_scores::internal::{ClusterSilhouette, OnSelected};
+use crate::metrics::Scores;
 use crate::solver::{Fit, RunResult};
 use serde::Serialize;
 
@@ -35,7 +36,7 @@ pub struct RunSummary {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub silhouette_input: Option<f64>,
     /// The label-free scores on the selected features (feature-weighted
-    /// algorithms, [`crate::metrics::internal::on_selected`]).
+    /// algorithms, [`crate::fit_scores::internal::on_selected`]).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub on_selected: Option<OnSelected>,
     /// Kept until the cell's stability is computed, then dropped.

@@ -110,7 +110,7 @@ pub struct RunView {
     pub carried: bool,
     pub scores: Option<Scores>,
     /// The finished run's label-free scores (silhouette, CH, DB, cost).
-    pub internal: Option<crate::metrics::Internal>,
+    pub internal: Option<crate::fit_scores::Internal>,
     pub restarts_done: usize,
     pub stage: Option<(String, f64)>,
     pub started: Option<Instant>,

@@ -19,7 +19,7 @@ pub enum Msg {
     RunDone(Result<RunResult>),
     /// The label-free scores of a finished run, computed on the solver's
     /// thread (a silhouette is too slow for the UI's), sent before RunDone.
-    Internal(crate::metrics::Internal),
+    Internal(crate::fit_scores::Internal),
     Loaded(Result<Box<(Loaded, Projection)>>),
     PathDone(Result<PathResult>),
     /// A sweep's cell, as soon as its seeds are done, with its family
@@ -112,8 +112,8 @@ pub fn start_run(algo: Box<dyn Algorithm>, problem: Arc<algo::Problem>, cfg: Run
             // Scored where it clustered, before the Gram matrices and maps
             // it used are released.
             if let Ok(res) = &r {
-                let base = crate::metrics::internal::base_for(&problem);
-                let i = crate::metrics::internal::of_run(
+                let base = crate::fit_scores::internal::base_for(&problem);
+                let i = crate::fit_scores::internal::of_run(
                     algo.as_ref(),
                     &problem,
                     &cfg,

@@ -156,8 +156,8 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     // Where the label-free scores were computed, when not on the features.
     let space_note = match v.internal.map(|i| i.space) {
-        Some(crate::metrics::SpaceKind::Kernel) => "kernel space",
-        Some(crate::metrics::SpaceKind::Rff) => "RFF space",
+        Some(crate::fit_scores::SpaceKind::Kernel) => "kernel space",
+        Some(crate::fit_scores::SpaceKind::Rff) => "RFF space",
         _ => "",
     };
     // Nothing is cut: a line too long for the pane wraps.

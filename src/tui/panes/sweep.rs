@@ -1161,9 +1161,9 @@ fn silhouette_bars(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
             ""
         },
         match run.internal.space {
-            crate::metrics::SpaceKind::Features => "input features",
-            crate::metrics::SpaceKind::Kernel => "kernel's space",
-            crate::metrics::SpaceKind::Rff => "RFF map's space",
+            crate::fit_scores::SpaceKind::Features => "input features",
+            crate::fit_scores::SpaceKind::Kernel => "kernel's space",
+            crate::fit_scores::SpaceKind::Rff => "RFF map's space",
         },
         run.seed,
     );

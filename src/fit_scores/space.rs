@@ -835,7 +835,7 @@ fn gram_stats(g: &Gram, part: &Part) -> Stats {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metrics::internal::{Internal, SilhouetteBase, internal_in};
+    use crate::fit_scores::internal::{Internal, SilhouetteBase, internal_in};
     use ndarray::{Array2, concatenate};
 
     fn data(n: usize, p: usize, salt: usize) -> Array2<f64> {

@@ -775,8 +775,8 @@ impl Groups<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fit_scores::space::Block;
     use crate::kernel::Gram;
-    use crate::metrics::space::Block;
     use rand_distr::{Distribution, Normal};
 
     /// `k` Gaussian blobs in `p` dimensions, centres `gap` apart on the
