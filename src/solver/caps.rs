@@ -100,6 +100,10 @@ pub struct Caps {
     pub centres: bool,
     /// Runs on sparse (CSR) rows.
     pub sparse: bool,
+    /// Its objective's scale is set by the start (lw's α comes from the
+    /// initial partition), so two runs' objectives compare only from the
+    /// same seed and restarts.
+    pub start_scales_objective: bool,
 }
 
 impl Caps {
@@ -113,6 +117,7 @@ impl Caps {
             sample_weights: false,
             centres: false,
             sparse: false,
+            start_scales_objective: false,
         }
     }
 }

@@ -306,6 +306,7 @@ impl Solver for Lw {
             sample_weights: true,
             centres: true,
             sparse: true,
+            start_scales_objective: true,
             ..crate::solver::Caps::new(crate::solver::Family::Weighted, "LWKMeans")
         }
     }

@@ -110,8 +110,9 @@ pub fn internal(a: &Entry, b: &Entry, with_k: bool) -> Option<String> {
 
 /// The algorithms' own objectives: the same data, scaling, k, algorithm
 /// and definition (every parameter but the stopping ones), the same
-/// final s; for lw also the same initial partition (its α, hence the
-/// objective's scale, comes from it: docs/guide/algorithms.md on `--restarts`).
+/// final s; for an algorithm whose start sets its objective's scale (lw: its
+/// α comes from the initial partition, docs/guide/algorithms.md on
+/// `--restarts`) also the same seed and restarts.
 pub fn objective(a: &Entry, b: &Entry) -> Option<String> {
     let mut what = rows(a, b);
     if a.scale != b.scale {
@@ -121,7 +122,9 @@ pub fn objective(a: &Entry, b: &Entry) -> Option<String> {
         what.push("k".into());
     }
     what.extend(definition(a, b, &STOPPING));
-    if a.algo == b.algo && a.algo == "lw" {
+    let start_scales =
+        |id: &str| crate::algo::find(id).is_ok_and(|x| x.caps().start_scales_objective);
+    if a.algo == b.algo && start_scales(&a.algo) {
         if a.seed != b.seed {
             what.push("seed".into());
         }
