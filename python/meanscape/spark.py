@@ -38,6 +38,26 @@ would have to be created and destroyed each time. PySpark itself turns a
 closure over 1 MB (``spark.broadcast.UDFCompressionThreshold``) into a
 broadcast.
 
+Blocks kept in the Python workers (k-means, power k-means, k-harmonic
+means, rff-power): handing the cached blocks from the JVM to Python was
+most of a pass, so a Python worker process (reused from task to task)
+keeps a copy of the blocks it was handed, under the fit's token and the
+partition, with their checksums (Adler-32, taken at packing). After the
+first pass, a pass runs over a DataFrame of one row per partition: a task
+that holds the partition's blocks, checksums equal to the scan's,
+computes on them and only the centres have travelled; a task that does
+not (another worker process got it, a worker restarted, an entry dropped)
+reports a miss, and the driver runs those partitions again over the
+cached blocks filtered to them, which fills that worker's copy. So a
+result never depends on what a worker kept. ``worker_cache`` bounds the
+bytes each Python worker keeps (default 512 MiB; memory Spark does not
+account for, and each worker may come to hold every partition); a
+partition over it is read from Spark's cache every pass, as with
+``worker_cache=0`` (off). The copies are dropped at the end of the fit
+(a job that reaches the workers; one it misses drops them when another
+fit needs the room or when Spark ends the idle worker). WK-means and
+LW-k-means pass their labels with the blocks and do not use it.
+
 Caching: with ``persist=True`` (default) ``fit`` caches the packed blocks
 (n × p × 8 bytes, 4 for float32; Spark's default storage level, spilling
 to disk) and unpersists them at the end, so ``df`` is read once; with
@@ -65,6 +85,8 @@ import pickle
 import time
 import warnings
 import weakref
+import zlib
+from collections import OrderedDict
 from functools import partial
 
 import numpy as np
@@ -247,7 +269,7 @@ def _merge_scans(rows):
 
 # ------------------------------------------------------- per-partition tasks
 
-_PACKED_SCHEMA = "pid int, start long, rows int, x binary, w binary, scan binary"
+_PACKED_SCHEMA = "pid int, start long, rows int, x binary, w binary, scan binary, check long"
 
 
 def _check_batch(b, spec):
@@ -302,7 +324,7 @@ def _pack_task(spec, batches):
                 if w is not None:
                     scan["w_min"], scan["w_sum"] = float(w.min()), float(w.sum())
                 xb, wb = x.tobytes(), None if w is None else w.tobytes()
-        yield _packed_row(pid, start, n, xb, wb, scan)
+        yield _packed_row(pid, start, n, xb, wb, scan, _checksum(xb, wb))
         start += n
 
 
@@ -325,7 +347,14 @@ def _slices(batches, spec):
             yield b.slice(i, step)
 
 
-def _packed_row(pid, start, n, xb, wb, scan):
+def _checksum(x, w):
+    """Adler-32 of a block's bytes and its weights' (bytes or arrays): what
+    proves that a block kept in a worker is the block the scan saw."""
+    c = zlib.adler32(x)
+    return c if w is None else zlib.adler32(w, c)
+
+
+def _packed_row(pid, start, n, xb, wb, scan, check):
     import pyarrow as pa
 
     return pa.record_batch(
@@ -336,8 +365,9 @@ def _packed_row(pid, start, n, xb, wb, scan):
             pa.array([xb], pa.binary()),
             pa.array([wb], pa.binary()),
             pa.array([pickle.dumps(scan, protocol=5)], pa.binary()),
+            pa.array([check], pa.int64()),
         ],
-        names=["pid", "start", "rows", "x", "w", "scan"],
+        names=["pid", "start", "rows", "x", "w", "scan", "check"],
     )
 
 
@@ -365,7 +395,11 @@ def _partitions(batches, spec, labels=None):
     """The packed rows of a task grouped by the partition of the input
     they come from (a task reads several: the blocks are coalesced), in
     order: (partition, its (start, block, weights, labels))."""
-    for pid, group in itertools.groupby(_unpacked(batches, spec, labels), key=lambda r: r[0]):
+    return _grouped(_unpacked(batches, spec, labels))
+
+
+def _grouped(rows):
+    for pid, group in itertools.groupby(rows, key=lambda r: r[0]):
         yield pid, [r[1:] for r in group]
 
 
@@ -418,21 +452,141 @@ def _sample_task(spec, picks, batches):
             yield _row(pid, (np.concatenate(xs), None if ws[0] is None else np.concatenate(ws)))
 
 
-def _lloyd_task(spec, centres, offsets, prev, batches):
+def _lloyd_body(centres, offsets, prev, pid, blocks):
+    """A partition's Lloyd statistics (`blocks`: its (start, block,
+    weights, labels))."""
     k = centres.shape[0]
-    for pid, blocks in _partitions(batches, spec):
-        off = int(offsets[pid])
-        parts = [
-            _meanscape.lloyd_block(x, centres, sample_weight=w, prev=prev, offset=off + start, keep=k)
-            for start, x, w, _ in blocks
-        ]
-        yield _row(pid, _tree(parts, partial(_lloyd_merge, keep=k)))
+    off = int(offsets[pid])
+    parts = [
+        _meanscape.lloyd_block(x, centres, sample_weight=w, prev=prev, offset=off + start, keep=k)
+        for start, x, w, _ in blocks
+    ]
+    return _tree(parts, partial(_lloyd_merge, keep=k))
 
 
-def _power_task(spec, space, centres, s, s_ref, zero_tol, batches):
+def _power_body(space, centres, s, s_ref, zero_tol, pid, blocks):
+    parts = [_power_part(_in_space(space, x), centres, s, s_ref, w, zero_tol) for _, x, w, _ in blocks]
+    return _tree(parts, _power_merge)
+
+
+def _stats_task(spec, body, batches):
+    """`body` (partition, blocks → statistics) on every input partition of
+    a task's packed blocks."""
     for pid, blocks in _partitions(batches, spec):
-        parts = [_power_part(_in_space(space, x), centres, s, s_ref, w, zero_tol) for _, x, w, _ in blocks]
-        yield _row(pid, _tree(parts, _power_merge))
+        yield _row(pid, body(pid, blocks))
+
+
+# ------------------------------------------- blocks kept in the Python workers
+
+# A pass over the cached packed blocks spends most of its time in the JVM
+# handing n x p x 8 bytes to the Python workers (see the guide), while
+# PySpark reuses a worker process from task to task
+# (spark.python.worker.reuse, on by default). So a Python worker keeps a
+# copy of the blocks it has been handed, and a pass runs over a DataFrame
+# of one row per partition of the blocks (``_kept_task``): a task that
+# finds its partition's blocks here sends their statistics, one that does
+# not (another worker process got the task, a worker restarted, an entry
+# evicted or over the cap) says so, and the driver runs those partitions
+# again over the cached blocks (``_keeping_task``, which fills this
+# cache). Memory Spark does not account for: at most `cap` bytes per
+# Python worker process (``worker_cache``), freed at the end of a fit.
+
+# ``worker_cache``'s default: the bytes of packed blocks one Python worker
+# process keeps (a worker per core; 0 turns the cache off).
+_WORKER_CACHE = 512 << 20
+
+# (fit token, partition of the packed blocks) -> _Kept, least recently used first.
+_KEPT = OrderedDict()
+
+
+class _Kept:
+    """A partition's blocks: `sig` ((pid, start, rows, checksum) per block,
+    in order, the checksum taken from the copied bytes) and `parts`
+    ((pid, [(start, x, w, None)]) per input partition, as
+    ``_partitions``)."""
+
+    def __init__(self, sig, blocks):
+        self.sig = tuple(sig)
+        self.parts = list(_grouped(blocks))
+        self.nbytes = sum(x.nbytes + (0 if w is None else w.nbytes) for _, _, x, w, _ in blocks)
+
+
+def _make_room(token, need, cap):
+    """Whether `need` more bytes fit under `cap`, once the least recently
+    used blocks of other fits are dropped if needed (never this fit's own:
+    a fit whose blocks do not fit keeps some and reads the rest)."""
+    held = sum(k.nbytes for k in _KEPT.values())
+    for key in [key for key in _KEPT if key[0] != token]:
+        if held + need <= cap:
+            break
+        held -= _KEPT.pop(key).nbytes
+    return held + need <= cap
+
+
+def _kept_task(token, expect, body, batches):
+    """On a DataFrame of partition indices: `body` on the kept blocks of
+    each partition whose signature is `expect`'s, or a miss (pid −1 − q,
+    no statistics)."""
+    for b in batches:
+        for q in b.column("id").to_numpy(zero_copy_only=False):
+            q = int(q)
+            if q not in expect:
+                continue
+            kept = _KEPT.get((token, q))
+            if kept is None or kept.sig != expect[q]:
+                yield _row(-1 - q, None)
+                continue
+            _KEPT.move_to_end((token, q))
+            for pid, blocks in kept.parts:
+                yield _row(pid, body(pid, blocks))
+
+
+def _keeping_task(token, cap, spec, body, batches):
+    """``_stats_task`` over the packed blocks (with their partition ``q``),
+    keeping a copy of each partition's blocks in this worker while `cap`
+    allows."""
+    yield from (_row(pid, body(pid, blocks)) for pid, blocks in _grouped(_keeping(token, cap, spec, batches)))
+
+
+def _keeping(token, cap, spec, batches):
+    """The packed rows as ``_unpacked`` yields them, each partition's
+    copied (a copy: Arrow's buffers go with the batch) and stored under
+    (token, q) once its rows have all passed; a partition that does not
+    fit under `cap` is not kept."""
+    copies = {}  # q -> [sig, blocks], or None once over the cap
+    pending = 0
+    for b in batches:
+        qs = b.column("q").to_numpy(zero_copy_only=False)
+        for row, q in zip(_unpacked([b], spec), qs):
+            yield row
+            q = int(q)
+            kept = copies.setdefault(q, [[], []])
+            if kept is None:
+                continue
+            pid, start, x, w, _ = row
+            size = x.nbytes + (0 if w is None else w.nbytes)
+            if not _make_room(token, pending + size, cap):
+                pending -= sum(x.nbytes + (0 if w is None else w.nbytes) for _, _, x, w, _ in kept[1])
+                copies[q] = None
+                continue
+            x, w = x.copy(), None if w is None else w.copy()
+            kept[0].append((pid, start, len(x), _checksum(x, w)))
+            kept[1].append((pid, start, x, w, None))
+            pending += size
+    for q, kept in copies.items():
+        if kept is not None:
+            _KEPT.pop((token, q), None)
+            _KEPT[(token, q)] = _Kept(*kept)
+
+
+def _drop_task(token, batches):
+    """Drop a fit's kept blocks from this worker."""
+    import pyarrow as pa
+
+    for b in batches:
+        for key in [key for key in _KEPT if key[0] == token]:
+            del _KEPT[key]
+        yield pa.record_batch([pa.array([b.num_rows], pa.int64())], names=["n"])
 
 
 # The packed blocks with one assignment's labels (int16/int32 bytes) and,
@@ -547,10 +701,13 @@ class _SparkCluster(_Driver, BaseEstimator):
         # blocks are coalesced (no shuffle) to one partition per core; each
         # keeps the partition it came from, so the statistics are merged
         # per input partition, in order, as before.
-        packed = packed.coalesce(_cores(df))
+        # q: the partition of the coalesced blocks, which the workers keep
+        # their copies under.
+        packed = packed.coalesce(_cores(df)).withColumn("q", F.spark_partition_id())
         self._persisted = bool(self.persist)
         self._packed = packed.persist() if self._persisted else packed
-        pids, scans = _merge_scans(self._packed.select("pid", "scan").collect())
+        blocks = self._packed.select("q", "pid", "start", "rows", "check", "scan").collect()
+        pids, scans = _merge_scans(blocks)
         where = f"featuresCol = {self.featuresCol!r}" + (f" / weightCol = {self.weightCol!r}" if spec[3] else "")
         if sum(s["nulls"] for s in scans):
             raise ValueError(f"{where}: {sum(s['nulls'] for s in scans)} null value(s); drop or fill them")
@@ -576,6 +733,61 @@ class _SparkCluster(_Driver, BaseEstimator):
         self._max_sq = max(s["max_sq"] for s in scans)
         self._bytes = []
         self._times = []
+        self._kept_setup(df, blocks)
+
+    def _kept_setup(self, df, rows):
+        """What the passes over the workers' kept blocks need: a token for
+        this fit, each partition's signature (its blocks in order), and a
+        DataFrame of one row per partition of the blocks."""
+        import uuid
+
+        self._cap = int(getattr(self, "worker_cache", 0) or 0)
+        self._kept_stats = [0, 0]
+        if self._cap <= 0:
+            return
+        self._token = uuid.uuid4().hex
+        expect = {}
+        for r in rows:
+            expect.setdefault(r.q, []).append((r.pid, r.start, r.rows, r.check))
+        self._expect = {q: tuple(sig) for q, sig in expect.items()}
+        nq = max(self._expect) + 1
+        self._tiny = df.sparkSession.range(0, nq, 1, nq)
+        self._filled = False
+
+    def _pass(self, body):
+        """One statistics pass: `body` (partition, blocks → statistics) on
+        every input partition; the partitions and their statistics in
+        order. Over the blocks kept in the Python workers where they are,
+        the partitions they miss run again over the cached blocks (which
+        keeps them there); the first pass, or with ``worker_cache=0``
+        every pass, reads the cached blocks."""
+        if self._cap <= 0:
+            return self._collect(partial(_stats_task, self._spec, body))
+        _, F, _ = _spark()
+        cols = ["pid", "start", "rows", "x", "w", "q"]
+        keeping = partial(_keeping_task, self._token, self._cap, self._spec, body)
+        if not self._filled:
+            self._filled = True
+            rows = self._packed.select(*cols).mapInArrow(keeping, _STATS_SCHEMA).collect()
+            self._kept_stats[1] += len(self._expect)
+            return self._sorted(rows)
+        rows = self._tiny.mapInArrow(partial(_kept_task, self._token, self._expect, body), _STATS_SCHEMA).collect()
+        misses = sorted(-1 - r.pid for r in rows if r.pid < 0)
+        rows = [r for r in rows if r.pid >= 0]
+        self._kept_stats[0] += len(self._expect) - len(misses)
+        self._kept_stats[1] += len(misses)
+        if misses:
+            again = self._packed.where(F.col("q").isin(misses)).select(*cols)
+            rows += again.mapInArrow(keeping, _STATS_SCHEMA).collect()
+        return self._sorted(rows)
+
+    def _release_kept(self):
+        """Drop this fit's blocks kept in the Python workers. Best effort: a
+        job of a few tasks per partition reaches the workers that kept
+        them; one it misses drops them when another fit needs the room, or
+        when Spark ends the idle worker."""
+        m = 4 * (max(self._expect) + 1)
+        self._tiny.sparkSession.range(0, m, 1, m).mapInArrow(partial(_drop_task, self._token), "n long").collect()
 
     def _check_rows(self, pids, parts):
         got = {pid: int(part["rows"]) for pid, part in zip(pids, parts)}
@@ -589,9 +801,14 @@ class _SparkCluster(_Driver, BaseEstimator):
     def _release(self):
         for release in getattr(self, "_states", []):
             release()
+        if getattr(self, "_token", None) is not None:
+            try:
+                self._release_kept()
+            except Exception:  # pragma: no cover - the session is gone
+                pass
         if getattr(self, "_persisted", False):
             self._packed.unpersist()
-        for attr in ("_packed", "_spec", "_rows", "_offsets", "_sums", "_max_sq", "_persisted", "_states"):
+        for attr in ("_packed", "_spec", "_rows", "_offsets", "_sums", "_max_sq", "_persisted", "_states", "_token", "_expect", "_tiny"):
             if hasattr(self, attr):
                 delattr(self, attr)
 
@@ -646,7 +863,7 @@ class _SparkCluster(_Driver, BaseEstimator):
 
     def _lloyd_stats(self, centres, prev=None):
         def pass_():
-            pids, parts = self._collect(partial(_lloyd_task, self._spec, centres, self._offsets, prev))
+            pids, parts = self._pass(partial(_lloyd_body, centres, self._offsets, prev))
             self._check_rows(pids, parts)
             return _tree(parts, partial(_lloyd_merge, keep=centres.shape[0]))
 
@@ -654,7 +871,7 @@ class _SparkCluster(_Driver, BaseEstimator):
 
     def _power_stats(self, space, centres, s, s_ref, zero_tol):
         def pass_():
-            pids, parts = self._collect(partial(_power_task, self._spec, space, centres, s, s_ref, zero_tol))
+            pids, parts = self._pass(partial(_power_body, space, centres, s, s_ref, zero_tol))
             self._check_rows(pids, parts)
             return _tree(parts, _power_merge)
 
@@ -678,6 +895,7 @@ class _SparkCluster(_Driver, BaseEstimator):
         model.n_features_in_ = self._p
         model.bytes_per_iteration_ = int(np.mean(self._bytes)) if self._bytes else 0
         model.iteration_seconds_ = list(self._times)
+        model.worker_cache_ = tuple(self._kept_stats)
         for name, value in attrs.items():
             setattr(model, name, value)
         return model
@@ -723,6 +941,7 @@ class KMeans(_SparkCluster):
         algorithm="lloyd",
         init_size=None,
         persist=True,
+        worker_cache=_WORKER_CACHE,
     ):
         self.n_clusters = n_clusters
         self.featuresCol = featuresCol
@@ -737,6 +956,7 @@ class KMeans(_SparkCluster):
         self.algorithm = algorithm
         self.init_size = init_size
         self.persist = persist
+        self.worker_cache = worker_cache
 
     def _fit(self):
         if self.algorithm not in ("lloyd", "elkan"):
@@ -812,6 +1032,7 @@ class PowerKMeans(_PowerRules, _SparkCluster):
         random_state=None,
         init_size=None,
         persist=True,
+        worker_cache=_WORKER_CACHE,
     ):
         self.n_clusters = n_clusters
         self.featuresCol = featuresCol
@@ -831,6 +1052,7 @@ class PowerKMeans(_PowerRules, _SparkCluster):
         self.random_state = random_state
         self.init_size = init_size
         self.persist = persist
+        self.worker_cache = worker_cache
 
     def _check(self):
         self._annealer()
@@ -873,6 +1095,7 @@ class KHarmonicMeans(_KhmRules, PowerKMeans):
         random_state=None,
         init_size=None,
         persist=True,
+        worker_cache=_WORKER_CACHE,
     ):
         self.n_clusters = n_clusters
         self.featuresCol = featuresCol
@@ -885,6 +1108,7 @@ class KHarmonicMeans(_KhmRules, PowerKMeans):
         self.random_state = random_state
         self.init_size = init_size
         self.persist = persist
+        self.worker_cache = worker_cache
 
 
 # ---------------------------------------------------------------- rff-power
@@ -925,6 +1149,7 @@ class RFFPowerKMeans(_RFFPower, _SparkCluster):
         random_state=None,
         init_size=None,
         persist=True,
+        worker_cache=_WORKER_CACHE,
     ):
         _store_params(self, locals())
 
@@ -1113,7 +1338,9 @@ class ClusterModel:
     (the statistics all partitions sent per pass, on average) and
     ``iteration_seconds_`` (the wall time of every statistics pass: the
     iterations, ``KMeans``' label checks, ``PowerKMeans``' closing
-    k-means cost); ``transform(df)`` adds every row's cluster (the
+    k-means cost), ``worker_cache_`` ((partitions found in the Python
+    workers, partitions read from Spark's cache) over those passes);
+    ``transform(df)`` adds every row's cluster (the
     estimator's ``predict``: the nearest centre, by the fitted distance
     or in the fitted feature space) as an int column ``predictionCol``
     (computed lazily by Spark)."""

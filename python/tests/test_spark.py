@@ -312,3 +312,66 @@ def test_without_pyspark_the_error_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "pyspark.sql", None)
     with pytest.raises(ImportError, match=r'pip install "meanscape\[spark\]"'):
         mspark.KMeans(2).fit(None)
+
+
+class _Clearing(mspark.KMeans):
+    """KMeans whose workers drop their kept blocks before every pass, so
+    every pass after the first misses them all."""
+
+    def _pass(self, body):
+        if self._filled:
+            self._release_kept()
+        return super()._pass(body)
+
+
+class _ClearingPower(mspark.PowerKMeans):
+    def _pass(self, body):
+        if self._filled:
+            self._release_kept()
+        return super()._pass(body)
+
+
+def test_worker_cache_misses_give_the_same_fit(spark):
+    """The blocks kept in the Python workers (hits), none kept (a cap of 1
+    byte: every pass misses and reads the cached blocks again), kept
+    blocks dropped before every pass, and the cache off: the same fit,
+    equal to the in-memory one."""
+    X = blobs(seed=8)
+    w = np.random.default_rng(8).uniform(0.5, 2.0, len(X))
+    c0 = start(X, 4)
+    df, cols = frame(spark, X, (250, 0, 3, 1, 346), w=w)
+    ref = meanscape.KMeans(4, init=c0, n_init=1, tol=0.0).fit(X, sample_weight=w)
+    kw = dict(s0=-2.0, eta=1.1, period=3, max_iter=30)
+    pref = meanscape.PowerKMeans(4, init=c0, **kw).fit(X, sample_weight=w)
+
+    got = {}
+    for name, cache, km, pk in (
+        ("kept", mspark._WORKER_CACHE, mspark.KMeans, mspark.PowerKMeans),
+        ("over-cap", 1, mspark.KMeans, mspark.PowerKMeans),
+        ("cleared", mspark._WORKER_CACHE, _Clearing, _ClearingPower),
+        ("off", 0, mspark.KMeans, mspark.PowerKMeans),
+    ):
+        m = bounded(lambda: km(4, featuresCol=cols, weightCol="w", init=c0, tol=0.0, worker_cache=cache).fit(df))
+        pm = bounded(lambda: pk(4, featuresCol=cols, weightCol="w", init=c0, worker_cache=cache, **kw).fit(df))
+        got[name] = (m, pm)
+    for name, (m, pm) in got.items():
+        close(m.cluster_centers_, ref.cluster_centers_)
+        close(m.inertia_, ref.inertia_)
+        assert m.n_iter_ == ref.n_iter_, name
+        assert pm.n_iter_ == pref.n_iter_, name
+        close(pm.cluster_centers_, pref.cluster_centers_)
+        close(pm.objective_trace_, pref.objective_trace_)
+        # Whatever the workers kept, the same numbers to the last bit.
+        np.testing.assert_array_equal(m.cluster_centers_, got["off"][0].cluster_centers_)
+        np.testing.assert_array_equal(pm.objective_trace_, got["off"][1].objective_trace_)
+    # Whether a pass finds its blocks kept depends on which Python worker
+    # Spark hands each task: counted, not asserted.
+    assert sum(sum(model.worker_cache_) for model in got["kept"]) > 0
+    for model in got["over-cap"]:
+        assert model.worker_cache_[0] == 0 and model.worker_cache_[1] > 0, model.worker_cache_
+    for model in got["cleared"]:
+        # Every pass after the first misses (the drop job reaches the
+        # workers; it is best effort, so not asserted for all).
+        assert model.worker_cache_[1] > len(model.iteration_seconds_) // 2, model.worker_cache_
+    assert got["off"][0].worker_cache_ == (0, 0)
+    assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
