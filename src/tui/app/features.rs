@@ -13,14 +13,9 @@ use crate::tui::keys::RIGHT_PANES;
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
 
-/// State of the path cursor and the confusion view.
+/// State of the confusion view.
 #[derive(Debug, Default)]
 pub struct FeatureView {
-    /// Chosen point of the path (None: the one nearest the slider).
-    pub path_cursor: Option<usize>,
-    /// What the shown path was computed from, its own parameter left out:
-    /// a run with another key makes it stale.
-    pub path_key: String,
     pub confusion: bool,
     /// First profile row shown in the confusion view.
     pub confusion_top: usize,
@@ -50,7 +45,7 @@ impl App {
     pub fn wide_view(&self) -> Option<Wide> {
         match self.right_owner() {
             Pane::Weights if self.inspector.open => Some(Wide::Inspector),
-            Pane::Weights if self.show_path => Some(Wide::Path),
+            Pane::Weights if self.path.shown => Some(Wide::Path),
             Pane::Metrics if self.features.confusion => Some(Wide::Confusion),
             _ => None,
         }
@@ -144,7 +139,11 @@ impl App {
         }
         match self.wide_view() {
             Some(Wide::Inspector) if self.focus == Pane::Weights => self.inspector_key(action),
-            Some(Wide::Path) if self.focus == Pane::Weights => self.path_key_action(action),
+            Some(Wide::Path) if self.focus == Pane::Weights => {
+                let now = self.path_value_now();
+                let outcome = self.path.handle(action, now);
+                self.follow_taken(action, outcome)
+            }
             Some(Wide::Confusion) if self.focus == Pane::Metrics => self.confusion_key(action),
             _ => false,
         }
@@ -164,7 +163,7 @@ impl App {
             return;
         }
         self.inspector.open = true;
-        self.show_path = false;
+        self.path.shown = false;
         self.focus = Pane::Weights;
     }
 
@@ -183,13 +182,18 @@ impl App {
             selected,
             base: &base,
         };
-        match self.inspector.handle(action, ctx) {
-            Outcome::Ignored => false,
-            outcome => {
-                self.follow(action, outcome);
-                true
-            }
+        let outcome = self.inspector.handle(action, ctx);
+        self.follow_taken(action, outcome)
+    }
+
+    /// Carries out `outcome` unless the view ignored the key: false then,
+    /// and the panes take it.
+    fn follow_taken(&mut self, action: &Action, outcome: Outcome) -> bool {
+        if outcome == Outcome::Ignored {
+            return false;
         }
+        self.follow(action, outcome);
+        true
     }
 
     /// Keys of the search and export prompts; false for other prompts.

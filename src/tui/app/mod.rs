@@ -43,6 +43,7 @@ use crate::session::Loaded;
 use crate::tui::components::controls::{ControlsCtx, ControlsView};
 use crate::tui::components::help::HelpView;
 use crate::tui::components::inspector::Inspector;
+use crate::tui::components::path::PathPane;
 use crate::tui::components::sweep::SweepPane;
 use crate::tui::components::{Component, Outcome, Request};
 use crate::tui::keys::{Context, RIGHT_PANES};
@@ -133,16 +134,6 @@ pub enum ScatterMode {
     Features(usize, usize),
 }
 
-/// The regularisation path shown in the Feature weights pane.
-#[derive(Default)]
-pub struct PathView {
-    pub job: Option<Job>,
-    pub progress: f64,
-    /// The algorithm and its λ (or bound) when the path was asked for.
-    pub for_algo: String,
-    pub result: Option<Result<crate::algo::path::PathResult, String>>,
-}
-
 /// The dataset as loaded, with its projection.
 pub struct DataView {
     pub loaded: Arc<Loaded>,
@@ -190,8 +181,8 @@ pub struct App {
     /// When the message goes by itself; None: at the next key.
     pub message_until: Option<Instant>,
     pub scatter: ScatterMode,
-    pub show_path: bool,
-    pub path: PathView,
+    /// The regularisation path, shown in the Feature weights pane.
+    pub path: PathPane,
     /// The feature inspector.
     pub inspector: Inspector,
     /// The path's cursor, the confusion view.
@@ -297,8 +288,7 @@ impl App {
             message: None,
             message_until: None,
             scatter: ScatterMode::Pca,
-            show_path: false,
-            path: PathView::default(),
+            path: PathPane::default(),
             inspector: Inspector::default(),
             features: FeatureView::default(),
             sweep: SweepPane::default(),
@@ -423,6 +413,7 @@ impl App {
             Request::Restore => self.restore_selected(),
             Request::ApplyCell => self.apply_cell(),
             Request::AdoptK => self.adopt_k(),
+            Request::ApplyPathPoint => self.apply_path_cursor(),
         }
     }
 

@@ -11,6 +11,7 @@ pub mod controls;
 pub mod help;
 pub mod history;
 pub mod inspector;
+pub mod path;
 pub mod sweep;
 
 use crate::tui::app::prompt::Prompt;
@@ -48,6 +49,8 @@ pub enum Request {
     AdoptK,
     /// Restore the History's highlighted run.
     Restore,
+    /// Set the path's parameter to the path cursor's value and re-run.
+    ApplyPathPoint,
 }
 
 pub trait Component {

@@ -7,7 +7,8 @@ use super::theme::Theme;
 use super::{bar, block, clip, fit_parts};
 use crate::algo::params::fmt_num;
 use crate::algo::path::PathAlgo;
-use crate::tui::app::{App, Pane, PathSeries, path_series};
+use crate::tui::app::{Pane, PathSeries, path_series};
+use crate::tui::components::path::{PathDraw, PathPane};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -52,21 +53,16 @@ fn x_axis<'a>(x0: f64, x1: f64, theme: &Theme) -> Axis<'a> {
         .style(theme.dim())
 }
 
-pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let focused = app.focus == Pane::Weights;
+pub fn render(f: &mut Frame, area: Rect, path: &PathPane, ctx: &PathDraw, theme: &Theme) {
+    let focused = ctx.focused;
     let w = area.width.saturating_sub(2) as usize;
-    let path = &app.path;
     let param = PathAlgo::from_id(&path.for_algo).map_or("lambda", |a| a.parameter());
     let sym = theme
         .text(if param == "lambda" { "λ" } else { "s" })
         .into_owned();
     match (&path.result, &path.job) {
         (Some(Ok(res)), _) => {
-            let truth = app
-                .loaded()
-                .and_then(|l| l.dataset.labels.as_ref())
-                .map(|t| t.ids.as_slice());
-            let s = path_series(res, truth, TOP);
+            let s = path_series(res, ctx.truth, TOP);
             if s.order.is_empty() {
                 let p = Paragraph::new("the path has no point with a value > 0").block(block(
                     Pane::Weights,
@@ -81,12 +77,13 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             let title = format!(
                 "path · {sym} (log) · {} points · k={}",
                 s.order.len(),
-                app.view.config.as_ref().map_or(0, |(_, c)| c.k)
+                ctx.k
             );
             let b = block(Pane::Weights, focused, theme, &title, area.width);
             let inner = b.inner(area);
             f.render_widget(b, area);
-            render_series(f, inner, app, theme, res, &s, &sym);
+            let cursor = path.cursor_at(ctx.now);
+            render_series(f, inner, ctx, cursor, theme, res, &s, &sym);
         }
         (Some(Err(e)), _) => {
             let p = Paragraph::new(Line::from(Span::styled(
@@ -113,10 +110,12 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn render_series(
     f: &mut Frame,
     inner: Rect,
-    app: &App,
+    ctx: &PathDraw,
+    cursor: Option<usize>,
     theme: &Theme,
     res: &crate::algo::path::PathResult,
     s: &PathSeries,
@@ -131,9 +130,8 @@ fn render_series(
     let p_all = res.points[0].feature_weights.len().max(1) as f64;
     // The slider's value, on the same axis as the points (log₁₀ of the
     // same parameter): the marker and the curves agree.
-    let now = app.path_value_now().map(|v| v.log10());
+    let now = ctx.now.map(|v| v.log10());
     let now_in = now.map(|c| c.clamp(x0, x1));
-    let cursor = app.path_cursor();
     let cur_pos = cursor.and_then(|c| s.order.iter().position(|&i| i == c));
     // The cursor line says what Enter would set.
     let mut info = Vec::new();
@@ -157,7 +155,7 @@ fn render_series(
             }
         }
     }
-    if let Some(v) = app.path_value_now() {
+    if let Some(v) = ctx.now {
         // A value beyond the path's ends is marked at the nearer end.
         let out = now.is_some_and(|c| c < x0 || c > x1);
         let note = if out { " (beyond the path)" } else { "" };
@@ -191,10 +189,7 @@ fn render_series(
         keys,
     );
     // Curves with their legend on the right.
-    let names = app
-        .loaded()
-        .map(|l| l.dataset.feature_names.clone())
-        .unwrap_or_default();
+    let names = ctx.names;
     let legend_w = (inner.width / 3).clamp(10, 24);
     let [chart_area, legend_area] =
         Layout::horizontal([Constraint::Min(10), Constraint::Length(legend_w)]).areas(curves);
