@@ -422,11 +422,11 @@ fn confusion_counts_are_the_contingency_of_the_labels() {
     let _ = screen(&mut app, 120, 40, COLOR);
     app.update(Action::Move(2));
     assert_eq!(
-        app.features.confusion_top,
+        app.confusion_view.top,
         2.min(
             p.features
                 .len()
-                .saturating_sub(app.features.confusion_page.get())
+                .saturating_sub(app.confusion_view.page.get())
         )
     );
     app.update(Action::Cancel);

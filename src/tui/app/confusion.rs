@@ -1,8 +1,10 @@
 //! The confusion matrix of the last run against the labels, and the
 //! per-cluster profiles (mean of each selected feature per cluster) of the
-//! feature-weighted methods. Drawn by `panes/confusion.rs`.
+//! feature-weighted methods, computed for the confusion view
+//! (`components/confusion.rs`).
 
-use super::{App, FeatureRow};
+use super::{App, FeatureRow, Pane};
+use crate::tui::components::confusion::ConfusionDraw;
 use pathfinding::prelude::{Matrix, kuhn_munkres};
 
 /// Clusters × classes counts.
@@ -93,6 +95,18 @@ impl App {
             return None;
         }
         Some(confusion(&t.ids, &t.names, pred))
+    }
+
+    /// What the confusion view reads to draw itself.
+    pub fn confusion_draw(&self) -> ConfusionDraw {
+        ConfusionDraw {
+            focused: self.focus == Pane::Metrics,
+            confusion: self.confusion(),
+            unlabelled: self.loaded().is_some_and(|l| l.dataset.labels.is_none()),
+            profiles: self.profiles(),
+            scale: self.loaded().map(|l| l.scale),
+            weighted: self.view.feature_weights.is_some(),
+        }
     }
 
     /// The per-cluster profiles of the selected features, for a run with

@@ -1,8 +1,7 @@
 //! The feature-selection inspector: every feature of the last run by rank,
 //! weight and selected flag, filtered by a part of its name, and the
 //! selected names written to a file. Also where the keys of the wide views
-//! (inspector, path, confusion) are given their meaning. Drawing is in
-//! `panes/inspector.rs`, `panes/path.rs` and `panes/confusion.rs`.
+//! (inspector, path, confusion) go to their components.
 
 use super::{Action, App, Pane, Prompt, PromptKind, prompt};
 use crate::files;
@@ -10,17 +9,7 @@ pub use crate::tui::components::inspector::FeatureRow;
 use crate::tui::components::inspector::InspectorKeys;
 use crate::tui::components::{Component, Outcome};
 use crate::tui::keys::RIGHT_PANES;
-use std::cell::Cell;
 use std::path::{Path, PathBuf};
-
-/// State of the confusion view.
-#[derive(Debug, Default)]
-pub struct FeatureView {
-    pub confusion: bool,
-    /// First profile row shown in the confusion view.
-    pub confusion_top: usize,
-    pub confusion_page: Cell<usize>,
-}
 
 /// A view that takes the whole right-hand area.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,7 +35,7 @@ impl App {
         match self.right_owner() {
             Pane::Weights if self.inspector.open => Some(Wide::Inspector),
             Pane::Weights if self.path.shown => Some(Wide::Path),
-            Pane::Metrics if self.features.confusion => Some(Wide::Confusion),
+            Pane::Metrics if self.confusion_view.open => Some(Wide::Confusion),
             _ => None,
         }
     }
@@ -126,10 +115,9 @@ impl App {
                 return true;
             }
             Action::ToggleConfusion => {
-                self.features.confusion = !self.features.confusion;
-                if self.features.confusion {
+                self.confusion_view.toggle();
+                if self.confusion_view.open {
                     self.focus = Pane::Metrics;
-                    self.features.confusion_top = 0;
                 }
                 return true;
             }
@@ -144,7 +132,11 @@ impl App {
                 let outcome = self.path.handle(action, now);
                 self.follow_taken(action, outcome)
             }
-            Some(Wide::Confusion) if self.focus == Pane::Metrics => self.confusion_key(action),
+            Some(Wide::Confusion) if self.focus == Pane::Metrics => {
+                let rows = self.profiles().map_or(0, |p| p.features.len());
+                let outcome = self.confusion_view.handle(action, rows);
+                self.follow_taken(action, outcome)
+            }
             _ => false,
         }
     }
@@ -273,30 +265,5 @@ impl App {
         files::write_atomic(path, text.as_bytes())?;
         let full = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         Ok(Some((names.len(), full.display().to_string())))
-    }
-
-    fn confusion_key(&mut self, action: &Action) -> bool {
-        let page = self.features.confusion_page.get().max(1);
-        let n = self.profiles().map_or(0, |p| p.features.len());
-        let f = &mut self.features;
-        // The view scrolls its profile rows; the cursor is its top row.
-        let mut top = f.confusion_top;
-        match action {
-            Action::Move(d) => {
-                let max = n.saturating_sub(page) as i64;
-                top = (top as i64 + *d as i64).clamp(0, max.max(0)) as usize;
-            }
-            Action::Step {
-                steps,
-                coarse: true,
-            } => {
-                let max = n.saturating_sub(page) as i64;
-                top = (top as i64 - (*steps as i64) * page as i64).clamp(0, max.max(0)) as usize;
-            }
-            Action::Cancel => f.confusion = false,
-            _ => return false,
-        }
-        f.confusion_top = top;
-        true
     }
 }

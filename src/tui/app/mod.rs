@@ -29,7 +29,7 @@ pub mod worker;
 pub use crate::session::StartOptions;
 pub use crate::tui::keys::{Action, Pane};
 pub use confusion::{Confusion, Profiles, confusion};
-pub use features::{FeatureRow, FeatureView, Wide};
+pub use features::{FeatureRow, Wide};
 pub use path_cursor::{PathSeries, path_series};
 pub use prompt::{Prompt, PromptKind};
 pub use slider::Slider;
@@ -40,6 +40,7 @@ use crate::data::{LoadOptions, Scaling};
 use crate::error::Error;
 use crate::metrics::Scores;
 use crate::session::Loaded;
+use crate::tui::components::confusion::ConfusionView;
 use crate::tui::components::controls::{ControlsCtx, ControlsView};
 use crate::tui::components::help::HelpView;
 use crate::tui::components::inspector::Inspector;
@@ -185,8 +186,8 @@ pub struct App {
     pub path: PathPane,
     /// The feature inspector.
     pub inspector: Inspector,
-    /// The path's cursor, the confusion view.
-    pub features: FeatureView,
+    /// The confusion matrix and profiles, in place of the Metrics pane.
+    pub confusion_view: ConfusionView,
     /// The last sweep (or k-scan), its view and the marked axes.
     pub sweep: SweepPane,
     /// The list of non-numeric settings (O).
@@ -290,7 +291,7 @@ impl App {
             scatter: ScatterMode::Pca,
             path: PathPane::default(),
             inspector: Inspector::default(),
-            features: FeatureView::default(),
+            confusion_view: ConfusionView::default(),
             sweep: SweepPane::default(),
             controls_view: ControlsView::default(),
             quit: false,

@@ -7,6 +7,7 @@
 //! the UI comes in as its context, and what only `App` can do (open a
 //! prompt, change a setting) goes back as a [`Request`].
 
+pub mod confusion;
 pub mod controls;
 pub mod help;
 pub mod history;

@@ -38,7 +38,8 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Option<Pan
             Some(Pane::Weights)
         }
         Wide::Confusion => {
-            super::confusion::render(f, area, app, theme);
+            app.confusion_view
+                .draw(f, area, app.confusion_draw(), theme);
             Some(Pane::Metrics)
         }
     }
