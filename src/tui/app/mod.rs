@@ -42,12 +42,12 @@ use crate::metrics::Scores;
 use crate::session::Loaded;
 use crate::tui::components::confusion::ConfusionView;
 use crate::tui::components::controls::{ControlsCtx, ControlsView};
-use crate::tui::components::help::HelpView;
+use crate::tui::components::help::{HelpView, Section};
 use crate::tui::components::inspector::Inspector;
 use crate::tui::components::path::PathPane;
 use crate::tui::components::sweep::SweepPane;
 use crate::tui::components::{Component, Outcome, Request};
-use crate::tui::keys::{Context, RIGHT_PANES};
+use crate::tui::keys::{self, Context, RIGHT_PANES};
 use projection::Projection;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -328,6 +328,22 @@ impl App {
         } else {
             Context::Panes
         }
+    }
+
+    /// The help's sections: the panes' keys, then each view's commands.
+    /// The panes are not one component: their rows are the key table's
+    /// for their context, the views they hold (path, confusion,
+    /// inspector, History) among them.
+    pub fn help_sections(&self) -> Vec<Section> {
+        vec![
+            (None, keys::help_rows(Context::Panes)),
+            (
+                Some("In a sweep or k-scan (S, K; v shows the last one)"),
+                self.sweep.commands(),
+            ),
+            // A prompt is not a component: the key table's rows.
+            (Some("In a prompt"), keys::help_rows(Context::Prompt)),
+        ]
     }
 
     pub fn loaded(&self) -> Option<&Loaded> {

@@ -73,3 +73,28 @@ pub trait Component {
         keys::help_rows(Self::CONTEXT)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Component;
+    use crate::tui::keys::{self, Context};
+
+    /// The help lists the panes' rows of the key table: every command a
+    /// view of the panes names is there, so the table stays the one source.
+    #[test]
+    fn the_views_commands_are_the_panes_rows() {
+        let panes = keys::help_rows(Context::Panes);
+        let views = [
+            super::path::PathPane::default().commands(),
+            super::confusion::ConfusionView::default().commands(),
+            crate::tui::app::history::History::default().commands(),
+            super::inspector::Inspector::default().commands(),
+        ];
+        for commands in views {
+            assert!(!commands.is_empty());
+            for row in commands {
+                assert!(panes.contains(&row), "{row:?}");
+            }
+        }
+    }
+}
