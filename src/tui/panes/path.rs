@@ -6,7 +6,7 @@
 use super::theme::Theme;
 use super::{bar, block, clip, fit_parts};
 use crate::algo::params::fmt_num;
-use crate::algo::path::PathAlgo;
+use crate::algo::path::{PathAlgo, PathResult};
 use crate::tui::app::{Pane, PathSeries, path_series};
 use crate::tui::components::path::{PathDraw, PathPane};
 use ratatui::Frame;
@@ -83,7 +83,7 @@ pub fn render(f: &mut Frame, area: Rect, path: &PathPane, ctx: &PathDraw, theme:
             let inner = b.inner(area);
             f.render_widget(b, area);
             let cursor = path.cursor_at(ctx.now);
-            render_series(f, inner, ctx, cursor, theme, res, &s, &sym);
+            render_series(f, inner, ctx, cursor, (res, &s), &sym, theme);
         }
         (Some(Err(e)), _) => {
             let p = Paragraph::new(Line::from(Span::styled(
@@ -110,16 +110,28 @@ pub fn render(f: &mut Frame, area: Rect, path: &PathPane, ctx: &PathDraw, theme:
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What every chart of the path shares.
+struct Plot<'a> {
+    res: &'a PathResult,
+    s: &'a PathSeries,
+    /// The x axis's range (log₁₀ of the parameter).
+    xr: (f64, f64),
+    /// The number of features.
+    p_all: f64,
+    /// The slider's value on the x axis, kept within the range.
+    now: Option<f64>,
+    /// The cursor's position in the series' order.
+    cur: Option<usize>,
+}
+
 fn render_series(
     f: &mut Frame,
     inner: Rect,
     ctx: &PathDraw,
     cursor: Option<usize>,
-    theme: &Theme,
-    res: &crate::algo::path::PathResult,
-    s: &PathSeries,
+    (res, s): (&PathResult, &PathSeries),
     sym: &str,
+    theme: &Theme,
 ) {
     let w = inner.width as usize;
     let (x0, x1) = match (s.x.first(), s.x.last()) {
@@ -127,15 +139,60 @@ fn render_series(
         (Some(&a), _) => (a - 1.0, a + 1.0),
         _ => (-1.0, 1.0),
     };
-    let p_all = res.points[0].feature_weights.len().max(1) as f64;
     // The slider's value, on the same axis as the points (log₁₀ of the
     // same parameter): the marker and the curves agree.
     let now = ctx.now.map(|v| v.log10());
-    let now_in = now.map(|c| c.clamp(x0, x1));
-    let cur_pos = cursor.and_then(|c| s.order.iter().position(|&i| i == c));
-    // The cursor line says what Enter would set.
+    let plot = Plot {
+        res,
+        s,
+        xr: (x0, x1),
+        p_all: res.points[0].feature_weights.len().max(1) as f64,
+        now: now.map(|c| c.clamp(x0, x1)),
+        cur: cursor.and_then(|c| s.order.iter().position(|&i| i == c)),
+    };
+    let mut info = cursor_info(&plot, sym);
+    if let Some(v) = ctx.now {
+        // A value beyond the path's ends is marked at the nearer end.
+        let out = now.is_some_and(|c| c < x0 || c > x1);
+        let note = if out { " (beyond the path)" } else { "" };
+        info.push(format!("now {sym} {}{note}", num(v)));
+    }
+    let small = inner.height < 12 || inner.width < 36;
+    let hint = "←/→ cursor · Enter sets it · p closes";
+    if small {
+        let [top, chart] =
+            Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(inner);
+        f.render_widget(
+            Paragraph::new(Span::styled(fit_parts(&info, w), theme.accent())),
+            top,
+        );
+        render_count(f, chart, theme, &plot);
+        return;
+    }
+    let [top, curves, scores, keys] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Percentage(55),
+        Constraint::Min(5),
+        Constraint::Length(1),
+    ])
+    .areas(inner);
+    f.render_widget(
+        Paragraph::new(Span::styled(fit_parts(&info, w), theme.accent())),
+        top,
+    );
+    f.render_widget(
+        Paragraph::new(Span::styled(clip(&theme.text(hint), w), theme.dim())),
+        keys,
+    );
+    render_curves(f, curves, theme, &plot, ctx.names);
+    render_scores(f, scores, theme, &plot);
+}
+
+/// What Enter would set: the cursor's value and what the path has there.
+fn cursor_info(plot: &Plot, sym: &str) -> Vec<String> {
+    let (res, s, p_all) = (plot.res, plot.s, plot.p_all);
     let mut info = Vec::new();
-    if let Some(j) = cur_pos {
+    if let Some(j) = plot.cur {
         let pt = &res.points[s.order[j]];
         info.push(format!("cursor {sym} {}", num(pt.lambda)));
         if pt.clustering().is_some() {
@@ -155,44 +212,15 @@ fn render_series(
             }
         }
     }
-    if let Some(v) = ctx.now {
-        // A value beyond the path's ends is marked at the nearer end.
-        let out = now.is_some_and(|c| c < x0 || c > x1);
-        let note = if out { " (beyond the path)" } else { "" };
-        info.push(format!("now {sym} {}{note}", num(v)));
-    }
-    let small = inner.height < 12 || inner.width < 36;
-    let hint = "←/→ cursor · Enter sets it · p closes";
-    if small {
-        let [top, chart] =
-            Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(inner);
-        f.render_widget(
-            Paragraph::new(Span::styled(fit_parts(&info, w), theme.accent())),
-            top,
-        );
-        render_count(f, chart, theme, s, (x0, x1), p_all, now_in, cur_pos);
-        return;
-    }
-    let [top, curves, scores, keys] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Percentage(55),
-        Constraint::Min(5),
-        Constraint::Length(1),
-    ])
-    .areas(inner);
-    f.render_widget(
-        Paragraph::new(Span::styled(fit_parts(&info, w), theme.accent())),
-        top,
-    );
-    f.render_widget(
-        Paragraph::new(Span::styled(clip(&theme.text(hint), w), theme.dim())),
-        keys,
-    );
-    // Curves with their legend on the right.
-    let names = ctx.names;
-    let legend_w = (inner.width / 3).clamp(10, 24);
+    info
+}
+
+/// The top features' weight curves, with their legend on the right.
+fn render_curves(f: &mut Frame, area: Rect, theme: &Theme, plot: &Plot, names: &[String]) {
+    let (res, s) = (plot.res, plot.s);
+    let legend_w = (area.width / 3).clamp(10, 24);
     let [chart_area, legend_area] =
-        Layout::horizontal([Constraint::Min(10), Constraint::Length(legend_w)]).areas(curves);
+        Layout::horizontal([Constraint::Min(10), Constraint::Length(legend_w)]).areas(area);
     let curves_data: Vec<Vec<(f64, f64)>> = s
         .top
         .iter()
@@ -224,10 +252,10 @@ fn render_series(
                 .data(d)
         })
         .collect();
-    let marks = marks(s, (x0, x1), now_in, cur_pos, 0.0, ymax);
+    let marks = marks(plot, 0.0, ymax);
     push_marks(&mut sets, &marks, theme);
     let chart = Chart::new(sets)
-        .x_axis(x_axis(x0, x1, theme))
+        .x_axis(x_axis(plot.xr.0, plot.xr.1, theme))
         .y_axis(
             Axis::default()
                 .bounds([0.0, ymax])
@@ -252,7 +280,6 @@ fn render_series(
         ]));
     }
     f.render_widget(Paragraph::new(legend), legend_area);
-    render_scores(f, scores, theme, s, (x0, x1), p_all, now_in, cur_pos);
 }
 
 /// Where the slider's value (|) and the cursor (:) sit, as vertical lines.
@@ -261,17 +288,13 @@ struct Marks {
     cursor: Vec<(f64, f64)>,
 }
 
-fn marks(
-    s: &PathSeries,
-    _x: (f64, f64),
-    now: Option<f64>,
-    cur: Option<usize>,
-    y0: f64,
-    y1: f64,
-) -> Marks {
+fn marks(plot: &Plot, y0: f64, y1: f64) -> Marks {
     Marks {
-        now: now.map(|c| vline(c, y0, y1)).unwrap_or_default(),
-        cursor: cur.map(|j| vline(s.x[j], y0, y1)).unwrap_or_default(),
+        now: plot.now.map(|c| vline(c, y0, y1)).unwrap_or_default(),
+        cursor: plot
+            .cur
+            .map(|j| vline(plot.s.x[j], y0, y1))
+            .unwrap_or_default(),
     }
 }
 
@@ -309,17 +332,8 @@ fn log_count(c: usize, p: f64) -> f64 {
     (1.0 + c as f64).ln() / (1.0 + p).ln()
 }
 
-#[allow(clippy::too_many_arguments)]
-fn render_scores(
-    f: &mut Frame,
-    area: Rect,
-    theme: &Theme,
-    s: &PathSeries,
-    xr: (f64, f64),
-    p_all: f64,
-    now: Option<f64>,
-    cur: Option<usize>,
-) {
+fn render_scores(f: &mut Frame, area: Rect, theme: &Theme, plot: &Plot) {
+    let (s, xr, p_all) = (plot.s, plot.xr, plot.p_all);
     let [legend_area, chart_area] =
         Layout::vertical([Constraint::Length(1), Constraint::Min(3)]).areas(area);
     // Where nothing is selected there is no clustering to score: those
@@ -369,7 +383,7 @@ fn render_scores(
             .style(styles[2].0)
             .data(&count),
     );
-    let m = marks(s, xr, now, cur, 0.0, 1.0);
+    let m = marks(plot, 0.0, 1.0);
     push_marks(&mut sets, &m, theme);
     let chart = Chart::new(sets)
         .x_axis(x_axis(xr.0, xr.1, theme))
@@ -410,17 +424,8 @@ fn render_scores(
 }
 
 /// The small view: the selected count against log λ.
-#[allow(clippy::too_many_arguments)]
-fn render_count(
-    f: &mut Frame,
-    area: Rect,
-    theme: &Theme,
-    s: &PathSeries,
-    xr: (f64, f64),
-    p_all: f64,
-    now: Option<f64>,
-    cur: Option<usize>,
-) {
+fn render_count(f: &mut Frame, area: Rect, theme: &Theme, plot: &Plot) {
+    let (s, xr, p_all) = (plot.s, plot.xr, plot.p_all);
     let pts: Vec<(f64, f64)> =
         s.x.iter()
             .zip(&s.selected)
@@ -433,7 +438,7 @@ fn render_count(
             .style(theme.good())
             .data(&pts),
     ];
-    let m = marks(s, xr, now, cur, 0.0, p_all);
+    let m = marks(plot, 0.0, p_all);
     push_marks(&mut sets, &m, theme);
     let chart = Chart::new(sets)
         .x_axis(x_axis(xr.0, xr.1, theme))
