@@ -27,10 +27,10 @@ pub mod sweep_view;
 pub mod worker;
 
 pub use crate::session::StartOptions;
+pub use crate::tui::components::confusion::{Confusion, Profiles, confusion};
+pub use crate::tui::components::path::{PathSeries, path_series};
 pub use crate::tui::keys::{Action, Pane};
-pub use confusion::{Confusion, Profiles, confusion};
 pub use features::{FeatureRow, Wide};
-pub use path_cursor::{PathSeries, path_series};
 pub use prompt::{Prompt, PromptKind};
 pub use slider::Slider;
 

@@ -1,108 +1,13 @@
 //! The regularisation path seen from the app: kept fresh (a run with other
 //! settings than the path's — k, data, scaling, seed, any other parameter —
-//! recomputes it), its cursor (Enter sets the slider to the cursor's
-//! value), and the series drawn along it.
+//! recomputes it), and its cursor (Enter sets the slider to the cursor's
+//! value).
 
 use super::features::Wide;
 use super::{App, worker};
 use crate::algo::RunConfig;
 use crate::algo::path::{PathAlgo, PathResult};
 use crate::tui::components::path::{PathDraw, PathPane};
-
-/// What the path view draws, in the order of its x axis (log₁₀ of the
-/// grid value, increasing to the right).
-#[derive(Debug, Clone, PartialEq)]
-pub struct PathSeries {
-    /// Indices of the path's points, by increasing grid value.
-    pub order: Vec<usize>,
-    /// log₁₀ of each point's grid value, in `order`.
-    pub x: Vec<f64>,
-    pub selected: Vec<usize>,
-    /// "NMI" with labels, else "stability".
-    pub score_name: &'static str,
-    /// In [0, 1], in `order`.
-    pub score: Vec<f64>,
-    /// 1 − ACC, with labels.
-    pub cer: Option<Vec<f64>>,
-    /// The features drawn as curves, most weight along the path first.
-    pub top: Vec<usize>,
-}
-
-/// The series of `res`: the score against `truth` (NMI and CER), or
-/// without labels the stability of the partition along the path (mean ARI
-/// with the neighbouring points), and the `top` features by their weight
-/// summed along the path. Points with a grid value ≤ 0 have no place on a
-/// log axis and are left out.
-pub fn path_series(res: &PathResult, truth: Option<&[usize]>, top: usize) -> PathSeries {
-    let mut order: Vec<usize> = (0..res.points.len())
-        .filter(|&i| res.points[i].lambda.is_finite() && res.points[i].lambda > 0.0)
-        .collect();
-    order.sort_by(|&a, &b| res.points[a].lambda.total_cmp(&res.points[b].lambda));
-    let pts = |i: usize| &res.points[i];
-    let x = order.iter().map(|&i| pts(i).lambda.log10()).collect();
-    let selected = order.iter().map(|&i| pts(i).selected).collect();
-    let usable = |t: &[usize]| order.iter().all(|&i| pts(i).labels.len() == t.len());
-    let (score_name, score, cer) = match truth.filter(|t| usable(t)) {
-        Some(t) => {
-            let s: Vec<_> = order
-                .iter()
-                .map(|&i| crate::metrics::Scores::compute(t, &pts(i).labels))
-                .collect();
-            (
-                "NMI",
-                s.iter().map(|s| s.nmi).collect(),
-                Some(s.iter().map(|s| 1.0 - s.acc).collect()),
-            )
-        }
-        None => {
-            let ari = |a: usize, b: usize| crate::metrics::ari(&pts(a).labels, &pts(b).labels);
-            let stab = (0..order.len())
-                .map(|j| {
-                    let near: Vec<usize> = [j.checked_sub(1), Some(j + 1)]
-                        .into_iter()
-                        .flatten()
-                        .filter(|&m| m < order.len())
-                        .collect();
-                    if near.is_empty() {
-                        return 1.0;
-                    }
-                    near.iter().map(|&m| ari(order[j], order[m])).sum::<f64>() / near.len() as f64
-                })
-                .map(|v: f64| {
-                    if v.is_finite() {
-                        v.clamp(0.0, 1.0)
-                    } else {
-                        0.0
-                    }
-                })
-                .collect();
-            ("stability", stab, None)
-        }
-    };
-    let p = res.points.first().map_or(0, |q| q.feature_weights.len());
-    let mut mass: Vec<(usize, f64)> = (0..p)
-        .map(|j| {
-            let m: f64 = res
-                .points
-                .iter()
-                .filter_map(|q| q.feature_weights.get(j))
-                .filter(|v| v.is_finite())
-                .sum();
-            (j, m)
-        })
-        .filter(|(_, m)| *m > 0.0)
-        .collect();
-    mass.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    PathSeries {
-        order,
-        x,
-        selected,
-        score_name,
-        score,
-        cer,
-        top: mass.into_iter().take(top).map(|(j, _)| j).collect(),
-    }
-}
 
 impl App {
     /// What a path of algorithm `id` computed from `cfg` depends on: all
