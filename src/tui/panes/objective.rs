@@ -169,6 +169,35 @@ fn title(previous: bool, now: &str, has_s: bool, theme: &Theme) -> String {
     parts.join(" · ")
 }
 
+/// The objective's line over the previous run's dots (when any).
+fn objective_sets<'a>(
+    before: &'a [(f64, f64)],
+    now: &'a [(f64, f64)],
+    theme: &Theme,
+) -> Vec<Dataset<'a>> {
+    let (now_marker, prev_marker) = markers(theme);
+    let mut sets = Vec::new();
+    if !before.is_empty() {
+        sets.push(
+            Dataset::default()
+                .name("previous")
+                .marker(prev_marker)
+                .graph_type(GraphType::Scatter)
+                .style(theme.dim())
+                .data(before),
+        );
+    }
+    sets.push(
+        Dataset::default()
+            .name("objective")
+            .marker(now_marker)
+            .graph_type(GraphType::Line)
+            .style(theme.accent())
+            .data(now),
+    );
+    sets
+}
+
 pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let focused = app.focus == Pane::Objective;
     let curve = &app.view.curve;
@@ -201,7 +230,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .filter_map(|p| p.s.map(|s| (p.iter as f64, s)))
         .collect();
     let has_s = !s.is_empty() && body.height >= 10;
-    let (now_marker, prev_marker) = markers(theme);
+    let (now_marker, _) = markers(theme);
     let now_text = format!(
         "{} at iter {last}",
         label(curve.last().map_or(f64::NAN, |p| p.objective))
@@ -225,26 +254,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .max()
         .unwrap_or(0);
     let axes = Axes { first, last, x, lw };
-    let mut sets = Vec::new();
-    if !before.is_empty() {
-        sets.push(
-            Dataset::default()
-                .name("previous")
-                .marker(prev_marker)
-                .graph_type(GraphType::Scatter)
-                .style(theme.dim())
-                .data(&before),
-        );
-    }
-    sets.push(
-        Dataset::default()
-            .name("objective")
-            .marker(now_marker)
-            .graph_type(GraphType::Line)
-            .style(theme.accent())
-            .data(&now),
-    );
-    let chart = Chart::new(sets)
+    let chart = Chart::new(objective_sets(&before, &now, theme))
         .x_axis(axes.x_axis(!has_s, theme))
         .y_axis(axes.y_axis(&y, theme))
         .legend_position(None);

@@ -395,6 +395,19 @@ fn render_scores(f: &mut Frame, area: Rect, theme: &Theme, plot: &Plot) {
         )
         .legend_position(None);
     f.render_widget(chart, chart_area);
+    let legend = scores_legend(theme, plot, &styles, legend_area.width as usize);
+    f.render_widget(Paragraph::new(Line::from(legend)), legend_area);
+}
+
+/// The score chart's legend in `w` cells: each series in its style, then
+/// the marks' meaning when there is room.
+fn scores_legend(
+    theme: &Theme,
+    plot: &Plot,
+    styles: &[(Style, usize); 3],
+    w: usize,
+) -> Vec<Span<'static>> {
+    let s = plot.s;
     let mark = |j: usize| {
         if theme.color && !theme.ascii {
             "─".to_string()
@@ -410,17 +423,15 @@ fn render_scores(f: &mut Frame, area: Rect, theme: &Theme, plot: &Plot) {
         legend.push(Span::styled(format!("  {} CER", mark(1)), styles[1].0));
     }
     legend.push(Span::styled(
-        format!("  {} selected (log, 1-{})", mark(2), p_all as usize),
+        format!("  {} selected (log, 1-{})", mark(2), plot.p_all as usize),
         styles[2].0,
     ));
     legend.push(Span::styled("  | now  : cursor", theme.dim()));
     let text: String = legend.iter().map(|s| s.content.as_ref()).collect();
-    if text.chars().count() <= legend_area.width as usize {
-        f.render_widget(Paragraph::new(Line::from(legend)), legend_area);
-    } else {
+    if text.chars().count() > w {
         legend.pop();
-        f.render_widget(Paragraph::new(Line::from(legend)), legend_area);
     }
+    legend
 }
 
 /// The small view: the selected count against log λ.
