@@ -620,7 +620,7 @@ fn the_ui_path_shows_no_score_where_nothing_is_selected() {
     let res = app.path.result.clone().unwrap().unwrap();
     let empty = res.points.iter().position(|p| p.selected == 0).unwrap();
     let full = res.points.iter().position(|p| p.selected > 0).unwrap();
-    app.features.path_cursor = Some(empty);
+    app.path.cursor = Some(empty);
     let frame = tui_support::screen(&mut app, 120, 40, tui_support::COLOR);
     assert!(frame.contains("0 of 13: no feature kept"), "{frame}");
     assert!(
@@ -633,7 +633,7 @@ fn the_ui_path_shows_no_score_where_nothing_is_selected() {
     let small = tui_support::screen(&mut app, 80, 24, tui_support::COLOR);
     assert!(small.contains("0 of 13: no feature kept"), "{small}");
     // Elsewhere the scores are there.
-    app.features.path_cursor = Some(full);
+    app.path.cursor = Some(full);
     let frame = tui_support::screen(&mut app, 120, 40, tui_support::COLOR);
     assert!(
         frame.contains("CER 0.") && !frame.contains("no feature kept"),

@@ -7,6 +7,7 @@ mod tui_support;
 use meanscape::algo::Ctx;
 use meanscape::algo::path::{Grid, PathAlgo, run_path};
 use meanscape::tui::app::{Action, App, Pane, PromptKind, RunStatus, Wide};
+use meanscape::tui::components::Component;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use tui_support::{ASCII, COLOR, PLAIN, finished, screen, settle, start, type_value};
@@ -185,7 +186,7 @@ fn path_is_recomputed_when_k_changes() {
     let mut app = start("wine", "lw");
     settle(&mut app, finished);
     app.update(Action::TogglePath);
-    assert!(app.show_path);
+    assert!(app.path.shown);
     settle(&mut app, path_done);
     let old = app.path.result.as_ref().unwrap().as_ref().unwrap().limit;
     assert_eq!(old, lambda_max_now(&app));
@@ -199,7 +200,7 @@ fn path_is_recomputed_when_k_changes() {
     // Hidden, a stale path is dropped and computed on showing it.
     app.update(Action::Focus(Pane::Weights));
     app.update(Action::TogglePath);
-    assert!(!app.show_path);
+    assert!(!app.path.shown);
     type_value(&mut app, "k", "4");
     settle(&mut app, |a| {
         finished(a) && a.view.config.as_ref().is_some_and(|(_, c)| c.k == 4)
@@ -306,7 +307,7 @@ fn sparse_kmeans_marker_sits_at_the_sliders_bound() {
 /// score chart is where `value` falls between `lo` and `hi` (log axis).
 fn assert_marker_at(app: &App, value: f64, lo: f64, hi: f64) {
     let mut t = Terminal::new(TestBackend::new(100, 30)).unwrap();
-    t.draw(|f| meanscape::tui::panes::path::render(f, f.area(), app, &PLAIN))
+    t.draw(|f| app.path.draw(f, f.area(), app.path_draw(), &PLAIN))
         .unwrap();
     let buf = t.backend().buffer().clone();
     let row = |y: u16| -> Vec<char> {
@@ -421,11 +422,11 @@ fn confusion_counts_are_the_contingency_of_the_labels() {
     let _ = screen(&mut app, 120, 40, COLOR);
     app.update(Action::Move(2));
     assert_eq!(
-        app.features.confusion_top,
+        app.confusion_view.top,
         2.min(
             p.features
                 .len()
-                .saturating_sub(app.features.confusion_page.get())
+                .saturating_sub(app.confusion_view.page.get())
         )
     );
     app.update(Action::Cancel);
@@ -502,7 +503,7 @@ fn wide_views_render_at_every_size_without_nan() {
     let views: [fn(&mut App); 3] = [
         |a| {
             a.update(Action::Focus(Pane::Weights));
-            a.show_path = true;
+            a.path.shown = true;
             a.inspector.open = false;
         },
         |a| {

@@ -1005,7 +1005,9 @@ fn adopt_k_is_offered_only_where_there_is_a_suggestion() {
 
 #[test]
 fn the_help_lists_the_sweep_keys() {
-    let text: String = meanscape::tui::components::help::help_lines(100, &ASCII)
+    let app = start("iris", "kmeans");
+    let sections = app.help_sections();
+    let text: String = meanscape::tui::components::help::help_lines(&sections, 100, &ASCII)
         .iter()
         .map(|l| l.to_string() + "\n")
         .collect();

@@ -232,7 +232,7 @@ fn draw_sweep(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 /// The help and the prompt, drawn over everything.
 fn overlays(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if app.help.open {
-        app.help.draw(f, area, (), theme);
+        app.help.draw(f, area, &app.help_sections(), theme);
     }
     if let Some(p) = &app.prompt {
         render_prompt(f, area, p, app, theme);

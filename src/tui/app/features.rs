@@ -1,8 +1,7 @@
 //! The feature-selection inspector: every feature of the last run by rank,
 //! weight and selected flag, filtered by a part of its name, and the
 //! selected names written to a file. Also where the keys of the wide views
-//! (inspector, path, confusion) are given their meaning. Drawing is in
-//! `panes/inspector.rs`, `panes/path.rs` and `panes/confusion.rs`.
+//! (inspector, path, confusion) go to their components.
 
 use super::{Action, App, Pane, Prompt, PromptKind, prompt};
 use crate::files;
@@ -10,22 +9,7 @@ pub use crate::tui::components::inspector::FeatureRow;
 use crate::tui::components::inspector::InspectorKeys;
 use crate::tui::components::{Component, Outcome};
 use crate::tui::keys::RIGHT_PANES;
-use std::cell::Cell;
 use std::path::{Path, PathBuf};
-
-/// State of the path cursor and the confusion view.
-#[derive(Debug, Default)]
-pub struct FeatureView {
-    /// Chosen point of the path (None: the one nearest the slider).
-    pub path_cursor: Option<usize>,
-    /// What the shown path was computed from, its own parameter left out:
-    /// a run with another key makes it stale.
-    pub path_key: String,
-    pub confusion: bool,
-    /// First profile row shown in the confusion view.
-    pub confusion_top: usize,
-    pub confusion_page: Cell<usize>,
-}
 
 /// A view that takes the whole right-hand area.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,8 +34,8 @@ impl App {
     pub fn wide_view(&self) -> Option<Wide> {
         match self.right_owner() {
             Pane::Weights if self.inspector.open => Some(Wide::Inspector),
-            Pane::Weights if self.show_path => Some(Wide::Path),
-            Pane::Metrics if self.features.confusion => Some(Wide::Confusion),
+            Pane::Weights if self.path.shown => Some(Wide::Path),
+            Pane::Metrics if self.confusion_view.open => Some(Wide::Confusion),
             _ => None,
         }
     }
@@ -131,10 +115,9 @@ impl App {
                 return true;
             }
             Action::ToggleConfusion => {
-                self.features.confusion = !self.features.confusion;
-                if self.features.confusion {
+                self.confusion_view.toggle();
+                if self.confusion_view.open {
                     self.focus = Pane::Metrics;
-                    self.features.confusion_top = 0;
                 }
                 return true;
             }
@@ -144,8 +127,16 @@ impl App {
         }
         match self.wide_view() {
             Some(Wide::Inspector) if self.focus == Pane::Weights => self.inspector_key(action),
-            Some(Wide::Path) if self.focus == Pane::Weights => self.path_key_action(action),
-            Some(Wide::Confusion) if self.focus == Pane::Metrics => self.confusion_key(action),
+            Some(Wide::Path) if self.focus == Pane::Weights => {
+                let now = self.path_value_now();
+                let outcome = self.path.handle(action, now);
+                self.follow_taken(action, outcome)
+            }
+            Some(Wide::Confusion) if self.focus == Pane::Metrics => {
+                let rows = self.profiles().map_or(0, |p| p.features.len());
+                let outcome = self.confusion_view.handle(action, rows);
+                self.follow_taken(action, outcome)
+            }
             _ => false,
         }
     }
@@ -164,7 +155,7 @@ impl App {
             return;
         }
         self.inspector.open = true;
-        self.show_path = false;
+        self.path.shown = false;
         self.focus = Pane::Weights;
     }
 
@@ -183,13 +174,18 @@ impl App {
             selected,
             base: &base,
         };
-        match self.inspector.handle(action, ctx) {
-            Outcome::Ignored => false,
-            outcome => {
-                self.follow(action, outcome);
-                true
-            }
+        let outcome = self.inspector.handle(action, ctx);
+        self.follow_taken(action, outcome)
+    }
+
+    /// Carries out `outcome` unless the view ignored the key: false then,
+    /// and the panes take it.
+    fn follow_taken(&mut self, action: &Action, outcome: Outcome) -> bool {
+        if outcome == Outcome::Ignored {
+            return false;
         }
+        self.follow(action, outcome);
+        true
     }
 
     /// Keys of the search and export prompts; false for other prompts.
@@ -269,30 +265,5 @@ impl App {
         files::write_atomic(path, text.as_bytes())?;
         let full = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         Ok(Some((names.len(), full.display().to_string())))
-    }
-
-    fn confusion_key(&mut self, action: &Action) -> bool {
-        let page = self.features.confusion_page.get().max(1);
-        let n = self.profiles().map_or(0, |p| p.features.len());
-        let f = &mut self.features;
-        // The view scrolls its profile rows; the cursor is its top row.
-        let mut top = f.confusion_top;
-        match action {
-            Action::Move(d) => {
-                let max = n.saturating_sub(page) as i64;
-                top = (top as i64 + *d as i64).clamp(0, max.max(0)) as usize;
-            }
-            Action::Step {
-                steps,
-                coarse: true,
-            } => {
-                let max = n.saturating_sub(page) as i64;
-                top = (top as i64 - (*steps as i64) * page as i64).clamp(0, max.max(0)) as usize;
-            }
-            Action::Cancel => f.confusion = false,
-            _ => return false,
-        }
-        f.confusion_top = top;
-        true
     }
 }

@@ -3,7 +3,7 @@
 
 use super::worker::{self, Msg};
 use super::{
-    App, CurvePoint, DEBOUNCE, DataView, Pane, PathView, Prompt, PromptKind, RunStatus, RunView,
+    App, CurvePoint, DEBOUNCE, DataView, Pane, PathPane, Prompt, PromptKind, RunStatus, RunView,
     ScatterMode,
 };
 use crate::algo::{self, Event};
@@ -16,8 +16,8 @@ impl App {
     /// Shows or hides the path; computes it when it is missing or was made
     /// for another algorithm.
     pub(super) fn toggle_path(&mut self) {
-        if self.show_path {
-            self.show_path = false;
+        if self.path.shown {
+            self.path.shown = false;
             return;
         }
         let id = self.algo().id().to_string();
@@ -27,14 +27,14 @@ impl App {
             self.tell(format!("{id} has no regularisation path; choose {paths}"));
             return;
         };
-        self.show_path = true;
+        self.path.shown = true;
         self.focus = Pane::Weights;
         if self.path_is_fresh() {
             return;
         }
         let Some(cfg) = self.view.config.as_ref().map(|(_, c)| c.clone()) else {
             self.tell("the path starts from a finished run's settings: wait for it");
-            self.show_path = false;
+            self.path.shown = false;
             return;
         };
         self.start_path_job(which, cfg);
@@ -144,8 +144,7 @@ impl App {
                             None => self.k = self.start_k.take(),
                         }
                         self.auto_cache.borrow_mut().clear();
-                        self.path = PathView::default();
-                        self.show_path = false;
+                        self.path = PathPane::default();
                         self.data = Some(DataView {
                             loaded: Arc::new(loaded),
                             projection,

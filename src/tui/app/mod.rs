@@ -27,10 +27,10 @@ pub mod sweep_view;
 pub mod worker;
 
 pub use crate::session::StartOptions;
+pub use crate::tui::components::confusion::{Confusion, Profiles, confusion};
+pub use crate::tui::components::path::{PathSeries, path_series};
 pub use crate::tui::keys::{Action, Pane};
-pub use confusion::{Confusion, Profiles, confusion};
-pub use features::{FeatureRow, FeatureView, Wide};
-pub use path_cursor::{PathSeries, path_series};
+pub use features::{FeatureRow, Wide};
 pub use prompt::{Prompt, PromptKind};
 pub use slider::Slider;
 
@@ -40,12 +40,14 @@ use crate::data::{LoadOptions, Scaling};
 use crate::error::Error;
 use crate::metrics::Scores;
 use crate::session::Loaded;
+use crate::tui::components::confusion::ConfusionView;
 use crate::tui::components::controls::{ControlsCtx, ControlsView};
-use crate::tui::components::help::HelpView;
+use crate::tui::components::help::{HelpView, Section};
 use crate::tui::components::inspector::Inspector;
+use crate::tui::components::path::PathPane;
 use crate::tui::components::sweep::SweepPane;
 use crate::tui::components::{Component, Outcome, Request};
-use crate::tui::keys::{Context, RIGHT_PANES};
+use crate::tui::keys::{self, Context, RIGHT_PANES};
 use projection::Projection;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -133,16 +135,6 @@ pub enum ScatterMode {
     Features(usize, usize),
 }
 
-/// The regularisation path shown in the Feature weights pane.
-#[derive(Default)]
-pub struct PathView {
-    pub job: Option<Job>,
-    pub progress: f64,
-    /// The algorithm and its λ (or bound) when the path was asked for.
-    pub for_algo: String,
-    pub result: Option<Result<crate::algo::path::PathResult, String>>,
-}
-
 /// The dataset as loaded, with its projection.
 pub struct DataView {
     pub loaded: Arc<Loaded>,
@@ -190,12 +182,12 @@ pub struct App {
     /// When the message goes by itself; None: at the next key.
     pub message_until: Option<Instant>,
     pub scatter: ScatterMode,
-    pub show_path: bool,
-    pub path: PathView,
+    /// The regularisation path, shown in the Feature weights pane.
+    pub path: PathPane,
     /// The feature inspector.
     pub inspector: Inspector,
-    /// The path's cursor, the confusion view.
-    pub features: FeatureView,
+    /// The confusion matrix and profiles, in place of the Metrics pane.
+    pub confusion_view: ConfusionView,
     /// The last sweep (or k-scan), its view and the marked axes.
     pub sweep: SweepPane,
     /// The list of non-numeric settings (O).
@@ -297,10 +289,9 @@ impl App {
             message: None,
             message_until: None,
             scatter: ScatterMode::Pca,
-            show_path: false,
-            path: PathView::default(),
+            path: PathPane::default(),
             inspector: Inspector::default(),
-            features: FeatureView::default(),
+            confusion_view: ConfusionView::default(),
             sweep: SweepPane::default(),
             controls_view: ControlsView::default(),
             quit: false,
@@ -337,6 +328,22 @@ impl App {
         } else {
             Context::Panes
         }
+    }
+
+    /// The help's sections: the panes' keys, then each view's commands.
+    /// The panes are not one component: their rows are the key table's
+    /// for their context, the views they hold (path, confusion,
+    /// inspector, History) among them.
+    pub fn help_sections(&self) -> Vec<Section> {
+        vec![
+            (None, keys::help_rows(Context::Panes)),
+            (
+                Some("In a sweep or k-scan (S, K; v shows the last one)"),
+                self.sweep.commands(),
+            ),
+            // A prompt is not a component: the key table's rows.
+            (Some("In a prompt"), keys::help_rows(Context::Prompt)),
+        ]
     }
 
     pub fn loaded(&self) -> Option<&Loaded> {
@@ -423,6 +430,7 @@ impl App {
             Request::Restore => self.restore_selected(),
             Request::ApplyCell => self.apply_cell(),
             Request::AdoptK => self.adopt_k(),
+            Request::ApplyPathPoint => self.apply_path_cursor(),
         }
     }
 

@@ -1,107 +1,13 @@
 //! The regularisation path seen from the app: kept fresh (a run with other
 //! settings than the path's — k, data, scaling, seed, any other parameter —
-//! recomputes it), its cursor (Enter sets the slider to the cursor's
-//! value), and the series drawn along it.
+//! recomputes it), and its cursor (Enter sets the slider to the cursor's
+//! value).
 
 use super::features::Wide;
-use super::{Action, App, PathView, worker};
+use super::{App, worker};
 use crate::algo::RunConfig;
 use crate::algo::path::{PathAlgo, PathResult};
-
-/// What the path view draws, in the order of its x axis (log₁₀ of the
-/// grid value, increasing to the right).
-#[derive(Debug, Clone, PartialEq)]
-pub struct PathSeries {
-    /// Indices of the path's points, by increasing grid value.
-    pub order: Vec<usize>,
-    /// log₁₀ of each point's grid value, in `order`.
-    pub x: Vec<f64>,
-    pub selected: Vec<usize>,
-    /// "NMI" with labels, else "stability".
-    pub score_name: &'static str,
-    /// In [0, 1], in `order`.
-    pub score: Vec<f64>,
-    /// 1 − ACC, with labels.
-    pub cer: Option<Vec<f64>>,
-    /// The features drawn as curves, most weight along the path first.
-    pub top: Vec<usize>,
-}
-
-/// The series of `res`: the score against `truth` (NMI and CER), or
-/// without labels the stability of the partition along the path (mean ARI
-/// with the neighbouring points), and the `top` features by their weight
-/// summed along the path. Points with a grid value ≤ 0 have no place on a
-/// log axis and are left out.
-pub fn path_series(res: &PathResult, truth: Option<&[usize]>, top: usize) -> PathSeries {
-    let mut order: Vec<usize> = (0..res.points.len())
-        .filter(|&i| res.points[i].lambda.is_finite() && res.points[i].lambda > 0.0)
-        .collect();
-    order.sort_by(|&a, &b| res.points[a].lambda.total_cmp(&res.points[b].lambda));
-    let pts = |i: usize| &res.points[i];
-    let x = order.iter().map(|&i| pts(i).lambda.log10()).collect();
-    let selected = order.iter().map(|&i| pts(i).selected).collect();
-    let usable = |t: &[usize]| order.iter().all(|&i| pts(i).labels.len() == t.len());
-    let (score_name, score, cer) = match truth.filter(|t| usable(t)) {
-        Some(t) => {
-            let s: Vec<_> = order
-                .iter()
-                .map(|&i| crate::metrics::Scores::compute(t, &pts(i).labels))
-                .collect();
-            (
-                "NMI",
-                s.iter().map(|s| s.nmi).collect(),
-                Some(s.iter().map(|s| 1.0 - s.acc).collect()),
-            )
-        }
-        None => {
-            let ari = |a: usize, b: usize| crate::metrics::ari(&pts(a).labels, &pts(b).labels);
-            let stab = (0..order.len())
-                .map(|j| {
-                    let near: Vec<usize> = [j.checked_sub(1), Some(j + 1)]
-                        .into_iter()
-                        .flatten()
-                        .filter(|&m| m < order.len())
-                        .collect();
-                    if near.is_empty() {
-                        return 1.0;
-                    }
-                    near.iter().map(|&m| ari(order[j], order[m])).sum::<f64>() / near.len() as f64
-                })
-                .map(|v: f64| {
-                    if v.is_finite() {
-                        v.clamp(0.0, 1.0)
-                    } else {
-                        0.0
-                    }
-                })
-                .collect();
-            ("stability", stab, None)
-        }
-    };
-    let p = res.points.first().map_or(0, |q| q.feature_weights.len());
-    let mut mass: Vec<(usize, f64)> = (0..p)
-        .map(|j| {
-            let m: f64 = res
-                .points
-                .iter()
-                .filter_map(|q| q.feature_weights.get(j))
-                .filter(|v| v.is_finite())
-                .sum();
-            (j, m)
-        })
-        .filter(|(_, m)| *m > 0.0)
-        .collect();
-    mass.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    PathSeries {
-        order,
-        x,
-        selected,
-        score_name,
-        score,
-        cer,
-        top: mass.into_iter().take(top).map(|(j, _)| j).collect(),
-    }
-}
+use crate::tui::components::path::{PathDraw, PathPane};
 
 impl App {
     /// What a path of algorithm `id` computed from `cfg` depends on: all
@@ -136,30 +42,28 @@ impl App {
         if let Some(job) = self.path.job.take() {
             job.cancel();
         }
-        self.features.path_key = self.path_key_for(which.id(), &cfg);
-        self.features.path_cursor = None;
-        self.path = PathView {
+        self.path = PathPane {
+            shown: self.path.shown,
+            key: self.path_key_for(which.id(), &cfg),
             job: Some(worker::start_path(which, problem, cfg)),
-            progress: 0.0,
             for_algo: which.id().to_string(),
-            result: None,
+            ..PathPane::default()
         };
     }
 
     /// Whether the path there is (or is being computed) was made from the
     /// last run's settings.
     pub(super) fn path_is_fresh(&self) -> bool {
-        let has = self.path.job.is_some() || self.path.result.is_some();
-        has && self.view.config.as_ref().is_some_and(|(id, cfg)| {
-            *id == self.path.for_algo && self.path_key_for(id, cfg) == self.features.path_key
-        })
+        self.path.has_path()
+            && self.view.config.as_ref().is_some_and(|(id, cfg)| {
+                *id == self.path.for_algo && self.path_key_for(id, cfg) == self.path.key
+            })
     }
 
     /// Called as a run starts: a path made for other settings is dropped,
     /// and computed again at once while it is shown.
     pub(super) fn refresh_path(&mut self) {
-        let has = self.path.job.is_some() || self.path.result.is_some();
-        if !has || self.path_is_fresh() {
+        if !self.path.has_path() || self.path_is_fresh() {
             return;
         }
         let Some((id, cfg)) = self.view.config.clone() else {
@@ -168,13 +72,14 @@ impl App {
         if let Some(job) = self.path.job.take() {
             job.cancel();
         }
-        self.path = PathView::default();
-        self.features.path_key.clear();
-        self.features.path_cursor = None;
+        self.path = PathPane {
+            shown: self.path.shown,
+            ..PathPane::default()
+        };
         match PathAlgo::from_id(&id) {
-            Ok(which) if self.show_path => self.start_path_job(which, cfg),
+            Ok(which) if self.path.shown => self.start_path_job(which, cfg),
             Ok(_) => {}
-            Err(_) => self.show_path = false,
+            Err(_) => self.path.shown = false,
         }
     }
 
@@ -192,53 +97,31 @@ impl App {
     }
 
     fn path_result(&self) -> Option<&PathResult> {
-        self.path.result.as_ref()?.as_ref().ok()
+        self.path.finished()
     }
 
     /// The point the path's cursor is on: the one chosen, else the one
     /// nearest (on the log axis) to the slider's value.
     pub fn path_cursor(&self) -> Option<usize> {
-        let res = self.path_result()?;
-        let n = res.points.len();
-        if n == 0 {
-            return None;
-        }
-        if let Some(c) = self.features.path_cursor {
-            return Some(c.min(n - 1));
-        }
-        let now = self.path_value_now().map_or(0.0, f64::log10);
-        (0..n)
-            .filter(|&i| res.points[i].lambda > 0.0)
-            .min_by(|&a, &b| {
-                let d = |i: usize| (res.points[i].lambda.log10() - now).abs();
-                d(a).total_cmp(&d(b))
-            })
+        self.path.cursor_at(self.path_value_now())
     }
 
-    /// ←/→ move the cursor along the axis, Enter sets the slider to it.
-    pub(super) fn path_key_action(&mut self, action: &Action) -> bool {
-        match action {
-            Action::Step { steps, coarse } => {
-                let Some(res) = self.path_result() else {
-                    return true;
-                };
-                let order = path_series(res, None, 0).order;
-                let Some(c) = self.path_cursor() else {
-                    return true;
-                };
-                let pos = order.iter().position(|&i| i == c).unwrap_or(0) as i64;
-                let by = if *coarse { 5 } else { 1 } * *steps as i64;
-                let to = (pos + by).clamp(0, order.len() as i64 - 1) as usize;
-                self.features.path_cursor = order.get(to).copied();
-            }
-            Action::Activate => self.apply_path_cursor(),
-            _ => return false,
+    /// What the path view reads to draw itself.
+    pub fn path_draw(&self) -> PathDraw<'_> {
+        let dataset = self.loaded().map(|l| &l.dataset);
+        PathDraw {
+            focused: self.focus == super::Pane::Weights,
+            truth: dataset
+                .and_then(|d| d.labels.as_ref())
+                .map(|t| t.ids.as_slice()),
+            names: dataset.map_or(&[], |d| d.feature_names.as_slice()),
+            k: self.view.config.as_ref().map_or(0, |(_, c)| c.k),
+            now: self.path_value_now(),
         }
-        true
     }
 
     /// Sets the path's parameter to the cursor's value and re-runs.
-    fn apply_path_cursor(&mut self) {
+    pub(super) fn apply_path_cursor(&mut self) {
         let Some(i) = self.path_cursor() else {
             self.tell("the path is not ready yet");
             return;
@@ -254,7 +137,7 @@ impl App {
         // was computed from (k, seed, the other parameters, the data).
         if let Some(Ok(cfg)) = self.next_config() {
             let now = self.path_key_for(&self.path.for_algo, &cfg);
-            if now != self.features.path_key {
+            if now != self.path.key {
                 let words = |a: &str, b: &str| -> String {
                     let theirs: Vec<&str> = b.split_whitespace().collect();
                     a.split_whitespace()
@@ -264,8 +147,8 @@ impl App {
                 };
                 self.tell(format!(
                     "the path ran with {}; now {}: it is computed again as the next run starts, then Enter applies",
-                    words(&self.features.path_key, &now),
-                    words(&now, &self.features.path_key)
+                    words(&self.path.key, &now),
+                    words(&now, &self.path.key)
                 ));
                 return;
             }
@@ -281,7 +164,7 @@ impl App {
         match sliders[idx].spec.check(point.lambda) {
             Ok(v) => {
                 self.set_slider(idx, Some(v));
-                self.features.path_cursor = Some(i);
+                self.path.cursor = Some(i);
                 self.note(format!(
                     "{param} = {} from the path ({} features selected there); re-running",
                     crate::algo::params::fmt_num(v),

@@ -3,13 +3,19 @@
 //! recommended k) back to the sliders. The view's own state and keys are
 //! in `components/sweep.rs`.
 
+use super::sweep_context::SweepContext;
 use super::sweep_view::{
     DEFAULT_SEEDS, KSCAN_MAX, Panel, SweepKind, SweepText, SweepView, default_axis, kind_of,
     parse_text,
 };
 use super::{App, Prompt, PromptKind};
+use crate::algo::Algorithm;
+use crate::session::Loaded;
 use crate::sweep;
 use std::time::{Duration, Instant};
+
+/// Each algorithm of a sweep with its plan, as the worker runs them.
+type Families = Vec<(Box<dyn Algorithm>, sweep::Plan)>;
 
 impl App {
     /// Marks the focused slider as a sweep axis, or unmarks it. At most
@@ -130,73 +136,7 @@ impl App {
             return Err("no data loaded yet".into());
         };
         let loaded = data.loaded.clone();
-        let SweepText {
-            axes,
-            seeds,
-            resamples,
-            algos,
-        } = parse_text(text)?;
-        let ids = if algos.is_empty() {
-            vec![self.algo().id().to_string()]
-        } else {
-            algos
-        };
-        let names: Vec<String> = axes.iter().map(|a| a.name.clone()).collect();
-        let several = ids.len() > 1;
-        // Every family is planned (and so checked) before any runs.
-        let mut families = Vec::with_capacity(ids.len());
-        let mut contexts = Vec::with_capacity(ids.len());
-        for id in &ids {
-            let algo = crate::algo::find(id).map_err(|e| e.to_string())?;
-            let on_axis = |n: &str| axes.iter().any(|a| a.name == n);
-            let given: Vec<(String, f64)> = self
-                .overrides
-                .iter()
-                .filter(|((a, n), _)| a == algo.id() && !on_axis(n))
-                .map(|((_, n), v)| (n.clone(), *v))
-                .collect();
-            let options: Vec<(String, String)> = self
-                .options_for(algo.as_ref())
-                .into_iter()
-                .filter(|(n, _)| !on_axis(n))
-                .collect();
-            let req = sweep::Request {
-                k: self.current_k(),
-                seed: self.seed,
-                seeds,
-                init: self.init,
-                given,
-                options,
-                axes: axes.clone(),
-                // The view shows the cells as they come and Esc stops it.
-                time_limit: None,
-                // A k-scan resamples unless told not to (prediction strength
-                // and the gap choose k); a grid only when asked, as each
-                // resample costs about three runs per cell.
-                resamples: resamples.unwrap_or(match kind {
-                    SweepKind::KScan => sweep::resample::DEFAULT_RESAMPLES,
-                    SweepKind::Grid => 0,
-                }),
-            };
-            let mut plan = sweep::plan(algo.as_ref(), &loaded.problem, req).map_err(|e| {
-                if several {
-                    format!("{id}: {e}")
-                } else {
-                    e.to_string()
-                }
-            })?;
-            // As `meanscape sweep -a a,b`: the gap's reference sets are
-            // full-size data sets, a graph or Gram matrix each for a
-            // kernel method.
-            if several {
-                plan.resampling.gap &= !algo.caps().kernels;
-            }
-            contexts.push(
-                self.sweep_context_for(algo.as_ref(), &names)
-                    .ok_or_else(|| "no data loaded yet".to_string())?,
-            );
-            families.push((algo, plan));
-        }
+        let (families, mut contexts) = self.plan_families(&parse_text(text)?, kind, &loaded)?;
         let sliders = self.sliders();
         let plan = families[0].1.clone();
         let current = plan
@@ -236,6 +176,89 @@ impl App {
         });
         self.sweep.shown = true;
         Ok(())
+    }
+
+    /// The plan and settings of each algorithm the sweep `st` runs (the
+    /// current one when it names none). Every family is planned, and so
+    /// checked, before any runs.
+    fn plan_families(
+        &self,
+        st: &SweepText,
+        kind: SweepKind,
+        loaded: &Loaded,
+    ) -> Result<(Families, Vec<SweepContext>), String> {
+        let ids = if st.algos.is_empty() {
+            vec![self.algo().id().to_string()]
+        } else {
+            st.algos.clone()
+        };
+        let names: Vec<String> = st.axes.iter().map(|a| a.name.clone()).collect();
+        let several = ids.len() > 1;
+        let mut families = Vec::with_capacity(ids.len());
+        let mut contexts = Vec::with_capacity(ids.len());
+        for id in &ids {
+            let algo = crate::algo::find(id).map_err(|e| e.to_string())?;
+            let req = self.sweep_request(algo.as_ref(), st, kind);
+            let mut plan = sweep::plan(algo.as_ref(), &loaded.problem, req).map_err(|e| {
+                if several {
+                    format!("{id}: {e}")
+                } else {
+                    e.to_string()
+                }
+            })?;
+            // As `meanscape sweep -a a,b`: the gap's reference sets are
+            // full-size data sets, a graph or Gram matrix each for a
+            // kernel method.
+            if several {
+                plan.resampling.gap &= !algo.caps().kernels;
+            }
+            contexts.push(
+                self.sweep_context_for(algo.as_ref(), &names)
+                    .ok_or_else(|| "no data loaded yet".to_string())?,
+            );
+            families.push((algo, plan));
+        }
+        Ok((families, contexts))
+    }
+
+    /// The sweep of `algo` with the settings now, but for those on the
+    /// axes of `st`.
+    fn sweep_request(
+        &self,
+        algo: &dyn Algorithm,
+        st: &SweepText,
+        kind: SweepKind,
+    ) -> sweep::Request {
+        let on_axis = |n: &str| st.axes.iter().any(|a| a.name == n);
+        let given: Vec<(String, f64)> = self
+            .overrides
+            .iter()
+            .filter(|((a, n), _)| a == algo.id() && !on_axis(n))
+            .map(|((_, n), v)| (n.clone(), *v))
+            .collect();
+        let options: Vec<(String, String)> = self
+            .options_for(algo)
+            .into_iter()
+            .filter(|(n, _)| !on_axis(n))
+            .collect();
+        sweep::Request {
+            k: self.current_k(),
+            seed: self.seed,
+            seeds: st.seeds,
+            init: self.init,
+            given,
+            options,
+            axes: st.axes.clone(),
+            // The view shows the cells as they come and Esc stops it.
+            time_limit: None,
+            // A k-scan resamples unless told not to (prediction strength
+            // and the gap choose k); a grid only when asked, as each
+            // resample costs about three runs per cell.
+            resamples: st.resamples.unwrap_or(match kind {
+                SweepKind::KScan => sweep::resample::DEFAULT_RESAMPLES,
+                SweepKind::Grid => 0,
+            }),
+        }
     }
 
     /// Takes what the sweep job has sent.

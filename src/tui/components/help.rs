@@ -1,5 +1,6 @@
 //! The help overlay (? or F1): every key of the panes, the sweep view and
-//! a prompt, from the key table, scrolled when it does not fit.
+//! a prompt, as the components list them from the key table, scrolled
+//! when it does not fit.
 
 use super::{Component, Outcome};
 use crate::tui::keys::{self, Action, Context};
@@ -28,26 +29,25 @@ impl HelpView {
 /// The closing note of the help overlay.
 const HELP_NOTE: &str = "Any change cancels the run in flight and starts a new one; kernels and feature maps are reused. Sliders marked * differ from their default; on a bar, │ marks the default and a log-scale bar spans three decades either side of it.";
 
-/// The help overlay's lines at inner width `w`: the keys of the panes,
-/// then those of the sweep view and of a prompt, in a column, their text
-/// wrapped beside them.
+/// A part of the help: its heading (none for the first) and its rows,
+/// (keys, what they do).
+pub type Section = (Option<&'static str>, Vec<(String, &'static str)>);
+
+/// The help overlay's lines at inner width `w`: each section's keys in a
+/// column, their text wrapped beside them.
 /// The help's own keys are in its title and the hint bar.
-pub fn help_lines(w: usize, theme: &Theme) -> Vec<Line<'static>> {
+pub fn help_lines(parts: &[Section], w: usize, theme: &Theme) -> Vec<Line<'static>> {
     let key_w = if w >= 70 { 22 } else { 12 };
     let text_w = w.saturating_sub(key_w).max(10);
     let mut lines = Vec::new();
-    let mut rows = keys::help_rows(Context::Panes);
-    // Each section after the panes' keys starts at a row, with a heading.
+    let mut rows = Vec::new();
+    // Each section after the first starts at a row, with a heading.
     let mut sections = Vec::new();
-    for (context, heading) in [
-        (
-            Context::Sweep,
-            "In a sweep or k-scan (S, K; v shows the last one)",
-        ),
-        (Context::Prompt, "In a prompt"),
-    ] {
-        sections.push((rows.len(), heading));
-        rows.extend(keys::help_rows(context));
+    for (heading, part) in parts {
+        if let Some(heading) = heading {
+            sections.push((rows.len(), *heading));
+        }
+        rows.extend(part.iter().cloned());
     }
     for (i, (k, v)) in rows.iter().enumerate() {
         if let Some((_, heading)) = sections.iter().find(|(at, _)| *at == i) {
@@ -81,7 +81,8 @@ pub fn help_lines(w: usize, theme: &Theme) -> Vec<Line<'static>> {
 }
 
 impl Component for HelpView {
-    type DrawCtx<'a> = ();
+    /// The sections to list.
+    type DrawCtx<'a> = &'a [Section];
     type KeyCtx<'a> = ();
     const CONTEXT: Context = Context::Help;
 
@@ -99,9 +100,9 @@ impl Component for HelpView {
         Outcome::Handled
     }
 
-    fn draw(&self, f: &mut Frame, area: Rect, _: (), theme: &Theme) {
+    fn draw(&self, f: &mut Frame, area: Rect, parts: &[Section], theme: &Theme) {
         let w = (area.width.saturating_sub(4)).min(100);
-        let lines = help_lines(w.saturating_sub(2) as usize, theme);
+        let lines = help_lines(parts, w.saturating_sub(2) as usize, theme);
         let h = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
         let r = Rect {
             x: area.x + (area.width - w) / 2,

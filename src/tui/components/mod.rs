@@ -7,10 +7,12 @@
 //! the UI comes in as its context, and what only `App` can do (open a
 //! prompt, change a setting) goes back as a [`Request`].
 
+pub mod confusion;
 pub mod controls;
 pub mod help;
 pub mod history;
 pub mod inspector;
+pub mod path;
 pub mod sweep;
 
 use crate::tui::app::prompt::Prompt;
@@ -48,6 +50,8 @@ pub enum Request {
     AdoptK,
     /// Restore the History's highlighted run.
     Restore,
+    /// Set the path's parameter to the path cursor's value and re-run.
+    ApplyPathPoint,
 }
 
 pub trait Component {
@@ -67,5 +71,30 @@ pub trait Component {
     /// rows of its context.
     fn commands(&self) -> Vec<(String, &'static str)> {
         keys::help_rows(Self::CONTEXT)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Component;
+    use crate::tui::keys::{self, Context};
+
+    /// The help lists the panes' rows of the key table: every command a
+    /// view of the panes names is there, so the table stays the one source.
+    #[test]
+    fn the_views_commands_are_the_panes_rows() {
+        let panes = keys::help_rows(Context::Panes);
+        let views = [
+            super::path::PathPane::default().commands(),
+            super::confusion::ConfusionView::default().commands(),
+            crate::tui::app::history::History::default().commands(),
+            super::inspector::Inspector::default().commands(),
+        ];
+        for commands in views {
+            assert!(!commands.is_empty());
+            for row in commands {
+                assert!(panes.contains(&row), "{row:?}");
+            }
+        }
     }
 }

@@ -12,7 +12,9 @@ pub use action::{Action, Context, Pane, RIGHT_PANES};
 pub use hits::HitMap;
 pub use kinds::{Binding, Does, Key};
 pub use table::KEYS;
-pub use text::{HISTORY, help_rows, hints, hints_where, history_hints, readme_table};
+pub use text::{
+    HISTORY, help_rows, help_rows_for, hints, hints_where, history_hints, readme_table,
+};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseEvent};
 

@@ -152,6 +152,18 @@ pub fn help_rows(context: Context) -> Vec<(String, &'static str)> {
     rows(context).map(|b| (label(b), b.help)).collect()
 }
 
+/// The help's rows in `context` that bind one of `actions`.
+pub fn help_rows_for(context: Context, actions: &[Action]) -> Vec<(String, &'static str)> {
+    rows(context)
+        .filter(|b| {
+            b.keys
+                .iter()
+                .any(|(_, d)| matches!(d, Does::Act(a) if actions.contains(a)))
+        })
+        .map(|b| (label(b), b.help))
+        .collect()
+}
+
 /// The user guide's key table (docs/guide/tui.md), every context, as Markdown.
 pub fn readme_table() -> String {
     let mut out = String::from("| key | |\n|---|---|\n");

@@ -4,7 +4,9 @@
 
 use super::theme::Theme;
 use super::{block, clip};
-use crate::tui::app::{App, Pane};
+use crate::data::Scaling;
+use crate::tui::app::{Pane, Profiles};
+use crate::tui::components::confusion::{ConfusionDraw, ConfusionView};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -21,10 +23,10 @@ fn mean(v: f64) -> String {
     }
 }
 
-fn confusion_lines(app: &App, w: usize, theme: &Theme) -> (Vec<Line<'static>>, String) {
+fn confusion_lines(ctx: &ConfusionDraw, w: usize, theme: &Theme) -> (Vec<Line<'static>>, String) {
     let mut lines = Vec::new();
-    let Some(c) = app.confusion() else {
-        let why = if app.loaded().is_some_and(|l| l.dataset.labels.is_none()) {
+    let Some(c) = &ctx.confusion else {
+        let why = if ctx.unlabelled {
             "no labels: no confusion matrix (give --label COLUMN)"
         } else {
             "the confusion matrix appears once the run has labelled every point"
@@ -100,87 +102,21 @@ fn confusion_lines(app: &App, w: usize, theme: &Theme) -> (Vec<Line<'static>>, S
     (lines, format!("ACC {acc:.3}"))
 }
 
-pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let focused = app.focus == Pane::Metrics;
+pub fn render(f: &mut Frame, area: Rect, view: &ConfusionView, ctx: &ConfusionDraw, theme: &Theme) {
     let w = area.width.saturating_sub(2) as usize;
     let h = area.height.saturating_sub(2) as usize;
-    let (mut lines, acc) = confusion_lines(app, w, theme);
+    let (mut lines, acc) = confusion_lines(ctx, w, theme);
     lines.push(Line::from(""));
-    match app.profiles() {
+    match &ctx.profiles {
         Some(p) => {
-            let k = p.sizes.len();
-            let vw = 8;
-            // Names give way to the clusters' columns, down to 7 cells.
-            let name_w = p
-                .features
-                .iter()
-                .map(|r| r.name.chars().count())
-                .max()
-                .unwrap_or(4)
-                .clamp(7, 16)
-                .min(w.saturating_sub(5 + k * (vw + 1)).max(7));
-            let lead = 5 + name_w;
-            let fit = (w.saturating_sub(lead) / (vw + 1)).max(1);
-            let shown_k = k.min(fit);
             // Title, header, and at least one row.
             let room = h.saturating_sub(lines.len() + 2).max(1);
-            app.features.confusion_page.set(room);
-            let top = app
-                .features
-                .confusion_top
-                .min(p.features.len().saturating_sub(room));
-            let end = (top + room).min(p.features.len());
-            // Whole parts, most useful first, as many as fit.
-            let title = super::fit_parts(
-                &[
-                    "Profiles: cluster means".to_string(),
-                    format!("rows {}-{} of {}", top + 1, end, p.features.len()),
-                    app.loaded().map_or_else(String::new, |l| {
-                        format!("selected features, scale {}", l.scale)
-                    }),
-                    "↑/↓ scroll".to_string(),
-                ],
-                w,
-            );
-            lines.push(Line::from(Span::styled(
-                clip(&theme.text(&title), w),
-                theme.title(),
-            )));
-            let mut head = format!("{:>4} {:<name_w$}", "rank", "feature");
-            for (j, n) in p.sizes.iter().enumerate().take(shown_k) {
-                head.push_str(&format!(" {:>vw$}", format!("C{}({n})", j + 1)));
-            }
-            if shown_k < k {
-                head.push_str(&format!(" +{}", k - shown_k));
-            }
-            lines.push(Line::from(Span::styled(clip(&head, w), theme.dim())));
-            for (r, means) in p.features.iter().zip(&p.means).skip(top).take(room) {
-                // The cluster where the feature is highest stands out.
-                let hi = means
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, v)| v.is_finite())
-                    .max_by(|a, b| a.1.total_cmp(b.1))
-                    .map(|(j, _)| j);
-                let name = theme.text(&r.name).into_owned();
-                let mut spans = vec![Span::raw(format!(
-                    "{:>4} {:<name_w$}",
-                    r.rank,
-                    clip(&name, name_w)
-                ))];
-                for (j, v) in means.iter().enumerate().take(shown_k) {
-                    let style = if Some(j) == hi {
-                        theme.cluster(j)
-                    } else {
-                        ratatui::style::Style::default()
-                    };
-                    spans.push(Span::styled(format!(" {:>vw$}", mean(*v)), style));
-                }
-                lines.push(Line::from(spans));
-            }
+            view.page.set(room);
+            let top = view.top.min(p.features.len().saturating_sub(room));
+            lines.extend(profile_lines(p, top, room, ctx.scale, w, theme));
         }
         None => {
-            let text = if app.view.feature_weights.is_some() {
+            let text = if ctx.weighted {
                 "profiles: no feature is selected".to_string()
             } else {
                 let weighing = crate::algo::ids(|a| a.weighs() == crate::algo::Weighs::Features);
@@ -196,7 +132,81 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
     let extra = format!("confusion · {acc}");
     f.render_widget(
-        Paragraph::new(lines).block(block(Pane::Metrics, focused, theme, &extra, area.width)),
+        Paragraph::new(lines).block(block(Pane::Metrics, ctx.focused, theme, &extra, area.width)),
         area,
     );
+}
+
+/// The profiles' title, header and `room` rows from `top`.
+fn profile_lines(
+    p: &Profiles,
+    top: usize,
+    room: usize,
+    scale: Option<Scaling>,
+    w: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let k = p.sizes.len();
+    let vw = 8;
+    // Names give way to the clusters' columns, down to 7 cells.
+    let name_w = p
+        .features
+        .iter()
+        .map(|r| r.name.chars().count())
+        .max()
+        .unwrap_or(4)
+        .clamp(7, 16)
+        .min(w.saturating_sub(5 + k * (vw + 1)).max(7));
+    let lead = 5 + name_w;
+    let fit = (w.saturating_sub(lead) / (vw + 1)).max(1);
+    let shown_k = k.min(fit);
+    let end = (top + room).min(p.features.len());
+    // Whole parts, most useful first, as many as fit.
+    let title = super::fit_parts(
+        &[
+            "Profiles: cluster means".to_string(),
+            format!("rows {}-{} of {}", top + 1, end, p.features.len()),
+            scale.map_or_else(String::new, |s| format!("selected features, scale {s}")),
+            "↑/↓ scroll".to_string(),
+        ],
+        w,
+    );
+    lines.push(Line::from(Span::styled(
+        clip(&theme.text(&title), w),
+        theme.title(),
+    )));
+    let mut head = format!("{:>4} {:<name_w$}", "rank", "feature");
+    for (j, n) in p.sizes.iter().enumerate().take(shown_k) {
+        head.push_str(&format!(" {:>vw$}", format!("C{}({n})", j + 1)));
+    }
+    if shown_k < k {
+        head.push_str(&format!(" +{}", k - shown_k));
+    }
+    lines.push(Line::from(Span::styled(clip(&head, w), theme.dim())));
+    for (r, means) in p.features.iter().zip(&p.means).skip(top).take(room) {
+        // The cluster where the feature is highest stands out.
+        let hi = means
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.is_finite())
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map(|(j, _)| j);
+        let name = theme.text(&r.name).into_owned();
+        let mut spans = vec![Span::raw(format!(
+            "{:>4} {:<name_w$}",
+            r.rank,
+            clip(&name, name_w)
+        ))];
+        for (j, v) in means.iter().enumerate().take(shown_k) {
+            let style = if Some(j) == hi {
+                theme.cluster(j)
+            } else {
+                ratatui::style::Style::default()
+            };
+            spans.push(Span::styled(format!(" {:>vw$}", mean(*v)), style));
+        }
+        lines.push(Line::from(spans));
+    }
+    lines
 }

@@ -85,25 +85,126 @@ fn waiting(app: &App) -> String {
     }
 }
 
+/// The iteration axis both charts share, and the width of their value
+/// labels (the same on both, so that their iteration axes line up).
+struct Axes {
+    first: usize,
+    last: usize,
+    x: [f64; 2],
+    lw: usize,
+}
+
+impl Axes {
+    fn x_axis(&self, labelled: bool, theme: &Theme) -> Axis<'static> {
+        let (first, last) = (self.first, self.last);
+        let labels = if !labelled {
+            vec![]
+        } else if last > first {
+            vec![
+                Line::from(first.to_string()),
+                Line::from(format!("{last} iter")),
+            ]
+        } else {
+            vec![
+                Line::from(""),
+                Line::from(format!("{last} iter")),
+                Line::from(""),
+            ]
+        };
+        Axis::default()
+            .bounds(self.x)
+            .labels(labels)
+            .style(theme.dim())
+    }
+
+    fn y_axis(&self, r: &Range, theme: &Theme) -> Axis<'static> {
+        let lw = self.lw;
+        let labels: Vec<Line<'static>> = r
+            .labels
+            .iter()
+            .map(|l| Line::from(format!("{l:>lw$}")))
+            .collect();
+        Axis::default()
+            .bounds(r.bounds)
+            .labels(labels)
+            .style(theme.dim())
+    }
+}
+
+/// The pane while the run has no iteration: what it is doing, and the
+/// stage's progress.
+fn render_waiting(f: &mut Frame, area: Rect, app: &App, focused: bool, theme: &Theme) {
+    let body = inner(area);
+    f.render_widget(block(Pane::Objective, focused, theme, "", area.width), area);
+    let mut lines: Vec<Line> = wrap(&theme.text(&waiting(app)), body.width as usize)
+        .into_iter()
+        .map(|l| Line::from(Span::styled(l, theme.dim())))
+        .collect();
+    if let Some((_, done)) = &app.view.stage {
+        lines.push(Line::from(Span::styled(
+            bar(*done, body.width as usize, theme),
+            theme.warn(),
+        )));
+    }
+    f.render_widget(Paragraph::new(lines), body);
+}
+
+/// Title parts, most needed first: what the dots are, the value now,
+/// what the lower chart is; those that do not fit are left out.
+fn title(previous: bool, now: &str, has_s: bool, theme: &Theme) -> String {
+    let mut parts = Vec::new();
+    if previous {
+        parts.push(if theme.color {
+            "grey: previous run"
+        } else if theme.ascii {
+            ". previous run"
+        } else {
+            "• previous run"
+        });
+    }
+    parts.push(now);
+    if has_s {
+        parts.push("below: s");
+    }
+    parts.join(" · ")
+}
+
+/// The objective's line over the previous run's dots (when any).
+fn objective_sets<'a>(
+    before: &'a [(f64, f64)],
+    now: &'a [(f64, f64)],
+    theme: &Theme,
+) -> Vec<Dataset<'a>> {
+    let (now_marker, prev_marker) = markers(theme);
+    let mut sets = Vec::new();
+    if !before.is_empty() {
+        sets.push(
+            Dataset::default()
+                .name("previous")
+                .marker(prev_marker)
+                .graph_type(GraphType::Scatter)
+                .style(theme.dim())
+                .data(before),
+        );
+    }
+    sets.push(
+        Dataset::default()
+            .name("objective")
+            .marker(now_marker)
+            .graph_type(GraphType::Line)
+            .style(theme.accent())
+            .data(now),
+    );
+    sets
+}
+
 pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let focused = app.focus == Pane::Objective;
     let curve = &app.view.curve;
-    let body = inner(area);
     if curve.is_empty() {
-        f.render_widget(block(Pane::Objective, focused, theme, "", area.width), area);
-        let mut lines: Vec<Line> = wrap(&theme.text(&waiting(app)), body.width as usize)
-            .into_iter()
-            .map(|l| Line::from(Span::styled(l, theme.dim())))
-            .collect();
-        if let Some((_, done)) = &app.view.stage {
-            lines.push(Line::from(Span::styled(
-                bar(*done, body.width as usize, theme),
-                theme.warn(),
-            )));
-        }
-        f.render_widget(Paragraph::new(lines), body);
-        return;
+        return render_waiting(f, area, app, focused, theme);
     }
+    let body = inner(area);
     let pts = |c: &[CurvePoint]| -> Vec<(f64, f64)> {
         c.iter().map(|p| (p.iter as f64, p.objective)).collect()
     };
@@ -129,28 +230,12 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .filter_map(|p| p.s.map(|s| (p.iter as f64, s)))
         .collect();
     let has_s = !s.is_empty() && body.height >= 10;
-    let (now_marker, prev_marker) = markers(theme);
-    // Title parts, most needed first: what the dots are, the value now,
-    // what the lower chart is; those that do not fit are left out.
-    let mut parts = Vec::new();
-    if !before.is_empty() {
-        parts.push(if theme.color {
-            "grey: previous run"
-        } else if theme.ascii {
-            ". previous run"
-        } else {
-            "• previous run"
-        });
-    }
+    let (now_marker, _) = markers(theme);
     let now_text = format!(
         "{} at iter {last}",
         label(curve.last().map_or(f64::NAN, |p| p.objective))
     );
-    parts.push(&now_text);
-    if has_s {
-        parts.push("below: s");
-    }
-    let extra = parts.join(" · ");
+    let extra = title(!before.is_empty(), &now_text, has_s, theme);
     f.render_widget(
         block(Pane::Objective, focused, theme, &extra, area.width),
         area,
@@ -161,7 +246,6 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         [body, Rect::default()]
     };
     let sr = range(s.iter().map(|p| p.1));
-    // Same label width on both charts, so their iteration axes line up.
     let lw = y
         .labels
         .iter()
@@ -169,58 +253,10 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .map(|l| l.chars().count())
         .max()
         .unwrap_or(0);
-    let pad = |labels: &[String]| -> Vec<Line<'static>> {
-        labels
-            .iter()
-            .map(|l| Line::from(format!("{l:>lw$}")))
-            .collect()
-    };
-    let x_labels = |unit: &str| -> Vec<Line<'static>> {
-        if last > first {
-            vec![
-                Line::from(first.to_string()),
-                Line::from(format!("{last}{unit}")),
-            ]
-        } else {
-            vec![
-                Line::from(""),
-                Line::from(format!("{last}{unit}")),
-                Line::from(""),
-            ]
-        }
-    };
-    let mut sets = Vec::new();
-    if !before.is_empty() {
-        sets.push(
-            Dataset::default()
-                .name("previous")
-                .marker(prev_marker)
-                .graph_type(GraphType::Scatter)
-                .style(theme.dim())
-                .data(&before),
-        );
-    }
-    sets.push(
-        Dataset::default()
-            .name("objective")
-            .marker(now_marker)
-            .graph_type(GraphType::Line)
-            .style(theme.accent())
-            .data(&now),
-    );
-    let chart = Chart::new(sets)
-        .x_axis(
-            Axis::default()
-                .bounds(x)
-                .labels(if has_s { vec![] } else { x_labels(" iter") })
-                .style(theme.dim()),
-        )
-        .y_axis(
-            Axis::default()
-                .bounds(y.bounds)
-                .labels(pad(&y.labels))
-                .style(theme.dim()),
-        )
+    let axes = Axes { first, last, x, lw };
+    let chart = Chart::new(objective_sets(&before, &now, theme))
+        .x_axis(axes.x_axis(!has_s, theme))
+        .y_axis(axes.y_axis(&y, theme))
         .legend_position(None);
     f.render_widget(chart, top);
     if let (true, Some(sr)) = (has_s, sr) {
@@ -232,18 +268,8 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 .style(theme.warn())
                 .data(&s),
         ])
-        .x_axis(
-            Axis::default()
-                .bounds(x)
-                .labels(x_labels(" iter"))
-                .style(theme.dim()),
-        )
-        .y_axis(
-            Axis::default()
-                .bounds(sr.bounds)
-                .labels(pad(&sr.labels))
-                .style(theme.dim()),
-        )
+        .x_axis(axes.x_axis(true, theme))
+        .y_axis(axes.y_axis(&sr, theme))
         .legend_position(None);
         f.render_widget(chart, bottom);
     }

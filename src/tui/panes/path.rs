@@ -6,8 +6,9 @@
 use super::theme::Theme;
 use super::{bar, block, clip, fit_parts};
 use crate::algo::params::fmt_num;
-use crate::algo::path::PathAlgo;
-use crate::tui::app::{App, Pane, PathSeries, path_series};
+use crate::algo::path::{PathAlgo, PathResult};
+use crate::tui::app::Pane;
+use crate::tui::components::path::{PathDraw, PathPane, PathSeries, path_series};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -52,21 +53,16 @@ fn x_axis<'a>(x0: f64, x1: f64, theme: &Theme) -> Axis<'a> {
         .style(theme.dim())
 }
 
-pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let focused = app.focus == Pane::Weights;
+pub fn render(f: &mut Frame, area: Rect, path: &PathPane, ctx: &PathDraw, theme: &Theme) {
+    let focused = ctx.focused;
     let w = area.width.saturating_sub(2) as usize;
-    let path = &app.path;
     let param = PathAlgo::from_id(&path.for_algo).map_or("lambda", |a| a.parameter());
     let sym = theme
         .text(if param == "lambda" { "λ" } else { "s" })
         .into_owned();
     match (&path.result, &path.job) {
         (Some(Ok(res)), _) => {
-            let truth = app
-                .loaded()
-                .and_then(|l| l.dataset.labels.as_ref())
-                .map(|t| t.ids.as_slice());
-            let s = path_series(res, truth, TOP);
+            let s = path_series(res, ctx.truth, TOP);
             if s.order.is_empty() {
                 let p = Paragraph::new("the path has no point with a value > 0").block(block(
                     Pane::Weights,
@@ -81,12 +77,13 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             let title = format!(
                 "path · {sym} (log) · {} points · k={}",
                 s.order.len(),
-                app.view.config.as_ref().map_or(0, |(_, c)| c.k)
+                ctx.k
             );
             let b = block(Pane::Weights, focused, theme, &title, area.width);
             let inner = b.inner(area);
             f.render_widget(b, area);
-            render_series(f, inner, app, theme, res, &s, &sym);
+            let cursor = path.cursor_at(ctx.now);
+            render_series(f, inner, ctx, cursor, (res, &s), &sym, theme);
         }
         (Some(Err(e)), _) => {
             let p = Paragraph::new(Line::from(Span::styled(
@@ -113,14 +110,28 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }
 }
 
+/// What every chart of the path shares.
+struct Plot<'a> {
+    res: &'a PathResult,
+    s: &'a PathSeries,
+    /// The x axis's range (log₁₀ of the parameter).
+    xr: (f64, f64),
+    /// The number of features.
+    p_all: f64,
+    /// The slider's value on the x axis, kept within the range.
+    now: Option<f64>,
+    /// The cursor's position in the series' order.
+    cur: Option<usize>,
+}
+
 fn render_series(
     f: &mut Frame,
     inner: Rect,
-    app: &App,
-    theme: &Theme,
-    res: &crate::algo::path::PathResult,
-    s: &PathSeries,
+    ctx: &PathDraw,
+    cursor: Option<usize>,
+    (res, s): (&PathResult, &PathSeries),
     sym: &str,
+    theme: &Theme,
 ) {
     let w = inner.width as usize;
     let (x0, x1) = match (s.x.first(), s.x.last()) {
@@ -128,16 +139,60 @@ fn render_series(
         (Some(&a), _) => (a - 1.0, a + 1.0),
         _ => (-1.0, 1.0),
     };
-    let p_all = res.points[0].feature_weights.len().max(1) as f64;
     // The slider's value, on the same axis as the points (log₁₀ of the
     // same parameter): the marker and the curves agree.
-    let now = app.path_value_now().map(|v| v.log10());
-    let now_in = now.map(|c| c.clamp(x0, x1));
-    let cursor = app.path_cursor();
-    let cur_pos = cursor.and_then(|c| s.order.iter().position(|&i| i == c));
-    // The cursor line says what Enter would set.
+    let now = ctx.now.map(|v| v.log10());
+    let plot = Plot {
+        res,
+        s,
+        xr: (x0, x1),
+        p_all: res.points[0].feature_weights.len().max(1) as f64,
+        now: now.map(|c| c.clamp(x0, x1)),
+        cur: cursor.and_then(|c| s.order.iter().position(|&i| i == c)),
+    };
+    let mut info = cursor_info(&plot, sym);
+    if let Some(v) = ctx.now {
+        // A value beyond the path's ends is marked at the nearer end.
+        let out = now.is_some_and(|c| c < x0 || c > x1);
+        let note = if out { " (beyond the path)" } else { "" };
+        info.push(format!("now {sym} {}{note}", num(v)));
+    }
+    let small = inner.height < 12 || inner.width < 36;
+    let hint = "←/→ cursor · Enter sets it · p closes";
+    if small {
+        let [top, chart] =
+            Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(inner);
+        f.render_widget(
+            Paragraph::new(Span::styled(fit_parts(&info, w), theme.accent())),
+            top,
+        );
+        render_count(f, chart, theme, &plot);
+        return;
+    }
+    let [top, curves, scores, keys] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Percentage(55),
+        Constraint::Min(5),
+        Constraint::Length(1),
+    ])
+    .areas(inner);
+    f.render_widget(
+        Paragraph::new(Span::styled(fit_parts(&info, w), theme.accent())),
+        top,
+    );
+    f.render_widget(
+        Paragraph::new(Span::styled(clip(&theme.text(hint), w), theme.dim())),
+        keys,
+    );
+    render_curves(f, curves, theme, &plot, ctx.names);
+    render_scores(f, scores, theme, &plot);
+}
+
+/// What Enter would set: the cursor's value and what the path has there.
+fn cursor_info(plot: &Plot, sym: &str) -> Vec<String> {
+    let (res, s, p_all) = (plot.res, plot.s, plot.p_all);
     let mut info = Vec::new();
-    if let Some(j) = cur_pos {
+    if let Some(j) = plot.cur {
         let pt = &res.points[s.order[j]];
         info.push(format!("cursor {sym} {}", num(pt.lambda)));
         if pt.clustering().is_some() {
@@ -157,47 +212,15 @@ fn render_series(
             }
         }
     }
-    if let Some(v) = app.path_value_now() {
-        // A value beyond the path's ends is marked at the nearer end.
-        let out = now.is_some_and(|c| c < x0 || c > x1);
-        let note = if out { " (beyond the path)" } else { "" };
-        info.push(format!("now {sym} {}{note}", num(v)));
-    }
-    let small = inner.height < 12 || inner.width < 36;
-    let hint = "←/→ cursor · Enter sets it · p closes";
-    if small {
-        let [top, chart] =
-            Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(inner);
-        f.render_widget(
-            Paragraph::new(Span::styled(fit_parts(&info, w), theme.accent())),
-            top,
-        );
-        render_count(f, chart, theme, s, (x0, x1), p_all, now_in, cur_pos);
-        return;
-    }
-    let [top, curves, scores, keys] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Percentage(55),
-        Constraint::Min(5),
-        Constraint::Length(1),
-    ])
-    .areas(inner);
-    f.render_widget(
-        Paragraph::new(Span::styled(fit_parts(&info, w), theme.accent())),
-        top,
-    );
-    f.render_widget(
-        Paragraph::new(Span::styled(clip(&theme.text(hint), w), theme.dim())),
-        keys,
-    );
-    // Curves with their legend on the right.
-    let names = app
-        .loaded()
-        .map(|l| l.dataset.feature_names.clone())
-        .unwrap_or_default();
-    let legend_w = (inner.width / 3).clamp(10, 24);
+    info
+}
+
+/// The top features' weight curves, with their legend on the right.
+fn render_curves(f: &mut Frame, area: Rect, theme: &Theme, plot: &Plot, names: &[String]) {
+    let (res, s) = (plot.res, plot.s);
+    let legend_w = (area.width / 3).clamp(10, 24);
     let [chart_area, legend_area] =
-        Layout::horizontal([Constraint::Min(10), Constraint::Length(legend_w)]).areas(curves);
+        Layout::horizontal([Constraint::Min(10), Constraint::Length(legend_w)]).areas(area);
     let curves_data: Vec<Vec<(f64, f64)>> = s
         .top
         .iter()
@@ -229,10 +252,10 @@ fn render_series(
                 .data(d)
         })
         .collect();
-    let marks = marks(s, (x0, x1), now_in, cur_pos, 0.0, ymax);
+    let marks = marks(plot, 0.0, ymax);
     push_marks(&mut sets, &marks, theme);
     let chart = Chart::new(sets)
-        .x_axis(x_axis(x0, x1, theme))
+        .x_axis(x_axis(plot.xr.0, plot.xr.1, theme))
         .y_axis(
             Axis::default()
                 .bounds([0.0, ymax])
@@ -257,7 +280,6 @@ fn render_series(
         ]));
     }
     f.render_widget(Paragraph::new(legend), legend_area);
-    render_scores(f, scores, theme, s, (x0, x1), p_all, now_in, cur_pos);
 }
 
 /// Where the slider's value (|) and the cursor (:) sit, as vertical lines.
@@ -266,17 +288,13 @@ struct Marks {
     cursor: Vec<(f64, f64)>,
 }
 
-fn marks(
-    s: &PathSeries,
-    _x: (f64, f64),
-    now: Option<f64>,
-    cur: Option<usize>,
-    y0: f64,
-    y1: f64,
-) -> Marks {
+fn marks(plot: &Plot, y0: f64, y1: f64) -> Marks {
     Marks {
-        now: now.map(|c| vline(c, y0, y1)).unwrap_or_default(),
-        cursor: cur.map(|j| vline(s.x[j], y0, y1)).unwrap_or_default(),
+        now: plot.now.map(|c| vline(c, y0, y1)).unwrap_or_default(),
+        cursor: plot
+            .cur
+            .map(|j| vline(plot.s.x[j], y0, y1))
+            .unwrap_or_default(),
     }
 }
 
@@ -314,17 +332,8 @@ fn log_count(c: usize, p: f64) -> f64 {
     (1.0 + c as f64).ln() / (1.0 + p).ln()
 }
 
-#[allow(clippy::too_many_arguments)]
-fn render_scores(
-    f: &mut Frame,
-    area: Rect,
-    theme: &Theme,
-    s: &PathSeries,
-    xr: (f64, f64),
-    p_all: f64,
-    now: Option<f64>,
-    cur: Option<usize>,
-) {
+fn render_scores(f: &mut Frame, area: Rect, theme: &Theme, plot: &Plot) {
+    let (s, xr, p_all) = (plot.s, plot.xr, plot.p_all);
     let [legend_area, chart_area] =
         Layout::vertical([Constraint::Length(1), Constraint::Min(3)]).areas(area);
     // Where nothing is selected there is no clustering to score: those
@@ -374,7 +383,7 @@ fn render_scores(
             .style(styles[2].0)
             .data(&count),
     );
-    let m = marks(s, xr, now, cur, 0.0, 1.0);
+    let m = marks(plot, 0.0, 1.0);
     push_marks(&mut sets, &m, theme);
     let chart = Chart::new(sets)
         .x_axis(x_axis(xr.0, xr.1, theme))
@@ -386,6 +395,19 @@ fn render_scores(
         )
         .legend_position(None);
     f.render_widget(chart, chart_area);
+    let legend = scores_legend(theme, plot, &styles, legend_area.width as usize);
+    f.render_widget(Paragraph::new(Line::from(legend)), legend_area);
+}
+
+/// The score chart's legend in `w` cells: each series in its style, then
+/// the marks' meaning when there is room.
+fn scores_legend(
+    theme: &Theme,
+    plot: &Plot,
+    styles: &[(Style, usize); 3],
+    w: usize,
+) -> Vec<Span<'static>> {
+    let s = plot.s;
     let mark = |j: usize| {
         if theme.color && !theme.ascii {
             "─".to_string()
@@ -401,31 +423,20 @@ fn render_scores(
         legend.push(Span::styled(format!("  {} CER", mark(1)), styles[1].0));
     }
     legend.push(Span::styled(
-        format!("  {} selected (log, 1-{})", mark(2), p_all as usize),
+        format!("  {} selected (log, 1-{})", mark(2), plot.p_all as usize),
         styles[2].0,
     ));
     legend.push(Span::styled("  | now  : cursor", theme.dim()));
     let text: String = legend.iter().map(|s| s.content.as_ref()).collect();
-    if text.chars().count() <= legend_area.width as usize {
-        f.render_widget(Paragraph::new(Line::from(legend)), legend_area);
-    } else {
+    if text.chars().count() > w {
         legend.pop();
-        f.render_widget(Paragraph::new(Line::from(legend)), legend_area);
     }
+    legend
 }
 
 /// The small view: the selected count against log λ.
-#[allow(clippy::too_many_arguments)]
-fn render_count(
-    f: &mut Frame,
-    area: Rect,
-    theme: &Theme,
-    s: &PathSeries,
-    xr: (f64, f64),
-    p_all: f64,
-    now: Option<f64>,
-    cur: Option<usize>,
-) {
+fn render_count(f: &mut Frame, area: Rect, theme: &Theme, plot: &Plot) {
+    let (s, xr, p_all) = (plot.s, plot.xr, plot.p_all);
     let pts: Vec<(f64, f64)> =
         s.x.iter()
             .zip(&s.selected)
@@ -438,7 +449,7 @@ fn render_count(
             .style(theme.good())
             .data(&pts),
     ];
-    let m = marks(s, xr, now, cur, 0.0, p_all);
+    let m = marks(plot, 0.0, p_all);
     push_marks(&mut sets, &m, theme);
     let chart = Chart::new(sets)
         .x_axis(x_axis(xr.0, xr.1, theme))

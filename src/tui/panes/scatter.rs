@@ -1,6 +1,6 @@
 use super::theme::{CENTRE_MARK, Theme};
 use super::{block, inner};
-use crate::tui::app::{App, Pane, ScatterMode};
+use crate::tui::app::{App, DataView, Pane, ScatterMode};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -8,16 +8,12 @@ use ratatui::symbols::Marker;
 use ratatui::text::Span;
 use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph};
 
-pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let focused = app.focus == Pane::Scatter;
-    let Some(data) = &app.data else {
-        f.render_widget(block(Pane::Scatter, focused, theme, "", area.width), area);
-        return;
-    };
+/// The points drawn (one per projected row) and what their axes are.
+fn points(data: &DataView, mode: ScatterMode) -> (Vec<[f64; 2]>, String) {
     let x = &data.loaded.problem.x.f64();
     let names = &data.loaded.dataset.feature_names;
     let kernels = data.loaded.problem.kernels_only();
-    let (pts, what) = match app.scatter {
+    match mode {
         ScatterMode::Pca if kernels => (
             data.projection.pcs.clone(),
             format!("kernel PCA ({:.0}%)", data.projection.explained * 100.0),
@@ -37,50 +33,19 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 names.get(b).map_or("?", |s| s)
             ),
         ),
-    };
-    let n_drawn = data.projection.rows.len();
-    let n = data.loaded.problem.n();
-    let extra = if n_drawn < n {
-        format!("{what} · {n_drawn} of {n} pts")
-    } else {
-        what
-    };
-    f.render_widget(
-        block(Pane::Scatter, focused, theme, &extra, area.width),
-        area,
-    );
-    let body = inner(area);
-    if body.width < 4 || body.height < 3 {
-        return;
     }
-    let k = app.view.sizes.len().max(1);
-    let labels = &app.view.labels;
-    let mut per: Vec<Vec<(f64, f64)>> = vec![Vec::new(); k];
-    for (idx, &row) in data.projection.rows.iter().enumerate() {
-        let j = labels.get(row).copied().unwrap_or(0).min(k - 1);
-        per[j].push((pts[idx][0], pts[idx][1]));
-    }
-    let centres: Vec<Vec<(f64, f64)>> = per
-        .iter()
-        .map(|c| {
-            if c.is_empty() {
-                vec![]
-            } else {
-                let n = c.len() as f64;
-                vec![(
-                    c.iter().map(|p| p.0).sum::<f64>() / n,
-                    c.iter().map(|p| p.1).sum::<f64>() / n,
-                )]
-            }
-        })
-        .collect();
+}
+
+/// The plot's x and y bounds: those of the points, widened around a
+/// single value (or none).
+fn bounds(pts: &[[f64; 2]]) -> ([f64; 2], [f64; 2]) {
     let (mut x0, mut x1, mut y0, mut y1) = (
         f64::INFINITY,
         f64::NEG_INFINITY,
         f64::INFINITY,
         f64::NEG_INFINITY,
     );
-    for p in &pts {
+    for p in pts {
         x0 = x0.min(p[0]);
         x1 = x1.max(p[0]);
         y0 = y0.min(p[1]);
@@ -93,7 +58,33 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if y0.partial_cmp(&y1) != Some(std::cmp::Ordering::Less) {
         (y0, y1) = (y0 - 1.0, y0 + 1.0);
     }
-    let use_marks = theme.ascii || !theme.color;
+    ([x0, x1], [y0, y1])
+}
+
+/// The mean of each cluster's points (none for an empty cluster).
+fn centres(per: &[Vec<(f64, f64)>]) -> Vec<Vec<(f64, f64)>> {
+    per.iter()
+        .map(|c| {
+            if c.is_empty() {
+                vec![]
+            } else {
+                let n = c.len() as f64;
+                vec![(
+                    c.iter().map(|p| p.0).sum::<f64>() / n,
+                    c.iter().map(|p| p.1).sum::<f64>() / n,
+                )]
+            }
+        })
+        .collect()
+}
+
+/// Each cluster's points, then each centre, in the cluster's style.
+fn datasets<'a>(
+    per: &'a [Vec<(f64, f64)>],
+    centres: &'a [Vec<(f64, f64)>],
+    use_marks: bool,
+    theme: &Theme,
+) -> Vec<Dataset<'a>> {
     let mut sets: Vec<Dataset> = per
         .iter()
         .enumerate()
@@ -122,9 +113,44 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 .data(c),
         );
     }
-    let chart = Chart::new(sets)
-        .x_axis(Axis::default().bounds([x0, x1]))
-        .y_axis(Axis::default().bounds([y0, y1]));
+    sets
+}
+
+pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let focused = app.focus == Pane::Scatter;
+    let Some(data) = &app.data else {
+        f.render_widget(block(Pane::Scatter, focused, theme, "", area.width), area);
+        return;
+    };
+    let (pts, what) = points(data, app.scatter);
+    let n_drawn = data.projection.rows.len();
+    let n = data.loaded.problem.n();
+    let extra = if n_drawn < n {
+        format!("{what} · {n_drawn} of {n} pts")
+    } else {
+        what
+    };
+    f.render_widget(
+        block(Pane::Scatter, focused, theme, &extra, area.width),
+        area,
+    );
+    let body = inner(area);
+    if body.width < 4 || body.height < 3 {
+        return;
+    }
+    let k = app.view.sizes.len().max(1);
+    let labels = &app.view.labels;
+    let mut per: Vec<Vec<(f64, f64)>> = vec![Vec::new(); k];
+    for (idx, &row) in data.projection.rows.iter().enumerate() {
+        let j = labels.get(row).copied().unwrap_or(0).min(k - 1);
+        per[j].push((pts[idx][0], pts[idx][1]));
+    }
+    let centres = centres(&per);
+    let (xb, yb) = bounds(&pts);
+    let use_marks = theme.ascii || !theme.color;
+    let chart = Chart::new(datasets(&per, &centres, use_marks, theme))
+        .x_axis(Axis::default().bounds(xb))
+        .y_axis(Axis::default().bounds(yb));
     // The last row says what the glyphs are, when the plot can spare it.
     let (plot, key_row) = if body.height >= 6 && !labels.is_empty() {
         let plot = Rect {

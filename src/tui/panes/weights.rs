@@ -3,6 +3,7 @@ use super::weight_fmt::{short, strip};
 use super::{bar, block, clip, wrap};
 use crate::algo::{Extras, KernelInfo, MapInfo, Weighs};
 use crate::tui::app::{App, Pane, RunStatus};
+use crate::tui::components::Component;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -39,8 +40,8 @@ pub fn no_weights(app: &App) -> String {
 }
 
 pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    if app.show_path {
-        return super::path::render(f, area, app, theme);
+    if app.path.shown {
+        return app.path.draw(f, area, app.path_draw(), theme);
     }
     let focused = app.focus == Pane::Weights;
     let w = area.width.saturating_sub(2) as usize;

@@ -34,11 +34,12 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Option<Pan
             Some(Pane::Weights)
         }
         Wide::Path => {
-            super::path::render(f, area, app, theme);
+            app.path.draw(f, area, app.path_draw(), theme);
             Some(Pane::Weights)
         }
         Wide::Confusion => {
-            super::confusion::render(f, area, app, theme);
+            app.confusion_view
+                .draw(f, area, app.confusion_draw(), theme);
             Some(Pane::Metrics)
         }
     }
