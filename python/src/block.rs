@@ -10,7 +10,7 @@
 
 use meanscape::algo::Rows;
 use meanscape::algo::block::{
-    self, Driver, Far, LloydStats, PowerStats, Previous, Schedule, Stop, PassArgs,
+    self, Driver, Far, LloydStats, PassArgs, PowerStats, Previous, Schedule, Stop,
 };
 use meanscape::algo::weighted_block as wblock;
 use meanscape::internals::LwStart;

@@ -346,9 +346,9 @@ def test_worker_cache_misses_give_the_same_fit(spark):
 
     got = {}
     for name, cache, km, pk in (
-        ("kept", mspark._WORKER_CACHE, mspark.KMeans, mspark.PowerKMeans),
+        ("kept", 512 << 20, mspark.KMeans, mspark.PowerKMeans),
         ("over-cap", 1, mspark.KMeans, mspark.PowerKMeans),
-        ("cleared", mspark._WORKER_CACHE, _Clearing, _ClearingPower),
+        ("cleared", 512 << 20, _Clearing, _ClearingPower),
         ("off", 0, mspark.KMeans, mspark.PowerKMeans),
     ):
         m = bounded(lambda: km(4, featuresCol=cols, weightCol="w", init=c0, tol=0.0, worker_cache=cache).fit(df))
