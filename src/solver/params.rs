@@ -381,16 +381,8 @@ mod tests {
 
     fn s0() -> ParamSpec {
         ParamSpec {
-            name: "s0",
-            symbol: "s₀",
-            default: Default::Fixed(-1.0),
-            min: -1000.0,
-            max: -0.01,
-            scale: Scale::Log,
-            step: 1.1,
-            coarse: 2.0,
-            integer: false,
             help: "",
+            ..crate::solver::specs::s0_spec()
         }
     }
 

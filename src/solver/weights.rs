@@ -164,10 +164,14 @@ pub fn block_weights(
         mins[i] = m;
         rare[i] = m <= zero_tol || s == f64::NEG_INFINITY;
     }
+    let dd = d.as_standard_layout();
+    if s == f64::NEG_INFINITY {
+        hard_rows(&mut out, dd.view(), &mins, s_ref, zero_tol, w);
+        return out;
+    }
     // ln r = ln d − ln m over the whole block, then r^s = exp(s·ln r):
     // two branch-free passes the compiler vectorises (`fastmath`). ln m is
     // the row's own entry at its argmin.
-    let dd = d.as_standard_layout();
     let mut lr = Array2::<f64>::zeros((n, k));
     fastmath::ln_slice(
         dd.as_slice().expect("standard layout"),
@@ -228,6 +232,47 @@ pub fn block_weights(
         }
     }
     out
+}
+
+/// [`block_weights`] at s = −∞ (the k-means start of the RFF algorithms):
+/// every row is one-hot on its argmin set (its zero set when a distance is
+/// at most `zero_tol`), the numbers [`power_step`]'s one-hot limit gives a
+/// row, bit for bit, without building a one-row step per row.
+fn hard_rows(
+    out: &mut BlockWeights,
+    d: ArrayView2<f64>,
+    mins: &[f64],
+    s_ref: Option<f64>,
+    zero_tol: f64,
+    w: Option<&[f64]>,
+) {
+    for (i, dr) in d.rows().into_iter().enumerate() {
+        let m = mins[i];
+        let zeros = dr.iter().filter(|&&v| v <= zero_tol).count();
+        let (set_tol, count) = if zeros > 0 {
+            (zero_tol, zeros)
+        } else {
+            (m, dr.iter().filter(|&&v| v <= m).count())
+        };
+        let lw_on = -(count as f64).ln();
+        let (wi, lwi) = row_weight(w, i);
+        for (a, &v) in out.log_w.row_mut(i).iter_mut().zip(dr) {
+            *a = (if v <= set_tol {
+                lw_on
+            } else {
+                f64::NEG_INFINITY
+            }) + lwi;
+        }
+        // A one-hot row's share outside its nearest set, as
+        // `stopping::softness` reads it from the log weights.
+        out.softness += wi * (1.0 - 1.0 / count as f64);
+        out.u.row_mut(i).fill(f64::NAN);
+        out.objective += wi * (if zeros > 0 { 0.0 } else { m });
+        if let Some(sr) = s_ref {
+            out.objective_ref +=
+                wi * power_objective(d.slice(ndarray::s![i..i + 1, ..]), sr, zero_tol);
+        }
+    }
 }
 
 /// Row `i`'s sample weight and its logarithm ((1, 0) without weights: the
@@ -370,6 +415,44 @@ mod tests {
             assert!((st.objective - f).abs() < 1e-12 * f);
             assert_eq!(power_objective(d.view(), s, 0.0), st.objective);
             assert_eq!(st.labels, vec![0, 1]);
+        }
+    }
+
+    #[test]
+    fn hard_block_weights_are_the_one_hot_limit_bit_for_bit() {
+        // Ties, a point on a centre, a zero sample weight.
+        let d = array![
+            [1.0, 2.0, 4.0],
+            [0.5, 0.25, 0.25],
+            [0.0, 1.0, 0.0],
+            [9.0, 1e-3, 1e3],
+            [3.0, 3.0, 3.0]
+        ];
+        let w = [1.0, 2.5, 0.5, 0.0, 1.5];
+        for weights in [None, Some(&w[..])] {
+            let got = block_weights(d.view(), f64::NEG_INFINITY, Some(-2.0), 1e-12, weights);
+            // What each row was before the fast path: the general routine on it.
+            let (mut objective, mut objective_ref, mut softness) = (0.0, 0.0, 0.0);
+            for i in 0..d.nrows() {
+                let one = power_step(d.slice(ndarray::s![i..i + 1, ..]), f64::NEG_INFINITY, 1e-12);
+                let (wi, lwi) = row_weight(weights, i);
+                for j in 0..3 {
+                    assert_eq!(
+                        got.log_w[[i, j]].to_bits(),
+                        (one.log_w[[0, j]] + lwi).to_bits()
+                    );
+                    assert!(got.u[[i, j]].is_nan());
+                }
+                assert_eq!(got.labels[i], one.labels[0]);
+                assert!(got.c[i].is_nan());
+                objective += wi * one.objective;
+                softness += wi * crate::solver::stopping::softness(&one.log_w);
+                objective_ref +=
+                    wi * power_objective(d.slice(ndarray::s![i..i + 1, ..]), -2.0, 1e-12);
+            }
+            assert_eq!(got.objective.to_bits(), objective.to_bits());
+            assert_eq!(got.softness.to_bits(), softness.to_bits());
+            assert_eq!(got.objective_ref.to_bits(), objective_ref.to_bits());
         }
     }
 
