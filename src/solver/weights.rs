@@ -37,13 +37,7 @@ pub fn power_step(d: ArrayView2<f64>, s: f64, zero_tol: f64) -> PowerStep {
         *lab = amin;
         let zeros = dr.iter().filter(|&&v| v <= zero_tol).count();
         if zeros > 0 || s == f64::NEG_INFINITY {
-            // One-hot limit: equal shares on the zero set (or the argmin
-            // set when s = -inf).
-            let (set_tol, count) = if zeros > 0 {
-                (zero_tol, zeros)
-            } else {
-                (m, dr.iter().filter(|&&v| v <= m).count())
-            };
+            let (set_tol, count, hard_obj) = one_hot(dr, m, zero_tol);
             let lw_on = if s == f64::NEG_INFINITY {
                 -(count as f64).ln()
             } else {
@@ -56,7 +50,7 @@ pub fn power_step(d: ArrayView2<f64>, s: f64, zero_tol: f64) -> PowerStep {
                     f64::NEG_INFINITY
                 };
             }
-            *obj = if zeros > 0 { 0.0 } else { m };
+            *obj = hard_obj;
             return;
         }
         let log_m = m.ln();
@@ -234,6 +228,19 @@ pub fn block_weights(
     out
 }
 
+/// The one-hot limit of a row whose smallest distance is `m`: equal
+/// shares on its zero set (distances at most `zero_tol`: a point on a
+/// centre), else on its argmin set (s = −∞). Gives the set's bound, its
+/// size and the row's objective (0 on a centre, else `m`).
+fn one_hot(dr: ArrayView1<f64>, m: f64, zero_tol: f64) -> (f64, usize, f64) {
+    let zeros = dr.iter().filter(|&&v| v <= zero_tol).count();
+    if zeros > 0 {
+        (zero_tol, zeros, 0.0)
+    } else {
+        (m, dr.iter().filter(|&&v| v <= m).count(), m)
+    }
+}
+
 /// [`block_weights`] at s = −∞ (the k-means start of the RFF algorithms):
 /// every row is one-hot on its argmin set (its zero set when a distance is
 /// at most `zero_tol`), the numbers [`power_step`]'s one-hot limit gives a
@@ -247,13 +254,7 @@ fn hard_rows(
     w: Option<&[f64]>,
 ) {
     for (i, dr) in d.rows().into_iter().enumerate() {
-        let m = mins[i];
-        let zeros = dr.iter().filter(|&&v| v <= zero_tol).count();
-        let (set_tol, count) = if zeros > 0 {
-            (zero_tol, zeros)
-        } else {
-            (m, dr.iter().filter(|&&v| v <= m).count())
-        };
+        let (set_tol, count, row_obj) = one_hot(dr, mins[i], zero_tol);
         let lw_on = -(count as f64).ln();
         let (wi, lwi) = row_weight(w, i);
         for (a, &v) in out.log_w.row_mut(i).iter_mut().zip(dr) {
@@ -267,7 +268,7 @@ fn hard_rows(
         // `stopping::softness` reads it from the log weights.
         out.softness += wi * (1.0 - 1.0 / count as f64);
         out.u.row_mut(i).fill(f64::NAN);
-        out.objective += wi * (if zeros > 0 { 0.0 } else { m });
+        out.objective += wi * row_obj;
         if let Some(sr) = s_ref {
             out.objective_ref +=
                 wi * power_objective(d.slice(ndarray::s![i..i + 1, ..]), sr, zero_tol);
