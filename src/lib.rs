@@ -128,5 +128,6 @@ pub mod internals {
     /// Matrix products (faer's GEMM on ndarray views).
     pub mod linalg {
         pub use crate::linalg::*;
+        pub use crate::solver::row_dots::row_dots;
     }
 }

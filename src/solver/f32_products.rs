@@ -66,7 +66,7 @@ impl Centred {
             return d;
         }
         let mut dot = Array2::<f32>::zeros((rows, k));
-        gemm_seq_f32(dot.view_mut(), xb, self.delta.t(), 1.0, false);
+        super::row_dots::row_dots(xb, self.delta.view(), dot.view_mut());
         let dot = dot.as_slice().expect("standard layout");
         let out = d.as_slice_mut().expect("standard layout");
         for ((dot, out), x) in dot
@@ -97,8 +97,13 @@ impl Centred {
 }
 
 /// ‖x − c‖² with x widened to f64, in a fixed order of 8 lanes (the same
-/// bits with or without AVX2: no fused multiply-add).
+/// bits with AVX-512, AVX2 or neither: no fused multiply-add).
 fn sq_dist_wide(x: ndarray::ArrayView1<f32>, c: ndarray::ArrayView1<f64>) -> f64 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: AVX-512F is present (checked above).
+        return unsafe { sq_dist_wide_avx512(x, c) };
+    }
     #[cfg(target_arch = "x86_64")]
     if super::fastmath::has_avx2() {
         // SAFETY: AVX2 is present (checked above).
@@ -110,6 +115,12 @@ fn sq_dist_wide(x: ndarray::ArrayView1<f32>, c: ndarray::ArrayView1<f64>) -> f64
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn sq_dist_wide_avx2(x: ndarray::ArrayView1<f32>, c: ndarray::ArrayView1<f64>) -> f64 {
+    sq_dist_wide_plain(x, c)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn sq_dist_wide_avx512(x: ndarray::ArrayView1<f32>, c: ndarray::ArrayView1<f64>) -> f64 {
     sq_dist_wide_plain(x, c)
 }
 

@@ -25,6 +25,7 @@ pub mod power_pass;
 pub mod problem;
 pub mod progress;
 pub mod reduce;
+pub mod row_dots;
 pub mod rows;
 pub mod sample;
 pub mod simplex_qp;

@@ -151,7 +151,7 @@ impl<'a> Rows<'a> {
             Rows::F32(x) => {
                 let c32 = c.c32.as_ref().expect("f32 centres for f32 rows");
                 let mut dot = Array2::<f32>::zeros((hi - lo, c.k()));
-                linalg::gemm_seq_f32(dot.view_mut(), x.slice(s![lo..hi, ..]), c32.t(), 1.0, false);
+                super::row_dots::row_dots(x.slice(s![lo..hi, ..]), c32.view(), dot.view_mut());
                 let mut d = Array2::<f64>::zeros(dot.dim());
                 for ((i, j), v) in d.indexed_iter_mut() {
                     *v = (norms[i] + c.norms[j] - 2.0 * f64::from(dot[[i, j]])).max(0.0);
