@@ -121,14 +121,16 @@ impl PowerStats {
         part.labels.extend_from_slice(&step.labels);
         part.rows += xb.nrows();
         part.weight += w.map_or(xb.nrows() as f64, |w| w.iter().sum());
-        // Raise the running maxima, rescaling what was summed so far.
-        for j in 0..k {
-            let m = step
-                .log_w
-                .column(j)
-                .iter()
-                .cloned()
-                .fold(f64::NEG_INFINITY, f64::max);
+        // Raise the running maxima, rescaling what was summed so far. The
+        // block's maxima are taken row by row: k independent chains rather
+        // than one strided chain per column.
+        let mut block_max = vec![f64::NEG_INFINITY; k];
+        for row in step.log_w.rows() {
+            for (m, &v) in block_max.iter_mut().zip(row) {
+                *m = m.max(v);
+            }
+        }
+        for (j, &m) in block_max.iter().enumerate() {
             if m > part.max[j] {
                 if part.max[j] > f64::NEG_INFINITY {
                     let r = (part.max[j] - m).exp();
