@@ -17,9 +17,9 @@
 
 use crate::kernel::{Gram, rff};
 use crate::linalg;
-use crate::solver::SpaceBlocks;
 use crate::solver::csr::Csr;
 use crate::solver::rows::Rows;
+use crate::solver::{Owner, SpaceBlocks};
 use ndarray::{Array2, ArrayView2};
 use rayon::prelude::*;
 use std::any::Any;
@@ -255,7 +255,7 @@ impl Block<'_> {
     }
 
     /// Keeps the block's data alive while a memo holds its key.
-    pub(super) fn keep(&self) -> Option<Arc<dyn Any + Send + Sync>> {
+    pub(super) fn keep(&self) -> Option<Arc<dyn Owner>> {
         match self {
             Block::Rows(_) | Block::Sparse { .. } => None,
             Block::Map(f) => Some(f.clone()),

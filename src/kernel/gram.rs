@@ -81,6 +81,11 @@ pub fn stored_bytes(n: usize, precision: Precision) -> f64 {
     Layout::new(n).len() as f64 * precision.bytes() as f64
 }
 
+crate::cache_key! {
+    /// A Gram matrix, under its spec's key (family [`super::GRAM_FAMILY`]).
+    pub GramKey => Gram
+}
+
 /// A kernel matrix K (n×n, symmetric) with its diagonal in f64.
 pub struct Gram {
     layout: Layout,

@@ -181,6 +181,11 @@ pub enum Store {
     F32(Array2<f32>),
 }
 
+crate::cache_key! {
+    /// A feature map, under its spec's key ([`MapSpec::key`]).
+    pub MapKey => Features
+}
+
 /// A built feature matrix.
 pub struct Features {
     pub spec: MapSpec,
@@ -489,7 +494,7 @@ pub fn features(problem: &Problem, specs: &[MapSpec], ctx: &Ctx) -> Result<Vec<A
     let wanted: Vec<String> = specs.iter().map(|s| s.key()).collect();
     problem.retain_family(FAMILY, &wanted);
     let mut out = Vec::with_capacity(specs.len());
-    for (v, (spec, key)) in specs.iter().zip(&wanted).enumerate() {
+    for (v, (spec, key)) in specs.iter().zip(wanted).enumerate() {
         ctx.check()?;
         if spec.cols.end > problem.p() || spec.cols.is_empty() {
             return Err(Error::param(format!(
@@ -510,7 +515,7 @@ pub fn features(problem: &Problem, specs: &[MapSpec], ctx: &Ctx) -> Result<Vec<A
                 2 * spec.dim
             )
         };
-        let f = problem.cached(key, || match problem.csr() {
+        let f = problem.cached(&MapKey(key), || match problem.csr() {
             // Sparse rows: per nonzero, never densified.
             Some(x) => Features::build_csr(x, spec, ctx, &label),
             None => Features::build(problem.x.rows().cols(spec.cols.clone()), spec, ctx, &label),
@@ -523,7 +528,7 @@ pub fn features(problem: &Problem, specs: &[MapSpec], ctx: &Ctx) -> Result<Vec<A
 /// Whether the features of `spec` are cached (the UI can say "features
 /// reused").
 pub fn is_cached(problem: &Problem, spec: &MapSpec) -> bool {
-    problem.is_cached(&spec.key())
+    problem.is_cached(&MapKey(spec.key()))
 }
 
 /// JSON description of a feature map, for `Fit::extra`.
