@@ -12,7 +12,7 @@ use super::views::{View, parse_column_views};
 use super::{Dmax2Key, SigmaRuleKey, auto_sigma, bandwidth, dmax2};
 use crate::error::{Error, Result};
 use crate::memory;
-use crate::solver::{Ctx, Problem};
+use crate::solver::{Ctx, Problem, SpaceBlock};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -467,6 +467,6 @@ pub fn weighted_blocks(
     named
         .iter()
         .zip(weights)
-        .map(|(g, w)| (g.gram.clone() as Arc<dyn std::any::Any + Send + Sync>, w))
+        .map(|(g, w)| (SpaceBlock::Gram(g.gram.clone()), w))
         .collect()
 }

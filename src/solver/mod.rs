@@ -29,13 +29,14 @@ pub mod reduce;
 pub mod rows;
 pub mod sample;
 pub mod simplex_qp;
+pub mod space;
 pub mod specs;
 pub mod stopping;
 pub mod weights;
 
 pub use algorithm::{
-    Algorithm, BATCH, BatchStart, Common, ModelKind, Request, Rng, RunConfig, Solver, SpaceBlocks,
-    Start, StartMemory, Weighs, check_config, check_memory, configure, in_batches, resolve_options,
+    Algorithm, BATCH, BatchStart, Common, ModelKind, Request, Rng, RunConfig, Solver, Start,
+    StartMemory, Weighs, check_config, check_memory, configure, in_batches, resolve_options,
     resolve_params, run,
 };
 pub use caps::{Caps, Family, PyClass, Scaling};
@@ -46,3 +47,4 @@ pub use matrix::{Dtype, Matrix, Real};
 pub use params::{ParamError, ParamSpec, Params};
 pub use problem::{Features, Owner, Problem};
 pub use progress::{Ctx, Event, Progress};
+pub use space::{SpaceBlock, SpaceBlocks};

@@ -2,8 +2,8 @@
 
 use super::cache::{Cache, CacheKey};
 use super::matrix::Matrix;
+use super::space::gram::KernelStack;
 use crate::error::{Error, Result};
-use crate::kernel::stack::KernelStack;
 use ndarray::{Array2, ArrayView2, CowArray, Ix2};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
