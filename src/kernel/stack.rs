@@ -128,6 +128,7 @@ pub fn symmetrise(k: &mut ndarray::Array2<f64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernel::Gram;
     use ndarray::array;
 
     #[test]
