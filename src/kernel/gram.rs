@@ -69,7 +69,7 @@ pub fn stored_bytes(n: usize, precision: Precision) -> f64 {
     Layout::new(n).len() as f64 * precision.bytes() as f64
 }
 
-crate::cache_key! {
+crate::solver::cache::cache_key! {
     /// A Gram matrix, under its spec's key (family [`super::GRAM_FAMILY`]).
     pub GramKey => Gram
 }

@@ -50,12 +50,12 @@ pub fn sigma_spec() -> ParamSpec {
     }
 }
 
-crate::cache_key! {
+crate::solver::cache::cache_key! {
     /// The σ rule on the data or on a column group (`kernel:sigma_rule|…`).
     pub SigmaRuleKey => f64
 }
 
-crate::cache_key! {
+crate::solver::cache::cache_key! {
     /// The largest squared pairwise distance on the data or on a column
     /// group (`kernel:dmax2|…`).
     pub Dmax2Key => f64

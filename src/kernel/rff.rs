@@ -159,7 +159,7 @@ impl MapSpec {
     }
 }
 
-crate::cache_key! {
+crate::solver::cache::cache_key! {
     /// A feature map, under its spec's key ([`MapSpec::key`]).
     pub MapKey => FeatureMap
 }

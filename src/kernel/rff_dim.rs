@@ -45,12 +45,12 @@ const SAMPLE_SEED: u64 = 0x5EED_D1A1;
 /// One feature matrix may take at most this share of the memory budget.
 const BUDGET_SHARE: f64 = 1.0 / 8.0;
 
-crate::cache_key! {
+crate::solver::cache::cache_key! {
     /// The D the rule chose for a map's columns and bandwidth.
     pub DimKey => DimChoice
 }
 
-crate::cache_key! {
+crate::solver::cache::cache_key! {
     /// The kernel error of a map on the problem's sample.
     pub MapErrorKey => f64
 }

@@ -20,12 +20,11 @@ pub trait CacheKey: Clone + Eq + Hash + Send + Sync + 'static {
 /// Declares a cache key type: a key over its text, standing for `$value`.
 ///
 /// ```ignore
-/// cache_key! {
+/// crate::solver::cache::cache_key! {
 ///     /// A Gram matrix, under its spec's key.
 ///     pub GramKey => Gram
 /// }
 /// ```
-#[macro_export]
 macro_rules! cache_key {
     ($(#[$doc:meta])* $vis:vis $name:ident => $value:ty) => {
         $(#[$doc])*
@@ -40,6 +39,8 @@ macro_rules! cache_key {
         }
     };
 }
+
+pub(crate) use cache_key;
 
 /// The items under one key type.
 type Map<K> = HashMap<K, Arc<<K as CacheKey>::Value>>;
@@ -65,13 +66,16 @@ fn entries_of<K: CacheKey>(maps: &mut TypeMap) -> Option<&mut dyn Entries> {
     maps.get_mut::<Map<K>>().map(|m| m as &mut dyn Entries)
 }
 
+/// Reaches the map of one key type in a [`TypeMap`] without naming the type.
+type Reach = fn(&mut TypeMap) -> Option<&mut dyn Entries>;
+
 /// One map per key type.
 #[derive(Default)]
 pub(super) struct Cache {
     maps: TypeMap,
     /// How to reach each map in `maps` without its key type, one per key
     /// type seen: what spans every map goes through these.
-    kinds: Vec<fn(&mut TypeMap) -> Option<&mut dyn Entries>>,
+    kinds: Vec<Reach>,
 }
 
 impl Cache {

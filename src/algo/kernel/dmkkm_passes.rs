@@ -12,7 +12,7 @@ use ndarray::Array2;
 use rayon::prelude::*;
 use std::sync::Arc;
 
-crate::cache_key! {
+crate::solver::cache::cache_key! {
     /// The kernels' products ⟨K_p, K_q⟩_F, under the kernels' keys.
     ProductsKey => Vec<f64>
 }

@@ -67,7 +67,7 @@ pub struct MkkmParams {
     pub values: MkkmValues,
 }
 
-crate::cache_key! {
+crate::solver::cache::cache_key! {
     /// The relaxed solution on a set of kernels, under its settings.
     RelaxedKey => Relaxed
 }

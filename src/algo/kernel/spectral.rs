@@ -251,12 +251,12 @@ pub fn graph_embedding(
     problem.cached(&key, || build_graph_embedding(&graph, run.k, ctx))
 }
 
-crate::cache_key! {
+crate::solver::cache::cache_key! {
     /// The knn graph of the rows.
     GraphKey => knn::Graph
 }
 
-crate::cache_key! {
+crate::solver::cache::cache_key! {
     /// The embedding of a knn graph or a Gram matrix for k clusters.
     EmbeddingKey => Embedding
 }

@@ -855,7 +855,7 @@ impl Standardized {
     }
 }
 
-crate::cache_key! {
+crate::solver::cache::cache_key! {
     /// The z-scored data.
     pub ZscoreKey => Standardized
 }

@@ -611,13 +611,13 @@ impl SparseParams {
     }
 }
 
-crate::cache_key! {
+crate::solver::cache::cache_key! {
     /// Half the binding bound of a quick partition into k clusters (none
     /// when no feature separates them).
     BindingKey => Option<f64>
 }
 
-crate::cache_key! {
+crate::solver::cache::cache_key! {
     /// The gap statistic's tuning, under the settings it ran with.
     GapKey => Gap
 }
