@@ -9,7 +9,7 @@
 
 use meanscape::algo::{self, Ctx, Fit, Init, Problem, RunConfig};
 use meanscape::internals::Schedule;
-use meanscape::internals::kernel::rff::{self, Features, MapSpec};
+use meanscape::internals::kernel::rff::{self, FeatureMap, MapSpec};
 use meanscape::internals::kernel::rff_dim;
 use meanscape::internals::{MvSettings, Possibilistic, Views, mv_loop, parse_views};
 use meanscape::{Error, metrics};
@@ -103,7 +103,7 @@ fn assert_same_run(a: &Fit, b: &Fit, rel: f64, what: &str) {
     }
 }
 
-fn features(x: &Array2<f64>, sigma: f64, dim: usize, seed: u64) -> Features {
+fn features(x: &Array2<f64>, sigma: f64, dim: usize, seed: u64) -> FeatureMap {
     let spec = MapSpec {
         cols: 0..x.ncols(),
         sigma,
@@ -112,7 +112,7 @@ fn features(x: &Array2<f64>, sigma: f64, dim: usize, seed: u64) -> Features {
         stream: 0,
         f32: false,
     };
-    Features::build(x.view(), &spec, &Ctx::new(), "test").unwrap()
+    FeatureMap::build(x.view(), &spec, &Ctx::new(), "test").unwrap()
 }
 
 // ------------------------------------------------------------ the feature map
@@ -606,7 +606,7 @@ fn per_view_dim_and_s0_rules() {
 fn objectives_never_increase_at_fixed_s() {
     let (x, _) = two_views(2, 500);
     let specs = [(0..3, 1.5), (3..6, 1.5), (0..6, 3.0)];
-    let fs: Vec<Features> = specs
+    let fs: Vec<FeatureMap> = specs
         .iter()
         .enumerate()
         .map(|(l, (cols, sigma))| {
@@ -618,10 +618,10 @@ fn objectives_never_increase_at_fixed_s() {
                 stream: l as u64,
                 f32: false,
             };
-            Features::build(x.slice(s![.., cols.clone()]), &spec, &Ctx::new(), "t").unwrap()
+            FeatureMap::build(x.slice(s![.., cols.clone()]), &spec, &Ctx::new(), "t").unwrap()
         })
         .collect();
-    let views: Vec<&Features> = fs.iter().collect();
+    let views: Vec<&FeatureMap> = fs.iter().collect();
     let seeds = [0usize, 1, 2];
     for poss in [
         None,

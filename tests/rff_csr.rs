@@ -65,7 +65,7 @@ fn run(id: &str, pr: &Problem, cfg: &RunConfig) -> Fit {
 }
 
 /// The largest difference between two feature matrices.
-fn worst(a: &rff::Features, b: &rff::Features) -> f64 {
+fn worst(a: &rff::FeatureMap, b: &rff::FeatureMap) -> f64 {
     let (ra, rb) = (a.rows().f64_owned(), b.rows().f64_owned());
     assert_eq!(ra.dim(), rb.dim());
     ra.iter()

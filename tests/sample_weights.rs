@@ -155,7 +155,7 @@ fn fit_from(
 /// The multi-view loop as `mv_fit` runs it after seeding: view scales,
 /// the k-means start Θ₀, s₀ from the start's softness, then the loop.
 fn multiview_from(id: &str, problem: &Problem, cfg: &RunConfig, start: &Array2<f64>) -> algo::Fit {
-    use meanscape::internals::kernel::rff::{Features, MapSpec};
+    use meanscape::internals::kernel::rff::{FeatureMap, MapSpec};
     use meanscape::internals::view_scales;
     use meanscape::internals::{MvSettings, Possibilistic, Schedule, mv_kmeans_start, mv_loop};
     let x = problem.x.f64().to_owned();
@@ -171,11 +171,11 @@ fn multiview_from(id: &str, problem: &Problem, cfg: &RunConfig, start: &Array2<f
             stream: l as u64,
             f32: false,
         };
-        Features::build(rows.view(), &spec, &ctx, "t").unwrap()
+        FeatureMap::build(rows.view(), &spec, &ctx, "t").unwrap()
     };
     let sigmas = [1.5, 4.0];
-    let fs: Vec<Features> = (0..2).map(|l| build(&x, l, sigmas[l])).collect();
-    let views: Vec<&Features> = fs.iter().collect();
+    let fs: Vec<FeatureMap> = (0..2).map(|l| build(&x, l, sigmas[l])).collect();
+    let views: Vec<&FeatureMap> = fs.iter().collect();
     let centres: Vec<Array2<f64>> = (0..2)
         .map(|l| build(start, l, sigmas[l]).phi().clone())
         .collect();

@@ -1,5 +1,6 @@
 //! `meanscape gen`.
 
+use super::output::Failure;
 use crate::data::generate;
 use crate::error::Error;
 use crate::files;
@@ -32,7 +33,7 @@ pub struct GenArgs {
     pub max_memory: Option<u64>,
 }
 
-pub fn run(a: &GenArgs) -> anyhow::Result<()> {
+pub fn run(a: &GenArgs) -> std::result::Result<(), Failure> {
     generate::check_name(&a.name)?;
     let mut params = Vec::new();
     for kv in &a.params {
@@ -55,7 +56,7 @@ pub fn run(a: &GenArgs) -> anyhow::Result<()> {
     }
     let ds = generate::generate_within(&a.name, &params, a.max_memory)?;
     if crate::files::interrupt::requested() {
-        return Err(Error::Cancelled.into());
+        return Err(Failure::Cancelled);
     }
     let is_npy = a
         .out

@@ -150,7 +150,7 @@ pub fn main(ui: Ui) -> i32 {
 /// Runs the parsed command. Library errors pass through as they are (their
 /// messages are written for users); what fails in the program itself gets
 /// its context here.
-fn execute(cli: Cli, ui: Ui) -> anyhow::Result<()> {
+fn execute(cli: Cli, ui: Ui) -> Result<(), output::Failure> {
     match cli.command {
         None => ui(ui_options(&cli.tui)?)?,
         Some(Command::Tui(a)) => ui(ui_options(&a)?)?,

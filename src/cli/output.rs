@@ -5,6 +5,30 @@ use crate::error::Error;
 use crate::text::printable;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+/// How a command failed. A cancelled run is told apart from the library's
+/// error as it passes here, before it joins the program's own errors.
+pub(crate) enum Failure {
+    /// The user cancelled the run (exit code 130).
+    Cancelled,
+    /// An error, said on stderr (exit code 2).
+    Error(anyhow::Error),
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        match e {
+            Error::Cancelled => Failure::Cancelled,
+            e => Failure::Error(e.into()),
+        }
+    }
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Self {
+        Failure::Error(e)
+    }
+}
+
 /// Whether the program started with file descriptor 1 closed (`>&-`).
 static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
 
@@ -63,12 +87,15 @@ pub(crate) fn print(bytes: &[u8]) -> anyhow::Result<()> {
 
 /// The exit code of a finished command, with its error on stderr in one
 /// line: 130 for a cancelled run, 2 for an error.
-pub(super) fn exit_code(result: anyhow::Result<()>) -> i32 {
-    let Err(e) = result else { return 0 };
-    if matches!(e.downcast_ref::<Error>(), Some(Error::Cancelled)) {
-        eprintln!("meanscape: cancelled");
-        return 130;
-    }
+pub(super) fn exit_code(result: Result<(), Failure>) -> i32 {
+    let e = match result {
+        Ok(()) => return 0,
+        Err(Failure::Cancelled) => {
+            eprintln!("meanscape: cancelled");
+            return 130;
+        }
+        Err(Failure::Error(e)) => e,
+    };
     // The context the program added, then the cause; a library error's
     // message already names its own cause, so the chain stops there.
     let mut parts = Vec::new();

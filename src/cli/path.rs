@@ -3,6 +3,7 @@
 //! `--out`, with an SVG plot (`--plot`).
 
 use super::args::{AlgoArgs, DataArgs};
+use super::output::Failure;
 use super::path_svg;
 use crate::algo::params::fmt_num;
 use crate::algo::path::{DEFAULT_POINTS, Grid, PathAlgo, PathResult, run_path};
@@ -60,7 +61,7 @@ pub struct PathArgs {
     pub quiet: bool,
 }
 
-pub fn run(a: &PathArgs) -> anyhow::Result<()> {
+pub fn run(a: &PathArgs) -> Result<(), Failure> {
     if let Some(text) = output(a)? {
         super::output::print_text(&text)?;
     }

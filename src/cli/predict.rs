@@ -1,6 +1,7 @@
 //! `meanscape predict`: a saved model's clusters for new data.
 
 use super::args::ReadArgs;
+use super::output::Failure;
 use crate::data::{self, DataSource};
 use crate::error::{Error, Result};
 use crate::files;
@@ -37,9 +38,9 @@ pub struct PredictArgs {
     pub force: bool,
 }
 
-pub fn run(a: &PredictArgs) -> anyhow::Result<()> {
+pub fn run(a: &PredictArgs) -> Result<(), Failure> {
     let text = output(a)?;
-    super::output::print_text(&text)
+    Ok(super::output::print_text(&text)?)
 }
 
 #[derive(serde::Serialize)]

@@ -1,6 +1,7 @@
 //! `meanscape run`.
 
 use super::args::{AlgoArgs, DataArgs};
+use super::output::Failure;
 use crate::algo::{self, Ctx, Event, RunConfig, RunResult};
 use crate::error::{Error, Result};
 use crate::files::{self, interrupt};
@@ -49,9 +50,9 @@ pub struct RunArgs {
     pub resamples: usize,
 }
 
-pub fn run(a: &RunArgs) -> anyhow::Result<()> {
+pub fn run(a: &RunArgs) -> Result<(), Failure> {
     let text = output(a)?;
-    super::output::print_text(&text)
+    Ok(super::output::print_text(&text)?)
 }
 
 /// The run's summary, or its JSON object.

@@ -1,6 +1,7 @@
 //! `meanscape sweep`: a grid over declared parameters, R seeds per cell,
 //! scores per cell as a table, JSON or CSV, and an SVG plot.
 
+use super::output::Failure;
 use super::svg;
 pub use super::sweep_args::SweepArgs;
 use super::sweep_out::{self, Report};
@@ -12,13 +13,13 @@ use crate::sweep::{self, Axis, Truth};
 use std::io::IsTerminal;
 use std::path::Path;
 
-pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
+pub fn run(a: &SweepArgs) -> Result<(), Failure> {
     let (text, cancelled) = output(a)?;
     if let Some(text) = text {
         super::output::print_text(&text)?;
     }
     if cancelled {
-        return Err(Error::Cancelled.into());
+        return Err(Failure::Cancelled);
     }
     Ok(())
 }

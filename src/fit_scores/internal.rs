@@ -30,10 +30,10 @@
 //! to rounding.
 
 use super::space::{Block, Part, Sample, Space, SpaceKind, Stats, tiles};
+use crate::solver::Owner;
 use ndarray::{Array2, ArrayView2};
 use rand::SeedableRng;
 use rayon::prelude::*;
-use std::any::Any;
 use std::sync::{Arc, Mutex};
 
 /// Up to this many rows the silhouette is exact (the values of the
@@ -121,7 +121,7 @@ pub struct SilhouetteBase {
 struct Memo {
     key: usize,
     dist: Arc<Array2<f64>>,
-    _keep: Option<Arc<dyn Any + Send + Sync>>,
+    _keep: Option<Arc<dyn Owner>>,
 }
 
 /// The most blocks whose distances a sweep's base keeps (50 MB each at

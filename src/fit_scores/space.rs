@@ -17,12 +17,11 @@
 
 use crate::kernel::{Gram, rff};
 use crate::linalg;
-use crate::solver::SpaceBlocks;
 use crate::solver::csr::Csr;
 use crate::solver::rows::Rows;
+use crate::solver::{Owner, SpaceBlock, SpaceBlocks};
 use ndarray::{Array2, ArrayView2};
 use rayon::prelude::*;
-use std::any::Any;
 use std::sync::Arc;
 
 /// Where a partition lives, for the outputs.
@@ -52,7 +51,7 @@ pub enum Block<'a> {
     /// Rows in a Euclidean space (the input features, f64 or f32 as the
     /// run stores them; never widened whole).
     Rows(Rows<'a>),
-    Map(Arc<rff::Features>),
+    Map(Arc<rff::FeatureMap>),
     Gram(Arc<Gram>),
     /// Sparse rows, read per nonzero, with their squared norms.
     Sparse {
@@ -101,8 +100,7 @@ impl<'a> Space<'a> {
 
     /// The space an algorithm reports ([`crate::solver::Solver::space`]):
     /// `x`'s features when it names no block. Blocks of weight 0 are left
-    /// out; a block of a type this module does not know is a programming
-    /// error.
+    /// out.
     pub fn from_blocks(x: impl Into<Rows<'a>>, blocks: SpaceBlocks) -> Self {
         if blocks.is_empty() {
             return Space::features(x);
@@ -126,16 +124,12 @@ impl<'a> Space<'a> {
             if w == 0.0 || !w.is_finite() {
                 continue;
             }
-            let b: Arc<dyn Any + Send + Sync> = b;
-            let block = match b.downcast::<Gram>() {
-                Ok(g) => {
+            let block = match b {
+                SpaceBlock::Gram(g) => {
                     kind = SpaceKind::Kernel;
                     Block::Gram(g)
                 }
-                Err(b) => Block::Map(
-                    b.downcast::<rff::Features>()
-                        .expect("a space block is a Gram matrix or a feature map"),
-                ),
+                SpaceBlock::Map(f) => Block::Map(f),
             };
             out.push((block, w));
         }
@@ -255,7 +249,7 @@ impl Block<'_> {
     }
 
     /// Keeps the block's data alive while a memo holds its key.
-    pub(super) fn keep(&self) -> Option<Arc<dyn Any + Send + Sync>> {
+    pub(super) fn keep(&self) -> Option<Arc<dyn Owner>> {
         match self {
             Block::Rows(_) | Block::Sparse { .. } => None,
             Block::Map(f) => Some(f.clone()),

@@ -14,6 +14,8 @@
 use super::spec::{Kind, Post, Precision, Resolved};
 use crate::error::{Error, Result};
 use crate::linalg;
+pub use crate::solver::space::gram::Gram;
+use crate::solver::space::gram::{Layout, Store};
 // The progress module itself, not the solver core: the problem holds Gram
 // matrices, so the core must not be imported back through its root.
 use crate::solver::progress::Ctx;
@@ -25,20 +27,6 @@ use std::time::Instant;
 
 /// Side of a tile.
 pub const TILE: usize = 256;
-
-/// Storage of the tiles.
-enum Store {
-    F64(Vec<f64>),
-    F32(Vec<f32>),
-}
-
-/// Where the tiles of an n×n lower triangle live.
-#[derive(Debug, Clone, Copy)]
-struct Layout {
-    n: usize,
-    /// Number of row (and column) blocks.
-    nb: usize,
-}
 
 impl Layout {
     fn new(n: usize) -> Self {
@@ -81,18 +69,9 @@ pub fn stored_bytes(n: usize, precision: Precision) -> f64 {
     Layout::new(n).len() as f64 * precision.bytes() as f64
 }
 
-/// A kernel matrix K (n×n, symmetric) with its diagonal in f64.
-pub struct Gram {
-    layout: Layout,
-    store: Store,
-    diag: Vec<f64>,
-    spec: Resolved,
-    build_secs: f64,
-    /// Points whose diagonal was not positive when normalising.
-    guarded: usize,
-    /// The feature columns it was built on, for a kernel on a view;
-    /// `None`: every column (or a precomputed kernel).
-    cols: Option<Range<usize>>,
+crate::solver::cache::cache_key! {
+    /// A Gram matrix, under its spec's key (family [`super::GRAM_FAMILY`]).
+    pub GramKey => Gram
 }
 
 trait Elem: Copy + Send + Sync + 'static {

@@ -5,13 +5,14 @@
 //! (`--kernels precomputed`). The memory guard counts every matrix before
 //! one is built or post-processed.
 
+use super::gram::GramKey;
 use super::gram::{Gram, stored_bytes};
 use super::spec::{GRAM_FAMILY, KernelSpec, Kind, Post, Precision, parse_list};
 use super::views::{View, parse_column_views};
-use super::{auto_sigma, bandwidth, dmax2};
+use super::{Dmax2Key, SigmaRuleKey, auto_sigma, bandwidth, dmax2};
 use crate::error::{Error, Result};
 use crate::memory;
-use crate::solver::{Ctx, Problem};
+use crate::solver::{Ctx, Problem, SpaceBlock};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -353,7 +354,7 @@ fn on_views(
     let mut out = Vec::with_capacity(plan.len());
     for (view, spec, r, key) in plan {
         ctx.check()?;
-        let gram = problem.cached(&key, || {
+        let gram = problem.cached(&GramKey(key), || {
             let x = problem.x.rows().cols(view.cols.clone()).f64_owned();
             Gram::build(x.view(), &r, ctx).map(|g| g.on_columns(view.cols.clone()))
         })?;
@@ -413,7 +414,9 @@ fn precomputed(
                 &format!("post-processing kernel {name}"),
                 l as f64 / stack.len() as f64,
             );
-            problem.cached(&keys[l], || Ok(g.with_post(post, precision)))?
+            problem.cached(&GramKey(keys[l].clone()), || {
+                Ok(g.with_post(post, precision))
+            })?
         };
         out.push(NamedGram {
             name: name.clone(),
@@ -428,7 +431,7 @@ fn precomputed(
 /// The KPK bandwidth rule on a column group, cached (1 for a group
 /// without spread).
 pub fn view_sigma_rule(problem: &Problem, cols: &Range<usize>) -> f64 {
-    let key = format!("kernel:sigma_rule|{}..{}", cols.start, cols.end);
+    let key = SigmaRuleKey(format!("kernel:sigma_rule|{}..{}", cols.start, cols.end));
     problem
         .cached(&key, || {
             let s = match problem.csr() {
@@ -446,7 +449,7 @@ pub fn view_sigma_rule(problem: &Problem, cols: &Range<usize>) -> f64 {
 
 /// The largest squared pairwise distance within a column group, cached.
 fn view_dmax2(problem: &Problem, cols: &Range<usize>) -> f64 {
-    let key = format!("kernel:dmax2|{}..{}", cols.start, cols.end);
+    let key = Dmax2Key(format!("kernel:dmax2|{}..{}", cols.start, cols.end));
     problem
         .cached(&key, || {
             let x = problem.x.rows().cols(cols.clone()).f64_owned();
@@ -464,6 +467,6 @@ pub fn weighted_blocks(
     named
         .iter()
         .zip(weights)
-        .map(|(g, w)| (g.gram.clone() as Arc<dyn std::any::Any + Send + Sync>, w))
+        .map(|(g, w)| (SpaceBlock::Gram(g.gram.clone()), w))
         .collect()
 }

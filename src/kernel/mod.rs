@@ -19,7 +19,7 @@ pub mod spec;
 pub mod stack;
 pub mod views;
 
-pub use gram::Gram;
+pub use gram::{Gram, GramKey};
 pub use spec::{DEFAULT_SET, KernelSpec, Kind, Post, Precision, Resolved, parse_list};
 pub use stack::KernelStack;
 
@@ -50,11 +50,22 @@ pub fn sigma_spec() -> ParamSpec {
     }
 }
 
+crate::solver::cache::cache_key! {
+    /// The σ rule on the data or on a column group (`kernel:sigma_rule|…`).
+    pub SigmaRuleKey => f64
+}
+
+crate::solver::cache::cache_key! {
+    /// The largest squared pairwise distance on the data or on a column
+    /// group (`kernel:dmax2|…`).
+    pub Dmax2Key => f64
+}
+
 /// The σ rule on the problem's (scaled) data, cached; 1 when the data has
 /// no spread (so that a constant dataset still gets a valid kernel).
 pub fn auto_sigma(problem: &Problem) -> f64 {
     problem
-        .cached("kernel:sigma_rule|", || {
+        .cached(&SigmaRuleKey("kernel:sigma_rule|".into()), || {
             let s = match problem.csr() {
                 Some(x) => bandwidth::sigma_rule_csr(x, 0..x.ncols()),
                 None => bandwidth::sigma_rule(problem.x.f64().view()),
@@ -67,7 +78,7 @@ pub fn auto_sigma(problem: &Problem) -> f64 {
 /// The largest squared pairwise distance, cached (for `t=` bandwidths).
 pub fn dmax2(problem: &Problem) -> f64 {
     problem
-        .cached("kernel:dmax2|", || {
+        .cached(&Dmax2Key("kernel:dmax2|".into()), || {
             Ok(bandwidth::max_sq_dist(problem.x.f64().view()))
         })
         .map_or(0.0, |v| *v)
@@ -197,9 +208,11 @@ pub fn grams(problem: &Problem, specs: &[Resolved], ctx: &Ctx) -> Result<Vec<Arc
     let wanted: Vec<String> = specs.iter().map(|s| s.key()).collect();
     problem.retain_family(GRAM_FAMILY, &wanted);
     let mut out = Vec::with_capacity(specs.len());
-    for (spec, key) in specs.iter().zip(&wanted) {
+    for (spec, key) in specs.iter().zip(wanted) {
         ctx.check()?;
-        out.push(problem.cached(key, || Gram::build(problem.x.f64().view(), spec, ctx))?);
+        out.push(problem.cached(&GramKey(key), || {
+            Gram::build(problem.x.f64().view(), spec, ctx)
+        })?);
     }
     Ok(out)
 }
@@ -207,7 +220,7 @@ pub fn grams(problem: &Problem, specs: &[Resolved], ctx: &Ctx) -> Result<Vec<Arc
 /// Whether the Gram matrix of `spec` is already cached (the UI can say
 /// "kernel reused").
 pub fn is_cached(problem: &Problem, spec: &Resolved) -> bool {
-    problem.is_cached(&spec.key())
+    problem.is_cached(&GramKey(spec.key()))
 }
 
 /// Squared feature-space distances to the implicit centroids of the
@@ -329,7 +342,7 @@ pub fn stack_gram(
         max_memory,
     )?;
     ctx.check()?;
-    let gram = problem.cached("gram:precomputed-average|", || {
+    let gram = problem.cached(&GramKey("gram:precomputed-average|".into()), || {
         let refs: Vec<&Gram> = stack.grams.iter().map(|g| g.as_ref()).collect();
         Ok(Gram::average(&refs, &stack::raw_spec()))
     })?;

@@ -38,12 +38,12 @@ use crate::linalg;
 use crate::memory;
 use crate::solver::params::{Default, ParamSpec, Scale};
 use crate::solver::rows::Rows;
+pub use crate::solver::space::map::{FeatureMap, MapSpec, Store};
 use crate::solver::{Ctx, MapInfo, Problem};
 use ndarray::{Array2, ArrayView2};
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
 use rayon::prelude::*;
-use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -131,22 +131,6 @@ pub fn sigma_spec() -> ParamSpec {
 /// Prefix of the cache keys of feature maps.
 const FAMILY: &str = "rff|";
 
-/// One feature map: which columns of the data, at which bandwidth, from
-/// which random stream.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MapSpec {
-    /// Columns of the (scaled) data the map reads.
-    pub cols: Range<usize>,
-    pub sigma: f64,
-    /// D, the number of frequencies.
-    pub dim: usize,
-    pub seed: u64,
-    /// Random stream of `seed` (the view's index).
-    pub stream: u64,
-    /// Store the matrix in f32 (half the memory; arithmetic stays f64).
-    pub f32: bool,
-}
-
 impl MapSpec {
     /// The cache key: every field, σ to the bit.
     pub fn key(&self) -> String {
@@ -175,22 +159,12 @@ impl MapSpec {
     }
 }
 
-/// The feature matrix, n × 2D: [sin(XΩ), cos(XΩ)] / √D.
-pub enum Store {
-    F64(Array2<f64>),
-    F32(Array2<f32>),
+crate::solver::cache::cache_key! {
+    /// A feature map, under its spec's key ([`MapSpec::key`]).
+    pub MapKey => FeatureMap
 }
 
-/// A built feature matrix.
-pub struct Features {
-    pub spec: MapSpec,
-    pub store: Store,
-    /// Squared row norms of the stored rows (1 up to rounding).
-    pub norms: Vec<f64>,
-    pub build_secs: f64,
-}
-
-impl Features {
+impl FeatureMap {
     /// Computes the features of the rows of `x` (all its columns; pass the
     /// view's column slice). Checks `ctx` between blocks and reports the
     /// progress as a stage named `label`.
@@ -199,7 +173,7 @@ impl Features {
         spec: &MapSpec,
         ctx: &Ctx,
         label: &str,
-    ) -> Result<Features> {
+    ) -> Result<FeatureMap> {
         let x = x.into();
         let t0 = std::time::Instant::now();
         assert_eq!(x.ncols(), spec.cols.len(), "columns of the view");
@@ -209,12 +183,12 @@ impl Features {
         } else {
             Store::F64(map_rows(x, omega.view(), ctx, label)?)
         };
-        Ok(Features::finish(spec, store, t0))
+        Ok(FeatureMap::finish(spec, store, t0))
     }
 
     /// The built matrix with its row norms and build time.
-    pub(super) fn finish(spec: &MapSpec, store: Store, t0: std::time::Instant) -> Features {
-        let mut f = Features {
+    pub(super) fn finish(spec: &MapSpec, store: Store, t0: std::time::Instant) -> FeatureMap {
+        let mut f = FeatureMap {
             spec: spec.clone(),
             store,
             norms: Vec::new(),
@@ -485,11 +459,11 @@ pub fn guard(
 /// The feature matrices of `specs` on the problem's (scaled) data, from its
 /// cache or built now (call [`guard`] first). Matrices cached earlier under
 /// other specs are dropped first.
-pub fn features(problem: &Problem, specs: &[MapSpec], ctx: &Ctx) -> Result<Vec<Arc<Features>>> {
+pub fn features(problem: &Problem, specs: &[MapSpec], ctx: &Ctx) -> Result<Vec<Arc<FeatureMap>>> {
     let wanted: Vec<String> = specs.iter().map(|s| s.key()).collect();
     problem.retain_family(FAMILY, &wanted);
     let mut out = Vec::with_capacity(specs.len());
-    for (v, (spec, key)) in specs.iter().zip(&wanted).enumerate() {
+    for (v, (spec, key)) in specs.iter().zip(wanted).enumerate() {
         ctx.check()?;
         if spec.cols.end > problem.p() || spec.cols.is_empty() {
             return Err(Error::param(format!(
@@ -510,10 +484,10 @@ pub fn features(problem: &Problem, specs: &[MapSpec], ctx: &Ctx) -> Result<Vec<A
                 2 * spec.dim
             )
         };
-        let f = problem.cached(key, || match problem.csr() {
+        let f = problem.cached(&MapKey(key), || match problem.csr() {
             // Sparse rows: per nonzero, never densified.
-            Some(x) => Features::build_csr(x, spec, ctx, &label),
-            None => Features::build(problem.x.rows().cols(spec.cols.clone()), spec, ctx, &label),
+            Some(x) => FeatureMap::build_csr(x, spec, ctx, &label),
+            None => FeatureMap::build(problem.x.rows().cols(spec.cols.clone()), spec, ctx, &label),
         })?;
         out.push(f);
     }
@@ -523,11 +497,11 @@ pub fn features(problem: &Problem, specs: &[MapSpec], ctx: &Ctx) -> Result<Vec<A
 /// Whether the features of `spec` are cached (the UI can say "features
 /// reused").
 pub fn is_cached(problem: &Problem, spec: &MapSpec) -> bool {
-    problem.is_cached(&spec.key())
+    problem.is_cached(&MapKey(spec.key()))
 }
 
 /// JSON description of a feature map, for `Fit::extra`.
-pub fn describe(f: &Features) -> MapInfo {
+pub fn describe(f: &FeatureMap) -> MapInfo {
     MapInfo {
         columns: format!("{}-{}", f.spec.cols.start + 1, f.spec.cols.end),
         sigma: f.spec.sigma,

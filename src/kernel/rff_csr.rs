@@ -7,7 +7,7 @@
 //! differs) and the same features whatever the thread count. Memory:
 //! the n × 2D result plus one block, never n × p.
 
-use super::rff::{Element, Features, MapSpec, Store, map_blocks};
+use super::rff::{Element, FeatureMap, MapSpec, Store, map_blocks};
 use crate::error::Result;
 use crate::solver::Ctx;
 use crate::solver::csr::Csr;
@@ -54,10 +54,10 @@ pub fn map_csr<T: Element>(
     })
 }
 
-impl Features {
-    /// [`Features::build`] on CSR rows: the map's columns are picked out of
+impl FeatureMap {
+    /// [`FeatureMap::build`] on CSR rows: the map's columns are picked out of
     /// each row's nonzeros.
-    pub fn build_csr(x: &Csr, spec: &MapSpec, ctx: &Ctx, label: &str) -> Result<Features> {
+    pub fn build_csr(x: &Csr, spec: &MapSpec, ctx: &Ctx, label: &str) -> Result<FeatureMap> {
         let t0 = std::time::Instant::now();
         let omega = spec.frequencies();
         let cols = spec.cols.clone();
@@ -66,7 +66,7 @@ impl Features {
         } else {
             Store::F64(map_csr(x, cols, omega.view(), ctx, label)?)
         };
-        Ok(Features::finish(spec, store, t0))
+        Ok(FeatureMap::finish(spec, store, t0))
     }
 }
 

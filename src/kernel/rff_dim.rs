@@ -45,6 +45,16 @@ const SAMPLE_SEED: u64 = 0x5EED_D1A1;
 /// One feature matrix may take at most this share of the memory budget.
 const BUDGET_SHARE: f64 = 1.0 / 8.0;
 
+crate::solver::cache::cache_key! {
+    /// The D the rule chose for a map's columns and bandwidth.
+    pub DimKey => DimChoice
+}
+
+crate::solver::cache::cache_key! {
+    /// The kernel error of a map on the problem's sample.
+    pub MapErrorKey => f64
+}
+
 /// The D the ladder chose and what it measured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DimChoice {
@@ -213,13 +223,13 @@ pub fn omega_cap(d: usize, budget: u64) -> usize {
 pub fn auto_dim(problem: &Problem, cols: Range<usize>, sigma: f64) -> DimChoice {
     let budget = crate::memory::Budget::from_limit(None).limit;
     let cap = ladder_cap(problem.n(), budget).min(omega_cap(cols.len(), budget));
-    let key = format!(
+    let key = DimKey(format!(
         "dimrule|auto|sigma={:016x}|cols={}..{}|tol={}|cap={cap}",
         sigma.to_bits(),
         cols.start,
         cols.end,
         DIM_TOL
-    );
+    ));
     let base = MapSpec {
         cols: cols.clone(),
         sigma,
@@ -241,7 +251,7 @@ pub fn auto_dim(problem: &Problem, cols: Range<usize>, sigma: f64) -> DimChoice 
 /// key outside the `rff` family, so it is not counted as a feature map): what a
 /// run reports beside its D.
 pub fn map_error(problem: &Problem, spec: &MapSpec) -> f64 {
-    let key = format!("dimrule|err|{}", spec.key());
+    let key = MapErrorKey(format!("dimrule|err|{}", spec.key()));
     problem
         .cached(&key, || Ok(Sample::of(problem, &spec.cols).error(spec)))
         .map_or(f64::NAN, |e| *e)

@@ -23,31 +23,8 @@
 //! Post-processing runs in the order centre → normalise → rescale.
 
 use crate::error::{Error, Result};
+pub use crate::solver::space::gram::{Kind, Post, Precision, Resolved};
 use std::fmt;
-
-/// The kernel family.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kind {
-    /// exp(−‖x−y‖² / 2σ²)
-    Gaussian,
-    /// exp(−‖x−y‖ / σ) (Euclidean distance, not squared)
-    Laplacian,
-    /// exp(−arccos(x̂ᵀŷ) / 2σ²) on the unit sphere (x̂ = x/‖x‖), as in the
-    /// KPK paper's sphere simulation (the arccos is not squared)
-    Geodesic,
-    /// (a + xᵀy)^b
-    Poly,
-    /// xᵀy
-    Linear,
-    /// xᵀy / (‖x‖‖y‖)
-    Cosine,
-    /// A matrix read from a file (`--kernels precomputed`): never built
-    /// from features.
-    Precomputed,
-    /// The symmetrised 0/1 nn-nearest-neighbour graph: spectral
-    /// clustering's affinity, not a positive semi-definite kernel.
-    Knn,
-}
 
 impl Kind {
     pub fn name(self) -> &'static str {
@@ -104,15 +81,6 @@ pub enum Width {
     T(f64),
 }
 
-/// Storage precision of a Gram matrix.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Precision {
-    #[default]
-    F64,
-    /// Entries rounded to f32 (half the memory); all arithmetic stays f64.
-    F32,
-}
-
 impl Precision {
     pub fn bytes(self) -> usize {
         match self {
@@ -126,14 +94,6 @@ impl Precision {
             Precision::F32 => "f32",
         }
     }
-}
-
-/// Post-processing of a Gram matrix, in the order centre → normalise → rescale.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct Post {
-    pub center: bool,
-    pub normalize: bool,
-    pub rescale: bool,
 }
 
 /// A parsed kernel spec, as the user wrote it.
@@ -358,20 +318,6 @@ impl KernelSpec {
             precision: self.precision,
         })
     }
-}
-
-/// A kernel with every parameter fixed: what a Gram matrix is built from
-/// and cached under.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Resolved {
-    pub kind: Kind,
-    pub sigma: Option<f64>,
-    pub a: f64,
-    pub b: u32,
-    /// Neighbours per row: knn only.
-    pub nn: Option<usize>,
-    pub post: Post,
-    pub precision: Precision,
 }
 
 impl Resolved {

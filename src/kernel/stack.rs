@@ -2,21 +2,13 @@
 //! file (the form multiple-kernel clustering datasets ship in), carried by
 //! the dataset and the problem in place of features.
 
-use super::gram::Gram;
 use super::spec::{Kind, Post, Precision, Resolved};
+pub use crate::solver::space::gram::KernelStack;
 use ndarray::ArrayView2;
-use std::sync::Arc;
 
 /// Entries may differ from their mirror by this much, relative to the
 /// largest |K_ij|, and still count as symmetric up to rounding.
 pub const SYMMETRY_TOL: f64 = 1e-10;
-
-/// The kernels of a kernels-only dataset, as read (symmetrised, no
-/// post-processing), each with the name it is shown under.
-pub struct KernelStack {
-    pub grams: Vec<Arc<Gram>>,
-    pub names: Vec<String>,
-}
 
 impl std::fmt::Debug for KernelStack {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -136,6 +128,7 @@ pub fn symmetrise(k: &mut ndarray::Array2<f64>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernel::Gram;
     use ndarray::array;
 
     #[test]

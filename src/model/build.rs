@@ -6,11 +6,9 @@ use super::payload::Payload;
 use super::rff::{self, RffPayload};
 use crate::algo::{Algorithm, Ctx, Family, Fit, ModelKind, Problem, RunConfig, Weighs};
 use crate::error::{Error, Result};
-use crate::kernel::Gram;
+use crate::solver::SpaceBlock;
 use ndarray::{Array2, ArrayView2};
-use std::any::Any;
 use std::ops::Range;
-use std::sync::Arc;
 
 /// Refuses, before a run, what cannot give a model.
 pub fn supports(algo: &dyn Algorithm, problem: &Problem) -> Result<()> {
@@ -127,23 +125,15 @@ fn from_space(
     let mut grams = Vec::new();
     let mut maps = Vec::new();
     for (b, w) in blocks {
-        let b: Arc<dyn Any + Send + Sync> = b;
-        match b.downcast::<Gram>() {
-            Ok(g) => {
+        match b {
+            SpaceBlock::Gram(g) => {
                 let cols = g.columns().unwrap_or(0..problem.p());
                 grams.push(kernel::block(&g, x, cols, w, &fit.labels, sw, cfg.k)?);
             }
-            Err(b) => match b.downcast::<crate::kernel::rff::Features>() {
-                Ok(f) => {
-                    let head = map_head(problem, x, f.spec.cols.clone());
-                    maps.push(rff::map(&f, head.view(), w, &fit.labels, sw, cfg.k)?);
-                }
-                Err(_) => {
-                    return Err(Error::Model(format!(
-                        "{id}: its space has a block this version cannot save"
-                    )));
-                }
-            },
+            SpaceBlock::Map(f) => {
+                let head = map_head(problem, x, f.spec.cols.clone());
+                maps.push(rff::map(&f, head.view(), w, &fit.labels, sw, cfg.k)?);
+            }
         }
     }
     match (grams.is_empty(), maps.is_empty()) {

@@ -6,7 +6,7 @@
 
 use super::rows::{Dist, shape};
 use crate::error::{Error, Result};
-use crate::kernel::rff::{Features, MapSpec, Store, map_rows};
+use crate::kernel::rff::{FeatureMap, MapSpec, Store, map_rows};
 use crate::linalg;
 use crate::solver::Ctx;
 use ndarray::{Array2, ArrayView2, s};
@@ -153,7 +153,7 @@ pub const CHECK_ROWS: usize = 16;
 /// the map reads, dense (densified from sparse rows: the model predicts
 /// dense rows, so the check is that the dense map gives the features).
 pub fn map(
-    f: &Features,
+    f: &FeatureMap,
     head: ArrayView2<f64>,
     weight: f64,
     labels: &[usize],

@@ -7,6 +7,7 @@ use super::init::Init;
 use super::params::{ParamSpec, Params};
 use super::problem::Problem;
 use super::progress::{Ctx, Event};
+use super::space::SpaceBlocks;
 use crate::error::{Error, Result};
 use rand::SeedableRng;
 use rayon::prelude::*;
@@ -265,9 +266,9 @@ pub trait Solver: Send + Sync {
         Ok(())
     }
     /// The space a finished run clustered in, where its label-free
-    /// scores are computed: weighted blocks, each a Gram matrix
-    /// (`kernel::Gram`) or a feature map (`kernel::rff::Features`), taken
-    /// from the problem's cache. Empty (the default) is the scaled input
+    /// scores are computed: weighted blocks, each a Gram matrix or a
+    /// feature map ([`super::space::SpaceBlock`]), taken from the
+    /// problem's cache. Empty (the default) is the scaled input
     /// features.
     ///
     /// # Errors
@@ -482,10 +483,6 @@ pub trait Algorithm: Send + Sync {
         ctx: &Ctx,
     ) -> Result<SpaceBlocks>;
 }
-
-/// Weighted blocks of the space a run clustered in (see
-/// [`Solver::space`]); the squared distance is Σ_b w_b d_b².
-pub type SpaceBlocks = Vec<(std::sync::Arc<dyn std::any::Any + Send + Sync>, f64)>;
 
 impl<S: Solver> Algorithm for S {
     fn id(&self) -> &'static str {

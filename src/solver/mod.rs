@@ -8,6 +8,7 @@ pub mod algorithm;
 mod assign;
 pub mod block;
 mod bounded;
+pub mod cache;
 pub mod caps;
 pub mod csr;
 pub mod extras;
@@ -29,13 +30,14 @@ pub mod row_dots;
 pub mod rows;
 pub mod sample;
 pub mod simplex_qp;
+pub mod space;
 pub mod specs;
 pub mod stopping;
 pub mod weights;
 
 pub use algorithm::{
-    Algorithm, BATCH, BatchStart, Common, ModelKind, Request, Rng, RunConfig, Solver, SpaceBlocks,
-    Start, StartMemory, Weighs, check_config, check_memory, configure, in_batches, resolve_options,
+    Algorithm, BATCH, BatchStart, Common, ModelKind, Request, Rng, RunConfig, Solver, Start,
+    StartMemory, Weighs, check_config, check_memory, configure, in_batches, resolve_options,
     resolve_params, run,
 };
 pub use caps::{Caps, Family, PyClass, Scaling};
@@ -44,5 +46,6 @@ pub use fit::{AssignRule, Fit, RunResult, TracePoint, cluster_sizes};
 pub use init::Init;
 pub use matrix::{Dtype, Matrix, Real};
 pub use params::{ParamError, ParamSpec, Params};
-pub use problem::{Features, Problem};
+pub use problem::{Features, Owner, Problem};
 pub use progress::{Ctx, Event, Progress};
+pub use space::{SpaceBlock, SpaceBlocks};

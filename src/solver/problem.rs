@@ -1,13 +1,18 @@
 //! The data an algorithm works on, with caches shared across runs.
 
+use super::cache::{Cache, CacheKey};
 use super::matrix::Matrix;
+use super::space::gram::KernelStack;
 use crate::error::{Error, Result};
-use crate::kernel::stack::KernelStack;
 use ndarray::{Array2, ArrayView2, CowArray, Ix2};
-use std::any::Any;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+
+/// What keeps a borrowed buffer alive (a NumPy array, a shared matrix):
+/// held only to be dropped after the view on it, never read.
+pub trait Owner: Send + Sync {}
+
+impl<T: Send + Sync + ?Sized> Owner for T {}
 
 /// The n × p rows of a [`Problem`], held once in the run's float type
 /// (f64, or f32 for `--dtype f32`) and read without owning the buffer: a
@@ -20,7 +25,7 @@ pub struct Features {
     // Points into `_owner`'s buffer, which does not move while `_owner`
     // lives; never handed out with its 'static lifetime.
     view: super::rows::Rows<'static>,
-    _owner: Arc<dyn Any + Send + Sync>,
+    _owner: Arc<dyn Owner>,
 }
 
 impl Features {
@@ -53,12 +58,7 @@ impl Features {
     /// # Safety
     /// `ptr` must point to `n·p` initialised, aligned `f64`s in row-major
     /// order that stay valid and unmodified for as long as `owner` lives.
-    pub unsafe fn borrowed(
-        owner: Arc<dyn Any + Send + Sync>,
-        ptr: *const f64,
-        n: usize,
-        p: usize,
-    ) -> Self {
+    pub unsafe fn borrowed(owner: Arc<dyn Owner>, ptr: *const f64, n: usize, p: usize) -> Self {
         // SAFETY: as the caller promises.
         let view = unsafe { ArrayView2::from_shape_ptr((n, p), ptr) };
         Features {
@@ -71,12 +71,7 @@ impl Features {
     ///
     /// # Safety
     /// As [`Features::borrowed`], for `f32`s.
-    pub unsafe fn borrowed_f32(
-        owner: Arc<dyn Any + Send + Sync>,
-        ptr: *const f32,
-        n: usize,
-        p: usize,
-    ) -> Self {
+    pub unsafe fn borrowed_f32(owner: Arc<dyn Owner>, ptr: *const f32, n: usize, p: usize) -> Self {
         // SAFETY: as the caller promises.
         let view = unsafe { ArrayView2::from_shape_ptr((n, p), ptr) };
         Features {
@@ -157,7 +152,7 @@ pub struct Problem {
     weights: Option<Arc<[f64]>>,
     /// Sparse rows ([`Problem::from_csr`]; `x` is then n × 0).
     pub sparse: Option<Arc<super::csr::Csr>>,
-    cache: Mutex<HashMap<String, Arc<dyn Any + Send + Sync>>>,
+    cache: Mutex<Cache>,
     /// Items built so far (cache misses): how a sweep shows that cells
     /// sharing a Gram matrix did not each build one.
     builds: AtomicUsize,
@@ -188,7 +183,7 @@ impl Problem {
             kernels: None,
             weights: None,
             sparse: None,
-            cache: Mutex::new(HashMap::new()),
+            cache: Mutex::new(Cache::default()),
             builds: AtomicUsize::new(0),
         }
     }
@@ -277,20 +272,18 @@ impl Problem {
     ///
     /// # Errors
     /// What `build` fails with (nothing is cached then).
-    pub fn cached<T: Any + Send + Sync>(
+    pub fn cached<K: CacheKey>(
         &self,
-        key: &str,
-        build: impl FnOnce() -> Result<T>,
-    ) -> Result<Arc<T>> {
+        key: &K,
+        build: impl FnOnce() -> Result<K::Value>,
+    ) -> Result<Arc<K::Value>> {
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(hit) = cache.get(key)
-            && let Ok(t) = hit.clone().downcast::<T>()
-        {
-            return Ok(t);
+        if let Some(hit) = cache.get(key) {
+            return Ok(hit);
         }
         let built = Arc::new(build()?);
         self.builds.fetch_add(1, Ordering::Relaxed);
-        cache.insert(key.to_string(), built.clone());
+        cache.insert(key.clone(), built.clone());
         Ok(built)
     }
 
@@ -300,11 +293,11 @@ impl Problem {
     }
 
     /// Whether `key` is cached (for the UI: "kernel reused").
-    pub fn is_cached(&self, key: &str) -> bool {
+    pub fn is_cached<K: CacheKey>(&self, key: &K) -> bool {
         self.cache
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .contains_key(key)
+            .contains(key)
     }
 
     /// Drops the cached items of a family (keys starting with `family`)
@@ -314,17 +307,12 @@ impl Problem {
         self.cache
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .retain(|k, _| !k.starts_with(family) || keep.contains(k));
+            .retain(&|k| !k.starts_with(family) || keep.iter().any(|w| w == k));
     }
 
     /// The keys cached now.
     pub fn cache_keys(&self) -> Vec<String> {
-        self.cache
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .keys()
-            .cloned()
-            .collect()
+        self.cache.lock().unwrap_or_else(|e| e.into_inner()).texts()
     }
 
     /// Drops every cached item: when the user cancels a run, what it

@@ -12,6 +12,11 @@ use ndarray::Array2;
 use rayon::prelude::*;
 use std::sync::Arc;
 
+crate::solver::cache::cache_key! {
+    /// The kernels' products ⟨K_p, K_q⟩_F, under the kernels' keys.
+    ProductsKey => Vec<f64>
+}
+
 /// M_pq = ⟨K_p, K_q⟩_F, v×v row-major, cached on the problem under the
 /// kernels' keys. One task per row block of the kernels, summed in block
 /// order.
@@ -21,7 +26,7 @@ pub fn gram_products(
     ident: &str,
     ctx: &Ctx,
 ) -> Result<Arc<Vec<f64>>> {
-    let key = format!("dmkkm:M|{ident}");
+    let key = ProductsKey(format!("dmkkm:M|{ident}"));
     problem.cached(&key, || {
         ctx.check()?;
         let label = "dmkkm: kernel products ⟨K_p, K_q⟩";

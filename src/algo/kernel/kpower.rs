@@ -101,7 +101,7 @@ impl Solver for KernelPower {
         ctx: &Ctx,
     ) -> Result<crate::solver::SpaceBlocks> {
         let gram = kernel::single_gram(problem, &p.kernel, run.max_memory, ctx, self.id())?;
-        Ok(vec![(gram, 1.0)])
+        Ok(vec![(crate::solver::SpaceBlock::Gram(gram), 1.0)])
     }
     fn fit(
         &self,

@@ -67,6 +67,11 @@ pub struct MkkmParams {
     pub values: MkkmValues,
 }
 
+crate::solver::cache::cache_key! {
+    /// The relaxed solution on a set of kernels, under its settings.
+    RelaxedKey => Relaxed
+}
+
 /// The relaxed solution: the embedding and the weights.
 pub struct Relaxed {
     /// n×k leading eigenvectors of K_γ with unit-norm rows.
@@ -201,13 +206,13 @@ fn relaxed(problem: &Problem, run: &Common, p: &MkkmParams, ctx: &Ctx) -> Result
         "mkkm",
     )?;
     let gs = plain(&named);
-    let key = format!(
+    let key = RelaxedKey(format!(
         "mkkm:{}|k={}|tol={}|max_iter={}",
         identity(&named),
         run.k,
         p.values.tol,
         p.values.max_iter
-    );
+    ));
     let rel = problem.cached(&key, || {
         relax(&gs, run.k, p.values.tol, p.values.max_iter, ctx)
     })?;

@@ -244,11 +244,21 @@ pub fn graph_embedding(
         "lower nn or sample the rows (--sample)",
         run.max_memory,
     )?;
-    let graph = problem.cached(&format!("knn:nn={nn}|"), || {
+    let graph = problem.cached(&GraphKey(format!("knn:nn={nn}|")), || {
         knn::graph(problem.x.f64().view(), nn, ctx)
     })?;
-    let key = format!("spectral:knn:nn={nn}|k={}|", run.k);
+    let key = EmbeddingKey(format!("spectral:knn:nn={nn}|k={}|", run.k));
     problem.cached(&key, || build_graph_embedding(&graph, run.k, ctx))
+}
+
+crate::solver::cache::cache_key! {
+    /// The knn graph of the rows.
+    GraphKey => knn::Graph
+}
+
+crate::solver::cache::cache_key! {
+    /// The embedding of a knn graph or a Gram matrix for k clusters.
+    EmbeddingKey => Embedding
 }
 
 /// NJW embedding of a 0/1 graph: block Lanczos on D^-1/2 W D^-1/2.
@@ -320,7 +330,7 @@ pub fn embedding_for(
     // eigenvectors.
     let working = if n <= DENSE_MAX { 2 } else { 0 };
     if let Some(gram) = kernel::stack_gram(problem, working, run.max_memory, ctx, "spectral")? {
-        let key = format!("spectral:{}k={}|", gram.spec().key(), run.k);
+        let key = EmbeddingKey(format!("spectral:{}k={}|", gram.spec().key(), run.k));
         let emb = problem.cached(&key, || build_embedding(&gram, run.k, ctx))?;
         return Ok((emb, gram));
     }
@@ -333,7 +343,7 @@ pub fn embedding_for(
     )?;
     let resolved = kernel.resolve(problem)?;
     let gram = kernel::grams(problem, std::slice::from_ref(&resolved), ctx)?.remove(0);
-    let key = format!("spectral:{}k={}|", resolved.key(), run.k);
+    let key = EmbeddingKey(format!("spectral:{}k={}|", resolved.key(), run.k));
     let emb = problem.cached(&key, || build_embedding(&gram, run.k, ctx))?;
     Ok((emb, gram))
 }

@@ -120,7 +120,7 @@ pub fn checked_features(
     specs: &[rff::MapSpec],
     work_per_row: usize,
     ctx: &Ctx,
-) -> Result<Vec<Arc<rff::Features>>> {
+) -> Result<Vec<Arc<rff::FeatureMap>>> {
     let n = problem.n();
     let work = n as f64 * work_per_row as f64 * 8.0;
     rff::guard(algo, n, specs, work, max_memory)?;

@@ -60,6 +60,7 @@ use super::common::{
 use crate::error::Result;
 use crate::kernel::{self, rff};
 use crate::linalg;
+use crate::solver::SpaceBlock;
 use crate::solver::init;
 use crate::solver::iterate::{Eval, Finish, Iteration, Loop, Rule, Step, iterate};
 use crate::solver::lloyd::assign;
@@ -253,7 +254,7 @@ pub fn view_dim(dim: usize, factor: f64, cols: usize) -> usize {
 /// the view's scatter left inside the clusters.
 /// Rows weighted by the sample weights `sw` (None: all 1): the means are
 /// weighted means.
-pub fn view_scales(views: &[&rff::Features], sw: Option<&[f64]>, on: bool) -> Vec<f64> {
+pub fn view_scales(views: &[&rff::FeatureMap], sw: Option<&[f64]>, on: bool) -> Vec<f64> {
     if !on || views.len() < 2 {
         return vec![1.0; views.len()];
     }
@@ -538,7 +539,7 @@ fn gamma_labels(log_w: &Array2<f64>, ln_u: &Array2<f64>, m: f64) -> Vec<usize> {
 /// averaged over views; one view is exactly the Euclidean seeding of
 /// `rff-power` on its features).
 pub fn mv_seeds<R: rand::Rng>(
-    views: &[&rff::Features],
+    views: &[&rff::FeatureMap],
     scales: &[f64],
     sw: Option<&[f64]>,
     k: usize,
@@ -548,7 +549,7 @@ pub fn mv_seeds<R: rand::Rng>(
     let n = views[0].phi().nrows();
     let a = 1.0 / views.len() as f64;
     init::weighted_seeds(n, sw, k, init, rng, |cands| {
-        let d_of = |f: &rff::Features| {
+        let d_of = |f: &rff::FeatureMap| {
             let c = f.phi().select(Axis(0), cands);
             linalg::sq_dists(f.phi().view(), &f.norms, c.view())
         };
@@ -572,7 +573,7 @@ pub fn mv_seeds<R: rand::Rng>(
 /// by less than `INIT_TOL` (relative); an empty cluster keeps its centre.
 /// Rows count by their sample weights `sw` (None: all 1).
 pub fn mv_kmeans_start(
-    views: &[&rff::Features],
+    views: &[&rff::FeatureMap],
     scales: &[f64],
     sw: Option<&[f64]>,
     mut centres: Vec<Array2<f64>>,
@@ -623,7 +624,7 @@ pub fn mv_kmeans_start(
 /// summed distances, the nearest centre, then per-view cluster means (an
 /// empty cluster keeps its centre).
 struct MvLloydStep<'a> {
-    views: &'a [&'a rff::Features],
+    views: &'a [&'a rff::FeatureMap],
     scales: &'a [f64],
     /// Sample weights (None: all 1).
     sw: Option<&'a [f64]>,
@@ -746,7 +747,7 @@ fn typicality_summary(
 /// of a row times its weight, so the centroids, the scatters E_l (hence
 /// α and λ), the scales η and the objective are weighted sums.
 pub fn mv_loop(
-    views: &[&rff::Features],
+    views: &[&rff::FeatureMap],
     sw: Option<&[f64]>,
     centres: Vec<Array2<f64>>,
     set: &MvSettings,
@@ -862,7 +863,7 @@ fn column_means(y: &Array2<f64>, sw: Option<&[f64]>) -> Vec<f64> {
 /// Squared feature distances of every view to its centroids, times the
 /// view's factor (`scales`; a factor of 1 leaves them untouched).
 fn view_dists(
-    views: &[&rff::Features],
+    views: &[&rff::FeatureMap],
     centres: &[Array2<f64>],
     scales: &[f64],
 ) -> Vec<Array2<f64>> {
@@ -904,7 +905,7 @@ fn alpha_typ(t: Option<(&Typicality, f64)>, on: bool) -> Option<(&Typicality, f6
 /// distances, the MM weights at s, the typicalities; the next state has
 /// the centroids of those weights, their distances, and α from the scatter.
 struct MvStep<'a> {
-    views: &'a [&'a rff::Features],
+    views: &'a [&'a rff::FeatureMap],
     /// Sample weights (None: all 1).
     sw: Option<&'a [f64]>,
     scales: Vec<f64>,
@@ -1029,7 +1030,7 @@ pub fn mv_features(
     run: &Common,
     p: &MvParams,
     ctx: &Ctx,
-) -> Result<Vec<Arc<rff::Features>>> {
+) -> Result<Vec<Arc<rff::FeatureMap>>> {
     let specs = map_specs(problem, p);
     checked_features(
         algo,
@@ -1051,7 +1052,7 @@ pub fn mv_fit(
     ctx: &Ctx,
 ) -> Result<Fit> {
     let fs = mv_features(algo, problem, run, p, ctx)?;
-    let views: Vec<&rff::Features> = fs.iter().map(|f| f.as_ref()).collect();
+    let views: Vec<&rff::FeatureMap> = fs.iter().map(|f| f.as_ref()).collect();
     let sw = problem.sample_weights();
     let scales = view_scales(&views, sw, p.values.view_norm);
     let mut rng = start.rng();
@@ -1091,13 +1092,13 @@ pub fn mv_space(
     ctx: &Ctx,
 ) -> Result<crate::solver::SpaceBlocks> {
     let fs = mv_features(algo, problem, run, p, ctx)?;
-    let views: Vec<&rff::Features> = fs.iter().map(|f| f.as_ref()).collect();
+    let views: Vec<&rff::FeatureMap> = fs.iter().map(|f| f.as_ref()).collect();
     let scales = view_scales(&views, problem.sample_weights(), p.values.view_norm);
     let alpha = fit.kernel_weights.clone().unwrap_or_default();
     Ok(fs
         .iter()
         .zip(alpha.iter().zip(&scales))
-        .map(|(f, (a, s))| (f.clone() as Arc<dyn std::any::Any + Send + Sync>, a * s))
+        .map(|(f, (a, s))| (SpaceBlock::Map(f.clone()), a * s))
         .collect())
 }
 

@@ -81,7 +81,7 @@ impl RffPower {
         run: &Common,
         p: &RffPowerParams,
         ctx: &Ctx,
-    ) -> Result<Arc<rff::Features>> {
+    ) -> Result<Arc<rff::FeatureMap>> {
         let spec = map_spec(problem, p);
         // Labels, the seeding's distances and cumulative sums, per row.
         let work = 2 * run.k + 8;
@@ -145,7 +145,8 @@ impl Solver for RffPower {
         _fit: &Fit,
         ctx: &Ctx,
     ) -> Result<crate::solver::SpaceBlocks> {
-        Ok(vec![(self.features(problem, run, p, ctx)?, 1.0)])
+        let map = self.features(problem, run, p, ctx)?;
+        Ok(vec![(crate::solver::SpaceBlock::Map(map), 1.0)])
     }
     fn fit(
         &self,

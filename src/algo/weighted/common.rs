@@ -855,9 +855,14 @@ impl Standardized {
     }
 }
 
+crate::solver::cache::cache_key! {
+    /// The z-scored data.
+    pub ZscoreKey => Standardized
+}
+
 /// The z-scored problem data, built once per problem and cached.
 pub fn standardized(problem: &Problem) -> Result<Arc<Standardized>> {
-    problem.cached("feature-weights:zscore", || {
+    problem.cached(&ZscoreKey("feature-weights:zscore".into()), || {
         Ok(Standardized::of(
             Points::of(problem),
             problem.sample_weights(),

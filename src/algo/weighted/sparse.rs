@@ -482,7 +482,7 @@ pub const WBOUND_RULE: &str = "b/2, b the bound where the L1 constraint stops bi
 /// the default binds on any of them. Cached per k. √p/2 when no feature
 /// separates the clusters (k = 1).
 pub fn default_wbound(problem: &Problem, k: usize) -> Result<f64> {
-    let key = format!("sparse-kmeans:binding:k={k}");
+    let key = BindingKey(format!("sparse-kmeans:binding:k={k}"));
     let b = problem.cached(&key, || {
         let mut rng = Rng::seed_from_u64(0);
         let sw = problem.sample_weights();
@@ -611,8 +611,19 @@ impl SparseParams {
     }
 }
 
-fn gap_key(run: &Common, p: &SparseParams) -> String {
-    format!(
+crate::solver::cache::cache_key! {
+    /// Half the binding bound of a quick partition into k clusters (none
+    /// when no feature separates them).
+    BindingKey => Option<f64>
+}
+
+crate::solver::cache::cache_key! {
+    /// The gap statistic's tuning, under the settings it ran with.
+    GapKey => Gap
+}
+
+fn gap_key(run: &Common, p: &SparseParams) -> GapKey {
+    GapKey(format!(
         "sparse-kmeans:gap:k={}:seed={}:nstart={}:tol={}:max_iter={}:nperms={}:nvals={}",
         run.k,
         run.seed,
@@ -621,7 +632,7 @@ fn gap_key(run: &Common, p: &SparseParams) -> String {
         p.values.max_iter,
         p.values.nperms,
         p.values.nvals
-    )
+    ))
 }
 
 /// Why `--tune gap` refuses sample weights: its reference data sets
