@@ -4,7 +4,7 @@
 //! `panes.rs`, the lines below them in `status.rs`, a prompt in
 //! `prompt.rs`.
 
-mod panes;
+pub mod panes;
 mod prompt;
 mod status;
 
