@@ -224,7 +224,8 @@ fn corpus(dir: &Path) -> Vec<Vec<u8>> {
         for (n, algo) in algos.iter().enumerate() {
             if n > 0 {
                 app.update(Action::Focus(Pane::Algorithm));
-                app.algo_cursor = app.algos.iter().position(|a| a.id() == *algo).unwrap();
+                app.panes.algorithm.cursor =
+                    app.algos.iter().position(|a| a.id() == *algo).unwrap();
                 app.update(Action::Activate);
             }
             let t0 = Instant::now();

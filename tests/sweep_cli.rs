@@ -503,7 +503,7 @@ fn svg_heatmap_rows_run_as_the_uis() {
             .iter()
             .position(|s| s.spec.name == name)
             .unwrap();
-        app.update(Action::Move(i as i32 - app.param_cursor as i32));
+        app.update(Action::Move(i as i32 - app.panes.parameters.cursor as i32));
         app.update(Action::Mark);
     }
     app.update(Action::OpenSweep);

@@ -32,7 +32,7 @@ fn moving_a_slider_cancels_and_reruns_after_the_debounce() {
     app.update(Action::Focus(Pane::Parameters));
     // Slider 3 is s0 (after k, seed, restarts).
     app.update(Action::Move(3));
-    assert_eq!(app.sliders()[app.param_cursor].spec.name, "s0");
+    assert_eq!(app.sliders()[app.panes.parameters.cursor].spec.name, "s0");
     app.update(Action::Step {
         steps: -1,
         coarse: true,
@@ -386,13 +386,7 @@ fn objective_scales_to_a_short_run_after_a_long_one() {
         short.len()
     );
     let last = short.last().unwrap().iter;
-    let wide = pane(
-        &app,
-        60,
-        20,
-        COLOR,
-        meanscape::tui::panes::objective::render,
-    );
+    let wide = pane(&app, 60, 20, COLOR, meanscape::tui::ui::panes::objective);
     // The time axis ends at the short run's last iteration, not the long one's.
     assert!(wide.contains(&format!("{last} iter")), "{wide}");
     assert!(!wide.contains(&format!("{long} iter")), "{wide}");
@@ -404,7 +398,7 @@ fn objective_scales_to_a_short_run_after_a_long_one() {
         60,
         20,
         PLAIN_ASCII,
-        meanscape::tui::panes::objective::render,
+        meanscape::tui::ui::panes::objective,
     );
     // Without colour the previous run is dots, the current one stars.
     assert!(plain.contains(". previous run"), "{plain}");
@@ -444,13 +438,13 @@ fn algorithm_list_says_what_is_below() {
     let mut app = start("iris", "kmeans");
     settle(&mut app, |a| a.loaded().is_some());
     let n = app.algos.len();
-    let s = pane(&app, 32, 6, COLOR, meanscape::tui::panes::algorithm::render);
+    let s = pane(&app, 32, 6, COLOR, meanscape::tui::ui::panes::algorithm);
     assert!(s.contains(&format!("↓ {} more", n - 4)), "{s}");
     insta::assert_snapshot!("algorithm_scroll_hint", s);
     // At the end of the list the hint points up.
     app.update(Action::Focus(Pane::Algorithm));
     app.update(Action::Move(-1));
-    let s = pane(&app, 32, 6, COLOR, meanscape::tui::panes::algorithm::render);
+    let s = pane(&app, 32, 6, COLOR, meanscape::tui::ui::panes::algorithm);
     assert!(s.contains(&format!("↑ {} more", n - 4)), "{s}");
     // A large terminal lists all of them.
     let big = screen(&mut app, 120, 40, COLOR);
@@ -563,11 +557,11 @@ fn weights_pane_says_nothing_about_a_run_that_has_not_produced_them() {
     settle(&mut app, |a| a.loaded().is_some());
     app.status = RunStatus::Running;
     app.view = Default::default();
-    let s = pane(&app, 70, 8, COLOR, meanscape::tui::panes::weights::render);
+    let s = pane(&app, 70, 8, COLOR, meanscape::tui::ui::panes::weights);
     assert!(!s.contains("equally"), "{s}");
     assert!(s.contains("first iteration"), "{s}");
     settle(&mut app, finished);
-    let s = pane(&app, 40, 8, COLOR, meanscape::tui::panes::weights::render);
+    let s = pane(&app, 40, 8, COLOR, meanscape::tui::ui::panes::weights);
     assert!(s.contains("of 4 features selected"), "{s}");
 }
 
@@ -710,7 +704,7 @@ fn a_parameters_whole_help_is_readable_at_both_sizes() {
         .collect::<Vec<_>>()
         .join(" ");
     app.update(Action::Focus(Pane::Parameters));
-    app.param_cursor = app
+    app.panes.parameters.cursor = app
         .sliders()
         .iter()
         .position(|x| x.spec.name == "lambda")

@@ -68,7 +68,7 @@ fn the_kernel_steps_types_is_checked_and_stays_with_its_algorithm() {
     let to = |app: &mut App, id: &str| {
         let i = app.algos.iter().position(|a| a.id() == id).unwrap();
         app.update(Action::Focus(meanscape::tui::app::Pane::Algorithm));
-        app.update(Action::Move(i as i32 - app.algo_cursor as i32));
+        app.update(Action::Move(i as i32 - app.panes.algorithm.cursor as i32));
     };
     to(&mut app, "power");
     settle(&mut app, finished);

@@ -440,7 +440,7 @@ fn the_weights_pane_draws_its_strip_inside_the_pane() {
     for (w, h) in [(40, 8), (40, 12), (60, 20)] {
         let s = {
             let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-            t.draw(|f| meanscape::tui::panes::weights::render(f, f.area(), &app, &ASCII))
+            t.draw(|f| meanscape::tui::ui::panes::weights(f, f.area(), &app, &ASCII))
                 .unwrap();
             format!("{}", t.backend())
         };

@@ -28,7 +28,7 @@ fn runs(app: &mut App, n: usize) {
 
 fn choose(app: &mut App, id: &str) {
     app.update(Action::Focus(Pane::Algorithm));
-    app.algo_cursor = app.algos.iter().position(|a| a.id() == id).unwrap();
+    app.panes.algorithm.cursor = app.algos.iter().position(|a| a.id() == id).unwrap();
     app.update(Action::Activate);
 }
 

@@ -91,7 +91,7 @@ fn kernel_data_in_the_ui() {
         "{s}"
     );
     let mut t = Terminal::new(TestBackend::new(60, 8)).unwrap();
-    t.draw(|f| meanscape::tui::panes::data::render(f, f.area(), &app, &THEME))
+    t.draw(|f| meanscape::tui::ui::panes::data(f, f.area(), &app, &THEME))
         .unwrap();
     insta::assert_snapshot!("data_pane_precomputed_kernels", format!("{}", t.backend()));
 }

@@ -62,7 +62,7 @@ fn mark(app: &mut App, names: &[&str]) {
             .iter()
             .position(|s| s.spec.name == *name)
             .unwrap();
-        app.update(Action::Move(i as i32 - app.param_cursor as i32));
+        app.update(Action::Move(i as i32 - app.panes.parameters.cursor as i32));
         app.update(Action::Mark);
     }
 }

@@ -94,7 +94,7 @@ pub fn type_value(app: &mut App, name: &str, text: &str) {
         .iter()
         .position(|s| s.spec.name == name)
         .unwrap_or_else(|| panic!("no slider {name}"));
-    app.param_cursor = i;
+    app.panes.parameters.cursor = i;
     app.update(Action::Activate);
     for c in text.chars() {
         app.update(Action::Input(c));

@@ -350,11 +350,11 @@ impl App {
     pub(super) fn apply_entry(&mut self, e: &Entry) {
         if let Some(idx) = self.algos.iter().position(|a| a.id() == e.algo) {
             self.algo_idx = idx;
-            self.algo_cursor = idx;
+            self.panes.algorithm.cursor = idx;
         }
-        self.param_cursor = self
-            .param_cursor
-            .min(self.sliders().len().saturating_sub(1));
+        let last = self.sliders().len().saturating_sub(1);
+        let cursor = &mut self.panes.parameters.cursor;
+        *cursor = (*cursor).min(last);
         // The number of classes stays "the default" (it follows the data).
         let default_k = self.loaded().and_then(|l| l.default_k());
         self.k = (default_k != Some(e.k)).then_some(e.k);

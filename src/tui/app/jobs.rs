@@ -150,7 +150,7 @@ impl App {
                             projection,
                         });
                         self.data_spec = spec.clone();
-                        self.scatter = ScatterMode::Pca;
+                        self.panes.scatter.mode = ScatterMode::Pca;
                         self.view = RunView::default();
                         // A History run waiting for its dataset.
                         if let Some(e) = self.pending_restore.take()

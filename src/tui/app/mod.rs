@@ -12,13 +12,14 @@ mod features;
 pub mod history;
 mod history_ops;
 mod jobs;
+mod pane_draw;
 mod pane_keys;
 mod path_cursor;
 pub mod projection;
 pub mod prompt;
 mod prompt_keys;
 pub mod session_file;
-mod slider;
+pub mod slider;
 mod sliders;
 pub mod sweep_context;
 mod sweep_ops;
@@ -29,8 +30,10 @@ pub mod worker;
 pub use crate::session::StartOptions;
 pub use crate::tui::components::confusion::{Confusion, Profiles, confusion};
 pub use crate::tui::components::path::{PathSeries, path_series};
+pub use crate::tui::components::scatter::ScatterMode;
 pub use crate::tui::keys::{Action, Pane};
 pub use features::{FeatureRow, Wide};
+pub use projection::DataView;
 pub use prompt::{Prompt, PromptKind};
 pub use slider::Slider;
 
@@ -46,11 +49,9 @@ use crate::tui::components::help::{HelpView, Section};
 use crate::tui::components::inspector::Inspector;
 use crate::tui::components::path::PathPane;
 use crate::tui::components::sweep::SweepPane;
-use crate::tui::components::{Component, Outcome, Request};
+use crate::tui::components::{Component, Outcome, Panes, Request};
 use crate::tui::keys::{self, Context, RIGHT_PANES};
-use projection::Projection;
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 use worker::Job;
 
@@ -129,23 +130,9 @@ pub struct RunView {
     pub given_options: Vec<(String, String)>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ScatterMode {
-    Pca,
-    Features(usize, usize),
-}
-
-/// The dataset as loaded, with its projection.
-pub struct DataView {
-    pub loaded: Arc<Loaded>,
-    pub projection: Projection,
-}
-
 pub struct App {
     pub algos: Vec<Box<dyn Algorithm>>,
     pub algo_idx: usize,
-    /// Highlighted entry of the Algorithm list.
-    pub algo_cursor: usize,
     pub data: Option<DataView>,
     pub data_spec: String,
     pub load_opts: LoadOptions,
@@ -172,7 +159,9 @@ pub struct App {
     pub focus: Pane,
     /// The right-hand pane shown when they share one area (small terminals).
     pub shown_right: Pane,
-    pub param_cursor: usize,
+    /// The panes that hold state: the algorithm list's cursor, the
+    /// focused slider, the scatter's axes.
+    pub panes: Panes,
     pub status: RunStatus,
     pub view: RunView,
     pub job: Option<Job>,
@@ -181,7 +170,6 @@ pub struct App {
     pub message: Option<String>,
     /// When the message goes by itself; None: at the next key.
     pub message_until: Option<Instant>,
-    pub scatter: ScatterMode,
     /// The regularisation path, shown in the Feature weights pane.
     pub path: PathPane,
     /// The feature inspector.
@@ -263,7 +251,6 @@ impl App {
         let mut app = App {
             algos,
             algo_idx,
-            algo_cursor: algo_idx,
             data: None,
             data_spec: opts.data.clone(),
             load_opts: opts.load_opts,
@@ -280,7 +267,7 @@ impl App {
             options: opts.options,
             focus: Pane::Parameters,
             shown_right: Pane::Objective,
-            param_cursor: 0,
+            panes: Panes::default(),
             status: RunStatus::Idle,
             view: RunView::default(),
             job: None,
@@ -288,7 +275,6 @@ impl App {
             help: HelpView::default(),
             message: None,
             message_until: None,
-            scatter: ScatterMode::Pca,
             path: PathPane::default(),
             inspector: Inspector::default(),
             confusion_view: ConfusionView::default(),
@@ -303,6 +289,7 @@ impl App {
             exit_note: None,
             start_note: None,
         };
+        app.panes.algorithm.cursor = algo_idx;
         if let Some((path, read, skipped, restored)) = session {
             app.overrides.extend(restored);
             app.open_session(path, read, skipped);
@@ -331,12 +318,12 @@ impl App {
     }
 
     /// The help's sections: the panes' keys, then each view's commands.
-    /// The panes are not one component: their rows are the key table's
-    /// for their context, the views they hold (path, confusion,
-    /// inspector, History) among them.
+    /// The panes' section lists what each pane and the views it holds
+    /// (path, confusion, inspector, History) list, and the keys `App`
+    /// takes wherever the focus is, each row once, in the table's order.
     pub fn help_sections(&self) -> Vec<Section> {
         vec![
-            (None, keys::help_rows(Context::Panes)),
+            (None, self.panes_commands()),
             (
                 Some("In a sweep or k-scan (S, K; v shows the last one)"),
                 self.sweep.commands(),
@@ -431,13 +418,22 @@ impl App {
             Request::ApplyCell => self.apply_cell(),
             Request::AdoptK => self.adopt_k(),
             Request::ApplyPathPoint => self.apply_path_cursor(),
+            Request::ChooseAlgorithm(idx) => self.choose_algorithm(idx),
+            Request::StepParam {
+                index,
+                steps,
+                coarse,
+            } => self.step_param(index, steps, coarse),
+            Request::ToggleMark => self.toggle_mark(),
         }
     }
 
     fn choose_algorithm(&mut self, idx: usize) {
         if idx != self.algo_idx {
             self.algo_idx = idx;
-            self.param_cursor = self.param_cursor.min(self.sliders().len() - 1);
+            let last = self.sliders().len() - 1;
+            let cursor = &mut self.panes.parameters.cursor;
+            *cursor = (*cursor).min(last);
             // Options stay: a kernel chosen for kpower is there when kpower
             // comes back; a run passes only those its algorithm takes.
             let want = self.algo().default_scaling();

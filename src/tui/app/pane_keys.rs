@@ -1,11 +1,38 @@
-//! The keys of the panes, when no prompt or view is open: focus and
-//! cursors, the run's settings, the data and the scatter's axes. The
-//! views that take the whole right-hand side (inspector, path, confusion)
-//! see the keys first.
+//! The keys of the panes, when no prompt or view is open. The views that
+//! take the whole right-hand side (inspector, path, confusion) see the
+//! keys first, then the focused pane's component (`components/`: the
+//! algorithm list, the sliders); the scatter's axes go to its component
+//! wherever the focus is; `App` keeps the focus, the run's settings and
+//! the data.
 
-use super::{Action, App, Pane, Prompt, PromptKind, RunStatus, ScatterMode};
+use super::{Action, App, Pane, Prompt, PromptKind, RunStatus};
 use crate::data::{Scaling, bundled};
+use crate::tui::components::{Component, Outcome};
+use crate::tui::keys::{self, Context};
 use std::time::Duration;
+
+/// The panes' keys `App` takes wherever the focus is, as the help lists
+/// them: help and quit, the focus, the run's settings, export, the sweep
+/// and the options.
+pub fn own_commands() -> Vec<(String, &'static str)> {
+    keys::help_rows_where(Context::Panes, |a| {
+        matches!(
+            a,
+            Action::ToggleHelp
+                | Action::Quit
+                | Action::NextPane
+                | Action::PrevPane
+                | Action::Focus(_)
+                | Action::Reseed
+                | Action::ResetAll
+                | Action::Cancel
+                | Action::ExportPrompt
+                | Action::OpenSweep
+                | Action::KScan
+                | Action::OpenControls
+        )
+    })
+}
 
 impl App {
     pub(super) fn apply_panes(&mut self, action: Action) {
@@ -14,33 +41,41 @@ impl App {
         if self.feature_action(&action) {
             return;
         }
+        match self.focused_pane_key(&action) {
+            Outcome::Ignored => {}
+            Outcome::Handled => return,
+            Outcome::Request(r) => return self.carry_out(r),
+        }
         match action {
             Action::Quit | Action::ToggleHelp | Action::OpenSweep | Action::KScan => {
                 self.shared_key(&action)
             }
             Action::NextPane | Action::PrevPane => self.cycle_focus(action == Action::NextPane),
             Action::Focus(p) => self.focus = p,
-            Action::Move(d) => self.move_cursor(d),
-            Action::Step { steps, coarse } => {
-                if self.focus == Pane::Parameters {
-                    self.step_param(self.param_cursor, steps, coarse);
-                }
+            Action::Move(_) | Action::Activate if self.focus == Pane::History => {
+                self.history_key(&action)
             }
-            Action::StepParam { index, steps } => {
+            // Taken by the focused pane above, or nothing elsewhere.
+            Action::Move(_) | Action::Activate | Action::Step { .. } => {}
+            Action::StepParam { .. } => {
+                // The wheel over a slider: Parameters takes the focus.
                 self.focus = Pane::Parameters;
-                self.param_cursor = index;
-                self.step_param(index, steps, false);
+                let sliders = self.sliders();
+                let outcome = self.panes.parameters.handle(&action, &sliders);
+                self.follow(&action, outcome);
             }
-            Action::Activate => self.activate(),
             Action::Reseed | Action::Cancel | Action::CycleScaling | Action::ResetAll => {
                 self.run_key(&action)
             }
             Action::OpenFilePrompt | Action::NextBundled | Action::ExportPrompt => {
                 self.file_key(&action)
             }
-            Action::ToggleScatterMode | Action::ScatterFeature(_) => self.scatter_key(&action),
+            Action::ToggleScatterMode | Action::ScatterFeature(_) => {
+                let p = self.loaded().map(|l| l.dataset.p());
+                let outcome = self.panes.scatter.handle(&action, p);
+                self.follow(&action, outcome);
+            }
             Action::TogglePath => self.toggle_path(),
-            Action::Mark if self.focus == Pane::Parameters => self.toggle_mark(),
             Action::Mark if self.focus != Pane::History && self.shown_right != Pane::History => {
                 self.note("m pins a run in the History (9) or marks the focused slider of Parameters (3) as a sweep axis")
             }
@@ -84,37 +119,17 @@ impl App {
         self.focus = Pane::ALL[j];
     }
 
-    /// ↑/↓ in the focused pane.
-    fn move_cursor(&mut self, d: i32) {
+    /// The focused pane's component takes the keys it gives a meaning
+    /// to: ↑/↓ and Enter in the algorithm list; those, a step and m in
+    /// the sliders.
+    fn focused_pane_key(&mut self, action: &Action) -> Outcome {
         match self.focus {
-            Pane::Algorithm => {
-                let n = self.algos.len() as i32;
-                self.algo_cursor = (self.algo_cursor as i32 + d).rem_euclid(n) as usize;
-                self.choose_algorithm(self.algo_cursor);
-            }
+            Pane::Algorithm => self.panes.algorithm.handle(action, self.algos.len()),
             Pane::Parameters => {
-                let n = self.sliders().len() as i32;
-                self.param_cursor = (self.param_cursor as i32 + d).clamp(0, n - 1) as usize;
+                let sliders = self.sliders();
+                self.panes.parameters.handle(action, &sliders)
             }
-            Pane::History => self.history_key(&Action::Move(d)),
-            _ => {}
-        }
-    }
-
-    /// Enter in the focused pane.
-    fn activate(&mut self) {
-        match self.focus {
-            Pane::Algorithm => self.choose_algorithm(self.algo_cursor),
-            Pane::Parameters => {
-                let s = &self.sliders()[self.param_cursor];
-                self.prompt = Some(Prompt {
-                    kind: PromptKind::Value(self.param_cursor),
-                    text: String::new(),
-                    hint: format!("{} {}", s.spec.name, s.spec.range_text()),
-                });
-            }
-            Pane::History => self.history_key(&Action::Activate),
-            _ => {}
+            _ => Outcome::Ignored,
         }
     }
 
@@ -183,40 +198,6 @@ impl App {
                         hint: "base name: writes NAME.labels.csv and NAME.json".into(),
                     });
                 }
-            }
-            _ => {}
-        }
-    }
-
-    /// The scatter's axes: PCA or two features.
-    fn scatter_key(&mut self, action: &Action) {
-        match *action {
-            Action::ToggleScatterMode => {
-                let p = self.loaded().map_or(1, |l| l.dataset.p());
-                if p == 0 {
-                    self.note("kernel data have no features to plot; the scatter shows kernel PCA");
-                    return;
-                }
-                self.scatter = match self.scatter {
-                    ScatterMode::Pca => ScatterMode::Features(0, 1.min(p - 1)),
-                    ScatterMode::Features(..) => ScatterMode::Pca,
-                };
-            }
-            Action::ScatterFeature(axis) => {
-                let p = self.loaded().map_or(1, |l| l.dataset.p());
-                if p == 0 {
-                    return;
-                }
-                let (mut fx, mut fy) = match self.scatter {
-                    ScatterMode::Features(a, b) => (a, b),
-                    ScatterMode::Pca => (0, 1.min(p - 1)),
-                };
-                if axis == 0 {
-                    fx = (fx + 1) % p
-                } else {
-                    fy = (fy + 1) % p
-                }
-                self.scatter = ScatterMode::Features(fx, fy);
             }
             _ => {}
         }

@@ -3,9 +3,17 @@
 //! drawing stays fast on 70 000 points).
 
 use crate::kernel::KernelStack;
+use crate::session::Loaded;
 use crate::solver::csr::Csr;
 use faer::Side;
 use ndarray::{Array2, ArrayRef2, ArrayView2, Axis};
+use std::sync::Arc;
+
+/// The dataset as loaded, with its projection.
+pub struct DataView {
+    pub loaded: Arc<Loaded>,
+    pub projection: Projection,
+}
 
 pub const MAX_POINTS: usize = 3000;
 /// Rows of a kernel projection: its dense eigenproblem is m×m, so fewer

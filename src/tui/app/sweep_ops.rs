@@ -22,7 +22,7 @@ impl App {
     /// two: a third replaces the oldest.
     pub(super) fn toggle_mark(&mut self) {
         let sliders = self.sliders();
-        let Some(s) = sliders.get(self.param_cursor) else {
+        let Some(s) = sliders.get(self.panes.parameters.cursor) else {
             return;
         };
         let name = s.spec.name.to_string();
@@ -71,7 +71,7 @@ impl App {
         let sliders = self.sliders();
         let mut names = self.marks();
         if names.is_empty() {
-            let s = &sliders[self.param_cursor.min(sliders.len() - 1)];
+            let s = &sliders[self.panes.parameters.cursor.min(sliders.len() - 1)];
             if matches!(s.spec.name, "seed" | "restarts") {
                 self.tell("choose a parameter slider (or mark one or two with m) to sweep");
                 return;

@@ -54,11 +54,11 @@ impl App {
     pub(super) fn restore_context(&mut self, ctx: &SweepContext) {
         if let Some(idx) = self.algos.iter().position(|a| a.id() == ctx.algo) {
             self.algo_idx = idx;
-            self.algo_cursor = idx;
+            self.panes.algorithm.cursor = idx;
         }
-        self.param_cursor = self
-            .param_cursor
-            .min(self.sliders().len().saturating_sub(1));
+        let last = self.sliders().len().saturating_sub(1);
+        let cursor = &mut self.panes.parameters.cursor;
+        *cursor = (*cursor).min(last);
         // The scaling it ran with stays, even where it is not the
         // algorithm's default (the data is not reloaded).
         if self.algo().default_scaling() != ctx.scale {

@@ -6,7 +6,7 @@
 
 use super::{Component, Outcome, Request};
 use crate::tui::app::prompt::{Prompt, PromptKind};
-use crate::tui::keys::{Action, Context, Pane};
+use crate::tui::keys::{self, Action, Context, Pane};
 use crate::tui::panes::theme::Theme;
 use crate::tui::panes::weight_fmt::{short, strip};
 use crate::tui::panes::{bar, block, clip, fit_parts, wrap};
@@ -135,48 +135,26 @@ impl Component for Inspector {
         Outcome::Handled
     }
 
+    /// The keys that open the inspector and filter it.
+    fn commands(&self) -> Vec<(String, &'static str)> {
+        keys::help_rows_for(
+            Context::Panes,
+            &[Action::ToggleInspector, Action::SearchPrompt],
+        )
+    }
+
     fn draw(&self, f: &mut Frame, area: Rect, ctx: InspectorView<'_>, theme: &Theme) {
         let focused = ctx.focused;
         let w = area.width.saturating_sub(2) as usize;
         let h = area.height.saturating_sub(2) as usize;
         let all = ctx.all;
         if all.is_empty() {
-            // A new run has not produced its weights yet, or gives none.
-            let text: Vec<Line> = wrap(&theme.text(ctx.empty), w)
-                .into_iter()
-                .map(|l| Line::from(Span::styled(l, theme.dim())))
-                .collect();
-            f.render_widget(
-                Paragraph::new(text).block(block(
-                    Pane::Weights,
-                    focused,
-                    theme,
-                    "inspector",
-                    area.width,
-                )),
-                area,
-            );
-            return;
+            return draw_empty(f, area, &ctx, theme);
         }
         let rows = ctx.rows;
         let p = all.len();
         let selected = all.iter().filter(|r| r.selected).count();
-        let filter = ctx.filter;
-        let mut head = vec![format!("{selected} of {p} selected")];
-        if !filter.trim().is_empty() {
-            head.push(format!(
-                "filter \"{}\": {} of {p}",
-                filter.trim(),
-                rows.len()
-            ));
-        }
-        head.push("/ filter".into());
-        head.push("e export the selected names".into());
-        head.push("Esc closes".into());
-        let mut lines = vec![Line::from(Span::styled(
-            theme.text(&fit_parts(&head, w)).into_owned(),
-            theme.accent(),
-        ))];
+        let mut lines = vec![head_line(&ctx, selected, w, theme)];
         let weights = ctx.weights;
         // The strip takes a caption and one line when there is room.
         let strip_rows = if h >= 8 { 2 } else { 0 };
@@ -214,27 +192,7 @@ impl Component for Inspector {
             )));
         }
         for (i, r) in rows.iter().enumerate().skip(top).take(list_h) {
-            let mark = if r.selected {
-                theme.text("✓")
-            } else {
-                " ".into()
-            };
-            let name = theme.text(&r.name).into_owned();
-            let mut spans = vec![Span::raw(format!(
-                "{:>rank_w$} {:<name_w$} {:>8}  {mark} ",
-                r.rank,
-                clip(&name, name_w),
-                short(r.weight)
-            ))];
-            if bar_w >= 4 {
-                let style = if r.selected {
-                    theme.good()
-                } else {
-                    theme.dim()
-                };
-                spans.push(Span::styled(bar(r.weight / max, bar_w, theme), style));
-            }
-            let mut line = Line::from(spans);
+            let mut line = feature_line(r, [rank_w, name_w, bar_w], max, theme);
             if i == self.cursor {
                 line = line.style(theme.selected());
             }
@@ -244,21 +202,8 @@ impl Component for Inspector {
             while lines.len() < h - strip_rows {
                 lines.push(Line::from(""));
             }
-            let shown = rows.len().min(list_h);
-            let caption = format!(
-                "rows {}-{} of {} · all {p} features in column order (blank = dropped):",
-                (top + 1).min(rows.len()),
-                top + shown,
-                rows.len()
-            );
-            lines.push(Line::from(Span::styled(
-                clip(&theme.text(&caption), w),
-                theme.dim(),
-            )));
-            lines.push(Line::from(Span::styled(
-                strip(weights, w, theme.ascii),
-                theme.good(),
-            )));
+            let shown = (top, rows.len().min(list_h), rows.len());
+            lines.extend(strip_lines(weights, shown, w, theme));
         }
         let extra = format!("inspector · {selected}/{p}");
         f.render_widget(
@@ -266,6 +211,81 @@ impl Component for Inspector {
             area,
         );
     }
+}
+
+/// The inspector before the run has weights (or for one that gives none).
+fn draw_empty(f: &mut Frame, area: Rect, ctx: &InspectorView, theme: &Theme) {
+    let w = area.width.saturating_sub(2) as usize;
+    let text: Vec<Line> = wrap(&theme.text(ctx.empty), w)
+        .into_iter()
+        .map(|l| Line::from(Span::styled(l, theme.dim())))
+        .collect();
+    let b = block(Pane::Weights, ctx.focused, theme, "inspector", area.width);
+    f.render_widget(Paragraph::new(text).block(b), area);
+}
+
+/// The strip of every feature in column order, under its caption: the
+/// rows of the list in view (`shown`: the first, how many, of how many).
+fn strip_lines(
+    weights: &[f64],
+    (top, shown, n): (usize, usize, usize),
+    w: usize,
+    theme: &Theme,
+) -> [Line<'static>; 2] {
+    let p = weights.len();
+    let caption = format!(
+        "rows {}-{} of {n} · all {p} features in column order (blank = dropped):",
+        (top + 1).min(n),
+        top + shown,
+    );
+    [
+        Line::from(Span::styled(clip(&theme.text(&caption), w), theme.dim())),
+        Line::from(Span::styled(strip(weights, w, theme.ascii), theme.good())),
+    ]
+}
+
+/// The first line: how many are selected, the filter's matches, the keys.
+fn head_line(ctx: &InspectorView, selected: usize, w: usize, theme: &Theme) -> Line<'static> {
+    let p = ctx.all.len();
+    let filter = ctx.filter.trim();
+    let mut head = vec![format!("{selected} of {p} selected")];
+    if !filter.is_empty() {
+        head.push(format!("filter \"{filter}\": {} of {p}", ctx.rows.len()));
+    }
+    head.push("/ filter".into());
+    head.push("e export the selected names".into());
+    head.push("Esc closes".into());
+    Line::from(Span::styled(
+        theme.text(&fit_parts(&head, w)).into_owned(),
+        theme.accent(),
+    ))
+}
+
+/// A feature's row: rank, name, weight, ✓ when selected, and a bar when
+/// there are four cells for it. `widths`: of the rank, name and bar.
+fn feature_line(r: &FeatureRow, widths: [usize; 3], max: f64, theme: &Theme) -> Line<'static> {
+    let [rank_w, name_w, bar_w] = widths;
+    let mark = if r.selected {
+        theme.text("✓")
+    } else {
+        " ".into()
+    };
+    let name = theme.text(&r.name).into_owned();
+    let mut spans = vec![Span::raw(format!(
+        "{:>rank_w$} {:<name_w$} {:>8}  {mark} ",
+        r.rank,
+        clip(&name, name_w),
+        short(r.weight)
+    ))];
+    if bar_w >= 4 {
+        let style = if r.selected {
+            theme.good()
+        } else {
+            theme.dim()
+        };
+        spans.push(Span::styled(bar(r.weight / max, bar_w, theme), style));
+    }
+    Line::from(spans)
 }
 
 #[cfg(test)]

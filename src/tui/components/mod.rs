@@ -7,13 +7,21 @@
 //! the UI comes in as its context, and what only `App` can do (open a
 //! prompt, change a setting) goes back as a [`Request`].
 
+pub mod algorithm;
 pub mod confusion;
 pub mod controls;
+pub mod data;
 pub mod help;
 pub mod history;
 pub mod inspector;
+pub mod metrics;
+pub mod objective;
+pub mod parameters;
 pub mod path;
+pub mod scatter;
+pub mod sizes;
 pub mod sweep;
+pub mod weights;
 
 use crate::tui::app::prompt::Prompt;
 use crate::tui::keys::{self, Action, Context};
@@ -52,6 +60,25 @@ pub enum Request {
     Restore,
     /// Set the path's parameter to the path cursor's value and re-run.
     ApplyPathPoint,
+    /// Use the algorithm at this index of the list.
+    ChooseAlgorithm(usize),
+    /// Move the slider at `index` by `steps` (fine or coarse) steps.
+    StepParam {
+        index: usize,
+        steps: i32,
+        coarse: bool,
+    },
+    /// Mark the focused slider as a sweep axis, or unmark it.
+    ToggleMark,
+}
+
+/// The panes that hold state of their own; the others (Data, Objective,
+/// Sizes, Weights, Metrics) are drawn from the run and the data alone.
+#[derive(Debug, Default)]
+pub struct Panes {
+    pub algorithm: algorithm::AlgorithmList,
+    pub parameters: parameters::ParamsPane,
+    pub scatter: scatter::ScatterPane,
 }
 
 pub trait Component {

@@ -13,7 +13,8 @@ pub use hits::HitMap;
 pub use kinds::{Binding, Does, Key};
 pub use table::KEYS;
 pub use text::{
-    HISTORY, help_rows, help_rows_for, hints, hints_where, history_hints, readme_table,
+    HISTORY, help_rows, help_rows_for, help_rows_where, hints, hints_where, history_hints,
+    in_table_order, readme_table,
 };
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, MouseEvent};

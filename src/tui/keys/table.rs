@@ -183,7 +183,7 @@ pub const KEYS: &[Binding] = &[
         Panes,
         &[(Char('p'), Act(TogglePath))],
         "",
-        "Feature weights: regularisation path (lw, sparse-kmeans): feature curves, score, count; ←/→ cursor, Enter sets λ",
+        "Feature weights: regularisation path of the algorithms with one (elsewhere p names them): feature curves, score, count; ←/→ cursor, Enter sets λ",
     ),
     row(
         Panes,

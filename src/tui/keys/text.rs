@@ -164,6 +164,33 @@ pub fn help_rows_for(context: Context, actions: &[Action]) -> Vec<(String, &'sta
         .collect()
 }
 
+/// The help's rows in `context` that bind an action `pick` accepts.
+pub fn help_rows_where(
+    context: Context,
+    pick: impl Fn(&Action) -> bool,
+) -> Vec<(String, &'static str)> {
+    rows(context)
+        .filter(|b| {
+            b.keys
+                .iter()
+                .any(|(_, d)| matches!(d, Does::Act(a) if pick(a)))
+        })
+        .map(|b| (label(b), b.help))
+        .collect()
+}
+
+/// `listed` (rows the components list, some more than once) as the help
+/// shows them: each once, in the key table's order.
+pub fn in_table_order(
+    context: Context,
+    listed: &[(String, &'static str)],
+) -> Vec<(String, &'static str)> {
+    help_rows(context)
+        .into_iter()
+        .filter(|row| listed.contains(row))
+        .collect()
+}
+
 /// The user guide's key table (docs/guide/tui.md), every context, as Markdown.
 pub fn readme_table() -> String {
     let mut out = String::from("| key | |\n|---|---|\n");

@@ -1,33 +1,33 @@
 use super::theme::Theme;
 use super::{block, clip};
-use crate::tui::app::{App, Pane};
+use crate::tui::app::Pane;
+use crate::tui::components::algorithm::AlgorithmDraw;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let focused = app.focus == Pane::Algorithm;
+pub fn render(f: &mut Frame, area: Rect, cursor: usize, ctx: AlgorithmDraw<'_>, theme: &Theme) {
+    let focused = ctx.focused;
     let w = area.width.saturating_sub(2) as usize;
     let rows = area.height.saturating_sub(2) as usize;
-    let n = app.algos.len();
+    let n = ctx.algos.len();
     // Keep the cursor in view.
-    let first = app
-        .algo_cursor
+    let first = cursor
         .saturating_sub(rows.saturating_sub(1))
         .min(n.saturating_sub(rows.max(1)));
-    let lines: Vec<Line> = app
+    let lines: Vec<Line> = ctx
         .algos
         .iter()
         .enumerate()
         .skip(first)
         .take(rows)
         .map(|(i, a)| {
-            let mark = if i == app.algo_idx { "● " } else { "  " };
+            let mark = if i == ctx.chosen { "● " } else { "  " };
             let text = clip(&format!("{mark}{:<14} {}", a.id(), a.name()), w);
-            let style = if i == app.algo_cursor && focused {
+            let style = if i == cursor && focused {
                 theme.selected()
-            } else if i == app.algo_idx {
+            } else if i == ctx.chosen {
                 theme.accent()
             } else {
                 ratatui::style::Style::default()

@@ -177,26 +177,42 @@ fn curves(
     not_comparable: Option<&str>,
     theme: &Theme,
 ) {
-    let pts = |e: &Entry| -> Vec<(f64, f64)> {
-        let p: Vec<(f64, f64)> = e
-            .trace
-            .iter()
-            .filter(|p| p.1.is_finite())
-            .map(|&(i, v)| (i as f64, v))
-            .collect();
-        if not_comparable.is_none() {
-            return p;
-        }
-        let (lo, hi) = p
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), q| {
-                (l.min(q.1), h.max(q.1))
-            });
-        let span = if hi > lo { hi - lo } else { 1.0 };
-        p.iter().map(|&(i, v)| (i, (v - lo) / span)).collect()
-    };
-    let (pa, pb) = (pts(a), pts(b));
-    let all = || pa.iter().chain(pb.iter());
+    let own_scale = not_comparable.is_some();
+    let (pa, pb) = (trace_points(a, own_scale), trace_points(b, own_scale));
+    let chart_area = caption(f, r, not_comparable, theme);
+    if pa.is_empty() && pb.is_empty() {
+        f.render_widget(
+            Paragraph::new(Span::styled("no objective trace", theme.dim())),
+            chart_area,
+        );
+        return;
+    }
+    trace_chart(f, chart_area, [&pa, &pb], not_comparable, theme);
+}
+
+/// A run's objective per iteration, its finite values; on its own scale
+/// (0 at its lowest, 1 at its highest) when `own_scale`.
+fn trace_points(e: &Entry, own_scale: bool) -> Vec<(f64, f64)> {
+    let p: Vec<(f64, f64)> = e
+        .trace
+        .iter()
+        .filter(|p| p.1.is_finite())
+        .map(|&(i, v)| (i as f64, v))
+        .collect();
+    if !own_scale {
+        return p;
+    }
+    let (lo, hi) = p
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), q| {
+            (l.min(q.1), h.max(q.1))
+        });
+    let span = if hi > lo { hi - lo } else { 1.0 };
+    p.iter().map(|&(i, v)| (i, (v - lo) / span)).collect()
+}
+
+/// What the chart shows, above it; returns the area left for the chart.
+fn caption(f: &mut Frame, r: Rect, not_comparable: Option<&str>, theme: &Theme) -> Rect {
     let key = if theme.ascii {
         "A * line, B . dots"
     } else {
@@ -221,13 +237,18 @@ fn curves(
         })
         .collect();
     f.render_widget(Paragraph::new(cap_lines), cap);
-    if pa.is_empty() && pb.is_empty() {
-        f.render_widget(
-            Paragraph::new(Span::styled("no objective trace", theme.dim())),
-            chart_area,
-        );
-        return;
-    }
+    chart_area
+}
+
+/// The two traces on one chart: A as a line, B as dots.
+fn trace_chart(
+    f: &mut Frame,
+    chart_area: Rect,
+    [pa, pb]: [&[(f64, f64)]; 2],
+    not_comparable: Option<&str>,
+    theme: &Theme,
+) {
+    let all = || pa.iter().chain(pb.iter());
     let (x0, x1) = all().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| {
         (lo.min(p.0), hi.max(p.0))
     });
@@ -262,13 +283,13 @@ fn curves(
             .marker(ma)
             .graph_type(GraphType::Line)
             .style(theme.accent())
-            .data(&pa),
+            .data(pa),
         Dataset::default()
             .name("B")
             .marker(mb)
             .graph_type(GraphType::Scatter)
             .style(theme.warn())
-            .data(&pb),
+            .data(pb),
     ])
     .x_axis(
         Axis::default()
@@ -291,6 +312,7 @@ fn curves(
     .legend_position(None);
     f.render_widget(chart, chart_area);
 }
+
 /// Cluster sizes of A and B, cluster by cluster, bars on one scale.
 fn sizes(f: &mut Frame, r: Rect, a: &Entry, b: &Entry, theme: &Theme) {
     let w = r.width as usize;

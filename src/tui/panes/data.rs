@@ -1,6 +1,7 @@
 use super::theme::Theme;
 use super::{block, clip};
-use crate::tui::app::{App, Pane};
+use crate::tui::app::Pane;
+use crate::tui::components::data::DataDraw;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -9,28 +10,29 @@ use ratatui::widgets::Paragraph;
 /// The scaling in force and where it comes from, in the longest wording
 /// that fits `w`: "scale none (default for lw)", "scale minmax (chosen;
 /// lw: none)", down to "scale none (default)".
-pub fn scale_line(app: &App, w: usize) -> String {
-    if app.loaded().is_some_and(|l| l.problem.kernels_only()) {
+pub fn scale_line(ctx: &DataDraw, w: usize) -> String {
+    if ctx.loaded.is_some_and(|l| l.problem.kernels_only()) {
         return "scale: does not apply to kernels".into();
     }
-    if app.loaded().is_some_and(|l| l.problem.csr().is_some()) {
+    if ctx.loaded.is_some_and(|l| l.problem.csr().is_some()) {
         return "scale none (sparse rows as read)".into();
     }
-    let id = app.algo().id();
-    let own = app.algo().default_scaling();
-    let now = app.scale;
-    let rescaling = if app.loaded().is_some_and(|l| l.scale != now) {
+    let id = ctx.scale.algo;
+    let own = ctx.scale.own;
+    let now = ctx.scale.now;
+    let chosen = ctx.scale.chosen;
+    let rescaling = if ctx.loaded.is_some_and(|l| l.scale != now) {
         " · rescaling"
     } else {
         ""
     };
-    let options = if app.scale_chosen && own != now {
+    let options = if chosen && own != now {
         [
             format!("scale {now} (chosen; default for {id}: {own}){rescaling}"),
             format!("scale {now} (chosen; {id}: {own}){rescaling}"),
             format!("scale {now} (chosen){rescaling}"),
         ]
-    } else if app.scale_chosen {
+    } else if chosen {
         [
             format!("scale {now} (chosen; also the default for {id}){rescaling}"),
             format!("scale {now} (chosen; {id}'s too){rescaling}"),
@@ -68,17 +70,23 @@ fn no_labels(ds: &crate::data::Dataset) -> String {
     }
 }
 
+/// "loading iris … 1.2 s", while a dataset loads.
+fn loading_line(ctx: &DataDraw) -> Option<String> {
+    let (spec, since) = ctx.loading?;
+    Some(format!(
+        "loading {spec} … {}",
+        crate::numfmt::duration(since.as_secs_f64())
+    ))
+}
+
 /// Everything the pane says, unclipped (the status line shows it in full
 /// when the pane is focused and too narrow).
-pub fn full_text(app: &App) -> Vec<String> {
+pub fn full_text(ctx: &DataDraw) -> Vec<String> {
     let mut out = Vec::new();
-    if let Some((_, since, spec)) = &app.loading {
-        out.push(format!(
-            "loading {spec} … {}",
-            crate::numfmt::duration(since.elapsed().as_secs_f64())
-        ));
+    if let Some(line) = loading_line(ctx) {
+        out.push(line);
     }
-    match app.loaded() {
+    match ctx.loaded {
         Some(l) => {
             let ds = &l.dataset;
             out.push(format!("{}  {}", ds.name, size_text(ds)));
@@ -86,17 +94,13 @@ pub fn full_text(app: &App) -> Vec<String> {
                 out.push(stack.describe());
             }
             out.push(match &ds.labels {
-                Some(t) => format!(
-                    "labels: {} classes · k = {}",
-                    t.n_classes(),
-                    app.current_k()
-                ),
-                None => format!("{} · k = {}", no_labels(ds), app.current_k()),
+                Some(t) => format!("labels: {} classes · k = {}", t.n_classes(), ctx.k),
+                None => format!("{} · k = {}", no_labels(ds), ctx.k),
             });
-            out.push(scale_line(app, usize::MAX));
+            out.push(scale_line(ctx, usize::MAX));
             out.extend(ds.notes.iter().cloned());
         }
-        None if app.loading.is_none() => {
+        None if ctx.loading.is_none() => {
             out.push("no data: o opens a file, d a bundled set".into())
         }
         None => {}
@@ -104,25 +108,16 @@ pub fn full_text(app: &App) -> Vec<String> {
     out
 }
 
-pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let focused = app.focus == Pane::Data;
+pub fn render(f: &mut Frame, area: Rect, ctx: DataDraw, theme: &Theme) {
+    let focused = ctx.focused;
     let w = area.width.saturating_sub(2) as usize;
     let rows = area.height.saturating_sub(2) as usize;
     let mut lines = Vec::new();
     let mut scale_at = None;
-    if let Some((_, since, spec)) = &app.loading {
-        lines.push(Line::from(Span::styled(
-            clip(
-                &format!(
-                    "loading {spec} … {}",
-                    crate::numfmt::duration(since.elapsed().as_secs_f64())
-                ),
-                w,
-            ),
-            theme.warn(),
-        )));
+    if let Some(line) = loading_line(&ctx) {
+        lines.push(Line::from(Span::styled(clip(&line, w), theme.warn())));
     }
-    match app.loaded() {
+    match ctx.loaded {
         Some(l) => {
             let ds = &l.dataset;
             let size = format!("  {}", size_text(ds));
@@ -140,13 +135,13 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 )));
             }
             let labels = match &ds.labels {
-                Some(t) => format!("{} classes · k = {}", t.n_classes(), app.current_k()),
-                None => format!("{} · k = {}", no_labels(ds), app.current_k()),
+                Some(t) => format!("{} classes · k = {}", t.n_classes(), ctx.k),
+                None => format!("{} · k = {}", no_labels(ds), ctx.k),
             };
             lines.push(Line::from(clip(&labels, w)));
             scale_at = Some(lines.len());
             lines.push(Line::from(Span::styled(
-                clip(&theme.text(&scale_line(app, w)), w),
+                clip(&theme.text(&scale_line(&ctx, w)), w),
                 theme.dim(),
             )));
             for note in ds.notes.iter() {
@@ -156,7 +151,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 )));
             }
         }
-        None if app.loading.is_none() => {
+        None if ctx.loading.is_none() => {
             lines.push(Line::from("no data: o opens a file, d a bundled set"))
         }
         None => {}
@@ -170,7 +165,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         let line = lines.remove(i);
         lines.insert(rows - 1, line);
     }
-    let notes = app.loaded().map_or(0, |l| l.dataset.notes.len());
+    let notes = ctx.loaded.map_or(0, |l| l.dataset.notes.len());
     let extra = if notes > 0 && lines.len() > rows {
         format!("{notes} note(s): focus to read")
     } else {

@@ -110,10 +110,10 @@ fn cell(e: &Entry, c: &Col, mixed: bool) -> String {
     }
 }
 
-/// The columns that fit in `w` cells, in the table's order: the run, the
-/// algorithm and the score always, the others by importance while they
-/// fit; the changed parameters take what is left.
-fn columns(h: &History, w: usize) -> Vec<Col> {
+/// Every column the table may show, at the width of its widest cell,
+/// with its priority (lower is kept first); the dataset's only when the
+/// runs are on more than one.
+fn candidates(h: &History) -> Vec<(Col, usize)> {
     let widest = |f: &dyn Fn(&Entry) -> String, min: usize| {
         h.entries
             .iter()
@@ -131,83 +131,46 @@ fn columns(h: &History, w: usize) -> Vec<Col> {
         width,
         right,
     };
-    // (column, priority: lower is kept first).
+    // A right-aligned column with its priority.
+    let num = |col: Column, title: &str, width: usize, prio: usize| {
+        (mk(Some(col), title, width, true), prio)
+    };
+    let score = score_title(h);
+    let algo_w = widest(&|e| e.algo.clone(), 9).min(14);
     let mut all: Vec<(Col, usize)> = vec![
-        (
-            mk(
-                Some(Column::Run),
-                "#",
-                widest(&|e| e.id.to_string(), 2),
-                true,
-            ),
-            0,
-        ),
-        (
-            mk(
-                Some(Column::Algorithm),
-                "algorithm",
-                widest(&|e| e.algo.clone(), 9).min(14),
-                false,
-            ),
-            0,
-        ),
+        num(Column::Run, "#", widest(&|e| e.id.to_string(), 2), 0),
+        (mk(Some(Column::Algorithm), "algorithm", algo_w, false), 0),
         (mk(Some(Column::Changed), "changed", 0, false), 3),
-        (
-            mk(Some(Column::K), "k", widest(&|e| e.k.to_string(), 3), true),
-            2,
-        ),
-        (
-            mk(
-                Some(Column::Seed),
-                "seed",
-                widest(&|e| e.seed.to_string(), 5),
-                true,
-            ),
-            5,
-        ),
-        (
-            mk(
-                Some(Column::Score),
-                score_title(h),
-                widest(&|e| score_cell(e, mixed), score_title(h).len() + 1),
-                true,
-            ),
+        num(Column::K, "k", widest(&|e| e.k.to_string(), 3), 2),
+        num(Column::Seed, "seed", widest(&|e| e.seed.to_string(), 5), 5),
+        num(
+            Column::Score,
+            score,
+            widest(&|e| score_cell(e, mixed), score.len() + 1),
             0,
         ),
-        (
-            mk(
-                Some(Column::Cost),
-                "cost",
-                widest(&|e| e.cost.map_or("-".into(), cost_text), 5),
-                true,
-            ),
+        num(
+            Column::Cost,
+            "cost",
+            widest(&|e| e.cost.map_or("-".into(), cost_text), 5),
             4,
         ),
-        (
-            mk(
-                Some(Column::Iters),
-                "iters",
-                widest(&|e| e.iterations.to_string(), 6),
-                true,
-            ),
+        num(
+            Column::Iters,
+            "iters",
+            widest(&|e| e.iterations.to_string(), 6),
             6,
         ),
-        (
-            mk(
-                Some(Column::Time),
-                "time",
-                widest(&|e| fmt_ms(e.elapsed_ms), 5),
-                true,
-            ),
+        num(
+            Column::Time,
+            "time",
+            widest(&|e| fmt_ms(e.elapsed_ms), 5),
             7,
         ),
-        (
-            mk(
-                Some(Column::Features),
-                "features",
-                widest(&|e| e.features_text(), 9),
-                true,
-            ),
+        num(
+            Column::Features,
+            "features",
+            widest(&|e| e.features_text(), 9),
             8,
         ),
     ];
@@ -215,6 +178,14 @@ fn columns(h: &History, w: usize) -> Vec<Col> {
         let wd = widest(&|e| e.dataset.clone(), 4).min(12);
         all.insert(2, (mk(None, "data", wd, false), 1));
     }
+    all
+}
+
+/// The columns that fit in `w` cells, in the table's order: the run, the
+/// algorithm and the score always, the others by importance while they
+/// fit; the changed parameters take what is left.
+fn columns(h: &History, w: usize) -> Vec<Col> {
+    let all = candidates(h);
     // The cursor and pin marks, and a space before every column.
     let mut used = 3;
     let mut keep = vec![false; all.len()];
@@ -340,20 +311,12 @@ pub fn render(f: &mut Frame, area: Rect, h: &History, focused: bool, theme: &The
     }
     let body = super::inner(area);
     let w = body.width as usize;
-    let arrow = if h.descending { "↓" } else { "↑" };
-    let mut extra = vec![format!("{} runs", h.entries.len())];
-    extra.push(format!("sort {} {arrow}", h.sort.title()));
-    if h.pinned.len() == 2 {
-        extra.push("A B pinned: v compares".into());
-    } else if !h.pinned.is_empty() {
-        extra.push("A pinned".into());
-    }
     f.render_widget(
         block(
             Pane::History,
             focused,
             theme,
-            &theme.text(&extra.join(" · ")),
+            &theme.text(&title_extra(h)),
             area.width,
         ),
         area,
@@ -368,7 +331,6 @@ pub fn render(f: &mut Frame, area: Rect, h: &History, focused: bool, theme: &The
         return;
     }
     let cols = columns(h, w);
-    let mixed = score_title(h) == "NMI/silh";
     let sel = h.selected_entry().map(|e| e.id);
     // The highlighted run in full below the table, when there is room:
     // the table keeps its header, a separator and three rows.
@@ -383,57 +345,14 @@ pub fn render(f: &mut Frame, area: Rect, h: &History, focused: bool, theme: &The
     let rows = (body.height as usize)
         .saturating_sub(1 + detail_lines.len() + usize::from(!detail_lines.is_empty()));
     let mut lines = Vec::new();
-    // Header: the sorted column's title carries the direction.
-    let mut header = vec![Span::raw("   ")];
-    let mut used = 3;
-    for c in &cols {
-        // The columns the rows show whole, no more.
-        if used + c.width > w {
-            break;
-        }
-        used += c.width + 1;
-        let sorted = c.col == Some(h.sort);
-        let t = if sorted {
-            format!("{}{arrow}", c.title)
-        } else {
-            c.title.clone()
-        };
-        let style = if sorted {
-            theme.accent()
-        } else {
-            theme.title()
-        };
-        header.push(Span::styled(pad(&theme.text(&t), c.width, c.right), style));
-        header.push(Span::raw(" "));
-    }
-    lines.push(Line::from(header));
+    lines.push(header(h, &cols, w, theme));
     let order = h.order();
     let cursor = h.cursor();
     let first = cursor.saturating_sub(rows.saturating_sub(1));
     for &i in order.iter().skip(first).take(rows) {
         let e = &h.entries[i];
         let is_sel = Some(e.id) == sel;
-        // Marks that read without colour: the cursor, then A or B.
-        let cursor_mark = if is_sel { '>' } else { ' ' };
-        let mark = pin_mark(h, e.id).unwrap_or(' ');
-        let mut text = format!("{cursor_mark}{mark} ");
-        for c in &cols {
-            // A column that does not fit whole is left out, not cut.
-            if text.chars().count() + c.width > w {
-                break;
-            }
-            text.push_str(&pad(&theme.text(&cell(e, c, mixed)), c.width, c.right));
-            text.push(' ');
-        }
-        let text = clip(&text, w);
-        let style = if is_sel && focused {
-            theme.selected()
-        } else if is_sel {
-            theme.accent()
-        } else {
-            Style::default()
-        };
-        lines.push(Line::from(Span::styled(format!("{text:<w$}"), style)));
+        lines.push(row(h, e, &cols, w, is_sel && focused, is_sel, theme));
     }
     let hidden = order.len().saturating_sub(first + rows);
     if !detail_lines.is_empty() {
@@ -459,4 +378,80 @@ pub fn render(f: &mut Frame, area: Rect, h: &History, focused: bool, theme: &The
         }
     }
     f.render_widget(Paragraph::new(lines), body);
+}
+
+/// The title after the pane's name: the runs, the sort, the pins.
+fn title_extra(h: &History) -> String {
+    let arrow = if h.descending { "↓" } else { "↑" };
+    let mut extra = vec![format!("{} runs", h.entries.len())];
+    extra.push(format!("sort {} {arrow}", h.sort.title()));
+    if h.pinned.len() == 2 {
+        extra.push("A B pinned: v compares".into());
+    } else if !h.pinned.is_empty() {
+        extra.push("A pinned".into());
+    }
+    extra.join(" · ")
+}
+
+/// The table's header: the sorted column's title carries the direction.
+fn header(h: &History, cols: &[Col], w: usize, theme: &Theme) -> Line<'static> {
+    let arrow = if h.descending { "↓" } else { "↑" };
+    let mut header = vec![Span::raw("   ")];
+    let mut used = 3;
+    for c in cols {
+        // The columns the rows show whole, no more.
+        if used + c.width > w {
+            break;
+        }
+        used += c.width + 1;
+        let sorted = c.col == Some(h.sort);
+        let t = if sorted {
+            format!("{}{arrow}", c.title)
+        } else {
+            c.title.clone()
+        };
+        let style = if sorted {
+            theme.accent()
+        } else {
+            theme.title()
+        };
+        header.push(Span::styled(pad(&theme.text(&t), c.width, c.right), style));
+        header.push(Span::raw(" "));
+    }
+    Line::from(header)
+}
+
+/// A run's row: the cursor and pin marks, then its cells. `chosen`: the
+/// highlighted run in the focused pane; `is_sel`: the highlighted run.
+fn row(
+    h: &History,
+    e: &Entry,
+    cols: &[Col],
+    w: usize,
+    chosen: bool,
+    is_sel: bool,
+    theme: &Theme,
+) -> Line<'static> {
+    let mixed = score_title(h) == "NMI/silh";
+    // Marks that read without colour: the cursor, then A or B.
+    let cursor_mark = if is_sel { '>' } else { ' ' };
+    let mark = pin_mark(h, e.id).unwrap_or(' ');
+    let mut text = format!("{cursor_mark}{mark} ");
+    for c in cols {
+        // A column that does not fit whole is left out, not cut.
+        if text.chars().count() + c.width > w {
+            break;
+        }
+        text.push_str(&pad(&theme.text(&cell(e, c, mixed)), c.width, c.right));
+        text.push(' ');
+    }
+    let text = clip(&text, w);
+    let style = if chosen {
+        theme.selected()
+    } else if is_sel {
+        theme.accent()
+    } else {
+        Style::default()
+    };
+    Line::from(Span::styled(format!("{text:<w$}"), style))
 }

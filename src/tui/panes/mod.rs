@@ -15,7 +15,6 @@ pub mod sweep;
 pub mod theme;
 pub mod weight_fmt;
 pub mod weights;
-pub mod wide;
 
 use super::keys::Pane;
 use ratatui::layout::Rect;

@@ -5,7 +5,8 @@
 use super::theme::Theme;
 use super::{bar, block, inner, wrap};
 use crate::report::fmt_sig;
-use crate::tui::app::{App, CurvePoint, Pane, RunStatus};
+use crate::tui::app::{CurvePoint, Pane, RunStatus};
+use crate::tui::components::objective::ObjectiveDraw;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::symbols::Marker;
@@ -68,19 +69,19 @@ pub fn markers(theme: &Theme) -> (Marker, Marker) {
 }
 
 /// What the pane says while the run has no iteration to draw.
-fn waiting(app: &App) -> String {
-    if let Some((label, done)) = &app.view.stage {
+fn waiting(ctx: &ObjectiveDraw) -> String {
+    if let Some((label, done)) = &ctx.view.stage {
         return format!("{label}: {:.0}%", done * 100.0);
     }
-    match &app.status {
+    match ctx.status {
         RunStatus::Running => format!(
             "running for {}; no iteration reported yet",
-            crate::numfmt::duration(app.view.elapsed.as_secs_f64())
+            crate::numfmt::duration(ctx.view.elapsed.as_secs_f64())
         ),
         RunStatus::Pending(_) => "starting".into(),
         RunStatus::Cancelled => "cancelled before its first iteration".into(),
         RunStatus::Error(_) => "the run failed: see the status line".into(),
-        _ if app.loading.is_some() => "loading the data".into(),
+        _ if ctx.loading => "loading the data".into(),
         _ => "no run yet".into(),
     }
 }
@@ -133,14 +134,17 @@ impl Axes {
 
 /// The pane while the run has no iteration: what it is doing, and the
 /// stage's progress.
-fn render_waiting(f: &mut Frame, area: Rect, app: &App, focused: bool, theme: &Theme) {
+fn render_waiting(f: &mut Frame, area: Rect, ctx: &ObjectiveDraw, theme: &Theme) {
     let body = inner(area);
-    f.render_widget(block(Pane::Objective, focused, theme, "", area.width), area);
-    let mut lines: Vec<Line> = wrap(&theme.text(&waiting(app)), body.width as usize)
+    f.render_widget(
+        block(Pane::Objective, ctx.focused, theme, "", area.width),
+        area,
+    );
+    let mut lines: Vec<Line> = wrap(&theme.text(&waiting(ctx)), body.width as usize)
         .into_iter()
         .map(|l| Line::from(Span::styled(l, theme.dim())))
         .collect();
-    if let Some((_, done)) = &app.view.stage {
+    if let Some((_, done)) = &ctx.view.stage {
         lines.push(Line::from(Span::styled(
             bar(*done, body.width as usize, theme),
             theme.warn(),
@@ -198,11 +202,11 @@ fn objective_sets<'a>(
     sets
 }
 
-pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let focused = app.focus == Pane::Objective;
-    let curve = &app.view.curve;
+pub fn render(f: &mut Frame, area: Rect, ctx: ObjectiveDraw, theme: &Theme) {
+    let focused = ctx.focused;
+    let curve = &ctx.view.curve;
     if curve.is_empty() {
-        return render_waiting(f, area, app, focused, theme);
+        return render_waiting(f, area, &ctx, theme);
     }
     let body = inner(area);
     let pts = |c: &[CurvePoint]| -> Vec<(f64, f64)> {
@@ -221,7 +225,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         labels: vec![],
     });
     // Only the part of the previous run that falls in this run's window.
-    let before: Vec<(f64, f64)> = pts(&app.view.previous)
+    let before: Vec<(f64, f64)> = pts(&ctx.view.previous)
         .into_iter()
         .filter(|p| inside(x, p.0) && inside(y.bounds, p.1))
         .collect();

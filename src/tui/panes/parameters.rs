@@ -1,7 +1,9 @@
 use super::theme::Theme;
 use super::{block, clip, wrap};
 use crate::algo::params::{Default as PDefault, Scale, fmt_num};
-use crate::tui::app::{App, Pane, Slider};
+use crate::tui::app::slider::Slider;
+use crate::tui::components::parameters::ParamsDraw;
+use crate::tui::keys::Pane;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -114,76 +116,75 @@ fn footer_text(s: &Slider, theme: &Theme) -> (String, String) {
     )
 }
 
+/// The focused slider's help below the sliders: its range and default,
+/// then its help text, cut with a pointer to Enter when it does not fit.
+/// It takes what it needs of the `h` rows, but the `n` sliders keep at
+/// least five rows (or all, if fewer).
+fn footer(s: &Slider, n: usize, w: usize, h: usize, theme: &Theme) -> Vec<Line<'static>> {
+    let (head, help) = footer_text(s, theme);
+    let room = h.saturating_sub(n.min((h / 2).max(5)) + usize::from(h >= 12));
+    let mut lines: Vec<Line> = wrap(&head, w)
+        .into_iter()
+        .map(|l| Line::from(Span::styled(l, theme.accent())))
+        .collect();
+    let mut help_lines = wrap(&help, w);
+    let left = room.saturating_sub(lines.len());
+    if help_lines.len() > left && left > 0 {
+        help_lines.truncate(left);
+        let last = help_lines.last_mut().expect("left > 0");
+        let more = theme.text(" … Enter: all").into_owned();
+        let keep = w.saturating_sub(more.chars().count());
+        // Whole words only, then the pointer to the rest.
+        let head = wrap(last, keep).into_iter().next().unwrap_or_default();
+        *last = format!("{head}{more}");
+    } else if left == 0 {
+        help_lines.clear();
+    }
+    lines.extend(
+        help_lines
+            .into_iter()
+            .map(|l| Line::from(Span::styled(l, theme.dim()))),
+    );
+    lines.truncate(room);
+    lines
+}
+
 /// Draws the sliders; returns the screen row of each slider, for the mouse.
-pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Vec<(usize, Rect)> {
-    let focused = app.focus == Pane::Parameters;
-    let sliders = app.sliders();
+pub fn render(
+    f: &mut Frame,
+    area: Rect,
+    cursor: usize,
+    ctx: ParamsDraw<'_>,
+    theme: &Theme,
+) -> Vec<(usize, Rect)> {
+    let focused = ctx.focused;
+    let sliders = ctx.sliders;
     let w = area.width.saturating_sub(2) as usize;
     let h = area.height.saturating_sub(2) as usize;
     // The footer (the focused slider's help) takes what it needs, but the
     // sliders keep at least five rows (or all, if fewer).
-    let footer: Vec<Line> = match sliders.get(app.param_cursor) {
-        Some(s) if h >= 6 => {
-            let (head, help) = footer_text(s, theme);
-            let room = h.saturating_sub(sliders.len().min((h / 2).max(5)) + usize::from(h >= 12));
-            let mut lines: Vec<Line> = wrap(&head, w)
-                .into_iter()
-                .map(|l| Line::from(Span::styled(l, theme.accent())))
-                .collect();
-            let mut help_lines = wrap(&help, w);
-            let left = room.saturating_sub(lines.len());
-            if help_lines.len() > left && left > 0 {
-                help_lines.truncate(left);
-                let last = help_lines.last_mut().expect("left > 0");
-                let more = theme.text(" … Enter: all").into_owned();
-                let keep = w.saturating_sub(more.chars().count());
-                // Whole words only, then the pointer to the rest.
-                let head = wrap(last, keep).into_iter().next().unwrap_or_default();
-                *last = format!("{head}{more}");
-            } else if left == 0 {
-                help_lines.clear();
-            }
-            lines.extend(
-                help_lines
-                    .into_iter()
-                    .map(|l| Line::from(Span::styled(l, theme.dim()))),
-            );
-            lines.truncate(room);
-            lines
-        }
+    let footer = match sliders.get(cursor) {
+        Some(s) if h >= 6 => footer(s, sliders.len(), w, h, theme),
         _ => Vec::new(),
     };
     // A blank line sets the help apart, when there is room for one.
     let gap = usize::from(!footer.is_empty() && h >= 12);
     // The kernel in force heads the list (O changes it), so it is always
     // in sight with σ.
-    let kernel = app.kernel_shown();
+    let kernel = ctx.kernel;
     let head = usize::from(kernel.is_some() && h >= 4);
     let rows = h.saturating_sub(footer.len() + gap + head);
-    let first = app.param_cursor.saturating_sub(rows.saturating_sub(1));
+    let first = cursor.saturating_sub(rows.saturating_sub(1));
     let mut lines = Vec::new();
-    if let (1, Some((k, uses_sigma))) = (head, &kernel) {
-        let note = if *uses_sigma { "" } else { " (σ unused)" };
-        lines.push(Line::from(Span::styled(
-            clip(&theme.text(&format!("kernel {k}{note} (O)")), w),
-            theme.accent(),
-        )));
+    if let (1, Some((k, uses_sigma))) = (head, kernel) {
+        let note = if uses_sigma { "" } else { " (σ unused)" };
+        let text = theme.text(&format!("kernel {k}{note} (O)")).into_owned();
+        lines.push(Line::from(Span::styled(clip(&text, w), theme.accent())));
     }
     let mut hits = Vec::new();
     let val_w = 10;
-    // A slider marked as a sweep axis (m) starts with ~.
-    let marks = app.marks();
-    let labels: Vec<String> = sliders
-        .iter()
-        .map(|s| {
-            let l = label(s, theme);
-            if marks.iter().any(|m| m == s.spec.name) {
-                format!("~{l}")
-            } else {
-                l
-            }
-        })
-        .collect();
+    let marks = ctx.marks;
+    let labels = marked_labels(sliders, marks, theme);
     let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(4);
     // The bar keeps at least 6 cells; names get the rest, up to their length.
     let name_w = (longest + 1).min(w.saturating_sub(val_w + 2 + 6)).max(5);
@@ -199,22 +200,16 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Vec<(usize
         );
         // σ means nothing to a linear, polynomial or cosine kernel.
         let unused = s.spec.name == "sigma" && kernel.as_ref().is_some_and(|(_, uses)| !uses);
-        let style = if i == app.param_cursor && focused {
+        let style = if i == cursor && focused {
             theme.selected()
         } else if unused {
             theme.dim()
         } else {
             ratatui::style::Style::default()
         };
-        hits.push((
-            i,
-            Rect {
-                x: area.x + 1,
-                y: area.y + 1 + (head + i - first) as u16,
-                width: area.width.saturating_sub(2),
-                height: 1,
-            },
-        ));
+        // Where the mouse finds the slider: its row inside the border.
+        let y = area.y + 1 + (head + i - first) as u16;
+        hits.push((i, Rect::new(area.x + 1, y, area.width.saturating_sub(2), 1)));
         lines.push(Line::from(Span::styled(clip(&text, w), style)));
     }
     if !footer.is_empty() {
@@ -224,6 +219,32 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Vec<(usize
         lines.extend(footer);
     }
     let below = sliders.len().saturating_sub(first + rows);
+    let extra = title_extra(first, below, focused, marks);
+    f.render_widget(
+        Paragraph::new(lines).block(block(Pane::Parameters, focused, theme, &extra, area.width)),
+        area,
+    );
+    hits
+}
+
+/// Each slider's label; one marked as a sweep axis (m) starts with ~.
+fn marked_labels(sliders: &[Slider], marks: &[String], theme: &Theme) -> Vec<String> {
+    sliders
+        .iter()
+        .map(|s| {
+            let l = label(s, theme);
+            if marks.iter().any(|m| m == s.spec.name) {
+                format!("~{l}")
+            } else {
+                l
+            }
+        })
+        .collect()
+}
+
+/// The title after the pane's name: how many sliders are scrolled off
+/// (`first` above, `below`), the keys when focused, the sweep axes.
+fn title_extra(first: usize, below: usize, focused: bool, marks: &[String]) -> String {
     let more = match (first, below) {
         (0, 0) => String::new(),
         (0, b) => format!("↓ {b} more"),
@@ -238,9 +259,5 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Vec<(usize
     if !marks.is_empty() {
         extra.push_str(&format!(" · ~ sweep axis (S sweeps {})", marks.join("×")));
     }
-    f.render_widget(
-        Paragraph::new(lines).block(block(Pane::Parameters, focused, theme, &extra, area.width)),
-        area,
-    );
-    hits
+    extra
 }

@@ -1,6 +1,8 @@
 use super::theme::{CENTRE_MARK, Theme};
 use super::{block, inner};
-use crate::tui::app::{App, DataView, Pane, ScatterMode};
+use crate::tui::app::projection::DataView;
+use crate::tui::components::scatter::{ScatterDraw, ScatterMode};
+use crate::tui::keys::Pane;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -116,13 +118,13 @@ fn datasets<'a>(
     sets
 }
 
-pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let focused = app.focus == Pane::Scatter;
-    let Some(data) = &app.data else {
+pub fn render(f: &mut Frame, area: Rect, mode: ScatterMode, ctx: ScatterDraw<'_>, theme: &Theme) {
+    let focused = ctx.focused;
+    let Some(data) = ctx.data else {
         f.render_widget(block(Pane::Scatter, focused, theme, "", area.width), area);
         return;
     };
-    let (pts, what) = points(data, app.scatter);
+    let (pts, what) = points(data, mode);
     let n_drawn = data.projection.rows.len();
     let n = data.loaded.problem.n();
     let extra = if n_drawn < n {
@@ -138,8 +140,8 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if body.width < 4 || body.height < 3 {
         return;
     }
-    let k = app.view.sizes.len().max(1);
-    let labels = &app.view.labels;
+    let k = ctx.k.max(1);
+    let labels = ctx.labels;
     let mut per: Vec<Vec<(f64, f64)>> = vec![Vec::new(); k];
     for (idx, &row) in data.projection.rows.iter().enumerate() {
         let j = labels.get(row).copied().unwrap_or(0).min(k - 1);
@@ -174,7 +176,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     // Colours from another run are labelled as such.
     let note = if labels.is_empty() {
         "(no clusters yet)"
-    } else if app.view.carried {
+    } else if ctx.carried {
         "(the previous run's clusters)"
     } else {
         ""

@@ -1,14 +1,15 @@
 use super::theme::Theme;
 use super::{bar, block};
-use crate::tui::app::{App, Pane};
+use crate::tui::app::Pane;
+use crate::tui::components::sizes::SizesDraw;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let focused = app.focus == Pane::Sizes;
-    let sizes = &app.view.sizes;
+pub fn render(f: &mut Frame, area: Rect, ctx: SizesDraw, theme: &Theme) {
+    let focused = ctx.focused;
+    let sizes = &ctx.view.sizes;
     let w = area.width.saturating_sub(2) as usize;
     let h = area.height.saturating_sub(2) as usize;
     let max = sizes.iter().copied().max().unwrap_or(0).max(1);
@@ -43,7 +44,7 @@ pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if sizes.is_empty() {
         lines.push(Line::from(Span::styled("no run yet", theme.dim())));
     }
-    let extra = match (total > 0, app.view.carried) {
+    let extra = match (total > 0, ctx.view.carried) {
         (true, true) => format!("previous run · n={total}"),
         (true, false) => format!("n={total}"),
         _ => String::new(),

@@ -287,6 +287,46 @@ fn wrapped_lines(theme: &Theme, text: &str, w: usize) -> Vec<Line<'static>> {
         .collect()
 }
 
+/// The k-scan's legend over its curves: each score's glyph, the
+/// recommended k's mark, then `marks` (best, cursor); its numbers' when
+/// they are shown instead.
+fn kscan_legend(sv: &SweepView, theme: &Theme, w: usize, marks: &str) -> Vec<Line<'static>> {
+    let name = sv.score_name();
+    let mut spans = Vec::new();
+    for ((_, label), (mark, st)) in KSCAN_CURVES.iter().zip(curve_styles(theme)) {
+        let glyph = if theme.ascii { mark } else { '━' };
+        spans.push(Span::styled(format!("{glyph} {label} "), st));
+    }
+    if sv.numbers {
+        let text = format!("{BEST} best {name} · cursor in reverse · ↑↓ scroll");
+        return wrapped_lines(theme, &text, w);
+    }
+    let used: usize = spans.iter().map(|sp| sp.content.chars().count()).sum();
+    let suggested = Span::styled(format!("{RECOMMENDED} recommended"), theme.bad());
+    // At 80 columns the curves' names take the line: the mark of the
+    // recommended k goes below rather than being cut.
+    let mut out = if used + suggested.content.chars().count() <= w {
+        spans.push(suggested);
+        vec![Line::from(spans)]
+    } else {
+        vec![Line::from(spans), Line::from(suggested)]
+    };
+    let of = if sv.families() > 1 {
+        format!(
+            " · {}'s curves, ↑↓ another algorithm",
+            sv.family_context(sv.cursor.1).algo
+        )
+    } else {
+        String::new()
+    };
+    out.extend(wrapped_lines(
+        theme,
+        &format!("{marks} (on the {name} curve){of}"),
+        w,
+    ));
+    out
+}
+
 /// The legend under the picture, wrapped to `w`.
 fn legend(sv: &SweepView, theme: &Theme, w: usize) -> Vec<Line<'static>> {
     let wrapped = |text: String| wrapped_lines(theme, &text, w);
@@ -322,36 +362,7 @@ fn legend(sv: &SweepView, theme: &Theme, w: usize) -> Vec<Line<'static>> {
         return wrapped(text);
     }
     if sv.kind == SweepKind::KScan {
-        let mut spans = Vec::new();
-        for ((_, label), (mark, st)) in KSCAN_CURVES.iter().zip(curve_styles(theme)) {
-            let glyph = if theme.ascii { mark } else { '━' };
-            spans.push(Span::styled(format!("{glyph} {label} "), st));
-        }
-        if sv.numbers {
-            return wrapped(format!(
-                "{BEST} best {name} · cursor in reverse · ↑↓ scroll"
-            ));
-        }
-        let used: usize = spans.iter().map(|sp| sp.content.chars().count()).sum();
-        let suggested = Span::styled(format!("{RECOMMENDED} recommended"), theme.bad());
-        // At 80 columns the curves' names take the line: the mark of the
-        // recommended k goes below rather than being cut.
-        let mut out = if used + suggested.content.chars().count() <= w {
-            spans.push(suggested);
-            vec![Line::from(spans)]
-        } else {
-            vec![Line::from(spans), Line::from(suggested)]
-        };
-        let of = if sv.families() > 1 {
-            format!(
-                " · {}'s curves, ↑↓ another algorithm",
-                sv.family_context(sv.cursor.1).algo
-            )
-        } else {
-            String::new()
-        };
-        out.extend(wrapped(format!("{marks} (on the {name} curve){of}")));
-        return out;
+        return kscan_legend(sv, theme, w, &marks);
     }
     if sv.plan.axes.len() == 1 {
         let (line, dots) = if theme.ascii {
@@ -420,7 +431,7 @@ fn tick(a: &SweepAxis, v: f64) -> String {
 }
 
 fn heatmap(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
-    let (a, b) = (&sv.plan.axes[0], &sv.plan.axes[1]);
+    let a = &sv.plan.axes[0];
     let (rows, cols) = sv.shape();
     let row_labels: Vec<String> = a.values.iter().map(|v| tick(a, *v)).collect();
     let lw = row_labels
@@ -436,51 +447,7 @@ fn heatmap(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
     let best = sv.best();
     let here = sv.current_at();
     let mut lines: Vec<Line> = Vec::new();
-    // Column labels: every column when they fit, else every second, third,
-    // … column (the label starts at its column and may run over the next).
-    let col_labels: Vec<String> = b.values.iter().map(|v| tick(b, *v)).collect();
-    let widest = col_labels
-        .iter()
-        .map(|l| l.chars().count())
-        .max()
-        .unwrap_or(1);
-    let every = (1..=cols.max(1))
-        .find(|&s| {
-            if s == 1 {
-                widest < cw
-            } else {
-                widest + 2 <= s * cw
-            }
-        })
-        .unwrap_or(cols.max(1));
-    // The corner names both axes where it fits, else the rows' axis.
-    let both = format!("{}\\{}", short(&a.symbol), short(&b.symbol));
-    let corner = if both.chars().count() <= lw {
-        both
-    } else {
-        short(&a.symbol)
-    };
-    let mut head = clip(&format!("{corner:>lw$} "), lw + 1);
-    let mut c = 0;
-    while c < cols {
-        let span = (every * cw).min((cols - c) * cw);
-        let l = &col_labels[c];
-        if every == 1 {
-            head.push_str(&format!("{:^span$}", clip(l, span)));
-        } else {
-            // A space before, so that it does not run into the corner.
-            // The last group may be narrower: no label there rather
-            // than a cut one.
-            let w = span.saturating_sub(1);
-            let shown = if l.chars().count() < w {
-                l.as_str()
-            } else {
-                ""
-            };
-            head.push_str(&format!(" {shown:<w$}"));
-        }
-        c += every;
-    }
+    let head = heatmap_head(sv, lw, cw);
     lines.push(Line::from(Span::styled(
         clip(&theme.text(&head), area.width as usize),
         theme.dim(),
@@ -525,6 +492,59 @@ fn heatmap(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
         )));
     }
     f.render_widget(Paragraph::new(lines), area);
+}
+
+/// The heatmap's first line: the corner naming the axes, then the column
+/// labels, every column when they fit, else every second, third, …
+/// column (the label starts at its column and may run over the next).
+/// `lw`: the row labels' width; `cw`: a column's.
+fn heatmap_head(sv: &SweepView, lw: usize, cw: usize) -> String {
+    let (a, b) = (&sv.plan.axes[0], &sv.plan.axes[1]);
+    let cols = sv.shape().1;
+    let col_labels: Vec<String> = b.values.iter().map(|v| tick(b, *v)).collect();
+    let widest = col_labels
+        .iter()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(1);
+    let every = (1..=cols.max(1))
+        .find(|&s| {
+            if s == 1 {
+                widest < cw
+            } else {
+                widest + 2 <= s * cw
+            }
+        })
+        .unwrap_or(cols.max(1));
+    // The corner names both axes where it fits, else the rows' axis.
+    let both = format!("{}\\{}", short(&a.symbol), short(&b.symbol));
+    let corner = if both.chars().count() <= lw {
+        both
+    } else {
+        short(&a.symbol)
+    };
+    let mut head = clip(&format!("{corner:>lw$} "), lw + 1);
+    let mut c = 0;
+    while c < cols {
+        let span = (every * cw).min((cols - c) * cw);
+        let l = &col_labels[c];
+        if every == 1 {
+            head.push_str(&format!("{:^span$}", clip(l, span)));
+        } else {
+            // A space before, so that it does not run into the corner.
+            // The last group may be narrower: no label there rather
+            // than a cut one.
+            let w = span.saturating_sub(1);
+            let shown = if l.chars().count() < w {
+                l.as_str()
+            } else {
+                ""
+            };
+            head.push_str(&format!(" {shown:<w$}"));
+        }
+        c += every;
+    }
+    head
 }
 
 fn short(s: &str) -> String {
@@ -702,6 +722,22 @@ fn framed<'a>(
         .legend_position(None)
 }
 
+/// A series of a chart: its name, glyph, line or dots, style and points.
+fn series<'a>(
+    name: impl Into<Line<'a>>,
+    marker: Marker,
+    kind: GraphType,
+    style: Style,
+    data: &'a [(f64, f64)],
+) -> Dataset<'a> {
+    Dataset::default()
+        .name(name)
+        .marker(marker)
+        .graph_type(kind)
+        .style(style)
+        .data(data)
+}
+
 /// Empty labels that make the chart keep a row for [`tick_row`].
 fn blank_labels<'a>() -> Vec<Line<'a>> {
     vec![Line::from(""), Line::from("")]
@@ -709,35 +745,9 @@ fn blank_labels<'a>() -> Vec<Line<'a>> {
 
 fn line_chart(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
     let a = &sv.plan.axes[0];
-    // One curve per algorithm of a k-scan that compares several.
-    let families = sv.families();
-    let mut means: Vec<Vec<(f64, f64)>> = vec![Vec::new(); families];
-    let mut band = Vec::new();
-    for (fam, mean) in means.iter_mut().enumerate() {
-        for (i, &v) in a.values.iter().enumerate() {
-            if let Some(s) = sv.value(i, fam) {
-                let x = x_of(a, v);
-                mean.push((x, s.mean));
-                let sd = if s.sd.is_finite() { s.sd } else { 0.0 };
-                band.push((x, s.mean + sd));
-                band.push((x, s.mean - sd));
-            }
-        }
-    }
-    let at = |(r, c): (usize, usize)| {
-        sv.value(r, c)
-            .map(|s| vec![(x_of(a, a.values[r]), s.mean)])
-            .unwrap_or_default()
-    };
-    let cursor = at(sv.cursor);
-    let best = sv.best().map(at).unwrap_or_default();
+    let (means, band) = means_and_band(sv, a);
     let kscan = sv.kind == SweepKind::KScan;
-    // k is no slider: a k-scan marks its recommendation instead.
-    let sliders = if kscan {
-        Vec::new()
-    } else {
-        sv.current_at().map(at).unwrap_or_default()
-    };
+    let marks = point_marks(sv, a);
     let (line, dots) = if theme.ascii {
         (Marker::Custom('-'), Marker::Custom('.'))
     } else {
@@ -766,62 +776,98 @@ fn line_chart(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
         None => Vec::new(),
     };
     let mut sets = vec![
-        Dataset::default()
-            .name("cutoff")
-            .marker(Marker::Custom(cutoff_glyph(theme)))
-            .graph_type(GraphType::Line)
-            .style(theme.dim())
-            .data(&cutoff),
-        Dataset::default()
-            .name("recommended")
-            .marker(Marker::Custom(RECOMMENDED))
-            .graph_type(GraphType::Scatter)
-            .style(theme.bad())
-            .data(&rec),
-        Dataset::default()
-            .name("±sd")
-            .marker(dots)
-            .graph_type(GraphType::Scatter)
-            .style(theme.dim())
-            .data(&band),
-        Dataset::default()
-            .name(sv.score_name())
-            .marker(line)
-            .graph_type(GraphType::Line)
-            .style(theme.accent())
-            .data(&means[0]),
+        series(
+            "cutoff",
+            Marker::Custom(cutoff_glyph(theme)),
+            GraphType::Line,
+            theme.dim(),
+            &cutoff,
+        ),
+        series(
+            "recommended",
+            Marker::Custom(RECOMMENDED),
+            GraphType::Scatter,
+            theme.bad(),
+            &rec,
+        ),
+        series("±sd", dots, GraphType::Scatter, theme.dim(), &band),
+        series(
+            sv.score_name(),
+            line,
+            GraphType::Line,
+            theme.accent(),
+            &means[0],
+        ),
     ];
     for (fam, mean) in means.iter().enumerate().skip(1) {
         let (mark, style) = family_style(theme, fam);
-        sets.push(
-            Dataset::default()
-                .name(sv.family_context(fam).algo.clone())
-                .marker(mark)
-                .graph_type(GraphType::Line)
-                .style(style)
-                .data(mean),
-        );
+        sets.push(series(
+            sv.family_context(fam).algo.clone(),
+            mark,
+            GraphType::Line,
+            style,
+            mean,
+        ));
     }
+    let [sliders, best, cursor] = &marks;
+    let dot =
+        |name, glyph, style, at| series(name, Marker::Custom(glyph), GraphType::Scatter, style, at);
     sets.extend([
-        Dataset::default()
-            .name("sliders")
-            .marker(Marker::Custom(SLIDERS))
-            .graph_type(GraphType::Scatter)
-            .style(theme.accent())
-            .data(&sliders),
-        Dataset::default()
-            .name("best")
-            .marker(Marker::Custom(BEST))
-            .graph_type(GraphType::Scatter)
-            .style(theme.good())
-            .data(&best),
-        Dataset::default()
-            .name("cursor")
-            .marker(Marker::Custom(CURSOR))
-            .graph_type(GraphType::Scatter)
-            .style(theme.warn())
-            .data(&cursor),
+        dot("sliders", SLIDERS, theme.accent(), sliders),
+        dot("best", BEST, theme.good(), best),
+        dot("cursor", CURSOR, theme.warn(), cursor),
     ]);
+    draw_over_axis(f, area, sets, a, (xb, yb), theme);
+}
+
+/// The points marked on the curve: where the sliders stand (not on a
+/// k-scan: k is no slider, it marks its recommendation instead), the best
+/// cell and the cursor's.
+fn point_marks(sv: &SweepView, a: &SweepAxis) -> [Vec<(f64, f64)>; 3] {
+    let at = |(r, c): (usize, usize)| {
+        sv.value(r, c)
+            .map(|s| vec![(x_of(a, a.values[r]), s.mean)])
+            .unwrap_or_default()
+    };
+    let sliders = if sv.kind == SweepKind::KScan {
+        Vec::new()
+    } else {
+        sv.current_at().map(at).unwrap_or_default()
+    };
+    let best = sv.best().map(at).unwrap_or_default();
+    [sliders, best, at(sv.cursor)]
+}
+
+/// The mean of each cell along the axis, one curve per algorithm of a
+/// k-scan that compares several, and the ±sd band around every mean.
+#[allow(clippy::type_complexity)]
+fn means_and_band(sv: &SweepView, a: &SweepAxis) -> (Vec<Vec<(f64, f64)>>, Vec<(f64, f64)>) {
+    let mut means: Vec<Vec<(f64, f64)>> = vec![Vec::new(); sv.families()];
+    let mut band = Vec::new();
+    for (fam, mean) in means.iter_mut().enumerate() {
+        for (i, &v) in a.values.iter().enumerate() {
+            if let Some(s) = sv.value(i, fam) {
+                let x = x_of(a, v);
+                mean.push((x, s.mean));
+                let sd = if s.sd.is_finite() { s.sd } else { 0.0 };
+                band.push((x, s.mean + sd));
+                band.push((x, s.mean - sd));
+            }
+        }
+    }
+    (means, band)
+}
+
+/// The chart of `sets` framed, with the y range at its ends and the
+/// axis's values as ticks below.
+fn draw_over_axis(
+    f: &mut Frame,
+    area: Rect,
+    sets: Vec<Dataset>,
+    a: &SweepAxis,
+    (xb, yb): ([f64; 2], [f64; 2]),
+    theme: &Theme,
+) {
     let ylabels = vec![fmt_sig4(yb[0]), fmt_sig4(yb[1])];
     let yw = ylabels.iter().map(|l| l.chars().count()).max().unwrap_or(0) as u16;
     let ylabels = ylabels.into_iter().map(Line::from).collect();
@@ -928,23 +974,7 @@ fn kscan_chart(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
     let styles = curve_styles(theme);
     let curves: Vec<Vec<(f64, f64)>> = KSCAN_CURVES
         .iter()
-        .map(|(name, _)| {
-            let pts: Vec<(f64, f64)> = a
-                .values
-                .iter()
-                .enumerate()
-                .filter_map(|(i, &k)| {
-                    sv.cell(i, sv.cursor.1)
-                        .and_then(|c| c.score(name))
-                        .map(|s| (k, s.mean))
-                        .filter(|p| p.1.is_finite())
-                })
-                .collect();
-            let [lo, hi] = bounds(pts.iter().map(|p| p.1));
-            pts.into_iter()
-                .map(|(k, v)| (k, (v - lo) / (hi - lo)))
-                .collect()
-        })
+        .map(|(name, _)| scaled_curve(sv, name))
         .collect();
     let sug: Vec<(f64, f64)> = sv
         .suggested_k()
@@ -955,26 +985,26 @@ fn kscan_chart(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
         .zip(&curves)
         .enumerate()
         .map(|(i, ((_, label), pts))| {
-            Dataset::default()
-                .name(*label)
-                .marker(if theme.ascii {
+            series(
+                *label,
+                if theme.ascii {
                     Marker::Custom(styles[i].0)
                 } else {
                     Marker::Braille
-                })
-                .graph_type(GraphType::Line)
-                .style(styles[i].1)
-                .data(pts)
+                },
+                GraphType::Line,
+                styles[i].1,
+                pts,
+            )
         })
         .collect();
-    sets.push(
-        Dataset::default()
-            .name("recommended")
-            .marker(Marker::Custom(RECOMMENDED))
-            .graph_type(GraphType::Scatter)
-            .style(theme.bad())
-            .data(&sug),
-    );
+    sets.push(series(
+        "recommended",
+        Marker::Custom(RECOMMENDED),
+        GraphType::Scatter,
+        theme.bad(),
+        &sug,
+    ));
     // The best k and the cursor, on the curve of the score shown (scaled
     // as the curves are).
     let shown: Vec<Option<f64>> = (0..a.values.len())
@@ -995,20 +1025,40 @@ fn kscan_chart(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
         ("best", BEST, theme.good(), &best),
         ("cursor", CURSOR, theme.warn(), &cursor),
     ] {
-        sets.push(
-            Dataset::default()
-                .name(name)
-                .marker(Marker::Custom(mark))
-                .graph_type(GraphType::Scatter)
-                .style(style)
-                .data(pts),
-        );
+        sets.push(series(
+            name,
+            Marker::Custom(mark),
+            GraphType::Scatter,
+            style,
+            pts,
+        ));
     }
     let xb = bounds(a.values.iter().copied());
     let ylabels = vec![Line::from("min"), Line::from("max")];
     let chart = framed(sets, (xb, [0.0, 1.0]), ylabels, theme);
     let ticks: Vec<(f64, String)> = a.values.iter().map(|&k| (k, a.show(k))).collect();
     render_with_ticks(f, area, chart, (3, xb), (&ticks, "k"), theme);
+}
+
+/// A score of the k-scan along k, for the cursor's algorithm, scaled to
+/// its own range (0 at its lowest, 1 at its highest).
+fn scaled_curve(sv: &SweepView, name: &str) -> Vec<(f64, f64)> {
+    let a = &sv.plan.axes[0];
+    let pts: Vec<(f64, f64)> = a
+        .values
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &k)| {
+            sv.cell(i, sv.cursor.1)
+                .and_then(|c| c.score(name))
+                .map(|s| (k, s.mean))
+                .filter(|p| p.1.is_finite())
+        })
+        .collect();
+    let [lo, hi] = bounds(pts.iter().map(|p| p.1));
+    pts.into_iter()
+        .map(|(k, v)| (k, (v - lo) / (hi - lo)))
+        .collect()
 }
 
 /// The k whose curve or bars the k-scan's panels show: the cursor's.
@@ -1101,26 +1151,24 @@ fn consensus_chart(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
         .iter()
         .flat_map(|&x| (0..=10).map(move |i| (x, i as f64 / 10.0)))
         .collect();
-    let mut sets = vec![
-        Dataset::default()
-            .name("0.1, 0.9")
-            .marker(Marker::Custom(CONSENSUS_MARK))
-            .graph_type(GraphType::Scatter)
-            .style(theme.dim())
-            .data(&marks),
-    ];
+    let mut sets = vec![series(
+        "0.1, 0.9",
+        Marker::Custom(CONSENSUS_MARK),
+        GraphType::Scatter,
+        theme.dim(),
+        &marks,
+    )];
     let on_top = sv.cursor.0;
     let mut order: Vec<&(usize, Vec<(f64, f64)>)> = curves.iter().collect();
     order.sort_by_key(|(j, _)| *j == on_top);
     for (j, pts) in order {
-        sets.push(
-            Dataset::default()
-                .name(a.show(a.values[*j]))
-                .marker(theme.series_marker(*j))
-                .graph_type(GraphType::Line)
-                .style(theme.cluster(*j))
-                .data(pts),
-        );
+        sets.push(series(
+            a.show(a.values[*j]),
+            theme.series_marker(*j),
+            GraphType::Line,
+            theme.cluster(*j),
+            pts,
+        ));
     }
     let ylabels = vec![Line::from("0"), Line::from("1")];
     let chart = framed(sets, ([0.0, 1.0], [0.0, 1.0]), ylabels, theme);
@@ -1149,24 +1197,7 @@ fn silhouette_bars(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
     let overall = run.internal.silhouette;
     let clusters = &run.silhouette_clusters;
     let rows_scored: f64 = clusters.iter().map(|c| c.size).sum();
-    let head = format!(
-        "{}k = {k}{} · silhouette {} on {} {}rows in the {} · run of seed {} (lowest objective)",
-        family_prefix(sv),
-        if recommended { " (recommended)" } else { "" },
-        fit_num(overall, 6),
-        fit_num(rows_scored, 8),
-        if run.internal.silhouette_sample.is_some() {
-            "sampled "
-        } else {
-            ""
-        },
-        match run.internal.space {
-            crate::fit_scores::SpaceKind::Features => "input features",
-            crate::fit_scores::SpaceKind::Kernel => "kernel's space",
-            crate::fit_scores::SpaceKind::Rff => "RFF map's space",
-        },
-        run.seed,
-    );
+    let head = silhouette_head(sv, k, recommended, run, rows_scored);
     for l in wrap(&theme.text(&head), w) {
         lines.push(Line::from(Span::styled(l, theme.accent())));
     }
@@ -1181,22 +1212,6 @@ fn silhouette_bars(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
     let (full, _) = theme.bar_chars();
     let fixed = "cluster   rows    mean   <0  ".chars().count();
     let bar_w = w.saturating_sub(fixed).max(4);
-    // A quarter of the bar's room is left of 0: a silhouette below 0 is
-    // rarely far below it.
-    let zero = bar_w / 4;
-    let bar = |v: f64| -> (String, String) {
-        let v = v.clamp(-1.0, 1.0);
-        if v >= 0.0 {
-            let n = (v * (bar_w - zero) as f64).round() as usize;
-            (" ".repeat(zero), full.to_string().repeat(n))
-        } else {
-            let n = ((-v) * zero as f64).round().max(1.0) as usize;
-            (
-                " ".repeat(zero - n.min(zero)),
-                full.to_string().repeat(n.min(zero)),
-            )
-        }
-    };
     lines.push(Line::from(Span::styled(
         clip(
             &format!(
@@ -1214,19 +1229,9 @@ fn silhouette_bars(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
         clusters.len()
     };
     let row = |name: String, size: f64, mean: f64, neg: Option<f64>, style: Style| {
-        let (pad, b) = bar(mean);
-        let neg = neg.map_or(String::new(), |v| format!("{:.0}%", v * 100.0));
-        let text = format!(
-            "{name:>7} {:>6} {:>7} {neg:>4}  ",
-            fit_num(size, 6),
-            fit_num(mean, 7)
-        );
+        // Below 0 the bar says so in the colour of a bad value.
         let style = if mean < 0.0 { theme.bad() } else { style };
-        Line::from(vec![
-            Span::raw(text),
-            Span::raw(pad),
-            Span::styled(b, style),
-        ])
+        silhouette_row(&name, [size, mean], neg, (bar_w, full), style)
     };
     for c in clusters.iter().take(shown) {
         lines.push(row(
@@ -1254,6 +1259,78 @@ fn silhouette_bars(f: &mut Frame, area: Rect, sv: &SweepView, theme: &Theme) {
         theme.accent(),
     ));
     f.render_widget(Paragraph::new(lines), area);
+}
+
+/// The silhouette view's head: the k (and whether it is the one
+/// recommended), the overall value, the rows scored, in which space, and
+/// the run it was measured on.
+fn silhouette_head(
+    sv: &SweepView,
+    k: usize,
+    recommended: bool,
+    run: &crate::sweep::RunSummary,
+    rows_scored: f64,
+) -> String {
+    format!(
+        "{}k = {k}{} · silhouette {} on {} {}rows in the {} · run of seed {} (lowest objective)",
+        family_prefix(sv),
+        if recommended { " (recommended)" } else { "" },
+        fit_num(run.internal.silhouette, 6),
+        fit_num(rows_scored, 8),
+        if run.internal.silhouette_sample.is_some() {
+            "sampled "
+        } else {
+            ""
+        },
+        match run.internal.space {
+            crate::fit_scores::SpaceKind::Features => "input features",
+            crate::fit_scores::SpaceKind::Kernel => "kernel's space",
+            crate::fit_scores::SpaceKind::Rff => "RFF map's space",
+        },
+        run.seed,
+    )
+}
+
+/// A row of the silhouette view: the cluster's name, its rows and mean
+/// (`[size, mean]`), its share below 0, and the bar (`bar`: its width and
+/// glyph) drawn in `style`.
+fn silhouette_row(
+    name: &str,
+    [size, mean]: [f64; 2],
+    neg: Option<f64>,
+    (bar_w, full): (usize, char),
+    style: Style,
+) -> Line<'static> {
+    let (pad, b) = silhouette_bar(mean, bar_w, full);
+    let neg = neg.map_or(String::new(), |v| format!("{:.0}%", v * 100.0));
+    let text = format!(
+        "{name:>7} {:>6} {:>7} {neg:>4}  ",
+        fit_num(size, 6),
+        fit_num(mean, 7)
+    );
+    Line::from(vec![
+        Span::raw(text),
+        Span::raw(pad),
+        Span::styled(b, style),
+    ])
+}
+
+/// A silhouette `v` as a bar of `bar_w` cells of `full`: (the blank
+/// before it, the bar). A quarter of the room is left of 0: a silhouette
+/// below 0 is rarely far below it.
+fn silhouette_bar(v: f64, bar_w: usize, full: char) -> (String, String) {
+    let zero = bar_w / 4;
+    let v = v.clamp(-1.0, 1.0);
+    if v >= 0.0 {
+        let n = (v * (bar_w - zero) as f64).round() as usize;
+        (" ".repeat(zero), full.to_string().repeat(n))
+    } else {
+        let n = ((-v) * zero as f64).round().max(1.0) as usize;
+        (
+            " ".repeat(zero - n.min(zero)),
+            full.to_string().repeat(n.min(zero)),
+        )
+    }
 }
 
 /// A score's name in the recommendation line.

@@ -1,20 +1,21 @@
 use super::theme::Theme;
 use super::weight_fmt::{short, strip};
 use super::{bar, block, clip, wrap};
-use crate::algo::{Extras, KernelInfo, MapInfo, Weighs};
-use crate::tui::app::{App, Pane, RunStatus};
-use crate::tui::components::Component;
+use crate::algo::{Algorithm, Extras, KernelInfo, MapInfo, Weighs};
+use crate::tui::app::{Pane, RunStatus};
+use crate::tui::components::weights::WeightsDraw;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
+use std::time::Duration;
 
 /// What the pane says when it has no weights to draw: nothing about the
-/// weights of a run that has not produced them.
-pub fn no_weights(app: &App) -> String {
-    let id = app.algo().id();
-    if app.algo().weighs() == Weighs::Nothing {
-        let p = app.loaded().map_or(0, |l| l.dataset.p());
+/// weights of a run that has not produced them. `p`: the data's
+/// features; `elapsed`: the run's time so far.
+pub fn no_weights(algo: &dyn Algorithm, p: usize, status: &RunStatus, elapsed: Duration) -> String {
+    let id = algo.id();
+    if algo.weighs() == Weighs::Nothing {
         let which = |w: Weighs| {
             let ids: Vec<&str> = crate::algo::registry()
                 .iter()
@@ -29,127 +30,147 @@ pub fn no_weights(app: &App) -> String {
             which(Weighs::Kernels)
         );
     }
-    let state = match &app.status {
+    let state = match status {
         RunStatus::Running => format!(
             "running for {}",
-            crate::numfmt::duration(app.view.elapsed.as_secs_f64())
+            crate::numfmt::duration(elapsed.as_secs_f64())
         ),
         s => s.label().to_string(),
     };
     format!("{id}'s weights appear with its first iteration ({state})")
 }
 
-pub fn render(f: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    if app.path.shown {
-        return app.path.draw(f, area, app.path_draw(), theme);
-    }
-    let focused = app.focus == Pane::Weights;
+pub fn render(f: &mut Frame, area: Rect, ctx: WeightsDraw, theme: &Theme) {
     let w = area.width.saturating_sub(2) as usize;
     let h = area.height.saturating_sub(2) as usize;
-    let mut lines: Vec<Line> = Vec::new();
-    let mut extra = String::new();
-    if let Some(alpha) = &app.view.kernel_weights {
-        extra = theme.text("α").into_owned();
-        let names: Vec<String> = app
+    let (lines, extra) = if let Some(alpha) = &ctx.view.kernel_weights {
+        let names: Vec<String> = ctx
             .view
             .result
             .as_ref()
             .map(|r| weight_names(&r.best.extra))
             .unwrap_or_default();
-        let name_w = names
-            .iter()
-            .map(|s| s.chars().count())
-            .max()
-            .unwrap_or(3)
-            .clamp(3, 16);
-        let max = alpha.iter().cloned().fold(0.0, f64::max).max(1e-300);
-        for (l, a) in alpha.iter().enumerate().take(h) {
-            let name = names
-                .get(l)
-                .filter(|n| !n.is_empty())
-                .cloned()
-                .unwrap_or_else(|| format!("K{}", l + 1));
-            let bw = w.saturating_sub(name_w + 8).max(1);
-            let name = theme.text(&name).into_owned();
-            lines.push(Line::from(vec![
-                Span::raw(format!("{:<name_w$} ", clip_label(&name, name_w))),
-                Span::styled(bar(a / max, bw, theme), theme.accent()),
-                Span::raw(format!(" {}", short(*a))),
-            ]));
-        }
-    } else if let Some(wts) = &app.view.feature_weights {
-        let p = wts.len();
+        let extra = theme.text("α").into_owned();
+        (kernel_lines(alpha, &names, w, h, theme), extra)
+    } else if let Some(wts) = &ctx.view.feature_weights {
         let selected = wts.iter().filter(|&&v| v > 0.0).count();
-        extra = format!("{selected}/{p}");
-        lines.push(Line::from(Span::styled(
-            clip(&format!("{selected} of {p} features selected"), w),
-            theme.accent(),
-        )));
-        let names = app
-            .loaded()
-            .map(|l| l.dataset.feature_names.clone())
-            .unwrap_or_default();
-        let mut order: Vec<usize> = (0..p).collect();
-        order.sort_by(|&a, &b| wts[b].total_cmp(&wts[a]).then(a.cmp(&b)));
-        let max = wts.iter().cloned().fold(0.0, f64::max).max(1e-300);
-        let strip_rows = if p > h.saturating_sub(1) && h >= 4 {
-            2
-        } else {
-            0
-        };
-        // Below the count line: the largest weights, then the strip's
-        // caption and the strip itself, all inside the pane.
-        let rows = h.saturating_sub(1 + strip_rows);
-        let name_of = |j: usize| {
-            names
-                .get(j)
-                .cloned()
-                .unwrap_or_else(|| format!("f{}", j + 1))
-        };
-        // Names as long as they are, leaving the bar 4 cells.
-        let longest = order
-            .iter()
-            .take(rows)
-            .map(|&j| name_of(j).chars().count())
-            .max()
-            .unwrap_or(4);
-        let name_w = longest.clamp(3, w.saturating_sub(12).max(3));
-        let bw = w.saturating_sub(name_w + 8).max(1);
-        for &j in order.iter().take(rows) {
-            let name = name_of(j);
-            let style = if wts[j] > 0.0 {
-                theme.good()
-            } else {
-                theme.dim()
-            };
-            lines.push(Line::from(vec![
-                Span::raw(format!("{:<name_w$} ", clip(&name, name_w))),
-                Span::styled(bar(wts[j] / max, bw, theme), style),
-                Span::raw(format!(" {}", short(wts[j]))),
-            ]));
-        }
-        if strip_rows > 0 {
-            while lines.len() < 1 + rows {
-                lines.push(Line::from(""));
-            }
-            lines.push(Line::from(Span::styled(
-                clip(&format!("all {p} features in order (blank = dropped):"), w),
-                theme.dim(),
-            )));
-            lines.push(Line::from(Span::styled(
-                strip(wts, w, theme.ascii),
-                theme.good(),
-            )));
-        }
+        let extra = format!("{selected}/{}", wts.len());
+        (feature_lines(wts, ctx.names, w, h, theme), extra)
     } else {
-        for l in wrap(&theme.text(&no_weights(app)), w) {
-            lines.push(Line::from(Span::styled(l, theme.dim())));
-        }
-    }
+        let lines = wrap(&theme.text(ctx.empty), w)
+            .into_iter()
+            .map(|l| Line::from(Span::styled(l, theme.dim())))
+            .collect();
+        (lines, String::new())
+    };
     f.render_widget(
-        Paragraph::new(lines).block(block(Pane::Weights, focused, theme, &extra, area.width)),
+        Paragraph::new(lines).block(block(Pane::Weights, ctx.focused, theme, &extra, area.width)),
         area,
     );
+}
+
+/// A bar per kernel (or view) weight α, named.
+fn kernel_lines(
+    alpha: &[f64],
+    names: &[String],
+    w: usize,
+    h: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let name_w = names
+        .iter()
+        .map(|s| s.chars().count())
+        .max()
+        .unwrap_or(3)
+        .clamp(3, 16);
+    let max = alpha.iter().cloned().fold(0.0, f64::max).max(1e-300);
+    for (l, a) in alpha.iter().enumerate().take(h) {
+        let name = names
+            .get(l)
+            .filter(|n| !n.is_empty())
+            .cloned()
+            .unwrap_or_else(|| format!("K{}", l + 1));
+        let bw = w.saturating_sub(name_w + 8).max(1);
+        let name = theme.text(&name).into_owned();
+        lines.push(Line::from(vec![
+            Span::raw(format!("{:<name_w$} ", clip_label(&name, name_w))),
+            Span::styled(bar(a / max, bw, theme), theme.accent()),
+            Span::raw(format!(" {}", short(*a))),
+        ]));
+    }
+    lines
+}
+
+/// The count selected, the largest weights with a bar each, then (when
+/// they do not all fit) a strip of every feature in order.
+fn feature_lines(
+    wts: &[f64],
+    names: &[String],
+    w: usize,
+    h: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let p = wts.len();
+    let selected = wts.iter().filter(|&&v| v > 0.0).count();
+    lines.push(Line::from(Span::styled(
+        clip(&format!("{selected} of {p} features selected"), w),
+        theme.accent(),
+    )));
+    let mut order: Vec<usize> = (0..p).collect();
+    order.sort_by(|&a, &b| wts[b].total_cmp(&wts[a]).then(a.cmp(&b)));
+    let max = wts.iter().cloned().fold(0.0, f64::max).max(1e-300);
+    let strip_rows = if p > h.saturating_sub(1) && h >= 4 {
+        2
+    } else {
+        0
+    };
+    // Below the count line: the largest weights, then the strip's
+    // caption and the strip itself, all inside the pane.
+    let rows = h.saturating_sub(1 + strip_rows);
+    let name_of = |j: usize| {
+        names
+            .get(j)
+            .cloned()
+            .unwrap_or_else(|| format!("f{}", j + 1))
+    };
+    // Names as long as they are, leaving the bar 4 cells.
+    let longest = order
+        .iter()
+        .take(rows)
+        .map(|&j| name_of(j).chars().count())
+        .max()
+        .unwrap_or(4);
+    let name_w = longest.clamp(3, w.saturating_sub(12).max(3));
+    let bw = w.saturating_sub(name_w + 8).max(1);
+    for &j in order.iter().take(rows) {
+        let name = name_of(j);
+        let style = if wts[j] > 0.0 {
+            theme.good()
+        } else {
+            theme.dim()
+        };
+        lines.push(Line::from(vec![
+            Span::raw(format!("{:<name_w$} ", clip(&name, name_w))),
+            Span::styled(bar(wts[j] / max, bw, theme), style),
+            Span::raw(format!(" {}", short(wts[j]))),
+        ]));
+    }
+    if strip_rows > 0 {
+        while lines.len() < 1 + rows {
+            lines.push(Line::from(""));
+        }
+        lines.push(Line::from(Span::styled(
+            clip(&format!("all {p} features in order (blank = dropped):"), w),
+            theme.dim(),
+        )));
+        lines.push(Line::from(Span::styled(
+            strip(wts, w, theme.ascii),
+            theme.good(),
+        )));
+    }
+    lines
 }
 
 /// A kernel's label in `w` cells: whole words (`gauss t=0.01`), then
