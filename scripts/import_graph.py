@@ -10,9 +10,13 @@ folder into one node: `algo/core`, `kernel`, `tui/panes`, …; a file directly
 in SRC_DIR is its own node (`error`, `linalg`, `lib`). Test modules
 (`#[cfg(test)]` and below) and comments are ignored.
 
-Prints every folder → folder edge with the number of distinct names used,
+Prints every folder → folder edge with the number of distinct names used
+and the layers of both ends, the edges that point up the layer order,
 then the circles between folders (strongly connected components), or
-"no circle". Exit status 1 when there is a circle.
+"no circle". The order is the one tests/layers.rs checks (its LAYERS
+table, read from there: faces over the session over the families over
+kernels and data over the solver core over the ground). Exit status 1
+when an edge points up or there is a circle.
 """
 import os
 import re
@@ -94,11 +98,32 @@ for mod, p in files.items():
         if t is not None and t != mod and node(t) != node(mod):
             edges[node(mod)][node(t)].add(path[-1])
 
+layers_rs = os.path.join(os.path.dirname(src), "tests", "layers.rs")
+LAYERS = {}
+if os.path.exists(layers_rs):
+    table = open(layers_rs, encoding="utf-8").read().split("const LAYERS", 1)[-1].split("];", 1)[0]
+    LAYERS = {m: int(l) for m, l in re.findall(r'\("(\w+)",\s*(\d+)\)', table)}
+
+
+def layer(n):
+    return LAYERS.get(n.split("/")[0])
+
+
 nodes = sorted({node(m) for m in files})
 print(f"{len(nodes)} nodes, {sum(len(v) for v in edges.values())} edges")
-for a in nodes:
+up = []
+for a in sorted(nodes, key=lambda n: (-(layer(n) if layer(n) is not None else 9), n)):
     for b in sorted(edges[a]):
-        print(f"  {a} -> {b} ({len(edges[a][b])})")
+        la, lb = layer(a), layer(b)
+        mark = ""
+        if la is not None and lb is not None and lb > la:
+            mark = "  UP"
+            up.append((a, b))
+        print(f"  {a} [{la}] -> {b} [{lb}] ({len(edges[a][b])}){mark}")
+if LAYERS:
+    print(f"{len(up)} edges point up the layer order (tests/layers.rs)")
+    for a, b in up:
+        print(f"  up: {a} -> {b}: {', '.join(sorted(edges[a][b]))}")
 
 graph = {a: set(edges[a]) for a in nodes}
 index, low, stack, on, sccs, n = {}, {}, [], set(), [], [0]
@@ -133,7 +158,7 @@ for v in nodes:
         visit(v)
 if not sccs:
     print("no circle between folders")
-    sys.exit(0)
+    sys.exit(1 if up else 0)
 for i, comp in enumerate(sorted(sccs, key=len, reverse=True), 1):
     cs = set(comp)
     print(f"circle {i}: {', '.join(sorted(comp))}")
