@@ -3,14 +3,10 @@
 //! a file, the next bundled set, the scaling) act wherever the focus is,
 //! and `App` carries them out, since they reload the data.
 
-use super::{Component, Outcome};
 use crate::data::Scaling;
 use crate::session::Loaded;
-use crate::tui::keys::{self, Action, Context};
+use crate::tui::keys::Action;
 use crate::tui::panes;
-use crate::tui::panes::theme::Theme;
-use ratatui::Frame;
-use ratatui::layout::Rect;
 use std::time::Duration;
 
 #[derive(Debug, Default)]
@@ -40,28 +36,13 @@ pub struct DataDraw<'a> {
     pub focused: bool,
 }
 
-impl Component for DataPane {
-    type DrawCtx<'a> = DataDraw<'a>;
-    type KeyCtx<'a> = ();
-    const CONTEXT: Context = Context::Panes;
-
-    /// Its keys act wherever the focus is: `App` takes them.
-    fn handle(&mut self, _: &Action, _: ()) -> Outcome {
-        Outcome::Ignored
-    }
-
-    fn draw(&self, f: &mut Frame, area: Rect, ctx: DataDraw<'_>, theme: &Theme) {
-        panes::data::render(f, area, ctx, theme);
-    }
-
-    fn commands(&self) -> Vec<(String, &'static str)> {
-        keys::help_rows_for(
-            Context::Panes,
-            &[
-                Action::OpenFilePrompt,
-                Action::NextBundled,
-                Action::CycleScaling,
-            ],
-        )
-    }
-}
+stateless_pane!(
+    DataPane,
+    DataDraw,
+    panes::data::render,
+    [
+        Action::OpenFilePrompt,
+        Action::NextBundled,
+        Action::CycleScaling
+    ]
+);

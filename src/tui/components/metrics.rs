@@ -2,13 +2,9 @@
 //! warnings. It holds no state; t opens the confusion view in its place
 //! (`confusion.rs`).
 
-use super::{Component, Outcome};
 use crate::tui::app::{RunStatus, RunView};
-use crate::tui::keys::{self, Action, Context};
+use crate::tui::keys::Action;
 use crate::tui::panes;
-use crate::tui::panes::theme::Theme;
-use ratatui::Frame;
-use ratatui::layout::Rect;
 
 #[derive(Debug, Default)]
 pub struct MetricsPane;
@@ -25,22 +21,9 @@ pub struct MetricsDraw<'a> {
     pub focused: bool,
 }
 
-impl Component for MetricsPane {
-    type DrawCtx<'a> = MetricsDraw<'a>;
-    type KeyCtx<'a> = ();
-    const CONTEXT: Context = Context::Panes;
-
-    /// It has no keys of its own.
-    fn handle(&mut self, _: &Action, _: ()) -> Outcome {
-        Outcome::Ignored
-    }
-
-    fn draw(&self, f: &mut Frame, area: Rect, ctx: MetricsDraw<'_>, theme: &Theme) {
-        panes::metrics::render(f, area, ctx, theme);
-    }
-
-    /// The key that shows the confusion view in its place.
-    fn commands(&self) -> Vec<(String, &'static str)> {
-        keys::help_rows_for(Context::Panes, &[Action::ToggleConfusion])
-    }
-}
+stateless_pane!(
+    MetricsPane,
+    MetricsDraw,
+    panes::metrics::render,
+    [Action::ToggleConfusion]
+);

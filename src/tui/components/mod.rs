@@ -7,6 +7,42 @@
 //! the UI comes in as its context, and what only `App` can do (open a
 //! prompt, change a setting) goes back as a [`Request`].
 
+/// The `Component` of a pane that holds no state: it draws its context
+/// with `$render` and takes no key itself (the keys it lists for the help
+/// act wherever the focus is, and `App` carries them out, since they
+/// open views or reload data that `App` holds).
+macro_rules! stateless_pane {
+    ($pane:ident, $draw:ident, $render:path, [$($key:expr),* $(,)?]) => {
+        impl $crate::tui::components::Component for $pane {
+            type DrawCtx<'a> = $draw<'a>;
+            type KeyCtx<'a> = ();
+            const CONTEXT: $crate::tui::keys::Context = $crate::tui::keys::Context::Panes;
+
+            fn handle(
+                &mut self,
+                _: &$crate::tui::keys::Action,
+                _: (),
+            ) -> $crate::tui::components::Outcome {
+                $crate::tui::components::Outcome::Ignored
+            }
+
+            fn draw(
+                &self,
+                f: &mut ratatui::Frame,
+                area: ratatui::layout::Rect,
+                ctx: $draw<'_>,
+                theme: &$crate::tui::panes::theme::Theme,
+            ) {
+                $render(f, area, ctx, theme);
+            }
+
+            fn commands(&self) -> Vec<(String, &'static str)> {
+                $crate::tui::keys::help_rows_for($crate::tui::keys::Context::Panes, &[$($key),*])
+            }
+        }
+    };
+}
+
 pub mod algorithm;
 pub mod confusion;
 pub mod controls;

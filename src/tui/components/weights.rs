@@ -2,13 +2,9 @@
 //! or view) weights. It holds no state; p and i open the path and the
 //! inspector in its place (`path.rs`, `inspector.rs`).
 
-use super::{Component, Outcome};
 use crate::tui::app::RunView;
-use crate::tui::keys::{self, Action, Context};
+use crate::tui::keys::Action;
 use crate::tui::panes;
-use crate::tui::panes::theme::Theme;
-use ratatui::Frame;
-use ratatui::layout::Rect;
 
 #[derive(Debug, Default)]
 pub struct WeightsPane;
@@ -24,25 +20,9 @@ pub struct WeightsDraw<'a> {
     pub focused: bool,
 }
 
-impl Component for WeightsPane {
-    type DrawCtx<'a> = WeightsDraw<'a>;
-    type KeyCtx<'a> = ();
-    const CONTEXT: Context = Context::Panes;
-
-    /// p and i open views `App` holds: it takes them.
-    fn handle(&mut self, _: &Action, _: ()) -> Outcome {
-        Outcome::Ignored
-    }
-
-    fn draw(&self, f: &mut Frame, area: Rect, ctx: WeightsDraw<'_>, theme: &Theme) {
-        panes::weights::render(f, area, ctx, theme);
-    }
-
-    /// The keys that show the path or the inspector in its place.
-    fn commands(&self) -> Vec<(String, &'static str)> {
-        keys::help_rows_for(
-            Context::Panes,
-            &[Action::TogglePath, Action::ToggleInspector],
-        )
-    }
-}
+stateless_pane!(
+    WeightsPane,
+    WeightsDraw,
+    panes::weights::render,
+    [Action::TogglePath, Action::ToggleInspector]
+);
