@@ -60,18 +60,7 @@ pub fn plot(r: &PathResult, title: &str, names: &[String], truth: Option<&[usize
 
     // --- weights of the heaviest features
     let p = pts[0].feature_weights.len();
-    let mut mass: Vec<(usize, f64)> = (0..p)
-        .map(|j| {
-            let m: f64 = pts
-                .iter()
-                .filter_map(|q| q.feature_weights.get(j))
-                .filter(|v| v.is_finite())
-                .sum();
-            (j, m)
-        })
-        .filter(|(_, m)| *m > 0.0)
-        .collect();
-    mass.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut mass = r.features_by_mass();
     mass.truncate(TOP_FEATURES);
     let wmax = pts
         .iter()

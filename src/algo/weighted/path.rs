@@ -222,6 +222,29 @@ pub struct PathResult {
     pub elapsed: Duration,
 }
 
+impl PathResult {
+    /// Each feature with weight somewhere on the path and its weight summed
+    /// over the points (non-finite weights left out), heaviest first, ties
+    /// by feature index: the features a plot of the path draws.
+    pub fn features_by_mass(&self) -> Vec<(usize, f64)> {
+        let p = self.points.first().map_or(0, |q| q.feature_weights.len());
+        let mut mass: Vec<(usize, f64)> = (0..p)
+            .map(|j| {
+                let m: f64 = self
+                    .points
+                    .iter()
+                    .filter_map(|q| q.feature_weights.get(j))
+                    .filter(|v| v.is_finite())
+                    .sum();
+                (j, m)
+            })
+            .filter(|(_, m)| *m > 0.0)
+            .collect();
+        mass.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        mass
+    }
+}
+
 /// Runs the path. `cfg.params` holds every parameter of the algorithm (the
 /// grid parameter's value is ignored); `cfg.restarts` must be 1.
 ///

@@ -82,20 +82,7 @@ pub fn path_series(res: &PathResult, truth: Option<&[usize]>, top: usize) -> Pat
             ("stability", stab, None)
         }
     };
-    let p = res.points.first().map_or(0, |q| q.feature_weights.len());
-    let mut mass: Vec<(usize, f64)> = (0..p)
-        .map(|j| {
-            let m: f64 = res
-                .points
-                .iter()
-                .filter_map(|q| q.feature_weights.get(j))
-                .filter(|v| v.is_finite())
-                .sum();
-            (j, m)
-        })
-        .filter(|(_, m)| *m > 0.0)
-        .collect();
-    mass.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mass = res.features_by_mass();
     PathSeries {
         order,
         x,
