@@ -9,7 +9,6 @@ use crate::tui::panes::wrap;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 #[derive(Debug, Default)]
 pub struct HelpView {
@@ -131,15 +130,6 @@ impl Component for HelpView {
         }
         title.push(' ');
         let shown: Vec<Line> = lines.into_iter().skip(first).take(rows).collect();
-        f.render_widget(Clear, r);
-        f.render_widget(
-            Paragraph::new(shown).block(
-                Block::default()
-                    .borders(Borders::ALL)
-                    .border_style(theme.focused_border())
-                    .title(theme.text(&title).into_owned()),
-            ),
-            r,
-        );
+        crate::tui::panes::overlay(f, r, shown, &title, theme);
     }
 }

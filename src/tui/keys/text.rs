@@ -154,14 +154,7 @@ pub fn help_rows(context: Context) -> Vec<(String, &'static str)> {
 
 /// The help's rows in `context` that bind one of `actions`.
 pub fn help_rows_for(context: Context, actions: &[Action]) -> Vec<(String, &'static str)> {
-    rows(context)
-        .filter(|b| {
-            b.keys
-                .iter()
-                .any(|(_, d)| matches!(d, Does::Act(a) if actions.contains(a)))
-        })
-        .map(|b| (label(b), b.help))
-        .collect()
+    help_rows_where(context, |a| actions.contains(a))
 }
 
 /// The help's rows in `context` that bind an action `pick` accepts.

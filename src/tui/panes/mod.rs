@@ -17,10 +17,26 @@ pub mod weight_fmt;
 pub mod weights;
 
 use super::keys::Pane;
+use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Borders};
+use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph};
 use theme::Theme;
+
+/// `lines` drawn over whatever is under `r`, in a focused frame titled
+/// `title`: the help and the prompts.
+pub fn overlay(f: &mut Frame, r: Rect, lines: Vec<Line>, title: &str, theme: &Theme) {
+    f.render_widget(Clear, r);
+    f.render_widget(
+        Paragraph::new(lines).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .border_style(theme.focused_border())
+                .title(theme.text(title).into_owned()),
+        ),
+        r,
+    );
+}
 
 /// A pane's frame, highlighted when focused. The title is the pane's name,
 /// then those of the ` · `-separated parts of `extra` that fit whole in

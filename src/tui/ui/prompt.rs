@@ -8,7 +8,6 @@ use crate::tui::panes::{self, wrap};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 pub fn render_prompt(f: &mut Frame, area: Rect, p: &Prompt, app: &App, theme: &Theme) {
     let w = area.width.saturating_sub(4).min(100);
@@ -50,16 +49,7 @@ pub fn render_prompt(f: &mut Frame, area: Rect, p: &Prompt, app: &App, theme: &T
     };
     let mut lines = vec![Line::from(shown)];
     lines.extend(below);
-    f.render_widget(Clear, r);
-    f.render_widget(
-        Paragraph::new(lines).block(
-            Block::default()
-                .borders(Borders::ALL)
-                .border_style(theme.focused_border())
-                .title(theme.text(&title).into_owned()),
-        ),
-        r,
-    );
+    panes::overlay(f, r, lines, &title, theme);
 }
 
 /// The prompt's frame title: what it asks for.
