@@ -109,7 +109,7 @@ pub mod internals {
     pub use crate::algo::weighted::sparse::{
         SparseSettings, gap_grid, gap_statistic, sparse_loop, update_weights,
     };
-    pub use crate::solver::lloyd::{lloyd_loop, plain_lloyd_loop};
+    pub use crate::solver::lloyd::{lloyd_loop, lloyd_until_flat, plain_lloyd_loop};
     pub use crate::solver::mix::alpha_step;
     pub use crate::solver::power_mean::{power_loop, power_loop_hard};
     pub use crate::solver::simplex_qp;

@@ -169,3 +169,103 @@ fn duplicate_rows_ties_and_empty_clusters_are_handled_alike() {
     let px = Array2::from_shape_fn((1500, 16), |_| f64::from(rng.random_range(0u8..4) * 60));
     same(&px, 10, 0.0, 5, "pixels");
 }
+
+/// The RFF start Θ₀ ([`lloyd_until_flat`]) against the power-mean
+/// iteration at s = −∞ it replaces (period 1, relative tolerance on the
+/// objective): the same iteration count, the same labels at every
+/// iteration, the same centres to rounding (f32's, for f32 rows), an
+/// empty cluster's centre kept.
+fn flat_is_power_at_minus_infinity(
+    x64: &Array2<f64>,
+    start: &Array2<f64>,
+    w: Option<&[f64]>,
+    what: &str,
+) {
+    use meanscape::internals::{Schedule, lloyd_until_flat, power_loop};
+    let hard = Schedule {
+        s0: f64::NEG_INFINITY,
+        eta: 1.0,
+        period: 1,
+        s_min: f64::NEG_INFINITY,
+    };
+    let x32 = x64.mapv(|v| v as f32);
+    for f32_rows in [false, true] {
+        let norms: Vec<f64> = if f32_rows {
+            x32.rows()
+                .into_iter()
+                .map(|r| r.iter().map(|&v| f64::from(v) * f64::from(v)).sum())
+                .collect()
+        } else {
+            row_sq_norms(x64.view())
+        };
+        let labels_of = |bounded: bool| {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let ctx = Ctx::new().with_events(tx, true);
+            let fit = match (bounded, f32_rows) {
+                (true, false) => {
+                    lloyd_until_flat(x64.view(), &norms, w, start.clone(), 1e-4, 100, &ctx)
+                }
+                (true, true) => {
+                    lloyd_until_flat(x32.view(), &norms, w, start.clone(), 1e-4, 100, &ctx)
+                }
+                (false, false) => {
+                    power_loop(x64.view(), &norms, w, start.clone(), &hard, 1e-4, 100, &ctx)
+                }
+                (false, true) => {
+                    power_loop(x32.view(), &norms, w, start.clone(), &hard, 1e-4, 100, &ctx)
+                }
+            }
+            .unwrap();
+            let per: Vec<Vec<usize>> = rx
+                .try_iter()
+                .filter_map(|e| match e {
+                    Event::Iteration(p) => p.labels,
+                    _ => None,
+                })
+                .collect();
+            (fit, per)
+        };
+        let (flat, flat_labels) = labels_of(true);
+        let (power, power_labels) = labels_of(false);
+        let what = format!("{what} (f32 rows: {f32_rows})");
+        assert!(flat.iterations > 1, "{what}: more than one iteration");
+        assert_eq!(flat.iterations, power.iterations, "{what}: iterations");
+        assert_eq!(
+            flat_labels, power_labels,
+            "{what}: labels at every iteration"
+        );
+        let (a, b) = (flat.centroids.unwrap(), power.centroids.unwrap());
+        let scale = b.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+        let gap = (&a - &b).iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        // The power pass sums f32 rows in f32; Lloyd sums them in f64.
+        let tol = if f32_rows { 1e-5 } else { 1e-9 };
+        assert!(gap <= tol * scale, "{what}: centres differ by {gap}");
+        let rel = (flat.objective - power.objective).abs() / power.objective.abs();
+        assert!(
+            rel <= tol,
+            "{what}: objectives {} vs {}",
+            flat.objective,
+            power.objective
+        );
+    }
+}
+
+#[test]
+fn the_rff_start_is_the_power_iteration_at_minus_infinity() {
+    for (s, &(n, p, k, spread)) in [(300, 2, 5, 0.8), (1000, 10, 8, 0.5), (2000, 40, 10, 1.2)]
+        .iter()
+        .enumerate()
+    {
+        let x = blobs(n, p, k, spread, 40 + s as u64);
+        let start = x.select(Axis(0), &(0..k).map(|i| i * 7).collect::<Vec<_>>());
+        flat_is_power_at_minus_infinity(&x, &start, None, &format!("{n}×{p} k={k}"));
+        let mut rng = ChaCha8Rng::seed_from_u64(s as u64);
+        let w: Vec<f64> = (0..n).map(|_| rng.random_range(0.5..2.0)).collect();
+        flat_is_power_at_minus_infinity(&x, &start, Some(&w), &format!("{n}×{p} k={k} weighted"));
+    }
+    // A centre far from every row loses its points at once and stays put.
+    let x = blobs(500, 3, 4, 0.6, 9);
+    let mut start = x.select(Axis(0), &[0, 1, 2, 3, 4]);
+    start.row_mut(4).fill(1e4);
+    flat_is_power_at_minus_infinity(&x, &start, None, "a centre left empty");
+}

@@ -100,13 +100,75 @@ fn run_lloyd(
     bounded: bool,
     ctx: &Ctx,
 ) -> Result<Fit> {
+    let settle = Settle::Shift { tol_abs };
+    let (mut fit, shift, centres) =
+        run_settling(x, x_norms, w, centres, settle, max_iter, bounded, ctx)?;
+    say_why_stopped(&mut fit, shift, tol_abs);
+    fit.centroids = Some(centres);
+    Ok(fit)
+}
+
+/// Bounded Lloyd iterations that stop once the objective changes by at
+/// most `rel_tol` (relative) from one iteration to the next, an empty
+/// cluster keeping its centre: the power-mean iteration at s = −∞ with its
+/// period check every iteration (the RFF papers' k-means start Θ₀), with
+/// the rows whose nearest centre cannot have changed skipped. Between the
+/// first iteration and the last the objective comes from the cluster sums,
+/// so it agrees with the power-mean iteration's to rounding. Rows count by
+/// their sample weights `w`. The Fit's centroids are the centres the last
+/// iteration was evaluated at.
+///
+/// # Errors
+/// [`crate::Error::Cancelled`] once `ctx` is cancelled.
+pub fn lloyd_until_flat<'a>(
+    x: impl Into<Rows<'a>>,
+    x_norms: &[f64],
+    w: Option<&[f64]>,
+    centres: Array2<f64>,
+    rel_tol: f64,
+    max_iter: usize,
+    ctx: &Ctx,
+) -> Result<Fit> {
+    let settle = Settle::Flat { rel_tol };
+    let (mut fit, _, centres) =
+        run_settling(x.into(), x_norms, w, centres, settle, max_iter, true, ctx)?;
+    fit.centroids = Some(centres);
+    Ok(fit)
+}
+
+/// When a Lloyd run has settled, and what becomes of an empty cluster.
+#[derive(Debug, Clone, Copy)]
+enum Settle {
+    /// scikit-learn's k-means: no label changed, or a total squared centre
+    /// shift ≤ `tol_abs`; an empty cluster moves to the farthest rows, and
+    /// the last objective is summed from every row's distance.
+    Shift { tol_abs: f64 },
+    /// The objective changed by at most `rel_tol` (relative) since the
+    /// previous iteration; an empty cluster keeps its centre.
+    Flat { rel_tol: f64 },
+}
+
+/// The loop of [`LloydStep`]: the fit, the last squared centre shift and
+/// the last centres.
+#[allow(clippy::too_many_arguments)]
+fn run_settling(
+    x: Rows,
+    x_norms: &[f64],
+    w: Option<&[f64]>,
+    centres: Array2<f64>,
+    settle: Settle,
+    max_iter: usize,
+    bounded: bool,
+    ctx: &Ctx,
+) -> Result<(Fit, f64, Array2<f64>)> {
     let k = centres.nrows();
     let mut step = LloydStep {
         x,
         x_norms,
         w,
         centres,
-        tol_abs,
+        settle,
+        last_objective: None,
         shift: f64::INFINITY,
         sums: None,
         dists: None,
@@ -119,10 +181,8 @@ fn run_lloyd(
         k,
         events: true,
     };
-    let mut fit = iterate(&mut step, how, ctx)?;
-    say_why_stopped(&mut fit, step.shift, tol_abs);
-    fit.centroids = Some(step.centres);
-    Ok(fit)
+    let fit = iterate(&mut step, how, ctx)?;
+    Ok((fit, step.shift, step.centres))
 }
 
 /// Records on a Lloyd fit why it stopped and its last squared centre
@@ -147,7 +207,9 @@ struct LloydStep<'x, 'n> {
     /// Sample weights (None: all 1).
     w: Option<&'n [f64]>,
     centres: Array2<f64>,
-    tol_abs: f64,
+    settle: Settle,
+    /// The previous iteration's objective ([`Settle::Flat`]).
+    last_objective: Option<f64>,
     /// Squared centre shift of the last update.
     shift: f64,
     /// Per-cluster sums and weight totals of the rows at `labels`.
@@ -204,12 +266,16 @@ impl Step for LloydStep<'_, '_> {
                 move_rows(self.x, None, &self.labels, &labels, sums, totals);
             }
         }
-        let settled = labels == it.prev_labels || self.shift <= self.tol_abs;
         let (sums, totals) = self.sums.as_ref().expect("sums");
+        let settled = match self.settle {
+            Settle::Shift { tol_abs } => labels == it.prev_labels || self.shift <= tol_abs,
+            Settle::Flat { .. } => false,
+        };
         // An empty cluster moves to the farthest rows, and the objective the
         // run ends with is summed from every row's distance: both need the
         // full pass (whose labels are the bounded ones).
-        if inertia.is_none() && (settled || it.at_cap || totals.contains(&0.0)) {
+        let exact_end = matches!(self.settle, Settle::Shift { .. });
+        if inertia.is_none() && exact_end && (settled || it.at_cap || totals.contains(&0.0)) {
             let pass = full_pass(self.x, self.x_norms, self.w, &c, true, false);
             debug_assert_eq!(pass.labels, labels, "bounded labels are the full pass's");
             inertia = Some(weighted_sum(&pass.dists, self.w));
@@ -222,6 +288,13 @@ impl Step for LloydStep<'_, '_> {
         // iterations is Σ‖x‖² − 2Σ c·S + Σ n‖c‖², from the sums.
         let inertia =
             inertia.unwrap_or_else(|| inertia_from_sums(self.x_norms, self.w, &c, sums, totals));
+        let settled = match self.settle {
+            Settle::Shift { .. } => settled,
+            Settle::Flat { rel_tol } => self
+                .last_objective
+                .is_some_and(|f0| (inertia - f0).abs() <= rel_tol * f0.abs()),
+        };
+        self.last_objective = Some(inertia);
         self.labels = labels.clone();
         Ok(Eval::new(inertia, labels, settled))
     }
@@ -230,15 +303,20 @@ impl Step for LloydStep<'_, '_> {
         let (sums, totals) = self.sums.as_ref().expect("advance after eval");
         let mut next = sums.clone();
         let mut totals = totals.clone();
-        relocate_empty(
-            self.x,
-            self.w,
-            self.dists.as_deref(),
-            &self.labels,
-            &mut next,
-            &mut totals,
-        );
-        average(&mut next, &totals);
+        match self.settle {
+            Settle::Shift { .. } => {
+                relocate_empty(
+                    self.x,
+                    self.w,
+                    self.dists.as_deref(),
+                    &self.labels,
+                    &mut next,
+                    &mut totals,
+                );
+                average(&mut next, &totals);
+            }
+            Settle::Flat { .. } => average_keeping(&mut next, &totals, &self.centres),
+        }
         let diff = &next - &self.centres;
         self.shift = diff.mapv(|v| v * v).sum();
         if let Some(b) = &mut self.bounds {
@@ -346,6 +424,17 @@ pub(super) fn average(sums: &mut Array2<f64>, totals: &[f64]) {
         if totals[j] <= 0.0 {
             let c = sums.row(heaviest).to_owned();
             sums.row_mut(j).assign(&c);
+        }
+    }
+}
+
+/// The means from the sums; an empty cluster keeps its centre in `old`.
+fn average_keeping(sums: &mut Array2<f64>, totals: &[f64], old: &Array2<f64>) {
+    for (j, &t) in totals.iter().enumerate() {
+        if t > 0.0 {
+            sums.row_mut(j).mapv_inplace(|v| v / t);
+        } else {
+            sums.row_mut(j).assign(&old.row(j));
         }
     }
 }

@@ -3,8 +3,8 @@
 
 use crate::error::Result;
 use crate::kernel::{self, rff, rff_dim};
+use crate::solver::lloyd::lloyd_until_flat;
 use crate::solver::params::{Default, ParamSpec, Scale};
-use crate::solver::power_mean::power_loop;
 use crate::solver::rows::Rows;
 use crate::solver::stopping::Schedule;
 use crate::solver::{Ctx, Problem};
@@ -68,12 +68,13 @@ pub fn hard_schedule() -> Schedule {
 
 /// The paper's Θ₀: Lloyd's k-means on the features from `centres`, at most
 /// `max_iter` iterations, stopping when the inertia changes by less than
-/// [`INIT_TOL`] (relative) between iterations. Lloyd's algorithm is the
-/// power-mean iteration at s = −∞ (hard, one-hot weights), so this runs
-/// the engine's [`power_loop`] with s fixed at −∞: one fused pass over the
-/// features per iteration; a centre that loses all its points stays where
-/// it was. Rows count by their sample weights `w`. Returns the centres and the iterations used (0 when `max_iter`
-/// is 0).
+/// [`INIT_TOL`] (relative) between iterations; a centre that loses all its
+/// points stays where it was. That is the power-mean iteration at s = −∞
+/// with its period check every iteration, run as bounded Lloyd
+/// ([`lloyd_until_flat`]): after the first pass only the rows whose
+/// nearest centre may have changed are read. Rows count by their sample
+/// weights `w`. Returns the centres and the iterations used (0 when
+/// `max_iter` is 0).
 pub fn kmeans_start<'a>(
     phi: impl Into<Rows<'a>>,
     norms: &[f64],
@@ -86,15 +87,11 @@ pub fn kmeans_start<'a>(
         return Ok((centres, 0));
     }
     ctx.stage(INIT_STAGE, 0.0);
-    let hard = hard_schedule();
     let inner = ctx.iterations_as_stage(INIT_STAGE, max_iter);
-    let fit = power_loop(phi, norms, w, centres, &hard, INIT_TOL, max_iter, &inner)?;
+    let fit = lloyd_until_flat(phi, norms, w, centres, INIT_TOL, max_iter, &inner)?;
     ctx.stage(INIT_STAGE, 1.0);
     let iters = fit.iterations;
-    Ok((
-        fit.centroids.expect("power_loop returns its centres"),
-        iters,
-    ))
+    Ok((fit.centroids.expect("Lloyd returns its centres"), iters))
 }
 
 /// The σ and D parameters' automatic values, shared by the RFF algorithms:
