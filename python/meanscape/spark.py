@@ -51,9 +51,10 @@ reports a miss, and the driver runs those partitions again over the
 cached blocks filtered to them, which fills that worker's copy. So a
 result never depends on what a worker kept. ``worker_cache`` bounds the
 bytes each Python worker keeps (default 0, off: opt in, e.g.
-``worker_cache=512 << 20``, since the speed-up is not yet shown and
-kept blocks are sometimes not found; memory Spark does not
-account for, and each worker may come to hold every partition); a
+``worker_cache=512 << 20``: Spark hands a task to whichever of the
+executor's Python workers is idle, so a pass misses until every worker
+holds every partition of its executor; memory Spark does not account
+for, and each worker may come to hold every partition); a
 partition over it is read from Spark's cache every pass, as with
 ``worker_cache=0`` (off). The copies are dropped at the end of the fit
 (a job that reaches the workers; one it misses drops them when another
@@ -493,9 +494,11 @@ def _stats_task(spec, body, batches):
 # cache). Memory Spark does not account for: at most `cap` bytes per
 # Python worker process (``worker_cache``), freed at the end of a fit.
 
-# ``worker_cache``'s default: off (0). Opt-in for now: the speed-up is
-# not shown on a shared machine, and kept blocks are sometimes reported
-# missing for a reason not found yet (the result is right either way).
+# ``worker_cache``'s default: off (0). Opt-in: Spark gives a task to any
+# idle Python worker of its executor (bench/spark_floor.py), so every
+# worker comes to hold every partition of its executor (memory Spark does
+# not account for), and until then each pass that misses runs a second
+# job. The result is right either way.
 _WORKER_CACHE = 0
 
 # (fit token, partition of the packed blocks) -> _Kept, least recently used first.
