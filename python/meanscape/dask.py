@@ -3,8 +3,10 @@ power k-means, WK-means and LW-k-means on Dask collections larger than one
 machine's memory.
 
 Every iteration is a map-reduce over the row chunks: per chunk the engine's
-block step (``_meanscape.lloyd_block`` / ``power_block`` /
-``weighted_block``: the steps the in-memory solvers run, GIL released)
+block step (``_meanscape.lloyd_block`` / ``lloyd_block_bounded`` /
+``power_block`` / ``weighted_block``: the steps the in-memory solvers
+run, GIL released; k-means' bounded step keeps a per-chunk state on the
+worker between iterations)
 gives k × p sufficient statistics; a tree of engine merges (fan-in
 ``_FAN_IN``, row order kept) reduces them;
 the update and the stopping/annealing rule (``_meanscape.Annealer``, the
