@@ -190,7 +190,6 @@ def test_bounded_relocates_a_cluster_emptied_mid_fit(monkeypatch):
     X[402] = [0.5, 6.0, 0.0]
     X = X[np.random.default_rng(7).permutation(len(X))]
     c0 = np.array([[-3.0, 0.0, 0.0], [13.0, 0.0, 0.0], [5.0, 0.0, 0.0]])
-    c0[2] = [5.0, 0.0, 0.0]
     seen = []
     real = mdask.KMeans._bounded_stats
 
@@ -211,7 +210,6 @@ def test_bounded_relocates_a_cluster_emptied_mid_fit(monkeypatch):
     i = next(i for i, (exact, empty, _) in enumerate(seen) if empty and not exact)
     assert i > 0 and seen[i + 1][:2] == (True, True) and seen[i + 1][2] == 3
     assert not seen[-1][1] and seen[-1][0], "the last iteration is exact"
-    assert sum(not e for e, _, _ in seen) >= 1
 
 
 def test_a_bounded_state_pickles_and_is_not_changed():
