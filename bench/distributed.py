@@ -16,7 +16,10 @@ Fashion-MNIST's 60000 × 784 training pixels stacked `--copies` times
 Spark reads it in `--parts` partitions (meanscape: the numeric columns;
 MLlib: the same assembled into a vector column, as it requires; both
 cached before timing), Dask in `--parts` row chunks (the threaded
-scheduler, one process).
+scheduler, one process). meanscape.dask's k-means keeps Hamerly bounds on
+the workers (its default); "(every distance)" is `bounded=False`. Its
+first and last iterations compute every distance, so its per-iteration
+time below is that of the bounded iterations.
 
 Every fit starts from the same centres (the first k rows) and is run
 with an iteration cap of 1 and of `--iters` (tol 0); the time per
@@ -155,6 +158,13 @@ def main():
         lloyd_bytes,
     )
     run(
+        "meanscape.dask, k-means (every distance)",
+        lambda cap: (lambda m: (m, m.n_iter_))(
+            mdask.KMeans(a.k, init=c0, max_iter=cap, tol=0.0, bounded=False).fit(Xd)
+        ),
+        lloyd_bytes,
+    )
+    run(
         "meanscape.dask, power k-means",
         lambda cap: (lambda m: (m, m.n_iter_))(mdask.PowerKMeans(a.k, init=c0, max_iter=cap).fit(Xd)),
         power_bytes,
@@ -170,53 +180,64 @@ def main():
     except ImportError as e:
         rows.append(("dask-ml KMeans", None, None, None, f"not installed: {e}"))
 
-    # --- Spark (local[2])
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-    from pyspark.ml.clustering import KMeans as MLlibKMeans
-    from pyspark.ml.feature import VectorAssembler
-    from pyspark.sql import SparkSession
+    # --- Spark (local[2]): skipped when --only names none of its rows.
+    spark_rows = ["meanscape.spark, k-means", "meanscape.spark, power k-means", "Spark MLlib KMeans"]
 
-    from meanscape import spark as mspark
+    def spark_section():
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        from pyspark.ml.clustering import KMeans as MLlibKMeans
+        from pyspark.ml.feature import VectorAssembler
+        from pyspark.sql import SparkSession
 
-    path = Path("/tmp/meanscape-bench-distributed.parquet")
-    cols = [f"x{j}" for j in range(a.p)]
-    pq.write_table(pa.table({c: X[:, j] for j, c in enumerate(cols)}), path)
-    spark = (
-        SparkSession.builder.master("local[2]")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.memory", "4g")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
-    df = spark.read.parquet(str(path)).repartition(a.parts).persist()
-    df.count()
-    vec = VectorAssembler(inputCols=cols, outputCol="features").transform(df).select("features").persist()
-    vec.count()
-    # meanscape.spark reads the cached columns once, into its cached blocks.
-    last = {}
+        from meanscape import spark as mspark
 
-    def ms_fit(cls, **kw):
-        def fit(cap):
-            m = cls(a.k, featuresCol=cols, init=c0, max_iter=cap, **kw).fit(df)
-            last["bytes"] = m.bytes_per_iteration_
-            return m, m.n_iter_
-
-        return fit
-
-    run("meanscape.spark, k-means", ms_fit(mspark.KMeans, tol=0.0), lambda: last["bytes"])
-    run("meanscape.spark, power k-means", ms_fit(mspark.PowerKMeans), lambda: last["bytes"])
-
-    def mllib(cap):
-        m = (
-            MLlibKMeans(k=a.k, maxIter=cap, tol=0.0, seed=1, initMode="random", initSteps=1)
-            .fit(vec)
+        path = Path("/tmp/meanscape-bench-distributed.parquet")
+        cols = [f"x{j}" for j in range(a.p)]
+        pq.write_table(pa.table({c: X[:, j] for j, c in enumerate(cols)}), path)
+        spark = (
+            SparkSession.builder.master("local[2]")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.driver.memory", "4g")
+            .getOrCreate()
         )
-        return m, m.summary.numIter
+        spark.sparkContext.setLogLevel("ERROR")
+        df = spark.read.parquet(str(path)).repartition(a.parts).persist()
+        df.count()
+        vec = VectorAssembler(inputCols=cols, outputCol="features").transform(df).select("features").persist()
+        vec.count()
+        # meanscape.spark reads the cached columns once, into its cached blocks.
+        last = {}
 
-    run("Spark MLlib KMeans", mllib, peer_bytes)
-    spark.stop()
+        def ms_fit(cls, **kw):
+            def fit(cap):
+                m = cls(a.k, featuresCol=cols, init=c0, max_iter=cap, **kw).fit(df)
+                last["bytes"] = m.bytes_per_iteration_
+                return m, m.n_iter_
+
+            return fit
+
+        run("meanscape.spark, k-means", ms_fit(mspark.KMeans, tol=0.0), lambda: last["bytes"])
+        run("meanscape.spark, power k-means", ms_fit(mspark.PowerKMeans), lambda: last["bytes"])
+
+        def mllib(cap):
+            m = (
+                MLlibKMeans(k=a.k, maxIter=cap, tol=0.0, seed=1, initMode="random", initSteps=1)
+                .fit(vec)
+            )
+            return m, m.summary.numIter
+
+        run("Spark MLlib KMeans", mllib, peer_bytes)
+        spark.stop()
+
+    if not only or only.intersection(spark_rows):
+        try:
+            import pyspark  # noqa: F401
+        except ImportError as e:
+            rows.extend((name, None, None, None, f"not installed: {e}") for name in spark_rows if not only or name in only)
+        else:
+            spark_section()
     load1 = os.getloadavg()
 
     what = f"Fashion-MNIST (×{a.copies}, {X.nbytes / 2**30:.1f} GiB)" if a.data == "fashion" else "blobs"

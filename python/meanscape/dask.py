@@ -3,8 +3,10 @@ power k-means, WK-means and LW-k-means on Dask collections larger than one
 machine's memory.
 
 Every iteration is a map-reduce over the row chunks: per chunk the engine's
-block step (``_meanscape.lloyd_block`` / ``power_block`` /
-``weighted_block``: the steps the in-memory solvers run, GIL released)
+block step (``_meanscape.lloyd_block`` / ``lloyd_block_bounded`` /
+``power_block`` / ``weighted_block``: the steps the in-memory solvers
+run, GIL released; k-means' bounded step keeps a per-chunk state on the
+worker between iterations)
 gives k × p sufficient statistics; a tree of engine merges (fan-in
 ``_FAN_IN``, row order kept) reduces them;
 the update and the stopping/annealing rule (``_meanscape.Annealer``, the
@@ -160,8 +162,26 @@ def _lloyd_part(x, centres, prev_labels, w, offset, keep, labels):
     return part
 
 
+def _lloyd_bounded_part(x, centres, prev_state, exact, w, offset, keep):
+    part, state = _meanscape.lloyd_block_bounded(
+        np.ascontiguousarray(x),
+        centres,
+        state=prev_state,
+        exact=exact,
+        sample_weight=_block_w(w),
+        offset=offset,
+        keep=keep,
+    )
+    part["state"] = state
+    return part
+
+
+def _state_of(part):
+    return part["state"]
+
+
 def _stats_only(part):
-    return {key: v for key, v in part.items() if key != "labels"}
+    return {key: v for key, v in part.items() if key not in ("labels", "state")}
 
 
 def _labels_of(part):
@@ -247,6 +267,26 @@ class _DaskCluster(_Driver, ClusterMixin, BaseEstimator):
         stats = self._compute(_tree([dask.delayed(_stats_only)(pp) for pp in parts], _lloyd_merge, k))
         return stats, parts
 
+    def _bounded_stats(self, centres, prev, exact):
+        """The merged Lloyd statistics at `centres` from each chunk's
+        bounded-Lloyd state in `prev` (the previous iteration's parts,
+        persisted on the workers; None: the first iteration), every
+        distance computed when `exact`; also this iteration's parts,
+        persisted, whose states the next iteration starts from."""
+        dask, _ = _dask()
+        k = centres.shape[0]
+        c = _broadcast(centres)
+        prev = prev or [None] * len(self._blocks)
+        parts = [
+            dask.delayed(_lloyd_bounded_part)(
+                b, c, None if pp is None else dask.delayed(_state_of)(pp), exact, wb, off, k
+            )
+            for b, wb, off, pp in zip(self._blocks, self._wblocks, self._offsets, prev)
+        ]
+        parts = list(dask.persist(*parts))
+        stats = self._compute(_tree([dask.delayed(_stats_only)(pp) for pp in parts], _lloyd_merge, k))
+        return stats, parts
+
     def _power_stats(self, blocks, centres, s, s_ref, zero_tol):
         dask, _ = _dask()
         c = _broadcast(centres)
@@ -304,8 +344,14 @@ class KMeans(_DaskCluster):
     dask array or dataframe. Same stopping rule (squared centre shift ≤ tol
     × mean feature variance, or no label change), same empty-cluster rule
     (moved to the farthest rows), same ``n_iter_``; ``labels_`` is lazy.
-    Each chunk's labels stay on its worker (persisted) for one iteration,
-    to count the rows that changed cluster; they never reach the client.
+    With ``bounded`` (the default), each chunk keeps on its worker
+    (persisted, one iteration at a time) the engine's Hamerly bounds, its
+    labels and cluster sums, and recomputes only the rows whose nearest
+    centre may have changed, as the in-memory k-means does; the first and
+    last iterations, and any that finds an empty cluster, compute every
+    distance. ``bounded=False`` computes every distance every iteration
+    (only each chunk's labels stay on its worker). The results are the
+    same either way; nothing per row reaches the client.
     """
 
     def __init__(
@@ -321,6 +367,7 @@ class KMeans(_DaskCluster):
         copy_x=True,
         algorithm="lloyd",
         init_size=None,
+        bounded=True,
     ):
         self.n_clusters = n_clusters
         self.init = init
@@ -332,6 +379,7 @@ class KMeans(_DaskCluster):
         self.copy_x = copy_x
         self.algorithm = algorithm
         self.init_size = init_size
+        self.bounded = bounded
 
     def fit(self, X, y=None, sample_weight=None):
         # copy_x: X is never modified; 'lloyd' and 'elkan' give the same
@@ -345,11 +393,24 @@ class KMeans(_DaskCluster):
         k = self.n_clusters
         # The engine counts assignments; scikit-learn's max_iter counts
         # assignment + update pairs and then assigns once more.
-        ann = _meanscape.Annealer.lloyd(int(self.max_iter) + 1, int(k))
+        cap = int(self.max_iter) + 1
+        ann = _meanscape.Annealer.lloyd(cap, int(k))
         prev, shift, stop, stats = None, math.inf, None, None
-        while ann.iteration() is not None:
-            stats, parts = self._lloyd_stats(centres, prev, keep_labels=True)
+        while (it := ann.iteration()) is not None:
+            if self.bounded:
+                # Every distance where the in-memory loop computes them: the
+                # first iteration, and one known to be the last.
+                exact = prev is None or shift <= tol_abs or it[0] >= cap
+                stats, parts = self._bounded_stats(centres, prev, exact)
+            else:
+                stats, parts = self._lloyd_stats(centres, prev, keep_labels=True)
             settled = (prev is not None and stats["changed"] == 0) or shift <= tol_abs
+            if self.bounded and not exact and (settled or np.any(stats["totals"] == 0)):
+                # The last iteration's inertia is summed from every distance,
+                # and an empty cluster moves to the farthest rows: again, with
+                # every distance (the labels are the same).
+                del parts
+                stats, parts = self._bounded_stats(centres, prev, True)
             stop = ann.record(stats["inertia"], None, stats["counts"].tolist(), 0.0, settled)
             if stop is not None:
                 break

@@ -10,7 +10,7 @@
 
 use meanscape::algo::Rows;
 use meanscape::algo::block::{
-    self, Driver, Far, LloydStats, PassArgs, PowerStats, Previous, Schedule, Stop,
+    self, BlockState, Driver, Far, LloydStats, PassArgs, PowerStats, Previous, Schedule, Stop,
 };
 use meanscape::algo::weighted_block as wblock;
 use meanscape::internals::LwStart;
@@ -22,7 +22,7 @@ use numpy::{
 };
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList, PyType};
 
 /// A block's rows as the engine reads them (kept borrowed from NumPy).
 enum Block<'py> {
@@ -392,6 +392,83 @@ pub fn lloyd_block<'py>(
         d.set_item("labels", PyArray1::from_vec(py, labels))?;
     }
     Ok(d)
+}
+
+/// What one block keeps between two iterations of bounded Lloyd
+/// (`lloyd_block_bounded`): the rows' Hamerly bounds, labels and squared
+/// norms, the centres and per-cluster sums (32 bytes per row). Opaque;
+/// pickled as its bytes, so a scheduler can move it between processes.
+#[pyclass(module = "meanscape._meanscape", frozen)]
+pub struct LloydState(BlockState);
+
+#[pymethods]
+impl LloydState {
+    /// A state from the bytes `__reduce__` gives.
+    #[classmethod]
+    fn from_bytes(_cls: &Bound<'_, PyType>, data: &[u8]) -> PyResult<LloydState> {
+        BlockState::from_bytes(data)
+            .map(LloydState)
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let from_bytes = slf.get_type().getattr("from_bytes")?;
+        let py = slf.py();
+        let st = &slf.get().0;
+        let bytes = py.detach(|| st.to_bytes());
+        Ok((from_bytes, (PyBytes::new(py, &bytes),)))
+    }
+
+    /// Rows of the block.
+    #[getter]
+    fn rows(&self) -> usize {
+        self.0.rows()
+    }
+
+    /// The block's labels at the iteration that made the state (int64).
+    fn labels<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
+        PyArray1::from_vec(py, self.0.labels().iter().map(|&l| l as i64).collect())
+    }
+
+    fn __repr__(&self) -> String {
+        format!("LloydState(rows={})", self.0.rows())
+    }
+}
+
+/// `lloyd_block` with Hamerly bounds kept between iterations: the
+/// block's Lloyd statistics at `centres` and the `LloydState` the next
+/// iteration starts from. Without `state` (the previous iteration's, for
+/// the same block), or with `exact`, every distance is computed: the
+/// statistics are `lloyd_block`'s (far rows included) and `changed`
+/// counts against the state's labels. Otherwise only the rows the bounds
+/// cannot settle are recomputed (the same labels), the inertia comes from
+/// the cluster sums and no far rows are reported. `state` is not changed.
+#[pyfunction]
+#[pyo3(signature = (x, centres, state=None, exact=false, sample_weight=None, offset=0, keep=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn lloyd_block_bounded<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    centres: PyReadonlyArray2<'py, f64>,
+    state: Option<Bound<'py, LloydState>>,
+    exact: bool,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+    offset: usize,
+    keep: Option<usize>,
+) -> PyResult<(Bound<'py, PyDict>, LloydState)> {
+    let x = Block::read(x)?;
+    let c = centres.as_array();
+    check_shapes(&x, c, sample_weight.as_ref())?;
+    let w = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
+    let keep = keep.unwrap_or(c.nrows());
+    let rows = x.rows();
+    let st = state.as_ref().map(|s| &s.get().0);
+    let (stats, next) = py
+        .detach(|| block::lloyd_block_bounded(rows, w, c, st, exact, offset, keep))
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok((lloyd_dict(py, stats)?, LloydState(next)))
 }
 
 /// The engine's merge of Lloyd statistics (sums added in list order; the

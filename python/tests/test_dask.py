@@ -1,7 +1,8 @@
 """meanscape.dask = the in-memory estimators, from the same given centres:
 centres, objective, n_iter_ and labels to 1e-9 relative, for uneven,
 single-row and smaller-than-k chunks, float32, dataframes, sample
-weights, and a two-process LocalCluster (bounded in time)."""
+weights, and a two-process LocalCluster (bounded in time); k-means with
+bounds kept on the workers (the default) = with every distance."""
 
 import numpy as np
 import pytest
@@ -120,6 +121,128 @@ def test_kmeans_with_sample_weights():
     assert got.n_iter_ == ref.n_iter_
     close(got.cluster_centers_, ref.cluster_centers_)
     close(got.inertia_, ref.inertia_)
+
+
+def _trace(capsys, est, X, **fit):
+    """The objective per iteration, as `verbose` prints it."""
+    capsys.readouterr()
+    est.set_params(verbose=1).fit(X, **fit)
+    lines = capsys.readouterr().out.splitlines()
+    return [float(line.split("inertia ")[1].rstrip(".")) for line in lines if line.startswith("Iteration ")]
+
+
+BOUNDED_CASES = {
+    "blobs-uneven": dict(n=600, p=3, k=4, seed=0, chunks=(100, 1, 250, 7, 242)),
+    "single-rows": dict(n=600, p=3, k=4, seed=1, chunks=(1, 1, 1, 1, 596)),
+    "wide-many-k": dict(n=3000, p=12, k=9, seed=2, chunks=(1000, 999, 1001)),
+    "k-above-chunks": dict(n=900, p=2, k=7, seed=3, chunks=(3, 2, 895)),
+    "float32": dict(n=2000, p=5, k=6, seed=4, chunks=(700, 600, 700), dtype=np.float32),
+    "weighted": dict(n=1500, p=4, k=5, seed=5, chunks=(500, 1, 999), weighted=True),
+}
+
+
+@pytest.mark.parametrize("case", list(BOUNDED_CASES))
+def test_bounded_equals_every_distance_and_in_memory(case, capsys):
+    c = dict(BOUNDED_CASES[case])
+    chunks, k = c.pop("chunks"), c["k"]
+    weighted = c.pop("weighted", False)
+    X = blobs(**c)
+    # A poor start: several iterations, rows changing cluster late.
+    c0 = np.ascontiguousarray(X[:k], dtype=np.float64)
+    fit = {}
+    if weighted:
+        fit["sample_weight"] = np.random.default_rng(c["seed"]).uniform(0.0, 3.0, len(X))
+    ref = meanscape.KMeans(k, init=c0, n_init=1)
+    ref_trace = _trace(capsys, ref, X, **fit)
+    Xd = da.from_array(X, chunks=(chunks, X.shape[1]))
+    wd = {key: da.from_array(v, chunks=(chunks,)) for key, v in fit.items()}
+    # f32 rows: distances from f32 products, whose rounding depends on the
+    # blocks (the chunks), and objectives summed from them.
+    rtol = 1e-6 if X.dtype == np.float32 else RTOL
+    fits = {}
+    for bounded in (True, False):
+        got = mdask.KMeans(k, init=c0, bounded=bounded)
+        trace = _trace(capsys, got, Xd, **wd)
+        fits[bounded] = got
+        assert got.n_iter_ == ref.n_iter_ > 2
+        assert got.cluster_centers_.dtype == X.dtype
+        close(got.cluster_centers_, ref.cluster_centers_, rtol)
+        close(got.inertia_, ref.inertia_, rtol)
+        close(trace, ref_trace, rtol)
+        np.testing.assert_array_equal(got.labels_.compute(), ref.labels_)
+    a, b = fits[True], fits[False]
+    close(a.objective_trace_, b.objective_trace_, rtol)
+    assert a.converged_ == b.converged_
+    # The last iteration sums every distance in both (at centres equal to
+    # rounding: the bounded sums are moved row by row).
+    close(a.inertia_, b.inertia_, rtol=1e-12 if rtol == RTOL else rtol)
+
+
+def test_bounded_relocates_a_cluster_emptied_mid_fit(monkeypatch):
+    # Two groups at x = 0 and x = 10 and two rows at 2 and 8, from centres
+    # at −3, 13 and 5: the third centre takes the two rows, stays at 5,
+    # and loses both at the second iteration (a bounded one).
+    rng = np.random.default_rng(6)
+    X = np.zeros((403, 3))
+    X[:200] = rng.normal(scale=0.3, size=(200, 3))
+    X[200:400] = rng.normal(scale=0.3, size=(200, 3)) + [10.0, 0.0, 0.0]
+    X[400:402, 0] = [2.0, 8.0]
+    X[402] = [0.5, 6.0, 0.0]
+    X = X[np.random.default_rng(7).permutation(len(X))]
+    c0 = np.array([[-3.0, 0.0, 0.0], [13.0, 0.0, 0.0], [5.0, 0.0, 0.0]])
+    seen = []
+    real = mdask.KMeans._bounded_stats
+
+    def spy(self, centres, prev, exact):
+        stats, parts = real(self, centres, prev, exact)
+        seen.append((exact, bool(np.any(stats["totals"] == 0)), len(stats["far_dist"])))
+        return stats, parts
+
+    monkeypatch.setattr(mdask.KMeans, "_bounded_stats", spy)
+    ref = meanscape.KMeans(3, init=c0, n_init=1).fit(X)
+    got = mdask.KMeans(3, init=c0).fit(da.from_array(X, chunks=((100, 1, 150, 152), 3)))
+    assert got.n_iter_ == ref.n_iter_
+    close(got.cluster_centers_, ref.cluster_centers_)
+    close(got.inertia_, ref.inertia_)
+    np.testing.assert_array_equal(got.labels_.compute(), ref.labels_)
+    # A bounded pass found the empty cluster, and the same iteration was
+    # run again with every distance (and the far rows).
+    i = next(i for i, (exact, empty, _) in enumerate(seen) if empty and not exact)
+    assert i > 0 and seen[i + 1][:2] == (True, True) and seen[i + 1][2] == 3
+    assert not seen[-1][1] and seen[-1][0], "the last iteration is exact"
+
+
+def test_a_bounded_state_pickles_and_is_not_changed():
+    import pickle
+
+    X = blobs(n=3000, p=4, k=5, seed=13)
+    c0 = np.ascontiguousarray(X[:5])
+    st0, s0 = _meanscape.lloyd_block_bounded(X, c0)
+    full = _meanscape.lloyd_block(X, c0)
+    assert s0.rows == 3000 and st0["changed"] == 3000
+    close(st0["inertia"], full["inertia"], rtol=0)
+    c1, _ = _meanscape.lloyd_next(st0, c0)
+    a, sa = _meanscape.lloyd_block_bounded(X, c1, state=s0)
+    copy = pickle.loads(pickle.dumps(s0))
+    b, sb = _meanscape.lloyd_block_bounded(X, c1, state=copy)
+    again, _ = _meanscape.lloyd_block_bounded(X, c1, state=s0)
+    ref = _meanscape.lloyd_block(X, c1, prev_labels=s0.labels())
+    for got in (b, again):
+        for key in ("sums", "totals", "inertia", "counts", "changed"):
+            np.testing.assert_array_equal(got[key], a[key])
+    assert len(a["far_dist"]) == 0 and len(ref["far_dist"]) == 5
+    assert a["changed"] == ref["changed"] > 0
+    assert a["counts"].tolist() == ref["counts"].tolist()
+    close(a["inertia"], ref["inertia"], rtol=1e-10)
+    close(a["sums"], ref["sums"], rtol=1e-10)
+    np.testing.assert_array_equal(sa.labels(), sb.labels())
+    exact, _ = _meanscape.lloyd_block_bounded(X, c1, state=s0, exact=True)
+    np.testing.assert_array_equal(exact["far_dist"], ref["far_dist"])
+    assert exact["inertia"] == ref["inertia"]
+    with pytest.raises(ValueError, match="block state"):
+        _meanscape.lloyd_block_bounded(X[:10], c1, state=s0)
+    with pytest.raises(ValueError, match="not a bounded Lloyd block state"):
+        _meanscape.LloydState.from_bytes(b"junk")
 
 
 def test_the_engine_rule_refuses_misuse():
@@ -257,6 +380,53 @@ def test_local_cluster_two_processes(bounded):
     assert out["n_iter"] == ref.n_iter_
     close(out["centres"], ref.cluster_centers_)
     np.testing.assert_array_equal(out["labels"], ref.labels_)
+
+
+def _kmeans_on_local_cluster(out):
+    from distributed import Client, LocalCluster
+
+    from meanscape.dask import _lloyd_bounded_part, _state_of, _stats_only
+
+    X = blobs(n=2000, seed=14)
+    w = np.random.default_rng(2).uniform(0.5, 2.0, len(X))
+    c0 = start(X, 4)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with Client(cluster) as client:
+            for bounded in (True, False):
+                got = mdask.KMeans(4, init=c0, bounded=bounded).fit(
+                    da.from_array(X, chunks=(300, 3)), sample_weight=da.from_array(w, chunks=300)
+                )
+                out[bounded] = (got.cluster_centers_, got.labels_.compute(), got.n_iter_, got.inertia_)
+            # A chunk's state made on one worker process, used on the other.
+            one, two = sorted(client.scheduler_info()["workers"])
+            first = client.submit(_lloyd_bounded_part, X[:500], c0, None, False, None, 0, 4, workers=[one], pure=False)
+            c1, _ = _meanscape.lloyd_next(client.submit(_stats_only, first, workers=[one]).result(), c0)
+            state = client.submit(_state_of, first, workers=[one])
+            moved = client.submit(_lloyd_bounded_part, X[:500], c1, state, False, None, 0, 4, workers=[two], pure=False)
+            out["moved"] = client.submit(_stats_only, moved, workers=[two]).result()
+            out["where"] = {k: list(v) for k, v in client.who_has([first, moved]).items()}
+            out["ids"] = (first.key, moved.key, one, two)
+            out["c1"] = c1
+
+
+def test_bounded_kmeans_on_two_processes(bounded):
+    pytest.importorskip("distributed")
+    out = bounded(_kmeans_on_local_cluster, seconds=240, what="the LocalCluster k-means fits")
+    X = blobs(n=2000, seed=14)
+    w = np.random.default_rng(2).uniform(0.5, 2.0, len(X))
+    ref = meanscape.KMeans(4, init=start(X, 4), n_init=1).fit(X, sample_weight=w)
+    for bounded_fit in (True, False):
+        centres, labels, n_iter, inertia = out[bounded_fit]
+        assert n_iter == ref.n_iter_
+        close(centres, ref.cluster_centers_)
+        close(inertia, ref.inertia_)
+        np.testing.assert_array_equal(labels, ref.labels_)
+    first, moved, one, two = out["ids"]
+    assert out["where"][first] == [one] and out["where"][moved] == [two]
+    _, s0 = _meanscape.lloyd_block_bounded(X[:500], start(X, 4))
+    here, _ = _meanscape.lloyd_block_bounded(X[:500], out["c1"], state=s0)
+    for key in ("sums", "totals", "inertia", "counts", "changed"):
+        np.testing.assert_array_equal(out["moved"][key], here[key])
 
 
 def _die_once(x, flag):

@@ -10,11 +10,12 @@
 //! schedule, period check, hardness condition, Lloyd's settling test) fed
 //! with merged statistics instead of a [`Step`] that owns the rows.
 
-use super::assign::full_pass;
+use super::assign::{full_pass, move_rows, weighted_cluster_sums};
+use super::bounded::Bounds;
 use super::f32_products::{Centred, add_weighted_sums};
 use super::fit::Fit;
 use super::iterate::{Eval, Finish, Iteration, Loop, LoopState, Rule, Step};
-use super::lloyd::{average, relocate, weighted_sum};
+use super::lloyd::{average, relocate, sums_inertia, weighted_sum};
 use super::progress::Ctx;
 use super::reduce::fold_blocks;
 use super::rows::{Centres, Rows};
@@ -22,6 +23,7 @@ use super::weights::block_weights;
 use crate::error::{Error, Result};
 use crate::linalg::{gemm_seq, sq_dists_with};
 use ndarray::{Array2, ArrayView2, Axis, s};
+use std::sync::Arc;
 
 /// One power iteration's result: what [`PowerStats::finish`] gives.
 pub struct PowerPass {
@@ -523,6 +525,231 @@ pub fn lloyd_block(
     (stats, pass.labels)
 }
 
+/// What a block keeps between two iterations of bounded Lloyd
+/// ([`lloyd_block_bounded`]): the Hamerly bounds of its rows, their
+/// labels and squared norms, the centres the labels were assigned at, the
+/// per-cluster sums and totals at those labels, and Σ w‖x‖². 32 bytes per
+/// row (bounds 16, label 8, norm 8) and O(k·p).
+#[derive(Debug, Clone)]
+pub struct BlockState {
+    bounds: Bounds,
+    labels: Vec<usize>,
+    /// Shared between the states of successive iterations (never change).
+    norms: Arc<[f64]>,
+    centres: Array2<f64>,
+    sums: Array2<f64>,
+    totals: Vec<f64>,
+    /// Σ (sample weight ×) squared row norm.
+    xx: f64,
+}
+
+/// The first bytes of [`BlockState::to_bytes`].
+const STATE_MAGIC: &[u8; 8] = b"MSLBS001";
+
+impl BlockState {
+    /// Rows of the block it was made for.
+    pub fn rows(&self) -> usize {
+        self.labels.len()
+    }
+
+    /// The labels at the centres of the iteration that made it.
+    pub fn labels(&self) -> &[usize] {
+        &self.labels
+    }
+
+    /// The state as bytes (little-endian), for a scheduler that moves it
+    /// between processes; [`BlockState::from_bytes`] reads it back.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let (n, (k, p)) = (self.labels.len(), self.centres.dim());
+        let (upper, lower, gamma) = self.bounds.parts();
+        let mut out = Vec::with_capacity(8 * (6 + 4 * n + k * (2 * p + 1)));
+        out.extend_from_slice(STATE_MAGIC);
+        for v in [n, k, p] {
+            out.extend_from_slice(&(v as u64).to_le_bytes());
+        }
+        let mut put = |vs: &mut dyn Iterator<Item = f64>| {
+            for v in vs {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        };
+        put(&mut [gamma, self.xx].into_iter());
+        put(&mut upper.iter().copied());
+        put(&mut lower.iter().copied());
+        put(&mut self.norms.iter().copied());
+        put(&mut self.centres.iter().copied());
+        put(&mut self.sums.iter().copied());
+        put(&mut self.totals.iter().copied());
+        for &l in &self.labels {
+            out.extend_from_slice(&(l as u64).to_le_bytes());
+        }
+        out
+    }
+
+    /// A state from [`BlockState::to_bytes`].
+    ///
+    /// # Errors
+    /// A [`Error::Model`] when the bytes are not such a state.
+    pub fn from_bytes(b: &[u8]) -> Result<BlockState> {
+        let bad = || Error::Model("not a bounded Lloyd block state".into());
+        if b.len() < 32 || &b[..8] != STATE_MAGIC {
+            return Err(bad());
+        }
+        let word = |i: usize| -> [u8; 8] { b[8 * i..8 * i + 8].try_into().expect("8 bytes") };
+        let dim = |i: usize| usize::try_from(u64::from_le_bytes(word(i))).map_err(|_| bad());
+        let (n, k, p) = (dim(1)?, dim(2)?, dim(3)?);
+        let words = n
+            .checked_mul(4)
+            .and_then(|a| k.checked_mul(2 * p + 1).and_then(|b| a.checked_add(b)))
+            .and_then(|a| a.checked_add(6))
+            .ok_or_else(bad)?;
+        if k == 0 || b.len() != words.checked_mul(8).ok_or_else(bad)? {
+            return Err(bad());
+        }
+        let mut at = 4;
+        let mut take = |m: usize| -> Vec<f64> {
+            let v = (at..at + m).map(|i| f64::from_le_bytes(word(i))).collect();
+            at += m;
+            v
+        };
+        let head = take(2);
+        let upper = take(n);
+        let lower = take(n);
+        let norms = take(n);
+        let centres = Array2::from_shape_vec((k, p), take(k * p)).map_err(|_| bad())?;
+        let sums = Array2::from_shape_vec((k, p), take(k * p)).map_err(|_| bad())?;
+        let totals = take(k);
+        let labels = (at..at + n)
+            .map(|i| {
+                usize::try_from(u64::from_le_bytes(word(i)))
+                    .ok()
+                    .filter(|&l| l < k)
+                    .ok_or_else(bad)
+            })
+            .collect::<Result<Vec<usize>>>()?;
+        Ok(BlockState {
+            bounds: Bounds::from_parts(upper, lower, head[0]),
+            labels,
+            norms: norms.into(),
+            centres,
+            sums,
+            totals,
+            xx: head[1],
+        })
+    }
+}
+
+/// [`lloyd_block`] with bounds: the block's Lloyd statistics at `centres`
+/// and the state the next iteration starts from. Without a `state`, or
+/// with `exact`, every distance is computed (with the second nearest, to
+/// start the bounds): the statistics are [`lloyd_block`]'s, `keep` far
+/// rows included, and `changed` counts against the state's labels (every
+/// row without one). Otherwise the state's bounds are loosened by how far
+/// each centre moved since and only the rows they cannot settle are
+/// recomputed: the labels are the full pass's, bit for bit; the sums are
+/// moved by the rows that changed (recomputed when weighted, so that an
+/// empty cluster's total is exactly 0, as in-memory Lloyd does), the
+/// inertia comes from the sums, and no far rows are reported (a caller
+/// that finds an empty cluster runs the iteration again with `exact`).
+/// The input state is left as it is: a re-run gives the same result.
+///
+/// # Errors
+/// A [`Error::Model`] when `state` was made for another shape of block or
+/// of centres.
+pub fn lloyd_block_bounded(
+    x: Rows,
+    w: Option<&[f64]>,
+    centres: ArrayView2<f64>,
+    state: Option<&BlockState>,
+    exact: bool,
+    offset: usize,
+    keep: usize,
+) -> Result<(LloydStats, BlockState)> {
+    let (n, k) = (x.nrows(), centres.nrows());
+    if let Some(st) = state
+        && (st.labels.len() != n || st.centres.dim() != centres.dim())
+    {
+        return Err(Error::Model(format!(
+            "a block state of {} rows and {:?} centres for a block of {n} rows and {:?} centres",
+            st.labels.len(),
+            st.centres.dim(),
+            centres.dim()
+        )));
+    }
+    let c = Centres::new(centres, &x);
+    let count = |labels: &[usize]| {
+        let mut counts = vec![0u64; k];
+        for &l in labels {
+            counts[l] += 1;
+        }
+        counts
+    };
+    let differ = |a: &[usize], b: &[usize]| a.iter().zip(b).filter(|(u, v)| u != v).count() as u64;
+    match state {
+        Some(st) if !exact => {
+            let mut bounds = st.bounds.clone();
+            bounds.moved((&centres - &st.centres).view());
+            let labels = bounds.assign(x, &st.norms, &c, &st.labels);
+            let changed = differ(&st.labels, &labels);
+            let (mut sums, mut totals) = (st.sums.clone(), st.totals.clone());
+            if changed > 0 {
+                if w.is_some() {
+                    (sums, totals) = weighted_cluster_sums(x, w, &labels, k);
+                } else {
+                    move_rows(x, None, &st.labels, &labels, &mut sums, &mut totals);
+                }
+            }
+            let stats = LloydStats {
+                inertia: sums_inertia(st.xx, &c, &sums, &totals),
+                sums: sums.clone(),
+                totals: totals.clone(),
+                counts: count(&labels),
+                changed,
+                rows: n,
+                far: Vec::new(),
+            };
+            let next = BlockState {
+                bounds,
+                labels,
+                norms: Arc::clone(&st.norms),
+                centres: centres.to_owned(),
+                sums,
+                totals,
+                xx: st.xx,
+            };
+            Ok((stats, next))
+        }
+        _ => {
+            let norms: Arc<[f64]> = match state {
+                Some(st) => Arc::clone(&st.norms),
+                None => x.sq_norms().into(),
+            };
+            let pass = full_pass(x, &norms, w, &c, true, true);
+            let changed = state.map_or(n as u64, |st| differ(&st.labels, &pass.labels));
+            let mut bounds = Bounds::default();
+            bounds.start(x, &pass, &norms, &c);
+            let stats = LloydStats {
+                inertia: weighted_sum(&pass.dists, w),
+                sums: pass.sums.clone(),
+                totals: pass.totals.clone(),
+                counts: count(&pass.labels),
+                changed,
+                rows: n,
+                far: far_rows(x, w, &pass.dists, &pass.labels, offset, keep),
+            };
+            let next = BlockState {
+                bounds,
+                xx: weighted_sum(&norms, w),
+                labels: pass.labels,
+                norms,
+                centres: centres.to_owned(),
+                sums: pass.sums,
+                totals: pass.totals,
+            };
+            Ok((stats, next))
+        }
+    }
+}
+
 /// The `keep` rows of a block farthest from their centre (`dists`, to
 /// the centre of `labels`), among the rows of weight > 0, farthest first
 /// (ties: the lower index), with their values; `offset` is the global
@@ -855,6 +1082,130 @@ mod tests {
                 assert!(close(*u, *v));
             }
         }
+    }
+
+    /// Blobs with noise from an LCG: several Lloyd iterations change rows.
+    fn blobs(n: usize, p: usize, k: usize) -> Array2<f64> {
+        let mut seed = 12345u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        Array2::from_shape_fn((n, p), |(i, j)| {
+            ((i % k) * (j + 1)) as f64 * 0.9 + 3.0 * next() - 1.5 + 10.0
+        })
+    }
+
+    /// Bounded blocks over a whole Lloyd run give the full blocks' labels,
+    /// counts, totals and changed rows, and their sums and inertia to
+    /// rounding; a state read back from bytes, or used twice, gives the
+    /// same.
+    fn bounded_matches_full(x: Rows, w: Option<&[f64]>, k: usize) {
+        let n = x.nrows();
+        let mut centres = x.select(&(0..k).collect::<Vec<_>>());
+        let mut state: Option<BlockState> = None;
+        let mut prev_labels: Option<Vec<usize>> = None;
+        let mut bounded_steps = 0;
+        for it in 0..12 {
+            let before = match &prev_labels {
+                Some(l) => Previous::Labels(l),
+                None => Previous::Nothing,
+            };
+            let (full, labels) = lloyd_block(x, w, centres.view(), before, 0, k);
+            let exact = it == 5;
+            let (st, next) =
+                lloyd_block_bounded(x, w, centres.view(), state.as_ref(), exact, 0, k).unwrap();
+            if let Some(old) = &state {
+                // The input state is untouched: the same call gives the same.
+                let (again, next2) =
+                    lloyd_block_bounded(x, w, centres.view(), Some(old), exact, 0, k).unwrap();
+                assert_eq!(again, st);
+                assert_eq!(next2.labels, next.labels);
+                let copy = BlockState::from_bytes(&old.to_bytes()).unwrap();
+                let (third, _) =
+                    lloyd_block_bounded(x, w, centres.view(), Some(&copy), exact, 0, k).unwrap();
+                assert_eq!(third, st);
+                if !exact {
+                    bounded_steps += 1;
+                    assert!(st.far.is_empty());
+                }
+            }
+            if state.is_none() || exact {
+                assert_eq!(st, full, "an exact step is the full block's");
+            }
+            assert_eq!(next.labels(), &labels[..], "iteration {it}");
+            assert_eq!(st.counts, full.counts);
+            assert_eq!(st.totals, full.totals);
+            assert_eq!(st.changed, full.changed, "iteration {it}");
+            assert_eq!(st.rows, n);
+            // f32 rows: the full pass's distances carry f32 products'
+            // rounding; the sums are f64 either way.
+            let rel = if matches!(x, Rows::F32(_)) {
+                1e-5
+            } else {
+                1e-9
+            };
+            let scale = full.inertia.abs().max(1.0);
+            assert!(
+                (st.inertia - full.inertia).abs() <= rel * scale,
+                "{} vs {}",
+                st.inertia,
+                full.inertia
+            );
+            for (u, v) in st.sums.iter().zip(full.sums.iter()) {
+                assert!((u - v).abs() <= 1e-10 * v.abs().max(1.0), "{u} vs {v}");
+            }
+            state = Some(next);
+            prev_labels = Some(labels);
+            (centres, _) = full.next_centres(centres.view());
+        }
+        assert!(bounded_steps >= 10);
+    }
+
+    #[test]
+    fn bounded_blocks_give_the_full_blocks_labels() {
+        let x = blobs(5000, 6, 5);
+        bounded_matches_full(x.view().into(), None, 5);
+        let w: Vec<f64> = (0..5000).map(|i| 0.25 + (i % 7) as f64 * 0.5).collect();
+        bounded_matches_full(x.view().into(), Some(&w), 5);
+        let x32 = x.mapv(|v| v as f32);
+        bounded_matches_full(x32.view().into(), None, 5);
+        // A single row, and an empty block.
+        bounded_matches_full(x.slice(s![..1, ..]).into(), None, 1);
+        let c = x.slice(s![..3, ..]).to_owned();
+        let (st, state) = lloyd_block_bounded(
+            x.slice(s![..0, ..]).into(),
+            None,
+            c.view(),
+            None,
+            false,
+            0,
+            3,
+        )
+        .unwrap();
+        assert_eq!((st.rows, st.counts, st.inertia), (0, vec![0; 3], 0.0));
+        let (st, _) = lloyd_block_bounded(
+            x.slice(s![..0, ..]).into(),
+            None,
+            c.view(),
+            Some(&state),
+            false,
+            0,
+            3,
+        )
+        .unwrap();
+        assert_eq!(st.rows, 0);
+        // A state of another block is refused; bytes that are no state too.
+        assert!(
+            lloyd_block_bounded(x.view().into(), None, c.view(), Some(&state), false, 0, 3)
+                .is_err()
+        );
+        assert!(BlockState::from_bytes(b"MSLBS001").is_err());
+        let mut bytes = state.to_bytes();
+        bytes.push(0);
+        assert!(BlockState::from_bytes(&bytes).is_err());
     }
 
     #[test]

@@ -21,7 +21,7 @@ use rayon::prelude::*;
 /// Rows per parallel task of the bound test.
 const TEST_ROWS: usize = 4096;
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(super) struct Bounds {
     upper: Vec<f64>,
     lower: Vec<f64>,
@@ -53,6 +53,24 @@ fn widen(v: f64, up: bool) -> f64 {
 impl Bounds {
     pub(super) fn ready(&self) -> bool {
         self.ready
+    }
+
+    /// The per-row bounds (upper, lower) and the rounding factor: what a
+    /// started bound set must keep between iterations ([`Bounds::moved`]
+    /// sets the rest before each [`Bounds::assign`]).
+    pub(super) fn parts(&self) -> (&[f64], &[f64], f64) {
+        (&self.upper, &self.lower, self.gamma)
+    }
+
+    /// Started bounds from [`Bounds::parts`].
+    pub(super) fn from_parts(upper: Vec<f64>, lower: Vec<f64>, gamma: f64) -> Bounds {
+        Bounds {
+            upper,
+            lower,
+            moved: Vec::new(),
+            gamma,
+            ready: true,
+        }
     }
 
     /// Tight bounds from a full pass with second distances.

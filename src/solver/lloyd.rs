@@ -448,7 +448,13 @@ fn inertia_from_sums(
     sums: &Array2<f64>,
     totals: &[f64],
 ) -> f64 {
-    let xx = weighted_sum(x_norms, w);
+    sums_inertia(weighted_sum(x_norms, w), c, sums, totals)
+}
+
+/// Σ (sample weight ×) squared distance to the centre from `xx` = Σ
+/// w‖x‖² and the per-cluster sums and totals: xx − 2Σⱼ cⱼ·Sⱼ +
+/// Σⱼ nⱼ‖cⱼ‖², floored at 0.
+pub(super) fn sums_inertia(xx: f64, c: &Centres, sums: &Array2<f64>, totals: &[f64]) -> f64 {
     let mut total = xx;
     for j in 0..c.k() {
         total += totals[j] * c.norms[j] - 2.0 * c.c.row(j).dot(&sums.row(j));
