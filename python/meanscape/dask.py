@@ -61,6 +61,21 @@ from ._distributed import (
     _zscore,
 )
 
+# Tries of a k-means pass whose workers are lost (the first included).
+_LOST_WORKER_TRIES = 3
+
+
+def _lost_worker(e):
+    """Whether `e` says Dask lost a worker, or data that lived on one."""
+    try:
+        from distributed import KilledWorker
+        from distributed.client import FutureCancelledError
+        from distributed.comm import CommClosedError
+    except ImportError:
+        return False
+    return isinstance(e, (KilledWorker, FutureCancelledError, CommClosedError))
+
+
 __all__ = ["KMeans", "PowerKMeans", "KHarmonicMeans", "RFFPowerKMeans", "WKMeans", "LWKMeans"]
 
 
@@ -147,11 +162,12 @@ def _broadcast(value):
     return dask.delayed(value)
 
 
-def _lloyd_part(x, centres, prev_labels, w, offset, keep, labels):
+def _lloyd_part(x, centres, prev_labels, w, offset, keep, labels, prev_centres=None):
     part = _meanscape.lloyd_block(
         np.ascontiguousarray(x),
         centres,
         sample_weight=_block_w(w),
+        prev=prev_centres,
         offset=offset,
         keep=keep,
         prev_labels=None if prev_labels is None else prev_labels.astype(np.int64),
@@ -247,24 +263,75 @@ class _DaskCluster(_Driver, ClusterMixin, BaseEstimator):
         (out,) = dask.compute(root)
         return out
 
-    def _lloyd_stats(self, centres, prev=None, keep_labels=False):
+    def _lloyd_stats(self, centres, prev=None, keep_labels=False, prev_centres=None):
         """The merged Lloyd statistics at `centres`; `prev` the previous
         iteration's parts, whose labels stay where they were computed
-        (persisted on the workers) and give the rows that changed. With
-        `keep_labels`, also this iteration's parts, persisted."""
+        (persisted on the workers) and give the rows that changed (or,
+        without them, `prev_centres`: each chunk assigned to them again).
+        With `keep_labels`, also this iteration's parts, persisted."""
         dask, _ = _dask()
         k = centres.shape[0]
         c = _broadcast(centres)
+        pc = None if prev_centres is None else _broadcast(prev_centres)
         prev = prev or [None] * len(self._blocks)
         parts = [
             dask.delayed(_lloyd_part)(
-                b, c, None if pp is None else dask.delayed(_labels_of)(pp), wb, off, k, keep_labels
+                b, c, None if pp is None else dask.delayed(_labels_of)(pp), wb, off, k, keep_labels, pc
             )
             for b, wb, off, pp in zip(self._blocks, self._wblocks, self._offsets, prev)
         ]
         if keep_labels:
             parts = list(dask.persist(*parts))
         stats = self._compute(_tree([dask.delayed(_stats_only)(pp) for pp in parts], _lloyd_merge, k))
+        return stats, parts
+
+    def _lloyd_pass(self, centres, prev, exact):
+        """One k-means pass from the previous iteration's parts `prev`: with
+        bounds (every distance when `exact`), or every distance and labels
+        kept (``bounded=False``)."""
+        if self.bounded:
+            return self._bounded_stats(centres, prev, exact)
+        return self._lloyd_stats(centres, prev, keep_labels=True)
+
+    def _kept_or_again(self, run, centres, prev_centres, m):
+        """`run()`, the pass of iteration `m`. When a worker was lost with
+        what the previous iteration kept on it (labels or bounds, which Dask
+        cannot compute again: their own inputs are released), the pass runs
+        again without them (``_lloyd_again``); a first pass, which keeps
+        nothing from before, runs again as it was (Dask recomputes its
+        chunks). A worker lost on every try ends the fit with an error."""
+        for attempt in range(_LOST_WORKER_TRIES):
+            try:
+                if attempt == 0 or prev_centres is None:
+                    return run()
+                return self._lloyd_again(centres, prev_centres)
+            except Exception as e:
+                if not _lost_worker(e):
+                    raise
+                lost = e
+                warnings.warn(
+                    f"meanscape.dask: a Dask worker was lost at iteration {m} ({type(e).__name__}); "
+                    "the iteration runs again",
+                    RuntimeWarning,
+                    stacklevel=4,
+                )
+        raise RuntimeError(
+            f"meanscape.dask: iteration {m} lost a Dask worker on each of {_LOST_WORKER_TRIES} tries; "
+            "the fit stops rather than guess"
+        ) from lost
+
+    def _lloyd_again(self, centres, prev_centres):
+        """A k-means pass at `centres` that needs nothing kept from the
+        previous iteration: the rows that changed are counted against
+        `prev_centres` (each chunk assigned to them once more); with bounds,
+        every chunk's state starts again from every distance. The same
+        statistics as the pass it replaces, for one or two extra passes."""
+        stats, parts = self._lloyd_stats(
+            centres, None, keep_labels=not self.bounded, prev_centres=prev_centres
+        )
+        if self.bounded:
+            del parts
+            _, parts = self._bounded_stats(centres, None, True)
         return stats, parts
 
     def _bounded_stats(self, centres, prev, exact):
@@ -395,25 +462,27 @@ class KMeans(_DaskCluster):
         # assignment + update pairs and then assigns once more.
         cap = int(self.max_iter) + 1
         ann = _meanscape.Annealer.lloyd(cap, int(k))
-        prev, shift, stop, stats = None, math.inf, None, None
+        prev, prev_centres, shift, stop, stats = None, None, math.inf, None, None
         while (it := ann.iteration()) is not None:
-            if self.bounded:
-                # Every distance where the in-memory loop computes them: the
-                # first iteration, and one known to be the last.
-                exact = prev is None or shift <= tol_abs or it[0] >= cap
-                stats, parts = self._bounded_stats(centres, prev, exact)
-            else:
-                stats, parts = self._lloyd_stats(centres, prev, keep_labels=True)
+            # Every distance where the in-memory loop computes them: the
+            # first iteration, and one known to be the last.
+            exact = prev is None or shift <= tol_abs or it[0] >= cap
+            stats, parts = self._kept_or_again(
+                lambda: self._lloyd_pass(centres, prev, exact), centres, prev_centres, it[0]
+            )
             settled = (prev is not None and stats["changed"] == 0) or shift <= tol_abs
             if self.bounded and not exact and (settled or np.any(stats["totals"] == 0)):
                 # The last iteration's inertia is summed from every distance,
                 # and an empty cluster moves to the farthest rows: again, with
                 # every distance (the labels are the same).
                 del parts
-                stats, parts = self._bounded_stats(centres, prev, True)
+                stats, parts = self._kept_or_again(
+                    lambda: self._bounded_stats(centres, prev, True), centres, prev_centres, it[0]
+                )
             stop = ann.record(stats["inertia"], None, stats["counts"].tolist(), 0.0, settled)
             if stop is not None:
                 break
+            prev_centres = centres
             centres, shift = _meanscape.lloyd_next(stats, centres)
             prev = parts
         del prev, parts

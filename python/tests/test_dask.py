@@ -4,6 +4,10 @@ single-row and smaller-than-k chunks, float32, dataframes, sample
 weights, and a two-process LocalCluster (bounded in time); k-means with
 bounds kept on the workers (the default) = with every distance."""
 
+import os
+import time
+import warnings
+
 import numpy as np
 import pytest
 
@@ -471,3 +475,68 @@ def test_a_killed_worker_is_survived(tmp_path, bounded):
     ref = meanscape.KMeans(4, init=start(X, 4), n_init=1).fit(X)
     assert out["n_iter"] == ref.n_iter_
     close(out["centres"], ref.cluster_centers_)
+
+
+class _KMeansLosingAWorker(mdask.KMeans):
+    """meanscape.dask.KMeans whose third pass starts by killing a worker
+    process: the one that holds what the second pass kept (labels or
+    bounds), which Dask cannot compute again."""
+
+    def _lloyd_pass(self, centres, prev, exact):
+        self._passes = getattr(self, "_passes", 0) + 1
+        if self._passes == 3:
+            import signal
+
+            from distributed import futures_of, get_client
+
+            client = get_client()
+            pids = client.run(os.getpid)
+            holders = {w for ws in client.who_has(futures_of(prev)).values() for w in ws}
+            victim = sorted(holders)[0]
+            os.kill(pids[victim], signal.SIGKILL)
+            self.killed_ = victim
+            # Once the scheduler knows (a broadcast to a worker it still
+            # lists would wait on connection timeouts first).
+            while victim in client.scheduler_info()["workers"]:
+                time.sleep(0.05)
+        return super()._lloyd_pass(centres, prev, exact)
+
+
+def _overlapping(n=4000, seed=21):
+    """Four clusters that overlap, so that Lloyd takes many iterations."""
+    rng = np.random.default_rng(seed)
+    return rng.normal(scale=1.2, size=(4, 3))[rng.integers(0, 4, n)] + rng.normal(size=(n, 3))
+
+
+def _fit_losing_a_worker_mid_fit(out, bounded_state):
+    from distributed import Client, LocalCluster
+
+    X = _overlapping()
+    c0 = start(X, 4)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with Client(cluster):
+            Xd = da.from_array(X, chunks=(500, 3))
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                got = _KMeansLosingAWorker(4, init=c0, tol=0.0, bounded=bounded_state).fit(Xd)
+            out["warnings"] = [str(w.message) for w in caught]
+            out["killed"] = getattr(got, "killed_", None)
+            out["centres"] = got.cluster_centers_
+            out["n_iter"] = got.n_iter_
+            out["inertia"] = got.inertia_
+            out["labels"] = np.asarray(got.labels_.compute())
+
+
+@pytest.mark.parametrize("bounded_state", [True, False])
+def test_a_worker_killed_mid_fit_is_survived(bounded, bounded_state):
+    pytest.importorskip("distributed")
+    out = bounded(_fit_losing_a_worker_mid_fit, bounded_state, seconds=240, what="the fit that lost a worker mid-fit")
+    assert out["killed"] is not None, "no worker was killed"
+    assert any("was lost at iteration 3" in w for w in out["warnings"]), out["warnings"]
+    X = _overlapping()
+    ref = meanscape.KMeans(4, init=start(X, 4), n_init=1, tol=0.0).fit(X)
+    assert ref.n_iter_ > 3, "the fit must outlive the kill"
+    assert out["n_iter"] == ref.n_iter_
+    close(out["centres"], ref.cluster_centers_)
+    close(out["inertia"], ref.inertia_)
+    np.testing.assert_array_equal(out["labels"], ref.labels_)
