@@ -178,11 +178,11 @@ def _lloyd_part(x, centres, prev_labels, w, offset, keep, labels, prev_centres=N
     return part
 
 
-def _lloyd_bounded_part(x, centres, prev_state, exact, w, offset, keep):
+def _lloyd_bounded_part(x, centres, prev_part, exact, w, offset, keep):
     part, state = _meanscape.lloyd_block_bounded(
         np.ascontiguousarray(x),
         centres,
-        state=prev_state,
+        state=None if prev_part is None else prev_part["state"],
         exact=exact,
         sample_weight=_block_w(w),
         offset=offset,
@@ -192,12 +192,33 @@ def _lloyd_bounded_part(x, centres, prev_state, exact, w, offset, keep):
     return part
 
 
-def _state_of(part):
-    return part["state"]
-
-
 def _stats_only(part):
     return {key: v for key, v in part.items() if key not in ("labels", "state")}
+
+
+def _lloyd_merge_parts(parts, keep):
+    """``_lloyd_merge`` of parts that still hold their labels or state."""
+    return _lloyd_merge([_stats_only(p) for p in parts], keep)
+
+
+def _merged_lloyd(parts, k):
+    """The tree of merges of the chunks' Lloyd parts. On a cluster each
+    part is first cut down to its statistics where it lies, so that only
+    k × p numbers travel to a merge; on threads the merges read the parts
+    in place (fewer graph nodes per iteration)."""
+    dask, _ = _dask()
+    if _client() is None and len(parts) > 1:
+        return _tree(parts, _lloyd_merge_parts, k)
+    return _tree([dask.delayed(_stats_only)(pp) for pp in parts], _lloyd_merge, k)
+
+
+def _persisted_with_stats(parts, k):
+    """`parts` persisted (kept for the next iteration) and their merged
+    statistics, computed in the same run of the scheduler."""
+    dask, _ = _dask()
+    *parts, root = dask.persist(*parts, _merged_lloyd(parts, k))
+    (stats,) = dask.compute(root)
+    return stats, parts
 
 
 def _labels_of(part):
@@ -281,9 +302,8 @@ class _DaskCluster(_Driver, ClusterMixin, BaseEstimator):
             for b, wb, off, pp in zip(self._blocks, self._wblocks, self._offsets, prev)
         ]
         if keep_labels:
-            parts = list(dask.persist(*parts))
-        stats = self._compute(_tree([dask.delayed(_stats_only)(pp) for pp in parts], _lloyd_merge, k))
-        return stats, parts
+            return _persisted_with_stats(parts, k)
+        return self._compute(_merged_lloyd(parts, k)), parts
 
     def _lloyd_pass(self, centres, prev, exact):
         """One k-means pass from the previous iteration's parts `prev`: with
@@ -345,14 +365,10 @@ class _DaskCluster(_Driver, ClusterMixin, BaseEstimator):
         c = _broadcast(centres)
         prev = prev or [None] * len(self._blocks)
         parts = [
-            dask.delayed(_lloyd_bounded_part)(
-                b, c, None if pp is None else dask.delayed(_state_of)(pp), exact, wb, off, k
-            )
+            dask.delayed(_lloyd_bounded_part)(b, c, pp, exact, wb, off, k)
             for b, wb, off, pp in zip(self._blocks, self._wblocks, self._offsets, prev)
         ]
-        parts = list(dask.persist(*parts))
-        stats = self._compute(_tree([dask.delayed(_stats_only)(pp) for pp in parts], _lloyd_merge, k))
-        return stats, parts
+        return _persisted_with_stats(parts, k)
 
     def _power_stats(self, blocks, centres, s, s_ref, zero_tol):
         dask, _ = _dask()
