@@ -131,13 +131,18 @@ def main():
 
     # --- in memory
     run(
+        # 'elkan': the engine's bounded Lloyd, as meanscape.dask's default.
         "meanscape in memory, k-means",
-        lambda cap: (lambda m: (m, m.n_iter_))(meanscape.KMeans(a.k, init=c0, n_init=1, max_iter=cap, tol=0.0).fit(X)),
+        lambda cap: (lambda m: (m, m.n_iter_))(
+            meanscape.KMeans(a.k, init=c0, n_init=1, max_iter=cap, tol=0.0, algorithm="elkan").fit(X)
+        ),
         0,
     )
     run(
+        # Every row (sample=0), as the distributed fits run: the in-memory
+        # default anneals on a sample at this n.
         "meanscape in memory, power k-means",
-        lambda cap: (lambda m: (m, m.n_iter_))(meanscape.PowerKMeans(a.k, init=c0, max_iter=cap).fit(X)),
+        lambda cap: (lambda m: (m, m.n_iter_))(meanscape.PowerKMeans(a.k, init=c0, max_iter=cap, sample=0).fit(X)),
         0,
     )
 

@@ -466,7 +466,8 @@ class KMeans(_DaskCluster):
 
     def fit(self, X, y=None, sample_weight=None):
         # copy_x: X is never modified; 'lloyd' and 'elkan' give the same
-        # result in the engine, and here every chunk is assigned in full.
+        # result in the engine, and `bounded` (not `algorithm`) decides
+        # whether a chunk's rows are skipped by their bounds.
         if self.algorithm not in ("lloyd", "elkan"):
             raise ValueError(f"algorithm = {self.algorithm!r} must be 'lloyd' or 'elkan'")
         X, w = self._setup(X, sample_weight)
