@@ -675,6 +675,18 @@ class _DaskWeighted(_FeatureWeighted, _DaskCluster):
     """The feature-weighted loop's passes on Dask: each chunk's labels
     stay on its worker (persisted parts) from one pass to the next."""
 
+    def _compute(self, root):
+        try:
+            return super()._compute(root)
+        except Exception as e:
+            if not _lost_worker(e):
+                raise
+            raise RuntimeError(
+                f"meanscape.dask.{type(self).__name__}: a Dask worker was lost with the labels this fit "
+                "keeps on the workers from one pass to the next, which Dask cannot compute again; "
+                f"fit again ({type(e).__name__}: {e})"
+            ) from e
+
     def _zscored(self, mean, sd):
         dask, _ = _dask()
         return [dask.delayed(_zscore)(b, mean, sd) for b in self._blocks]

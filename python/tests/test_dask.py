@@ -486,20 +486,7 @@ class _KMeansLosingAWorker(mdask.KMeans):
     def _lloyd_pass(self, centres, prev, exact):
         self._passes = getattr(self, "_passes", 0) + 1
         if self._passes == 3:
-            import signal
-
-            from distributed import futures_of, get_client
-
-            client = get_client()
-            pids = client.run(os.getpid)
-            holders = {w for ws in client.who_has(futures_of(prev)).values() for w in ws}
-            victim = sorted(holders)[0]
-            os.kill(pids[victim], signal.SIGKILL)
-            self.killed_ = victim
-            # Once the scheduler knows (a broadcast to a worker it still
-            # lists would wait on connection timeouts first).
-            while victim in client.scheduler_info()["workers"]:
-                time.sleep(0.05)
+            self.killed_ = _kill_a_holder(prev)
         return super()._lloyd_pass(centres, prev, exact)
 
 
@@ -541,3 +528,52 @@ def test_a_worker_killed_mid_fit_is_survived(bounded, bounded_state):
     close(out["centres"], ref.cluster_centers_)
     close(out["inertia"], ref.inertia_)
     np.testing.assert_array_equal(out["labels"], ref.labels_)
+
+
+class _WKMeansLosingAWorker(mdask.WKMeans):
+    """meanscape.dask.WKMeans whose second dispersion pass starts by
+    killing the worker that holds labels of the pass before."""
+
+    def _dispersions(self, blocks, parts, centres):
+        self._passes = getattr(self, "_passes", 0) + 1
+        if self._passes == 2:
+            self.killed_ = _kill_a_holder(parts)
+        return super()._dispersions(blocks, parts, centres)
+
+
+def _kill_a_holder(parts):
+    """Kills (SIGKILL) a worker process that holds one of `parts`, then
+    waits for the scheduler to know; returns its address."""
+    import signal
+
+    from distributed import futures_of, get_client
+
+    client = get_client()
+    pids = client.run(os.getpid)
+    holders = {w for ws in client.who_has(futures_of(parts)).values() for w in ws}
+    victim = sorted(holders)[0]
+    os.kill(pids[victim], signal.SIGKILL)
+    while victim in client.scheduler_info()["workers"]:
+        time.sleep(0.05)
+    return victim
+
+
+def _wkmeans_losing_a_worker(out):
+    from distributed import Client, LocalCluster
+
+    X = _overlapping()
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with Client(cluster):
+            est = _WKMeansLosingAWorker(4, init=start(X, 4), tol=0.0)
+            try:
+                est.fit(da.from_array(X, chunks=(500, 3)))
+            except RuntimeError as e:
+                out["error"] = str(e)
+            out["killed"] = getattr(est, "killed_", None)
+
+
+def test_wkmeans_losing_a_worker_says_so(bounded):
+    pytest.importorskip("distributed")
+    out = bounded(_wkmeans_losing_a_worker, seconds=240, what="the WK-means fit that lost a worker")
+    assert out["killed"] is not None, "no worker was killed"
+    assert "a Dask worker was lost" in out.get("error", ""), out
