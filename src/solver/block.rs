@@ -10,7 +10,7 @@
 //! schedule, period check, hardness condition, Lloyd's settling test) fed
 //! with merged statistics instead of a [`Step`] that owns the rows.
 
-use super::assign::{full_pass, move_rows, weighted_cluster_sums};
+use super::assign::{Pass, full_pass, move_rows, weighted_cluster_sums};
 use super::bounded::Bounds;
 use super::f32_products::{Centred, add_weighted_sums};
 use super::fit::Fit;
@@ -493,36 +493,55 @@ pub fn lloyd_block(
     let k = centres.nrows();
     let c = Centres::new(centres, &x);
     let pass = full_pass(x, &norms, w, &c, false, true);
-    let mut counts = vec![0u64; k];
-    for &l in &pass.labels {
-        counts[l] += 1;
-    }
-    let differ = |before: &[usize]| {
-        before
-            .iter()
-            .zip(&pass.labels)
-            .filter(|(a, b)| a != b)
-            .count() as u64
-    };
     let changed = match prev {
         Previous::Centres(pc) => {
             let pc = Centres::new(pc, &x);
-            differ(&full_pass(x, &norms, w, &pc, false, false).labels)
+            changed_rows(
+                &full_pass(x, &norms, w, &pc, false, false).labels,
+                &pass.labels,
+            )
         }
-        Previous::Labels(l) if l.len() == x.nrows() => differ(l),
+        Previous::Labels(l) if l.len() == x.nrows() => changed_rows(l, &pass.labels),
         _ => x.nrows() as u64,
     };
-    let far = far_rows(x, w, &pass.dists, &pass.labels, offset, keep);
-    let stats = LloydStats {
+    let stats = pass_stats(x, w, &pass, k, changed, offset, keep);
+    (stats, pass.labels)
+}
+
+/// How many rows of a block each of the `k` clusters holds.
+fn label_counts(labels: &[usize], k: usize) -> Vec<u64> {
+    let mut counts = vec![0u64; k];
+    for &l in labels {
+        counts[l] += 1;
+    }
+    counts
+}
+
+/// How many rows of a block have another label in `after` than in `before`.
+fn changed_rows(before: &[usize], after: &[usize]) -> u64 {
+    before.iter().zip(after).filter(|(a, b)| a != b).count() as u64
+}
+
+/// The Lloyd statistics of a block from a full pass over it (`k`
+/// clusters), `changed` rows and the `keep` farthest rows.
+fn pass_stats(
+    x: Rows,
+    w: Option<&[f64]>,
+    pass: &Pass,
+    k: usize,
+    changed: u64,
+    offset: usize,
+    keep: usize,
+) -> LloydStats {
+    LloydStats {
         inertia: weighted_sum(&pass.dists, w),
-        sums: pass.sums,
-        totals: pass.totals,
-        counts,
+        sums: pass.sums.clone(),
+        totals: pass.totals.clone(),
+        counts: label_counts(&pass.labels, k),
         changed,
         rows: x.nrows(),
-        far,
-    };
-    (stats, pass.labels)
+        far: far_rows(x, w, &pass.dists, &pass.labels, offset, keep),
+    }
 }
 
 /// What a block keeps between two iterations of bounded Lloyd
@@ -676,20 +695,12 @@ pub fn lloyd_block_bounded(
         )));
     }
     let c = Centres::new(centres, &x);
-    let count = |labels: &[usize]| {
-        let mut counts = vec![0u64; k];
-        for &l in labels {
-            counts[l] += 1;
-        }
-        counts
-    };
-    let differ = |a: &[usize], b: &[usize]| a.iter().zip(b).filter(|(u, v)| u != v).count() as u64;
     match state {
         Some(st) if !exact => {
             let mut bounds = st.bounds.clone();
             bounds.moved((&centres - &st.centres).view());
             let labels = bounds.assign(x, &st.norms, &c, &st.labels);
-            let changed = differ(&st.labels, &labels);
+            let changed = changed_rows(&st.labels, &labels);
             let (mut sums, mut totals) = (st.sums.clone(), st.totals.clone());
             if changed > 0 {
                 if w.is_some() {
@@ -702,7 +713,7 @@ pub fn lloyd_block_bounded(
                 inertia: sums_inertia(st.xx, &c, &sums, &totals),
                 sums: sums.clone(),
                 totals: totals.clone(),
-                counts: count(&labels),
+                counts: label_counts(&labels, k),
                 changed,
                 rows: n,
                 far: Vec::new(),
@@ -724,18 +735,10 @@ pub fn lloyd_block_bounded(
                 None => x.sq_norms().into(),
             };
             let pass = full_pass(x, &norms, w, &c, true, true);
-            let changed = state.map_or(n as u64, |st| differ(&st.labels, &pass.labels));
+            let changed = state.map_or(n as u64, |st| changed_rows(&st.labels, &pass.labels));
             let mut bounds = Bounds::default();
             bounds.start(x, &pass, &norms, &c);
-            let stats = LloydStats {
-                inertia: weighted_sum(&pass.dists, w),
-                sums: pass.sums.clone(),
-                totals: pass.totals.clone(),
-                counts: count(&pass.labels),
-                changed,
-                rows: n,
-                far: far_rows(x, w, &pass.dists, &pass.labels, offset, keep),
-            };
+            let stats = pass_stats(x, w, &pass, k, changed, offset, keep);
             let next = BlockState {
                 bounds,
                 xx: weighted_sum(&norms, w),
