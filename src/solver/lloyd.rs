@@ -169,6 +169,7 @@ fn run_settling(
         centres,
         settle,
         last_objective: None,
+        xx: weighted_sum(x_norms, w),
         shift: f64::INFINITY,
         sums: None,
         dists: None,
@@ -210,6 +211,8 @@ struct LloydStep<'x, 'n> {
     settle: Settle,
     /// The previous iteration's objective ([`Settle::Flat`]).
     last_objective: Option<f64>,
+    /// Σ w‖x‖², the sums' objective needs every bounded iteration.
+    xx: f64,
     /// Squared centre shift of the last update.
     shift: f64,
     /// Per-cluster sums and weight totals of the rows at `labels`.
@@ -286,8 +289,7 @@ impl Step for LloydStep<'_, '_> {
         }
         // Between the first and the last, the objective of the bounded
         // iterations is Σ‖x‖² − 2Σ c·S + Σ n‖c‖², from the sums.
-        let inertia =
-            inertia.unwrap_or_else(|| inertia_from_sums(self.x_norms, self.w, &c, sums, totals));
+        let inertia = inertia.unwrap_or_else(|| sums_inertia(self.xx, &c, sums, totals));
         let settled = match self.settle {
             Settle::Shift { .. } => settled,
             Settle::Flat { rel_tol } => self
@@ -437,18 +439,6 @@ fn average_keeping(sums: &mut Array2<f64>, totals: &[f64], old: &Array2<f64>) {
             sums.row_mut(j).assign(&old.row(j));
         }
     }
-}
-
-/// Σᵢ ‖xᵢ − c_{l(i)}‖² from the per-cluster sums: Σ‖x‖² − 2Σⱼ cⱼ·Sⱼ +
-/// Σⱼ nⱼ‖cⱼ‖² (at the centres the labels were assigned at).
-fn inertia_from_sums(
-    x_norms: &[f64],
-    w: Option<&[f64]>,
-    c: &Centres,
-    sums: &Array2<f64>,
-    totals: &[f64],
-) -> f64 {
-    sums_inertia(weighted_sum(x_norms, w), c, sums, totals)
 }
 
 /// Σ (sample weight ×) squared distance to the centre from `xx` = Σ
