@@ -38,28 +38,25 @@ would have to be created and destroyed each time. PySpark itself turns a
 closure over 1 MB (``spark.broadcast.UDFCompressionThreshold``) into a
 broadcast.
 
-Blocks kept in the Python workers (k-means, power k-means, k-harmonic
-means, rff-power): handing the cached blocks from the JVM to Python was
-most of a pass, so a Python worker process (reused from task to task)
-keeps a copy of the blocks it was handed, under the fit's token and the
-partition, with their checksums (Adler-32, taken at packing). After the
-first pass, a pass runs over a DataFrame of one row per partition: a task
-that holds the partition's blocks, checksums equal to the scan's,
-computes on them and only the centres have travelled; a task that does
-not (another worker process got it, a worker restarted, an entry dropped)
-reports a miss, and the driver runs those partitions again over the
-cached blocks filtered to them, which fills that worker's copy. So a
-result never depends on what a worker kept. ``worker_cache`` bounds the
-bytes each Python worker keeps (default 0, off: opt in, e.g.
-``worker_cache=512 << 20``: Spark hands a task to whichever of the
-executor's Python workers is idle, so a pass misses until every worker
-holds every partition of its executor; memory Spark does not account
-for, and each worker may come to hold every partition); a
-partition over it is read from Spark's cache every pass, as with
-``worker_cache=0`` (off). The copies are dropped at the end of the fit
-(a job that reaches the workers; one it misses drops them when another
-fit needs the room or when Spark ends the idle worker). WK-means and
-LW-k-means pass their labels with the blocks and do not use it.
+Blocks kept on the executors (k-means, power k-means, k-harmonic means,
+rff-power): handing the cached blocks from the JVM to Python was most of
+a pass, so the first pass also writes each partition's blocks to a file
+in its executor's own directory (``SparkFiles.getRootDirectory()``,
+deleted by Spark with the executor), with the blocks' checksums
+(Adler-32, taken at packing). Every later pass is one small RDD job of
+one task per partition: the task maps the file (read-only, shared by
+the executor's Python workers through the page cache), computes on it,
+and only the centres and the statistics travel. A task that finds no
+file with the scan's checksums (the task ran on another executor, the
+store was over the cap or deleted) reports a miss, and the driver runs
+those partitions again over Spark's cached blocks, which writes their
+files there. So a result never depends on what an executor kept.
+``worker_cache`` bounds the bytes of a fit's blocks each executor keeps
+(default 4 GiB; 0 turns it off and reads Spark's cache every pass); a
+partition over it is read from Spark's cache every pass. The files are
+deleted at the end of the fit (a job that reaches the executors; one it
+misses loses them when it ends). WK-means and LW-k-means pass their
+labels with the blocks and do not use it.
 
 Caching: with ``persist=True`` (default) ``fit`` caches the packed blocks
 (n × p × 8 bytes, 4 for float32; Spark's default storage level, spilling
@@ -88,15 +85,13 @@ import pickle
 import time
 import warnings
 import weakref
-import zlib
-from collections import OrderedDict
 from functools import partial
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import ConvergenceWarning, NotFittedError
 
-from . import _meanscape
+from . import _meanscape, _spark_kept
 from ._distributed import (
     _FAN_IN,
     _add_pairs,
@@ -128,6 +123,15 @@ from ._distributed import (
 __all__ = ["KMeans", "PowerKMeans", "KHarmonicMeans", "RFFPowerKMeans", "WKMeans", "LWKMeans", "ClusterModel"]
 
 _STATS_SCHEMA = "pid int, stats binary"
+
+
+class _Stats:
+    """A partition's pickled statistics, as a collected row has them."""
+
+    __slots__ = ("pid", "stats")
+
+    def __init__(self, pid, stats):
+        self.pid, self.stats = pid, stats
 
 
 def _spark():
@@ -327,7 +331,7 @@ def _pack_task(spec, batches):
                 if w is not None:
                     scan["w_min"], scan["w_sum"] = float(w.min()), float(w.sum())
                 xb, wb = x.tobytes(), None if w is None else w.tobytes()
-        yield _packed_row(pid, start, n, xb, wb, scan, _checksum(xb, wb))
+        yield _packed_row(pid, start, n, xb, wb, scan, _spark_kept._checksum(xb, wb))
         start += n
 
 
@@ -348,13 +352,6 @@ def _slices(batches, spec):
     for b in batches:
         for i in range(0, b.num_rows, step):
             yield b.slice(i, step)
-
-
-def _checksum(x, w):
-    """Adler-32 of a block's bytes and its weights' (bytes or arrays): what
-    proves that a block kept in a worker is the block the scan saw."""
-    c = zlib.adler32(x)
-    return c if w is None else zlib.adler32(w, c)
 
 
 def _packed_row(pid, start, n, xb, wb, scan, check):
@@ -479,119 +476,93 @@ def _stats_task(spec, body, batches):
         yield _row(pid, body(pid, blocks))
 
 
-# ------------------------------------------- blocks kept in the Python workers
+# ------------------------------------------------ blocks kept on the executors
 
-# A pass over the cached packed blocks spends most of its time in the JVM
-# handing n x p x 8 bytes to the Python workers (see the guide), while
-# PySpark reuses a worker process from task to task
-# (spark.python.worker.reuse, on by default). So a Python worker keeps a
-# copy of the blocks it has been handed, and a pass runs over a DataFrame
-# of one row per partition of the blocks (``_kept_task``): a task that
-# finds its partition's blocks here sends their statistics, one that does
-# not (another worker process got the task, a worker restarted, an entry
-# evicted or over the cap) says so, and the driver runs those partitions
-# again over the cached blocks (``_keeping_task``, which fills this
-# cache). Memory Spark does not account for: at most `cap` bytes per
-# Python worker process (``worker_cache``), freed at the end of a fit.
+# A pass over Spark's cached packed blocks spends most of its time in the
+# JVM handing n x p x 8 bytes to the Python workers (see the guide). So
+# the first pass also writes each partition's blocks to a file on its
+# executor (``_spark_kept``), and the later passes run over one task per
+# partition that maps the file and sends only the statistics: the centres
+# travel, not the rows. A task that finds no file with the scan's
+# signature (another executor got the task, a store over the cap, a lost
+# executor) says so, and the driver runs those partitions again over the
+# cached blocks, which writes their files there.
 
-# ``worker_cache``'s default: off (0). Opt-in: Spark gives a task to any
-# idle Python worker of its executor (bench/spark_floor.py), so every
-# worker comes to hold every partition of its executor (memory Spark does
-# not account for), and until then each pass that misses runs a second
-# job. The result is right either way.
-_WORKER_CACHE = 0
-
-# (fit token, partition of the packed blocks) -> _Kept, least recently used first.
-_KEPT = OrderedDict()
+# ``worker_cache``'s default: the bytes of one fit's blocks an executor
+# keeps on its local disk (in Spark's own directory, deleted with the
+# executor), read through the page cache; a partition over it is read
+# from Spark's cache every pass.
+_WORKER_CACHE = 4 << 30
 
 
-class _Kept:
-    """A partition's blocks: `sig` ((pid, start, rows, checksum) per block,
-    in order, the checksum taken from the copied bytes) and `parts`
-    ((pid, [(start, x, w, None)]) per input partition, as
-    ``_partitions``)."""
-
-    def __init__(self, sig, blocks):
-        self.sig = tuple(sig)
-        self.parts = list(_grouped(blocks))
-        self.nbytes = sum(x.nbytes + (0 if w is None else w.nbytes) for _, _, x, w, _ in blocks)
-
-
-def _make_room(token, need, cap):
-    """Whether `need` more bytes fit under `cap`, once the least recently
-    used blocks of other fits are dropped if needed (never this fit's own:
-    a fit whose blocks do not fit keeps some and reads the rest)."""
-    held = sum(k.nbytes for k in _KEPT.values())
-    for key in [key for key in _KEPT if key[0] != token]:
-        if held + need <= cap:
-            break
-        held -= _KEPT.pop(key).nbytes
-    return held + need <= cap
+def _kept_rows(token, expect, body, dtype, p, qs):
+    """`body` on the kept blocks of each partition in `qs` whose signature
+    is `expect`'s: (pid, statistics) per input partition, or a miss
+    (−1 − q, None)."""
+    for q in qs:
+        q = int(q)
+        if q not in expect:
+            continue
+        kept = _spark_kept.find(token, q, expect[q], dtype, p)
+        if kept is None:
+            yield -1 - q, None
+            continue
+        for pid, blocks in kept.parts:
+            yield pid, pickle.dumps(body(pid, blocks), protocol=5)
 
 
-def _kept_task(token, expect, body, batches):
-    """On a DataFrame of partition indices: `body` on the kept blocks of
-    each partition whose signature is `expect`'s, or a miss (pid −1 − q,
-    no statistics)."""
+def _kept_task(token, expect, body, dtype, p, batches):
+    """``_kept_rows`` over a DataFrame of partition indices (Spark Connect
+    has no RDDs)."""
     for b in batches:
-        for q in b.column("id").to_numpy(zero_copy_only=False):
-            q = int(q)
-            if q not in expect:
-                continue
-            kept = _KEPT.get((token, q))
-            if kept is None or kept.sig != expect[q]:
-                yield _row(-1 - q, None)
-                continue
-            _KEPT.move_to_end((token, q))
-            for pid, blocks in kept.parts:
-                yield _row(pid, body(pid, blocks))
+        for pid, stats in _kept_rows(token, expect, body, dtype, p, b.column("id").to_numpy(zero_copy_only=False)):
+            yield _row(pid, None) if stats is None else _stats_row(pid, stats)
+
+
+def _kept_rdd_task(token, expect, body, dtype, p, q, _):
+    """``_kept_rows`` as an RDD task: the smaller job (no query plan, no
+    Arrow stream), about half of ``mapInArrow``'s fixed cost."""
+    return _kept_rows(token, expect, body, dtype, p, [q])
+
+
+def _stats_row(pid, stats):
+    import pyarrow as pa
+
+    return pa.record_batch([pa.array([pid], pa.int32()), pa.array([stats], pa.binary())], names=["pid", "stats"])
 
 
 def _keeping_task(token, cap, spec, body, batches):
     """``_stats_task`` over the packed blocks (with their partition ``q``),
-    keeping a copy of each partition's blocks in this worker while `cap`
+    writing each partition's blocks to this executor's store while `cap`
     allows."""
-    yield from (_row(pid, body(pid, blocks)) for pid, blocks in _grouped(_keeping(token, cap, spec, batches)))
+    writer = _spark_kept.Writer(token, cap)
+    try:
+        rows = list(_grouped(_keeping(writer, spec, batches)))
+        out = [_row(pid, body(pid, blocks)) for pid, blocks in rows]
+        writer.close()
+    except BaseException:
+        writer.discard()
+        raise
+    yield from out
 
 
-def _keeping(token, cap, spec, batches):
-    """The packed rows as ``_unpacked`` yields them, each partition's
-    copied (a copy: Arrow's buffers go with the batch) and stored under
-    (token, q) once its rows have all passed; a partition that does not
-    fit under `cap` is not kept."""
-    copies = {}  # q -> [sig, blocks], or None once over the cap
-    pending = 0
+def _keeping(writer, spec, batches):
+    """The packed rows as ``_unpacked`` yields them, each written to its
+    partition's store."""
     for b in batches:
         qs = b.column("q").to_numpy(zero_copy_only=False)
         for row, q in zip(_unpacked([b], spec), qs):
-            yield row
-            q = int(q)
-            kept = copies.setdefault(q, [[], []])
-            if kept is None:
-                continue
             pid, start, x, w, _ = row
-            size = x.nbytes + (0 if w is None else w.nbytes)
-            if not _make_room(token, pending + size, cap):
-                pending -= sum(x.nbytes + (0 if w is None else w.nbytes) for _, _, x, w, _ in kept[1])
-                copies[q] = None
-                continue
-            x, w = x.copy(), None if w is None else w.copy()
-            kept[0].append((pid, start, len(x), _checksum(x, w)))
-            kept[1].append((pid, start, x, w, None))
-            pending += size
-    for q, kept in copies.items():
-        if kept is not None:
-            _KEPT.pop((token, q), None)
-            _KEPT[(token, q)] = _Kept(*kept)
+            writer.add(int(q), pid, start, x, w)
+            yield row
 
 
 def _drop_task(token, batches):
-    """Drop a fit's kept blocks from this worker."""
+    """Drop a fit's kept blocks on this executor."""
     import pyarrow as pa
 
     for b in batches:
-        for key in [key for key in _KEPT if key[0] == token]:
-            del _KEPT[key]
+        _spark_kept.drop(token)
         yield pa.record_batch([pa.array([b.num_rows], pa.int64())], names=["n"])
 
 
@@ -742,9 +713,9 @@ class _SparkCluster(_Driver, BaseEstimator):
         self._kept_setup(df, blocks)
 
     def _kept_setup(self, df, rows):
-        """What the passes over the workers' kept blocks need: a token for
+        """What the passes over the executors' kept blocks need: a token for
         this fit, each partition's signature (its blocks in order), and a
-        DataFrame of one row per partition of the blocks."""
+        job of one task per partition of the blocks."""
         import uuid
 
         self._cap = int(getattr(self, "worker_cache", 0) or 0)
@@ -756,15 +727,32 @@ class _SparkCluster(_Driver, BaseEstimator):
         for r in rows:
             expect.setdefault(r.q, []).append((r.pid, r.start, r.rows, r.check))
         self._expect = {q: tuple(sig) for q, sig in expect.items()}
-        nq = max(self._expect) + 1
-        self._tiny = df.sparkSession.range(0, nq, 1, nq)
+        self._nq = max(self._expect) + 1
+        self._session = df.sparkSession
         self._filled = False
+
+    def _kept_job(self, body):
+        """One task per partition of the blocks, on its kept blocks: the
+        rows (pid, statistics) and the misses."""
+        args = (self._token, self._expect, body, self._dtype, self._p)
+        nq = self._nq
+        try:
+            sc = self._session.sparkContext
+        except Exception:  # pragma: no cover - Spark Connect has no SparkContext
+            sc = None
+        if sc is not None:
+            got = sc.parallelize(range(nq), nq).mapPartitionsWithIndex(partial(_kept_rdd_task, *args)).collect()
+        else:  # pragma: no cover
+            tiny = self._session.range(0, nq, 1, nq).mapInArrow(partial(_kept_task, *args), _STATS_SCHEMA)
+            got = [(r.pid, r.stats) for r in tiny.collect()]
+        misses = sorted(-1 - pid for pid, _ in got if pid < 0)
+        return [_Stats(pid, stats) for pid, stats in got if pid >= 0], misses
 
     def _pass(self, body):
         """One statistics pass: `body` (partition, blocks → statistics) on
         every input partition; the partitions and their statistics in
-        order. Over the blocks kept in the Python workers where they are,
-        the partitions they miss run again over the cached blocks (which
+        order. Over the blocks kept on the executors where they are, the
+        partitions they miss run again over the cached blocks (which
         keeps them there); the first pass, or with ``worker_cache=0``
         every pass, reads the cached blocks."""
         if self._cap <= 0:
@@ -777,9 +765,7 @@ class _SparkCluster(_Driver, BaseEstimator):
             rows = self._packed.select(*cols).mapInArrow(keeping, _STATS_SCHEMA).collect()
             self._kept_stats[1] += len(self._expect)
             return self._sorted(rows)
-        rows = self._tiny.mapInArrow(partial(_kept_task, self._token, self._expect, body), _STATS_SCHEMA).collect()
-        misses = sorted(-1 - r.pid for r in rows if r.pid < 0)
-        rows = [r for r in rows if r.pid >= 0]
+        rows, misses = self._kept_job(body)
         self._kept_stats[0] += len(self._expect) - len(misses)
         self._kept_stats[1] += len(misses)
         if misses:
@@ -788,12 +774,12 @@ class _SparkCluster(_Driver, BaseEstimator):
         return self._sorted(rows)
 
     def _release_kept(self):
-        """Drop this fit's blocks kept in the Python workers. Best effort: a
-        job of a few tasks per partition reaches the workers that kept
-        them; one it misses drops them when another fit needs the room, or
-        when Spark ends the idle worker."""
-        m = 4 * (max(self._expect) + 1)
-        self._tiny.sparkSession.range(0, m, 1, m).mapInArrow(partial(_drop_task, self._token), "n long").collect()
+        """Delete this fit's kept blocks. Best effort: a job of a few tasks
+        per partition reaches the executors that kept them; one it misses
+        loses them when the executor or the application ends (they are in
+        the executor's own directory)."""
+        m = 4 * self._nq
+        self._session.range(0, m, 1, m).mapInArrow(partial(_drop_task, self._token), "n long").collect()
 
     def _check_rows(self, pids, parts):
         got = {pid: int(part["rows"]) for pid, part in zip(pids, parts)}
@@ -814,7 +800,7 @@ class _SparkCluster(_Driver, BaseEstimator):
                 pass
         if getattr(self, "_persisted", False):
             self._packed.unpersist()
-        for attr in ("_packed", "_spec", "_rows", "_offsets", "_sums", "_max_sq", "_persisted", "_states", "_token", "_expect", "_tiny"):
+        for attr in ("_packed", "_spec", "_rows", "_offsets", "_sums", "_max_sq", "_persisted", "_states", "_token", "_expect", "_nq", "_session"):
             if hasattr(self, attr):
                 delattr(self, attr)
 

@@ -364,9 +364,12 @@ def test_worker_cache_misses_give_the_same_fit(spark):
         # Whatever the workers kept, the same numbers to the last bit.
         np.testing.assert_array_equal(m.cluster_centers_, got["off"][0].cluster_centers_)
         np.testing.assert_array_equal(pm.objective_trace_, got["off"][1].objective_trace_)
-    # Whether a pass finds its blocks kept depends on which Python worker
-    # Spark hands each task: counted, not asserted.
-    assert sum(sum(model.worker_cache_) for model in got["kept"]) > 0
+    # One executor (local mode): the first pass writes every partition's
+    # store, and every later pass finds it, whichever Python worker runs it.
+    for model in got["kept"]:
+        found, read = model.worker_cache_
+        passes = len(model.iteration_seconds_)
+        assert passes > 2 and read > 0 and found == (passes - 1) * read, model.worker_cache_
     for model in got["over-cap"]:
         assert model.worker_cache_[0] == 0 and model.worker_cache_[1] > 0, model.worker_cache_
     for model in got["cleared"]:
@@ -374,4 +377,9 @@ def test_worker_cache_misses_give_the_same_fit(spark):
         # workers; it is best effort, so not asserted for all).
         assert model.worker_cache_[1] > len(model.iteration_seconds_) // 2, model.worker_cache_
     assert got["off"][0].worker_cache_ == (0, 0)
+    # Every fit deleted its stores on the executor.
+    from pyspark.files import SparkFiles
+
+    kept = os.path.join(SparkFiles.getRootDirectory(), "meanscape-kept")
+    assert not os.path.isdir(kept) or os.listdir(kept) == []
     assert spark._jsparkSession.sharedState().cacheManager().isEmpty()

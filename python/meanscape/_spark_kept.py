@@ -1,0 +1,183 @@
+"""The packed blocks ``meanscape.spark`` keeps on its executors between
+passes: one file per partition of the blocks, in the executor's own
+directory (``SparkFiles.getRootDirectory()``, which Spark deletes when
+the executor or the application ends, so a crashed fit leaves nothing
+behind), mapped read-only into every Python worker that runs the
+partition.
+
+Why files and not the Python workers' memory: Spark hands a task to
+whichever Python worker of its executor is idle (``bench/spark_floor.py``),
+so blocks kept in one worker's memory were missed by the next pass about
+half of the time, and each miss cost a second job. A file is found by
+every worker of the executor, and the mapping shares one copy of the
+pages among them (the operating system's page cache: it may drop them
+under memory pressure and read them back from disk, never lose them).
+
+A partition's store: ``q<q>.blocks`` (every block's bytes, then its
+weights', each at a 64-byte boundary) and ``q<q>.sig`` (the blocks'
+(pid, start, rows, checksum), in order, and where their bytes are),
+each written to a temporary name and renamed, so a reader sees a whole
+file or none. A pass trusts a store only if its signature equals the
+scan's (Adler-32 checksums taken at packing), so the result never
+depends on what an executor kept.
+"""
+
+import mmap
+import os
+import pickle
+import shutil
+import zlib
+
+import numpy as np
+
+_ALIGN = 64
+
+# (fit token, partition of the blocks) -> _Kept, in this Python worker.
+_MAPPED = {}
+
+
+def _checksum(x, w):
+    """Adler-32 of a block's bytes and its weights' (bytes or arrays): what
+    proves that a kept block is the block the scan saw."""
+    c = zlib.adler32(x)
+    return c if w is None else zlib.adler32(w, c)
+
+
+def store_dir(token):
+    """This executor's directory of the fit `token`'s blocks."""
+    from pyspark.files import SparkFiles
+
+    return os.path.join(SparkFiles.getRootDirectory(), "meanscape-kept", token)
+
+
+class _Kept:
+    """A partition's blocks mapped from its store: `sig` and `parts`
+    ((pid, [(start, x, w, None)]) per input partition, in order)."""
+
+    def __init__(self, path, sig, places, dtype, p):
+        self.path = path
+        self.sig = sig
+        with open(path + ".blocks", "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            self._map = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else None
+        parts = {}
+        for (pid, start, rows, _), (xo, wo) in zip(sig, places):
+            x = self._array(xo, dtype, rows * p).reshape(rows, p)
+            w = None if wo is None else self._array(wo, np.float64, rows)
+            parts.setdefault(pid, []).append((start, x, w, None))
+        self.parts = sorted(parts.items())
+
+    def _array(self, offset, dtype, count):
+        if count == 0:
+            return np.empty(0, dtype)
+        return np.frombuffer(self._map, dtype=dtype, count=count, offset=offset)
+
+
+def _forget_gone():
+    """Drop this worker's mappings of stores that were deleted (their fit
+    ended): the pages stay pinned while mapped."""
+    for key in [key for key, kept in _MAPPED.items() if not os.path.exists(kept.path + ".sig")]:
+        del _MAPPED[key]
+
+
+def find(token, q, expect, dtype, p):
+    """The partition's kept blocks if this executor holds them with the
+    signature `expect`, else None."""
+    key = (token, q)
+    kept = _MAPPED.get(key)
+    if kept is not None and kept.sig == expect and os.path.exists(kept.path + ".sig"):
+        return kept
+    _MAPPED.pop(key, None)
+    path = os.path.join(store_dir(token), f"q{q}")
+    try:
+        with open(path + ".sig", "rb") as f:
+            sig, places = pickle.load(f)
+        if sig != expect:
+            return None
+        kept = _Kept(path, sig, places, dtype, p)
+    except (OSError, EOFError, pickle.UnpicklingError, ValueError):
+        return None
+    _MAPPED[key] = kept
+    return kept
+
+
+def _held(directory):
+    try:
+        return sum(e.stat().st_size for e in os.scandir(directory) if e.is_file())
+    except OSError:
+        return 0
+
+
+class Writer:
+    """Writes the blocks of the partitions a task reads to their stores
+    as they pass, while the fit's stores on this executor stay under
+    `cap` bytes; a partition that would go over is not kept."""
+
+    def __init__(self, token, cap):
+        _forget_gone()
+        self.dir = store_dir(token)
+        os.makedirs(self.dir, exist_ok=True)
+        self.room = cap - _held(self.dir)
+        self.open = {}  # q -> [file, sig, places, offset], None once over the cap
+        self.tag = f".tmp{os.getpid()}"
+
+    def add(self, q, pid, start, x, w):
+        entry = self.open.get(q, ())
+        if entry is None:
+            return
+        size = x.nbytes + (0 if w is None else w.nbytes) + 2 * _ALIGN
+        if size > self.room:
+            self._abandon(q)
+            return
+        if not entry:
+            path = os.path.join(self.dir, f"q{q}")
+            entry = self.open[q] = [open(path + ".blocks" + self.tag, "wb"), [], [], 0]
+        f, sig, places, at = entry
+        xo, at = at, self._write(f, at, x)
+        wo = None
+        if w is not None:
+            wo, at = at, self._write(f, at, w)
+        entry[3] = at
+        sig.append((pid, start, len(x), _checksum(x, w)))
+        places.append((xo, wo))
+        self.room -= size
+
+    @staticmethod
+    def _write(f, at, a):
+        f.write(memoryview(np.ascontiguousarray(a)).cast("B"))
+        at += a.nbytes
+        pad = -at % _ALIGN
+        f.write(b"\0" * pad)
+        return at + pad
+
+    def _abandon(self, q):
+        entry = self.open.get(q)
+        if entry:
+            entry[0].close()
+            os.unlink(entry[0].name)
+        self.open[q] = None
+
+    def close(self):
+        """Publish every partition kept whole: blocks first, then the
+        signature, each by a rename."""
+        for q, entry in self.open.items():
+            if not entry:
+                continue
+            f, sig, places, _ = entry
+            f.close()
+            path = os.path.join(self.dir, f"q{q}")
+            os.replace(f.name, path + ".blocks")
+            with open(path + ".sig" + self.tag, "wb") as s:
+                pickle.dump((tuple(sig), places), s, protocol=5)
+            os.replace(path + ".sig" + self.tag, path + ".sig")
+
+    def discard(self):
+        for q in list(self.open):
+            self._abandon(q)
+
+
+def drop(token):
+    """Delete the fit's stores on this executor and this worker's mappings."""
+    shutil.rmtree(store_dir(token), ignore_errors=True)
+    for key in [key for key in _MAPPED if key[0] == token]:
+        del _MAPPED[key]
