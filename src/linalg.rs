@@ -156,9 +156,55 @@ fn sq_dists_block(
     d
 }
 
+/// Rows per task of [`row_sq_norms`]' parallel loop.
+const NORM_ROWS: usize = 4096;
+
+/// x · x in the order of ndarray's `dot` on a slice (eight partial sums,
+/// combined as it combines them, then at most seven more terms), so the
+/// slice loop below gives the same bits as `row.dot(&row)` did, without
+/// building a row view and calling out for every row.
+#[inline(always)]
+fn sq_norm(mut xs: &[f64]) -> f64 {
+    let mut sum = 0.0;
+    let mut p = [0.0f64; 8];
+    while xs.len() >= 8 {
+        for (acc, &v) in p.iter_mut().zip(&xs[..8]) {
+            *acc += v * v;
+        }
+        xs = &xs[8..];
+    }
+    sum += p[0] + p[4];
+    sum += p[1] + p[5];
+    sum += p[2] + p[6];
+    sum += p[3] + p[7];
+    for &v in xs.iter().take(7) {
+        sum += v * v;
+    }
+    sum
+}
+
 /// Squared Euclidean norm of every row.
 pub fn row_sq_norms(x: ArrayView2<f64>) -> Vec<f64> {
-    let mut out = vec![0.0; x.nrows()];
+    let (n, p) = x.dim();
+    let mut out = vec![0.0; n];
+    if let (Some(xs), true) = (x.as_slice(), p > 0) {
+        let body = |(o, rows): (&mut [f64], &[f64])| {
+            for (o, row) in o.iter_mut().zip(rows.chunks_exact(p)) {
+                *o = sq_norm(row);
+            }
+        };
+        if x.len() > 1 << 16 {
+            use rayon::prelude::*;
+            out.par_chunks_mut(NORM_ROWS)
+                .zip(xs.par_chunks(NORM_ROWS * p))
+                .for_each(body);
+        } else {
+            out.chunks_mut(NORM_ROWS)
+                .zip(xs.chunks(NORM_ROWS * p))
+                .for_each(body);
+        }
+        return out;
+    }
     let body = |(i, o): (usize, &mut f64)| {
         let r = x.row(i);
         *o = r.dot(&r);
@@ -211,6 +257,33 @@ pub fn mean_variance(x: ArrayView2<f64>) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn row_norms_are_ndarrays_dot_to_the_bit() {
+        // The slice loop must keep every bit of `row.dot(&row)`, which it
+        // replaced (distances, labels and sums are built on these norms).
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            ((seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 1e3
+        };
+        for p in [1, 2, 7, 8, 9, 15, 16, 17, 20, 23, 64, 100, 784] {
+            for n in [1, 5, 3000, 70_000 / p + 1] {
+                let x = Array2::from_shape_fn((n, p), |_| next());
+                let got = row_sq_norms(x.view());
+                for (i, r) in x.rows().into_iter().enumerate() {
+                    assert_eq!(got[i].to_bits(), r.dot(&r).to_bits(), "n {n} p {p} row {i}");
+                }
+                // A view whose rows are not contiguous takes the other path.
+                let t = x.t().to_owned();
+                let cols = row_sq_norms(t.t());
+                assert_eq!(cols.len(), n);
+                for (i, r) in x.rows().into_iter().enumerate() {
+                    assert_eq!(cols[i].to_bits(), r.dot(&r).to_bits());
+                }
+            }
+        }
+    }
 
     #[test]
     fn block_distances_are_those_of_the_row_major_product() {

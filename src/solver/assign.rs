@@ -120,12 +120,19 @@ pub fn weighted_cluster_sums<'a>(
 /// as [`argmin`] picks it (lowest index on ties).
 pub(super) fn argmin2(row: impl Iterator<Item = f64>) -> (usize, f64, f64) {
     let (mut j, mut v1, mut v2) = (0, f64::INFINITY, f64::INFINITY);
+    // Selects, not branches: on data the comparisons are unpredictable,
+    // and a mispredicted branch per entry cost more than the distances.
     for (l, v) in row.enumerate() {
-        if v < v1 {
-            (j, v2, v1) = (l, v1, v);
-        } else if v < v2 {
-            v2 = v;
-        }
+        let (below1, below2) = (v < v1, v < v2);
+        v2 = if below1 {
+            v1
+        } else if below2 {
+            v
+        } else {
+            v2
+        };
+        j = if below1 { l } else { j };
+        v1 = if below1 { v } else { v1 };
     }
     (j, v1, v2)
 }
@@ -137,7 +144,7 @@ pub(super) fn argmin2(row: impl Iterator<Item = f64>) -> (usize, f64, f64) {
 /// order: the same result for any thread count.
 pub(super) fn full_pass(
     x: Rows,
-    x_norms: &[f64],
+    x_norms: Option<&[f64]>,
     w: Option<&[f64]>,
     c: &Centres,
     second: bool,
@@ -157,8 +164,20 @@ pub(super) fn full_pass(
         let mut r0 = lo;
         while r0 < hi {
             let r1 = (r0 + CACHE_ROWS).min(hi);
-            let d = x.block_dists(r0, r1, &x_norms[r0..r1], c);
-            for (i, dr) in (r0..r1).zip(d.rows()) {
+            // Without norms given, each cache block's are taken just
+            // before its product, while its rows are in cache: one read of
+            // the rows from memory instead of two.
+            let own;
+            let norms = match x_norms {
+                Some(all) => &all[r0..r1],
+                None => {
+                    own = x.slice(r0, r1).sq_norms();
+                    &own[..]
+                }
+            };
+            let d = x.block_dists(r0, r1, norms, c);
+            let d = d.as_slice().expect("a fresh distance block");
+            for (i, dr) in (r0..r1).zip(d.chunks_exact(k.max(1))) {
                 let (l, v, v2) = argmin2(dr.iter().copied());
                 let wi = weight(w, i);
                 part.totals[l] += wi;

@@ -489,15 +489,16 @@ pub fn lloyd_block(
     offset: usize,
     keep: usize,
 ) -> (LloydStats, Vec<usize>) {
-    let norms = x.sq_norms();
+    // Two passes share the norms; one takes them block by block.
+    let norms = matches!(prev, Previous::Centres(_)).then(|| x.sq_norms());
     let k = centres.nrows();
     let c = Centres::new(centres, &x);
-    let pass = full_pass(x, &norms, w, &c, false, true);
+    let pass = full_pass(x, norms.as_deref(), w, &c, false, true);
     let changed = match prev {
         Previous::Centres(pc) => {
             let pc = Centres::new(pc, &x);
             changed_rows(
-                &full_pass(x, &norms, w, &pc, false, false).labels,
+                &full_pass(x, norms.as_deref(), w, &pc, false, false).labels,
                 &pass.labels,
             )
         }
@@ -734,7 +735,7 @@ pub fn lloyd_block_bounded(
                 Some(st) => Arc::clone(&st.norms),
                 None => x.sq_norms().into(),
             };
-            let pass = full_pass(x, &norms, w, &c, true, true);
+            let pass = full_pass(x, Some(&norms), w, &c, true, true);
             let changed = state.map_or(n as u64, |st| changed_rows(&st.labels, &pass.labels));
             let mut bounds = Bounds::default();
             bounds.start(x, &pass, &norms, &c);
@@ -794,9 +795,8 @@ pub fn far_rows(
 /// The nearest centre of every row of a block, as Lloyd's pass assigns
 /// it (lowest index on ties): a distributed `predict`.
 pub fn nearest(x: Rows, centres: ArrayView2<f64>) -> Vec<usize> {
-    let norms = x.sq_norms();
     let c = Centres::new(centres, &x);
-    full_pass(x, &norms, None, &c, false, false).labels
+    full_pass(x, None, None, &c, false, false).labels
 }
 
 /// The engine's iteration loop driven from outside: each iteration the

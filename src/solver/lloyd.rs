@@ -238,7 +238,7 @@ impl Step for LloydStep<'_, '_> {
         } else {
             let pass = full_pass(
                 self.x,
-                self.x_norms,
+                Some(self.x_norms),
                 self.w,
                 &c,
                 self.bounds.is_some(),
@@ -279,7 +279,7 @@ impl Step for LloydStep<'_, '_> {
         // full pass (whose labels are the bounded ones).
         let exact_end = matches!(self.settle, Settle::Shift { .. });
         if inertia.is_none() && exact_end && (settled || it.at_cap || totals.contains(&0.0)) {
-            let pass = full_pass(self.x, self.x_norms, self.w, &c, true, false);
+            let pass = full_pass(self.x, Some(self.x_norms), self.w, &c, true, false);
             debug_assert_eq!(pass.labels, labels, "bounded labels are the full pass's");
             inertia = Some(weighted_sum(&pass.dists, self.w));
             if let Some(b) = &mut self.bounds {

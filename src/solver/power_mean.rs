@@ -309,7 +309,7 @@ impl Step for PowerStep<'_, '_> {
         }
         let means = &sums / &ndarray::Array1::from(totals).insert_axis(ndarray::Axis(1));
         let c = Centres::new(means.view(), &self.x);
-        full_pass(self.x, self.x_norms, self.w, &c, false, false).labels == labels
+        full_pass(self.x, Some(self.x_norms), self.w, &c, false, false).labels == labels
     }
 
     fn lloyd_limit(&mut self, max_iter: usize, ctx: &Ctx) -> Result<Option<Vec<usize>>> {

@@ -179,21 +179,31 @@ impl<'a> Rows<'a> {
     }
 
     /// Adds row `i`, widened to f64, to `acc`.
+    #[inline]
     pub fn add_row_to(&self, i: usize, mut acc: ndarray::ArrayViewMut1<f64>) {
         match self {
-            Rows::F64(x) => acc += &x.row(i),
+            Rows::F64(x) => match (acc.as_slice_mut(), x.row(i).to_slice()) {
+                // The same additions as `+=`, without its shape checks and
+                // iterator set-up for every row.
+                (Some(a), Some(r)) => a.iter_mut().zip(r).for_each(|(a, &v)| *a += v),
+                _ => acc += &x.row(i),
+            },
             Rows::F32(x) => acc.zip_mut_with(&x.row(i), |a, &v| *a += f64::from(v)),
         }
     }
 
     /// Adds `w` times row `i`, widened to f64, to `acc` (`w` = 1 adds
     /// the row itself, to the bit: a unit weight changes nothing).
+    #[inline]
     pub fn add_scaled_row_to(&self, i: usize, w: f64, mut acc: ndarray::ArrayViewMut1<f64>) {
         if w == 1.0 {
             return self.add_row_to(i, acc);
         }
         match self {
-            Rows::F64(x) => acc.scaled_add(w, &x.row(i)),
+            Rows::F64(x) => match (acc.as_slice_mut(), x.row(i).to_slice()) {
+                (Some(a), Some(r)) => a.iter_mut().zip(r).for_each(|(a, &v)| *a += w * v),
+                _ => acc.scaled_add(w, &x.row(i)),
+            },
             Rows::F32(x) => acc.zip_mut_with(&x.row(i), |a, &v| *a += w * f64::from(v)),
         }
     }
