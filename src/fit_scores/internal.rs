@@ -142,11 +142,49 @@ impl Source<'_> {
             Source::Kept(d) => d.slice(ndarray::s![at, ..]).to_owned(),
             Source::Live(s) => {
                 let mut d = s.sq_tile(at);
-                d.mapv_inplace(f64::sqrt);
+                sqrt_in_place(d.as_slice_mut().expect("a tile is standard layout"));
                 d
             }
         }
     }
+}
+
+/// Square roots in place, in the widest lanes the CPU has: the baseline
+/// build has two, and the silhouette takes a million of them per run. An
+/// IEEE square root is correctly rounded in every width, so the values do
+/// not depend on the CPU.
+fn sqrt_in_place(v: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F (checked just above).
+            return unsafe { sqrt_avx512(v) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked just above).
+            return unsafe { sqrt_avx2(v) };
+        }
+    }
+    sqrt_each(v)
+}
+
+#[inline(always)]
+fn sqrt_each(v: &mut [f64]) {
+    for x in v {
+        *x = x.sqrt();
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn sqrt_avx512(v: &mut [f64]) {
+    sqrt_each(v)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn sqrt_avx2(v: &mut [f64]) {
+    sqrt_each(v)
 }
 
 impl SilhouetteBase {
@@ -279,7 +317,7 @@ impl SilhouetteBase {
             return Source::Live(sample);
         }
         let mut d = sample.sq_all();
-        d.mapv_inplace(f64::sqrt);
+        sqrt_in_place(d.as_slice_mut().expect("standard layout"));
         let dist = Arc::new(d);
         let mut memo = self.memo.lock().expect("silhouette memo");
         if memo.len() < MEMO_BLOCKS && !memo.iter().any(|m| m.key == key) {
@@ -368,8 +406,19 @@ impl SilhouetteBase {
                             return 0.0;
                         }
                         let mut sums = vec![0.0; k_all];
-                        for (j, &d) in row.iter().enumerate() {
-                            sums[ids[j]] += w(j) * d;
+                        // Unweighted rows skip the × 1 (the same bits)
+                        // and the weight's look-up per distance.
+                        match wts {
+                            None => {
+                                for (&c, &d) in ids.iter().zip(row) {
+                                    sums[c] += d;
+                                }
+                            }
+                            Some(wv) => {
+                                for ((&c, &wj), &d) in ids.iter().zip(wv).zip(row) {
+                                    sums[c] += wj * d;
+                                }
+                            }
                         }
                         // The row's own w_i − 1 other copies are at 0.
                         let a = sums[own] / (totals[own] - 1.0);

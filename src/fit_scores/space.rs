@@ -588,11 +588,20 @@ fn sq(a: impl Iterator<Item = (f64, f64)>) -> f64 {
 
 /// Rows of one chunk of [`rows_stats`]'s sums: a function of the shape
 /// alone (never of the thread count), with at most 64 chunks and their
-/// partial sums (k+1)×p each within about 8 MB together.
+/// partial sums k×p each within about 8 MB together.
 fn chunk_rows(n: usize, k: usize, p: usize) -> usize {
     let part = ((k + 1) * p.max(1) * 8) as f64;
     let chunks = ((8.0 * 1024.0 * 1024.0 / part) as usize).clamp(1, 64);
     n.div_ceil(chunks).max(4096)
+}
+
+/// The rows of the two passes: one row-major slice (the usual case), or
+/// a view whose rows are copied into a buffer one at a time, so that both
+/// reach the same kernels as slices and give the same bits.
+#[derive(Clone, Copy)]
+enum Dense<'a, E> {
+    Slice(&'a [E]),
+    View(ArrayView2<'a, E>),
 }
 
 /// Sums in f64 whatever the rows are stored in. Two passes over the rows
@@ -601,51 +610,39 @@ fn chunk_rows(n: usize, k: usize, p: usize) -> usize {
 /// are those of one sequential pass.
 fn rows_stats<E: Copy + Into<f64> + Sync>(x: ArrayView2<E>, part: &Part) -> Stats {
     let (n, p) = x.dim();
-    // Row-major rows as one slice (the usual case): plain slices add
-    // several times faster than views for a few columns, in the same order.
     match x.as_slice() {
-        Some(f) => stats_by(n, p, |i| &f[i * p..(i + 1) * p], part),
-        None => stats_by(n, p, |i| x.row(i), part),
+        Some(f) => stats_by(Dense::Slice(f), n, p, part),
+        None => stats_by(Dense::View(x), n, p, part),
     }
 }
 
-fn stats_by<'a, E, R>(n: usize, p: usize, row: impl Fn(usize) -> R + Sync, part: &Part) -> Stats
-where
-    E: 'a + Copy + Into<f64> + Sync,
-    R: IntoIterator<Item = &'a E>,
-{
-    let (ids, k) = (part.ids, part.k());
+fn stats_by<E: Copy + Into<f64> + Sync>(x: Dense<E>, n: usize, p: usize, part: &Part) -> Stats {
+    let k = part.k();
     let chunk = chunk_rows(n, k, p);
-    // Per chunk: each cluster's column sums and every row's, in row order,
-    // each row times its weight (× 1 without weights: the same bits).
-    let parts: Vec<(Vec<f64>, Vec<f64>)> = (0..n.div_ceil(chunk))
+    // Per chunk each cluster's column sums, in row order, each row times
+    // its weight.
+    let parts: Vec<Vec<f64>> = (0..n.div_ceil(chunk))
         .into_par_iter()
         .map(|c| {
             let mut sums = vec![0.0; k * p];
-            let mut all = vec![0.0; p];
-            for i in c * chunk..((c + 1) * chunk).min(n) {
-                let w = part.w(i);
-                if w == 0.0 {
-                    continue;
-                }
-                let s = &mut sums[ids[i] * p..(ids[i] + 1) * p];
-                for ((m, a), &v) in s.iter_mut().zip(all.iter_mut()).zip(row(i)) {
-                    let v: f64 = w * v.into();
-                    *m += v;
-                    *a += v;
-                }
-            }
-            (sums, all)
+            let rows = c * chunk..((c + 1) * chunk).min(n);
+            pass_sums(x, rows, p, part.ids, part.sw, &mut sums);
+            sums
         })
         .collect();
     let mut flat = vec![0.0; k * p];
-    let mut overall = vec![0.0; p];
-    for (sums, all) in parts {
+    for sums in parts {
         for (m, v) in flat.iter_mut().zip(sums) {
             *m += v;
         }
-        for (o, a) in overall.iter_mut().zip(all) {
-            *o += a;
+    }
+    // The overall sums are the clusters' added up (every row of weight
+    // > 0 is in one of them), which spares the pass a second sum per
+    // element.
+    let mut overall = vec![0.0; p];
+    for sums in flat.chunks_exact(p.max(1)) {
+        for (o, &v) in overall.iter_mut().zip(sums) {
+            *o += v;
         }
     }
     part.to_means(&mut flat, p);
@@ -654,7 +651,11 @@ where
             *o /= part.total;
         }
     }
-    let own_sq = own_sq_by(n, p, &row, ids, &flat);
+    let mut own_sq = vec![0.0; n];
+    own_sq
+        .par_chunks_mut(OWN_TASK)
+        .enumerate()
+        .for_each(|(t, out)| pass_own(x, t * OWN_TASK, p, part.ids, &flat, out));
     let means = Array2::from_shape_vec((k, p), flat).expect("k×p means");
     between_means(means, &overall, own_sq)
 }
@@ -680,61 +681,179 @@ fn between_means(means: Array2<f64>, overall: &[f64], own_sq: Vec<f64>) -> Stats
     }
 }
 
-/// Rows per task of [`own_sq_by`] (fixed: the values never depend on it).
+/// Rows per task of the second pass (fixed: the values never depend on it).
 const OWN_TASK: usize = 1024;
 
-/// ‖x_i − m_c(i)‖² for every row, each summed in column order exactly as
-/// [`sq`] sums it, four rows at a time: four independent chains of adds
-/// instead of one keep the FPU busy (a single row's chain of p dependent
-/// adds is latency-bound), with bit-identical results.
-fn own_sq_by<'a, E, R>(
-    n: usize,
+/// Whether the CPU has AVX2, for the passes' kernels. The crate is built
+/// for the baseline x86-64 (two f64 lanes); without FMA contraction the
+/// wider lanes compute exactly what the baseline code does, so the values
+/// do not depend on the CPU.
+#[cfg(target_arch = "x86_64")]
+fn has_avx2() -> bool {
+    std::arch::is_x86_feature_detected!("avx2")
+}
+
+/// Adds the rows `rows` of `x` (times their weights) to their clusters'
+/// sums (k × p, row-major).
+fn pass_sums<E: Copy + Into<f64>>(
+    x: Dense<E>,
+    rows: std::ops::Range<usize>,
     p: usize,
-    row: &(impl Fn(usize) -> R + Sync),
+    ids: &[usize],
+    sw: Option<&[f64]>,
+    sums: &mut [f64],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: the CPU has AVX2 (checked just above).
+        return unsafe { pass_sums_avx2(x, rows, p, ids, sw, sums) };
+    }
+    pass_sums_on(x, rows, p, ids, sw, sums)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn pass_sums_avx2<E: Copy + Into<f64>>(
+    x: Dense<E>,
+    rows: std::ops::Range<usize>,
+    p: usize,
+    ids: &[usize],
+    sw: Option<&[f64]>,
+    sums: &mut [f64],
+) {
+    pass_sums_on(x, rows, p, ids, sw, sums)
+}
+
+#[inline(always)]
+fn pass_sums_on<E: Copy + Into<f64>>(
+    x: Dense<E>,
+    rows: std::ops::Range<usize>,
+    p: usize,
+    ids: &[usize],
+    sw: Option<&[f64]>,
+    sums: &mut [f64],
+) {
+    let mut buf = Vec::new();
+    for i in rows {
+        // × 1 is exact: the unweighted sums are those of weights of 1.
+        let w = sw.map_or(1.0, |w| w[i]);
+        if w == 0.0 {
+            continue;
+        }
+        let row = dense_row(x, i, p, &mut buf);
+        let s = &mut sums[ids[i] * p..(ids[i] + 1) * p];
+        if sw.is_some() {
+            add_scaled(s, row, w);
+        } else {
+            add(s, row);
+        }
+    }
+}
+
+/// Row `i` of `x` as a slice (copied into `buf` from a view).
+#[inline(always)]
+fn dense_row<'a: 'b, 'b, E: Copy>(
+    x: Dense<'a, E>,
+    i: usize,
+    p: usize,
+    buf: &'b mut Vec<E>,
+) -> &'b [E] {
+    match x {
+        Dense::Slice(f) => &f[i * p..(i + 1) * p],
+        Dense::View(v) => {
+            buf.clear();
+            buf.extend(v.row(i).iter().copied());
+            buf
+        }
+    }
+}
+
+#[inline(always)]
+fn add<E: Copy + Into<f64>>(s: &mut [f64], row: &[E]) {
+    for (m, &v) in s.iter_mut().zip(row) {
+        *m += v.into();
+    }
+}
+
+#[inline(always)]
+fn add_scaled<E: Copy + Into<f64>>(s: &mut [f64], row: &[E], w: f64) {
+    for (m, &v) in s.iter_mut().zip(row) {
+        *m += w * v.into();
+    }
+}
+
+/// ‖x_i − m_c(i)‖² into `out` for the rows from `start` on.
+fn pass_own<E: Copy + Into<f64>>(
+    x: Dense<E>,
+    start: usize,
+    p: usize,
     ids: &[usize],
     means: &[f64],
-) -> Vec<f64>
-where
-    E: 'a + Copy + Into<f64> + Sync,
-    R: IntoIterator<Item = &'a E>,
-{
-    let mean = |i: usize| &means[ids[i] * p..(ids[i] + 1) * p];
-    let mut out = vec![0.0; n];
-    out.par_chunks_mut(OWN_TASK)
-        .enumerate()
-        .for_each(|(t, out)| {
-            let i0 = t * OWN_TASK;
-            let quads = out.len() / 4 * 4;
-            for q in (0..quads).step_by(4) {
-                let i = i0 + q;
-                let (m0, m1, m2, m3) = (mean(i), mean(i + 1), mean(i + 2), mean(i + 3));
-                let (mut a0, mut a1, mut a2, mut a3) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
-                let rows = row(i)
-                    .into_iter()
-                    .zip(row(i + 1))
-                    .zip(row(i + 2))
-                    .zip(row(i + 3));
-                for (j, (((&v0, &v1), &v2), &v3)) in rows.enumerate() {
-                    let d0 = v0.into() - m0[j];
-                    let d1 = v1.into() - m1[j];
-                    let d2 = v2.into() - m2[j];
-                    let d3 = v3.into() - m3[j];
-                    a0 += d0 * d0;
-                    a1 += d1 * d1;
-                    a2 += d2 * d2;
-                    a3 += d3 * d3;
-                }
-                out[q..q + 4].copy_from_slice(&[a0, a1, a2, a3]);
-            }
-            for (q, o) in out.iter_mut().enumerate().skip(quads) {
-                let i = i0 + q;
-                *o = sq(row(i)
-                    .into_iter()
-                    .map(|&v| v.into())
-                    .zip(mean(i).iter().copied()));
-            }
-        });
-    out
+    out: &mut [f64],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: the CPU has AVX2 (checked just above).
+        return unsafe { pass_own_avx2(x, start, p, ids, means, out) };
+    }
+    pass_own_on(x, start, p, ids, means, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn pass_own_avx2<E: Copy + Into<f64>>(
+    x: Dense<E>,
+    start: usize,
+    p: usize,
+    ids: &[usize],
+    means: &[f64],
+    out: &mut [f64],
+) {
+    pass_own_on(x, start, p, ids, means, out)
+}
+
+#[inline(always)]
+fn pass_own_on<E: Copy + Into<f64>>(
+    x: Dense<E>,
+    start: usize,
+    p: usize,
+    ids: &[usize],
+    means: &[f64],
+    out: &mut [f64],
+) {
+    let mut buf = Vec::new();
+    for (q, o) in out.iter_mut().enumerate() {
+        let i = start + q;
+        let row = dense_row(x, i, p, &mut buf);
+        *o = sq_lanes(row, &means[ids[i] * p..(ids[i] + 1) * p]);
+    }
+}
+
+/// Lanes of [`sq_lanes`]: two AVX2 vectors of independent sums.
+const LANES: usize = 8;
+
+/// ‖x − m‖², column j summed in lane j mod [`LANES`] and the lanes added
+/// in a fixed order, then the last p mod [`LANES`] columns: one chain of
+/// p dependent adds per row would bound the pass by the adds' latency. A
+/// row's value depends on its values alone (not on its neighbours, the
+/// task or the thread count).
+#[inline(always)]
+fn sq_lanes<E: Copy + Into<f64>>(x: &[E], m: &[f64]) -> f64 {
+    let mut acc = [0.0f64; LANES];
+    let (xs, ms) = (x.chunks_exact(LANES), m.chunks_exact(LANES));
+    let (xt, mt) = (xs.remainder(), ms.remainder());
+    for (xc, mc) in xs.zip(ms) {
+        for l in 0..LANES {
+            let d = xc[l].into() - mc[l];
+            acc[l] += d * d;
+        }
+    }
+    let mut s = ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]));
+    for (&v, &c) in xt.iter().zip(mt) {
+        let d = v.into() - c;
+        s += d * d;
+    }
+    s
 }
 
 /// Sparse rows per nonzero: the weighted cluster sums
@@ -874,51 +993,152 @@ mod tests {
         assert!(a.own_sq.iter().any(|&v| v > 0.0));
     }
 
-    /// The rows' distances to their means, taken four rows at a time, are
-    /// bit for bit those of one row at a time (the sums' order is kept),
-    /// for f64 and f32 rows, strided views and a ragged last quad.
+    /// A row's distance to its mean has the same bits read from a slice,
+    /// from a strided view or as f32 widened, whatever task it falls in,
+    /// and is the plain sum to rounding (with and without a ragged tail of
+    /// columns).
     #[test]
-    fn own_distances_four_at_a_time_equal_one_at_a_time() {
-        let (n, p, k) = (2 * OWN_TASK + 7, 13, 4);
-        let x = data(n, p, 3).mapv(|v| v / 7.0);
-        let ids: Vec<usize> = (0..n).map(|i| (i * 5 % 11) % k).collect();
-        let means: Vec<f64> = (0..k * p).map(|v| (v as f64).sin() * 3.0).collect();
-        let one = |x: ArrayView2<f64>| -> Vec<f64> {
-            (0..n)
-                .map(|i| {
-                    let m = &means[ids[i] * p..(ids[i] + 1) * p];
-                    sq(x.row(i).iter().copied().zip(m.iter().copied()))
-                })
-                .collect()
-        };
-        let want = one(x.view());
-        let f = x.as_slice().unwrap();
-        let got = own_sq_by(n, p, &|i| &f[i * p..(i + 1) * p], &ids, &means);
-        assert!(
-            got.iter()
-                .zip(&want)
-                .all(|(a, b)| a.to_bits() == b.to_bits())
-        );
-        // A strided view (every other column of a wider matrix).
-        let wide = data(n, 2 * p, 3).mapv(|v| v / 7.0);
-        let view = wide.slice(ndarray::s![.., ..;2]);
-        let got = own_sq_by(n, p, &|i| view.row(i), &ids, &means);
-        assert!(
-            got.iter()
-                .zip(one(view))
-                .all(|(a, b)| a.to_bits() == b.to_bits())
-        );
-        // f32 rows, widened per element.
-        let x32 = x.mapv(|v| v as f32);
-        let wide32 = x32.mapv(f64::from);
-        let got = own_sq_by(n, p, &|i| x32.row(i), &ids, &means);
-        let want = one(wide32.view());
-        assert!(
-            got.iter()
-                .zip(&want)
-                .all(|(a, b)| a.to_bits() == b.to_bits())
-        );
-        assert!(want.iter().all(|&v| v > 0.0));
+    fn own_distances_are_the_same_bits_from_every_layout() {
+        for p in [3, 8, 13, 50] {
+            let (n, k) = (2 * OWN_TASK + 7, 4);
+            let x = data(n, p, 3).mapv(|v| v / 7.0);
+            let ids: Vec<usize> = (0..n).map(|i| (i * 5 % 11) % k).collect();
+            let means: Vec<f64> = (0..k * p).map(|v| (v as f64).sin() * 3.0).collect();
+            let run = |x: Dense<f64>| {
+                let mut out = vec![0.0; n];
+                out.par_chunks_mut(OWN_TASK)
+                    .enumerate()
+                    .for_each(|(t, o)| pass_own(x, t * OWN_TASK, p, &ids, &means, o));
+                out
+            };
+            let got = run(Dense::Slice(x.as_slice().unwrap()));
+            for i in 0..n {
+                let m = &means[ids[i] * p..(ids[i] + 1) * p];
+                let want = sq(x.row(i).iter().copied().zip(m.iter().copied()));
+                assert!((got[i] - want).abs() <= 1e-12 * want, "p {p} row {i}");
+                // One row alone, outside its task.
+                let mut one = [0.0];
+                pass_own(
+                    Dense::Slice(x.as_slice().unwrap()),
+                    i,
+                    p,
+                    &ids,
+                    &means,
+                    &mut one,
+                );
+                assert_eq!(one[0].to_bits(), got[i].to_bits());
+            }
+            // A strided view (every other column of a wider matrix).
+            let wide = Array2::from_shape_fn((n, 2 * p), |(i, j)| {
+                if j % 2 == 0 { x[[i, j / 2]] } else { f64::NAN }
+            });
+            let view = wide.slice(ndarray::s![.., ..;2]);
+            assert_eq!(view, x);
+            let strided = run(Dense::View(view));
+            assert!(
+                got.iter()
+                    .zip(&strided)
+                    .all(|(a, b)| a.to_bits() == b.to_bits())
+            );
+            // f32 rows, widened per element.
+            let x32 = x.mapv(|v| v as f32);
+            let wide32 = x32.mapv(f64::from);
+            let mut narrow = vec![0.0; n];
+            pass_own(
+                Dense::Slice(x32.as_slice().unwrap()),
+                0,
+                p,
+                &ids,
+                &means,
+                &mut narrow,
+            );
+            let widened = run(Dense::Slice(wide32.as_slice().unwrap()));
+            assert!(
+                narrow
+                    .iter()
+                    .zip(&widened)
+                    .all(|(a, b)| a.to_bits() == b.to_bits())
+            );
+            assert!(got.iter().all(|&v| v > 0.0));
+        }
+    }
+
+    /// The two passes against a straightforward reference (means by
+    /// division, distances term by term) on data of several shapes, with
+    /// weights and without, a cluster of one row (at 0 exactly) and a
+    /// cluster with no rows (its mean 0).
+    #[test]
+    fn the_passes_match_a_plain_reference() {
+        for (n, p, salt) in [
+            (9, 1, 0),
+            (60, 7, 1),
+            (500, 8, 2),
+            (5000, 50, 3),
+            (10_000, 17, 4),
+        ] {
+            let x = Array2::from_shape_fn((n, p), |(i, j)| {
+                (((i * 2654435761 + j * 40503 + salt) % 1000) as f64 / 100.0) - 5.0 + (i % 3) as f64
+            });
+            let k = 5;
+            let mut ids: Vec<usize> = (0..n).map(|i| (i * 7 + i / 3) % 3).collect();
+            // A cluster of one row (of weight 1), and cluster 4 has none.
+            let one = n / 2 - n / 2 % 4;
+            ids[one] = 3;
+            let sw: Vec<f64> = (0..n).map(|i| [1.0, 0.5, 0.0, 3.0][i % 4]).collect();
+            for w in [None, Some(&sw[..])] {
+                let wt = |i: usize| w.map_or(1.0, |w| w[i]);
+                let mut t = vec![0.0; k];
+                for (i, &c) in ids.iter().enumerate() {
+                    t[c] += wt(i);
+                }
+                if w.is_some() {
+                    // The singleton must weigh > 0 to be a cluster.
+                    assert!(t[3] > 0.0);
+                }
+                let total: f64 = (0..n).map(wt).sum();
+                let part = Part {
+                    ids: &ids,
+                    totals: &t,
+                    sw: w,
+                    total,
+                };
+                let got = rows_stats(x.view(), &part);
+                let mut means = Array2::<f64>::zeros((k, p));
+                let mut overall = ndarray::Array1::<f64>::zeros(p);
+                for (i, &c) in ids.iter().enumerate() {
+                    means.row_mut(c).scaled_add(wt(i), &x.row(i));
+                    overall.scaled_add(wt(i), &x.row(i));
+                }
+                for c in 0..k {
+                    if t[c] > 0.0 {
+                        let mut m = means.row_mut(c);
+                        m /= t[c];
+                    }
+                }
+                overall /= total;
+                let near = |a: f64, b: f64, scale: f64| (a - b).abs() <= 1e-10 * scale.max(1.0);
+                for (i, &c) in ids.iter().enumerate() {
+                    let d = &x.row(i) - &means.row(c);
+                    let want = d.dot(&d);
+                    assert!(near(got.own_sq[i], want, want), "n {n} row {i}");
+                }
+                assert_eq!(got.own_sq[one], 0.0);
+                for a in 0..k {
+                    for b in 0..k {
+                        let d = &means.row(a) - &means.row(b);
+                        let want = d.dot(&d);
+                        assert!(near(got.centre_sq[[a, b]], want, want), "n {n} {a} {b}");
+                    }
+                    let d = &means.row(a) - &overall;
+                    let want = d.dot(&d);
+                    assert!(near(got.to_mean_sq[a], want, want), "n {n} cluster {a}");
+                }
+                // The empty cluster's mean is 0: its distance to the
+                // overall mean is the overall mean's norm.
+                let want = overall.dot(&overall);
+                assert!(near(got.to_mean_sq[4], want, want));
+            }
+        }
     }
 
     /// Above one chunk (4096 rows) the sums are added chunk by chunk: the
