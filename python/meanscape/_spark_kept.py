@@ -116,9 +116,13 @@ class Writer:
     def __init__(self, token, cap):
         _forget_gone()
         self.dir = store_dir(token)
-        os.makedirs(self.dir, exist_ok=True)
-        self.room = cap - _held(self.dir)
-        self.open = {}  # q -> [file, sig, places, offset], None once over the cap
+        try:
+            os.makedirs(self.dir, exist_ok=True)
+            self.room = cap - _held(self.dir)
+        except OSError:
+            self.room = 0
+        # q -> [file, sig, places, offset, bytes counted], None once left out
+        self.open = {}
         self.tag = f".tmp{os.getpid()}"
 
     def add(self, q, pid, start, x, w):
@@ -129,15 +133,22 @@ class Writer:
         if size > self.room:
             self._abandon(q)
             return
-        if not entry:
-            path = os.path.join(self.dir, f"q{q}")
-            entry = self.open[q] = [open(path + ".blocks" + self.tag, "wb"), [], [], 0]
-        f, sig, places, at = entry
-        xo, at = at, self._write(f, at, x)
-        wo = None
-        if w is not None:
-            wo, at = at, self._write(f, at, w)
+        try:
+            if not entry:
+                path = os.path.join(self.dir, f"q{q}")
+                entry = self.open[q] = [open(path + ".blocks" + self.tag, "wb"), [], [], 0, 0]
+            f, sig, places, at, _ = entry
+            xo, at = at, self._write(f, at, x)
+            wo = None
+            if w is not None:
+                wo, at = at, self._write(f, at, w)
+        except OSError:
+            # A full or unwritable disk: the partition is read from
+            # Spark's cache instead, never a failed task.
+            self._abandon(q)
+            return
         entry[3] = at
+        entry[4] += size
         sig.append((pid, start, len(x), _checksum(x, w)))
         places.append((xo, wo))
         self.room -= size
@@ -153,23 +164,38 @@ class Writer:
     def _abandon(self, q):
         entry = self.open.get(q)
         if entry:
-            entry[0].close()
-            os.unlink(entry[0].name)
+            # The room it took is free again for the other partitions.
+            self.room += entry[4]
+            try:
+                entry[0].close()
+            except OSError:
+                pass
+            try:
+                os.unlink(entry[0].name)
+            except OSError:
+                pass
         self.open[q] = None
 
     def close(self):
         """Publish every partition kept whole: blocks first, then the
         signature, each by a rename."""
-        for q, entry in self.open.items():
+        for q, entry in list(self.open.items()):
             if not entry:
                 continue
-            f, sig, places, _ = entry
-            f.close()
+            f, sig, places = entry[:3]
             path = os.path.join(self.dir, f"q{q}")
-            os.replace(f.name, path + ".blocks")
-            with open(path + ".sig" + self.tag, "wb") as s:
-                pickle.dump((tuple(sig), places), s, protocol=5)
-            os.replace(path + ".sig" + self.tag, path + ".sig")
+            try:
+                f.close()
+                os.replace(f.name, path + ".blocks")
+                with open(path + ".sig" + self.tag, "wb") as s:
+                    pickle.dump((tuple(sig), places), s, protocol=5)
+                os.replace(path + ".sig" + self.tag, path + ".sig")
+            except OSError:
+                for name in (f.name, path + ".blocks", path + ".sig" + self.tag):
+                    try:
+                        os.unlink(name)
+                    except OSError:
+                        pass
 
     def discard(self):
         for q in list(self.open):

@@ -1,0 +1,114 @@
+"""The store of packed blocks ``meanscape.spark`` keeps on its executors
+(``meanscape._spark_kept``), without Spark: the executor's directory is a
+temporary one."""
+
+import os
+
+import numpy as np
+import pytest
+
+from meanscape import _spark_kept as kept
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    monkeypatch.setattr(kept, "store_dir", lambda token: str(tmp_path / token))
+    kept._MAPPED.clear()
+    yield tmp_path
+    kept._MAPPED.clear()
+
+
+def blocks(seed, dtype=np.float64, weighted=False):
+    """Two input partitions of uneven blocks (one of a single row)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for pid, sizes in ((3, (5, 1, 7)), (4, (2,))):
+        start = 0
+        for n in sizes:
+            x = rng.normal(size=(n, 3)).astype(dtype)
+            w = rng.uniform(0.5, 2.0, n) if weighted else None
+            out.append((pid, start, x, w))
+            start += n
+    return out
+
+
+def sig(bs):
+    return tuple((pid, start, len(x), kept._checksum(x, w)) for pid, start, x, w in bs)
+
+
+@pytest.mark.parametrize("dtype,weighted", [(np.float64, False), (np.float32, True)])
+def test_a_kept_partition_reads_back_its_blocks(store, dtype, weighted):
+    bs = blocks(1, dtype, weighted)
+    writer = kept.Writer("fit", 1 << 20)
+    for pid, start, x, w in bs:
+        writer.add(0, pid, start, x, w)
+    writer.close()
+    got = kept.find("fit", 0, sig(bs), np.dtype(dtype), 3)
+    assert got is not None
+    flat = [(pid, start, x, w) for pid, part in got.parts for start, x, w, _ in part]
+    assert [(pid, start) for pid, start, _, _ in flat] == [(pid, start) for pid, start, _, _ in bs]
+    for (_, _, x, w), (_, _, x0, w0) in zip(flat, bs):
+        assert x.dtype == dtype and not x.flags.writeable and x.flags.aligned
+        np.testing.assert_array_equal(x, x0)
+        if weighted:
+            np.testing.assert_array_equal(w, w0)
+        else:
+            assert w is None
+    # Another worker process (a fresh map) finds the same file.
+    kept._MAPPED.clear()
+    assert kept.find("fit", 0, sig(bs), np.dtype(dtype), 3) is not None
+
+
+def test_another_signature_or_partition_is_a_miss(store):
+    bs = blocks(2)
+    writer = kept.Writer("fit", 1 << 20)
+    for pid, start, x, w in bs:
+        writer.add(0, pid, start, x, w)
+    writer.close()
+    other = list(sig(bs))
+    other[1] = other[1][:3] + (other[1][3] + 1,)
+    assert kept.find("fit", 0, tuple(other), np.dtype(np.float64), 3) is None
+    assert kept.find("fit", 1, sig(bs), np.dtype(np.float64), 3) is None
+    assert kept.find("other fit", 0, sig(bs), np.dtype(np.float64), 3) is None
+
+
+def test_the_cap_and_a_failed_write_keep_nothing(store, monkeypatch):
+    bs = blocks(3)
+    # Over the cap: the partition is left out, the other one kept.
+    writer = kept.Writer("fit", 400)
+    for pid, start, x, w in bs:
+        writer.add(0 if pid == 3 else 1, pid, start, x, w)
+    writer.close()
+    assert kept.find("fit", 0, sig(bs[:3]), np.dtype(np.float64), 3) is None
+    assert kept.find("fit", 1, sig(bs[3:]), np.dtype(np.float64), 3) is not None
+    # A disk that fails mid-partition: no file left, no error raised.
+    def full(f, at, a):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(kept.Writer, "_write", staticmethod(full))
+    writer = kept.Writer("fit2", 1 << 20)
+    for pid, start, x, w in bs:
+        writer.add(0, pid, start, x, w)
+    writer.close()
+    assert os.listdir(store / "fit2") == []
+    assert kept.find("fit2", 0, sig(bs), np.dtype(np.float64), 3) is None
+
+
+def test_drop_deletes_the_files_and_other_workers_forget_them(store):
+    bs = blocks(4)
+    writer = kept.Writer("fit", 1 << 20)
+    for pid, start, x, w in bs:
+        writer.add(0, pid, start, x, w)
+    writer.close()
+    assert kept.find("fit", 0, sig(bs), np.dtype(np.float64), 3) is not None
+    assert ("fit", 0) in kept._MAPPED
+    # Another process deletes the store: this one's mapping is dropped at
+    # its next write, and a find misses.
+    import shutil
+
+    shutil.rmtree(store / "fit")
+    kept.Writer("next", 1 << 20)
+    assert ("fit", 0) not in kept._MAPPED
+    assert kept.find("fit", 0, sig(bs), np.dtype(np.float64), 3) is None
+    kept.drop("next")
+    assert not (store / "next").exists()
