@@ -127,6 +127,11 @@ def main():
     rows = []
     fitted = {}
     load0 = os.getloadavg()
+    # Arrow's own allocator (jemalloc) keeps the pages of the Parquet reads
+    # it freed; Dask counts them as the worker's unmanaged memory, and a
+    # worker that stays over 80 % of its limit is paused for good (the fit
+    # then waits on it). The system allocator gives them back.
+    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
     for algo in a.algos.split(","):
         cluster = LocalCluster(
             n_workers=a.workers, threads_per_worker=1, processes=True, memory_limit=limit, dashboard_address=None

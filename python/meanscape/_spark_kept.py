@@ -88,6 +88,7 @@ def find(token, q, expect, dtype, p):
     if kept is not None and kept.sig == expect and os.path.exists(kept.path + ".sig"):
         return kept
     _MAPPED.pop(key, None)
+    _forget_gone()
     path = os.path.join(store_dir(token), f"q{q}")
     try:
         with open(path + ".sig", "rb") as f:
@@ -207,3 +208,5 @@ def drop(token):
     shutil.rmtree(store_dir(token), ignore_errors=True)
     for key in [key for key in _MAPPED if key[0] == token]:
         del _MAPPED[key]
+    # A deleted file's disk space and pages are held while mapped.
+    _forget_gone()
