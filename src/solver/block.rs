@@ -19,10 +19,10 @@ use super::lloyd::{average, relocate, sums_inertia, weighted_sum};
 use super::progress::Ctx;
 use super::reduce::fold_blocks;
 use super::rows::{Centres, Rows};
-use super::weights::block_weights;
+use super::weights::{Scratch, block_weights_in};
 use crate::error::{Error, Result};
 use crate::linalg::{gemm_seq, sq_dists_with};
-use ndarray::{Array2, ArrayView2, Axis, s};
+use ndarray::{Array2, ArrayView2, s};
 use std::sync::Arc;
 
 /// One power iteration's result: what [`PowerStats::finish`] gives.
@@ -104,8 +104,15 @@ impl PowerStats {
     }
 
     /// Adds one cache block of rows (`xb`, its first row being row `at` of
-    /// `run.weights`).
-    fn add(&mut self, xb: Block, at: usize, x_norms: &[f64], run: &PassArgs) {
+    /// `run.weights`), its temporaries in `scratch`.
+    fn add(
+        &mut self,
+        xb: Block,
+        at: usize,
+        x_norms: &[f64],
+        run: &PassArgs,
+        scratch: &mut Scratch,
+    ) {
         let k = run.centres.nrows();
         let part = self;
         let d = match xb {
@@ -113,7 +120,7 @@ impl PowerStats {
             Block::F64(x, norms) => sq_dists_with(x, x_norms, run.centres, norms, false),
         };
         let w = run.weights.map(|w| &w[at..at + xb.nrows()]);
-        let step = block_weights(d.view(), run.s, run.s_ref, run.zero_tol, w);
+        let step = block_weights_in(d.view(), run.s, run.s_ref, run.zero_tol, w, scratch);
         part.objective += step.objective;
         part.objective_ref += step.objective_ref;
         part.softness += step.softness;
@@ -123,11 +130,14 @@ impl PowerStats {
         part.labels.extend_from_slice(&step.labels);
         part.rows += xb.nrows();
         part.weight += w.map_or(xb.nrows() as f64, |w| w.iter().sum());
+        // Rows of k entries (chunks of at least 1: k = 0 has no entries).
+        let kc = k.max(1);
         // Raise the running maxima, rescaling what was summed so far. The
         // block's maxima are taken row by row: k independent chains rather
         // than one strided chain per column.
         let mut block_max = vec![f64::NEG_INFINITY; k];
-        for row in step.log_w.rows() {
+        let lw = step.log_w.as_slice().expect("standard layout");
+        for row in lw.chunks_exact(kc) {
             for (m, &v) in block_max.iter_mut().zip(row) {
                 *m = m.max(v);
             }
@@ -156,25 +166,54 @@ impl PowerStats {
             .iter()
             .map(|&m| (m > f64::NEG_INFINITY && c_star - m < 600.0).then(|| (c_star - m).exp()))
             .collect();
+        // Usually every column takes the factored form: its factors alone.
+        let factors: Option<Vec<f64>> = col.iter().copied().collect();
         let mut e = step.log_w;
-        for (i, mut row) in e.axis_iter_mut(Axis(0)).enumerate() {
-            let ci = step.c[i];
-            let a = if ci.is_nan() {
-                f64::NAN
-            } else if ci == f64::NEG_INFINITY {
+        let es = e.as_slice_mut().expect("standard layout");
+        let us = step.u.as_slice().expect("standard layout");
+        let (max, sums) = (&part.max, &mut part.sums);
+        for ((row, ur), &ci) in es
+            .chunks_exact_mut(kc)
+            .zip(us.chunks_exact(kc))
+            .zip(&step.c)
+        {
+            if ci.is_nan() {
+                // The log domain (a point on a centre, or s = −∞).
+                for ((v, &m), sj) in row.iter_mut().zip(max).zip(sums.iter_mut()) {
+                    *v = if m > f64::NEG_INFINITY {
+                        (*v - m).exp()
+                    } else {
+                        0.0
+                    };
+                    *sj += *v;
+                }
+                continue;
+            }
+            let a = if ci == f64::NEG_INFINITY {
                 // A row of sample weight 0 (c* may be −∞ too).
                 0.0
             } else {
                 (ci - c_star).exp()
             };
-            for j in 0..k {
-                let m = part.max[j];
-                row[j] = match col[j] {
-                    Some(b) if !ci.is_nan() => a * b * step.u[[i, j]],
-                    _ if m > f64::NEG_INFINITY => (row[j] - m).exp(),
-                    _ => 0.0,
-                };
-                part.sums[j] += row[j];
+            match &factors {
+                Some(b) => {
+                    for (((v, &bj), &uj), sj) in row.iter_mut().zip(b).zip(ur).zip(sums.iter_mut())
+                    {
+                        *v = a * bj * uj;
+                        *sj += *v;
+                    }
+                }
+                None => {
+                    let cols = row.iter_mut().zip(&col).zip(max).zip(ur);
+                    for ((((v, bj), &m), &uj), sj) in cols.zip(sums.iter_mut()) {
+                        *v = match *bj {
+                            Some(b) => a * b * uj,
+                            None if m > f64::NEG_INFINITY => (*v - m).exp(),
+                            None => 0.0,
+                        };
+                        *sj += *v;
+                    }
+                }
             }
         }
         match xb {
@@ -332,6 +371,7 @@ fn task(
     let widen =
         matches!(x, Rows::F32(_)) && centres.iter().any(|c| matches!(c, RunCentres::Norms(_)));
     let mut buf = Vec::new();
+    let mut scratch = Scratch::default();
     let mut lo = 0;
     while lo < x.nrows() {
         let hi = (lo + BLOCK_ROWS).min(x.nrows());
@@ -349,7 +389,7 @@ fn task(
                     unreachable!("centred centres are made for f32 rows only")
                 }
             };
-            part.add(xb, at + lo, &x_norms[lo..hi], run);
+            part.add(xb, at + lo, &x_norms[lo..hi], run, &mut scratch);
         }
         lo = hi;
     }

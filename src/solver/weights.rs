@@ -126,6 +126,50 @@ pub struct BlockWeights {
     pub softness: f64,
 }
 
+/// Reusable buffers of [`block_weights_in`]: the logarithms and powers of
+/// the ratios and the row minima of a block (a task keeps one for all its
+/// blocks, so they are allocated and zeroed once).
+#[derive(Default)]
+pub struct Scratch {
+    lr: Vec<f64>,
+    t: Vec<f64>,
+    mins: Vec<f64>,
+}
+
+impl Scratch {
+    /// The first `len` entries of `v`, grown (zeroed) only when too short.
+    fn take(v: &mut Vec<f64>, len: usize) -> &mut [f64] {
+        if v.len() < len {
+            v.resize(len, 0.0);
+        }
+        &mut v[..len]
+    }
+}
+
+/// Σ xs in the order of ndarray's `sum()` on a contiguous view
+/// (`numeric_util::unrolled_fold`: eight partial sums from 0, combined
+/// as 0 + (p0 + p4) + (p1 + p5) + (p2 + p6) + (p3 + p7), then the
+/// remainder in order), so the bits are those of `ArrayView1::sum`.
+#[inline(always)]
+fn sum8(xs: &[f64]) -> f64 {
+    let mut p = [0.0f64; 8];
+    let mut chunks = xs.chunks_exact(8);
+    for c in &mut chunks {
+        for (pj, &x) in p.iter_mut().zip(c) {
+            *pj += x;
+        }
+    }
+    let mut acc = 0.0;
+    acc += p[0] + p[4];
+    acc += p[1] + p[5];
+    acc += p[2] + p[6];
+    acc += p[3] + p[7];
+    for &x in chunks.remainder() {
+        acc += x;
+    }
+    acc
+}
+
 /// Weights, labels and objective(s) of a block of rows, one logarithm and
 /// one exponential per entry (the logarithms of the ratios are shared by
 /// the objective at `s_ref`).
@@ -136,96 +180,109 @@ pub fn block_weights(
     zero_tol: f64,
     w: Option<&[f64]>,
 ) -> BlockWeights {
+    block_weights_in(d, s, s_ref, zero_tol, w, &mut Scratch::default())
+}
+
+/// [`block_weights`] with its temporaries in `scratch` (the same numbers,
+/// bit for bit).
+pub fn block_weights_in(
+    d: ArrayView2<f64>,
+    s: f64,
+    s_ref: Option<f64>,
+    zero_tol: f64,
+    w: Option<&[f64]>,
+    scratch: &mut Scratch,
+) -> BlockWeights {
     assert!(s < 0.0, "power weights need s < 0 (got {s})");
     let (n, k) = d.dim();
+    let nk = n * k;
+    // Rows as slices of k (chunks of at least 1: k = 0 has no entries).
+    let kc = k.max(1);
     let log_k = (k as f64).ln();
-    let mut out = BlockWeights {
-        log_w: Array2::zeros((n, k)),
-        u: Array2::zeros((n, k)),
-        c: vec![f64::NAN; n],
-        labels: vec![0; n],
-        objective: 0.0,
-        objective_ref: 0.0,
-        softness: 0.0,
-    };
+    let dd = d.as_standard_layout();
+    let ds = dd.as_slice().expect("standard layout");
     // Row minima first; a row with a point on a centre (or s = −∞) takes
     // the general routine.
-    let mut mins = vec![0.0; n];
-    let mut rare = vec![false; n];
-    for i in 0..n {
-        let (amin, m) = argmin(d.row(i).iter().copied());
-        out.labels[i] = amin;
-        mins[i] = m;
-        rare[i] = m <= zero_tol || s == f64::NEG_INFINITY;
+    let mut labels = vec![0; n];
+    let mins = Scratch::take(&mut scratch.mins, n);
+    for ((lab, m), dr) in labels
+        .iter_mut()
+        .zip(mins.iter_mut())
+        .zip(ds.chunks_exact(kc))
+    {
+        (*lab, *m) = argmin(dr.iter().copied());
     }
-    let dd = d.as_standard_layout();
     if s == f64::NEG_INFINITY {
-        hard_rows(&mut out, dd.view(), &mins, s_ref, zero_tol, w);
-        return out;
+        return hard_rows(dd.view(), labels, mins, s_ref, zero_tol, w);
     }
     // ln r = ln d − ln m over the whole block, then r^s = exp(s·ln r):
     // two branch-free passes the compiler vectorises (`fastmath`). ln m is
     // the row's own entry at its argmin.
-    let mut lr = Array2::<f64>::zeros((n, k));
-    fastmath::ln_slice(
-        dd.as_slice().expect("standard layout"),
-        lr.as_slice_mut().expect("fresh array"),
-    );
-    for (i, mut row) in lr.axis_iter_mut(Axis(0)).enumerate() {
-        let lm = row[out.labels[i]];
+    let lr = Scratch::take(&mut scratch.lr, nk);
+    fastmath::ln_slice(ds, lr);
+    for (row, &lab) in lr.chunks_exact_mut(kc).zip(&labels) {
+        let lm = row[lab];
         row.iter_mut().for_each(|v| *v -= lm);
     }
-    let mut t = Array2::<f64>::zeros((n, k));
-    fastmath::exp_scaled_slice(
-        s,
-        lr.as_slice().expect("fresh array"),
-        t.as_slice_mut().expect("fresh array"),
-    );
-    for i in 0..n {
-        let dr = dd.row(i);
-        if rare[i] {
+    let t = Scratch::take(&mut scratch.t, nk);
+    fastmath::exp_scaled_slice(s, lr, t);
+    // Every entry of log_w and u is written once, row after row.
+    let mut log_w = Vec::with_capacity(nk);
+    let mut u = Vec::with_capacity(nk);
+    let mut c = Vec::with_capacity(n);
+    let (mut objective, mut objective_ref, mut softness) = (0.0, 0.0, 0.0);
+    let c0 = -log_k / s;
+    let c1 = 1.0 / s - 1.0;
+    let sm1 = s - 1.0;
+    let rows = ds
+        .chunks_exact(kc)
+        .zip(lr.chunks_exact(kc))
+        .zip(t.chunks_exact(kc))
+        .zip(mins.iter());
+    for (i, (((dr, lri), tr), &m)) in rows.enumerate() {
+        let (wi, lwi) = row_weight(w, i);
+        if m <= zero_tol {
             // Rare: reuse the general routine for this row.
             let one = power_step(d.slice(ndarray::s![i..i + 1, ..]), s, zero_tol);
-            let (wi, lwi) = row_weight(w, i);
-            out.log_w
-                .row_mut(i)
-                .zip_mut_with(&one.log_w.row(0), |a, &b| *a = b + lwi);
-            out.softness += wi * super::stopping::softness(&one.log_w);
-            out.u.row_mut(i).fill(f64::NAN);
-            out.objective += wi * one.objective;
+            log_w.extend(one.log_w.iter().map(|&b| b + lwi));
+            softness += wi * super::stopping::softness(&one.log_w);
+            u.extend(std::iter::repeat_n(f64::NAN, k));
+            c.push(f64::NAN);
+            objective += wi * one.objective;
             if let Some(sr) = s_ref {
-                out.objective_ref +=
+                objective_ref +=
                     wi * power_objective(d.slice(ndarray::s![i..i + 1, ..]), sr, zero_tol);
             }
             continue;
         }
-        let m = mins[i];
-        let (tr, lri) = (t.row(i), lr.row(i));
-        let sum: f64 = tr.sum();
-        let mut u = out.u.row_mut(i);
+        let sum = sum8(tr);
         // r^{s−1} = r^s / r, and 1/r = m/d.
-        for ((uj, &tj), &dj) in u.iter_mut().zip(tr).zip(dr) {
-            *uj = tj * m / dj;
-        }
+        let ui = u.len();
+        u.extend(tr.iter().zip(dr).map(|(&tj, &dj)| tj * m / dj));
         // The largest u is 1 (at the nearest centre), so the row's share
         // outside its cluster is 1 − 1/Σ_j u_ij.
         // A sample weight wᵢ multiplies the row's weights: ln wᵢ joins its
         // constant (−∞ for a weight of 0: the row drops out of the sums).
-        let (wi, lwi) = row_weight(w, i);
-        out.softness += wi * (1.0 - 1.0 / u.sum());
+        softness += wi * (1.0 - 1.0 / sum8(&u[ui..]));
         let log_s = sum.ln();
-        let c = -log_k / s + (1.0 / s - 1.0) * log_s + lwi;
-        out.c[i] = c;
-        for (w, &l) in out.log_w.row_mut(i).iter_mut().zip(lri) {
-            *w = c + (s - 1.0) * l;
-        }
-        out.objective += wi * (m * ((log_s - log_k) / s).exp());
+        let ci = c0 + c1 * log_s + lwi;
+        c.push(ci);
+        log_w.extend(lri.iter().map(|&l| ci + sm1 * l));
+        objective += wi * (m * ((log_s - log_k) / s).exp());
         if let Some(sr) = s_ref {
             let sum_ref: f64 = lri.iter().map(|&l| fastmath::exp_neg(sr * l)).sum();
-            out.objective_ref += wi * (m * ((sum_ref.ln() - log_k) / sr).exp());
+            objective_ref += wi * (m * ((sum_ref.ln() - log_k) / sr).exp());
         }
     }
-    out
+    BlockWeights {
+        log_w: Array2::from_shape_vec((n, k), log_w).expect("n × k entries"),
+        u: Array2::from_shape_vec((n, k), u).expect("n × k entries"),
+        c,
+        labels,
+        objective,
+        objective_ref,
+        softness,
+    }
 }
 
 /// The one-hot limit of a row whose smallest distance is `m`: equal
@@ -246,33 +303,43 @@ fn one_hot(dr: ArrayView1<f64>, m: f64, zero_tol: f64) -> (f64, usize, f64) {
 /// at most `zero_tol`), the numbers [`power_step`]'s one-hot limit gives a
 /// row, bit for bit, without building a one-row step per row.
 fn hard_rows(
-    out: &mut BlockWeights,
     d: ArrayView2<f64>,
+    labels: Vec<usize>,
     mins: &[f64],
     s_ref: Option<f64>,
     zero_tol: f64,
     w: Option<&[f64]>,
-) {
+) -> BlockWeights {
+    let (n, k) = d.dim();
+    let mut log_w = Vec::with_capacity(n * k);
+    let (mut objective, mut objective_ref, mut softness) = (0.0, 0.0, 0.0);
     for (i, dr) in d.rows().into_iter().enumerate() {
         let (set_tol, count, row_obj) = one_hot(dr, mins[i], zero_tol);
         let lw_on = -(count as f64).ln();
         let (wi, lwi) = row_weight(w, i);
-        for (a, &v) in out.log_w.row_mut(i).iter_mut().zip(dr) {
-            *a = (if v <= set_tol {
+        log_w.extend(dr.iter().map(|&v| {
+            (if v <= set_tol {
                 lw_on
             } else {
                 f64::NEG_INFINITY
-            }) + lwi;
-        }
+            }) + lwi
+        }));
         // A one-hot row's share outside its nearest set, as
         // `stopping::softness` reads it from the log weights.
-        out.softness += wi * (1.0 - 1.0 / count as f64);
-        out.u.row_mut(i).fill(f64::NAN);
-        out.objective += wi * row_obj;
+        softness += wi * (1.0 - 1.0 / count as f64);
+        objective += wi * row_obj;
         if let Some(sr) = s_ref {
-            out.objective_ref +=
-                wi * power_objective(d.slice(ndarray::s![i..i + 1, ..]), sr, zero_tol);
+            objective_ref += wi * power_objective(d.slice(ndarray::s![i..i + 1, ..]), sr, zero_tol);
         }
+    }
+    BlockWeights {
+        log_w: Array2::from_shape_vec((n, k), log_w).expect("n × k entries"),
+        u: Array2::from_elem((n, k), f64::NAN),
+        c: vec![f64::NAN; n],
+        labels,
+        objective,
+        objective_ref,
+        softness,
     }
 }
 
@@ -553,5 +620,214 @@ mod tests {
         assert!(alive[1]);
         assert!((om.column(1).sum() - 1.0).abs() < 1e-12);
         assert!(om[[2, 1]] > 0.99);
+    }
+
+    // The block weights as they were computed with ndarray rows, kept
+    // verbatim: the slice code must give the same bits.
+    fn reference(
+        d: ArrayView2<f64>,
+        s: f64,
+        s_ref: Option<f64>,
+        zero_tol: f64,
+        w: Option<&[f64]>,
+    ) -> BlockWeights {
+        assert!(s < 0.0, "power weights need s < 0 (got {s})");
+        let (n, k) = d.dim();
+        let log_k = (k as f64).ln();
+        let mut out = BlockWeights {
+            log_w: Array2::zeros((n, k)),
+            u: Array2::zeros((n, k)),
+            c: vec![f64::NAN; n],
+            labels: vec![0; n],
+            objective: 0.0,
+            objective_ref: 0.0,
+            softness: 0.0,
+        };
+        // Row minima first; a row with a point on a centre (or s = −∞) takes
+        // the general routine.
+        let mut mins = vec![0.0; n];
+        let mut rare = vec![false; n];
+        for i in 0..n {
+            let (amin, m) = argmin(d.row(i).iter().copied());
+            out.labels[i] = amin;
+            mins[i] = m;
+            rare[i] = m <= zero_tol || s == f64::NEG_INFINITY;
+        }
+        let dd = d.as_standard_layout();
+        if s == f64::NEG_INFINITY {
+            reference_hard(&mut out, dd.view(), &mins, s_ref, zero_tol, w);
+            return out;
+        }
+        // ln r = ln d − ln m over the whole block, then r^s = exp(s·ln r):
+        // two branch-free passes the compiler vectorises (`fastmath`). ln m is
+        // the row's own entry at its argmin.
+        let mut lr = Array2::<f64>::zeros((n, k));
+        fastmath::ln_slice(
+            dd.as_slice().expect("standard layout"),
+            lr.as_slice_mut().expect("fresh array"),
+        );
+        for (i, mut row) in lr.axis_iter_mut(Axis(0)).enumerate() {
+            let lm = row[out.labels[i]];
+            row.iter_mut().for_each(|v| *v -= lm);
+        }
+        let mut t = Array2::<f64>::zeros((n, k));
+        fastmath::exp_scaled_slice(
+            s,
+            lr.as_slice().expect("fresh array"),
+            t.as_slice_mut().expect("fresh array"),
+        );
+        for i in 0..n {
+            let dr = dd.row(i);
+            if rare[i] {
+                // Rare: reuse the general routine for this row.
+                let one = power_step(d.slice(ndarray::s![i..i + 1, ..]), s, zero_tol);
+                let (wi, lwi) = row_weight(w, i);
+                out.log_w
+                    .row_mut(i)
+                    .zip_mut_with(&one.log_w.row(0), |a, &b| *a = b + lwi);
+                out.softness += wi * crate::solver::stopping::softness(&one.log_w);
+                out.u.row_mut(i).fill(f64::NAN);
+                out.objective += wi * one.objective;
+                if let Some(sr) = s_ref {
+                    out.objective_ref +=
+                        wi * power_objective(d.slice(ndarray::s![i..i + 1, ..]), sr, zero_tol);
+                }
+                continue;
+            }
+            let m = mins[i];
+            let (tr, lri) = (t.row(i), lr.row(i));
+            let sum: f64 = tr.sum();
+            let mut u = out.u.row_mut(i);
+            // r^{s−1} = r^s / r, and 1/r = m/d.
+            for ((uj, &tj), &dj) in u.iter_mut().zip(tr).zip(dr) {
+                *uj = tj * m / dj;
+            }
+            // The largest u is 1 (at the nearest centre), so the row's share
+            // outside its cluster is 1 − 1/Σ_j u_ij.
+            // A sample weight wᵢ multiplies the row's weights: ln wᵢ joins its
+            // constant (−∞ for a weight of 0: the row drops out of the sums).
+            let (wi, lwi) = row_weight(w, i);
+            out.softness += wi * (1.0 - 1.0 / u.sum());
+            let log_s = sum.ln();
+            let c = -log_k / s + (1.0 / s - 1.0) * log_s + lwi;
+            out.c[i] = c;
+            for (w, &l) in out.log_w.row_mut(i).iter_mut().zip(lri) {
+                *w = c + (s - 1.0) * l;
+            }
+            out.objective += wi * (m * ((log_s - log_k) / s).exp());
+            if let Some(sr) = s_ref {
+                let sum_ref: f64 = lri.iter().map(|&l| fastmath::exp_neg(sr * l)).sum();
+                out.objective_ref += wi * (m * ((sum_ref.ln() - log_k) / sr).exp());
+            }
+        }
+        out
+    }
+
+    fn reference_hard(
+        out: &mut BlockWeights,
+        d: ArrayView2<f64>,
+        mins: &[f64],
+        s_ref: Option<f64>,
+        zero_tol: f64,
+        w: Option<&[f64]>,
+    ) {
+        for (i, dr) in d.rows().into_iter().enumerate() {
+            let (set_tol, count, row_obj) = one_hot(dr, mins[i], zero_tol);
+            let lw_on = -(count as f64).ln();
+            let (wi, lwi) = row_weight(w, i);
+            for (a, &v) in out.log_w.row_mut(i).iter_mut().zip(dr) {
+                *a = (if v <= set_tol {
+                    lw_on
+                } else {
+                    f64::NEG_INFINITY
+                }) + lwi;
+            }
+            // A one-hot row's share outside its nearest set, as
+            // `stopping::softness` reads it from the log weights.
+            out.softness += wi * (1.0 - 1.0 / count as f64);
+            out.u.row_mut(i).fill(f64::NAN);
+            out.objective += wi * row_obj;
+            if let Some(sr) = s_ref {
+                out.objective_ref +=
+                    wi * power_objective(d.slice(ndarray::s![i..i + 1, ..]), sr, zero_tol);
+            }
+        }
+    }
+
+    #[test]
+    fn sum8_is_ndarrays_sum_bit_for_bit() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for len in 0..40 {
+            let x: Vec<f64> = (0..len)
+                .map(|_| rng.random::<f64>() * 10f64.powi(rng.random_range(-8..8)))
+                .collect();
+            let want = ndarray::aview1(&x).sum();
+            assert_eq!(sum8(&x).to_bits(), want.to_bits(), "len {len}");
+        }
+        assert_eq!(
+            sum8(&[-0.0]).to_bits(),
+            ndarray::aview1(&[-0.0f64]).sum().to_bits()
+        );
+    }
+
+    #[test]
+    fn block_weights_are_the_row_code_bit_for_bit() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let zero_tol = 1e-12;
+        let bits = |a: &Array2<f64>| a.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        let cb = |c: &[f64]| c.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        let mut scratch = Scratch::default();
+        for k in [1, 3, 8, 10, 17] {
+            for n in [0, 1, 37] {
+                let mut d = Array2::from_shape_fn((n, k), |_| {
+                    rng.random::<f64>() * 10f64.powi(rng.random_range(-3..4))
+                });
+                if n > 2 {
+                    // A point on a centre, a tie, a row near a centre.
+                    d[[1, k - 1]] = 0.0;
+                    d[[2, 0]] = 1.0;
+                    d[[2, k - 1]] = 1.0;
+                    d[[n - 1, 0]] = 1e-13;
+                }
+                let mut w: Vec<f64> = (0..n).map(|_| rng.random::<f64>() * 3.0).collect();
+                if n > 4 {
+                    w[1] = 0.0;
+                    w[4] = 0.0;
+                }
+                for s in [-1.0, -3.0, -40.0, -1e4, f64::NEG_INFINITY] {
+                    for s_ref in [None, Some(-2.0)] {
+                        for weights in [None, Some(&w[..])] {
+                            let want = reference(d.view(), s, s_ref, zero_tol, weights);
+                            let got = block_weights(d.view(), s, s_ref, zero_tol, weights);
+                            let again = block_weights_in(
+                                d.view(),
+                                s,
+                                s_ref,
+                                zero_tol,
+                                weights,
+                                &mut scratch,
+                            );
+                            for g in [got, again] {
+                                let at =
+                                    format!("k {k} n {n} s {s} {s_ref:?} {}", weights.is_some());
+                                assert_eq!(bits(&g.log_w), bits(&want.log_w), "{at}");
+                                assert_eq!(bits(&g.u), bits(&want.u), "{at}");
+                                assert_eq!(cb(&g.c), cb(&want.c), "{at}");
+                                assert_eq!(g.labels, want.labels, "{at}");
+                                assert_eq!(g.objective.to_bits(), want.objective.to_bits(), "{at}");
+                                assert_eq!(
+                                    g.objective_ref.to_bits(),
+                                    want.objective_ref.to_bits(),
+                                    "{at}"
+                                );
+                                assert_eq!(g.softness.to_bits(), want.softness.to_bits(), "{at}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }
