@@ -147,7 +147,16 @@ def main():
         fit_s = time.perf_counter() - t
         per_s = (fit_s - one_s) / max(est.n_iter_ - one.n_iter_, 1)
         t = time.perf_counter()
-        counts = np.bincount(est.labels_.compute(), minlength=a.k)
+        # Counted per chunk and summed in a tree: gathering 10^7 labels on
+        # one worker would need more than its memory limit.
+        lab = est.labels_
+        per_chunk = lab.map_blocks(
+            lambda b: np.bincount(b, minlength=a.k)[None, :],
+            new_axis=1,
+            chunks=((1,) * lab.numblocks[0], (a.k,)),
+            dtype=np.int64,
+        )
+        counts = per_chunk.sum(axis=0).compute()
         labels_s = time.perf_counter() - t
         peaks = client.run(peak_rss_mib)
         restarted = client.run(os.getpid) != pids
