@@ -32,6 +32,13 @@ def blocks(seed, dtype=np.float64, weighted=False):
     return out
 
 
+def write(token, bs, cap=1 << 20, q=0):
+    writer = kept.Writer(token, cap)
+    for pid, start, x, w in bs:
+        writer.add(q(pid) if callable(q) else q, pid, start, x, w)
+    writer.close()
+
+
 def sig(bs):
     return tuple((pid, start, len(x), kept._checksum(x, w)) for pid, start, x, w in bs)
 
@@ -39,10 +46,7 @@ def sig(bs):
 @pytest.mark.parametrize("dtype,weighted", [(np.float64, False), (np.float32, True)])
 def test_a_kept_partition_reads_back_its_blocks(store, dtype, weighted):
     bs = blocks(1, dtype, weighted)
-    writer = kept.Writer("fit", 1 << 20)
-    for pid, start, x, w in bs:
-        writer.add(0, pid, start, x, w)
-    writer.close()
+    write("fit", bs)
     got = kept.find("fit", 0, sig(bs), np.dtype(dtype), 3)
     assert got is not None
     flat = [(pid, start, x, w) for pid, part in got.parts for start, x, w, _ in part]
@@ -61,10 +65,7 @@ def test_a_kept_partition_reads_back_its_blocks(store, dtype, weighted):
 
 def test_another_signature_or_partition_is_a_miss(store):
     bs = blocks(2)
-    writer = kept.Writer("fit", 1 << 20)
-    for pid, start, x, w in bs:
-        writer.add(0, pid, start, x, w)
-    writer.close()
+    write("fit", bs)
     other = list(sig(bs))
     other[1] = other[1][:3] + (other[1][3] + 1,)
     assert kept.find("fit", 0, tuple(other), np.dtype(np.float64), 3) is None
@@ -75,10 +76,7 @@ def test_another_signature_or_partition_is_a_miss(store):
 def test_the_cap_and_a_failed_write_keep_nothing(store, monkeypatch):
     bs = blocks(3)
     # Over the cap: the partition is left out, the other one kept.
-    writer = kept.Writer("fit", 400)
-    for pid, start, x, w in bs:
-        writer.add(0 if pid == 3 else 1, pid, start, x, w)
-    writer.close()
+    write("fit", bs, cap=400, q=lambda pid: 0 if pid == 3 else 1)
     assert kept.find("fit", 0, sig(bs[:3]), np.dtype(np.float64), 3) is None
     assert kept.find("fit", 1, sig(bs[3:]), np.dtype(np.float64), 3) is not None
     # A disk that fails mid-partition: no file left, no error raised.
@@ -86,20 +84,14 @@ def test_the_cap_and_a_failed_write_keep_nothing(store, monkeypatch):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(kept.Writer, "_write", staticmethod(full))
-    writer = kept.Writer("fit2", 1 << 20)
-    for pid, start, x, w in bs:
-        writer.add(0, pid, start, x, w)
-    writer.close()
+    write("fit2", bs)
     assert os.listdir(store / "fit2") == []
     assert kept.find("fit2", 0, sig(bs), np.dtype(np.float64), 3) is None
 
 
 def test_drop_deletes_the_files_and_other_workers_forget_them(store):
     bs = blocks(4)
-    writer = kept.Writer("fit", 1 << 20)
-    for pid, start, x, w in bs:
-        writer.add(0, pid, start, x, w)
-    writer.close()
+    write("fit", bs)
     assert kept.find("fit", 0, sig(bs), np.dtype(np.float64), 3) is not None
     assert ("fit", 0) in kept._MAPPED
     # Another process deletes the store: this one's mapping is dropped at
