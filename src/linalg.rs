@@ -159,28 +159,45 @@ fn sq_dists_block(
 /// Rows per task of [`row_sq_norms`]' parallel loop.
 const NORM_ROWS: usize = 4096;
 
-/// x · x in the order of ndarray's `dot` on a slice (eight partial sums,
-/// combined as it combines them, then at most seven more terms), so the
-/// slice loop below gives the same bits as `row.dot(&row)` did, without
-/// building a row view and calling out for every row.
+/// Σ f(x) over `xs` in the order ndarray's `sum()` and `dot` use on a
+/// contiguous slice (`numeric_util::unrolled_fold` / `unrolled_dot`: eight
+/// partial sums from 0, combined as 0 + (p0 + p4) + (p1 + p5) +
+/// (p2 + p6) + (p3 + p7), then the remainder in order), so slice loops
+/// keep the bits of the ndarray calls they replace without building a
+/// view per row.
 #[inline(always)]
-fn sq_norm(mut xs: &[f64]) -> f64 {
-    let mut sum = 0.0;
+pub(crate) fn sum8_of(xs: &[f64], f: impl Fn(f64) -> f64) -> f64 {
     let mut p = [0.0f64; 8];
-    while xs.len() >= 8 {
-        for (acc, &v) in p.iter_mut().zip(&xs[..8]) {
-            *acc += v * v;
+    let mut chunks = xs.chunks_exact(8);
+    for c in &mut chunks {
+        for (acc, &v) in p.iter_mut().zip(c) {
+            *acc += f(v);
         }
-        xs = &xs[8..];
     }
+    let mut sum = 0.0;
     sum += p[0] + p[4];
     sum += p[1] + p[5];
     sum += p[2] + p[6];
     sum += p[3] + p[7];
-    for &v in xs.iter().take(7) {
-        sum += v * v;
+    for &v in chunks.remainder() {
+        sum += f(v);
     }
     sum
+}
+
+/// x · x, to the bit `row.dot(&row)`.
+#[inline(always)]
+fn sq_norm(xs: &[f64]) -> f64 {
+    sum8_of(xs, |v| v * v)
+}
+
+/// Whether the CPU has AVX2. The crate is built for the baseline x86-64
+/// (two f64 lanes); kernels compiled for AVX2 without FMA contraction
+/// compute exactly what the baseline code does, so values do not depend
+/// on the CPU.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn has_avx2() -> bool {
+    std::arch::is_x86_feature_detected!("avx2")
 }
 
 /// Squared Euclidean norm of every row.

@@ -684,15 +684,6 @@ fn between_means(means: Array2<f64>, overall: &[f64], own_sq: Vec<f64>) -> Stats
 /// Rows per task of the second pass (fixed: the values never depend on it).
 const OWN_TASK: usize = 1024;
 
-/// Whether the CPU has AVX2, for the passes' kernels. The crate is built
-/// for the baseline x86-64 (two f64 lanes); without FMA contraction the
-/// wider lanes compute exactly what the baseline code does, so the values
-/// do not depend on the CPU.
-#[cfg(target_arch = "x86_64")]
-fn has_avx2() -> bool {
-    std::arch::is_x86_feature_detected!("avx2")
-}
-
 /// Adds the rows `rows` of `x` (times their weights) to their clusters'
 /// sums (k × p, row-major).
 fn pass_sums<E: Copy + Into<f64>>(
@@ -704,7 +695,7 @@ fn pass_sums<E: Copy + Into<f64>>(
     sums: &mut [f64],
 ) {
     #[cfg(target_arch = "x86_64")]
-    if has_avx2() {
+    if crate::linalg::has_avx2() {
         // SAFETY: the CPU has AVX2 (checked just above).
         return unsafe { pass_sums_avx2(x, rows, p, ids, sw, sums) };
     }
@@ -792,7 +783,7 @@ fn pass_own<E: Copy + Into<f64>>(
     out: &mut [f64],
 ) {
     #[cfg(target_arch = "x86_64")]
-    if has_avx2() {
+    if crate::linalg::has_avx2() {
         // SAFETY: the CPU has AVX2 (checked just above).
         return unsafe { pass_own_avx2(x, start, p, ids, means, out) };
     }

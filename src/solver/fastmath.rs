@@ -99,9 +99,7 @@ fn exp_each_avx2(s: f64, x: &[f64], out: &mut [f64]) {
 }
 
 #[cfg(target_arch = "x86_64")]
-pub(super) fn has_avx2() -> bool {
-    std::arch::is_x86_feature_detected!("avx2")
-}
+pub(super) use crate::linalg::has_avx2;
 
 /// `out[i] = ln(max(x[i], smallest normal))`, 4 lanes at a time where the
 /// CPU has AVX2. Without FMA contraction the lanes compute exactly what

@@ -146,28 +146,10 @@ impl Scratch {
     }
 }
 
-/// Σ xs in the order of ndarray's `sum()` on a contiguous view
-/// (`numeric_util::unrolled_fold`: eight partial sums from 0, combined
-/// as 0 + (p0 + p4) + (p1 + p5) + (p2 + p6) + (p3 + p7), then the
-/// remainder in order), so the bits are those of `ArrayView1::sum`.
+/// Σ xs, to the bit `ArrayView1::sum` (see [`crate::linalg::sum8_of`]).
 #[inline(always)]
 fn sum8(xs: &[f64]) -> f64 {
-    let mut p = [0.0f64; 8];
-    let mut chunks = xs.chunks_exact(8);
-    for c in &mut chunks {
-        for (pj, &x) in p.iter_mut().zip(c) {
-            *pj += x;
-        }
-    }
-    let mut acc = 0.0;
-    acc += p[0] + p[4];
-    acc += p[1] + p[5];
-    acc += p[2] + p[6];
-    acc += p[3] + p[7];
-    for &x in chunks.remainder() {
-        acc += x;
-    }
-    acc
+    crate::linalg::sum8_of(xs, |v| v)
 }
 
 /// Weights, labels and objective(s) of a block of rows, one logarithm and
