@@ -36,7 +36,7 @@ _ALIGN = 64
 _MAPPED = {}
 
 
-def _checksum(x, w):
+def checksum(x, w):
     """Adler-32 of a block's bytes and its weights' (bytes or arrays): what
     proves that a kept block is the block the scan saw."""
     c = zlib.adler32(x)
@@ -102,9 +102,12 @@ def find(token, q, expect, dtype, p):
     return kept
 
 
-def _held(directory):
+def _held(directory, but):
+    """The bytes of the files in `directory`, leaving out those ending in
+    `but` (a writer's own, which it counts itself: its writes may still be
+    in its buffer)."""
     try:
-        return sum(e.stat().st_size for e in os.scandir(directory) if e.is_file())
+        return sum(e.stat().st_size for e in os.scandir(directory) if e.is_file() and not e.name.endswith(but))
     except OSError:
         return 0
 
@@ -117,21 +120,26 @@ class Writer:
     def __init__(self, token, cap):
         _forget_gone()
         self.dir = store_dir(token)
+        self.cap = cap
         try:
             os.makedirs(self.dir, exist_ok=True)
-            self.room = cap - _held(self.dir)
         except OSError:
-            self.room = 0
+            self.cap = 0
         # q -> [file, sig, places, offset, bytes counted], None once left out
         self.open = {}
+        self.written = 0
         self.tag = f".tmp{os.getpid()}"
 
     def add(self, q, pid, start, x, w):
         entry = self.open.get(q, ())
         if entry is None:
             return
+        # The room left is read from the directory every time: the tasks
+        # that run on this executor at once write beside each other (their
+        # temporary files count), so together they overrun the cap by at
+        # most a block each.
         size = x.nbytes + (0 if w is None else w.nbytes) + 2 * _ALIGN
-        if size > self.room:
+        if size > self.cap - self.written - _held(self.dir, self.tag):
             self._abandon(q)
             return
         try:
@@ -150,9 +158,9 @@ class Writer:
             return
         entry[3] = at
         entry[4] += size
-        sig.append((pid, start, len(x), _checksum(x, w)))
+        self.written += size
+        sig.append((pid, start, len(x), checksum(x, w)))
         places.append((xo, wo))
-        self.room -= size
 
     @staticmethod
     def _write(f, at, a):
@@ -165,8 +173,7 @@ class Writer:
     def _abandon(self, q):
         entry = self.open.get(q)
         if entry:
-            # The room it took is free again for the other partitions.
-            self.room += entry[4]
+            self.written -= entry[4]
             try:
                 entry[0].close()
             except OSError:

@@ -242,12 +242,14 @@ def _cores(df):
 
 
 def _row(pid, value):
+    return _stats_row(pid, pickle.dumps(value, protocol=5))
+
+
+def _stats_row(pid, stats):
+    """A partition's row of ``_STATS_SCHEMA``, its statistics pickled."""
     import pyarrow as pa
 
-    return pa.record_batch(
-        [pa.array([pid], pa.int32()), pa.array([pickle.dumps(value, protocol=5)], pa.binary())],
-        names=["pid", "stats"],
-    )
+    return pa.record_batch([pa.array([pid], pa.int32()), pa.array([stats], pa.binary())], names=["pid", "stats"])
 
 
 def _tree(parts, merge):
@@ -331,7 +333,7 @@ def _pack_task(spec, batches):
                 if w is not None:
                     scan["w_min"], scan["w_sum"] = float(w.min()), float(w.sum())
                 xb, wb = x.tobytes(), None if w is None else w.tobytes()
-        yield _packed_row(pid, start, n, xb, wb, scan, _spark_kept._checksum(xb, wb))
+        yield _packed_row(pid, start, n, xb, wb, scan, _spark_kept.checksum(xb, wb))
         start += n
 
 
@@ -525,20 +527,15 @@ def _kept_rdd_task(token, expect, body, dtype, p, q, _):
     return _kept_rows(token, expect, body, dtype, p, [q])
 
 
-def _stats_row(pid, stats):
-    import pyarrow as pa
-
-    return pa.record_batch([pa.array([pid], pa.int32()), pa.array([stats], pa.binary())], names=["pid", "stats"])
-
-
 def _keeping_task(token, cap, spec, body, batches):
     """``_stats_task`` over the packed blocks (with their partition ``q``),
     writing each partition's blocks to this executor's store while `cap`
     allows."""
     writer = _spark_kept.Writer(token, cap)
     try:
-        rows = list(_grouped(_keeping(writer, spec, batches)))
-        out = [_row(pid, body(pid, blocks)) for pid, blocks in rows]
+        # Each input partition's blocks are released once its statistics
+        # are taken; the stores are published when every row has passed.
+        out = [_row(pid, body(pid, blocks)) for pid, blocks in _grouped(_keeping(writer, spec, batches))]
         writer.close()
     except BaseException:
         writer.discard()

@@ -40,7 +40,7 @@ def write(token, bs, cap=1 << 20, q=0):
 
 
 def sig(bs):
-    return tuple((pid, start, len(x), kept._checksum(x, w)) for pid, start, x, w in bs)
+    return tuple((pid, start, len(x), kept.checksum(x, w)) for pid, start, x, w in bs)
 
 
 @pytest.mark.parametrize("dtype,weighted", [(np.float64, False), (np.float32, True)])
@@ -104,3 +104,23 @@ def test_drop_deletes_the_files_and_other_workers_forget_them(store):
     assert kept.find("fit", 0, sig(bs), np.dtype(np.float64), 3) is None
     kept.drop("next")
     assert not (store / "next").exists()
+
+
+def test_writers_side_by_side_share_the_cap(store):
+    """Two tasks of one executor fill their stores at once: each counts
+    the other's unfinished file, so together they keep to the cap (within
+    a block), and the partition that would go over is left out."""
+    rng = np.random.default_rng(5)
+    big = [(7, i * 2000, rng.normal(size=(2000, 3)), None) for i in range(4)]  # 48 KB blocks
+    block = 2000 * 3 * 8 + 2 * kept._ALIGN
+    a, b = kept.Writer("fit", 5 * block), kept.Writer("fit", 5 * block)
+    b.tag = ".tmp-other-task"
+    for pid, start, x, w in big:
+        a.add(0, pid, start, x, w)
+    for pid, start, x, w in big:
+        b.add(1, pid, start, x, w)
+    a.close()
+    b.close()
+    assert kept.find("fit", 0, sig(big), np.dtype(np.float64), 3) is not None
+    assert kept.find("fit", 1, sig(big), np.dtype(np.float64), 3) is None
+    assert sorted(os.listdir(store / "fit")) == ["q0.blocks", "q0.sig"]
