@@ -26,6 +26,7 @@ import mmap
 import os
 import pickle
 import shutil
+import struct
 import zlib
 
 import numpy as np
@@ -34,6 +35,10 @@ _ALIGN = 64
 
 # (fit token, partition of the blocks) -> _Kept, in this Python worker.
 _MAPPED = {}
+
+# (fit token, input partition) -> (generation, its blocks' bounded-Lloyd
+# states), the last this Python worker wrote or read.
+_STATES = {}
 
 
 def checksum(x, w):
@@ -75,9 +80,92 @@ class _Kept:
 
 def _forget_gone():
     """Drop this worker's mappings of stores that were deleted (their fit
-    ended): the pages stay pinned while mapped."""
+    ended): the pages stay pinned while mapped; and the states of fits
+    whose store is gone."""
     for key in [key for key, kept in _MAPPED.items() if not os.path.exists(kept.path + ".sig")]:
         del _MAPPED[key]
+    for key in [key for key in _STATES if not os.path.isdir(store_dir(key[0]))]:
+        del _STATES[key]
+
+
+# The bounded-Lloyd states (``_meanscape.LloydState``: Hamerly bounds,
+# labels and cluster sums, 32 bytes a row) of k-means' passes, per input
+# partition, beside the kept blocks. A pass reads the previous
+# generation's (the fit's pass that made them) and writes its own; an
+# exact pass of the same iteration reads the previous one again. So two
+# slots per partition, ``s<pid>.<generation mod 2>``, each overwritten in
+# place (a new file costs its pages again: ten times the write). A slot
+# is a header (generation, payload bytes) and the pickled states; a
+# writer marks the header −1 before the payload and sets it after, and
+# a reader checks it before and after reading (a sequence lock), so a
+# torn or stale slot is never read as a state. A state is a function of
+# the block and the centres of every earlier pass, so one that is
+# missing is made again from them (``meanscape.spark``): where an
+# executor kept it decides the time, never the result.
+
+_HEAD = struct.Struct("<qq")
+
+
+def _state_path(token, pid, gen):
+    return os.path.join(store_dir(token), f"s{pid}.{gen % 2}")
+
+
+def _slot_gen(f):
+    f.seek(0)
+    head = f.read(_HEAD.size)
+    return _HEAD.unpack(head) if len(head) == _HEAD.size else (-1, 0)
+
+
+def read_states(token, pid, gen):
+    """The states of input partition `pid`'s blocks of generation `gen`
+    kept on this executor, else None."""
+    try:
+        with open(_state_path(token, pid, gen), "rb") as f:
+            held, size = _slot_gen(f)
+            if held != gen:
+                # What this worker holds counts only while its slot does.
+                _STATES.pop((token, pid), None)
+                return None
+            got = _STATES.get((token, pid))
+            if got is not None and got[0] == gen:
+                return got[1]
+            payload = f.read(size)
+            if len(payload) != size or _slot_gen(f) != (gen, size):
+                return None
+    except OSError:
+        _STATES.pop((token, pid), None)
+        return None
+    try:
+        states = pickle.loads(payload)
+    except (EOFError, pickle.UnpicklingError, ValueError, TypeError):
+        return None
+    _STATES[(token, pid)] = (gen, states)
+    return states
+
+
+def write_states(token, pid, gen, states):
+    """Keep `states` as input partition `pid`'s generation `gen`, over
+    generation gen − 2's slot. A full or unwritable disk keeps nothing:
+    the next pass makes them again."""
+    _forget_gone()
+    _STATES[(token, pid)] = (gen, states)
+    payload = pickle.dumps(states, protocol=5)
+    path = _state_path(token, pid, gen)
+    try:
+        os.makedirs(store_dir(token), exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        with os.fdopen(fd, "r+b") as f:
+            f.write(_HEAD.pack(-1, 0))
+            f.flush()
+            f.write(payload)
+            f.truncate(_HEAD.size + len(payload))
+            f.seek(0)
+            f.write(_HEAD.pack(gen, len(payload)))
+    except OSError:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
 
 
 def find(token, q, expect, dtype, p):
@@ -213,7 +301,8 @@ class Writer:
 def drop(token):
     """Delete the fit's stores on this executor and this worker's mappings."""
     shutil.rmtree(store_dir(token), ignore_errors=True)
-    for key in [key for key in _MAPPED if key[0] == token]:
-        del _MAPPED[key]
+    for cache in (_MAPPED, _STATES):
+        for key in [key for key in cache if key[0] == token]:
+            del cache[key]
     # A deleted file's disk space and pages are held while mapped.
     _forget_gone()

@@ -466,6 +466,42 @@ def _lloyd_body(centres, offsets, prev, pid, blocks):
     return _tree(parts, partial(_lloyd_merge, keep=k))
 
 
+class _NoState(Exception):
+    """A kept partition's bounded-Lloyd states are not on this executor."""
+
+
+def _bounded_body(token, gen, centres, exact, offsets, chain, pid, blocks):
+    """A partition's Lloyd statistics at `centres` from its blocks'
+    bounded-Lloyd states of generation gen − 1, writing generation `gen`.
+    States this executor does not hold are made again from `chain` (the
+    centres and exactness of every earlier pass: the same states to the
+    bit), or, without it, the partition is missed (``_NoState``)."""
+    k = centres.shape[0]
+    off = int(offsets[pid])
+    states = None
+    if gen > 0:
+        states = _spark_kept.read_states(token, pid, gen - 1)
+        if states is None and chain is None:
+            raise _NoState
+        if states is None:
+            states = [None] * len(blocks)
+            for c, ex in chain[:gen]:
+                states = [_bounded_step(x, c, st, ex, w, off + start, k)[1] for (start, x, w, _), st in zip(blocks, states)]
+    if states is None:
+        states = [None] * len(blocks)
+    parts, nexts = [], []
+    for (start, x, w, _), st in zip(blocks, states):
+        part, st = _bounded_step(x, centres, st, exact, w, off + start, k)
+        parts.append(part)
+        nexts.append(st)
+    _spark_kept.write_states(token, pid, gen, nexts)
+    return _tree(parts, partial(_lloyd_merge, keep=k))
+
+
+def _bounded_step(x, centres, state, exact, w, offset, k):
+    return _meanscape.lloyd_block_bounded(x, centres, state=state, exact=exact, sample_weight=w, offset=offset, keep=k)
+
+
 def _power_body(space, centres, s, s_ref, zero_tol, pid, blocks):
     parts = [_power_part(_in_space(space, x), centres, s, s_ref, w, zero_tol) for _, x, w, _ in blocks]
     return _tree(parts, _power_merge)
@@ -506,11 +542,14 @@ def _kept_rows(token, expect, body, dtype, p, qs):
         if q not in expect:
             continue
         kept = _spark_kept.find(token, q, expect[q], dtype, p)
-        if kept is None:
+        try:
+            if kept is None:
+                raise _NoState
+            rows = [(pid, pickle.dumps(body(pid, blocks), protocol=5)) for pid, blocks in kept.parts]
+        except _NoState:
             yield -1 - q, None
             continue
-        for pid, blocks in kept.parts:
-            yield pid, pickle.dumps(body(pid, blocks), protocol=5)
+        yield from rows
 
 
 def _kept_task(token, expect, body, dtype, p, batches):
@@ -745,18 +784,19 @@ class _SparkCluster(_Driver, BaseEstimator):
         misses = sorted(-1 - pid for pid, _ in got if pid < 0)
         return [_Stats(pid, stats) for pid, stats in got if pid >= 0], misses
 
-    def _pass(self, body):
+    def _pass(self, body, again=None):
         """One statistics pass: `body` (partition, blocks → statistics) on
         every input partition; the partitions and their statistics in
         order. Over the blocks kept on the executors where they are, the
-        partitions they miss run again over the cached blocks (which
-        keeps them there); the first pass, or with ``worker_cache=0``
-        every pass, reads the cached blocks."""
+        partitions they miss (no blocks, or `body` raised ``_NoState``)
+        run again over the cached blocks with `again` (default `body`),
+        which keeps them there; the first pass, or with
+        ``worker_cache=0`` every pass, reads the cached blocks."""
         if self._cap <= 0:
             return self._collect(partial(_stats_task, self._spec, body))
         _, F, _ = _spark()
         cols = ["pid", "start", "rows", "x", "w", "q"]
-        keeping = partial(_keeping_task, self._token, self._cap, self._spec, body)
+        keeping = partial(_keeping_task, self._token, self._cap, self._spec, again or body)
         if not self._filled:
             self._filled = True
             rows = self._packed.select(*cols).mapInArrow(keeping, _STATS_SCHEMA).collect()
@@ -797,7 +837,7 @@ class _SparkCluster(_Driver, BaseEstimator):
                 pass
         if getattr(self, "_persisted", False):
             self._packed.unpersist()
-        for attr in ("_packed", "_spec", "_rows", "_offsets", "_sums", "_max_sq", "_persisted", "_states", "_token", "_expect", "_nq", "_session"):
+        for attr in ("_packed", "_spec", "_rows", "_offsets", "_sums", "_max_sq", "_persisted", "_states", "_token", "_expect", "_nq", "_session", "_chain"):
             if hasattr(self, attr):
                 delattr(self, attr)
 
@@ -858,6 +898,19 @@ class _SparkCluster(_Driver, BaseEstimator):
 
         return self._timed(pass_)
 
+    def _bounded_stats(self, centres, exact):
+        """The merged Lloyd statistics at `centres` from the bounded-Lloyd
+        states the executors keep beside the blocks (every distance when
+        `exact`); the caller appends the pass it keeps to ``_chain``."""
+
+        def pass_():
+            step = (self._token, len(self._chain), centres, exact, self._offsets)
+            pids, parts = self._pass(partial(_bounded_body, *step, None), partial(_bounded_body, *step, self._chain))
+            self._check_rows(pids, parts)
+            return _tree(parts, partial(_lloyd_merge, keep=centres.shape[0]))
+
+        return self._timed(pass_)
+
     def _power_stats(self, space, centres, s, s_ref, zero_tol):
         def pass_():
             pids, parts = self._pass(partial(_power_body, space, centres, s, s_ref, zero_tol))
@@ -908,10 +961,18 @@ class KMeans(_SparkCluster):
     mean feature variance, or no label change), the same empty-cluster rule
     (moved to the farthest rows), the same ``n_iter_``.
 
-    The labels are not kept between iterations (an executor keeps no
-    state): when an iteration's counts and sums equal the previous one's,
-    one more pass counts the rows whose nearest centre changed; so the
-    label rule costs about one extra pass per fit, not one per iteration.
+    With ``bounded`` (the default) and ``worker_cache`` on, each executor
+    keeps beside its blocks the engine's Hamerly bounds of their rows
+    (labels, bounds, cluster sums: 32 bytes a row, the pass's and the one
+    before), as ``meanscape.dask`` keeps them on its workers: a pass
+    computes only the distances the bounds cannot settle, and the first
+    iteration, the last and one that empties a cluster compute them all,
+    as in memory. A partition whose states another executor holds, or
+    that were lost, has them made again from the centres of the earlier
+    passes (the same states to the bit), so the fit never depends on where
+    a task ran. Otherwise the labels are not kept between iterations:
+    when an iteration's counts and sums equal the previous one's, one
+    more pass counts the rows whose nearest centre changed.
     """
 
     def __init__(
@@ -931,6 +992,7 @@ class KMeans(_SparkCluster):
         init_size=None,
         persist=True,
         worker_cache=_WORKER_CACHE,
+        bounded=True,
     ):
         self.n_clusters = n_clusters
         self.featuresCol = featuresCol
@@ -946,6 +1008,7 @@ class KMeans(_SparkCluster):
         self.init_size = init_size
         self.persist = persist
         self.worker_cache = worker_cache
+        self.bounded = bounded
 
     def _fit(self):
         if self.algorithm not in ("lloyd", "elkan"):
@@ -953,16 +1016,23 @@ class KMeans(_SparkCluster):
         centres = self._initial_centres()
         tol_abs = float(self.tol) * self._mean_variance()
         k = self.n_clusters
-        ann = _meanscape.Annealer.lloyd(int(self.max_iter) + 1, int(k))
+        cap = int(self.max_iter) + 1
+        ann = _meanscape.Annealer.lloyd(cap, int(k))
         prev, prev_c, shift, stats = None, None, math.inf, None
-        while ann.iteration() is not None:
-            stats = self._lloyd_stats(centres)
-            unchanged = False
-            if prev is not None and shift > tol_abs and _same_partition(stats, prev):
-                # The counts and sums did not move: count the rows whose
-                # nearest centre changed (the previous centres' labels).
-                unchanged = self._lloyd_stats(centres, prev=prev_c)["changed"] == 0
-            settled = unchanged or shift <= tol_abs
+        bounded = bool(self.bounded) and self._cap > 0
+        self._chain = []
+        while (it := ann.iteration()) is not None:
+            if bounded:
+                stats, settled = self._bounded_iteration(centres, prev is None or shift <= tol_abs or it[0] >= cap)
+                settled = settled or shift <= tol_abs
+            else:
+                stats = self._lloyd_stats(centres)
+                unchanged = False
+                if prev is not None and shift > tol_abs and _same_partition(stats, prev):
+                    # The counts and sums did not move: count the rows whose
+                    # nearest centre changed (the previous centres' labels).
+                    unchanged = self._lloyd_stats(centres, prev=prev_c)["changed"] == 0
+                settled = unchanged or shift <= tol_abs
             stop = ann.record(stats["inertia"], None, stats["counts"].tolist(), 0.0, settled)
             if stop is not None:
                 break
@@ -986,6 +1056,23 @@ class KMeans(_SparkCluster):
             objective_trace_=r["objective_trace"],
             converged_=bool(r["converged"]),
         )
+
+
+    def _bounded_iteration(self, centres, exact):
+        """An iteration's bounded pass, as ``meanscape.dask``'s: the
+        statistics, and whether no label changed. Every distance is
+        computed where the in-memory loop computes them (`exact`: the
+        first iteration, one known to be the last), and again when the
+        labels settled (the last inertia is summed from every distance)
+        or a cluster emptied (it moves to the farthest rows)."""
+        first = not self._chain
+        stats = self._bounded_stats(centres, exact)
+        settled = not first and stats["changed"] == 0
+        if not exact and (settled or np.any(stats["totals"] == 0)):
+            exact = True
+            stats = self._bounded_stats(centres, True)
+        self._chain.append((centres, exact))
+        return stats, settled
 
 
 def _same_partition(a, b):

@@ -315,20 +315,38 @@ def test_without_pyspark_the_error_names_the_extra(monkeypatch):
 
 
 class _Clearing(mspark.KMeans):
-    """KMeans whose workers drop their kept blocks before every pass, so
-    every pass after the first misses them all."""
+    """KMeans whose workers drop their kept blocks (and bounds' states)
+    before every pass, so every pass after the first misses them all."""
 
-    def _pass(self, body):
+    def _pass(self, body, again=None):
         if self._filled:
             self._release_kept()
-        return super()._pass(body)
+        return super()._pass(body, again)
 
 
 class _ClearingPower(mspark.PowerKMeans):
-    def _pass(self, body):
+    def _pass(self, body, again=None):
         if self._filled:
             self._release_kept()
-        return super()._pass(body)
+        return super()._pass(body, again)
+
+
+class _StatesLost(mspark.KMeans):
+    """KMeans whose executor loses every bounds' state before each pass
+    but keeps the blocks (local mode: the driver sees the executor's
+    directory), so each pass makes the states again from the centres."""
+
+    lost = 0
+
+    def _pass(self, body, again=None):
+        from meanscape import _spark_kept
+
+        store = _spark_kept.store_dir(self._token)
+        lost = [f for f in (os.listdir(store) if os.path.isdir(store) else []) if f.startswith("s")]
+        for f in lost:
+            os.unlink(os.path.join(store, f))
+        type(self).lost += len(lost)
+        return super()._pass(body, again)
 
 
 def test_worker_cache_misses_give_the_same_fit(spark):
@@ -349,6 +367,7 @@ def test_worker_cache_misses_give_the_same_fit(spark):
         ("kept", 512 << 20, mspark.KMeans, mspark.PowerKMeans),
         ("over-cap", 1, mspark.KMeans, mspark.PowerKMeans),
         ("cleared", 512 << 20, _Clearing, _ClearingPower),
+        ("states lost", 512 << 20, _StatesLost, mspark.PowerKMeans),
         ("off", 0, mspark.KMeans, mspark.PowerKMeans),
     ):
         m = bounded(lambda: km(4, featuresCol=cols, weightCol="w", init=c0, tol=0.0, worker_cache=cache).fit(df))
@@ -361,9 +380,14 @@ def test_worker_cache_misses_give_the_same_fit(spark):
         assert pm.n_iter_ == pref.n_iter_, name
         close(pm.cluster_centers_, pref.cluster_centers_)
         close(pm.objective_trace_, pref.objective_trace_)
-        # Whatever the workers kept, the same numbers to the last bit.
-        np.testing.assert_array_equal(m.cluster_centers_, got["off"][0].cluster_centers_)
+        # Whatever the workers kept, the same numbers to the last bit
+        # (k-means off the cache keeps no bounds: equal to rounding).
+        if name != "off":
+            np.testing.assert_array_equal(m.cluster_centers_, got["kept"][0].cluster_centers_)
+            np.testing.assert_array_equal(m.objective_trace_, got["kept"][0].objective_trace_)
         np.testing.assert_array_equal(pm.objective_trace_, got["off"][1].objective_trace_)
+    # The states were lost before every pass after the first and made again.
+    assert _StatesLost.lost >= len(got["states lost"][0].iteration_seconds_) - 1 > 2
     # One executor (local mode): the first pass writes every partition's
     # store, and every later pass finds it, whichever Python worker runs it.
     for model in got["kept"]:

@@ -7,6 +7,7 @@ import os
 import numpy as np
 import pytest
 
+from meanscape import _meanscape
 from meanscape import _spark_kept as kept
 
 
@@ -14,8 +15,10 @@ from meanscape import _spark_kept as kept
 def store(tmp_path, monkeypatch):
     monkeypatch.setattr(kept, "store_dir", lambda token: str(tmp_path / token))
     kept._MAPPED.clear()
+    kept._STATES.clear()
     yield tmp_path
     kept._MAPPED.clear()
+    kept._STATES.clear()
 
 
 def blocks(seed, dtype=np.float64, weighted=False):
@@ -124,3 +127,69 @@ def test_writers_side_by_side_share_the_cap(store):
     assert kept.find("fit", 0, sig(big), np.dtype(np.float64), 3) is not None
     assert kept.find("fit", 1, sig(big), np.dtype(np.float64), 3) is None
     assert sorted(os.listdir(store / "fit")) == ["q0.blocks", "q0.sig"]
+
+
+def states(seed, n=(6, 1)):
+    """The bounded-Lloyd states of a partition's blocks (one of a row)."""
+    rng = np.random.default_rng(seed)
+    c = rng.normal(size=(2, 3))
+    return [_meanscape.lloyd_block_bounded(rng.normal(size=(m, 3)), c, keep=2)[1] for m in n]
+
+
+def same_states(a, b):
+    assert a is not None and b is not None and len(a) == len(b)
+    for x, y in zip(a, b):
+        assert x.__reduce__()[1][0] == y.__reduce__()[1][0]
+
+
+def test_states_read_back_by_generation_from_two_slots(store):
+    s0, s1, s2 = states(0), states(1), states(2)
+    kept.write_states("fit", 3, 0, s0)
+    kept.write_states("fit", 3, 1, s1)
+    kept._STATES.clear()  # another Python worker of the executor
+    same_states(kept.read_states("fit", 3, 0), s0)
+    same_states(kept.read_states("fit", 3, 1), s1)
+    assert kept.read_states("fit", 3, 2) is None
+    assert kept.read_states("fit", 4, 1) is None
+    # Generation 2 takes generation 0's slot, in place; 1 stays.
+    kept.write_states("fit", 3, 2, s2)
+    kept._STATES.clear()
+    assert kept.read_states("fit", 3, 0) is None
+    same_states(kept.read_states("fit", 3, 2), s2)
+    same_states(kept.read_states("fit", 3, 1), s1)
+    assert sorted(os.listdir(store / "fit")) == ["s3.0", "s3.1"]
+
+
+def test_a_torn_or_lost_state_slot_is_a_miss(store):
+    s0 = states(0)
+    kept.write_states("fit", 3, 0, s0)
+    path = store / "fit" / "s3.0"
+    whole = path.read_bytes()
+    # A writer stopped between its header and its payload, in this or
+    # another worker: the memory copy no longer counts either.
+    path.write_bytes(kept._HEAD.pack(-1, 0) + whole[kept._HEAD.size :])
+    assert kept.read_states("fit", 3, 0) is None
+    # A payload cut short, or not a state.
+    path.write_bytes(whole[:-9])
+    assert kept.read_states("fit", 3, 0) is None
+    path.write_bytes(whole[: kept._HEAD.size] + b"x" * (len(whole) - kept._HEAD.size))
+    assert kept.read_states("fit", 3, 0) is None
+    # Deleted, as by a lost executor or the end of the fit.
+    path.write_bytes(whole)
+    same_states(kept.read_states("fit", 3, 0), s0)
+    os.unlink(path)
+    assert kept.read_states("fit", 3, 0) is None
+    kept.write_states("fit", 3, 0, s0)
+    kept.drop("fit")
+    assert kept.read_states("fit", 3, 0) is None and not kept._STATES
+
+
+def test_an_unwritable_store_keeps_no_state(store, monkeypatch):
+    def full(*a, **k):
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as m:
+        m.setattr(os, "open", full)
+        kept.write_states("fit", 3, 0, states(0))
+    kept._STATES.clear()
+    assert kept.read_states("fit", 3, 0) is None
