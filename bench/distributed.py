@@ -99,6 +99,7 @@ def main():
     ap.add_argument("--data", choices=["blobs", "fashion"], default="blobs",
                     help="blobs (--n × --p) or Fashion-MNIST's training images stacked --copies times")
     ap.add_argument("--copies", type=int, default=6, help="copies of Fashion-MNIST (--data fashion)")
+    ap.add_argument("--driver-memory", default="4g", help="Spark's driver memory (local mode: the executor's too)")
     ap.add_argument("--only", default="", help="a semicolon-separated subset of the rows to run")
     ap.add_argument("--out", default=str(ROOT / "bench" / "out" / "distributed.md"))
     a = ap.parse_args()
@@ -212,7 +213,7 @@ def main():
             SparkSession.builder.master("local[2]")
             .config("spark.ui.enabled", "false")
             .config("spark.ui.showConsoleProgress", "false")
-            .config("spark.driver.memory", "4g")
+            .config("spark.driver.memory", a.driver_memory)
             .getOrCreate()
         )
         spark.sparkContext.setLogLevel("ERROR")

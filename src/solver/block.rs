@@ -807,7 +807,21 @@ pub fn far_rows(
     keep: usize,
 ) -> Vec<Far> {
     let weight = |i: usize| w.map_or(1.0, |w| w[i]);
-    let mut idx: Vec<usize> = (0..x.nrows()).filter(|&i| weight(i) > 0.0).collect();
+    // One scan keeping the `keep` farthest so far, farthest first (Far's
+    // order): rows come by rising index, so a row that ties the last kept
+    // never displaces it, and most rows cost one comparison.
+    let mut idx: Vec<usize> = Vec::with_capacity(keep.min(x.nrows()) + 1);
+    if keep > 0 {
+        for (i, &d) in dists.iter().enumerate() {
+            let counted = weight(i) > 0.0;
+            if !counted || (idx.len() == keep && d.total_cmp(&dists[idx[keep - 1]]).is_le()) {
+                continue;
+            }
+            let at = idx.partition_point(|&j| dists[j].total_cmp(&d).is_ge());
+            idx.insert(at, i);
+            idx.truncate(keep);
+        }
+    }
     let far_of = |i: usize| Far {
         dist: dists[i],
         index: offset + i,
@@ -815,15 +829,6 @@ pub fn far_rows(
         weight: weight(i),
         row: Vec::new(),
     };
-    let order = |a: &usize, b: &usize| Far::order(&far_of(*a), &far_of(*b));
-    if keep < idx.len() {
-        // Only the `keep` farthest are wanted: select, then sort those.
-        if keep > 0 {
-            idx.select_nth_unstable_by(keep - 1, order);
-        }
-        idx.truncate(keep);
-    }
-    idx.sort_by(order);
     idx.into_iter()
         .map(|i| Far {
             row: x.select(&[i]).row(0).to_vec(),
@@ -1305,5 +1310,33 @@ mod tests {
                 .record(1.0, None, &[1], 0.0, true)
                 .is_err()
         );
+    }
+
+    #[test]
+    fn far_rows_are_the_farthest_in_far_order() {
+        // Ties in distance (few values), zero weights, and keep below, at
+        // and above the rows that count: the rows sorted by Far's order.
+        let x = data(50, 2);
+        let dists: Vec<f64> = (0..50).map(|i| ((i * 7) % 5) as f64).collect();
+        let labels: Vec<usize> = (0..50).map(|i| i % 3).collect();
+        let w: Vec<f64> = (0..50)
+            .map(|i| if i % 4 == 1 { 0.0 } else { 1.5 })
+            .collect();
+        for weights in [None, Some(&w[..])] {
+            let mut want: Vec<usize> = (0..50)
+                .filter(|&i| weights.is_none_or(|w| w[i] > 0.0))
+                .collect();
+            want.sort_by(|&a, &b| dists[b].total_cmp(&dists[a]).then(a.cmp(&b)));
+            for keep in [0, 1, 3, 10, 37, 50, 60] {
+                let got = far_rows(Rows::F64(x.view()), weights, &dists, &labels, 100, keep);
+                let idx: Vec<usize> = got.iter().map(|f| f.index - 100).collect();
+                assert_eq!(idx, want[..keep.min(want.len())], "keep {keep}");
+                for f in &got {
+                    let i = f.index - 100;
+                    assert_eq!((f.dist, f.label), (dists[i], labels[i]));
+                    assert_eq!(f.row, x.row(i).to_vec());
+                }
+            }
+        }
     }
 }

@@ -13,7 +13,7 @@
 //! depends on the block's shape, not on the other rows), so their
 //! distances are the full pass's to the last bit.
 
-use super::assign::{CACHE_ROWS, Pass, argmin2};
+use super::assign::{CACHE_ROWS, Pass, argmin2_rows};
 use super::rows::{Centres, Rows};
 use ndarray::ArrayView2;
 use rayon::prelude::*;
@@ -175,11 +175,14 @@ impl Bounds {
                     norms[r] = x_norms[i];
                 }
                 let d = block.view().block_dists(0, len, &norms, c);
-                d.rows()
-                    .into_iter()
-                    .take(rows.len())
-                    .map(|dr| argmin2(dr.iter().copied()))
-                    .collect()
+                let mut found = Vec::with_capacity(len);
+                argmin2_rows(
+                    d.as_slice().expect("a fresh distance block"),
+                    c.k(),
+                    &mut found,
+                );
+                found.truncate(rows.len());
+                found
             })
             .collect();
         let mut labels = prev.to_vec();

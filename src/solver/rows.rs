@@ -178,6 +178,15 @@ impl<'a> Rows<'a> {
         }
     }
 
+    /// Rows `lo..hi` as one row-major slice, when f64 and contiguous.
+    #[inline]
+    pub fn f64_slice(&self, lo: usize, hi: usize) -> Option<&'a [f64]> {
+        match self {
+            Rows::F64(x) => x.slice_move(s![lo..hi, ..]).to_slice(),
+            Rows::F32(_) => None,
+        }
+    }
+
     /// Adds row `i`, widened to f64, to `acc`.
     #[inline]
     pub fn add_row_to(&self, i: usize, mut acc: ndarray::ArrayViewMut1<f64>) {
