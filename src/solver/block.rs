@@ -400,6 +400,12 @@ fn task(
 /// norms, `run.weights` one per row of `x`): fixed tasks of
 /// [`TASK_ROWS`] rows in parallel, merged in task order.
 pub fn power_stats_batch(x: Rows, x_norms: &[f64], runs: &[PassArgs]) -> Vec<PowerStats> {
+    power_stats_with(x, Some(x_norms), runs)
+}
+
+/// [`power_stats_batch`], the norms taken per task when not given: one
+/// read of a block's rows from memory instead of two.
+fn power_stats_with(x: Rows, x_norms: Option<&[f64]>, runs: &[PassArgs]) -> Vec<PowerStats> {
     let n = x.nrows();
     let centres: Vec<RunCentres> = runs.iter().map(|r| RunCentres::new(r, &x)).collect();
     let tasks: Vec<Vec<PowerStats>> = fold_blocks(
@@ -407,7 +413,16 @@ pub fn power_stats_batch(x: Rows, x_norms: &[f64], runs: &[PassArgs]) -> Vec<Pow
         TASK_ROWS,
         |rows| {
             let (lo, hi) = (rows.start, rows.end);
-            task(x.slice(lo, hi), lo, &x_norms[lo..hi], runs, &centres)
+            let rows = x.slice(lo, hi);
+            let own;
+            let norms = match x_norms {
+                Some(all) => &all[lo..hi],
+                None => {
+                    own = rows.sq_norms();
+                    &own[..]
+                }
+            };
+            task(rows, lo, norms, runs, &centres)
         },
         Vec::with_capacity(n.div_ceil(TASK_ROWS)),
         |mut all, parts| {
@@ -441,8 +456,7 @@ pub fn power_stats_batch(x: Rows, x_norms: &[f64], runs: &[PassArgs]) -> Vec<Pow
 /// weights in `run.weights`, or None), computed as the in-memory pass
 /// computes them.
 pub fn power_block(x: Rows, run: &PassArgs) -> PowerStats {
-    let norms = x.sq_norms();
-    power_stats_batch(x, &norms, std::slice::from_ref(run))
+    power_stats_with(x, None, std::slice::from_ref(run))
         .pop()
         .expect("one run")
 }
