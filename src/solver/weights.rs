@@ -187,12 +187,11 @@ pub fn block_weights_in(
     // the general routine.
     let mut labels = vec![0; n];
     let mins = Scratch::take(&mut scratch.mins, n);
-    for ((lab, m), dr) in labels
-        .iter_mut()
-        .zip(mins.iter_mut())
-        .zip(ds.chunks_exact(kc))
-    {
-        (*lab, *m) = argmin(dr.iter().copied());
+    // `argmin` of each row, eight rows side by side (the same picks).
+    let mut nearest = Vec::with_capacity(n);
+    super::assign::argmin2_rows(ds, k, &mut nearest);
+    for ((lab, m), &(j, v, _)) in labels.iter_mut().zip(mins.iter_mut()).zip(&nearest) {
+        (*lab, *m) = (j, v);
     }
     if s == f64::NEG_INFINITY {
         return hard_rows(dd.view(), labels, mins, s_ref, zero_tol, w);
