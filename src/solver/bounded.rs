@@ -13,7 +13,8 @@
 //! depends on the block's shape, not on the other rows), so their
 //! distances are the full pass's to the last bit.
 
-use super::assign::{CACHE_ROWS, Pass, argmin2_rows};
+use super::assign::{CACHE_ROWS, Pass};
+use super::nearest::argmin2_rows;
 use super::rows::{Centres, Rows};
 use ndarray::ArrayView2;
 use rayon::prelude::*;

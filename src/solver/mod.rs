@@ -20,6 +20,7 @@ pub mod iterate;
 pub mod lloyd;
 pub mod matrix;
 pub mod mix;
+mod nearest;
 pub mod params;
 pub mod power_mean;
 pub mod power_pass;

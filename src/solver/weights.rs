@@ -189,7 +189,7 @@ pub fn block_weights_in(
     let mins = Scratch::take(&mut scratch.mins, n);
     // `argmin` of each row, eight rows side by side (the same picks).
     let mut nearest = Vec::with_capacity(n);
-    super::assign::argmin2_rows(ds, k, &mut nearest);
+    super::nearest::argmin2_rows(ds, k, &mut nearest);
     for ((lab, m), &(j, v, _)) in labels.iter_mut().zip(mins.iter_mut()).zip(&nearest) {
         (*lab, *m) = (j, v);
     }
