@@ -1072,12 +1072,21 @@ pub fn on_selected(
     if cols.is_empty() {
         return None;
     }
+    // Every feature kept (WK-means keeps them all): the rows as they are,
+    // not a copy of them (the same values, so the same scores).
     let x = match problem.x.rows() {
-        crate::solver::rows::Rows::F64(x) => x.select(ndarray::Axis(1), &cols),
-        crate::solver::rows::Rows::F32(x) => x.select(ndarray::Axis(1), &cols).mapv(f64::from),
+        crate::solver::rows::Rows::F64(x) if cols.len() == x.ncols() => None,
+        crate::solver::rows::Rows::F64(x) => Some(x.select(ndarray::Axis(1), &cols)),
+        crate::solver::rows::Rows::F32(x) => {
+            Some(x.select(ndarray::Axis(1), &cols).mapv(f64::from))
+        }
+    };
+    let space = match &x {
+        Some(x) => Space::features(x.view()),
+        None => Space::features(problem.x.rows()),
     };
     let i = internal_weighted(
-        &Space::features(x.view()),
+        &space,
         labels,
         problem.sample_weights(),
         &base_for(problem),
