@@ -133,6 +133,7 @@ def main():
     ap.add_argument("--kernel-n", type=int, default=10_000)
     ap.add_argument("--only", help="comma-separated algorithms")
     ap.add_argument("--no-rff", action="store_true", help="skip the 10⁶-row rff-power line")
+    ap.add_argument("--out", default="scores_budget", help="the name of the .md and .json written in bench/out")
     args = ap.parse_args()
     exe = binary()
     algos = algorithms(exe)
@@ -180,8 +181,8 @@ def main():
     print()
     print(text)
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "scores_budget.md").write_text(text)
-    (OUT / "scores_budget.json").write_text(json.dumps(rows, indent=1) + "\n")
+    (OUT / f"{args.out}.md").write_text(text)
+    (OUT / f"{args.out}.json").write_text(json.dumps(rows, indent=1) + "\n")
 
 
 if __name__ == "__main__":
