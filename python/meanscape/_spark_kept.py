@@ -103,17 +103,21 @@ def _forget_gone():
 # missing is made again from them (``meanscape.spark``): where an
 # executor kept it decides the time, never the result.
 
-_HEAD = struct.Struct("<qq")
+# (generation, payload bytes, the write's own random tag): a worker's
+# memory copy counts only while the slot holds the very write it made or
+# read; an exact pass of the same generation, written by another worker,
+# changes the tag.
+_HEAD = struct.Struct("<qqq")
 
 
 def _state_path(token, pid, gen):
     return os.path.join(store_dir(token), f"s{pid}.{gen % 2}")
 
 
-def _slot_gen(f):
+def _slot_head(f):
     f.seek(0)
     head = f.read(_HEAD.size)
-    return _HEAD.unpack(head) if len(head) == _HEAD.size else (-1, 0)
+    return _HEAD.unpack(head) if len(head) == _HEAD.size else (-1, 0, 0)
 
 
 def read_states(token, pid, gen):
@@ -121,16 +125,16 @@ def read_states(token, pid, gen):
     kept on this executor, else None."""
     try:
         with open(_state_path(token, pid, gen), "rb") as f:
-            held, size = _slot_gen(f)
-            if held != gen:
+            head = _slot_head(f)
+            if head[0] != gen:
                 # What this worker holds counts only while its slot does.
                 _STATES.pop((token, pid), None)
                 return None
             got = _STATES.get((token, pid))
-            if got is not None and got[0] == gen:
+            if got is not None and got[0] == head:
                 return got[1]
-            payload = f.read(size)
-            if len(payload) != size or _slot_gen(f) != (gen, size):
+            payload = f.read(head[1])
+            if len(payload) != head[1] or _slot_head(f) != head:
                 return None
     except OSError:
         _STATES.pop((token, pid), None)
@@ -139,7 +143,7 @@ def read_states(token, pid, gen):
         states = pickle.loads(payload)
     except (EOFError, pickle.UnpicklingError, ValueError, TypeError):
         return None
-    _STATES[(token, pid)] = (gen, states)
+    _STATES[(token, pid)] = (head, states)
     return states
 
 
@@ -148,19 +152,21 @@ def write_states(token, pid, gen, states):
     generation gen − 2's slot. A full or unwritable disk keeps nothing:
     the next pass makes them again."""
     _forget_gone()
-    _STATES[(token, pid)] = (gen, states)
+    _STATES.pop((token, pid), None)
     payload = pickle.dumps(states, protocol=5)
+    head = (gen, len(payload), int.from_bytes(os.urandom(8), "little") >> 1)
     path = _state_path(token, pid, gen)
     try:
         os.makedirs(store_dir(token), exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         with os.fdopen(fd, "r+b") as f:
-            f.write(_HEAD.pack(-1, 0))
+            f.write(_HEAD.pack(-1, 0, 0))
             f.flush()
             f.write(payload)
             f.truncate(_HEAD.size + len(payload))
             f.seek(0)
-            f.write(_HEAD.pack(gen, len(payload)))
+            f.write(_HEAD.pack(*head))
+        _STATES[(token, pid)] = (head, states)
     except OSError:
         try:
             os.unlink(path)

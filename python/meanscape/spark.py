@@ -1057,7 +1057,6 @@ class KMeans(_SparkCluster):
             converged_=bool(r["converged"]),
         )
 
-
     def _bounded_iteration(self, centres, exact):
         """An iteration's bounded pass, as ``meanscape.dask``'s: the
         statistics, and whether no label changed. Every distance is

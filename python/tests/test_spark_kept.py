@@ -167,7 +167,7 @@ def test_a_torn_or_lost_state_slot_is_a_miss(store):
     whole = path.read_bytes()
     # A writer stopped between its header and its payload, in this or
     # another worker: the memory copy no longer counts either.
-    path.write_bytes(kept._HEAD.pack(-1, 0) + whole[kept._HEAD.size :])
+    path.write_bytes(kept._HEAD.pack(-1, 0, 0) + whole[kept._HEAD.size :])
     assert kept.read_states("fit", 3, 0) is None
     # A payload cut short, or not a state.
     path.write_bytes(whole[:-9])
@@ -182,6 +182,22 @@ def test_a_torn_or_lost_state_slot_is_a_miss(store):
     kept.write_states("fit", 3, 0, s0)
     kept.drop("fit")
     assert kept.read_states("fit", 3, 0) is None and not kept._STATES
+
+
+def test_a_worker_memory_copy_yields_to_a_rewrite_of_its_generation(store):
+    # Worker A writes generation 1; worker B (another Python worker of the
+    # executor) writes generation 1 again (the exact pass of the same
+    # iteration): A must read B's states, not its own copy.
+    a, b = states(1), states(2)
+    kept.write_states("fit", 3, 1, a)
+    mine = dict(kept._STATES)
+    kept._STATES.clear()
+    kept.write_states("fit", 3, 1, b)
+    kept._STATES.clear()
+    kept._STATES.update(mine)
+    same_states(kept.read_states("fit", 3, 1), b)
+    # And the copy it then holds is B's.
+    same_states(kept._STATES[("fit", 3)][1], b)
 
 
 def test_an_unwritable_store_keeps_no_state(store, monkeypatch):
