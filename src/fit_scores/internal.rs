@@ -1085,12 +1085,7 @@ pub fn on_selected(
         Some(x) => Space::features(x.view()),
         None => Space::features(problem.x.rows()),
     };
-    let i = internal_weighted(
-        &space,
-        labels,
-        problem.sample_weights(),
-        &base_for(problem),
-    );
+    let i = internal_weighted(&space, labels, problem.sample_weights(), &base_for(problem));
     Some(OnSelected {
         cost_selected: i.cost,
         silhouette_selected: i.silhouette,
