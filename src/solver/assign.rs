@@ -5,7 +5,7 @@
 
 use super::nearest::argmin2_rows;
 use super::reduce::fold_blocks;
-use super::rows::{Centres, Rows};
+use super::rows::{Centres, Rows, add_scaled};
 use super::weights::argmin;
 use ndarray::{Array1, Array2, ArrayView2, Zip};
 
@@ -158,8 +158,8 @@ pub(super) fn full_pass(
             };
             let d = x.block_dists(r0, r1, norms, c);
             let d = d.as_slice().expect("a fresh distance block");
-            // The rows and sums as slices: the additions of
-            // `add_scaled_row_to`, without a view built per row.
+            // The rows and sums as slices: `add_scaled_row_to`'s additions
+            // without a view built per row.
             let flat = x.f64_slice(r0, r1).filter(|_| sums && p > 0);
             argmin2_rows(d, k, &mut nearest);
             for (i, &(l, v, v2)) in (r0..r1).zip(nearest.iter()) {
@@ -169,11 +169,7 @@ pub(super) fn full_pass(
                     let row = &xs[(i - r0) * p..(i - r0 + 1) * p];
                     let acc =
                         &mut part.sums.as_slice_mut().expect("a fresh sum")[l * p..(l + 1) * p];
-                    if wi == 1.0 {
-                        acc.iter_mut().zip(row).for_each(|(a, &v)| *a += v);
-                    } else {
-                        acc.iter_mut().zip(row).for_each(|(a, &v)| *a += wi * v);
-                    }
+                    add_scaled(acc, row, wi);
                 } else if sums {
                     x.add_scaled_row_to(i, wi, part.sums.row_mut(l));
                 }

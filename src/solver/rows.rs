@@ -17,6 +17,17 @@ pub enum Rows<'a> {
     F32(ArrayView2<'a, f32>),
 }
 
+/// `acc += w · row`, entry by entry, in f64 (`w` = 1 adds the row itself,
+/// to the bit): the loop behind every slice addition of a row to a sum.
+#[inline]
+pub fn add_scaled(acc: &mut [f64], row: &[f64], w: f64) {
+    if w == 1.0 {
+        acc.iter_mut().zip(row).for_each(|(a, &v)| *a += v);
+    } else {
+        acc.iter_mut().zip(row).for_each(|(a, &v)| *a += w * v);
+    }
+}
+
 impl<'a> From<ArrayView2<'a, f64>> for Rows<'a> {
     fn from(x: ArrayView2<'a, f64>) -> Self {
         Rows::F64(x)
@@ -194,7 +205,7 @@ impl<'a> Rows<'a> {
             Rows::F64(x) => match (acc.as_slice_mut(), x.row(i).to_slice()) {
                 // The same additions as `+=`, without its shape checks and
                 // iterator set-up for every row.
-                (Some(a), Some(r)) => a.iter_mut().zip(r).for_each(|(a, &v)| *a += v),
+                (Some(a), Some(r)) => add_scaled(a, r, 1.0),
                 _ => acc += &x.row(i),
             },
             Rows::F32(x) => acc.zip_mut_with(&x.row(i), |a, &v| *a += f64::from(v)),
@@ -210,7 +221,7 @@ impl<'a> Rows<'a> {
         }
         match self {
             Rows::F64(x) => match (acc.as_slice_mut(), x.row(i).to_slice()) {
-                (Some(a), Some(r)) => a.iter_mut().zip(r).for_each(|(a, &v)| *a += w * v),
+                (Some(a), Some(r)) => add_scaled(a, r, w),
                 _ => acc.scaled_add(w, &x.row(i)),
             },
             Rows::F32(x) => acc.zip_mut_with(&x.row(i), |a, &v| *a += w * f64::from(v)),
