@@ -36,7 +36,7 @@ _ALIGN = 64
 # (fit token, partition of the blocks) -> _Kept, in this Python worker.
 _MAPPED = {}
 
-# (fit token, input partition) -> (generation, its blocks' bounded-Lloyd
+# (fit token, input partition) -> (slot header, its blocks' bounded-Lloyd
 # states), the last this Python worker wrote or read.
 _STATES = {}
 
@@ -95,7 +95,7 @@ def _forget_gone():
 # exact pass of the same iteration reads the previous one again. So two
 # slots per partition, ``s<pid>.<generation mod 2>``, each overwritten in
 # place (a new file costs its pages again: ten times the write). A slot
-# is a header (generation, payload bytes) and the pickled states; a
+# is a header (below) and the pickled states; a
 # writer marks the header −1 before the payload and sets it after, and
 # a reader checks it before and after reading (a sequence lock), so a
 # torn or stale slot is never read as a state. A state is a function of

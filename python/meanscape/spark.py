@@ -478,17 +478,16 @@ def _bounded_body(token, gen, centres, exact, offsets, chain, pid, blocks):
     bit), or, without it, the partition is missed (``_NoState``)."""
     k = centres.shape[0]
     off = int(offsets[pid])
-    states = None
+    states = [None] * len(blocks)
     if gen > 0:
-        states = _spark_kept.read_states(token, pid, gen - 1)
-        if states is None and chain is None:
+        kept = _spark_kept.read_states(token, pid, gen - 1)
+        if kept is not None:
+            states = kept
+        elif chain is None:
             raise _NoState
-        if states is None:
-            states = [None] * len(blocks)
+        else:
             for c, ex in chain[:gen]:
                 states = [_bounded_step(x, c, st, ex, w, off + start, k)[1] for (start, x, w, _), st in zip(blocks, states)]
-    if states is None:
-        states = [None] * len(blocks)
     parts, nexts = [], []
     for (start, x, w, _), st in zip(blocks, states):
         part, st = _bounded_step(x, centres, st, exact, w, off + start, k)
