@@ -260,15 +260,60 @@ where
     }
 }
 
-/// Mean of the per-feature variances: sklearn's unit for `tol`.
+/// Mean of the per-feature variances (ddof 0): sklearn's unit for `tol`.
 pub fn mean_variance(x: ArrayView2<f64>) -> f64 {
-    let n = x.nrows() as f64;
-    let var = x.var_axis(ndarray::Axis(0), 0.0);
-    if n == 0.0 {
-        0.0
-    } else {
-        var.mean().unwrap_or(0.0)
+    mean_variance_of(x)
+}
+
+/// Rows per task of [`mean_variance_of`]: fixed, so the sums (and the
+/// result) are the same for any number of threads.
+const VARIANCE_ROWS: usize = 8192;
+
+/// [`mean_variance`] of f64 or f32 rows, summed in f64: two passes (the
+/// column means, then the squared deviations), each over tasks of
+/// [`VARIANCE_ROWS`] rows in parallel whose sums are added in task order.
+pub fn mean_variance_of<T: Copy + Into<f64> + Send + Sync>(x: ArrayView2<T>) -> f64 {
+    let (n, p) = x.dim();
+    if n == 0 || p == 0 {
+        return 0.0;
     }
+    let sums = column_sums(x, |acc, r| {
+        acc.iter_mut().zip(r).for_each(|(a, &v)| *a += v.into());
+    });
+    let mean: Vec<f64> = sums.iter().map(|s| s / n as f64).collect();
+    let squares = column_sums(x, |acc, r| {
+        for ((a, &v), m) in acc.iter_mut().zip(r).zip(&mean) {
+            let d = v.into() - m;
+            *a += d * d;
+        }
+    });
+    squares.iter().sum::<f64>() / (n as f64 * p as f64)
+}
+
+/// Per column, the sum `add_row` accumulates over every row: tasks of
+/// [`VARIANCE_ROWS`] rows in parallel, added in task order.
+fn column_sums<T: Copy + Send + Sync>(
+    x: ArrayView2<T>,
+    add_row: impl Fn(&mut [f64], ndarray::ArrayView1<T>) + Sync,
+) -> Vec<f64> {
+    use rayon::prelude::*;
+    let (n, p) = x.dim();
+    let parts: Vec<Vec<f64>> = (0..n.div_ceil(VARIANCE_ROWS))
+        .into_par_iter()
+        .map(|t| {
+            let hi = ((t + 1) * VARIANCE_ROWS).min(n);
+            let mut acc = vec![0.0f64; p];
+            for r in x.slice(ndarray::s![t * VARIANCE_ROWS..hi, ..]).rows() {
+                add_row(&mut acc, r);
+            }
+            acc
+        })
+        .collect();
+    let mut total = vec![0.0f64; p];
+    for part in parts {
+        total.iter_mut().zip(part).for_each(|(t, v)| *t += v);
+    }
+    total
 }
 
 #[cfg(test)]
@@ -352,5 +397,48 @@ mod tests {
         let c = array![[0.0, 0.0], [3.0, 0.0]];
         let d = sq_dists(x.view(), &row_sq_norms(x.view()), c.view());
         assert_eq!(d, array![[0.0, 9.0], [25.0, 16.0]]);
+    }
+
+    #[test]
+    fn mean_variance_is_the_mean_of_the_column_variances() {
+        let mut seed = 11u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            ((seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 40.0 + 1e3
+        };
+        // One task, several tasks with a short last one, a single row.
+        for (n, p) in [(1, 3), (7, 1), (500, 20), (2 * VARIANCE_ROWS + 17, 5)] {
+            let x = Array2::from_shape_fn((n, p), |_| next());
+            let want = x.var_axis(ndarray::Axis(0), 0.0).mean().unwrap();
+            let got = mean_variance(x.view());
+            assert!(
+                (got - want).abs() <= 1e-9 * want.max(1e-300),
+                "n {n} p {p}: {got} vs {want}"
+            );
+            // Columns that are not contiguous in memory, and f32 rows.
+            let t = x.t().to_owned();
+            assert_eq!(mean_variance(t.t()).to_bits(), got.to_bits());
+            let x32 = x.mapv(|v| v as f32);
+            let want32 = x32
+                .mapv(f64::from)
+                .var_axis(ndarray::Axis(0), 0.0)
+                .mean()
+                .unwrap();
+            let got32 = mean_variance_of(x32.view());
+            assert!(
+                (got32 - want32).abs() <= 1e-9 * want32.max(1e-300),
+                "f32 n {n} p {p}"
+            );
+        }
+        assert_eq!(mean_variance(Array2::<f64>::zeros((0, 4)).view()), 0.0);
+        assert_eq!(mean_variance(Array2::from_elem((9, 2), 3.5).view()), 0.0);
+        // The same sums whatever the pool's size.
+        let x = Array2::from_shape_fn((3 * VARIANCE_ROWS + 5, 4), |_| next());
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let serial = one.install(|| mean_variance(x.view()));
+        assert_eq!(serial.to_bits(), mean_variance(x.view()).to_bits());
     }
 }

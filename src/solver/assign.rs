@@ -132,74 +132,86 @@ pub(super) fn full_pass(
 ) -> Pass {
     let (n, p) = (x.nrows(), x.ncols());
     let k = c.k();
-    let block = |rows: std::ops::Range<usize>| {
-        let (lo, hi) = (rows.start, rows.end);
-        let mut part = Pass {
-            labels: Vec::with_capacity(hi - lo),
-            dists: Vec::with_capacity(hi - lo),
-            second: Vec::with_capacity(if second { hi - lo } else { 0 }),
-            sums: Array2::<f64>::zeros((k, p)),
-            totals: vec![0.0; k],
-        };
-        let mut nearest = Vec::with_capacity(CACHE_ROWS);
-        let mut r0 = lo;
-        while r0 < hi {
-            let r1 = (r0 + CACHE_ROWS).min(hi);
-            // Without norms given, each cache block's are taken just
-            // before its product, while its rows are in cache: one read of
-            // the rows from memory instead of two.
-            let own;
-            let norms = match x_norms {
-                Some(all) => &all[r0..r1],
-                None => {
-                    own = x.slice(r0, r1).sq_norms();
-                    &own[..]
+    let sums_wanted = sums;
+    // Every row's label and distances are written in place by its task
+    // (the outputs are allocated once, and their pages first touched by
+    // the tasks in parallel); only the sums are combined, in task order.
+    let mut labels = vec![0usize; n];
+    let mut dists = vec![0.0f64; n];
+    let mut seconds = vec![0.0f64; if second { n } else { 0 }];
+    let tasks: Vec<_> = {
+        let mut sec = seconds.chunks_mut(BLOCK);
+        labels
+            .chunks_mut(BLOCK)
+            .zip(dists.chunks_mut(BLOCK))
+            .enumerate()
+            .map(|(t, (l, d))| (t * BLOCK, l, d, sec.next()))
+            .collect()
+    };
+    let block =
+        |(lo, labels, dists, mut second): (usize, &mut [usize], &mut [f64], Option<&mut [f64]>)| {
+            let hi = lo + labels.len();
+            let mut sums = Array2::<f64>::zeros((k, p));
+            let mut totals = vec![0.0; k];
+            let mut nearest = Vec::with_capacity(CACHE_ROWS);
+            let mut r0 = lo;
+            while r0 < hi {
+                let r1 = (r0 + CACHE_ROWS).min(hi);
+                // Without norms given, each cache block's are taken just
+                // before its product, while its rows are in cache: one read of
+                // the rows from memory instead of two.
+                let own;
+                let norms = match x_norms {
+                    Some(all) => &all[r0..r1],
+                    None => {
+                        own = x.slice(r0, r1).sq_norms();
+                        &own[..]
+                    }
+                };
+                let d = x.block_dists(r0, r1, norms, c);
+                let d = d.as_slice().expect("a fresh distance block");
+                // The rows and sums as slices: `add_scaled_row_to`'s additions
+                // without a view built per row.
+                let flat = x.f64_slice(r0, r1).filter(|_| sums_wanted && p > 0);
+                argmin2_rows(d, k, &mut nearest);
+                for (i, &(l, v, v2)) in (r0..r1).zip(nearest.iter()) {
+                    let wi = weight(w, i);
+                    totals[l] += wi;
+                    if let Some(xs) = flat {
+                        let row = &xs[(i - r0) * p..(i - r0 + 1) * p];
+                        let acc =
+                            &mut sums.as_slice_mut().expect("a fresh sum")[l * p..(l + 1) * p];
+                        add_scaled(acc, row, wi);
+                    } else if sums_wanted {
+                        x.add_scaled_row_to(i, wi, sums.row_mut(l));
+                    }
+                    labels[i - lo] = l;
+                    dists[i - lo] = v;
+                    if let Some(s) = second.as_deref_mut() {
+                        s[i - lo] = v2;
+                    }
                 }
-            };
-            let d = x.block_dists(r0, r1, norms, c);
-            let d = d.as_slice().expect("a fresh distance block");
-            // The rows and sums as slices: `add_scaled_row_to`'s additions
-            // without a view built per row.
-            let flat = x.f64_slice(r0, r1).filter(|_| sums && p > 0);
-            argmin2_rows(d, k, &mut nearest);
-            for (i, &(l, v, v2)) in (r0..r1).zip(nearest.iter()) {
-                let wi = weight(w, i);
-                part.totals[l] += wi;
-                if let Some(xs) = flat {
-                    let row = &xs[(i - r0) * p..(i - r0 + 1) * p];
-                    let acc =
-                        &mut part.sums.as_slice_mut().expect("a fresh sum")[l * p..(l + 1) * p];
-                    add_scaled(acc, row, wi);
-                } else if sums {
-                    x.add_scaled_row_to(i, wi, part.sums.row_mut(l));
-                }
-                part.labels.push(l);
-                part.dists.push(v);
-                if second {
-                    part.second.push(v2);
-                }
+                r0 = r1;
             }
-            r0 = r1;
-        }
-        part
-    };
-    let init = Pass {
-        labels: Vec::with_capacity(n),
-        dists: Vec::with_capacity(n),
-        second: Vec::with_capacity(if second { n } else { 0 }),
-        sums: Array2::<f64>::zeros((k, p)),
-        totals: vec![0.0; k],
-    };
-    fold_blocks(n, BLOCK, block, init, |mut all, part| {
-        all.labels.extend(part.labels);
-        all.dists.extend(part.dists);
-        all.second.extend(part.second);
-        all.sums += &part.sums;
-        for (a, b) in all.totals.iter_mut().zip(part.totals) {
+            (sums, totals)
+        };
+    use rayon::prelude::*;
+    let parts: Vec<(Array2<f64>, Vec<f64>)> = tasks.into_par_iter().map(block).collect();
+    let mut sums = Array2::<f64>::zeros((k, p));
+    let mut totals = vec![0.0; k];
+    for (s, t) in parts {
+        sums += &s;
+        for (a, b) in totals.iter_mut().zip(t) {
             *a += b;
         }
-        all
-    })
+    }
+    Pass {
+        labels,
+        dists,
+        second: seconds,
+        sums,
+        totals,
+    }
 }
 
 /// Moves the per-cluster sums and counts from the labels `prev` to

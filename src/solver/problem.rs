@@ -6,7 +6,7 @@ use super::space::gram::KernelStack;
 use crate::error::{Error, Result};
 use ndarray::{Array2, ArrayView2, CowArray, Ix2};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// What keeps a borrowed buffer alive (a NumPy array, a shared matrix):
 /// held only to be dropped after the view on it, never read.
@@ -153,6 +153,9 @@ pub struct Problem {
     /// Sparse rows ([`Problem::from_csr`]; `x` is then n × 0).
     pub sparse: Option<Arc<super::csr::Csr>>,
     cache: Mutex<Cache>,
+    /// The mean feature variance of `x` (k-means' unit of `tol`), taken
+    /// once for every restart.
+    mean_variance: OnceLock<f64>,
     /// Items built so far (cache misses): how a sweep shows that cells
     /// sharing a Gram matrix did not each build one.
     builds: AtomicUsize,
@@ -184,6 +187,7 @@ impl Problem {
             weights: None,
             sparse: None,
             cache: Mutex::new(Cache::default()),
+            mean_variance: OnceLock::new(),
             builds: AtomicUsize::new(0),
         }
     }
@@ -195,6 +199,7 @@ impl Problem {
             let x32 = x.mapv(|v| v as f32);
             self.x = Features::shared(Matrix::from(x32));
             self.x_norms = self.x.rows().sq_norms();
+            self.mean_variance = OnceLock::new();
         }
     }
 
@@ -207,6 +212,13 @@ impl Problem {
     /// norms (f64 either way).
     pub fn rows(&self) -> (super::rows::Rows<'_>, &[f64]) {
         (self.x.rows(), &self.x_norms)
+    }
+
+    /// [`super::rows::Rows::mean_variance`] of the rows, computed on first use.
+    pub fn mean_variance(&self) -> f64 {
+        *self
+            .mean_variance
+            .get_or_init(|| self.x.rows().mean_variance())
     }
 
     /// A problem on precomputed kernels alone: n rows, no features.

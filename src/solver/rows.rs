@@ -240,27 +240,8 @@ impl<'a> Rows<'a> {
     /// [`crate::linalg::mean_variance`]; f32 rows are summed in f64.
     pub fn mean_variance(&self) -> f64 {
         match self {
-            Rows::F64(x) => linalg::mean_variance(*x),
-            Rows::F32(x) => {
-                let (n, p) = x.dim();
-                if n == 0 || p == 0 {
-                    return 0.0;
-                }
-                let mut mean = vec![0.0f64; p];
-                for r in x.rows() {
-                    for (m, &v) in mean.iter_mut().zip(r) {
-                        *m += f64::from(v);
-                    }
-                }
-                mean.iter_mut().for_each(|m| *m /= n as f64);
-                let mut var = vec![0.0f64; p];
-                for r in x.rows() {
-                    for ((s, &v), m) in var.iter_mut().zip(r).zip(&mean) {
-                        *s += (f64::from(v) - m).powi(2);
-                    }
-                }
-                var.iter().sum::<f64>() / (n as f64 * p as f64)
-            }
+            Rows::F64(x) => linalg::mean_variance_of(*x),
+            Rows::F32(x) => linalg::mean_variance_of(*x),
         }
     }
 

@@ -98,7 +98,7 @@ impl Solver for KMeans {
         }
         let (rows, norms) = problem.rows();
         // scikit-learn's tolerance: the unweighted mean feature variance.
-        let tol = p.tol * rows.mean_variance();
+        let tol = p.tol * problem.mean_variance();
         let sampled = Sampled::of(problem, run, p.sample, tol, p.max_iter);
         if sampled.applies() {
             sample_alone(problem)?;
