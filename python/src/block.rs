@@ -266,6 +266,15 @@ pub fn power_finish<'py>(
     Ok(d)
 }
 
+/// The mean over features of each feature's variance (ddof 0), as the
+/// engine's k-means takes it for its tolerance (float32 summed in f64).
+#[pyfunction]
+pub fn mean_variance(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<f64> {
+    let x = Block::read(x)?;
+    let rows = x.rows();
+    Ok(py.detach(|| rows.mean_variance()))
+}
+
 /// The engine's zero-distance threshold for data whose largest squared
 /// row norm is `max_sq_norm`.
 #[pyfunction]

@@ -4,7 +4,7 @@
 
 use meanscape::algo::Ctx;
 use meanscape::algo::Matrix;
-use meanscape::data::preprocess::{range_exponent, rescale};
+use meanscape::data::preprocess::{max_abs_finite, range_exponent, rescale};
 use meanscape::data::{DataSource, LabelChoice, LoadOptions, Missing};
 use meanscape::{Error, algo};
 use numpy::{IntoPyArray, PyArray2, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
@@ -56,7 +56,10 @@ struct KeepAlive32(#[allow(dead_code)] Py<PyArray2<f32>>);
 pub fn input_rows<'py>(x: &Bound<'py, PyAny>, rescale_by: Option<i32>) -> PyResult<Input<'py>> {
     if let Ok(a) = x.extract::<PyReadonlyArray2<'py, f64>>() {
         let view = a.as_array();
-        let e = rescale_by.unwrap_or(range_exponent(max_abs_finite(view.iter().copied())?));
+        let e = match rescale_by {
+            Some(e) => e,
+            None => range_exponent(largest(x.py(), a.as_slice().ok(), || view.iter().copied())?),
+        };
         if a.is_c_contiguous() && e == 0 {
             return Ok(Input {
                 borrowed: Some(a),
@@ -70,9 +73,12 @@ pub fn input_rows<'py>(x: &Bound<'py, PyAny>, rescale_by: Option<i32>) -> PyResu
     }
     if let Ok(a) = x.extract::<PyReadonlyArray2<'py, f32>>() {
         let view = a.as_array();
-        let e = rescale_by.unwrap_or(range_exponent(max_abs_finite(
-            view.iter().map(|&v| f64::from(v)),
-        )?));
+        let e = match rescale_by {
+            Some(e) => e,
+            None => range_exponent(largest(x.py(), a.as_slice().ok(), || {
+                view.iter().map(|&v| f64::from(v))
+            })?),
+        };
         if a.is_c_contiguous() && e == 0 {
             return Ok(Input {
                 borrowed: None,
@@ -110,18 +116,22 @@ fn owned(mut x: Matrix, e: i32) -> Input<'static> {
     }
 }
 
-/// The largest |value|, refusing NaN and infinity.
-fn max_abs_finite(values: impl Iterator<Item = f64>) -> PyResult<f64> {
-    let mut m = 0.0f64;
-    for v in values {
-        if !v.is_finite() {
-            return Err(PyValueError::new_err(
-                "Input X contains NaN or infinity: meanscape clusters finite values only",
-            ));
-        }
-        m = m.max(v.abs());
-    }
-    Ok(m)
+/// The largest |value|, refusing NaN and infinity: a contiguous buffer
+/// in parallel without the GIL, else `values` one by one.
+fn largest<T, I>(py: Python<'_>, slice: Option<&[T]>, values: impl FnOnce() -> I) -> PyResult<f64>
+where
+    T: Copy + Into<f64> + Sync,
+    I: Iterator<Item = f64>,
+{
+    let m = match slice {
+        Some(xs) => py.detach(|| max_abs_finite(xs)),
+        None => values().try_fold(0.0f64, |m, v| v.is_finite().then(|| m.max(v.abs()))),
+    };
+    m.ok_or_else(|| {
+        PyValueError::new_err(
+            "Input X contains NaN or infinity: meanscape clusters finite values only",
+        )
+    })
 }
 
 impl Input<'_> {

@@ -303,6 +303,26 @@ pub fn fit_range(ds: &mut Dataset) -> i32 {
     e
 }
 
+/// The largest |value| of `xs`, or None when a value is NaN or infinite:
+/// tasks of a fixed size in parallel (a maximum does not depend on their
+/// order), each a loop without early exit that the compiler vectorises.
+pub fn max_abs_finite<T: Copy + Into<f64> + Sync>(xs: &[T]) -> Option<f64> {
+    use rayon::slice::ParallelSlice;
+    const TASK: usize = 1 << 15;
+    xs.par_chunks(TASK)
+        .map(|c| {
+            let (mut m, mut finite) = (0.0f64, true);
+            for &v in c {
+                let a = v.into().abs();
+                // False for NaN and ±∞.
+                finite &= a <= f64::MAX;
+                m = if a > m { a } else { m };
+            }
+            finite.then_some(m)
+        })
+        .try_reduce(|| 0.0, |a, b| Some(if b > a { b } else { a }))
+}
+
 /// The power of two [`fit_range`] multiplies by when the largest |value|
 /// is `max_abs`: 0 inside [2^−64, 2^64) (and for 0 or non-finite values).
 pub fn range_exponent(max_abs: f64) -> i32 {
@@ -359,6 +379,26 @@ mod tests {
     use super::*;
     use crate::data::Labels;
     use ndarray::array;
+
+    #[test]
+    fn max_abs_finite_finds_the_largest_and_refuses_nan_and_infinity() {
+        // Longer than one task, the largest value negative and in the last task.
+        let mut xs: Vec<f64> = (0..100_000).map(|i| (i % 977) as f64 - 400.0).collect();
+        xs[99_999] = -1e300;
+        assert_eq!(max_abs_finite(&xs), Some(1e300));
+        assert_eq!(max_abs_finite::<f64>(&[]), Some(0.0));
+        assert_eq!(max_abs_finite(&[-0.0f64, 0.0]), Some(0.0));
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            let mut ys = xs.clone();
+            ys[3] = bad;
+            assert_eq!(max_abs_finite(&ys), None, "{bad}");
+        }
+        assert_eq!(
+            max_abs_finite(&[1.5f32, -f32::MAX]),
+            Some(f64::from(f32::MAX))
+        );
+        assert_eq!(max_abs_finite(&[1.5f32, f32::NAN]), None);
+    }
 
     fn ds(x: ndarray::Array2<f64>) -> Dataset {
         Dataset::new("t", "t.csv", x)
