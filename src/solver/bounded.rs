@@ -19,8 +19,13 @@ use super::rows::{Centres, Rows};
 use ndarray::ArrayView2;
 use rayon::prelude::*;
 
-/// Rows per parallel task of the bound test.
-const TEST_ROWS: usize = 4096;
+/// Rows per parallel task of the bound test: whole cache blocks.
+const TEST_ROWS: usize = 16 * CACHE_ROWS;
+
+/// Unsettled rows from which a cache block is recomputed where it lies
+/// rather than gathered with others: a GEMM of a whole block costs what a
+/// gathered one does, without the copy.
+const DENSE: usize = CACHE_ROWS / 2;
 
 #[derive(Debug, Default, Clone)]
 pub(super) struct Bounds {
@@ -133,39 +138,69 @@ impl Bounds {
         let cmax = c.norms.iter().copied().fold(0.0, f64::max);
         let gamma = self.gamma;
         let moved = &self.moved;
-        // Loosen the bounds by the moves and test every row.
-        let unsettled: Vec<usize> = self
+        let mut labels = vec![0usize; n];
+        // Loosen the bounds by the moves and test every row, in tasks that
+        // own their rows' labels and bounds. A cache block (aligned as the
+        // full pass's) where most rows are unsettled is recomputed where it
+        // lies, its distances those of the full pass by construction; the
+        // unsettled rows of the other blocks are gathered below.
+        let sparse: Vec<usize> = self
             .upper
             .par_chunks_mut(TEST_ROWS)
             .zip(self.lower.par_chunks_mut(TEST_ROWS))
+            .zip(labels.par_chunks_mut(TEST_ROWS))
             .enumerate()
-            .map(|(t, (up, lo))| {
+            .map(|(t, ((up, lo), lab))| {
+                let start = t * TEST_ROWS;
+                lab.copy_from_slice(&prev[start..start + lab.len()]);
                 let mut out = Vec::new();
-                for (r, (u, l)) in up.iter_mut().zip(lo.iter_mut()).enumerate() {
-                    let i = t * TEST_ROWS + r;
-                    let a = prev[i];
-                    *u = widen(*u + moved[a], true);
-                    *l = (*l - if a == j1 { d2 } else { d1 }).max(0.0);
-                    let reach = l.max(nearest[a] - *u);
-                    let m = gamma * (x_norms[i] + cmax);
-                    if !(reach > 0.0 && *u * *u + 2.0 * m < reach * reach) {
-                        out.push(i);
+                let mut rows = Vec::with_capacity(CACHE_ROWS);
+                let mut found = Vec::with_capacity(CACHE_ROWS);
+                for b0 in (0..lab.len()).step_by(CACHE_ROWS) {
+                    let b1 = (b0 + CACHE_ROWS).min(lab.len());
+                    rows.clear();
+                    for r in b0..b1 {
+                        let i = start + r;
+                        let a = lab[r];
+                        let (u, l) = (&mut up[r], &mut lo[r]);
+                        *u = widen(*u + moved[a], true);
+                        *l = (*l - if a == j1 { d2 } else { d1 }).max(0.0);
+                        let reach = l.max(nearest[a] - *u);
+                        let m = gamma * (x_norms[i] + cmax);
+                        if !(reach > 0.0 && *u * *u + 2.0 * m < reach * reach) {
+                            rows.push(r);
+                        }
+                    }
+                    if rows.len() < DENSE {
+                        out.extend(rows.iter().map(|&r| start + r));
+                        continue;
+                    }
+                    let (i0, i1) = (start + b0, start + b1);
+                    let d = x.block_dists(i0, i1, &x_norms[i0..i1], c);
+                    argmin2_rows(d.as_slice().expect("a fresh distance block"), k, &mut found);
+                    for &r in &rows {
+                        let (l, v1, v2) = found[r - b0];
+                        let m = gamma * (x_norms[start + r] + cmax);
+                        lab[r] = l;
+                        up[r] = widen((v1 + m).sqrt(), true);
+                        lo[r] = widen((v2 - m).max(0.0).sqrt(), false);
                     }
                 }
                 out
             })
             .flatten()
             .collect();
-        // Recompute those rows in blocks as long as the full pass's: the
-        // full ones together, the rows of the short last block apart.
+        // Recompute the other rows in blocks as long as the full pass's:
+        // the rows of full blocks together, those of the short last block
+        // apart.
         let full_end = n / CACHE_ROWS * CACHE_ROWS;
-        let split = unsettled.partition_point(|&i| i < full_end);
-        let mut chunks: Vec<(&[usize], usize)> = unsettled[..split]
+        let split = sparse.partition_point(|&i| i < full_end);
+        let mut chunks: Vec<(&[usize], usize)> = sparse[..split]
             .chunks(CACHE_ROWS)
             .map(|ch| (ch, CACHE_ROWS))
             .collect();
-        if split < unsettled.len() {
-            chunks.push((&unsettled[split..], n - full_end));
+        if split < sparse.len() {
+            chunks.push((&sparse[split..], n - full_end));
         }
         let found: Vec<Vec<(usize, f64, f64)>> = chunks
             .par_iter()
@@ -186,7 +221,6 @@ impl Bounds {
                 found
             })
             .collect();
-        let mut labels = prev.to_vec();
         for (&(rows, _), found) in chunks.iter().zip(found) {
             for (&i, (l, v1, v2)) in rows.iter().zip(found) {
                 let m = gamma * (x_norms[i] + cmax);

@@ -185,6 +185,9 @@ fn kmeans_pp<R: Rng>(
         None => closest.iter().sum(),
         Some(w) => closest.iter().zip(w).map(|(c, v)| c * v).sum(),
     };
+    // Reused by every step: a fresh n-long buffer per step cost its page
+    // faults again.
+    let mut cumulative = Vec::with_capacity(n);
     while seeds.len() < k {
         if potential <= 0.0 {
             if repeat {
@@ -193,7 +196,7 @@ fn kmeans_pp<R: Rng>(
             }
             return Err(too_few_distinct(k));
         }
-        let mut cumulative = Vec::with_capacity(n);
+        cumulative.clear();
         let mut acc = 0.0;
         for (i, &c) in closest.iter().enumerate() {
             acc += match w {
@@ -212,21 +215,24 @@ fn kmeans_pp<R: Rng>(
             })
             .collect();
         let d = dist(&cands);
+        // Every candidate's potential Σ w·min(closest, d) in one read of
+        // the rows of d: each sum still adds its terms in row order (from
+        // −0.0, as `Iterator::sum`), so the same bits as one sum per column.
+        let nc = cands.len();
+        let mut pots = vec![-0.0f64; nc];
+        let ds = d.as_standard_layout();
+        let rows = ds.as_slice().expect("standard layout").chunks_exact(nc);
+        for (i, (row, &a)) in rows.zip(&closest).enumerate() {
+            let wi = wt(i);
+            for (pot, &b) in pots.iter_mut().zip(row) {
+                *pot += match w {
+                    None => a.min(b),
+                    Some(_) => a.min(b) * wi,
+                };
+            }
+        }
         let mut best = (f64::INFINITY, 0);
-        for (t, &cand) in cands.iter().enumerate() {
-            let pot: f64 = match w {
-                None => closest
-                    .iter()
-                    .zip(d.column(t))
-                    .map(|(&a, &b)| a.min(b))
-                    .sum(),
-                Some(_) => closest
-                    .iter()
-                    .zip(d.column(t))
-                    .enumerate()
-                    .map(|(i, (&a, &b))| a.min(b) * wt(i))
-                    .sum(),
-            };
+        for (t, (&cand, &pot)) in cands.iter().zip(&pots).enumerate() {
             if pot < best.0 || (pot == best.0 && cand < cands[best.1]) {
                 best = (pot, t);
             }
@@ -235,8 +241,18 @@ fn kmeans_pp<R: Rng>(
         if closest[chosen] <= 0.0 && !repeat {
             return Err(too_few_distinct(k));
         }
-        for (c, &v) in closest.iter_mut().zip(d.column(best.1)) {
-            *c = c.min(v);
+        {
+            use rayon::prelude::*;
+            let col = best.1;
+            let ds = ds.as_slice().expect("standard layout");
+            closest
+                .par_chunks_mut(1 << 14)
+                .zip(ds.par_chunks(nc << 14))
+                .for_each(|(cs, rows)| {
+                    for (c, row) in cs.iter_mut().zip(rows.chunks_exact(nc)) {
+                        *c = c.min(row[col]);
+                    }
+                });
         }
         potential = best.0;
         seeds.push(chosen);
