@@ -99,12 +99,34 @@ fn exp_each_avx2(s: f64, x: &[f64], out: &mut [f64]) {
 }
 
 #[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn ln_each_avx512(x: &[f64], out: &mut [f64]) {
+    ln_each(x, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn exp_each_avx512(s: f64, x: &[f64], out: &mut [f64]) {
+    exp_each(s, x, out)
+}
+
+#[cfg(target_arch = "x86_64")]
 pub(super) use crate::linalg::has_avx2;
 
-/// `out[i] = ln(max(x[i], smallest normal))`, 4 lanes at a time where the
-/// CPU has AVX2. Without FMA contraction the lanes compute exactly what
-/// the scalar code does, so results do not depend on the CPU.
+#[cfg(target_arch = "x86_64")]
+fn has_avx512() -> bool {
+    std::arch::is_x86_feature_detected!("avx512f")
+}
+
+/// `out[i] = ln(max(x[i], smallest normal))`, 8 lanes at a time where the
+/// CPU has AVX-512, 4 with AVX2. Without FMA contraction the lanes compute
+/// exactly what the scalar code does, so results do not depend on the CPU.
 pub fn ln_slice(x: &[f64], out: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx512() {
+        // SAFETY: the CPU has AVX-512F (checked just above).
+        return unsafe { ln_each_avx512(x, out) };
+    }
     #[cfg(target_arch = "x86_64")]
     if has_avx2() {
         // SAFETY: the CPU has AVX2 (checked just above).
@@ -115,6 +137,11 @@ pub fn ln_slice(x: &[f64], out: &mut [f64]) {
 
 /// `out[i] = e^(s·x[i])` for `s·x[i] ≤ 0`, as [`ln_slice`].
 pub fn exp_scaled_slice(s: f64, x: &[f64], out: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx512() {
+        // SAFETY: the CPU has AVX-512F (checked just above).
+        return unsafe { exp_each_avx512(s, x, out) };
+    }
     #[cfg(target_arch = "x86_64")]
     if has_avx2() {
         // SAFETY: the CPU has AVX2 (checked just above).
@@ -147,6 +174,27 @@ mod tests {
         exp_scaled_slice(-0.7, &a, &mut b);
         for (v, r) in a.iter().zip(&b) {
             assert_eq!(r.to_bits(), exp_neg(-0.7 * v).to_bits());
+        }
+        // Every build this CPU can run gives the scalar bits, whichever
+        // the dispatch picks (lengths not a multiple of any lane count).
+        #[cfg(target_arch = "x86_64")]
+        {
+            let bits = |v: &[f64]| v.iter().map(|r| r.to_bits()).collect::<Vec<_>>();
+            let (mut c, mut e) = (vec![0.0; x.len()], vec![0.0; x.len()]);
+            if has_avx2() {
+                // SAFETY: the CPU has AVX2.
+                unsafe { ln_each_avx2(&x, &mut c) };
+                unsafe { exp_each_avx2(-0.7, &a, &mut e) };
+                assert_eq!(bits(&c), bits(&a));
+                assert_eq!(bits(&e), bits(&b));
+            }
+            if has_avx512() {
+                // SAFETY: the CPU has AVX-512F.
+                unsafe { ln_each_avx512(&x, &mut c) };
+                unsafe { exp_each_avx512(-0.7, &a, &mut e) };
+                assert_eq!(bits(&c), bits(&a));
+                assert_eq!(bits(&e), bits(&b));
+            }
         }
     }
 
