@@ -275,6 +275,30 @@ pub fn mean_variance(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<f64> {
     Ok(py.detach(|| rows.mean_variance()))
 }
 
+/// Σᵢ wᵢ‖xᵢ − c_{labels[i]}‖²: the k-means cost of given labels (the
+/// estimators' `inertia_`), in parallel with the GIL released.
+#[pyfunction]
+#[pyo3(signature = (x, centres, labels, sample_weight=None))]
+pub fn labelled_cost<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    centres: PyReadonlyArray2<'py, f64>,
+    labels: PyReadonlyArray1<'py, i64>,
+    sample_weight: Option<PyReadonlyArray1<'py, f64>>,
+) -> PyResult<f64> {
+    let x = Block::read(x)?;
+    let labels: Vec<usize> = labels
+        .as_array()
+        .iter()
+        .map(|&l| usize::try_from(l))
+        .collect::<Result<_, _>>()
+        .map_err(|_| PyValueError::new_err("labels must be non-negative"))?;
+    let w = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
+    let (rows, c) = (x.rows(), centres.as_array());
+    py.detach(|| block::labelled_cost(rows, c, &labels, w))
+        .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
 /// The engine's zero-distance threshold for data whose largest squared
 /// row norm is `max_sq_norm`.
 #[pyfunction]

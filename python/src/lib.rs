@@ -226,6 +226,7 @@ fn _meanscape(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(block::power_finish, m)?)?;
     m.add_function(wrap_pyfunction!(block::zero_tolerance, m)?)?;
     m.add_function(wrap_pyfunction!(block::mean_variance, m)?)?;
+    m.add_function(wrap_pyfunction!(block::labelled_cost, m)?)?;
     m.add_function(wrap_pyfunction!(block::lloyd_block, m)?)?;
     m.add_function(wrap_pyfunction!(block::lloyd_block_bounded, m)?)?;
     m.add_class::<block::LloydState>()?;

@@ -991,6 +991,63 @@ impl Driver {
     }
 }
 
+/// Σᵢ wᵢ‖xᵢ − c_{labels[i]}‖² (wᵢ = 1 without weights): the k-means cost
+/// of given labels, summed directly (no ‖x‖² − 2x·c + ‖c‖² cancellation)
+/// over fixed tasks added in order, so the same value for any thread count.
+pub fn labelled_cost(
+    x: Rows,
+    centres: ArrayView2<f64>,
+    labels: &[usize],
+    w: Option<&[f64]>,
+) -> Result<f64> {
+    let (n, p) = (x.nrows(), x.ncols());
+    let k = centres.nrows();
+    if labels.len() != n || w.is_some_and(|w| w.len() != n) || centres.ncols() != p {
+        return Err(Error::Model(format!(
+            "{n} rows of {p} features, {} labels, {} weights and centres of shape {:?} do not match",
+            labels.len(),
+            w.map_or(n, <[f64]>::len),
+            centres.dim()
+        )));
+    }
+    if let Some(&bad) = labels.iter().find(|&&l| l >= k) {
+        return Err(Error::Model(format!(
+            "label {bad} is not one of the {k} centres"
+        )));
+    }
+    let c = centres.as_standard_layout();
+    let cs = c.as_slice().expect("standard layout");
+    let cost = fold_blocks(
+        n,
+        4096,
+        |rows| {
+            let mut sum = 0.0;
+            for i in rows {
+                let ci = &cs[labels[i] * p..(labels[i] + 1) * p];
+                let d: f64 = match x {
+                    Rows::F64(x) => x
+                        .row(i)
+                        .iter()
+                        .zip(ci)
+                        .map(|(&v, &m)| (v - m) * (v - m))
+                        .sum(),
+                    Rows::F32(x) => x
+                        .row(i)
+                        .iter()
+                        .zip(ci)
+                        .map(|(&v, &m)| (f64::from(v) - m) * (f64::from(v) - m))
+                        .sum(),
+                };
+                sum += d * w.map_or(1.0, |w| w[i]);
+            }
+            sum
+        },
+        0.0,
+        |a, b| a + b,
+    );
+    Ok(cost)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1352,5 +1409,55 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn labelled_cost_is_the_sum_of_squared_distances_to_the_given_centres() {
+        let x = data(9000, 7);
+        let c = x.slice(s![..3, ..]).to_owned();
+        let labels: Vec<usize> = (0..9000).map(|i| (i * 7) % 3).collect();
+        let w: Vec<f64> = (0..9000).map(|i| 0.5 + (i % 4) as f64).collect();
+        let naive = |w: Option<&[f64]>| -> f64 {
+            (0..9000)
+                .map(|i| {
+                    let d = &x.row(i) - &c.row(labels[i]);
+                    d.dot(&d) * w.map_or(1.0, |w| w[i])
+                })
+                .sum()
+        };
+        for w in [None, Some(&w[..])] {
+            let got = labelled_cost(Rows::F64(x.view()), c.view(), &labels, w).unwrap();
+            assert!(
+                (got - naive(w)).abs() <= 1e-12 * naive(w),
+                "{got} vs {}",
+                naive(w)
+            );
+        }
+        // f32 rows are widened: the cost of the f32 values.
+        let x32 = x.mapv(|v| v as f32);
+        let got = labelled_cost(Rows::F32(x32.view()), c.view(), &labels, None).unwrap();
+        let wide = x32.mapv(f64::from);
+        let want: f64 = (0..9000)
+            .map(|i| {
+                let d = &wide.row(i) - &c.row(labels[i]);
+                d.dot(&d)
+            })
+            .sum();
+        assert!((got - want).abs() <= 1e-12 * want);
+        // The same bits with one thread.
+        let one = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let serial =
+            one.install(|| labelled_cost(Rows::F64(x.view()), c.view(), &labels, None).unwrap());
+        let pool = labelled_cost(Rows::F64(x.view()), c.view(), &labels, None).unwrap();
+        assert_eq!(serial.to_bits(), pool.to_bits());
+        // Mismatched inputs are refused, not read out of bounds.
+        assert!(labelled_cost(Rows::F64(x.view()), c.view(), &labels[1..], None).is_err());
+        let mut bad = labels.clone();
+        bad[5] = 3;
+        assert!(labelled_cost(Rows::F64(x.view()), c.view(), &bad, None).is_err());
+        assert!(labelled_cost(Rows::F64(x.view()), c.view(), &labels, Some(&w[1..])).is_err());
     }
 }
