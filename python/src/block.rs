@@ -287,14 +287,11 @@ pub fn labelled_cost<'py>(
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<f64> {
     let x = Block::read(x)?;
-    let labels: Vec<usize> = labels
-        .as_array()
-        .iter()
-        .map(|&l| usize::try_from(l))
-        .collect::<Result<_, _>>()
-        .map_err(|_| PyValueError::new_err("labels must be non-negative"))?;
+    let c = centres.as_array();
+    check_shapes(&x, c, sample_weight.as_ref())?;
+    let labels = block_labels(&labels, x.shape()[0], c.nrows(), "labels")?;
     let w = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
-    let (rows, c) = (x.rows(), centres.as_array());
+    let rows = x.rows();
     py.detach(|| block::labelled_cost(rows, c, &labels, w))
         .map_err(|e| PyValueError::new_err(e.to_string()))
 }

@@ -74,6 +74,34 @@ def test_feature_weighted_inertia_is_the_unweighted_cost(Estimator):
     assert est.inertia_ == pytest.approx(float(((X - c) ** 2).sum()), rel=1e-9)
 
 
+@pytest.mark.parametrize("Estimator", CENTRED)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_inertia_is_the_weighted_cost_of_the_labels(Estimator, dtype):
+    X = blobs(4).astype(dtype)
+    w = np.linspace(0.5, 2.0, X.shape[0])
+    for weights in (None, w):
+        est = Estimator(n_clusters=3, random_state=0).fit(X, sample_weight=weights)
+        d = ((X.astype(np.float64) - est.cluster_centers_.astype(np.float64)[est.labels_]) ** 2).sum(axis=1)
+        want = float(d.sum() if weights is None else d @ weights)
+        assert est.inertia_ == pytest.approx(want, rel=1e-9)
+
+
+def test_labelled_cost_refuses_labels_and_shapes_that_do_not_fit():
+    from meanscape import _meanscape
+
+    X = blobs()
+    c = X[:3].copy()
+    labels = np.zeros(X.shape[0], dtype=np.int64)
+    assert _meanscape.labelled_cost(X, c, labels) == pytest.approx(float(((X - c[0]) ** 2).sum()), rel=1e-12)
+    for bad in (labels[1:], np.full_like(labels, 3), np.full_like(labels, -1)):
+        with pytest.raises(ValueError, match="label"):
+            _meanscape.labelled_cost(X, c, bad)
+    with pytest.raises(ValueError):
+        _meanscape.labelled_cost(X, c[:, :2].copy(), labels)
+    with pytest.raises(ValueError):
+        _meanscape.labelled_cost(X, c, labels, np.ones(X.shape[0] - 1))
+
+
 def test_fewer_distinct_clusters_than_k_warn_as_scikit_learn():
     # Ten rows on three points, four given centres: one cluster stays empty.
     X = np.repeat(np.array([[0.0, 0.0], [5.0, 0.0], [0.0, 5.0]]), [4, 3, 3], axis=0)
