@@ -10,7 +10,7 @@
 //! schedule, period check, hardness condition, Lloyd's settling test) fed
 //! with merged statistics instead of a [`Step`] that owns the rows.
 
-use super::assign::{Pass, full_pass, move_rows, weighted_cluster_sums};
+use super::assign::{Pass, full_pass, move_rows, weight, weighted_cluster_sums};
 use super::bounded::Bounds;
 use super::f32_products::{Centred, add_weighted_sums};
 use super::fit::Fit;
@@ -1038,7 +1038,7 @@ pub fn labelled_cost(
                         .map(|(&v, &m)| (f64::from(v) - m) * (f64::from(v) - m))
                         .sum(),
                 };
-                sum += d * w.map_or(1.0, |w| w[i]);
+                sum += d * weight(w, i);
             }
             sum
         },

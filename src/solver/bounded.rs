@@ -56,6 +56,15 @@ fn widen(v: f64, up: bool) -> f64 {
     if up { v * (1.0 + REL) } else { v * (1.0 - REL) }
 }
 
+/// A row's tight bounds from its squared distances to the nearest and the
+/// second nearest centre (`v1`, `v2`) and their rounding bound `m`.
+fn tight(v1: f64, v2: f64, m: f64) -> (f64, f64) {
+    (
+        widen((v1 + m).sqrt(), true),
+        widen((v2 - m).max(0.0).sqrt(), false),
+    )
+}
+
 impl Bounds {
     pub(super) fn ready(&self) -> bool {
         self.ready
@@ -88,8 +97,7 @@ impl Bounds {
         self.lower.resize(n, 0.0);
         for i in 0..n {
             let m = self.gamma * (x_norms[i] + cmax);
-            self.upper[i] = widen((pass.dists[i] + m).sqrt(), true);
-            self.lower[i] = widen((pass.second[i] - m).max(0.0).sqrt(), false);
+            (self.upper[i], self.lower[i]) = tight(pass.dists[i], pass.second[i], m);
         }
         self.moved.clear();
         self.ready = true;
@@ -182,8 +190,7 @@ impl Bounds {
                         let (l, v1, v2) = found[r - b0];
                         let m = gamma * (x_norms[start + r] + cmax);
                         lab[r] = l;
-                        up[r] = widen((v1 + m).sqrt(), true);
-                        lo[r] = widen((v2 - m).max(0.0).sqrt(), false);
+                        (up[r], lo[r]) = tight(v1, v2, m);
                     }
                 }
                 out
@@ -225,8 +232,7 @@ impl Bounds {
             for (&i, (l, v1, v2)) in rows.iter().zip(found) {
                 let m = gamma * (x_norms[i] + cmax);
                 labels[i] = l;
-                self.upper[i] = widen((v1 + m).sqrt(), true);
-                self.lower[i] = widen((v2 - m).max(0.0).sqrt(), false);
+                (self.upper[i], self.lower[i]) = tight(v1, v2, m);
             }
         }
         labels
