@@ -164,8 +164,14 @@ impl<'a> Rows<'a> {
                 let mut dot = Array2::<f32>::zeros((hi - lo, c.k()));
                 super::row_dots::row_dots(x.slice(s![lo..hi, ..]), c32.view(), dot.view_mut());
                 let mut d = Array2::<f64>::zeros(dot.dim());
-                for ((i, j), v) in d.indexed_iter_mut() {
-                    *v = (norms[i] + c.norms[j] - 2.0 * f64::from(dot[[i, j]])).max(0.0);
+                // Row by row as slices: no index checks, so it vectorises.
+                let cols = c.k().max(1);
+                let dots = dot.as_slice().expect("a fresh product").chunks(cols);
+                let out = d.as_slice_mut().expect("a fresh block").chunks_mut(cols);
+                for ((row, dr), &xn) in out.zip(dots).zip(norms) {
+                    for ((v, &dv), &cn) in row.iter_mut().zip(dr).zip(&c.norms) {
+                        *v = (xn + cn - 2.0 * f64::from(dv)).max(0.0);
+                    }
                 }
                 d
             }

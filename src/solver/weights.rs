@@ -133,6 +133,7 @@ pub struct BlockWeights {
 pub struct Scratch {
     lr: Vec<f64>,
     t: Vec<f64>,
+    t_ref: Vec<f64>,
     mins: Vec<f64>,
 }
 
@@ -175,6 +176,20 @@ pub fn block_weights_in(
     w: Option<&[f64]>,
     scratch: &mut Scratch,
 ) -> BlockWeights {
+    block_weights_body(d, s, s_ref, zero_tol, w, scratch)
+}
+
+/// [`block_weights_in`] inlined into its caller, so that a caller built
+/// for AVX2 (`block::PowerStats::add`) runs these loops in AVX2 too.
+#[inline(always)]
+pub(super) fn block_weights_body(
+    d: ArrayView2<f64>,
+    s: f64,
+    s_ref: Option<f64>,
+    zero_tol: f64,
+    w: Option<&[f64]>,
+    scratch: &mut Scratch,
+) -> BlockWeights {
     assert!(s < 0.0, "power weights need s < 0 (got {s})");
     let (n, k) = d.dim();
     let nk = n * k;
@@ -207,6 +222,15 @@ pub fn block_weights_in(
     }
     let t = Scratch::take(&mut scratch.t, nk);
     fastmath::exp_scaled_slice(s, lr, t);
+    // r^{s_ref} too, when asked: the same exponential, a slice at a time.
+    let t_ref: &[f64] = match s_ref {
+        Some(sr) => {
+            let tr = Scratch::take(&mut scratch.t_ref, nk);
+            fastmath::exp_scaled_slice(sr, lr, tr);
+            tr
+        }
+        None => &[],
+    };
     // Every entry of log_w and u is written once, row after row.
     let mut log_w = Vec::with_capacity(nk);
     let mut u = Vec::with_capacity(nk);
@@ -251,7 +275,7 @@ pub fn block_weights_in(
         log_w.extend(lri.iter().map(|&l| ci + sm1 * l));
         objective += wi * (m * ((log_s - log_k) / s).exp());
         if let Some(sr) = s_ref {
-            let sum_ref: f64 = lri.iter().map(|&l| fastmath::exp_neg(sr * l)).sum();
+            let sum_ref: f64 = t_ref[i * k..(i + 1) * k].iter().sum();
             objective_ref += wi * (m * ((sum_ref.ln() - log_k) / sr).exp());
         }
     }
