@@ -19,7 +19,7 @@ use super::lloyd::{average, relocate, sums_inertia, weighted_sum};
 use super::progress::Ctx;
 use super::reduce::fold_blocks;
 use super::rows::{Centres, Rows};
-use super::weights::{Scratch, block_weights_body};
+use super::weights::{Scratch, block_weights_in};
 use crate::error::{Error, Result};
 use crate::linalg::{gemm_seq, sq_dists_block};
 use ndarray::{Array2, ArrayView2, s};
@@ -154,7 +154,7 @@ impl PowerStats {
             Block::F64(x, norms) => sq_dists_block(x, x_norms, run.centres, norms),
         };
         let w = run.weights.map(|w| &w[at..at + xb.nrows()]);
-        let step = block_weights_body(d.view(), run.s, run.s_ref, run.zero_tol, w, scratch);
+        let step = block_weights_in(d.view(), run.s, run.s_ref, run.zero_tol, w, scratch);
         part.objective += step.objective;
         part.objective_ref += step.objective_ref;
         part.softness += step.softness;

@@ -167,22 +167,10 @@ pub fn block_weights(
 }
 
 /// [`block_weights`] with its temporaries in `scratch` (the same numbers,
-/// bit for bit).
-pub fn block_weights_in(
-    d: ArrayView2<f64>,
-    s: f64,
-    s_ref: Option<f64>,
-    zero_tol: f64,
-    w: Option<&[f64]>,
-    scratch: &mut Scratch,
-) -> BlockWeights {
-    block_weights_body(d, s, s_ref, zero_tol, w, scratch)
-}
-
-/// [`block_weights_in`] inlined into its caller, so that a caller built
-/// for AVX2 (`block::PowerStats::add`) runs these loops in AVX2 too.
+/// bit for bit). Inlined into its caller, so that a caller built for AVX2
+/// (`block::PowerStats::add`) runs these loops in AVX2 too.
 #[inline(always)]
-pub(super) fn block_weights_body(
+pub fn block_weights_in(
     d: ArrayView2<f64>,
     s: f64,
     s_ref: Option<f64>,
