@@ -286,10 +286,8 @@ pub fn labelled_cost<'py>(
     labels: PyReadonlyArray1<'py, i64>,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<f64> {
-    let x = Block::read(x)?;
+    let (x, labels) = labelled_block(x, &centres, &labels, sample_weight.as_ref())?;
     let c = centres.as_array();
-    check_shapes(&x, c, sample_weight.as_ref())?;
-    let labels = block_labels(&labels, x.shape()[0], c.nrows(), "labels")?;
     let w = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
     let rows = x.rows();
     py.detach(|| block::labelled_cost(rows, c, &labels, w))
@@ -567,6 +565,21 @@ pub fn nearest<'py>(
 
 /// The labels of a block (int64, one in 0..k per row) as the engine's;
 /// `name` the argument, for the error.
+/// A block and its labels, checked against `centres` and the sample
+/// weights (`labelled_cost`, `dispersion_block`).
+fn labelled_block<'py>(
+    x: &Bound<'py, PyAny>,
+    centres: &PyReadonlyArray2<f64>,
+    labels: &PyReadonlyArray1<i64>,
+    w: Option<&PyReadonlyArray1<f64>>,
+) -> PyResult<(Block<'py>, Vec<usize>)> {
+    let x = Block::read(x)?;
+    let c = centres.as_array();
+    check_shapes(&x, c, w)?;
+    let labels = block_labels(labels, x.shape()[0], c.nrows(), "labels")?;
+    Ok((x, labels))
+}
+
 fn block_labels(l: &PyReadonlyArray1<i64>, n: usize, k: usize, name: &str) -> PyResult<Vec<usize>> {
     let l = l.as_array();
     if l.len() != n || l.iter().any(|&v| v < 0 || v as usize >= k) {
@@ -682,10 +695,8 @@ pub fn dispersion_block<'py>(
     centres: PyReadonlyArray2<'py, f64>,
     sample_weight: Option<PyReadonlyArray1<'py, f64>>,
 ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-    let x = Block::read(x)?;
+    let (x, labels) = labelled_block(x, &centres, &labels, sample_weight.as_ref())?;
     let c = centres.as_array();
-    check_shapes(&x, c, sample_weight.as_ref())?;
-    let labels = block_labels(&labels, x.shape()[0], c.nrows(), "labels")?;
     let w = sample_weight.as_ref().map(|w| w.as_slice()).transpose()?;
     let rows = x.rows();
     let d = py.detach(|| wblock::dispersion_block(rows, w, &labels, c));
