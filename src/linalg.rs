@@ -143,9 +143,37 @@ pub(crate) fn sq_dists_block(
 ) -> Array2<f64> {
     let mut d = Array2::zeros((x.nrows(), c.nrows()));
     gemm_seq(d.view_mut(), x, c.t(), -2.0, false);
+    add_norms(&mut d, x_norms, c_norms);
+    d
+}
+
+/// [`sq_dists_block`]'s distances from their product −2·x·cᵀ computed
+/// elsewhere (`prod`, e.g. some columns of a wider product): the same
+/// arithmetic, into a new array.
+#[inline(always)]
+pub(crate) fn finish_sq_dists(
+    prod: ArrayView2<f64>,
+    x_norms: &[f64],
+    c_norms: &[f64],
+) -> Array2<f64> {
+    let (n, k) = prod.dim();
+    let mut d = Vec::with_capacity(n * k);
+    for (row, &xn) in prod.rows().into_iter().zip(x_norms) {
+        d.extend(
+            row.iter()
+                .zip(c_norms)
+                .map(|(&v, &cn)| (v + xn + cn).max(0.0)),
+        );
+    }
+    Array2::from_shape_vec((n, k), d).expect("n × k entries")
+}
+
+/// `d += ‖x‖² + ‖c‖²`, then at least 0.
+#[inline(always)]
+fn add_norms(d: &mut Array2<f64>, x_norms: &[f64], c_norms: &[f64]) {
     let cols = d.ncols().max(1);
-    debug_assert_eq!(x_norms.len(), x.nrows());
-    debug_assert_eq!(c_norms.len(), c.nrows());
+    debug_assert_eq!(x_norms.len(), d.nrows());
+    debug_assert_eq!(c_norms.len(), d.ncols());
     // Zipped, not indexed: without bounds checks the row vectorises.
     let rows = d.as_slice_mut().expect("standard layout").chunks_mut(cols);
     for (row, &xn) in rows.zip(x_norms) {
@@ -153,7 +181,6 @@ pub(crate) fn sq_dists_block(
             *v = (*v + xn + cn).max(0.0);
         }
     }
-    d
 }
 
 /// Rows per task of [`row_sq_norms`]' parallel loop.

@@ -21,8 +21,8 @@ use super::reduce::fold_blocks;
 use super::rows::{Centres, Rows};
 use super::weights::{Scratch, block_weights_in};
 use crate::error::{Error, Result};
-use crate::linalg::{gemm_seq, sq_dists_block};
-use ndarray::{Array2, ArrayView2, s};
+use crate::linalg::{finish_sq_dists, gemm_seq, sq_dists_block};
+use ndarray::{Array2, ArrayView2, ArrayViewMut2, s};
 use std::sync::Arc;
 
 /// One power iteration's result: what [`PowerStats::finish`] gives.
@@ -113,47 +113,71 @@ impl PowerStats {
         run: &PassArgs,
         scratch: &mut Scratch,
     ) {
+        let d = match xb {
+            Block::F32(x, centred) => centred.sq_dists(x, run.centres),
+            Block::F64(x, norms) => sq_dists_block(x, x_norms, run.centres, norms),
+        };
+        let e = self.weigh(d, at, run, scratch, None);
+        match xb {
+            Block::F64(x, _) => gemm_seq(self.acc.view_mut(), e.t(), x, 1.0, true),
+            Block::F32(x, _) => add_weighted_sums(self.acc.view_mut(), e.view(), x),
+        }
+    }
+
+    /// The weights of a cache block from its distances `d` (its first row
+    /// being row `at` of `run.weights`): everything but the product Wᵀ·X,
+    /// whose factors it returns (n_b × k, rescaled to the running maxima).
+    /// `acc`: where that product is summed, when not `self.acc` (a batch's
+    /// stacked sums), rescaled here when a maximum rises.
+    fn weigh(
+        &mut self,
+        d: Array2<f64>,
+        at: usize,
+        run: &PassArgs,
+        scratch: &mut Scratch,
+        acc: Option<ArrayViewMut2<f64>>,
+    ) -> Array2<f64> {
         #[cfg(target_arch = "x86_64")]
         if crate::linalg::has_avx2() {
             // SAFETY: the CPU has AVX2 (checked just above).
-            return unsafe { self.add_avx2(xb, at, x_norms, run, scratch) };
+            return unsafe { self.weigh_avx2(d, at, run, scratch, acc) };
         }
-        self.add_body(xb, at, x_norms, run, scratch)
+        self.weigh_body(d, at, run, scratch, acc)
     }
 
-    /// [`Self::add`] compiled for AVX2: its slice loops in four lanes.
+    /// [`Self::weigh`] compiled for AVX2: its slice loops in four lanes.
     /// Rust never contracts a product and a sum into an FMA and the
     /// vectoriser keeps the order of every sum, so the bits are those of
     /// the baseline build.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn add_avx2(
+    fn weigh_avx2(
         &mut self,
-        xb: Block,
+        d: Array2<f64>,
         at: usize,
-        x_norms: &[f64],
         run: &PassArgs,
         scratch: &mut Scratch,
-    ) {
-        self.add_body(xb, at, x_norms, run, scratch)
+        acc: Option<ArrayViewMut2<f64>>,
+    ) -> Array2<f64> {
+        self.weigh_body(d, at, run, scratch, acc)
     }
 
     #[inline(always)]
-    fn add_body(
+    fn weigh_body(
         &mut self,
-        xb: Block,
+        d: Array2<f64>,
         at: usize,
-        x_norms: &[f64],
         run: &PassArgs,
         scratch: &mut Scratch,
-    ) {
-        let k = run.centres.nrows();
+        acc: Option<ArrayViewMut2<f64>>,
+    ) -> Array2<f64> {
+        let (rows, k) = d.dim();
         let part = self;
-        let d = match xb {
-            Block::F32(x, centred) => centred.sq_dists(x, run.centres),
-            Block::F64(x, norms) => sq_dists_block(x, x_norms, run.centres, norms),
+        let mut acc = match acc {
+            Some(a) => a,
+            None => part.acc.view_mut(),
         };
-        let w = run.weights.map(|w| &w[at..at + xb.nrows()]);
+        let w = run.weights.map(|w| &w[at..at + rows]);
         let step = block_weights_in(d.view(), run.s, run.s_ref, run.zero_tol, w, scratch);
         part.objective += step.objective;
         part.objective_ref += step.objective_ref;
@@ -162,8 +186,8 @@ impl PowerStats {
             part.counts[l] += 1;
         }
         part.labels.extend_from_slice(&step.labels);
-        part.rows += xb.nrows();
-        part.weight += w.map_or(xb.nrows() as f64, |w| w.iter().sum());
+        part.rows += rows;
+        part.weight += w.map_or(rows as f64, |w| w.iter().sum());
         // Rows of k entries (chunks of at least 1: k = 0 has no entries).
         let kc = k.max(1);
         // Raise the running maxima, rescaling what was summed so far. The
@@ -180,7 +204,7 @@ impl PowerStats {
             if m > part.max[j] {
                 if part.max[j] > f64::NEG_INFINITY {
                     let r = (part.max[j] - m).exp();
-                    part.acc.row_mut(j).mapv_inplace(|v| v * r);
+                    acc.row_mut(j).mapv_inplace(|v| v * r);
                     part.sums[j] *= r;
                 }
                 part.max[j] = m;
@@ -253,10 +277,7 @@ impl PowerStats {
                 }
             }
         }
-        match xb {
-            Block::F64(x, _) => gemm_seq(part.acc.view_mut(), e.t(), x, 1.0, true),
-            Block::F32(x, _) => add_weighted_sums(part.acc.view_mut(), e.view(), x),
-        }
+        e
     }
 
     /// The statistics of consecutive blocks merged in the order given:
@@ -331,15 +352,6 @@ enum Block<'b> {
     F32(ArrayView2<'b, f32>, &'b Centred),
 }
 
-impl Block<'_> {
-    fn nrows(&self) -> usize {
-        match self {
-            Block::F64(x, _) => x.nrows(),
-            Block::F32(x, _) => x.nrows(),
-        }
-    }
-}
-
 /// A run's centres as its products read them, made once per iteration:
 /// their squared norms for the f64 products, or their spread about their
 /// mean in f32 for f32 rows ([`super::f32_products`]).
@@ -390,6 +402,68 @@ fn min_sq_separation(c: ArrayView2<f64>) -> f64 {
     min
 }
 
+/// The runs of a batch whose products are f64 ([`RunCentres::Norms`]),
+/// when there are at least two: their centres stacked (Σk × p), so that a
+/// cache block's distances to all of them are one product, and so are
+/// their weighted sums, at a better rate than thin products.
+///
+/// Bits: faer sends a product with one row or column to its matrix-vector
+/// code, one of depth 1 to a rank update and one of at most 16³
+/// multiply-adds to nano-gemm; anything larger goes to its GEMM kernel,
+/// which gives every entry the same bits whatever the product's width
+/// (`stacked_products_have_the_thin_bits`). A block is stacked only when
+/// every run's thin products would take that kernel ([`Stack::together`]),
+/// so each run computes exactly what it computes alone.
+struct Stack {
+    /// (run, first column, k) of each stacked run.
+    runs: Vec<(usize, usize, usize)>,
+    centres: Array2<f64>,
+    p: usize,
+}
+
+/// faer's nano-gemm threshold (m·n·k at most 16³: `faer::linalg::matmul`).
+const NANO_GEMM_MNK: usize = 16 * 16 * 16;
+
+impl Stack {
+    fn new(runs: &[PassArgs], centres: &[RunCentres]) -> Option<Stack> {
+        let mut stacked = Vec::new();
+        let mut off = 0;
+        for (r, (run, c)) in runs.iter().zip(centres).enumerate() {
+            let k = run.centres.nrows();
+            if matches!(c, RunCentres::Norms(_)) && k >= 2 {
+                stacked.push((r, off, k));
+                off += k;
+            }
+        }
+        if stacked.len() < 2 {
+            return None;
+        }
+        let views: Vec<ArrayView2<f64>> =
+            stacked.iter().map(|&(r, _, _)| runs[r].centres).collect();
+        let centres = ndarray::concatenate(ndarray::Axis(0), &views).expect("runs share p");
+        let p = centres.ncols();
+        (p >= 2).then_some(Stack {
+            runs: stacked,
+            centres,
+            p,
+        })
+    }
+
+    /// Whether a block of `rows` rows takes the stacked products: every
+    /// run's thin products (rows × k × p) would take faer's GEMM kernel.
+    fn together(&self, rows: usize) -> bool {
+        rows >= 2
+            && self
+                .runs
+                .iter()
+                .all(|&(_, _, k)| rows * k * self.p > NANO_GEMM_MNK)
+    }
+
+    fn is_stacked(&self, r: usize) -> bool {
+        self.runs.iter().any(|&(q, _, _)| q == r)
+    }
+}
+
 /// One task's rows for every run of a batch: each cache block is read
 /// once and serves every run while it is hot. Each run's arithmetic is
 /// exactly that of a batch of one (the runs share nothing but the rows).
@@ -399,6 +473,7 @@ fn task(
     x_norms: &[f64],
     runs: &[PassArgs],
     centres: &[RunCentres],
+    stack: Option<&Stack>,
 ) -> Vec<PowerStats> {
     let p = x.ncols();
     let mut parts: Vec<PowerStats> = runs
@@ -409,11 +484,33 @@ fn task(
         matches!(x, Rows::F32(_)) && centres.iter().any(|c| matches!(c, RunCentres::Norms(_)));
     let mut buf = Vec::new();
     let mut scratch = Scratch::default();
+    // The stacked runs' weighted sums, copied to their parts at the end.
+    let mut acc_all = stack.map(|st| Array2::zeros((st.centres.nrows(), p)));
     let mut lo = 0;
     while lo < x.nrows() {
         let hi = (lo + BLOCK_ROWS).min(x.nrows());
         let wide = widen.then(|| x.block_in(lo, hi, &mut buf));
-        for ((part, run), c) in parts.iter_mut().zip(runs).zip(centres) {
+        if let (Some(st), Some(acc_all)) = (stack, acc_all.as_mut()) {
+            let xb = match x {
+                Rows::F64(x) => x.slice_move(s![lo..hi, ..]),
+                Rows::F32(_) => wide.expect("widened when a run needs it"),
+            };
+            stacked_block(
+                xb,
+                at + lo,
+                &x_norms[lo..hi],
+                runs,
+                centres,
+                st,
+                &mut parts,
+                acc_all,
+                &mut scratch,
+            );
+        }
+        for (r, ((part, run), c)) in parts.iter_mut().zip(runs).zip(centres).enumerate() {
+            if stack.is_some_and(|st| st.is_stacked(r)) {
+                continue;
+            }
             let xb = match (x, c) {
                 (Rows::F32(x), RunCentres::Centred(c)) => {
                     Block::F32(x.slice_move(s![lo..hi, ..]), c)
@@ -430,7 +527,56 @@ fn task(
         }
         lo = hi;
     }
+    if let (Some(st), Some(acc_all)) = (stack, acc_all) {
+        for &(r, off, k) in &st.runs {
+            parts[r].acc.assign(&acc_all.slice(s![off..off + k, ..]));
+        }
+    }
     parts
+}
+
+/// One cache block `xb` for every stacked run: one distance product, each
+/// run's weights, one product of the weights with the rows.
+#[allow(clippy::too_many_arguments)]
+fn stacked_block(
+    xb: ArrayView2<f64>,
+    at: usize,
+    x_norms: &[f64],
+    runs: &[PassArgs],
+    centres: &[RunCentres],
+    st: &Stack,
+    parts: &mut [PowerStats],
+    acc_all: &mut Array2<f64>,
+    scratch: &mut Scratch,
+) {
+    let rows = xb.nrows();
+    let width = st.centres.nrows();
+    if !st.together(rows) {
+        // Thin products, run by run, into the stacked sums.
+        for &(r, off, k) in &st.runs {
+            let RunCentres::Norms(c_norms) = &centres[r] else {
+                unreachable!("stacked runs take f64 products")
+            };
+            let d = sq_dists_block(xb, x_norms, runs[r].centres, c_norms);
+            let mut acc = acc_all.slice_mut(s![off..off + k, ..]);
+            let e = parts[r].weigh(d, at, &runs[r], scratch, Some(acc.view_mut()));
+            gemm_seq(acc, e.t(), xb, 1.0, true);
+        }
+        return;
+    }
+    let mut d_all = Array2::zeros((rows, width));
+    gemm_seq(d_all.view_mut(), xb, st.centres.t(), -2.0, false);
+    let mut e_all = Array2::zeros((rows, width));
+    for &(r, off, k) in &st.runs {
+        let RunCentres::Norms(c_norms) = &centres[r] else {
+            unreachable!("stacked runs take f64 products")
+        };
+        let d = finish_sq_dists(d_all.slice(s![.., off..off + k]), x_norms, c_norms);
+        let acc = acc_all.slice_mut(s![off..off + k, ..]);
+        let e = parts[r].weigh(d, at, &runs[r], scratch, Some(acc));
+        e_all.slice_mut(s![.., off..off + k]).assign(&e);
+    }
+    gemm_seq(acc_all.view_mut(), e_all.t(), xb, 1.0, true);
 }
 
 /// Every run's statistics over the rows of `x` (`x_norms` their squared
@@ -445,6 +591,7 @@ pub fn power_stats_batch(x: Rows, x_norms: &[f64], runs: &[PassArgs]) -> Vec<Pow
 fn power_stats_with(x: Rows, x_norms: Option<&[f64]>, runs: &[PassArgs]) -> Vec<PowerStats> {
     let n = x.nrows();
     let centres: Vec<RunCentres> = runs.iter().map(|r| RunCentres::new(r, &x)).collect();
+    let stack = Stack::new(runs, &centres);
     let tasks: Vec<Vec<PowerStats>> = fold_blocks(
         n,
         TASK_ROWS,
@@ -459,7 +606,7 @@ fn power_stats_with(x: Rows, x_norms: Option<&[f64]>, runs: &[PassArgs]) -> Vec<
                     &own[..]
                 }
             };
-            task(rows, lo, norms, runs, &centres)
+            task(rows, lo, norms, runs, &centres, stack.as_ref())
         },
         Vec::with_capacity(n.div_ceil(TASK_ROWS)),
         |mut all, parts| {
@@ -1154,8 +1301,8 @@ mod tests {
 
     #[test]
     fn the_avx2_build_of_a_block_step_has_the_baseline_bits() {
-        // `add` runs its AVX2 build on this machine when it can; `add_body`
-        // is the baseline build. Rows on a centre, a zero sample weight,
+        // `add` runs its AVX2 build on this machine when it can; `weigh_body`
+        // called directly is the baseline build. Rows on a centre, a zero sample weight,
         // the objective at s_ref and k not a multiple of four included.
         let bits = |st: &PowerStats| {
             let mut v: Vec<u64> = st.max.iter().map(|x| x.to_bits()).collect();
@@ -1190,12 +1337,118 @@ mod tests {
                     let hi = (lo + BLOCK_ROWS).min(600);
                     let xb = Block::F64(x.slice(s![lo..hi, ..]), &c_norms);
                     a.add(xb, lo, &norms[lo..hi], &run, &mut sa);
-                    b.add_body(xb, lo, &norms[lo..hi], &run, &mut sb);
+                    let xs = x.slice(s![lo..hi, ..]);
+                    let d = sq_dists_block(xs, &norms[lo..hi], c.view(), &c_norms);
+                    let e = b.weigh_body(d, lo, &run, &mut sb, None);
+                    gemm_seq(b.acc.view_mut(), e.t(), xs, 1.0, true);
                 }
                 assert_eq!(bits(&a), bits(&b), "k {k} p {p} s {s_}");
                 assert_eq!(
                     (&a.labels, &a.counts, a.rows),
                     (&b.labels, &b.counts, b.rows)
+                );
+            }
+        }
+    }
+
+    /// Every entry of faer's product against stacked centres (and of the
+    /// stacked weighted sums, accumulated) has the bits of the thin
+    /// product of its own run: what [`Stack`] relies on. Shapes around
+    /// faer's kernel sizes and depth splits.
+    #[test]
+    fn stacked_products_have_the_thin_bits() {
+        let bits = |a: ArrayView2<f64>| a.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        for rows in [2, 7, 13, 100, 256] {
+            for p in [2, 3, 12, 20, 64, 256, 300, 301, 512, 784, 1000, 3000, 7129] {
+                let x = data(rows, p).mapv(|v| v.sin() * 3.0 + 0.1);
+                for k in [2, 3, 10, 17] {
+                    if rows * k * p <= NANO_GEMM_MNK || rows < 2 || p < 2 {
+                        continue;
+                    }
+                    for b in [2, 3, 8] {
+                        let c = data(k * b + 5, p).slice_move(s![5.., ..]).mapv(|v| v.cos());
+                        let e_all = data(rows, k * b).mapv(|v| (v * 0.7).sin().abs());
+                        let mut d_all = Array2::zeros((rows, k * b));
+                        gemm_seq(d_all.view_mut(), x.view(), c.t(), -2.0, false);
+                        let mut acc_all = Array2::from_elem((k * b, p), 0.25);
+                        for _ in 0..2 {
+                            gemm_seq(acc_all.view_mut(), e_all.t(), x.view(), 1.0, true);
+                        }
+                        for r in 0..b {
+                            let cols = s![.., r * k..(r + 1) * k];
+                            let mut d = Array2::zeros((rows, k));
+                            gemm_seq(
+                                d.view_mut(),
+                                x.view(),
+                                c.slice(s![r * k..(r + 1) * k, ..]).t(),
+                                -2.0,
+                                false,
+                            );
+                            let at = format!("rows {rows} p {p} k {k} b {b} run {r}");
+                            assert_eq!(bits(d.view()), bits(d_all.slice(cols)), "distances, {at}");
+                            let mut acc = Array2::from_elem((k, p), 0.25);
+                            for _ in 0..2 {
+                                gemm_seq(
+                                    acc.view_mut(),
+                                    e_all.slice(cols).t(),
+                                    x.view(),
+                                    1.0,
+                                    true,
+                                );
+                            }
+                            let own = acc_all.slice(s![r * k..(r + 1) * k, ..]);
+                            assert_eq!(bits(acc.view()), bits(own), "sums, {at}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A batch whose runs are stacked gives each run the statistics it
+    /// gets alone, bit for bit: wide rows, runs of different k (one that
+    /// is not stacked), s_ref and sample weights on some, rows over
+    /// several tasks and cache blocks, tail blocks too small to stack.
+    #[test]
+    fn stacked_runs_have_the_statistics_of_each_run_alone() {
+        let stats_bits = |st: &PowerStats| {
+            let mut v: Vec<u64> = st.max.iter().map(|x| x.to_bits()).collect();
+            v.extend(st.acc.iter().map(|x| x.to_bits()));
+            v.extend(st.sums.iter().map(|x| x.to_bits()));
+            v.extend([st.objective, st.objective_ref, st.softness, st.weight].map(f64::to_bits));
+            v.extend(st.labels.iter().map(|&l| l as u64));
+            v
+        };
+        // Tails of 52, 3 and 1 rows: the last two take thin products.
+        for (n, p) in [(2100, 784), (1500, 300), (3000, 20), (2051, 20), (2049, 20)] {
+            let x = data(n, p).mapv(|v| v.sin() * 3.0);
+            let norms = Rows::F64(x.view()).sq_norms();
+            let w: Vec<f64> = (0..n).map(|i| 0.5 + (i % 3) as f64).collect();
+            // k = 1 is never stacked.
+            let cs: Vec<Array2<f64>> = [3, 10, 1, 4, 10]
+                .iter()
+                .enumerate()
+                .map(|(r, &k)| x.slice(s![r * 37..r * 37 + k, ..]).to_owned())
+                .collect();
+            let runs: Vec<PassArgs> = cs
+                .iter()
+                .enumerate()
+                .map(|(r, c)| PassArgs {
+                    centres: c.view(),
+                    s: -1.0 - r as f64,
+                    s_ref: (r % 2 == 1).then_some(-6.0),
+                    zero_tol: 1e-12,
+                    weights: (r == 2).then_some(&w[..]),
+                })
+                .collect();
+            let batch = power_stats_batch(Rows::F64(x.view()), &norms, &runs);
+            for (r, run) in runs.iter().enumerate() {
+                let alone =
+                    power_stats_batch(Rows::F64(x.view()), &norms, std::slice::from_ref(run));
+                assert_eq!(
+                    stats_bits(&batch[r]),
+                    stats_bits(&alone[0]),
+                    "n {n} p {p} run {r}"
                 );
             }
         }
