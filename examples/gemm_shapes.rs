@@ -13,6 +13,15 @@ use ndarray::{Array2, s};
 use rand::{Rng, SeedableRng};
 use std::time::Instant;
 
+/// Seconds per call of `f`, over `reps` calls.
+fn per_rep(reps: usize, mut f: impl FnMut()) -> f64 {
+    let t = Instant::now();
+    for _ in 0..reps {
+        f();
+    }
+    t.elapsed().as_secs_f64() / reps as f64
+}
+
 fn main() {
     let args: Vec<usize> = std::env::args()
         .skip(1)
@@ -25,8 +34,7 @@ fn main() {
     let reps = 2000;
     // (a) B thin products
     let mut d1 = Array2::<f64>::zeros((n, k));
-    let t = Instant::now();
-    for _ in 0..reps {
+    let ta = per_rep(reps, || {
         for r in 0..b {
             gemm_seq(
                 d1.view_mut(),
@@ -36,19 +44,15 @@ fn main() {
                 false,
             );
         }
-    }
-    let ta = t.elapsed().as_secs_f64() / reps as f64;
+    });
     // (b) one stacked product
     let mut db = Array2::<f64>::zeros((n, k * b));
-    let t = Instant::now();
-    for _ in 0..reps {
+    let tb = per_rep(reps, || {
         gemm_seq(db.view_mut(), x.view(), c.t(), -2.0, false);
-    }
-    let tb = t.elapsed().as_secs_f64() / reps as f64;
+    });
     // (c) transposed thin: dT = C·Xᵀ
     let mut dt = Array2::<f64>::zeros((k, n));
-    let t = Instant::now();
-    for _ in 0..reps {
+    let tc = per_rep(reps, || {
         for r in 0..b {
             gemm_seq(
                 dt.view_mut(),
@@ -58,8 +62,7 @@ fn main() {
                 false,
             );
         }
-    }
-    let tc = t.elapsed().as_secs_f64() / reps as f64;
+    });
     // bits
     gemm_seq(
         d1.view_mut(),
@@ -86,8 +89,7 @@ fn main() {
     // weighted sums: acc(k×p) += eᵀ·x, B thin vs stacked
     let e = Array2::from_shape_fn((n, k * b), |_| rng.random::<f64>());
     let mut acc1 = Array2::<f64>::zeros((k, p));
-    let t = Instant::now();
-    for _ in 0..reps {
+    let td = per_rep(reps, || {
         for r in 0..b {
             gemm_seq(
                 acc1.view_mut(),
@@ -97,14 +99,11 @@ fn main() {
                 true,
             );
         }
-    }
-    let td = t.elapsed().as_secs_f64() / reps as f64;
+    });
     let mut accb = Array2::<f64>::zeros((k * b, p));
-    let t = Instant::now();
-    for _ in 0..reps {
+    let te = per_rep(reps, || {
         gemm_seq(accb.view_mut(), e.t(), x.view(), 1.0, true);
-    }
-    let te = t.elapsed().as_secs_f64() / reps as f64;
+    });
     let mut a1 = Array2::<f64>::zeros((k, p));
     let mut a2 = Array2::<f64>::zeros((k * b, p));
     for _ in 0..3 {
@@ -123,8 +122,7 @@ fn main() {
         .all(|(u, v)| u.to_bits() == v.to_bits());
     // (f) transposed sums: accᵀ (p×k) += xᵀ·e
     let mut acc3 = Array2::<f64>::zeros((k, p));
-    let t = Instant::now();
-    for _ in 0..reps {
+    let tf = per_rep(reps, || {
         for r in 0..b {
             gemm_seq(
                 acc3.view_mut().reversed_axes(),
@@ -134,8 +132,7 @@ fn main() {
                 true,
             );
         }
-    }
-    let tf = t.elapsed().as_secs_f64() / reps as f64;
+    });
     let mut a3 = Array2::<f64>::zeros((k, p));
     let mut a4 = Array2::<f64>::zeros((k, p));
     for _ in 0..3 {

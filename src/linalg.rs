@@ -162,10 +162,18 @@ pub(crate) fn finish_sq_dists(
         d.extend(
             row.iter()
                 .zip(c_norms)
-                .map(|(&v, &cn)| (v + xn + cn).max(0.0)),
+                .map(|(&v, &cn)| with_norms(v, xn, cn)),
         );
     }
     Array2::from_shape_vec((n, k), d).expect("n × k entries")
+}
+
+/// A squared distance from its product term `v` = −2·x·c: one
+/// definition, so that [`sq_dists_block`] and [`finish_sq_dists`] agree
+/// to the bit.
+#[inline(always)]
+fn with_norms(v: f64, xn: f64, cn: f64) -> f64 {
+    (v + xn + cn).max(0.0)
 }
 
 /// `d += ‖x‖² + ‖c‖²`, then at least 0.
@@ -178,7 +186,7 @@ fn add_norms(d: &mut Array2<f64>, x_norms: &[f64], c_norms: &[f64]) {
     let rows = d.as_slice_mut().expect("standard layout").chunks_mut(cols);
     for (row, &xn) in rows.zip(x_norms) {
         for (v, &cn) in row.iter_mut().zip(c_norms) {
-            *v = (*v + xn + cn).max(0.0);
+            *v = with_norms(*v, xn, cn);
         }
     }
 }

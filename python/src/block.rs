@@ -563,8 +563,6 @@ pub fn nearest<'py>(
 
 // ---------------------------------------------------------------- feature weights
 
-/// The labels of a block (int64, one in 0..k per row) as the engine's;
-/// `name` the argument, for the error.
 /// A block and its labels, checked against `centres` and the sample
 /// weights (`labelled_cost`, `dispersion_block`).
 fn labelled_block<'py>(
@@ -580,6 +578,8 @@ fn labelled_block<'py>(
     Ok((x, labels))
 }
 
+/// The labels of a block (int64, one in 0..k per row) as the engine's;
+/// `name` the argument, for the error.
 fn block_labels(l: &PyReadonlyArray1<i64>, n: usize, k: usize, name: &str) -> PyResult<Vec<usize>> {
     let l = l.as_array();
     if l.len() != n || l.iter().any(|&v| v < 0 || v as usize >= k) {

@@ -104,7 +104,8 @@ impl PowerStats {
     }
 
     /// Adds one cache block of rows (`xb`, its first row being row `at` of
-    /// `run.weights`), its temporaries in `scratch`.
+    /// `run.weights`), its temporaries in `scratch`; its weighted sums go
+    /// to `acc` when given (a batch's stacked sums), else to `self.acc`.
     fn add(
         &mut self,
         xb: Block,
@@ -112,15 +113,19 @@ impl PowerStats {
         x_norms: &[f64],
         run: &PassArgs,
         scratch: &mut Scratch,
+        acc: Option<ArrayViewMut2<f64>>,
     ) {
         let d = match xb {
             Block::F32(x, centred) => centred.sq_dists(x, run.centres),
             Block::F64(x, norms) => sq_dists_block(x, x_norms, run.centres, norms),
         };
-        let e = self.weigh(d, at, run, scratch, None);
+        let (e, acc) = match acc {
+            Some(mut acc) => (self.weigh(d, at, run, scratch, Some(acc.view_mut())), acc),
+            None => (self.weigh(d, at, run, scratch, None), self.acc.view_mut()),
+        };
         match xb {
-            Block::F64(x, _) => gemm_seq(self.acc.view_mut(), e.t(), x, 1.0, true),
-            Block::F32(x, _) => add_weighted_sums(self.acc.view_mut(), e.view(), x),
+            Block::F64(x, _) => gemm_seq(acc, e.t(), x, 1.0, true),
+            Block::F32(x, _) => add_weighted_sums(acc, e.view(), x),
         }
     }
 
@@ -418,7 +423,6 @@ struct Stack {
     /// (run, first column, k) of each stacked run.
     runs: Vec<(usize, usize, usize)>,
     centres: Array2<f64>,
-    p: usize,
 }
 
 /// faer's nano-gemm threshold (m·n·k at most 16³: `faer::linalg::matmul`).
@@ -441,11 +445,9 @@ impl Stack {
         let views: Vec<ArrayView2<f64>> =
             stacked.iter().map(|&(r, _, _)| runs[r].centres).collect();
         let centres = ndarray::concatenate(ndarray::Axis(0), &views).expect("runs share p");
-        let p = centres.ncols();
-        (p >= 2).then_some(Stack {
+        (centres.ncols() >= 2).then_some(Stack {
             runs: stacked,
             centres,
-            p,
         })
     }
 
@@ -456,7 +458,7 @@ impl Stack {
             && self
                 .runs
                 .iter()
-                .all(|&(_, _, k)| rows * k * self.p > NANO_GEMM_MNK)
+                .all(|&(_, _, k)| rows * k * self.centres.ncols() > NANO_GEMM_MNK)
     }
 
     fn is_stacked(&self, r: usize) -> bool {
@@ -523,7 +525,7 @@ fn task(
                     unreachable!("centred centres are made for f32 rows only")
                 }
             };
-            part.add(xb, at + lo, &x_norms[lo..hi], run, &mut scratch);
+            part.add(xb, at + lo, &x_norms[lo..hi], run, &mut scratch, None);
         }
         lo = hi;
     }
@@ -557,10 +559,9 @@ fn stacked_block(
             let RunCentres::Norms(c_norms) = &centres[r] else {
                 unreachable!("stacked runs take f64 products")
             };
-            let d = sq_dists_block(xb, x_norms, runs[r].centres, c_norms);
-            let mut acc = acc_all.slice_mut(s![off..off + k, ..]);
-            let e = parts[r].weigh(d, at, &runs[r], scratch, Some(acc.view_mut()));
-            gemm_seq(acc, e.t(), xb, 1.0, true);
+            let acc = acc_all.slice_mut(s![off..off + k, ..]);
+            let xb = Block::F64(xb, c_norms);
+            parts[r].add(xb, at, x_norms, &runs[r], scratch, Some(acc));
         }
         return;
     }
@@ -1245,6 +1246,16 @@ mod tests {
         })
     }
 
+    /// Every number of a block's statistics, as bits (labels included).
+    fn stats_bits(st: &PowerStats) -> Vec<u64> {
+        let mut v: Vec<u64> = st.max.iter().map(|x| x.to_bits()).collect();
+        v.extend(st.acc.iter().map(|x| x.to_bits()));
+        v.extend(st.sums.iter().map(|x| x.to_bits()));
+        v.extend([st.objective, st.objective_ref, st.softness, st.weight].map(f64::to_bits));
+        v.extend(st.labels.iter().map(|&l| l as u64));
+        v
+    }
+
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0)
     }
@@ -1304,13 +1315,6 @@ mod tests {
         // `add` runs its AVX2 build on this machine when it can; `weigh_body`
         // called directly is the baseline build. Rows on a centre, a zero sample weight,
         // the objective at s_ref and k not a multiple of four included.
-        let bits = |st: &PowerStats| {
-            let mut v: Vec<u64> = st.max.iter().map(|x| x.to_bits()).collect();
-            v.extend(st.acc.iter().map(|x| x.to_bits()));
-            v.extend(st.sums.iter().map(|x| x.to_bits()));
-            v.extend([st.objective, st.objective_ref, st.softness, st.weight].map(f64::to_bits));
-            v
-        };
         for (k, p) in [(3, 5), (10, 20), (13, 7)] {
             let x = data(600, p);
             let c = x.slice(s![100..100 + k, ..]).to_owned();
@@ -1336,13 +1340,13 @@ mod tests {
                 for lo in (0..600).step_by(BLOCK_ROWS) {
                     let hi = (lo + BLOCK_ROWS).min(600);
                     let xb = Block::F64(x.slice(s![lo..hi, ..]), &c_norms);
-                    a.add(xb, lo, &norms[lo..hi], &run, &mut sa);
+                    a.add(xb, lo, &norms[lo..hi], &run, &mut sa, None);
                     let xs = x.slice(s![lo..hi, ..]);
                     let d = sq_dists_block(xs, &norms[lo..hi], c.view(), &c_norms);
                     let e = b.weigh_body(d, lo, &run, &mut sb, None);
                     gemm_seq(b.acc.view_mut(), e.t(), xs, 1.0, true);
                 }
-                assert_eq!(bits(&a), bits(&b), "k {k} p {p} s {s_}");
+                assert_eq!(stats_bits(&a), stats_bits(&b), "k {k} p {p} s {s_}");
                 assert_eq!(
                     (&a.labels, &a.counts, a.rows),
                     (&b.labels, &b.counts, b.rows)
@@ -1362,7 +1366,7 @@ mod tests {
             for p in [2, 3, 12, 20, 64, 256, 300, 301, 512, 784, 1000, 3000, 7129] {
                 let x = data(rows, p).mapv(|v| v.sin() * 3.0 + 0.1);
                 for k in [2, 3, 10, 17] {
-                    if rows * k * p <= NANO_GEMM_MNK || rows < 2 || p < 2 {
+                    if rows * k * p <= NANO_GEMM_MNK {
                         continue;
                     }
                     for b in [2, 3, 8] {
@@ -1411,14 +1415,6 @@ mod tests {
     /// several tasks and cache blocks, tail blocks too small to stack.
     #[test]
     fn stacked_runs_have_the_statistics_of_each_run_alone() {
-        let stats_bits = |st: &PowerStats| {
-            let mut v: Vec<u64> = st.max.iter().map(|x| x.to_bits()).collect();
-            v.extend(st.acc.iter().map(|x| x.to_bits()));
-            v.extend(st.sums.iter().map(|x| x.to_bits()));
-            v.extend([st.objective, st.objective_ref, st.softness, st.weight].map(f64::to_bits));
-            v.extend(st.labels.iter().map(|&l| l as u64));
-            v
-        };
         // Tails of 52, 3 and 1 rows: the last two take thin products.
         for (n, p) in [(2100, 784), (1500, 300), (3000, 20), (2051, 20), (2049, 20)] {
             let x = data(n, p).mapv(|v| v.sin() * 3.0);
